@@ -1,0 +1,23 @@
+//! The `dispatch` binary: a thin shell over the library crates.
+//! Subcommands and flags follow `operator-interface.md` exactly.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use dispatch_http::cli::{Cli, Command};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Serve(args) => dispatch_http::cli::serve::run(args),
+        Command::Seed(args) => dispatch_http::cli::seed::run(args),
+        Command::Solve(args) => dispatch_http::cli::solve::run(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
