@@ -1,1 +1,12 @@
-//! dispatch-core: the domain, the rules, the ports and the VRP solver. No I/O.
+//! dispatch-core: the domain, the rules, the ports and the VRP solver of dispatch.
+//!
+//! Invariants: this crate does no I/O, reads no clock (time comes through [`ports::clock::Clock`]),
+//! spawns no thread outside the solver's rayon pool, and depends on no async runtime, database
+//! or HTTP crate.
+
+#![warn(missing_docs)]
+
+pub mod error;
+pub mod ports;
+pub mod solver;
+pub mod time;

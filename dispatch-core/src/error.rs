@@ -1,0 +1,134 @@
+//! The core's typed errors. Validation problems carry the path of the offending field so the
+//! HTTP edge can render them as the spec's `validationErrors` entries without re-deriving anything.
+
+use std::fmt;
+
+/// One step of a field path: an object key or an array index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PathSegment {
+    /// An object property name.
+    Key(String),
+    /// A position in an array.
+    Index(usize),
+}
+
+impl From<&str> for PathSegment {
+    fn from(key: &str) -> Self {
+        PathSegment::Key(key.to_owned())
+    }
+}
+
+impl From<usize> for PathSegment {
+    fn from(index: usize) -> Self {
+        PathSegment::Index(index)
+    }
+}
+
+/// Stable machine-readable kinds of validation failure (the `code` of a validation error).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IssueCode {
+    /// A required field is absent.
+    Required,
+    /// A value has the wrong JSON type.
+    InvalidType,
+    /// A string is longer than allowed, a number or array larger than allowed.
+    TooBig,
+    /// A string is shorter than allowed, a number or array smaller than allowed.
+    TooSmall,
+    /// A string does not have the required format (date, time of day, e-mail ...).
+    InvalidString,
+    /// A value is not one of the allowed enum values.
+    InvalidEnumValue,
+    /// A property the endpoint does not accept.
+    UnrecognizedKeys,
+    /// A rule spanning several fields or records was broken.
+    Custom,
+}
+
+impl IssueCode {
+    /// The wire spelling of the code.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IssueCode::Required => "required",
+            IssueCode::InvalidType => "invalid_type",
+            IssueCode::TooBig => "too_big",
+            IssueCode::TooSmall => "too_small",
+            IssueCode::InvalidString => "invalid_string",
+            IssueCode::InvalidEnumValue => "invalid_enum_value",
+            IssueCode::UnrecognizedKeys => "unrecognized_keys",
+            IssueCode::Custom => "custom",
+        }
+    }
+}
+
+/// One violated field rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValidationIssue {
+    /// What kind of rule was broken.
+    pub code: IssueCode,
+    /// What the rule expects, for people and tools (e.g. `string of at most 100 characters`).
+    pub expected: String,
+    /// What was received (a short rendering of the value or its type).
+    pub received: String,
+    /// Where the offending value sits in the request body.
+    pub path: Vec<PathSegment>,
+    /// A sentence for people.
+    pub message: String,
+}
+
+impl ValidationIssue {
+    /// A new issue at `path`.
+    pub fn new(
+        code: IssueCode,
+        path: Vec<PathSegment>,
+        expected: impl Into<String>,
+        received: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        ValidationIssue {
+            code,
+            expected: expected.into(),
+            received: received.into(),
+            path,
+            message: message.into(),
+        }
+    }
+
+    /// The same issue nested under `prefix` (e.g. the index of a batch item).
+    pub fn under(mut self, prefix: impl Into<PathSegment>) -> Self {
+        self.path.insert(0, prefix.into());
+        self
+    }
+}
+
+/// Every violated rule of one input, collected rather than stopping at the first.
+#[derive(Debug, Clone, Default, PartialEq, Eq, thiserror::Error)]
+pub struct ValidationErrors(pub Vec<ValidationIssue>);
+
+impl ValidationErrors {
+    /// Adds one issue.
+    pub fn push(&mut self, issue: ValidationIssue) {
+        self.0.push(issue);
+    }
+
+    /// True when nothing was violated.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// `Ok(())` when empty, the collected errors otherwise.
+    pub fn into_result(self) -> Result<(), ValidationErrors> {
+        if self.is_empty() {
+            Ok(())
+        } else {
+            Err(self)
+        }
+    }
+}
+
+impl fmt::Display for ValidationErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let messages: Vec<&str> = self.0.iter().map(|i| i.message.as_str()).collect();
+        write!(f, "invalid input: {}", messages.join("; "))
+    }
+}

@@ -1,0 +1,4 @@
+//! The ports through which the core meets the outside world. Adapters implement them;
+//! each has an in-memory or offline implementation here for tests and examples.
+
+pub mod clock;
