@@ -68,7 +68,7 @@ impl TimeOfDay {
 
     /// A time of day from minutes after midnight; `None` past 23:59.
     pub fn from_minutes(minutes: u32) -> Option<TimeOfDay> {
-        (minutes < 24 * 60).then(|| TimeOfDay(minutes as u16))
+        (minutes < 24 * 60).then_some(TimeOfDay(minutes as u16))
     }
 
     /// Minutes after midnight.
