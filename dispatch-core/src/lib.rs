@@ -7,6 +7,9 @@
 #![warn(missing_docs)]
 
 pub mod error;
+pub mod model;
+pub mod paging;
 pub mod ports;
 pub mod solver;
+pub mod status;
 pub mod time;

@@ -3,3 +3,5 @@
 pub mod auth;
 pub mod cli;
 pub mod error;
+pub mod middleware;
+pub mod paging;

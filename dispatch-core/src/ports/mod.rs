@@ -2,3 +2,7 @@
 //! each has an in-memory or offline implementation here for tests and examples.
 
 pub mod clock;
+pub mod geocoder;
+pub mod idempotency;
+pub mod matrix;
+pub mod store;

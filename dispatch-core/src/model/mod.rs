@@ -1,0 +1,12 @@
+//! Domain types, one module per concept of the v2 interface.
+
+pub mod attachment;
+pub mod customer;
+pub mod line_item;
+pub mod notification;
+pub mod order;
+pub mod organisation;
+pub mod plan;
+pub mod reference;
+pub mod vehicle;
+pub mod zone;

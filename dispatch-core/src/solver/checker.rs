@@ -1,0 +1,1 @@
+//! Independent feasibility checker: re-simulates a solution from the problem alone.

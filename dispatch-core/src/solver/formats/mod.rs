@@ -1,0 +1,1 @@
+//! Readers of instance file formats.

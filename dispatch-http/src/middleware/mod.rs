@@ -1,0 +1,1 @@
+//! Cross-cutting tower layers: request ids and logs, feature tokens, rate limits, idempotency.
