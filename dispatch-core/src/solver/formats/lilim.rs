@@ -1,0 +1,226 @@
+//! Li & Lim PDPTW text files.
+//!
+//! Layout: a first line `K Q S` (vehicles, capacity, speed), then one line per task,
+//! `NO X Y DEMAND READY DUE SERVICE PICKUP DELIVERY`; the first task is the depot. A pickup has
+//! `PICKUP = 0`, `DELIVERY` = its delivery's number and a non-negative demand; its delivery has
+//! `PICKUP` = the pickup's number, `DELIVERY = 0` and the negated demand. Each pair becomes a
+//! [`Shipment`] whose ids are the two node numbers.
+//!
+//! Conventions as for Solomon: Euclidean distance, travel time = distance / `S`, the depot's
+//! window is every vehicle's shift, routes start and end at the depot, `DUE` is the latest start
+//! of service.
+
+use std::collections::HashMap;
+
+use super::text::{coordinate, duration, error, int, token_lines, window};
+use super::{Format, FormatError, Instance};
+use crate::solver::problem::{Objective, Place, Problem, Shipment, Skills, Vehicle};
+
+struct Task {
+    line: usize,
+    number: i64,
+    x: f64,
+    y: f64,
+    demand: i64,
+    ready: i64,
+    due: i64,
+    service: i64,
+    pickup: i64,
+    delivery: i64,
+}
+
+fn task(line: usize, tokens: &[&str]) -> Result<Task, FormatError> {
+    if tokens.len() != 9 {
+        return Err(error(
+            line,
+            format!(
+                "expected 9 values (NO X Y DEMAND READY DUE SERVICE PICKUP DELIVERY), found {}",
+                tokens.len()
+            ),
+        ));
+    }
+    Ok(Task {
+        line,
+        number: int(tokens[0], line, "task number")?,
+        x: coordinate(tokens[1], line, "x coordinate")?,
+        y: coordinate(tokens[2], line, "y coordinate")?,
+        demand: int(tokens[3], line, "demand")?,
+        ready: int(tokens[4], line, "ready time")?,
+        due: int(tokens[5], line, "due time")?,
+        service: int(tokens[6], line, "service time")?,
+        pickup: int(tokens[7], line, "pickup index")?,
+        delivery: int(tokens[8], line, "delivery index")?,
+    })
+}
+
+fn place(location: usize, t: &Task) -> Result<Place, FormatError> {
+    Ok(Place {
+        location,
+        setup: 0,
+        service: duration(t.service, t.line, "service time")?,
+        time_windows: vec![window(t.ready, t.due, t.line)?],
+    })
+}
+
+/// Reads a Li & Lim file.
+pub fn read(text: &str, objective: Objective) -> Result<Instance, FormatError> {
+    let mut lines = token_lines(text);
+    let (head_line, head) = lines.next().ok_or_else(|| error(1, "the file is empty"))?;
+    if head.len() != 3 {
+        return Err(error(
+            head_line,
+            "expected the header `VEHICLES CAPACITY SPEED`",
+        ));
+    }
+    let count = int(head[0], head_line, "vehicle number")?;
+    let capacity = int(head[1], head_line, "capacity")?;
+    let speed = coordinate(head[2], head_line, "speed")?;
+    if count < 0 || capacity < 0 || speed <= 0.0 {
+        return Err(error(
+            head_line,
+            "vehicle number and capacity must not be negative and speed must be positive",
+        ));
+    }
+    let tasks = lines
+        .map(|(line, tokens)| task(line, &tokens))
+        .collect::<Result<Vec<_>, _>>()?;
+    let depot = tasks
+        .first()
+        .ok_or_else(|| error(head_line, "no depot line after the header"))?;
+
+    let mut by_number = HashMap::new();
+    for (i, t) in tasks.iter().enumerate() {
+        if t.number < 0 || by_number.insert(t.number, i).is_some() {
+            return Err(error(
+                t.line,
+                format!("task number {} is negative or repeated", t.number),
+            ));
+        }
+    }
+    let mut shipments = Vec::new();
+    let mut paired = vec![false; tasks.len()];
+    for (i, t) in tasks.iter().enumerate().skip(1) {
+        match (t.pickup, t.delivery) {
+            (0, 0) => {
+                return Err(error(
+                    t.line,
+                    "task is neither a pickup nor a delivery (PICKUP and DELIVERY are both 0)",
+                ))
+            }
+            (0, d) => {
+                let j = *by_number
+                    .get(&d)
+                    .filter(|&&j| j != 0)
+                    .ok_or_else(|| error(t.line, format!("delivery task {d} does not exist")))?;
+                let del = &tasks[j];
+                if del.pickup != t.number || del.delivery != 0 {
+                    return Err(error(
+                        del.line,
+                        format!("task {} does not name pickup {} back", del.number, t.number),
+                    ));
+                }
+                if t.demand < 0 || del.demand != -t.demand {
+                    return Err(error(
+                        del.line,
+                        format!(
+                            "delivery demand {} is not the negated pickup demand {}",
+                            del.demand, t.demand
+                        ),
+                    ));
+                }
+                paired[i] = true;
+                paired[j] = true;
+                shipments.push(Shipment {
+                    pickup_id: t.number as u64,
+                    delivery_id: del.number as u64,
+                    pickup: place(i, t)?,
+                    delivery: place(j, del)?,
+                    amount: vec![t.demand],
+                    skills: Skills::default(),
+                    priority: 0,
+                    pinned_vehicle: None,
+                });
+            }
+            (_, 0) => {}
+            _ => {
+                return Err(error(
+                    t.line,
+                    "task is both a pickup and a delivery (PICKUP and DELIVERY both non-zero)",
+                ))
+            }
+        }
+    }
+    if let Some(t) = tasks.iter().skip(1).zip(&paired[1..]).find(|(_, &p)| !p) {
+        return Err(error(
+            t.0.line,
+            format!(
+                "delivery {} names pickup {} which does not name it back",
+                t.0.number, t.0.pickup
+            ),
+        ));
+    }
+
+    let shift = window(depot.ready, depot.due, depot.line)?;
+    let vehicles = (0..count as u64)
+        .map(|id| Vehicle {
+            id: id + 1,
+            start: Some(0),
+            end: Some(0),
+            capacity: vec![capacity],
+            skills: Skills::default(),
+            shift,
+            breaks: Vec::new(),
+            max_duration: None,
+            max_travel_time: None,
+            max_tasks: None,
+        })
+        .collect();
+    let (matrix, plane) = super::text::euclidean(tasks.iter().map(|t| (t.x, t.y)).collect(), speed);
+    Ok(Instance {
+        problem: Problem {
+            name: String::new(),
+            matrix,
+            jobs: Vec::new(),
+            shipments,
+            vehicles,
+            dimensions: 1,
+            objective,
+        },
+        format: Format::LiLim,
+        plane: Some(plane),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SMALL: &str = "2\t10\t1\r\n0\t0\t0\t0\t0\t100\t0\t0\t0\r\n1\t3\t4\t-5\t0\t50\t1\t2\t0\r\n2\t6\t8\t5\t0\t50\t1\t0\t1\r\n";
+
+    #[test]
+    fn pairs_become_shipments_with_node_number_ids() {
+        let inst = read(SMALL, Objective::VehiclesThenDistance).unwrap();
+        let p = &inst.problem;
+        assert_eq!(p.shipments.len(), 1);
+        assert_eq!(p.shipments[0].pickup_id, 2);
+        assert_eq!(p.shipments[0].delivery_id, 1);
+        assert_eq!(p.shipments[0].pickup.location, 2);
+        assert_eq!(p.shipments[0].amount, vec![5]);
+        assert_eq!(p.vehicles.len(), 2);
+        assert!(p.jobs.is_empty());
+    }
+
+    #[test]
+    fn a_delivery_that_does_not_point_back_is_an_error_on_its_line() {
+        let bad = SMALL.replace("1\t3\t4\t-5\t0\t50\t1\t2\t0", "1\t3\t4\t-5\t0\t50\t1\t7\t0");
+        let err = read(&bad, Objective::Distance).unwrap_err();
+        assert!(matches!(err, FormatError::Line { line: 3, .. }), "{err}");
+    }
+
+    #[test]
+    fn mismatched_demands_are_an_error() {
+        let bad = SMALL.replace("-5", "-4");
+        let err = read(&bad, Objective::Distance).unwrap_err();
+        assert!(err.to_string().contains("negated"), "{err}");
+    }
+}

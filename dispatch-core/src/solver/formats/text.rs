@@ -1,0 +1,88 @@
+//! Shared pieces of the whitespace-separated text formats.
+
+use super::{FormatError, Plane, SCALE};
+use crate::ports::matrix::{Euclidean, Point, TravelMatrix};
+use crate::solver::problem::{Matrix, Time, TimeWindow};
+
+/// Largest absolute time, demand or coordinate accepted from a file, so that scaled values and
+/// their sums along routes stay far from overflow.
+const MAX_VALUE: i64 = 1_000_000_000;
+
+/// The non-blank lines of `text` with their 1-based numbers, split into tokens.
+pub(super) fn token_lines(text: &str) -> impl Iterator<Item = (usize, Vec<&str>)> {
+    text.lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.split_whitespace().collect::<Vec<_>>()))
+        .filter(|(_, tokens)| !tokens.is_empty())
+}
+
+pub(super) fn error(line: usize, message: impl Into<String>) -> FormatError {
+    FormatError::Line {
+        line,
+        message: message.into(),
+    }
+}
+
+/// An integer field; decimals are refused because times and demands must scale exactly.
+pub(super) fn int(token: &str, line: usize, what: &str) -> Result<i64, FormatError> {
+    let value: i64 = token
+        .parse()
+        .map_err(|_| error(line, format!("{what} `{token}` is not an integer")))?;
+    if value.abs() > MAX_VALUE {
+        return Err(error(line, format!("{what} {value} is too large")));
+    }
+    Ok(value)
+}
+
+/// A coordinate (any finite decimal).
+pub(super) fn coordinate(token: &str, line: usize, what: &str) -> Result<f64, FormatError> {
+    match token.parse::<f64>() {
+        Ok(v) if v.is_finite() && v.abs() <= MAX_VALUE as f64 => Ok(v),
+        _ => Err(error(line, format!("{what} `{token}` is not a number"))),
+    }
+}
+
+/// True when every token parses as a number (a data line rather than a header).
+pub(super) fn is_numeric(tokens: &[&str]) -> bool {
+    tokens.iter().all(|t| t.parse::<f64>().is_ok())
+}
+
+/// The scaled window `[ready, due]`, checked to be non-empty and non-negative.
+pub(super) fn window(ready: i64, due: i64, line: usize) -> Result<TimeWindow, FormatError> {
+    if ready < 0 || due < ready {
+        return Err(error(
+            line,
+            format!("time window [{ready}, {due}] is empty or negative"),
+        ));
+    }
+    Ok(TimeWindow {
+        start: ready * SCALE,
+        end: due * SCALE,
+    })
+}
+
+/// A non-negative scaled duration.
+pub(super) fn duration(value: i64, line: usize, what: &str) -> Result<Time, FormatError> {
+    if value < 0 {
+        return Err(error(line, format!("{what} {value} is negative")));
+    }
+    Ok(value * SCALE)
+}
+
+/// The scaled Euclidean matrix over `points`, and the plane kept for double-precision checks.
+pub(super) fn euclidean(points: Vec<(f64, f64)>, speed: f64) -> (Matrix, Plane) {
+    let euclid = Euclidean::new(SCALE, speed).expect("speed validated by the reader");
+    let pts: Vec<Point> = points.iter().map(|&(x, y)| Point::new(x, y)).collect();
+    // Coordinates are bounded by MAX_VALUE, so every scaled distance is in range.
+    let matrix = euclid
+        .matrix(&pts)
+        .expect("finite, bounded coordinates give a valid matrix");
+    (
+        matrix,
+        Plane {
+            points,
+            scale: SCALE,
+            speed,
+        },
+    )
+}
