@@ -1,0 +1,69 @@
+//! Helpers shared by the solver integration tests: finding the shared benchmark instances and
+//! reading the SINTEF route files of best-known solutions.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use dispatch_core::solver::checker;
+use dispatch_core::solver::formats::Instance;
+use dispatch_core::solver::solution::Solution;
+
+/// `shared/instances` beside the checkout (or beside one of its parent folders, for worktrees),
+/// or `None` with a printed note so the calling test can skip.
+pub fn instances() -> Option<PathBuf> {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).parent()?;
+    let found = repo
+        .ancestors()
+        .skip(1)
+        .map(|dir| dir.join("shared/instances"))
+        .find(|dir| dir.is_dir());
+    if found.is_none() {
+        eprintln!("note: shared/instances not found beside the checkout; skipping");
+    }
+    found
+}
+
+pub fn read_text(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The route lines (`Route N : n1 n2 ...`) of a SINTEF solution file, as node numbers.
+pub fn sintef_routes(text: &str) -> Vec<Vec<u64>> {
+    text.lines()
+        .filter_map(|l| l.trim().strip_prefix("Route "))
+        .map(|rest| {
+            let (_, nodes) = rest.split_once(':').expect("`Route N : nodes`");
+            nodes
+                .split_whitespace()
+                .map(|n| n.parse().expect("node number"))
+                .collect()
+        })
+        .collect()
+}
+
+/// A solution visiting the given node sequences with vehicles 0, 1, ... at earliest times.
+pub fn solution_from_nodes(instance: &Instance, routes: &[Vec<u64>]) -> Solution {
+    Solution {
+        routes: routes
+            .iter()
+            .enumerate()
+            .map(|(k, nodes)| {
+                let steps: Vec<_> = nodes
+                    .iter()
+                    .map(|&n| instance.node_step(n).expect("node of the instance"))
+                    .collect();
+                checker::schedule(&instance.problem, k, &steps)
+            })
+            .collect(),
+        unassigned: Vec::new(),
+    }
+}
+
+/// `(vehicles, distance)` from a BKS file name `<instance>.<vehicles>_<distance>.txt`.
+pub fn figures_from_name(name: &str) -> (usize, f64) {
+    let stem = name.strip_suffix(".txt").expect(".txt");
+    let (_, figures) = stem.split_once('.').expect("instance.figures");
+    let (v, d) = figures.split_once('_').expect("vehicles_distance");
+    (v.parse().expect("vehicles"), d.parse().expect("distance"))
+}
