@@ -3,8 +3,118 @@
 //! Everything that decides feasibility is integer: [`problem::Time`], [`problem::Distance`] and
 //! [`problem::Load`]. Readers of floating-point formats scale and round conservatively once, at the
 //! edge (see [`formats`]).
+//!
+//! # Timing rules
+//! A route leaves its start (or appears at its first visit, for open starts) no earlier than
+//! the shift start, and reaches its end (or finishes its last visit, for open ends) no later
+//! than the shift end. At each visit the vehicle arrives after the travel time, waits until one
+//! of the visit's windows opens, and starts service inside that window (a window bounds the
+//! *start* of service). The visit then lasts its set-up time (only when arriving from another
+//! location, and at the first visit of an open-start route) plus its service time. A break has
+//! no location: it is taken where the vehicle is, before travelling on, starting inside one of
+//! its windows. A used vehicle takes all its breaks. `max_duration` bounds end minus start time;
+//! `max_travel_time` the sum of travel times; `max_tasks` the number of visits (breaks excluded).
+//!
+//! # Example
+//! ```
+//! use dispatch_core::solver::problem::*;
+//! use dispatch_core::solver::{solve, Config, Control};
+//!
+//! struct Never;
+//! impl Control for Never {
+//!     fn should_stop(&self) -> bool { false }
+//! }
+//! // Depot 0 and two customers on a line; time equals distance.
+//! let d = vec![0, 5, 9, 5, 0, 4, 9, 4, 0];
+//! let matrix = Matrix::new(3, d.clone(), d).unwrap();
+//! let place = |location| Place { location, setup: 0, service: 1, time_windows: vec![] };
+//! let job = |id, location| Job {
+//!     id, place: place(location), delivery: vec![1], pickup: vec![0],
+//!     skills: Skills::default(), priority: 0, pinned_vehicle: None,
+//! };
+//! let problem = Problem {
+//!     name: "line".into(), matrix, jobs: vec![job(1, 1), job(2, 2)], shipments: vec![],
+//!     vehicles: vec![Vehicle {
+//!         id: 1, start: Some(0), end: Some(0), capacity: vec![2], skills: Skills::default(),
+//!         shift: TimeWindow::ALWAYS, breaks: vec![], max_duration: None,
+//!         max_travel_time: None, max_tasks: None,
+//!     }],
+//!     dimensions: 1, objective: Objective::Distance,
+//! };
+//! let config = Config { seed: 1, threads: 1, max_iterations: Some(100) };
+//! let solution = solve(&problem, &config, &Never);
+//! assert_eq!(solution.routes.len(), 1);
+//! assert!(solution.unassigned.is_empty());
+//! ```
 
 pub mod checker;
 pub mod formats;
+mod insertion;
+mod instance;
+mod neighbours;
+mod output;
+mod precheck;
 pub mod problem;
+mod recreate;
+mod rng;
+mod route;
+mod ruin;
+mod schedule;
+mod search;
 pub mod solution;
+mod state;
+
+/// How the search runs. The same problem, `seed`, `threads` and `max_iterations` give the same
+/// solution as long as [`Control::should_stop`] never fires.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// Seed of every random choice.
+    pub seed: u64,
+    /// Worker threads (0 is treated as 1).
+    pub threads: usize,
+    /// Stop after this many search iterations in total over all threads.
+    pub max_iterations: Option<u64>,
+}
+
+/// A snapshot of the best solution so far, reported on each improvement.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Progress {
+    /// Search iterations run so far (all threads).
+    pub iteration: u64,
+    /// Vehicles used.
+    pub vehicles: usize,
+    /// Routing cost (distance or duration, by the objective) in matrix units.
+    pub cost: i64,
+    /// Tasks left out.
+    pub unassigned: usize,
+}
+
+/// Time limits, cancellation and progress reporting come from outside (the core reads no clock).
+pub trait Control: Sync {
+    /// Polled often by every worker; once true the search ends and returns its best solution.
+    fn should_stop(&self) -> bool;
+    /// Called (from the calling thread) whenever the best solution improves.
+    fn on_improvement(&self, _p: &Progress) {}
+    /// The fraction in `[0, 1]` of a wall-clock budget already used, when the caller knows it;
+    /// the search cools its acceptance over the budget. Ignored under an iteration budget.
+    fn elapsed_fraction(&self) -> Option<f64> {
+        None
+    }
+}
+
+/// Solves `problem`: every task ends up on a route or in `unassigned` with its reason.
+pub fn solve(
+    problem: &problem::Problem,
+    config: &Config,
+    control: &dyn Control,
+) -> solution::Solution {
+    let mut inst = instance::Instance::new(problem);
+    let reasons = precheck::precheck(problem, &mut inst);
+    let tasks: Vec<u32> = (0..reasons.len())
+        .filter(|&t| reasons[t].is_none())
+        .map(|t| t as u32)
+        .collect();
+    let nb = neighbours::Neighbours::new(&inst, 40);
+    let best = search::run(&inst, &nb, &tasks, config, control);
+    output::to_solution(&inst, &best, &reasons)
+}

@@ -1,0 +1,327 @@
+//! A flattened, search-friendly view of a [`Problem`]: visits as numbered nodes, a matrix with a
+//! "ghost" location for open starts and ends, and per-task vehicle eligibility.
+
+use super::problem::{Load, Objective, Problem, Time, TimeWindow};
+
+/// "Never feasible" marker for earliest times (and its negation for latest times).
+pub(crate) const INF: Time = Time::MAX / 2;
+/// No node.
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// A task of the search: one visit (job) or two (shipment pickup then delivery).
+#[derive(Debug, Clone)]
+pub(crate) struct Task {
+    /// The job's node, or the shipment's pickup node.
+    pub first: u32,
+    /// The shipment's delivery node; [`NONE`] for jobs.
+    pub second: u32,
+    /// Penalty for leaving the task out (lexicographic over priority levels).
+    pub weight: i128,
+    /// Total demand (sum over dimensions), for ordering insertions.
+    pub demand: Load,
+}
+
+/// A break of a vehicle, with its windows normalised (never empty).
+#[derive(Debug, Clone)]
+pub(crate) struct BreakData {
+    pub windows: Vec<TimeWindow>,
+    pub service: Time,
+}
+
+/// A vehicle with open starts and ends mapped to the ghost location.
+#[derive(Debug, Clone)]
+pub(crate) struct VehicleData {
+    pub start: usize,
+    pub end: usize,
+    pub capacity: Vec<Load>,
+    pub shift: TimeWindow,
+    pub breaks: Vec<BreakData>,
+    pub max_duration: Option<Time>,
+    pub max_travel: Time,
+    pub max_tasks: usize,
+    /// Routes of this vehicle are checked in O(1) from cached arrays (no breaks, no duration
+    /// limit, no set-up times); otherwise each candidate is re-simulated.
+    pub fast: bool,
+    /// Vehicles of one class are interchangeable (only one empty one is tried per insertion).
+    pub class: usize,
+}
+
+/// The search's view of a problem.
+#[derive(Debug, Clone)]
+pub(crate) struct Instance {
+    pub n_loc: usize,
+    pub ghost: usize,
+    dur: Vec<Time>,
+    arc_cost: Vec<i64>,
+    pub dims: usize,
+    pub n_jobs: usize,
+    pub loc: Vec<usize>,
+    pub service: Vec<Time>,
+    pub setup: Vec<Time>,
+    tw_off: Vec<usize>,
+    tws: Vec<TimeWindow>,
+    /// Added to the load at the route start (job deliveries), `dims` per node.
+    pub start_load: Vec<Load>,
+    /// Change of load at the visit, `dims` per node.
+    pub delta: Vec<Load>,
+    pub node_task: Vec<u32>,
+    pub tasks: Vec<Task>,
+    pub vehicles: Vec<VehicleData>,
+    /// `allowed[task * vehicles + v]`: eligible and feasible alone on that vehicle.
+    pub allowed: Vec<bool>,
+    /// Cost of one used vehicle (0 unless the objective counts vehicles first).
+    pub vehicle_cost: i64,
+}
+
+fn windows(tws: &[TimeWindow]) -> Vec<TimeWindow> {
+    let mut w: Vec<TimeWindow> = tws
+        .iter()
+        .map(|w| TimeWindow {
+            start: w.start,
+            end: w.end.min(TimeWindow::ALWAYS.end),
+        })
+        .filter(|w| w.start <= w.end)
+        .collect();
+    if tws.is_empty() {
+        w.push(TimeWindow::ALWAYS);
+    }
+    w.sort();
+    w
+}
+
+impl Instance {
+    /// Flattens the problem. Eligibility is filled by [`super::precheck`].
+    pub(crate) fn new(p: &Problem) -> Instance {
+        let m = p.matrix.size();
+        let n_loc = m + 1;
+        let ghost = m;
+        let by_distance = matches!(
+            p.objective,
+            Objective::Distance | Objective::VehiclesThenDistance
+        );
+        let mut dur = vec![0; n_loc * n_loc];
+        let mut arc_cost = vec![0; n_loc * n_loc];
+        for a in 0..m {
+            for b in 0..m {
+                dur[a * n_loc + b] = p.matrix.duration(a, b);
+                arc_cost[a * n_loc + b] = if by_distance {
+                    p.matrix.distance(a, b)
+                } else {
+                    p.matrix.duration(a, b)
+                };
+            }
+        }
+        let dims = p.dimensions;
+        let amount = |v: &[Load]| -> Vec<Load> {
+            (0..dims).map(|d| v.get(d).copied().unwrap_or(0)).collect()
+        };
+        let mut inst = Instance {
+            n_loc,
+            ghost,
+            dur,
+            arc_cost,
+            dims,
+            n_jobs: p.jobs.len(),
+            loc: Vec::new(),
+            service: Vec::new(),
+            setup: Vec::new(),
+            tw_off: vec![0],
+            tws: Vec::new(),
+            start_load: Vec::new(),
+            delta: Vec::new(),
+            node_task: Vec::new(),
+            tasks: Vec::new(),
+            vehicles: Vec::new(),
+            allowed: Vec::new(),
+            vehicle_cost: 0,
+        };
+        let push_node = |inst: &mut Instance,
+                         place: &super::problem::Place,
+                         start: Vec<Load>,
+                         delta: Vec<Load>,
+                         task: usize| {
+            inst.loc.push(place.location);
+            inst.service.push(place.service);
+            inst.setup.push(place.setup);
+            inst.tws.extend(windows(&place.time_windows));
+            inst.tw_off.push(inst.tws.len());
+            inst.start_load.extend(start);
+            inst.delta.extend(delta);
+            inst.node_task.push(task as u32);
+        };
+        for (t, j) in p.jobs.iter().enumerate() {
+            let d = amount(&j.delivery);
+            let pk = amount(&j.pickup);
+            let delta = (0..dims).map(|k| pk[k] - d[k]).collect();
+            push_node(&mut inst, &j.place, d.clone(), delta, t);
+            let demand = d.iter().sum::<Load>() + pk.iter().sum::<Load>();
+            inst.tasks.push(Task {
+                first: t as u32,
+                second: NONE,
+                weight: 0,
+                demand,
+            });
+        }
+        for (s, sh) in p.shipments.iter().enumerate() {
+            let t = p.jobs.len() + s;
+            let a = amount(&sh.amount);
+            let neg = a.iter().map(|x| -x).collect();
+            let first = inst.loc.len() as u32;
+            push_node(&mut inst, &sh.pickup, vec![0; dims], a.clone(), t);
+            push_node(&mut inst, &sh.delivery, vec![0; dims], neg, t);
+            inst.tasks.push(Task {
+                first,
+                second: first + 1,
+                weight: 0,
+                demand: a.iter().sum(),
+            });
+        }
+        inst.set_weights(p);
+        let has_setup = inst.setup.iter().any(|&s| s > 0);
+        let mut classes: Vec<&super::problem::Vehicle> = Vec::new();
+        for v in &p.vehicles {
+            let class = match classes.iter().position(|c| {
+                c.start == v.start
+                    && c.end == v.end
+                    && c.capacity == v.capacity
+                    && c.skills == v.skills
+                    && c.shift == v.shift
+                    && c.breaks == v.breaks
+                    && c.max_duration == v.max_duration
+                    && c.max_travel_time == v.max_travel_time
+                    && c.max_tasks == v.max_tasks
+            }) {
+                Some(c) => c,
+                None => {
+                    classes.push(v);
+                    classes.len() - 1
+                }
+            };
+            inst.vehicles.push(VehicleData {
+                start: v.start.unwrap_or(ghost),
+                end: v.end.unwrap_or(ghost),
+                capacity: amount(&v.capacity),
+                shift: v.shift,
+                breaks: v
+                    .breaks
+                    .iter()
+                    .map(|b| BreakData {
+                        windows: windows(&b.time_windows),
+                        service: b.service,
+                    })
+                    .collect(),
+                max_duration: v.max_duration,
+                max_travel: v.max_travel_time.unwrap_or(INF),
+                max_tasks: v.max_tasks.unwrap_or(usize::MAX),
+                fast: v.breaks.is_empty() && v.max_duration.is_none() && !has_setup,
+                class,
+            });
+        }
+        if matches!(
+            p.objective,
+            Objective::VehiclesThenDistance | Objective::VehiclesThenDuration
+        ) {
+            inst.vehicle_cost = inst.cost_bound().saturating_add(1);
+        }
+        inst.allowed = vec![false; inst.tasks.len() * inst.vehicles.len()];
+        inst
+    }
+
+    /// Leaving out one task of a priority level costs more than leaving out all tasks of the
+    /// lower levels together, and more than any routing cost.
+    fn set_weights(&mut self, p: &Problem) {
+        let prio: Vec<u32> = p
+            .jobs
+            .iter()
+            .map(|j| j.priority)
+            .chain(p.shipments.iter().map(|s| s.priority))
+            .collect();
+        let mut levels = prio.clone();
+        levels.sort_unstable();
+        levels.dedup();
+        let base = (self.cost_bound() as i128 + 1) * (p.vehicles.len() as i128 + 1);
+        let n = self.tasks.len() as i128 + 1;
+        for (t, pr) in prio.iter().enumerate() {
+            let rank = levels.binary_search(pr).unwrap_or(0) as u32;
+            // Beyond a few levels the exact lexicographic weights would overflow: fall back to
+            // ordered (not strictly lexicographic) weights.
+            let w = if levels.len() <= 4 {
+                n.checked_pow(rank).and_then(|x| x.checked_mul(base))
+            } else {
+                None
+            };
+            self.tasks[t].weight = w.unwrap_or(base.saturating_mul(rank as i128 + 1));
+        }
+    }
+
+    /// An upper bound of any solution's routing cost.
+    fn cost_bound(&self) -> i64 {
+        let max_arc = self.arc_cost.iter().copied().max().unwrap_or(0);
+        max_arc.saturating_mul((self.loc.len() + 2 * self.vehicles.len().max(1)) as i64 + 2)
+    }
+
+    /// Travel time between two locations (the ghost is at zero distance from everything).
+    #[inline]
+    pub(crate) fn tt(&self, a: usize, b: usize) -> Time {
+        self.dur[a * self.n_loc + b]
+    }
+
+    /// Objective cost of the arc between two locations.
+    #[inline]
+    pub(crate) fn cost(&self, a: usize, b: usize) -> i64 {
+        self.arc_cost[a * self.n_loc + b]
+    }
+
+    /// The node's windows (never empty).
+    #[inline]
+    pub(crate) fn windows(&self, node: usize) -> &[TimeWindow] {
+        &self.tws[self.tw_off[node]..self.tw_off[node + 1]]
+    }
+
+    /// Earliest service start at `node` for an arrival at `t`, or [`INF`].
+    #[inline]
+    pub(crate) fn earliest(&self, node: usize, t: Time) -> Time {
+        earliest_in(self.windows(node), t)
+    }
+
+    /// Latest service start at `node` no later than `t`, or `-INF`.
+    #[inline]
+    pub(crate) fn latest(&self, node: usize, t: Time) -> Time {
+        latest_in(self.windows(node), t)
+    }
+
+    /// Start load and change of load of a node.
+    #[inline]
+    pub(crate) fn loads(&self, node: usize) -> (&[Load], &[Load]) {
+        let r = node * self.dims..(node + 1) * self.dims;
+        (&self.start_load[r.clone()], &self.delta[r])
+    }
+
+    /// Whether a task may go on a vehicle at all.
+    #[inline]
+    pub(crate) fn is_allowed(&self, task: usize, v: usize) -> bool {
+        self.allowed[task * self.vehicles.len() + v]
+    }
+}
+
+/// Earliest time `>= t` inside one of `w`, or [`INF`].
+#[inline]
+pub(crate) fn earliest_in(w: &[TimeWindow], t: Time) -> Time {
+    for x in w {
+        if t <= x.end {
+            return t.max(x.start);
+        }
+    }
+    INF
+}
+
+/// Latest time `<= t` inside one of `w`, or `-INF`.
+#[inline]
+pub(crate) fn latest_in(w: &[TimeWindow], t: Time) -> Time {
+    for x in w.iter().rev() {
+        if t >= x.start {
+            return t.min(x.end);
+        }
+    }
+    -INF
+}

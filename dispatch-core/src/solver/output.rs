@@ -1,0 +1,54 @@
+//! Turns the search state into the public [`Solution`] with timetables and reasons.
+
+use super::instance::Instance;
+use super::schedule::simulate;
+use super::solution::{Reason, Route, Solution, Step, Unassigned};
+use super::state::State;
+
+/// The solution of `s`; `reasons` are the pre-check's per-task verdicts.
+pub(crate) fn to_solution(inst: &Instance, s: &State, reasons: &[Option<Reason>]) -> Solution {
+    let mut left_out: Vec<(usize, Reason)> = Vec::new();
+    let mut routes = Vec::new();
+    for r in s.routes.iter().filter(|r| !r.is_empty()) {
+        let mut steps = Vec::new();
+        match simulate(inst, r.vehicle, &r.nodes, Some(&mut steps)) {
+            Some(t) => routes.push(Route {
+                vehicle: r.vehicle,
+                start_time: t.start,
+                end_time: t.end,
+                steps,
+            }),
+            None => {
+                // The search only builds routes that simulate; never emit one that does not.
+                debug_assert!(false, "search produced an infeasible route");
+                for &n in &r.nodes {
+                    let t = inst.node_task[n as usize] as usize;
+                    if inst.tasks[t].first == n {
+                        left_out.push((t, Reason::NotPlaced));
+                    }
+                }
+            }
+        }
+    }
+    for &t in &s.unassigned {
+        left_out.push((t as usize, Reason::NotPlaced));
+    }
+    for (t, r) in reasons.iter().enumerate() {
+        if let Some(r) = r {
+            left_out.push((t, *r));
+        }
+    }
+    left_out.sort_by_key(|&(t, _)| t);
+    let unassigned = left_out
+        .into_iter()
+        .map(|(t, reason)| Unassigned {
+            task: if t < inst.n_jobs {
+                Step::Job(t)
+            } else {
+                Step::Pickup(t - inst.n_jobs)
+            },
+            reason,
+        })
+        .collect();
+    Solution { routes, unassigned }
+}

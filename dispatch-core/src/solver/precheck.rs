@@ -1,0 +1,88 @@
+//! Per-task pre-check: which vehicles could serve a task on its own, and why none can.
+
+use super::instance::{Instance, INF};
+use super::problem::Problem;
+use super::schedule::simulate;
+use super::solution::Reason;
+
+/// Fills `inst.allowed` and returns, per task, the reason it can never be served (if any).
+pub(crate) fn precheck(p: &Problem, inst: &mut Instance) -> Vec<Option<Reason>> {
+    let nv = p.vehicles.len();
+    let mut reasons = Vec::with_capacity(inst.tasks.len());
+    for t in 0..inst.tasks.len() {
+        let (skills, pinned) = if t < p.jobs.len() {
+            (&p.jobs[t].skills, p.jobs[t].pinned_vehicle)
+        } else {
+            let s = &p.shipments[t - p.jobs.len()];
+            (&s.skills, s.pinned_vehicle)
+        };
+        if nv == 0 || pinned.is_some_and(|v| v >= nv) {
+            reasons.push(Some(Reason::NoVehicle));
+            continue;
+        }
+        let skilled: Vec<usize> = (0..nv)
+            .filter(|&v| {
+                pinned.is_none_or(|pv| pv == v) && skills.is_subset_of(&p.vehicles[v].skills)
+            })
+            .collect();
+        if skilled.is_empty() {
+            reasons.push(Some(Reason::Skills));
+            continue;
+        }
+        let fits: Vec<usize> = skilled
+            .into_iter()
+            .filter(|&v| fits_capacity(inst, t, v))
+            .collect();
+        if fits.is_empty() {
+            reasons.push(Some(Reason::Capacity));
+            continue;
+        }
+        let task = inst.tasks[t].clone();
+        let nodes: Vec<u32> = if task.second == super::instance::NONE {
+            vec![task.first]
+        } else {
+            vec![task.first, task.second]
+        };
+        let mut any = false;
+        for &v in &fits {
+            if simulate(inst, v, &nodes, None).is_some() {
+                inst.allowed[t * nv + v] = true;
+                any = true;
+            }
+        }
+        if any {
+            reasons.push(None);
+        } else if fits.iter().any(|&v| windows_reachable(inst, v, &nodes)) {
+            reasons.push(Some(Reason::Shift));
+        } else {
+            reasons.push(Some(Reason::TimeWindow));
+        }
+    }
+    reasons
+}
+
+/// Every intermediate load of the task alone stays within the vehicle's capacity.
+fn fits_capacity(inst: &Instance, t: usize, v: usize) -> bool {
+    let cap = &inst.vehicles[v].capacity;
+    let task = &inst.tasks[t];
+    let (start, delta) = inst.loads(task.first as usize);
+    (0..inst.dims).all(|d| start[d] <= cap[d] && start[d] + delta[d] <= cap[d])
+}
+
+/// The visits can start inside their windows when driving straight from the vehicle's start
+/// at the start of its shift (ignoring the shift's end and the route limits).
+fn windows_reachable(inst: &Instance, v: usize, nodes: &[u32]) -> bool {
+    let vd = &inst.vehicles[v];
+    let mut t = vd.shift.start;
+    let mut prev = vd.start;
+    for &n in nodes {
+        let n = n as usize;
+        let s = inst.earliest(n, t + inst.tt(prev, inst.loc[n]));
+        if s >= INF {
+            return false;
+        }
+        t = s + inst.setup[n] + inst.service[n];
+        prev = inst.loc[n];
+    }
+    true
+}

@@ -1,0 +1,197 @@
+//! Full re-simulation of one route: places the vehicle's breaks, checks every constraint and
+//! yields the timetable. Used for the final output and, on vehicles whose routes cannot be
+//! checked from cached arrays (breaks, duration limits, set-up times), for every candidate.
+//!
+//! Timing rules (shared with the harness's checker): travel, then wait until a window opens;
+//! the window bounds the start of service; set-up (when arriving from another location, or at
+//! the first visit of an open-start route) and service follow the start. A break has no
+//! location: it is taken where the vehicle is, before it travels on. The vehicle leaves as
+//! late as possible without delaying the route, so the duration is the least possible.
+
+use super::instance::{earliest_in, latest_in, Instance, INF};
+use super::problem::{Time, TimeWindow};
+use super::solution::{ScheduledStep, Step};
+
+#[derive(Clone, Copy)]
+struct Elem {
+    /// Node index, or `!break_index` for a break.
+    id: i64,
+    leg: Time,
+    busy: Time,
+}
+
+/// The route's start and end time when feasible.
+pub(crate) struct Timing {
+    pub start: Time,
+    pub end: Time,
+}
+
+fn elem_windows<'a>(inst: &'a Instance, v: usize, e: &Elem) -> &'a [TimeWindow] {
+    if e.id >= 0 {
+        inst.windows(e.id as usize)
+    } else {
+        &inst.vehicles[v].breaks[!e.id as usize].windows
+    }
+}
+
+fn forward(inst: &Instance, v: usize, elems: &[Elem], depart: Time, es: &mut Vec<Time>) -> Time {
+    es.clear();
+    let mut t = depart;
+    for e in elems {
+        let s = earliest_in(elem_windows(inst, v, e), t + e.leg);
+        es.push(s);
+        if s >= INF {
+            return INF;
+        }
+        t = s + e.busy;
+    }
+    t
+}
+
+fn backward(inst: &Instance, v: usize, elems: &[Elem], end_leg: Time, ls: &mut Vec<Time>) {
+    let m = elems.len();
+    ls.clear();
+    ls.resize(m, -INF);
+    let mut bound = inst.vehicles[v].shift.end - end_leg;
+    for k in (0..m).rev() {
+        let s = latest_in(elem_windows(inst, v, &elems[k]), bound - elems[k].busy);
+        ls[k] = s;
+        if s <= -INF {
+            return;
+        }
+        bound = s - elems[k].leg;
+    }
+}
+
+/// Simulates `nodes` on vehicle `v`; `None` when any constraint is violated. With `out`, the
+/// scheduled steps (breaks included) are written there.
+pub(crate) fn simulate(
+    inst: &Instance,
+    v: usize,
+    nodes: &[u32],
+    out: Option<&mut Vec<ScheduledStep>>,
+) -> Option<Timing> {
+    let vd = &inst.vehicles[v];
+    if nodes.len() > vd.max_tasks {
+        return None;
+    }
+    let mut elems = Vec::with_capacity(nodes.len() + vd.breaks.len());
+    let mut prev = vd.start;
+    let mut travel = 0;
+    for &n in nodes {
+        let n = n as usize;
+        let l = inst.loc[n];
+        let leg = inst.tt(prev, l);
+        let setup = if l != prev { inst.setup[n] } else { 0 };
+        elems.push(Elem {
+            id: n as i64,
+            leg,
+            busy: setup + inst.service[n],
+        });
+        travel += leg;
+        prev = l;
+    }
+    let end_leg = inst.tt(prev, vd.end);
+    travel += end_leg;
+    if travel > vd.max_travel {
+        return None;
+    }
+    let (mut es, mut ls) = (Vec::new(), Vec::new());
+    if !nodes.is_empty() {
+        let mut order: Vec<usize> = (0..vd.breaks.len()).collect();
+        order.sort_by_key(|&b| (vd.breaks[b].windows[0].start, b));
+        for b in order {
+            place_break(inst, v, &mut elems, end_leg, b, &mut es, &mut ls)?;
+        }
+    }
+    let arrive = forward(inst, v, &elems, vd.shift.start, &mut es) + end_leg;
+    if arrive > vd.shift.end {
+        return None;
+    }
+    backward(inst, v, &elems, end_leg, &mut ls);
+    let depart = match elems.first() {
+        Some(e) => (ls[0] - e.leg).min(vd.shift.end),
+        None => vd.shift.start,
+    };
+    if depart < vd.shift.start {
+        return None;
+    }
+    let end = forward(inst, v, &elems, depart, &mut es) + end_leg;
+    if end > vd.shift.end || vd.max_duration.is_some_and(|d| end - depart > d) {
+        return None;
+    }
+    if let Some(out) = out {
+        out.clear();
+        let mut t = depart;
+        for (e, &s) in elems.iter().zip(&es) {
+            let step = if e.id >= 0 {
+                let n = e.id as usize;
+                let task = inst.node_task[n] as usize;
+                if task < inst.n_jobs {
+                    Step::Job(task)
+                } else if inst.tasks[task].first as usize == n {
+                    Step::Pickup(task - inst.n_jobs)
+                } else {
+                    Step::Delivery(task - inst.n_jobs)
+                }
+            } else {
+                Step::Break(!e.id as usize)
+            };
+            out.push(ScheduledStep {
+                step,
+                arrival: t + e.leg,
+                service_start: s,
+            });
+            t = s + e.busy;
+        }
+    }
+    Some(Timing { start: depart, end })
+}
+
+/// Inserts break `b` at the first gap where it fits beside the elements placed so far.
+fn place_break(
+    inst: &Instance,
+    v: usize,
+    elems: &mut Vec<Elem>,
+    end_leg: Time,
+    b: usize,
+    es: &mut Vec<Time>,
+    ls: &mut Vec<Time>,
+) -> Option<()> {
+    let vd = &inst.vehicles[v];
+    let br = &vd.breaks[b];
+    forward(inst, v, elems, vd.shift.start, es);
+    backward(inst, v, elems, end_leg, ls);
+    let m = elems.len();
+    for g in 0..=m {
+        if g > 0 && es[g - 1] >= INF {
+            return None;
+        }
+        let dep = if g == 0 {
+            vd.shift.start
+        } else {
+            es[g - 1] + elems[g - 1].busy
+        };
+        let s = earliest_in(&br.windows, dep);
+        if s >= INF {
+            return None;
+        }
+        let ok = if g < m {
+            s + br.service + elems[g].leg <= ls[g]
+        } else {
+            s + br.service + end_leg <= vd.shift.end
+        };
+        if ok {
+            elems.insert(
+                g,
+                Elem {
+                    id: !(b as i64),
+                    leg: 0,
+                    busy: br.service,
+                },
+            );
+            return Some(());
+        }
+    }
+    None
+}

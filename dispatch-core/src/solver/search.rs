@@ -1,0 +1,242 @@
+//! The main loop: SISR ruin-and-recreate under simulated annealing, run by several workers in
+//! epochs. Workers meet only at epoch boundaries (fixed iteration counts) and ties break by
+//! worker index, so an iteration budget gives the same result for a seed and thread count.
+
+use super::instance::Instance;
+use super::neighbours::Neighbours;
+use super::recreate::{order, recreate};
+use super::rng::Rng;
+use super::ruin::{ruin, RuinParams};
+use super::state::State;
+use super::{Config, Control, Progress};
+
+/// Iterations each worker runs between two meetings.
+const EPOCH: u64 = 500;
+/// Temperature schedule when the budget's length is unknown: restart every this many.
+const CYCLE: u64 = 200_000;
+
+/// Search parameters.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Params {
+    pub ruin: RuinParams,
+    pub blink: f64,
+    pub t0: f64,
+    pub tf: f64,
+}
+
+impl Params {
+    /// Defaults scaled to the instance's typical arc cost.
+    pub(crate) fn for_instance(inst: &Instance, nb: &Neighbours) -> Params {
+        let n = inst.loc.len();
+        let mut sum = 0f64;
+        let mut count = 0f64;
+        for a in 0..n {
+            for &b in nb.of(a).iter().take(5) {
+                sum += inst.cost(inst.loc[a], inst.loc[b as usize]) as f64;
+                count += 1.0;
+            }
+        }
+        let arc = if count > 0.0 {
+            (sum / count).max(1.0)
+        } else {
+            1.0
+        };
+        Params {
+            ruin: RuinParams {
+                avg_removed: 10.0,
+                max_string: 10.0,
+                split_rate: 0.5,
+            },
+            blink: 0.01,
+            t0: 2.0 * arc,
+            tf: 0.02 * arc,
+        }
+    }
+}
+
+struct Worker {
+    state: State,
+    score: i128,
+    best: State,
+    best_score: i128,
+    rng: Rng,
+    marks: Vec<bool>,
+    removed: Vec<u32>,
+    seen: Vec<bool>,
+    stopped: bool,
+}
+
+/// Everything a worker reads while it runs.
+struct Ctx<'a> {
+    inst: &'a Instance,
+    nb: &'a Neighbours,
+    params: Params,
+    control: &'a dyn Control,
+    max_iterations: Option<u64>,
+    threads: u64,
+}
+
+impl Ctx<'_> {
+    /// Fraction of the budget used after `iteration` iterations in total.
+    fn fraction(&self, iteration: u64) -> f64 {
+        match self.max_iterations {
+            Some(max) if max > 0 => (iteration as f64 / max as f64).min(1.0),
+            _ => self
+                .control
+                .elapsed_fraction()
+                .unwrap_or((iteration % CYCLE) as f64 / CYCLE as f64)
+                .clamp(0.0, 1.0),
+        }
+    }
+}
+
+impl Worker {
+    /// Runs `count` iterations (fewer if stopped); `done` iterations were run before, in total.
+    fn run(&mut self, ctx: &Ctx, count: u64, done: u64) -> u64 {
+        let inst = ctx.inst;
+        let p = ctx.params;
+        for it in 0..count {
+            if it % 16 == 0 && ctx.control.should_stop() {
+                self.stopped = true;
+                return it;
+            }
+            let f = ctx.fraction(done + it * ctx.threads);
+            let temp = p.t0 * (p.tf / p.t0).powf(f);
+            let s = &mut self.state;
+            s.begin();
+            self.removed.clear();
+            self.removed.extend(s.take_unassigned(inst));
+            ruin(
+                inst,
+                s,
+                ctx.nb,
+                p.ruin,
+                &mut self.rng,
+                &mut self.marks,
+                &mut self.removed,
+            );
+            order(inst, ctx.nb, &mut self.removed, &mut self.rng);
+            recreate(
+                inst,
+                s,
+                &self.removed,
+                &mut self.rng,
+                p.blink,
+                true,
+                &mut self.seen,
+            );
+            let score = s.score(inst);
+            let threshold = -temp * (1.0 - self.rng.unit()).ln();
+            if ((score - self.score) as f64) < threshold {
+                s.commit();
+                self.score = score;
+                if score < self.best_score {
+                    self.best_score = score;
+                    self.best.clone_from(s);
+                }
+            } else {
+                s.rollback();
+            }
+        }
+        count
+    }
+}
+
+/// Builds a first solution and improves it until the budget is spent.
+pub(crate) fn run(
+    inst: &Instance,
+    nb: &Neighbours,
+    tasks: &[u32],
+    config: &Config,
+    control: &dyn Control,
+) -> State {
+    let params = Params::for_instance(inst, nb);
+    let mut rng = Rng::new(config.seed, 0);
+    let mut init = State::empty(inst, tasks);
+    let mut all = init.take_unassigned(inst);
+    order(inst, nb, &mut all, &mut rng);
+    let mut seen = Vec::new();
+    recreate(inst, &mut init, &all, &mut rng, 0.0, true, &mut seen);
+    let mut best_score = init.score(inst);
+    report(control, 0, &init);
+    let threads = config.threads.max(1);
+    let mut workers: Vec<Worker> = (0..threads)
+        .map(|i| Worker {
+            state: init.clone(),
+            score: best_score,
+            best: init.clone(),
+            best_score,
+            rng: Rng::new(config.seed, i as u64 + 1),
+            marks: vec![false; inst.loc.len()],
+            removed: Vec::new(),
+            seen: Vec::new(),
+            stopped: false,
+        })
+        .collect();
+    let mut best = init;
+    let ctx = Ctx {
+        inst,
+        nb,
+        params,
+        control,
+        max_iterations: config.max_iterations,
+        threads: threads as u64,
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .ok();
+    let mut done = 0u64;
+    loop {
+        let per = match config.max_iterations {
+            Some(max) if done >= max => break,
+            Some(max) => EPOCH.min((max - done).div_ceil(threads as u64)),
+            None => EPOCH,
+        };
+        if tasks.is_empty() {
+            break;
+        }
+        let run = |w: &mut Worker| w.run(&ctx, per, done);
+        let counts: Vec<u64> = match (&pool, threads) {
+            (Some(pool), t) if t > 1 => pool.install(|| {
+                use rayon::prelude::*;
+                workers.par_iter_mut().map(run).collect()
+            }),
+            _ => workers.iter_mut().map(run).collect(),
+        };
+        done += counts.iter().sum::<u64>();
+        let (idx, w) = workers
+            .iter()
+            .enumerate()
+            .min_by_key(|(i, w)| (w.best_score, *i))
+            .expect("at least one worker");
+        if w.best_score < best_score {
+            best_score = w.best_score;
+            best = w.best.clone();
+            report(control, done, &best);
+        }
+        let _ = idx;
+        let stopped = workers.iter().any(|w| w.stopped);
+        for w in &mut workers {
+            if w.best_score > best_score {
+                w.state.clone_from(&best);
+                w.score = best_score;
+                w.best.clone_from(&best);
+                w.best_score = best_score;
+            }
+        }
+        if stopped {
+            break;
+        }
+    }
+    best
+}
+
+fn report(control: &dyn Control, iteration: u64, s: &State) {
+    control.on_improvement(&Progress {
+        iteration,
+        vehicles: s.used(),
+        cost: s.routing_cost(),
+        unassigned: s.unassigned.len(),
+    });
+}
