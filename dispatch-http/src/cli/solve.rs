@@ -1,11 +1,361 @@
-//! `dispatch solve`.
+//! `dispatch solve FILE`: reads one instance, solves it with the core solver under a wall-clock
+//! and/or iteration budget, re-checks the result with the independent checker and prints one JSON
+//! document (shapes fixed by `operator-interface.md`). Progress goes to stderr.
+
+use std::io::{IsTerminal, Read, Write};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use clap::ValueEnum;
+use dispatch_core::solver::checker::{self, plane::check_plane};
+use dispatch_core::solver::formats::{self, Format, Instance, SCALE};
+use dispatch_core::solver::problem::Objective;
+use dispatch_core::solver::solution::{Solution, Step};
+use dispatch_core::solver::{solve, Config, Control, Progress};
+use serde::Serialize;
+
+/// Instance format flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    /// Solomon / Gehring-Homberger VRPTW text.
+    Solomon,
+    /// Li & Lim PDPTW text.
+    Lilim,
+    /// VROOM-style JSON problem.
+    Vroom,
+    /// Detect from the content.
+    Auto,
+}
+
+/// Objective flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ObjectiveArg {
+    /// Minimise distance only (for VROOM input: total travel duration, VROOM's objective).
+    Distance,
+    /// Fewest vehicles first, then distance (for VROOM input: then travel duration).
+    VehiclesDistance,
+}
 
 #[derive(Debug, clap::Args)]
 pub struct SolveArgs {
-    /// Instance file.
+    /// Instance file (`-` reads standard input).
     pub file: String,
+    /// Instance format.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub format: FormatArg,
+    /// Wall-clock budget in seconds (decimal allowed); the best solution so far is printed.
+    #[arg(long, value_name = "SECS", default_value = "10", value_parser = parse_seconds)]
+    pub time_limit: f64,
+    /// Stop after N search iterations (or at the time limit, whichever comes first).
+    #[arg(long, value_name = "N")]
+    pub iterations: Option<u64>,
+    /// Random seed: same seed, threads and iterations give the same routes.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub seed: u64,
+    /// Worker threads [default: all cores].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
+    /// What to minimise [default: vehicles-distance; VROOM input: distance, i.e. duration].
+    #[arg(long, value_enum)]
+    pub objective: Option<ObjectiveArg>,
 }
 
-pub fn run(_args: SolveArgs) -> Result<(), String> {
-    Err("solve is not built yet".into())
+fn parse_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && (0.0..=1e9).contains(&v) => Ok(v),
+        _ => Err(format!(
+            "`{s}` is not a number of seconds (a decimal from 0 upwards)"
+        )),
+    }
+}
+
+/// Stops at a wall-clock deadline and reports improvements to stderr.
+struct Deadline {
+    started: Instant,
+    limit: Duration,
+    terminal: bool,
+    /// Divides matrix costs for display (the Euclidean formats' scale).
+    unit: f64,
+}
+
+impl Control for Deadline {
+    fn should_stop(&self) -> bool {
+        self.started.elapsed() >= self.limit
+    }
+
+    fn on_improvement(&self, p: &Progress) {
+        let elapsed = self.started.elapsed().as_secs_f64();
+        let cost = p.cost as f64 / self.unit;
+        let mut err = std::io::stderr().lock();
+        // Progress is best effort: a closed stderr must not stop the search.
+        let _ = if self.terminal {
+            let limit = self.limit.as_secs_f64().max(1e-9);
+            let filled = ((elapsed / limit).min(1.0) * 30.0) as usize;
+            write!(
+                err,
+                "\r[{}{}] {elapsed:6.2}s  vehicles {:3}  cost {cost:.2}  unassigned {}   ",
+                "#".repeat(filled),
+                " ".repeat(30 - filled),
+                p.vehicles,
+                p.unassigned
+            )
+        } else {
+            writeln!(
+                err,
+                "progress elapsed_s={elapsed:.3} iteration={} vehicles={} cost={cost:.2} unassigned={}",
+                p.iteration, p.vehicles, p.unassigned
+            )
+        };
+    }
+
+    fn elapsed_fraction(&self) -> Option<f64> {
+        let limit = self.limit.as_secs_f64();
+        Some(if limit > 0.0 {
+            (self.started.elapsed().as_secs_f64() / limit).min(1.0)
+        } else {
+            1.0
+        })
+    }
+}
+
+#[derive(Serialize)]
+struct TextOutput {
+    instance: String,
+    vehicles: usize,
+    distance: f64,
+    /// Sum of arcs truncated to one decimal (DIMACS convention), for comparing with such BKS.
+    distance_dimacs: f64,
+    unassigned: Vec<u64>,
+    routes: Vec<Vec<u64>>,
+    elapsed_s: f64,
+    seed: u64,
+    feasible: bool,
+    unassigned_reasons: Vec<UnassignedEntry>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    violations: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct VroomOutput {
+    instance: String,
+    vehicles: usize,
+    cost: i64,
+    unassigned: Vec<UnassignedEntry>,
+    routes: Vec<VroomRoute>,
+    elapsed_s: f64,
+    seed: u64,
+    feasible: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    violations: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct UnassignedEntry {
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    kind: Option<&'static str>,
+    id: u64,
+    reason: &'static str,
+    reason_description: &'static str,
+}
+
+#[derive(Serialize)]
+struct VroomRoute {
+    vehicle: u64,
+    steps: Vec<VroomStep>,
+}
+
+#[derive(Serialize)]
+struct VroomStep {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    id: u64,
+    arrival: i64,
+}
+
+fn kind(step: Step) -> &'static str {
+    match step {
+        Step::Job(_) => "job",
+        Step::Pickup(_) => "pickup",
+        Step::Delivery(_) => "delivery",
+        Step::Break(_) => "break",
+    }
+}
+
+/// The unassigned tasks as steps: a shipment stands for both its visits.
+fn unassigned_steps(solution: &Solution) -> Vec<(Step, &'static str, &'static str)> {
+    let mut out = Vec::new();
+    for u in &solution.unassigned {
+        let (code, text) = (u.reason.code(), u.reason.description());
+        out.push((u.task, code, text));
+        if let Step::Pickup(i) = u.task {
+            out.push((Step::Delivery(i), code, text));
+        }
+    }
+    out
+}
+
+fn read_input(file: &str) -> Result<String, String> {
+    let mut text = String::new();
+    if file == "-" {
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| format!("cannot read standard input: {e}"))?;
+    } else {
+        text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {file}: {e}"))?;
+    }
+    Ok(text)
+}
+
+fn round(x: f64, decimals: i32) -> f64 {
+    let f = 10f64.powi(decimals);
+    (x * f).round() / f
+}
+
+pub fn run(args: SolveArgs) -> Result<(), String> {
+    let text = read_input(&args.file)?;
+    let format = match args.format {
+        FormatArg::Solomon => Format::Solomon,
+        FormatArg::Lilim => Format::LiLim,
+        FormatArg::Vroom => Format::Vroom,
+        FormatArg::Auto => formats::detect(&text).map_err(|e| format!("{}: {e}", args.file))?,
+    };
+    let objective = match (format, args.objective) {
+        (Format::Vroom, None | Some(ObjectiveArg::Distance)) => Objective::Duration,
+        (Format::Vroom, Some(ObjectiveArg::VehiclesDistance)) => Objective::VehiclesThenDuration,
+        (_, Some(ObjectiveArg::Distance)) => Objective::Distance,
+        (_, None | Some(ObjectiveArg::VehiclesDistance)) => Objective::VehiclesThenDistance,
+    };
+    let mut instance =
+        formats::read(&text, Some(format), objective).map_err(|e| format!("{}: {e}", args.file))?;
+    if instance.problem.name.is_empty() {
+        instance.problem.name = Path::new(&args.file)
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .filter(|s| *s != "-")
+            .unwrap_or("stdin")
+            .to_owned();
+    }
+    let threads = args.threads.map_or_else(
+        || std::thread::available_parallelism().map_or(1, |n| n.get()),
+        |t| t as usize,
+    );
+    let config = Config {
+        seed: args.seed,
+        threads,
+        max_iterations: args.iterations,
+    };
+    let control = Deadline {
+        started: Instant::now(),
+        limit: Duration::from_secs_f64(args.time_limit),
+        terminal: std::io::stderr().is_terminal(),
+        unit: if instance.plane.is_some() {
+            SCALE as f64
+        } else {
+            1.0
+        },
+    };
+    let solution = solve(&instance.problem, &config, &control);
+    let elapsed_s = round(control.started.elapsed().as_secs_f64(), 3);
+    if control.terminal {
+        eprintln!();
+    }
+    let (json, violations) = render(&instance, &solution, elapsed_s, args.seed)?;
+    println!("{json}");
+    match violations.first() {
+        None => Ok(()),
+        Some(first) => Err(format!(
+            "the solver returned a solution the checker rejects ({} violations; first: {first})",
+            violations.len()
+        )),
+    }
+}
+
+/// The output document and the checker's violations (an infeasible solution is printed too).
+fn render(
+    instance: &Instance,
+    solution: &Solution,
+    elapsed_s: f64,
+    seed: u64,
+) -> Result<(String, Vec<String>), String> {
+    let problem = &instance.problem;
+    let report = checker::check(problem, solution);
+    let mut violations: Vec<String> = report.violations.iter().map(|v| v.to_string()).collect();
+    let routes = solution
+        .routes
+        .iter()
+        .filter(|r| r.steps.iter().any(|s| !matches!(s.step, Step::Break(_))));
+    let left = unassigned_steps(solution);
+    let json = match &instance.plane {
+        Some(plane) => {
+            let recheck = check_plane(problem, solution, plane);
+            violations.extend(
+                recheck
+                    .violations
+                    .iter()
+                    .map(|v| format!("exact times: {v}")),
+            );
+            serde_json::to_string(&TextOutput {
+                instance: problem.name.clone(),
+                vehicles: report.vehicles,
+                distance: round(recheck.distance, 4),
+                distance_dimacs: round(recheck.dimacs_distance, 1),
+                unassigned: left.iter().map(|&(s, ..)| instance.step_id(0, s)).collect(),
+                routes: routes
+                    .map(|r| {
+                        r.steps
+                            .iter()
+                            .map(|s| instance.step_id(r.vehicle, s.step))
+                            .collect()
+                    })
+                    .collect(),
+                elapsed_s,
+                seed,
+                feasible: violations.is_empty(),
+                unassigned_reasons: left
+                    .iter()
+                    .map(|&(s, reason, reason_description)| UnassignedEntry {
+                        kind: None,
+                        id: instance.step_id(0, s),
+                        reason,
+                        reason_description,
+                    })
+                    .collect(),
+                violations: violations.clone(),
+            })
+        }
+        None => serde_json::to_string(&VroomOutput {
+            instance: problem.name.clone(),
+            vehicles: report.vehicles,
+            cost: report.travel_time,
+            unassigned: left
+                .iter()
+                .map(|&(s, reason, reason_description)| UnassignedEntry {
+                    kind: Some(kind(s)),
+                    id: instance.step_id(0, s),
+                    reason,
+                    reason_description,
+                })
+                .collect(),
+            routes: routes
+                .map(|r| VroomRoute {
+                    vehicle: problem.vehicles[r.vehicle].id,
+                    steps: r
+                        .steps
+                        .iter()
+                        .map(|s| VroomStep {
+                            kind: kind(s.step),
+                            id: instance.step_id(r.vehicle, s.step),
+                            arrival: s.arrival,
+                        })
+                        .collect(),
+                })
+                .collect(),
+            elapsed_s,
+            seed,
+            feasible: violations.is_empty(),
+            violations: violations.clone(),
+        }),
+    }
+    .map_err(|e| format!("cannot render the solution: {e}"))?;
+    Ok((json, violations))
 }
