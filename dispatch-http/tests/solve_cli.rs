@@ -1,0 +1,311 @@
+//! `dispatch solve` driven as a subprocess: output shapes of `operator-interface.md`,
+//! determinism under an iteration budget, and clear errors instead of panics.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+fn dispatch(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_dispatch"))
+        .args(args)
+        .output()
+        .expect("run dispatch")
+}
+
+fn temp_file(name: &str, content: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("dispatch-solve-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, content).unwrap();
+    path
+}
+
+fn shared_instance(rel: &str) -> Option<PathBuf> {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).parent()?;
+    let found = repo
+        .ancestors()
+        .skip(1)
+        .map(|d| d.join("shared/instances").join(rel))
+        .find(|p| p.is_file());
+    if found.is_none() {
+        eprintln!("note: shared/instances/{rel} not found beside the checkout; skipping");
+    }
+    found
+}
+
+fn stdout_json(out: &Output) -> Value {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "exit {:?}: {stderr}", out.status);
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+fn assert_clean_failure(out: &Output) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success(), "should fail: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(!stderr.trim().is_empty());
+    stderr
+}
+
+/// Depot at (0,0), six customers, three vehicles of capacity 30.
+const SMALL_SOLOMON: &str = "SMALL6\r\n\r\nVEHICLE\r\nNUMBER     CAPACITY\r\n  3         30\r\n\r\nCUSTOMER\r\nCUST NO.  XCOORD.   YCOORD.    DEMAND   READY TIME  DUE DATE   SERVICE   TIME\r\n\r\n    0      0          0          0          0       500          0\r\n    1     10          0         10          0       100         10\r\n    2     20          0         10          0       200         10\r\n    3      0         10         10          0       100         10\r\n    4      0         20         10          0       200         10\r\n    5    -10          0         10         50       300         10\r\n    6      0        -10         10          0       300         10\r\n";
+
+#[test]
+fn solomon_output_has_the_operator_interface_shape() {
+    let file = temp_file("small6.txt", SMALL_SOLOMON);
+    let out = dispatch(&[
+        "solve",
+        file.to_str().unwrap(),
+        "--iterations",
+        "200",
+        "--threads",
+        "1",
+        "--seed",
+        "7",
+    ]);
+    let json = stdout_json(&out);
+    for key in [
+        "instance",
+        "vehicles",
+        "distance",
+        "unassigned",
+        "routes",
+        "elapsed_s",
+        "seed",
+    ] {
+        assert!(json.get(key).is_some(), "missing {key}: {json}");
+    }
+    assert_eq!(json["instance"], "SMALL6");
+    assert_eq!(json["seed"], 7);
+    assert_eq!(json["unassigned"], serde_json::json!([]));
+    let routes = json["routes"].as_array().unwrap();
+    assert_eq!(json["vehicles"].as_u64().unwrap() as usize, routes.len());
+    let mut nodes: Vec<u64> = routes
+        .iter()
+        .flat_map(|r| r.as_array().unwrap())
+        .map(|n| n.as_u64().unwrap())
+        .collect();
+    nodes.sort();
+    assert_eq!(nodes, vec![1, 2, 3, 4, 5, 6]);
+    let distance = json["distance"].as_f64().unwrap();
+    // Three out-and-back routes along the axes (3 x 40) is a ceiling.
+    assert!(distance > 0.0 && distance <= 120.0 + 1e-9, "{distance}");
+    assert!(json["elapsed_s"].as_f64().unwrap() >= 0.0);
+}
+
+#[test]
+fn same_seed_and_iterations_print_the_same_routes() {
+    let Some(file) = shared_instance("solomon/R101.txt") else {
+        return;
+    };
+    let args = [
+        "solve",
+        file.to_str().unwrap(),
+        "--iterations",
+        "300",
+        "--threads",
+        "2",
+        "--seed",
+        "3",
+        "--time-limit",
+        "120",
+    ];
+    let (a, b) = (stdout_json(&dispatch(&args)), stdout_json(&dispatch(&args)));
+    assert_eq!(a["routes"], b["routes"]);
+    assert_eq!(a["distance"], b["distance"]);
+    assert_eq!(a["feasible"], true);
+}
+
+#[test]
+fn li_lim_routes_cover_every_node_number() {
+    let Some(file) = shared_instance("lilim/lc101.txt") else {
+        return;
+    };
+    let json = stdout_json(&dispatch(&[
+        "solve",
+        file.to_str().unwrap(),
+        "--iterations",
+        "100",
+        "--threads",
+        "1",
+    ]));
+    assert_eq!(json["instance"], "lc101");
+    let served: usize = json["routes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_array().unwrap().len())
+        .sum();
+    assert_eq!(served + json["unassigned"].as_array().unwrap().len(), 106);
+    assert_eq!(json["feasible"], true);
+}
+
+const VROOM: &str = r#"{
+  "vehicles": [{"id": 10, "start_index": 0, "end_index": 0, "capacity": [5],
+                "breaks": [{"id": 99, "time_windows": [[0, 1000]], "service": 5}]}],
+  "jobs": [
+    {"id": 1, "location_index": 1, "service": 10, "delivery": [1]},
+    {"id": 2, "location_index": 2, "service": 10, "delivery": [1]},
+    {"id": 3, "location_index": 2, "delivery": [1], "skills": [42]}
+  ],
+  "shipments": [{"amount": [2], "pickup": {"id": 4, "location_index": 1}, "delivery": {"id": 5, "location_index": 2}}],
+  "matrices": {"car": {"durations": [[0, 100, 200], [150, 0, 100], [250, 120, 0]]}}
+}"#;
+
+#[test]
+fn vroom_output_has_vehicle_steps_cost_and_unassigned_reasons() {
+    let file = temp_file("problem.json", VROOM);
+    let json = stdout_json(&dispatch(&[
+        "solve",
+        file.to_str().unwrap(),
+        "--iterations",
+        "100",
+        "--threads",
+        "1",
+    ]));
+    assert!(json.get("distance").is_none());
+    let routes = json["routes"].as_array().unwrap();
+    assert_eq!(routes.len(), 1);
+    assert_eq!(routes[0]["vehicle"], 10);
+    let steps: Vec<(String, u64)> = routes[0]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["type"].as_str().unwrap().to_owned(),
+                s["id"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    for want in [
+        ("job", 1),
+        ("job", 2),
+        ("pickup", 4),
+        ("delivery", 5),
+        ("break", 99),
+    ] {
+        assert!(steps.contains(&(want.0.to_owned(), want.1)), "{steps:?}");
+    }
+    let p = steps.iter().position(|s| s.0 == "pickup").unwrap();
+    let d = steps.iter().position(|s| s.0 == "delivery").unwrap();
+    assert!(p < d);
+    // 0 -> 1 -> 2 -> 0 is the cheapest tour: 100 + 100 + 250.
+    assert_eq!(json["cost"], 450);
+    let unassigned = json["unassigned"].as_array().unwrap();
+    assert_eq!(unassigned.len(), 1);
+    assert_eq!(unassigned[0]["type"], "job");
+    assert_eq!(unassigned[0]["id"], 3);
+    assert_eq!(unassigned[0]["reason"], "SKILLS");
+    assert!(unassigned[0]["reason_description"].as_str().unwrap().len() > 10);
+}
+
+#[test]
+fn standard_input_and_plain_progress_lines() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dispatch"))
+        .args(["solve", "-", "--iterations", "50", "--threads", "1"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(SMALL_SOLOMON.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let json = stdout_json(&out);
+    assert_eq!(json["instance"], "SMALL6");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.lines().any(|l| l.starts_with("progress ")),
+        "{stderr}"
+    );
+    assert!(!stderr.contains('\r'));
+}
+
+#[test]
+fn a_short_time_limit_still_prints_a_solution() {
+    let file = temp_file("small6-time.txt", SMALL_SOLOMON);
+    let json = stdout_json(&dispatch(&[
+        "solve",
+        file.to_str().unwrap(),
+        "--time-limit",
+        "0.2",
+    ]));
+    assert!(json["elapsed_s"].as_f64().unwrap() < 5.0);
+    assert_eq!(json["feasible"], true);
+}
+
+#[test]
+fn malformed_files_fail_with_the_line_number() {
+    let bad = SMALL_SOLOMON.replace("    4      0         20", "    4      0         2x");
+    let file = temp_file("bad.txt", &bad);
+    let stderr = assert_clean_failure(&dispatch(&["solve", file.to_str().unwrap()]));
+    assert!(stderr.contains("line 14"), "{stderr}");
+
+    let file = temp_file(
+        "bad.json",
+        "{\n  \"vehicles\": [\n    {\"id\": true}\n  ]\n}",
+    );
+    let stderr = assert_clean_failure(&dispatch(&["solve", file.to_str().unwrap()]));
+    assert!(stderr.contains("line 3, column"), "{stderr}");
+
+    let file = temp_file("garbage.txt", "hello\nworld\n");
+    let stderr = assert_clean_failure(&dispatch(&["solve", file.to_str().unwrap()]));
+    assert!(stderr.contains("unrecognised"), "{stderr}");
+
+    let file = temp_file("forced.txt", SMALL_SOLOMON);
+    let stderr = assert_clean_failure(&dispatch(&[
+        "solve",
+        file.to_str().unwrap(),
+        "--format",
+        "lilim",
+    ]));
+    assert!(stderr.contains("line"), "{stderr}");
+}
+
+#[test]
+fn bad_flags_and_missing_files_fail_cleanly() {
+    let file = temp_file("flags.txt", SMALL_SOLOMON);
+    let f = file.to_str().unwrap();
+    let stderr = assert_clean_failure(&dispatch(&["solve", "/nonexistent/instance.txt"]));
+    assert!(stderr.contains("/nonexistent/instance.txt"), "{stderr}");
+    for args in [
+        vec!["solve", f, "--threads", "0"],
+        vec!["solve", f, "--time-limit", "-1"],
+        vec!["solve", f, "--time-limit", "soon"],
+        vec!["solve", f, "--format", "tsplib"],
+        vec!["solve", f, "--objective", "time"],
+        vec!["solve", f, "--seed", "-4"],
+        vec!["solve", f, "--iterations", "many"],
+        vec!["solve", f, "--unknown"],
+        vec!["solve"],
+    ] {
+        assert_clean_failure(&dispatch(&args));
+    }
+}
+
+#[test]
+fn help_lists_every_flag() {
+    let out = dispatch(&["solve", "--help"]);
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    for flag in [
+        "--format",
+        "--time-limit",
+        "--iterations",
+        "--seed",
+        "--threads",
+        "--objective",
+        "vehicles-distance",
+        "lilim",
+    ] {
+        assert!(help.contains(flag), "{flag} missing from help:\n{help}");
+    }
+}
