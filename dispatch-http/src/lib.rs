@@ -66,9 +66,18 @@ pub fn app(state: AppState) -> Router {
         state.clone(),
         auth::require_access_key,
     ));
-    Router::new()
-        .route("/healthz", get(healthz))
-        .nest("/v2", api)
+    with_error_handling(
+        Router::new()
+            .route("/healthz", get(healthz))
+            .nest("/v2", api),
+        state,
+    )
+}
+
+/// Adds what makes every failure an envelope: the unknown-path and wrong-method fallbacks, the
+/// body limit, panic catching and the net for bare-text error responses.
+pub fn with_error_handling(routes: Router<AppState>, state: AppState) -> Router {
+    routes
         .fallback(rejection::unknown_path)
         .method_not_allowed_fallback(rejection::wrong_method)
         .layer(axum::middleware::map_response(
