@@ -48,6 +48,7 @@
 //! ```
 
 pub mod checker;
+mod fleet;
 pub mod formats;
 mod insertion;
 mod instance;
