@@ -3,8 +3,9 @@
 //! checked from cached arrays (breaks, duration limits, set-up times), for every candidate.
 //!
 //! Timing rules (shared with the harness's checker): travel, then wait until a window opens;
-//! the window bounds the start of service; set-up (when arriving from another location, or at
-//! the first visit of an open-start route) and service follow the start. A break has no
+//! the window bounds the start of service; set-up (when arriving from another location than
+//! the previous one, the start location included; always at the first visit of an open-start
+//! route) and service follow the start. A break has no
 //! location: it is taken where the vehicle is, before it travels on. The vehicle leaves as
 //! late as possible without delaying the route, so the duration is the least possible.
 
