@@ -10,7 +10,7 @@
 //! than the shift end. At each visit the vehicle arrives after the travel time, waits until one
 //! of the visit's windows opens, and starts service inside that window (a window bounds the
 //! *start* of service). The visit then lasts its set-up time (only when arriving from another
-//! location, and always at the first visit) plus its service time. A break has
+//! location than the previous one, the start location included) plus its service time. A break has
 //! no location: it is taken where the vehicle is, before travelling on, starting inside one of
 //! its windows. A used vehicle takes all its breaks. `max_duration` bounds end minus start time;
 //! `max_travel_time` the sum of travel times; `max_tasks` the number of visits (breaks excluded).
@@ -48,6 +48,7 @@
 //! ```
 
 pub mod checker;
+mod fleet;
 pub mod formats;
 mod insertion;
 mod instance;

@@ -3,8 +3,9 @@
 //! checked from cached arrays (breaks, duration limits, set-up times), for every candidate.
 //!
 //! Timing rules (shared with the harness's checker): travel, then wait until a window opens;
-//! the window bounds the start of service; set-up (when arriving from another location, and
-//! always at the first visit) and service follow the start. A break has no
+//! the window bounds the start of service; set-up (when arriving from another location than
+//! the previous one, the start location included; always at the first visit of an open-start
+//! route) and service follow the start. A break has no
 //! location: it is taken where the vehicle is, before it travels on. The vehicle leaves as
 //! late as possible without delaying the route, so the duration is the least possible.
 
@@ -82,11 +83,7 @@ pub(crate) fn simulate(
         let n = n as usize;
         let l = inst.loc[n];
         let leg = inst.tt(prev, l);
-        let setup = if elems.is_empty() || l != prev {
-            inst.setup[n]
-        } else {
-            0
-        };
+        let setup = if l != prev { inst.setup[n] } else { 0 };
         elems.push(Elem {
             id: n as i64,
             leg,

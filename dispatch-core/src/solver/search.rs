@@ -2,6 +2,7 @@
 //! epochs. Workers meet only at epoch boundaries (fixed iteration counts) and ties break by
 //! worker index, so an iteration budget gives the same result for a seed and thread count.
 
+use super::fleet::{Fleet, Scratch};
 use super::instance::Instance;
 use super::neighbours::Neighbours;
 use super::recreate::{order, recreate};
@@ -14,6 +15,9 @@ use super::{Config, Control, Progress};
 const EPOCH: u64 = 500;
 /// Temperature schedule when the budget's length is unknown: restart every this many.
 const CYCLE: u64 = 200_000;
+/// Share of the budget in which vehicles-first objectives alternate fleet minimisation with
+/// the main search.
+const FLEET_SHARE: f64 = 0.5;
 
 /// Search parameters.
 #[derive(Debug, Clone, Copy)]
@@ -64,6 +68,7 @@ struct Worker {
     removed: Vec<u32>,
     seen: Vec<bool>,
     stopped: bool,
+    fleet: Option<Fleet>,
 }
 
 /// Everything a worker reads while it runs.
@@ -101,6 +106,10 @@ impl Worker {
                 return it;
             }
             let f = ctx.fraction(done + it * ctx.threads);
+            if inst.vehicle_cost > 0 && f < FLEET_SHARE && it % 2 == 0 {
+                self.fleet_step(ctx);
+                continue;
+            }
             let temp = p.t0 * (p.tf / p.t0).powf(f);
             let s = &mut self.state;
             s.begin();
@@ -142,6 +151,40 @@ impl Worker {
     }
 }
 
+impl Worker {
+    /// One step of fleet minimisation; adopts its solution when it saves a vehicle.
+    fn fleet_step(&mut self, ctx: &Ctx) {
+        let inst = ctx.inst;
+        if self
+            .fleet
+            .as_ref()
+            .is_none_or(|fl| fl.target() > self.state.used())
+        {
+            let absences = self
+                .fleet
+                .take()
+                .map_or_else(|| vec![0; inst.tasks.len()], Fleet::into_absences);
+            self.fleet = Fleet::new(inst, &self.state, absences);
+        }
+        let Some(fleet) = self.fleet.as_mut() else {
+            return;
+        };
+        let scratch = Scratch {
+            marks: &mut self.marks,
+            removed: &mut self.removed,
+            seen: &mut self.seen,
+        };
+        if let Some(better) = fleet.step(inst, ctx.nb, ctx.params.ruin, &mut self.rng, scratch) {
+            self.state = better;
+            self.score = self.state.score(inst);
+            if self.score < self.best_score {
+                self.best_score = self.score;
+                self.best.clone_from(&self.state);
+            }
+        }
+    }
+}
+
 /// Builds a first solution and improves it until the budget is spent.
 pub(crate) fn run(
     inst: &Instance,
@@ -171,6 +214,7 @@ pub(crate) fn run(
             removed: Vec::new(),
             seen: Vec::new(),
             stopped: false,
+            fleet: None,
         })
         .collect();
     let mut best = init;
@@ -223,6 +267,7 @@ pub(crate) fn run(
                 w.score = best_score;
                 w.best.clone_from(&best);
                 w.best_score = best_score;
+                w.fleet = None;
             }
         }
         if stopped {
