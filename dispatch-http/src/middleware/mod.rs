@@ -93,3 +93,6 @@ where
         ))
         .layer(axum::middleware::from_fn(request_log::log_request))
 }
+
+#[cfg(test)]
+mod tests;
