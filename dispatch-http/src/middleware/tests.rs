@@ -102,8 +102,20 @@ struct TestApp {
 }
 
 fn test_app(rate_limits_enabled: bool) -> TestApp {
-    let clock = Arc::new(ManualClock::new(T0));
-    let probe = Probe::new();
+    test_app_with(
+        rate_limits_enabled,
+        Arc::new(ManualClock::new(T0)),
+        Arc::new(InMemoryIdempotencyStore::new()),
+        Probe::new(),
+    )
+}
+
+fn test_app_with(
+    rate_limits_enabled: bool,
+    clock: Arc<ManualClock>,
+    idempotency_store: Arc<dyn IdempotencyStore>,
+    probe: Probe,
+) -> TestApp {
     let api = Router::new()
         .route(
             "/vehicles",
@@ -119,7 +131,7 @@ fn test_app(rate_limits_enabled: bool) -> TestApp {
     let config = MiddlewareConfig {
         clock: clock.clone(),
         rate_limits_enabled,
-        idempotency_store: Arc::new(InMemoryIdempotencyStore::new()),
+        idempotency_store,
     };
     let api = apply_inner(api, &config).layer(from_fn(test_auth));
     let app = apply_outer(Router::new().nest("/v2", api), &config);

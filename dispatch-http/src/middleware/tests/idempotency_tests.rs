@@ -1,3 +1,5 @@
+use dispatch_store_sqlite::idempotency::SqliteIdempotencyStore;
+
 use super::*;
 
 const IK: &str = "idempotency-key";
@@ -349,4 +351,46 @@ async fn concurrent_requests_with_one_key_execute_exactly_once() {
     assert_eq!(executed, 1);
     assert_eq!(t.probe.executions(), 1);
     assert_eq!(t.probe.entered.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn recorded_keys_survive_a_restart_over_the_same_sqlite_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("dispatch.db");
+    let clock = Arc::new(ManualClock::new(T0));
+    let probe = Probe::new();
+    let open = || Arc::new(SqliteIdempotencyStore::open(&path).unwrap());
+    let first = {
+        let t = test_app_with(true, clock.clone(), open(), probe.clone());
+        call(
+            &t.app,
+            "POST",
+            "/v2/vehicles",
+            &[KEY1, (IK, "k")],
+            r#"{"name":"V"}"#,
+        )
+        .await
+    };
+    let t = test_app_with(true, clock.clone(), open(), probe.clone());
+    let replay = call(
+        &t.app,
+        "POST",
+        "/v2/vehicles",
+        &[KEY1, (IK, "k")],
+        r#"{"name":"V"}"#,
+    )
+    .await;
+    assert_eq!(replay.header("idempotency-replay"), Some("true"));
+    assert_eq!(replay.status, first.status);
+    assert_eq!(replay.body, first.body);
+    let mismatch = call(
+        &t.app,
+        "POST",
+        "/v2/vehicles",
+        &[KEY1, (IK, "k")],
+        r#"{"name":"W"}"#,
+    )
+    .await;
+    assert_eq!(mismatch.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(probe.executions(), 1);
 }
