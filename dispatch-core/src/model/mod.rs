@@ -3,6 +3,7 @@
 pub mod attachment;
 pub mod customer;
 pub mod line_item;
+pub mod location;
 pub mod notification;
 pub mod order;
 pub mod organisation;
