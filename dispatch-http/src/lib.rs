@@ -3,6 +3,10 @@
 //! [`app`] builds the whole HTTP surface: `/healthz`, the `/v2` API behind the access-key layer,
 //! and the envelope for every error (unknown path, wrong method, bad body, panics).
 
+// `ApiError` (a fixed contract) carries its details map and extra headers by value; it is built
+// only on the error path, so its size does not matter where clippy counts it.
+#![allow(clippy::result_large_err)]
+
 pub mod auth;
 pub mod cli;
 pub mod clock;
