@@ -2,9 +2,11 @@
 
 pub mod attachment;
 pub mod customer;
+pub mod customer_validate;
 pub mod line_item;
 pub mod notification;
 pub mod order;
+pub mod order_fields;
 pub mod organisation;
 pub mod plan;
 pub mod reference;
