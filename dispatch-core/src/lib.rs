@@ -7,9 +7,12 @@
 #![warn(missing_docs)]
 
 pub mod error;
+pub mod events;
 pub mod model;
 pub mod paging;
+pub mod patch;
 pub mod ports;
+pub mod service;
 pub mod solver;
 pub mod status;
 pub mod time;

@@ -1,0 +1,88 @@
+//! The closed set of domain events the service emits as webhooks.
+
+/// One event, with its payload.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DomainEvent {
+    /// `orders.status`: an order's status changed.
+    OrderStatus {
+        /// The order.
+        order_id: i64,
+        /// Its number.
+        order_number: String,
+        /// The new status.
+        status: String,
+    },
+    /// `plans.created`: a plan row was persisted.
+    PlanCreated {
+        /// The plan.
+        id: i64,
+    },
+    /// `plans.dispatched`: a plan was dispatched.
+    PlanDispatched {
+        /// The plan.
+        id: i64,
+    },
+    /// `routes.edited`: a dispatched route was edited.
+    RouteEdited {
+        /// The route.
+        id: i64,
+    },
+    /// `routes.deleted`: a dispatched route was deleted.
+    RouteDeleted {
+        /// The route.
+        id: i64,
+    },
+    /// `routes.completed`: the driver completed a dispatched route.
+    RouteCompleted {
+        /// The route.
+        id: i64,
+    },
+    /// `plans.deleted`: a plan row was destroyed.
+    PlanDeleted {
+        /// The plan.
+        id: i64,
+    },
+    /// `orders.on_delivery`: a stop entered its on-delivery ETA window.
+    OrderOnDelivery {
+        /// The order.
+        order_id: i64,
+        /// Its number.
+        order_number: String,
+        /// The route.
+        route_id: i64,
+        /// Estimated arrival, `HH:mm`.
+        eta: String,
+        /// Minutes until arrival.
+        time_to_arrival: i64,
+    },
+}
+
+impl DomainEvent {
+    /// The event name on the wire (`orders.status`, ...).
+    pub fn name(&self) -> &'static str {
+        match self {
+            DomainEvent::OrderStatus { .. } => "orders.status",
+            DomainEvent::PlanCreated { .. } => "plans.created",
+            DomainEvent::PlanDispatched { .. } => "plans.dispatched",
+            DomainEvent::RouteEdited { .. } => "routes.edited",
+            DomainEvent::RouteDeleted { .. } => "routes.deleted",
+            DomainEvent::RouteCompleted { .. } => "routes.completed",
+            DomainEvent::PlanDeleted { .. } => "plans.deleted",
+            DomainEvent::OrderOnDelivery { .. } => "orders.on_delivery",
+        }
+    }
+
+    /// The spec's type id of the event.
+    pub fn type_id(&self) -> u8 {
+        match self {
+            DomainEvent::OrderStatus { .. } => 2,
+            DomainEvent::PlanCreated { .. } => 4,
+            DomainEvent::PlanDispatched { .. } => 5,
+            DomainEvent::RouteEdited { .. } => 6,
+            DomainEvent::RouteDeleted { .. } => 7,
+            DomainEvent::RouteCompleted { .. } => 8,
+            DomainEvent::PlanDeleted { .. } => 9,
+            DomainEvent::OrderOnDelivery { .. } => 10,
+        }
+    }
+}

@@ -1,0 +1,38 @@
+//! Field presence in writes: a property can be absent (keep), `null` (clear) or a value (set).
+//! Partial updates and create-or-update rules depend on telling these apart.
+
+/// One property of a write.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Patch<T> {
+    /// Not sent.
+    #[default]
+    Absent,
+    /// Sent as `null`.
+    Null,
+    /// Sent with a value.
+    Value(T),
+}
+
+impl<T> Patch<T> {
+    /// True unless the property was absent.
+    pub fn is_sent(&self) -> bool {
+        !matches!(self, Patch::Absent)
+    }
+
+    /// The value, if one was sent.
+    pub fn value(&self) -> Option<&T> {
+        match self {
+            Patch::Value(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// Transforms the value, keeping absence and null.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Patch<U> {
+        match self {
+            Patch::Absent => Patch::Absent,
+            Patch::Null => Patch::Null,
+            Patch::Value(v) => Patch::Value(f(v)),
+        }
+    }
+}

@@ -1,0 +1,48 @@
+//! Use cases written against the ports. Each opens its own transaction(s) and returns typed
+//! outcomes; adapters map [`ServiceError`] to their wire format once.
+
+pub mod vehicles;
+pub mod zones;
+
+use crate::error::{IssueCode, PathSegment, ValidationErrors, ValidationIssue};
+use crate::ports::store::StoreError;
+
+/// Why a use case did not complete.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ServiceError {
+    /// The input broke field or business rules (400 INVALID_INPUT).
+    #[error(transparent)]
+    Invalid(#[from] ValidationErrors),
+    /// The addressed resource is not in the caller's depot (404 RESOURCE_NOT_FOUND).
+    #[error("{0} not found")]
+    NotFound(&'static str),
+    /// The caller may not do this (403 PERMISSION).
+    #[error("{0}")]
+    Permission(String),
+    /// An address could not be geocoded where the spec makes that an error.
+    #[error("geocoding failed: {0}")]
+    GeocodingFailed(String),
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl ServiceError {
+    /// A single business-rule violation at `path`.
+    pub fn invalid(
+        path: Vec<PathSegment>,
+        expected: &str,
+        received: &str,
+        message: &str,
+    ) -> ServiceError {
+        let mut errors = ValidationErrors::default();
+        errors.push(ValidationIssue::new(
+            IssueCode::Custom,
+            path,
+            expected,
+            received,
+            message,
+        ));
+        ServiceError::Invalid(errors)
+    }
+}
