@@ -8,6 +8,7 @@ pub mod location;
 pub mod notification;
 pub mod order;
 pub mod order_fields;
+pub mod order_input;
 pub mod order_merge;
 pub mod order_validate;
 pub mod order_value;
