@@ -312,6 +312,16 @@ impl OrderStatusChanged {
     pub const TYPE_ID: i64 = 2;
 }
 
+impl From<&OrderStatusChanged> for crate::events::DomainEvent {
+    fn from(e: &OrderStatusChanged) -> Self {
+        crate::events::DomainEvent::OrderStatus {
+            order_id: e.order_id,
+            order_number: e.order_number.clone(),
+            status: e.status.as_str().to_owned(),
+        }
+    }
+}
+
 /// The result of an accepted transition.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Transition {

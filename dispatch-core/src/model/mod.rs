@@ -7,6 +7,7 @@ pub mod line_item;
 pub mod location;
 pub mod notification;
 pub mod order;
+pub mod order_attachment;
 pub mod order_fields;
 pub mod order_input;
 pub mod order_merge;
