@@ -27,6 +27,14 @@ impl<T> Patch<T> {
         }
     }
 
+    /// The value, if one was sent (absent and null both give `None`).
+    pub fn into_value(self) -> Option<T> {
+        match self {
+            Patch::Value(v) => Some(v),
+            _ => None,
+        }
+    }
+
     /// Transforms the value, keeping absence and null.
     pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Patch<U> {
         match self {

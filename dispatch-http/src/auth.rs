@@ -19,3 +19,73 @@ pub struct Principal {
     pub organisation_id: i64,
     pub permission: Permission,
 }
+
+use axum::extract::{Request, State};
+use axum::http::Method;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use dispatch_core::model::organisation::{DepotScope, KeyPermission};
+
+use crate::error::{ApiError, ErrorName};
+use crate::AppState;
+
+/// The header carrying the access key.
+pub const ACCESS_KEY_HEADER: &str = "x-access-key";
+
+impl Principal {
+    /// The data this caller reaches.
+    pub fn scope(&self) -> DepotScope {
+        DepotScope {
+            organisation_id: self.organisation_id,
+            depot_id: self.depot_id,
+        }
+    }
+}
+
+/// The auth layer: resolves `x-access-key` to a [`Principal`] (401 UNAUTHORIZED when missing or
+/// unknown), refuses non-GET calls of `read` keys (403 PERMISSION), and inserts the principal
+/// into the request extensions.
+pub async fn require_access_key(
+    State(state): State<AppState>,
+    mut req: Request,
+    next: Next,
+) -> Response {
+    let presented = req
+        .headers()
+        .get(ACCESS_KEY_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| v.trim().to_owned())
+        .filter(|v| !v.is_empty());
+    let Some(presented) = presented else {
+        return ApiError::new(
+            ErrorName::Unauthorized,
+            "the x-access-key header is required",
+        )
+        .into_response();
+    };
+    let found = state
+        .blocking(move |s| crate::keys::authenticate(&*s.store, &presented).map_err(ApiError::from))
+        .await;
+    let key = match found {
+        Ok(Some(key)) => key,
+        Ok(None) => {
+            return ApiError::new(ErrorName::Unauthorized, "invalid access key").into_response()
+        }
+        Err(e) => return e.into_response(),
+    };
+    let permission = match key.permission {
+        KeyPermission::All => Permission::All,
+        KeyPermission::Read => Permission::Read,
+    };
+    if permission == Permission::Read && !matches!(*req.method(), Method::GET | Method::HEAD) {
+        return ApiError::new(ErrorName::Permission, "this access key may only read (GET)")
+            .into_response();
+    }
+    req.extensions_mut().insert(Principal {
+        access_key_id: key.id,
+        depot_id: key.depot_id,
+        organisation_id: key.organisation_id,
+        permission,
+    });
+    next.run(req).await
+}

@@ -1,7 +1,96 @@
 //! dispatch-http: the v2 REST adapter over `dispatch-core` and the `dispatch` binary.
+//!
+//! [`app`] builds the whole HTTP surface: `/healthz`, the `/v2` API behind the access-key layer,
+//! and the envelope for every error (unknown path, wrong method, bad body, panics).
 
 pub mod auth;
 pub mod cli;
+pub mod clock;
 pub mod error;
+pub mod extract;
+pub mod keys;
 pub mod middleware;
 pub mod paging;
+pub mod rejection;
+pub mod setup;
+pub mod v2;
+
+use std::future::Future;
+use std::sync::Arc;
+
+use axum::extract::DefaultBodyLimit;
+use axum::routing::get;
+use axum::Router;
+use dispatch_core::ports::clock::Clock;
+use dispatch_core::ports::geocoder::Geocoder;
+use dispatch_core::ports::store::Store;
+use tower_http::catch_panic::CatchPanicLayer;
+
+use crate::error::ApiError;
+
+/// Largest accepted request body (JSON); larger bodies get 413 in the envelope.
+pub const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+
+/// What every handler and layer can reach.
+#[derive(Clone)]
+pub struct AppState {
+    /// The store.
+    pub store: Arc<dyn Store>,
+    /// The clock (tests use a manual one).
+    pub clock: Arc<dyn Clock>,
+    /// The geocoder (by default the gazetteer of the seed file).
+    pub geocoder: Arc<dyn Geocoder>,
+    /// `--rate-limits on|off`.
+    pub rate_limits_enabled: bool,
+}
+
+impl AppState {
+    /// Runs blocking work (store, geocoder) on the blocking thread pool.
+    pub async fn blocking<R, F>(&self, work: F) -> Result<R, ApiError>
+    where
+        R: Send + 'static,
+        F: FnOnce(&AppState) -> Result<R, ApiError> + Send + 'static,
+    {
+        let state = self.clone();
+        tokio::task::spawn_blocking(move || work(&state))
+            .await
+            .map_err(ApiError::internal)?
+    }
+}
+
+/// The whole HTTP application.
+pub fn app(state: AppState) -> Router {
+    // Cross-cutting layers of the API (rate limits, idempotency, feature tokens) go between the
+    // routes and the auth layer, so they run after authentication and see the `Principal`.
+    let api = v2::router().route_layer(axum::middleware::from_fn_with_state(
+        state.clone(),
+        auth::require_access_key,
+    ));
+    Router::new()
+        .route("/healthz", get(healthz))
+        .nest("/v2", api)
+        .fallback(rejection::unknown_path)
+        .method_not_allowed_fallback(rejection::wrong_method)
+        .layer(axum::middleware::map_response(
+            rejection::envelope_bare_errors,
+        ))
+        .layer(CatchPanicLayer::custom(rejection::panic_response))
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .with_state(state)
+}
+
+async fn healthz() -> axum::Json<serde_json::Value> {
+    axum::Json(serde_json::json!({ "status": "ok" }))
+}
+
+/// Serves `app(state)` on `listener` until `shutdown` completes, then finishes requests in
+/// flight.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    state: AppState,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, app(state))
+        .with_graceful_shutdown(shutdown)
+        .await
+}

@@ -1,1 +1,124 @@
+//! dispatch-store-sqlite: the embedded default [`Store`] on SQLite (rusqlite, bundled).
+//!
+//! - One database file; versioned migrations (`migrations/NNNN_*.sql`) run at open, each in its
+//!   own transaction, tracked by `PRAGMA user_version`.
+//! - WAL journal, `synchronous=FULL` (a commit is on disk before it is acknowledged), foreign
+//!   keys on, a busy timeout so several processes (`serve` and `seed`) can share the file.
+//! - Write transactions start with `BEGIN IMMEDIATE`, so writers queue on the busy timeout
+//!   instead of failing on lock upgrades; reads run in deferred snapshots in parallel.
+//! - Blocking: callers on an async runtime run store calls on blocking threads.
 
+#![warn(missing_docs)]
+
+mod connection;
+mod gazetteer;
+mod migrations;
+mod repo;
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use dispatch_core::ports::store::{Store, StoreError, StoreTx};
+use rusqlite::Connection;
+
+pub use gazetteer::SqliteGazetteer;
+
+/// Most idle connections kept for reuse.
+const MAX_IDLE_CONNECTIONS: usize = 8;
+
+/// The SQLite store: a small pool of connections to one database file.
+pub struct SqliteStore {
+    path: PathBuf,
+    idle: Mutex<Vec<Connection>>,
+}
+
+impl std::fmt::Debug for SqliteStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqliteStore")
+            .field("path", &self.path)
+            .finish()
+    }
+}
+
+impl SqliteStore {
+    /// Opens (creating if missing) the database at `path` and brings its schema up to date.
+    pub fn open(path: impl AsRef<Path>) -> Result<SqliteStore, StoreError> {
+        let path = path.as_ref().to_path_buf();
+        let mut conn = connection::open(&path)?;
+        migrations::apply(&mut conn)?;
+        Ok(SqliteStore {
+            path,
+            idle: Mutex::new(vec![conn]),
+        })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The schema version after migrations (the number of applied migrations).
+    pub fn schema_version(&self) -> Result<u32, StoreError> {
+        self.with_connection(|c| {
+            c.query_row("PRAGMA user_version", [], |r| r.get(0))
+                .map_err(repo::db_err)
+        })
+    }
+
+    fn with_connection<R>(
+        &self,
+        f: impl FnOnce(&mut Connection) -> Result<R, StoreError>,
+    ) -> Result<R, StoreError> {
+        let pooled = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let mut conn = match pooled {
+            Some(c) => c,
+            None => connection::open(&self.path)?,
+        };
+        let result = f(&mut conn);
+        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+        if idle.len() < MAX_IDLE_CONNECTIONS && conn.is_autocommit() {
+            idle.push(conn);
+        }
+        result
+    }
+
+    fn run(
+        &self,
+        begin: &str,
+        work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        self.with_connection(|conn| {
+            conn.execute_batch(begin).map_err(repo::db_err)?;
+            let result = work(&mut repo::Db(conn));
+            match result {
+                Ok(()) => match conn.execute_batch("COMMIT") {
+                    Ok(()) => Ok(()),
+                    Err(e) => {
+                        let _ = conn.execute_batch("ROLLBACK");
+                        Err(repo::db_err(e))
+                    }
+                },
+                Err(e) => {
+                    conn.execute_batch("ROLLBACK").map_err(repo::db_err)?;
+                    Err(e)
+                }
+            }
+        })
+    }
+}
+
+impl Store for SqliteStore {
+    fn run_write(
+        &self,
+        work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        self.run("BEGIN IMMEDIATE", work)
+    }
+
+    fn run_read(
+        &self,
+        work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        self.run("BEGIN DEFERRED", work)
+    }
+}

@@ -141,6 +141,14 @@ pub struct AccessKey {
     pub key_hash: [u8; 32],
 }
 
+/// The indexed lookup value of a key digest: its first 8 bytes as a big-endian integer. Stores
+/// find candidate keys by it; the full digest is then compared in constant time.
+pub fn key_lookup(key_hash: &[u8; 32]) -> i64 {
+    let mut head = [0u8; 8];
+    head.copy_from_slice(&key_hash[..8]);
+    i64::from_be_bytes(head)
+}
+
 impl AccessKey {
     /// The scope of the data this key reaches.
     pub fn scope(&self) -> DepotScope {

@@ -1,6 +1,13 @@
 //! `dispatch seed`.
 
+use std::io::Read;
 use std::path::PathBuf;
+
+use dispatch_core::ports::clock::Clock;
+use dispatch_store_sqlite::SqliteStore;
+
+use crate::clock::SystemClock;
+use crate::setup;
 
 #[derive(Debug, clap::Args)]
 pub struct SeedArgs {
@@ -11,6 +18,22 @@ pub struct SeedArgs {
     pub file: String,
 }
 
-pub fn run(_args: SeedArgs) -> Result<(), String> {
-    Err("seed is not built yet".into())
+pub fn run(args: SeedArgs) -> Result<(), String> {
+    let text = if args.file == "-" {
+        let mut s = String::new();
+        std::io::stdin()
+            .read_to_string(&mut s)
+            .map_err(|e| format!("cannot read standard input: {e}"))?;
+        s
+    } else {
+        std::fs::read_to_string(&args.file)
+            .map_err(|e| format!("cannot read {}: {e}", args.file))?
+    };
+    let seed = setup::parse(&text).map_err(|e| e.to_string())?;
+    let store = SqliteStore::open(&args.db)
+        .map_err(|e| format!("cannot open database {}: {e}", args.db.display()))?;
+    let output = setup::apply(&store, &seed, SystemClock.now()).map_err(|e| e.to_string())?;
+    let text = serde_json::to_string_pretty(&output).map_err(|e| e.to_string())?;
+    println!("{text}");
+    Ok(())
 }

@@ -1,6 +1,14 @@
 //! `dispatch serve`.
 
+use std::io::Write;
 use std::path::PathBuf;
+use std::sync::Arc;
+
+use dispatch_core::ports::clock::Clock;
+use dispatch_store_sqlite::{SqliteGazetteer, SqliteStore};
+
+use crate::clock::SystemClock;
+use crate::{setup, AppState};
 
 #[derive(Debug, clap::Args)]
 pub struct ServeArgs {
@@ -15,6 +23,77 @@ pub struct ServeArgs {
     pub rate_limits: String,
 }
 
-pub fn run(_args: ServeArgs) -> Result<(), String> {
-    Err("serve is not built yet".into())
+/// Logs go to stderr: stdout carries only the lines scripts read.
+pub fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+pub fn run(args: ServeArgs) -> Result<(), String> {
+    init_tracing();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the runtime: {e}"))?;
+    runtime.block_on(serve(args))
+}
+
+async fn serve(args: ServeArgs) -> Result<(), String> {
+    let store = Arc::new(
+        SqliteStore::open(&args.db)
+            .map_err(|e| format!("cannot open database {}: {e}", args.db.display()))?,
+    );
+    let clock = Arc::new(SystemClock);
+    if let Some(key) = setup::bootstrap_default(&*store, clock.now())
+        .map_err(|e| format!("cannot create the default depot: {e}"))?
+    {
+        println!("access key: {key}");
+    }
+    let listener = tokio::net::TcpListener::bind(&args.listen)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| format!("cannot read the bound address: {e}"))?;
+    println!("listening on http://{addr}/v2");
+    let _ = std::io::stdout().flush();
+    tracing::info!(%addr, db = %args.db.display(), "serving");
+    let state = AppState {
+        store: store.clone(),
+        clock,
+        geocoder: Arc::new(SqliteGazetteer::new(store)),
+        rate_limits_enabled: args.rate_limits == "on",
+    };
+    crate::serve(listener, state, shutdown_signal())
+        .await
+        .map_err(|e| format!("server failed: {e}"))?;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+/// Completes on SIGINT or SIGTERM.
+async fn shutdown_signal() {
+    let interrupt = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = interrupt => {},
+        () = terminate => {},
+    }
+    tracing::info!("shutting down: finishing requests in flight");
 }

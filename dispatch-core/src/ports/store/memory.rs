@@ -7,7 +7,9 @@ mod orders;
 
 use super::{NewDepot, OrganisationRepo, ReferenceRepo, Store, StoreError, StoreTx, VehicleRepo};
 use crate::model::notification::{Channel, NotificationTemplate};
-use crate::model::organisation::{AccessKey, Depot, DepotScope, KeyPermission, Organisation};
+use crate::model::organisation::{
+    key_lookup, AccessKey, Depot, DepotScope, KeyPermission, Organisation,
+};
 use crate::model::reference::{CapacityType, CustomField, Skill, Tag, ThirdParty};
 use crate::model::vehicle::{Vehicle, VehicleFields};
 use crate::model::zone::{Polygon, Zone, ZoneGroup};
@@ -171,9 +173,7 @@ impl OrganisationRepo for State {
         Ok(self
             .keys
             .iter()
-            .filter(|k| {
-                i64::from_be_bytes(k.key_hash[..8].try_into().unwrap_or_default()) == lookup
-            })
+            .filter(|k| key_lookup(&k.key_hash) == lookup)
             .cloned()
             .collect())
     }

@@ -1,0 +1,129 @@
+//! Extractors whose every rejection is an envelope: the JSON body, numeric path ids and the
+//! authenticated caller.
+
+use axum::body::Bytes;
+use axum::extract::{FromRequest, FromRequestParts, Path, Request};
+use axum::http::request::Parts;
+use axum::http::{header, StatusCode};
+use dispatch_core::error::{IssueCode, PathSegment, ValidationErrors, ValidationIssue};
+use serde_json::Value;
+
+use crate::auth::Principal;
+use crate::error::{ApiError, ErrorName};
+use crate::rejection::invalid;
+
+fn one_issue(
+    code: IssueCode,
+    path: Vec<PathSegment>,
+    expected: &str,
+    received: &str,
+    message: &str,
+) -> ApiError {
+    invalid(&ValidationErrors(vec![ValidationIssue::new(
+        code, path, expected, received, message,
+    )]))
+}
+
+/// A JSON request body. A content type other than JSON, an empty or malformed body: 400
+/// INVALID_INPUT; a body over the limit: 413 in the envelope. A missing content type is
+/// accepted when the body parses as JSON.
+#[derive(Debug, Clone)]
+pub struct JsonBody(pub Value);
+
+impl<S: Send + Sync> FromRequest<S> for JsonBody {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        if let Some(ct) = req.headers().get(header::CONTENT_TYPE) {
+            let ct = ct.to_str().unwrap_or("").to_ascii_lowercase();
+            let essence = ct.split(';').next().unwrap_or("").trim();
+            if essence != "application/json" && !essence.ends_with("+json") {
+                return Err(one_issue(
+                    IssueCode::InvalidType,
+                    vec![],
+                    "content-type application/json",
+                    essence,
+                    "the body must be JSON (content-type application/json)",
+                ));
+            }
+        }
+        let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
+            if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                let mut e = ApiError::new(
+                    ErrorName::InvalidInput,
+                    format!("the body is larger than {} bytes", crate::MAX_BODY_BYTES),
+                );
+                e.status = StatusCode::PAYLOAD_TOO_LARGE;
+                e
+            } else {
+                one_issue(
+                    IssueCode::Custom,
+                    vec![],
+                    "a readable body",
+                    "unreadable body",
+                    &format!("the body could not be read: {rejection}"),
+                )
+            }
+        })?;
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Err(one_issue(
+                IssueCode::Required,
+                vec![],
+                "a JSON body",
+                "empty body",
+                "a JSON body is required",
+            ));
+        }
+        serde_json::from_slice(&bytes).map(JsonBody).map_err(|e| {
+            one_issue(
+                IssueCode::InvalidType,
+                vec![],
+                "valid JSON",
+                "malformed JSON",
+                &format!("malformed JSON: {e}"),
+            )
+        })
+    }
+}
+
+/// A numeric `{id}` path parameter; anything else is 400 INVALID_INPUT at path `id`.
+#[derive(Debug, Clone, Copy)]
+pub struct IdPath(pub i64);
+
+impl<S: Send + Sync> FromRequestParts<S> for IdPath {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        let Path(raw) = Path::<String>::from_request_parts(parts, state)
+            .await
+            .map_err(|e| ApiError::internal(format!("id path parameter: {e}")))?;
+        raw.parse::<i64>().map(IdPath).map_err(|_| {
+            one_issue(
+                IssueCode::InvalidType,
+                vec!["id".into()],
+                "integer id",
+                &raw,
+                "id must be an integer",
+            )
+        })
+    }
+}
+
+/// The authenticated caller, put into the request by the auth layer.
+#[derive(Debug, Clone, Copy)]
+pub struct Caller(pub Principal);
+
+impl<S: Send + Sync> FromRequestParts<S> for Caller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        parts
+            .extensions
+            .get::<Principal>()
+            .copied()
+            .map(Caller)
+            .ok_or_else(|| {
+                ApiError::new(ErrorName::Unauthorized, "missing or invalid x-access-key")
+            })
+    }
+}

@@ -1,0 +1,71 @@
+//! Access keys: derivation, digests and constant-time verification.
+//!
+//! Keys are never stored. The store holds the SHA-256 digest of each key (and an 8-byte lookup
+//! prefix of it, indexed); a presented key is hashed, candidates are fetched by the prefix and
+//! the full digests are compared in constant time (`subtle`).
+//!
+//! A key is derived from a random 32-byte installation secret (generated once per database with
+//! the OS random source, `getrandom`) together with the depot id and key name:
+//! `hex(SHA-256("dispatch-access-key-v1" || secret || depot_id || name))`. That lets
+//! `dispatch seed` print the same key again on a re-run, as the operator interface requires,
+//! without keeping keys in clear. Whoever holds the database file can re-derive keys, but that
+//! party holds all the data anyway.
+
+use dispatch_core::model::organisation::{key_lookup, AccessKey, DepotScope, KeyPermission};
+use dispatch_core::ports::store::{Store, StoreError, StoreTx};
+use dispatch_core::time::Timestamp;
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+
+/// Name of the installation secret keys are derived from.
+const SECRET_NAME: &str = "access-key-derivation";
+
+/// SHA-256 of a presented key.
+pub fn digest(key: &str) -> [u8; 32] {
+    Sha256::digest(key.as_bytes()).into()
+}
+
+fn derive(secret: &[u8; 32], depot_id: i64, name: &str) -> String {
+    let mut h = Sha256::new();
+    h.update(b"dispatch-access-key-v1");
+    h.update(secret);
+    h.update(depot_id.to_be_bytes());
+    h.update(name.as_bytes());
+    hex::encode(h.finalize())
+}
+
+/// The access key presented as `x-access-key`, if it is valid.
+pub fn authenticate(store: &dyn Store, presented: &str) -> Result<Option<AccessKey>, StoreError> {
+    let hash = digest(presented);
+    let candidates = store.read(|tx| tx.access_keys_by_lookup(key_lookup(&hash)))?;
+    Ok(candidates
+        .into_iter()
+        .find(|k| bool::from(k.key_hash.ct_eq(&hash))))
+}
+
+/// The key named `name` of the depot with `permission`, created when missing; returns the
+/// stored key and its clear text.
+pub fn ensure_key(
+    tx: &mut dyn StoreTx,
+    scope: DepotScope,
+    name: &str,
+    permission: KeyPermission,
+    now: Timestamp,
+) -> Result<(AccessKey, String), StoreError> {
+    let mut fresh = [0u8; 32];
+    getrandom::fill(&mut fresh)
+        .map_err(|e| StoreError::Backend(format!("no OS randomness: {e}")))?;
+    let secret = tx.installation_secret(SECRET_NAME, fresh)?;
+    let clear = derive(&secret, scope.depot_id, name);
+    let key = match tx.find_access_key_by_name(scope, name)? {
+        Some(mut key) => {
+            if key.permission != permission {
+                tx.set_access_key_permission(scope, key.id, permission)?;
+                key.permission = permission;
+            }
+            key
+        }
+        None => tx.insert_access_key(scope, name, permission, digest(&clear), now)?,
+    };
+    Ok((key, clear))
+}

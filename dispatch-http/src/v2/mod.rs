@@ -1,0 +1,18 @@
+//! The `/v2` API: one router per resource, merged here. Wire types live beside their handlers.
+
+pub mod reference;
+pub mod vehicles;
+pub mod wire;
+pub mod zones;
+
+use axum::Router;
+
+use crate::AppState;
+
+/// Every `/v2` route (without the auth layer, which [`crate::app`] adds).
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .merge(reference::routes())
+        .merge(zones::routes())
+        .merge(vehicles::routes())
+}

@@ -1,0 +1,29 @@
+//! Opening one connection with the durability and concurrency settings every connection needs.
+
+use std::path::Path;
+use std::time::Duration;
+
+use dispatch_core::ports::store::StoreError;
+use rusqlite::Connection;
+
+use crate::repo::db_err;
+
+/// How long a connection waits for another writer before giving up.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Opens `path` with WAL, `synchronous=FULL`, foreign keys and the busy timeout.
+pub fn open(path: &Path) -> Result<Connection, StoreError> {
+    let conn = Connection::open(path).map_err(db_err)?;
+    conn.busy_timeout(BUSY_TIMEOUT).map_err(db_err)?;
+    let mode: String = conn
+        .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+        .map_err(db_err)?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        return Err(StoreError::Backend(format!(
+            "journal mode {mode}, WAL required"
+        )));
+    }
+    conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")
+        .map_err(db_err)?;
+    Ok(conn)
+}

@@ -1,0 +1,41 @@
+//! Versioned schema migrations: migration `n` (1-based) brings `user_version` from `n - 1` to
+//! `n`, in one transaction. Later work appends files here; applied files never change.
+
+use dispatch_core::ports::store::StoreError;
+use rusqlite::Connection;
+
+use crate::repo::db_err;
+
+/// The migrations, in order.
+const MIGRATIONS: &[&str] = &[include_str!("../migrations/0001_init.sql")];
+
+/// Applies every migration the database has not seen yet. Safe when several processes open the
+/// same file at once: the version is re-read inside the write transaction.
+pub fn apply(conn: &mut Connection) -> Result<(), StoreError> {
+    for (index, sql) in MIGRATIONS.iter().enumerate() {
+        let target = index as u32 + 1;
+        let tx = conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(db_err)?;
+        let version: u32 = tx
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(db_err)?;
+        if version >= target {
+            continue;
+        }
+        tx.execute_batch(sql).map_err(db_err)?;
+        tx.execute_batch(&format!("PRAGMA user_version = {target}"))
+            .map_err(db_err)?;
+        tx.commit().map_err(db_err)?;
+    }
+    let version: u32 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(db_err)?;
+    if version as usize > MIGRATIONS.len() {
+        return Err(StoreError::Backend(format!(
+            "database schema version {version} is newer than this program ({})",
+            MIGRATIONS.len()
+        )));
+    }
+    Ok(())
+}

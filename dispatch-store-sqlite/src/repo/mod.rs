@@ -1,0 +1,45 @@
+//! Repository implementations, one file per aggregate, all on [`Db`]: a connection inside an
+//! open transaction.
+
+mod organisation;
+mod reference;
+mod vehicle;
+
+use dispatch_core::ports::store::StoreError;
+use dispatch_core::time::{TimeOfDay, Timestamp};
+use rusqlite::Connection;
+
+/// A connection with an open transaction; the repository traits are implemented on it.
+pub struct Db<'c>(pub &'c Connection);
+
+/// Maps a SQLite error: constraint violations are conflicts, the rest backend failures.
+pub fn db_err(e: rusqlite::Error) -> StoreError {
+    match e.sqlite_error_code() {
+        Some(rusqlite::ErrorCode::ConstraintViolation) => StoreError::Conflict(e.to_string()),
+        _ => StoreError::Backend(e.to_string()),
+    }
+}
+
+/// `?`-friendly conversion of rusqlite results.
+pub trait Sql<T> {
+    /// The result with the error mapped by [`db_err`].
+    fn st(self) -> Result<T, StoreError>;
+}
+
+impl<T> Sql<T> for Result<T, rusqlite::Error> {
+    fn st(self) -> Result<T, StoreError> {
+        self.map_err(db_err)
+    }
+}
+
+/// A stored millisecond timestamp.
+pub fn ts(millis: i64) -> Timestamp {
+    Timestamp::from_millis(millis)
+}
+
+/// A stored time of day (minutes after midnight), `None` when null or out of range.
+pub fn tod(minutes: Option<i64>) -> Option<TimeOfDay> {
+    minutes
+        .and_then(|m| u32::try_from(m).ok())
+        .and_then(TimeOfDay::from_minutes)
+}
