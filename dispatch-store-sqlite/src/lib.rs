@@ -12,6 +12,7 @@
 
 mod connection;
 mod gazetteer;
+pub mod idempotency;
 mod migrations;
 mod repo;
 
