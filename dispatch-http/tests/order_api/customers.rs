@@ -9,7 +9,7 @@ fn customer(account: &str) -> Value {
 
 #[tokio::test]
 async fn customers_post_creates_or_updates_by_account_and_answers_201_in_request_order() {
-    let api = Api::new();
+    let api = Api::start();
     let r = api
         .post("/v2/customers", json!([customer("A"), customer("B")]))
         .await;
@@ -29,7 +29,7 @@ async fn customers_post_creates_or_updates_by_account_and_answers_201_in_request
 
 #[tokio::test]
 async fn customers_post_refuses_unknown_properties() {
-    let api = Api::new();
+    let api = Api::start();
     let r = api
         .post(
             "/v2/customers",
@@ -43,7 +43,7 @@ async fn customers_post_refuses_unknown_properties() {
 
 #[tokio::test]
 async fn customers_post_carries_at_most_100_customers() {
-    let api = Api::new();
+    let api = Api::start();
     let many: Vec<Value> = (0..101).map(|i| customer(&format!("C{i}"))).collect();
     let r = api.post("/v2/customers", Value::Array(many)).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
@@ -51,7 +51,7 @@ async fn customers_post_carries_at_most_100_customers() {
 
 #[tokio::test]
 async fn customers_post_any_invalid_customer_rejects_the_whole_batch() {
-    let api = Api::new();
+    let api = Api::start();
     let bad = json!({"account": "B", "address": "x", "duration": 0, "email": "nope"});
     let r = api.post("/v2/customers", json!([customer("A"), bad])).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
@@ -62,7 +62,7 @@ async fn customers_post_any_invalid_customer_rejects_the_whole_batch() {
 
 #[tokio::test]
 async fn customers_need_an_address_or_both_coordinates() {
-    let api = Api::new();
+    let api = Api::start();
     let r = api
         .post("/v2/customers", json!([{"account": "A", "lat": 1.0}]))
         .await;
@@ -78,7 +78,7 @@ async fn customers_need_an_address_or_both_coordinates() {
 
 #[tokio::test]
 async fn customers_omitted_fields_are_kept_sent_arrays_replace_and_empty_clears() {
-    let api = Api::new();
+    let api = Api::start();
     let first = json!([{"account": "A", "address": "1 High St", "name": "Ann", "tags": ["Fragile"],
         "time_windows": [{"from": "08:00"}]}]);
     let id = api.post("/v2/customers", first).await.body["customers"][0]["id"]
@@ -100,7 +100,7 @@ async fn customers_omitted_fields_are_kept_sent_arrays_replace_and_empty_clears(
 
 #[tokio::test]
 async fn customer_references_match_by_id_and_name_ignoring_case_and_unknown_are_dropped() {
-    let api = Api::new();
+    let api = Api::start();
     let body = json!([{"account": "A", "address": "1 High St",
         "capacities": [{"id": 1, "capacity": 5}, {"id": 999, "capacity": 1}],
         "tags": ["fragile", "Nope"],
@@ -122,7 +122,7 @@ async fn customer_references_match_by_id_and_name_ignoring_case_and_unknown_are_
 
 #[tokio::test]
 async fn customers_are_geocoded_and_a_failure_is_saved_without_coordinates() {
-    let api = Api::new();
+    let api = Api::start();
     let r = api
         .post(
             "/v2/customers",
@@ -146,7 +146,7 @@ async fn customers_are_geocoded_and_a_failure_is_saved_without_coordinates() {
 
 #[tokio::test]
 async fn customer_list_is_most_recently_updated_first_with_list_view_fields_and_pages() {
-    let api = Api::new();
+    let api = Api::start();
     for a in ["A", "B", "C"] {
         api.post("/v2/customers", json!([customer(a)])).await;
     }
@@ -177,7 +177,7 @@ async fn customer_list_is_most_recently_updated_first_with_list_view_fields_and_
 
 #[tokio::test]
 async fn customer_detail_is_404_for_unknown_ids_and_other_depots() {
-    let api = Api::new();
+    let api = Api::start();
     let id = api.post("/v2/customers", json!([customer("A")])).await.body["customers"][0]["id"]
         .as_i64()
         .unwrap();
@@ -199,7 +199,7 @@ async fn customer_detail_is_404_for_unknown_ids_and_other_depots() {
 
 #[tokio::test]
 async fn customer_put_is_partial_and_matches_custom_fields_by_id_only() {
-    let api = Api::new();
+    let api = Api::start();
     let id = api
         .post(
             "/v2/customers",
@@ -231,7 +231,7 @@ async fn customer_put_is_partial_and_matches_custom_fields_by_id_only() {
 
 #[tokio::test]
 async fn customer_put_refuses_another_customers_account_and_unknown_ids() {
-    let api = Api::new();
+    let api = Api::start();
     let r = api
         .post("/v2/customers", json!([customer("A"), customer("B")]))
         .await;
@@ -251,7 +251,7 @@ async fn customer_put_refuses_another_customers_account_and_unknown_ids() {
 
 #[tokio::test]
 async fn customer_put_regeocodes_a_changed_address_and_reports_failure_in_errors() {
-    let api = Api::new();
+    let api = Api::start();
     let id = api.post("/v2/customers", json!([customer("A")])).await.body["customers"][0]["id"]
         .as_i64()
         .unwrap();
@@ -276,7 +276,7 @@ async fn customer_put_regeocodes_a_changed_address_and_reports_failure_in_errors
 
 #[tokio::test]
 async fn a_read_key_cannot_write_customers() {
-    let api = Api::new();
+    let api = Api::start();
     let r = api
         .call_as(
             &api.read_key.clone(),

@@ -112,7 +112,7 @@ const SEED: &str = r#"{
 pub const T0: i64 = 1_800_000_000_000;
 
 impl Api {
-    pub fn new() -> Api {
+    pub fn start() -> Api {
         let dir = tempfile::tempdir().unwrap();
         let store = Arc::new(SqliteStore::open(dir.path().join("dispatch.db")).unwrap());
         let clock = Arc::new(ManualClock::new(Timestamp::from_millis(T0)));
