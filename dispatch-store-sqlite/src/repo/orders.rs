@@ -218,9 +218,9 @@ impl Db<'_> {
                  quantity = ?5, unit_price_micros = ?6, manual_value_cents = ?7, quantity_outstanding = ?8, \
                  status = ?9, date = ?10, capacities = ?11, custom_fields = ?12 WHERE id = ?13"
             } else {
-                "INSERT INTO order_line_items (order_id, position, product_code, product_name, quantity, \
+                "INSERT INTO order_line_items (id, order_id, position, product_code, product_name, quantity, \
                  unit_price_micros, manual_value_cents, quantity_outstanding, status, date, capacities, \
-                 custom_fields) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) -- ?13"
+                 custom_fields) VALUES (NULLIF(?13, 0), ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
             };
             self.0.prepare_cached(sql).st()?.execute(values).st()?;
         }
