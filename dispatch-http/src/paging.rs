@@ -1,1 +1,243 @@
 //! Paging on the wire: limit, page_info cursors, updated_at_min and the Link header.
+//!
+//! A list handler takes [`PageParams`] as an extractor, passes [`PageParams::request`] to the
+//! store, reads its own filters with [`PageParams::filter`], and answers through
+//! [`PageParams::respond`], which adds `Link: <URL>; rel="next"` when another page follows.
+//!
+//! Wire rules (spec, Limits: Paging, and the list endpoints):
+//! - `limit`: 1-100; anything else (out of range, not an integer, empty) falls back to 100.
+//! - `updated_at_min`: `YYYY-MM-DD hh:mm:ss` or `YYYY-MM-DDTHH:mm:ss.SSSZ` (UTC); another format
+//!   is ignored.
+//! - `page_info`: an opaque, URL-safe cursor (base64url of a small JSON document) holding the
+//!   keyset position ([`Cursor`]) *and the original filters*. When it is present, the filters it
+//!   carries apply and filter parameters sent beside it are ignored, so a page never mixes two
+//!   filter sets. An empty `page_info` means the first page; anything that does not decode is
+//!   400 INVALID_INPUT with a `validationErrors` entry at path `["page_info"]`.
+//! - The next URL is absolute, built from the request's `Host` (scheme from
+//!   `X-Forwarded-Proto` when a proxy set it, `http` otherwise) and the request's own path (so it
+//!   keeps `/v2`), with `page_info`, `limit` and the original filters; it is relative (path and
+//!   query only) if the request had no host. No `rel="next"` on the last page.
+
+use axum::extract::{FromRequestParts, OriginalUri};
+use axum::http::header::{HOST, LINK};
+use axum::http::request::Parts;
+use axum::http::HeaderValue;
+use axum::response::{IntoResponse, Response};
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+use dispatch_core::paging::{Cursor, PageRequest};
+use dispatch_core::time::{Timestamp, UpdatedAtMin};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::error::{ApiError, ErrorName};
+
+/// Rows per page when `limit` is absent or unusable; also the maximum.
+pub const DEFAULT_LIMIT: usize = 100;
+
+const PAGE_INFO: &str = "page_info";
+const LIMIT: &str = "limit";
+const UPDATED_AT_MIN: &str = "updated_at_min";
+
+/// What a `page_info` value holds.
+#[derive(Debug, Serialize, Deserialize)]
+struct PageInfo {
+    /// Format version, for changing the layout later without misreading old cursors.
+    v: u8,
+    /// `updated` of the last row of the previous page, ms since the epoch.
+    u: i64,
+    /// `id` of that row.
+    i: i64,
+    /// The original filters, in request order.
+    f: Vec<(String, String)>,
+}
+
+const PAGE_INFO_VERSION: u8 = 1;
+
+/// Encodes a cursor and the filters it belongs to as a `page_info` value.
+pub fn encode_page_info(cursor: Cursor, filters: &[(String, String)]) -> String {
+    let info = PageInfo {
+        v: PAGE_INFO_VERSION,
+        u: cursor.updated.millis(),
+        i: cursor.id,
+        f: filters.to_vec(),
+    };
+    URL_SAFE_NO_PAD.encode(serde_json::to_vec(&info).expect("plain data serialises"))
+}
+
+/// Decodes a `page_info` value; `None` when it is not one this service wrote.
+pub fn decode_page_info(value: &str) -> Option<(Cursor, Vec<(String, String)>)> {
+    let bytes = URL_SAFE_NO_PAD.decode(value).ok()?;
+    let info: PageInfo = serde_json::from_slice(&bytes).ok()?;
+    (info.v == PAGE_INFO_VERSION).then_some((
+        Cursor {
+            updated: Timestamp::from_millis(info.u),
+            id: info.i,
+        },
+        info.f,
+    ))
+}
+
+/// Where the next-page URL points: everything of the request's URL but its query.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct LinkBase {
+    origin: Option<String>,
+    path: String,
+}
+
+/// One list request as it came over the wire.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageParams {
+    /// The page to read, for the store.
+    pub request: PageRequest,
+    filters: Vec<(String, String)>,
+    base: LinkBase,
+}
+
+impl PageParams {
+    fn parse(query: &str, base: LinkBase) -> Result<PageParams, ApiError> {
+        let mut page_info: Option<String> = None;
+        let mut limit: Option<String> = None;
+        let mut filters: Vec<(String, String)> = Vec::new();
+        for (name, value) in form_urlencoded::parse(query.as_bytes()) {
+            match name.as_ref() {
+                PAGE_INFO => {
+                    page_info.get_or_insert_with(|| value.into_owned());
+                }
+                LIMIT => {
+                    limit.get_or_insert_with(|| value.into_owned());
+                }
+                _ => {
+                    if !filters.iter().any(|(n, _)| n.as_str() == name.as_ref()) {
+                        filters.push((name.into_owned(), value.into_owned()));
+                    }
+                }
+            }
+        }
+        let limit = limit
+            .and_then(|l| l.trim().parse::<usize>().ok())
+            .filter(|l| (1..=DEFAULT_LIMIT).contains(l))
+            .unwrap_or(DEFAULT_LIMIT);
+        let after = match page_info.as_deref() {
+            None | Some("") => None,
+            Some(value) => {
+                let (cursor, original) = decode_page_info(value).ok_or_else(|| malformed(value))?;
+                filters = original;
+                Some(cursor)
+            }
+        };
+        let updated_at_min = filters
+            .iter()
+            .find(|(n, _)| n == UPDATED_AT_MIN)
+            .and_then(|(_, v)| UpdatedAtMin::parse(v))
+            .map(|u| u.0);
+        Ok(PageParams {
+            request: PageRequest {
+                after,
+                limit,
+                updated_at_min,
+            },
+            filters,
+            base,
+        })
+    }
+
+    /// The value of the list's own filter `name` (as first sent), e.g. `status` on orders.
+    pub fn filter(&self, name: &str) -> Option<&str> {
+        self.filters
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Every filter parameter, in request order (`updated_at_min` included, `page_info` and
+    /// `limit` not).
+    pub fn filters(&self) -> &[(String, String)] {
+        &self.filters
+    }
+
+    /// The URL of the page after `next`.
+    pub fn next_url(&self, next: Cursor) -> String {
+        let mut query = form_urlencoded::Serializer::new(String::new());
+        query.append_pair(PAGE_INFO, &encode_page_info(next, &self.filters));
+        query.append_pair(LIMIT, &self.request.limit.to_string());
+        for (name, value) in &self.filters {
+            query.append_pair(name, value);
+        }
+        format!(
+            "{}{}?{}",
+            self.base.origin.as_deref().unwrap_or(""),
+            self.base.path,
+            query.finish()
+        )
+    }
+
+    /// `Link: <URL>; rel="next"` for the page after `next`; `None` on the last page.
+    pub fn next_link(&self, next: Option<Cursor>) -> Option<HeaderValue> {
+        let link = format!("<{}>; rel=\"next\"", self.next_url(next?));
+        HeaderValue::from_str(&link).ok()
+    }
+
+    /// `body` with the `Link` header for the page after `next`, if any.
+    pub fn respond(&self, next: Option<Cursor>, body: impl IntoResponse) -> Response {
+        let mut response = body.into_response();
+        if let Some(link) = self.next_link(next) {
+            response.headers_mut().append(LINK, link);
+        }
+        response
+    }
+}
+
+fn malformed(value: &str) -> ApiError {
+    let received: String = value.chars().take(100).collect();
+    ApiError::new(ErrorName::InvalidInput, "page_info is malformed").with_detail(
+        "validationErrors",
+        json!([{
+            "code": "invalid_string",
+            "expected": "the page_info of a Link header returned by this list",
+            "received": received,
+            "path": [PAGE_INFO],
+            "message": "page_info is malformed; follow the rel=\"next\" URL as given",
+        }]),
+    )
+}
+
+fn link_base(parts: &Parts) -> LinkBase {
+    let path = parts
+        .extensions
+        .get::<OriginalUri>()
+        .map(|u| u.0.path().to_owned())
+        .unwrap_or_else(|| parts.uri.path().to_owned());
+    let host = parts
+        .headers
+        .get(HOST)
+        .and_then(|h| h.to_str().ok())
+        .map(str::to_owned)
+        .or_else(|| parts.uri.authority().map(|a| a.to_string()))
+        .filter(|h| !h.is_empty() && !h.contains(['/', '<', '>', ' ']));
+    let scheme = match parts
+        .headers
+        .get("x-forwarded-proto")
+        .and_then(|h| h.to_str().ok())
+        .and_then(|h| h.split(',').next())
+        .map(str::trim)
+    {
+        Some("https") => "https",
+        _ => "http",
+    };
+    LinkBase {
+        origin: host.map(|h| format!("{scheme}://{h}")),
+        path,
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for PageParams {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        Self::parse(parts.uri.query().unwrap_or(""), link_base(parts))
+    }
+}
+
+#[cfg(test)]
+mod tests;

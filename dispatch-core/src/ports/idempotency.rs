@@ -1,1 +1,325 @@
-//! Port: idempotency.
+//! Port: idempotency keys.
+//!
+//! A client may send an `idempotency-key` with some POSTs so that a retry of the same request is
+//! answered from a record instead of being executed twice. This port keeps those records. It is
+//! deliberately passive: the caller passes the current time (from its
+//! [`Clock`](crate::ports::clock::Clock)) and a digest of the request body, and the store only
+//! decides, atomically, what the request is relative to what it already holds.
+//!
+//! Rules every implementation follows (the in-memory one below is the reference):
+//! - a key is scoped by access key, endpoint and the client's key string ([`IdempotencyScope`]);
+//! - a record expires [`RETENTION_MILLIS`] after the original request was received and is then
+//!   treated as absent;
+//! - a claim that has not completed within [`ABANDONED_AFTER_MILLIS`] is treated as abandoned (the
+//!   process handling it died) and may be claimed again;
+//! - completing or releasing only acts on the claim the caller holds ([`ClaimToken`]), so a
+//!   request whose abandoned claim was taken over cannot overwrite its successor's record.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use crate::time::Timestamp;
+
+/// How long a key is remembered, from receipt of the original request: 24 hours.
+pub const RETENTION_MILLIS: i64 = 24 * 60 * 60 * 1000;
+
+/// How long an unfinished claim blocks its key before it counts as abandoned: 5 minutes.
+pub const ABANDONED_AFTER_MILLIS: i64 = 5 * 60 * 1000;
+
+/// What one idempotency key is scoped to.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct IdempotencyScope {
+    /// The access key that sent the request.
+    pub access_key_id: i64,
+    /// The endpoint, e.g. `POST /vehicles` (the caller normalises spelling variants).
+    pub endpoint: String,
+    /// The client's key, 1 to 255 characters.
+    pub key: String,
+}
+
+/// Identifies one claim of a key, chosen by the claimant (unique per request).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ClaimToken(pub String);
+
+/// A finished response, kept for replays.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredResponse {
+    /// The HTTP status code.
+    pub status: u16,
+    /// The `Content-Type` of the original response, if it had one.
+    pub content_type: Option<String>,
+    /// The original response body, byte for byte.
+    pub body: Vec<u8>,
+}
+
+/// The outcome of trying to claim a key for a request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Claim {
+    /// The key was free (new, expired or abandoned); the caller now owns it and must
+    /// [`complete`](IdempotencyStore::complete) or [`release`](IdempotencyStore::release) it.
+    Claimed,
+    /// The key is held by a request with the same body that is still running.
+    InProgress,
+    /// The key belongs to a finished request with the same body: replay this response.
+    Completed(StoredResponse),
+    /// The key was used with a different body.
+    BodyMismatch,
+}
+
+/// A failure of the storage behind the port.
+#[derive(Debug, thiserror::Error)]
+#[error("idempotency store: {0}")]
+pub struct IdempotencyStoreError(pub String);
+
+/// Durable records of idempotency keys.
+pub trait IdempotencyStore: Send + Sync {
+    /// Atomically decides what a request with `body_digest` is for `scope` at `now`, and claims
+    /// the key under `token` when it is free. Concurrent claims of one key: exactly one gets
+    /// [`Claim::Claimed`].
+    fn claim(
+        &self,
+        scope: &IdempotencyScope,
+        body_digest: &str,
+        token: &ClaimToken,
+        now: Timestamp,
+    ) -> Result<Claim, IdempotencyStoreError>;
+
+    /// Records the response of the claim `token`; later claims with the same body replay it.
+    fn complete(
+        &self,
+        scope: &IdempotencyScope,
+        token: &ClaimToken,
+        response: &StoredResponse,
+    ) -> Result<(), IdempotencyStoreError>;
+
+    /// Forgets the claim `token`, so that a retry executes afresh.
+    fn release(
+        &self,
+        scope: &IdempotencyScope,
+        token: &ClaimToken,
+    ) -> Result<(), IdempotencyStoreError>;
+}
+
+/// The state of one key, as every implementation models it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyRecord {
+    /// Digest of the body of the request that claimed the key.
+    pub body_digest: String,
+    /// When that request was received (start of retention).
+    pub received_at: Timestamp,
+    /// The claim currently holding the key.
+    pub token: ClaimToken,
+    /// The response, once the request finished.
+    pub response: Option<StoredResponse>,
+}
+
+impl KeyRecord {
+    /// True when the record no longer blocks its key at `now`: retention is over, or the
+    /// request never finished and is presumed dead.
+    pub fn is_free_at(&self, now: Timestamp) -> bool {
+        let age = now.millis() - self.received_at.millis();
+        age >= RETENTION_MILLIS || (self.response.is_none() && age >= ABANDONED_AFTER_MILLIS)
+    }
+
+    /// What a claim with `body_digest` gets against this (still live) record.
+    pub fn verdict(&self, body_digest: &str) -> Claim {
+        if self.body_digest != body_digest {
+            Claim::BodyMismatch
+        } else {
+            match &self.response {
+                Some(response) => Claim::Completed(response.clone()),
+                None => Claim::InProgress,
+            }
+        }
+    }
+}
+
+/// An [`IdempotencyStore`] in memory, for tests and examples; forgets everything on drop.
+#[derive(Debug, Default)]
+pub struct InMemoryIdempotencyStore {
+    records: Mutex<HashMap<IdempotencyScope, KeyRecord>>,
+}
+
+impl InMemoryIdempotencyStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn records(&self) -> std::sync::MutexGuard<'_, HashMap<IdempotencyScope, KeyRecord>> {
+        // A panic while holding the lock cannot leave a record half-written (every mutation is
+        // a single insert or remove), so a poisoned map is still consistent.
+        self.records.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl IdempotencyStore for InMemoryIdempotencyStore {
+    fn claim(
+        &self,
+        scope: &IdempotencyScope,
+        body_digest: &str,
+        token: &ClaimToken,
+        now: Timestamp,
+    ) -> Result<Claim, IdempotencyStoreError> {
+        let mut records = self.records();
+        records.retain(|_, r| now.millis() - r.received_at.millis() < RETENTION_MILLIS);
+        if let Some(existing) = records.get(scope) {
+            if !existing.is_free_at(now) {
+                return Ok(existing.verdict(body_digest));
+            }
+        }
+        records.insert(
+            scope.clone(),
+            KeyRecord {
+                body_digest: body_digest.to_owned(),
+                received_at: now,
+                token: token.clone(),
+                response: None,
+            },
+        );
+        Ok(Claim::Claimed)
+    }
+
+    fn complete(
+        &self,
+        scope: &IdempotencyScope,
+        token: &ClaimToken,
+        response: &StoredResponse,
+    ) -> Result<(), IdempotencyStoreError> {
+        if let Some(record) = self.records().get_mut(scope) {
+            if &record.token == token {
+                record.response = Some(response.clone());
+            }
+        }
+        Ok(())
+    }
+
+    fn release(
+        &self,
+        scope: &IdempotencyScope,
+        token: &ClaimToken,
+    ) -> Result<(), IdempotencyStoreError> {
+        let mut records = self.records();
+        if records.get(scope).is_some_and(|r| &r.token == token) {
+            records.remove(scope);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scope(key: &str) -> IdempotencyScope {
+        IdempotencyScope {
+            access_key_id: 1,
+            endpoint: "POST /vehicles".into(),
+            key: key.into(),
+        }
+    }
+
+    fn token(t: &str) -> ClaimToken {
+        ClaimToken(t.into())
+    }
+
+    fn ok_response() -> StoredResponse {
+        StoredResponse {
+            status: 200,
+            content_type: Some("application/json".into()),
+            body: b"{}".to_vec(),
+        }
+    }
+
+    const T0: Timestamp = Timestamp::from_millis(1_800_000_000_000);
+
+    #[test]
+    fn a_new_key_is_claimed_and_then_in_progress_for_the_same_body() {
+        let store = InMemoryIdempotencyStore::new();
+        assert_eq!(
+            store.claim(&scope("k"), "h", &token("a"), T0).unwrap(),
+            Claim::Claimed
+        );
+        assert_eq!(
+            store.claim(&scope("k"), "h", &token("b"), T0).unwrap(),
+            Claim::InProgress
+        );
+        assert_eq!(
+            store.claim(&scope("k"), "other", &token("b"), T0).unwrap(),
+            Claim::BodyMismatch
+        );
+    }
+
+    #[test]
+    fn a_completed_key_replays_until_retention_ends() {
+        let store = InMemoryIdempotencyStore::new();
+        store.claim(&scope("k"), "h", &token("a"), T0).unwrap();
+        store
+            .complete(&scope("k"), &token("a"), &ok_response())
+            .unwrap();
+        let later = T0.add_millis(RETENTION_MILLIS - 1);
+        assert_eq!(
+            store.claim(&scope("k"), "h", &token("b"), later).unwrap(),
+            Claim::Completed(ok_response())
+        );
+        let expired = T0.add_millis(RETENTION_MILLIS);
+        assert_eq!(
+            store.claim(&scope("k"), "h", &token("c"), expired).unwrap(),
+            Claim::Claimed
+        );
+    }
+
+    #[test]
+    fn keys_are_scoped_per_access_key_and_endpoint() {
+        let store = InMemoryIdempotencyStore::new();
+        store.claim(&scope("k"), "h", &token("a"), T0).unwrap();
+        let other_key = IdempotencyScope {
+            access_key_id: 2,
+            ..scope("k")
+        };
+        let other_endpoint = IdempotencyScope {
+            endpoint: "POST /orders".into(),
+            ..scope("k")
+        };
+        for s in [other_key, other_endpoint] {
+            assert_eq!(
+                store.claim(&s, "h", &token("b"), T0).unwrap(),
+                Claim::Claimed
+            );
+        }
+    }
+
+    #[test]
+    fn release_frees_the_key_only_for_the_claim_holder() {
+        let store = InMemoryIdempotencyStore::new();
+        store.claim(&scope("k"), "h", &token("a"), T0).unwrap();
+        store.release(&scope("k"), &token("intruder")).unwrap();
+        assert_eq!(
+            store.claim(&scope("k"), "h", &token("b"), T0).unwrap(),
+            Claim::InProgress
+        );
+        store.release(&scope("k"), &token("a")).unwrap();
+        assert_eq!(
+            store.claim(&scope("k"), "h", &token("b"), T0).unwrap(),
+            Claim::Claimed
+        );
+    }
+
+    #[test]
+    fn an_abandoned_claim_is_taken_over_and_its_late_completion_is_ignored() {
+        let store = InMemoryIdempotencyStore::new();
+        store.claim(&scope("k"), "h", &token("a"), T0).unwrap();
+        let later = T0.add_millis(ABANDONED_AFTER_MILLIS);
+        assert_eq!(
+            store.claim(&scope("k"), "h", &token("b"), later).unwrap(),
+            Claim::Claimed
+        );
+        store
+            .complete(&scope("k"), &token("a"), &ok_response())
+            .unwrap();
+        assert_eq!(
+            store.claim(&scope("k"), "h", &token("c"), later).unwrap(),
+            Claim::InProgress
+        );
+    }
+}

@@ -1,1 +1,98 @@
 //! Cross-cutting tower layers: request ids and logs, feature tokens, rate limits, idempotency.
+//!
+//! Order of the layers, outermost first, and why:
+//!
+//! 1. [`request_log`]: every response gets an `x-request-id` and one log line, whatever
+//!    happened further in (including 401s and unknown paths).
+//! 2. [`features`]: `x-svc-api-features` is parsed before anything can answer, so every response
+//!    (errors included) carries `x-svc-api-features-applied` and the deprecation headers.
+//! 3. authentication (the foundation's layer, passed to [`apply`]): puts the
+//!    [`Principal`](crate::auth::Principal) into the request extensions.
+//! 4. [`idempotency`]: needs the principal (keys are scoped per access key) and sits outside the
+//!    rate limit so that replays, in-progress and mismatch answers consume no rate quota.
+//! 5. [`rate_limit`]: per access key and tier, then the handler.
+//!
+//! Layers 4 and 5 are added with `Router::layer` on the API router, so they run after routing
+//! and see axum's [`MatchedPath`](axum::extract::MatchedPath): tiers and idempotent endpoints
+//! are looked up by (method, route template), never by raw path.
+
+use std::sync::Arc;
+
+use axum::Router;
+use dispatch_core::ports::clock::Clock;
+use dispatch_core::ports::idempotency::IdempotencyStore;
+
+pub mod features;
+pub mod idempotency;
+pub mod rate_limit;
+pub mod request_log;
+mod route_key;
+
+pub use route_key::RouteKey;
+
+/// What the layers need from the running service.
+#[derive(Clone)]
+pub struct MiddlewareConfig {
+    /// Time for rate limits, idempotency retention and feature notice periods.
+    pub clock: Arc<dyn Clock>,
+    /// `false` (`dispatch serve --rate-limits off`) disables every rate tier.
+    pub rate_limits_enabled: bool,
+    /// Where idempotency keys are recorded.
+    pub idempotency_store: Arc<dyn IdempotencyStore>,
+}
+
+/// Wraps the API router in every layer, in the order above. `auth` adds the authentication
+/// layer; it is called between the inner layers (idempotency, rate limit) and the outer ones
+/// (features, request log), e.g. `middleware::apply(api, config, |r| r.layer(auth_layer))`.
+pub fn apply<S>(
+    router: Router<S>,
+    config: MiddlewareConfig,
+    auth: impl FnOnce(Router<S>) -> Router<S>,
+) -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+{
+    apply_outer(auth(apply_inner(router, &config)), &config)
+}
+
+/// The layers that need the [`Principal`](crate::auth::Principal): idempotency, then rate limit.
+/// Apply to the API router *before* (that is, inside) the authentication layer.
+pub fn apply_inner<S>(router: Router<S>, config: &MiddlewareConfig) -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+{
+    let router = if config.rate_limits_enabled {
+        router.layer(axum::middleware::from_fn_with_state(
+            Arc::new(rate_limit::RateLimiter::new(config.clock.clone())),
+            rate_limit::enforce,
+        ))
+    } else {
+        router
+    };
+    router
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::new(idempotency::Idempotency::new(
+                config.idempotency_store.clone(),
+                config.clock.clone(),
+            )),
+            idempotency::enforce,
+        ))
+        .layer(axum::middleware::from_fn(request_log::expose_principal))
+}
+
+/// The layers every response passes through: feature headers, then request id and log line.
+/// Apply *after* (that is, outside) the authentication layer, to the whole service.
+pub fn apply_outer<S>(router: Router<S>, config: &MiddlewareConfig) -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+{
+    router
+        .layer(axum::middleware::from_fn_with_state(
+            config.clock.clone(),
+            features::negotiate,
+        ))
+        .layer(axum::middleware::from_fn(request_log::log_request))
+}
+
+#[cfg(test)]
+mod tests;

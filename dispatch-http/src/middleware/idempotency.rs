@@ -1,0 +1,361 @@
+//! Idempotency keys (spec, Limits: Idempotency).
+//!
+//! Applies to `idempotency-key` on exactly the POSTs in [`IDEMPOTENT_ENDPOINTS`]; other requests,
+//! and multipart uploads, pass untouched. Decisions, where the spec leaves room:
+//! - "Same body" means the same JSON document: bodies that parse as JSON are compared by a
+//!   SHA-256 of their canonical form (object keys sorted, insignificant whitespace dropped), so a
+//!   client that re-serialises its retry with another key order is still recognised; other
+//!   bodies are compared byte for byte.
+//! - The endpoint scope is the concrete path (`POST /depots/3/orders`), with `/v2` and a
+//!   trailing slash removed (`/customers/` is `/customers`).
+//! - The request runs in a task of its own once the key is claimed, so a client that hangs up
+//!   does not cancel it half-way and leave the key claimed: the outcome is recorded either way.
+//! - A claim that never finishes (the process died) blocks its key for
+//!   [`ABANDONED_AFTER_MILLIS`](dispatch_core::ports::idempotency::ABANDONED_AFTER_MILLIS), then
+//!   counts as abandoned. While it blocks, callers get 409 with `Retry-After: 1`.
+//! - Replays carry the original status, `Content-Type` and body, plus `idempotency-replay: true`.
+//!   POST /customers replays have an empty body (its spec entry says so) and therefore no
+//!   `Content-Type`.
+//! - 5xx responses and rate-limit rejections release the key (a retry after `Retry-After` must
+//!   execute, not replay the rejection); every other response is recorded and replayed.
+
+use std::sync::Arc;
+
+use axum::body::{to_bytes, Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::header::{HeaderName, CONTENT_TYPE, RETRY_AFTER};
+use axum::http::{HeaderValue, Method, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use dispatch_core::ports::clock::Clock;
+use dispatch_core::ports::idempotency::{
+    Claim, ClaimToken, IdempotencyScope, IdempotencyStore, IdempotencyStoreError, StoredResponse,
+};
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+
+use crate::auth::Principal;
+use crate::error::{ApiError, ErrorName};
+use crate::middleware::rate_limit::RateLimited;
+use crate::middleware::route_key::strip_api_prefix;
+use crate::middleware::RouteKey;
+
+/// The request header naming the key.
+pub const IDEMPOTENCY_KEY_HEADER: HeaderName = HeaderName::from_static("idempotency-key");
+/// The response header marking a replay.
+pub const IDEMPOTENCY_REPLAY_HEADER: HeaderName = HeaderName::from_static("idempotency-replay");
+/// Longest key accepted, in characters.
+pub const MAX_KEY_CHARS: usize = 255;
+/// `Retry-After` of a 409 while the original request runs.
+pub const IN_PROGRESS_RETRY_AFTER_SECONDS: u64 = 1;
+/// Largest request body buffered for the digest; the endpoints' own body limits are far lower.
+const MAX_BUFFERED_BODY: usize = 32 * 1024 * 1024;
+
+/// The POST routes (relative to `/v2`) that honour `idempotency-key`.
+pub const IDEMPOTENT_ENDPOINTS: &[&str] = &[
+    "/orders",
+    "/depots/{id}/orders",
+    "/plans/optimise/orders",
+    "/plans/optimise/orders-for-ids",
+    "/customers",
+    "/vehicles",
+    "/notifications/schedule/orders",
+];
+
+/// Routes whose replays have an empty body.
+const EMPTY_BODY_REPLAYS: &[&str] = &["/customers"];
+
+/// State of the idempotency layer.
+pub struct Idempotency {
+    store: Arc<dyn IdempotencyStore>,
+    clock: Arc<dyn Clock>,
+}
+
+impl Idempotency {
+    /// The layer's state over `store`, with retention measured by `clock`.
+    pub fn new(store: Arc<dyn IdempotencyStore>, clock: Arc<dyn Clock>) -> Self {
+        Idempotency { store, clock }
+    }
+}
+
+fn is_route(route: &RouteKey, templates: &[&str]) -> bool {
+    templates
+        .iter()
+        .any(|t| RouteKey::new(Method::POST, t) == *route)
+}
+
+fn is_multipart(req: &Request) -> bool {
+    req.headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.trim_start()
+                .to_ascii_lowercase()
+                .starts_with("multipart/")
+        })
+}
+
+/// The layer.
+pub async fn enforce(State(state): State<Arc<Idempotency>>, req: Request, next: Next) -> Response {
+    let Some(route) = RouteKey::of_request(&req) else {
+        return next.run(req).await;
+    };
+    if !is_route(&route, IDEMPOTENT_ENDPOINTS) || is_multipart(&req) {
+        return next.run(req).await;
+    }
+    let (Some(raw_key), Some(principal)) = (
+        req.headers().get(IDEMPOTENCY_KEY_HEADER),
+        req.extensions().get::<Principal>(),
+    ) else {
+        return next.run(req).await;
+    };
+    let key = String::from_utf8_lossy(raw_key.as_bytes()).into_owned();
+    let chars = key.chars().count();
+    if chars == 0 || chars > MAX_KEY_CHARS {
+        return ApiError::new(
+            ErrorName::IdempotencyInvalidKey,
+            format!("idempotency-key must be 1 to {MAX_KEY_CHARS} characters"),
+        )
+        .with_detail("length", json!(chars))
+        .into_response();
+    }
+    let scope = IdempotencyScope {
+        access_key_id: principal.access_key_id,
+        endpoint: format!("POST {}", strip_api_prefix(req.uri().path())),
+        key,
+    };
+
+    let (parts, body) = req.into_parts();
+    let Ok(bytes) = to_bytes(body, MAX_BUFFERED_BODY).await else {
+        let mut too_large = ApiError::new(ErrorName::InvalidInput, "request body too large");
+        too_large.status = StatusCode::PAYLOAD_TOO_LARGE;
+        return too_large.into_response();
+    };
+    let digest = body_digest(&bytes);
+    let token = ClaimToken(uuid::Uuid::new_v4().to_string());
+    let now = state.clock.now();
+    let claim = {
+        let (store, scope, token) = (state.store.clone(), scope.clone(), token.clone());
+        blocking(move || store.claim(&scope, &digest, &token, now)).await
+    };
+    match claim {
+        Err(e) => ApiError::internal(e).into_response(),
+        Ok(Claim::Claimed) => {
+            let req = Request::from_parts(parts, Body::from(bytes));
+            execute(state, scope, token, req, next).await
+        }
+        Ok(Claim::InProgress) => ApiError::new(
+            ErrorName::IdempotencyRequestInProgress,
+            "a request with this idempotency-key is still in progress",
+        )
+        .with_detail(
+            "retry_after_seconds",
+            json!(IN_PROGRESS_RETRY_AFTER_SECONDS),
+        )
+        .with_header(
+            RETRY_AFTER,
+            HeaderValue::from(IN_PROGRESS_RETRY_AFTER_SECONDS),
+        )
+        .into_response(),
+        Ok(Claim::BodyMismatch) => ApiError::new(
+            ErrorName::IdempotencyKeyReusedWithDifferentBody,
+            "this idempotency-key was used with a different request body",
+        )
+        .into_response(),
+        Ok(Claim::Completed(stored)) => replay(stored, is_route(&route, EMPTY_BODY_REPLAYS)),
+    }
+}
+
+/// Runs the claimed request to the end in its own task and records or releases the key.
+async fn execute(
+    state: Arc<Idempotency>,
+    scope: IdempotencyScope,
+    token: ClaimToken,
+    req: Request,
+    next: Next,
+) -> Response {
+    let task = {
+        let (state, scope, token) = (state.clone(), scope.clone(), token.clone());
+        tokio::spawn(async move {
+            let response = next.run(req).await;
+            settle(&state, scope, token, response).await
+        })
+    };
+    match task.await {
+        Ok(response) => response,
+        Err(panic) => {
+            release(&state, scope, token).await;
+            ApiError::internal(format!("request task failed: {panic}")).into_response()
+        }
+    }
+}
+
+async fn settle(
+    state: &Idempotency,
+    scope: IdempotencyScope,
+    token: ClaimToken,
+    response: Response,
+) -> Response {
+    let (parts, body) = response.into_parts();
+    let bytes: Bytes = match to_bytes(body, usize::MAX).await {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            release(state, scope, token).await;
+            return ApiError::internal(format!("response body failed: {e}")).into_response();
+        }
+    };
+    if parts.status.is_server_error() || parts.extensions.get::<RateLimited>().is_some() {
+        release(state, scope, token).await;
+    } else {
+        let stored = StoredResponse {
+            status: parts.status.as_u16(),
+            content_type: parts
+                .headers
+                .get(CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned),
+            body: bytes.to_vec(),
+        };
+        let store = state.store.clone();
+        let (s, t) = (scope.clone(), token.clone());
+        if let Err(e) = blocking(move || store.complete(&s, &t, &stored)).await {
+            // Unrecorded, the key must not stay claimed: a retry would wait for nothing.
+            tracing::error!(error = %e, "recording an idempotent response failed");
+            release(state, scope, token).await;
+        }
+    }
+    Response::from_parts(parts, Body::from(bytes))
+}
+
+async fn release(state: &Idempotency, scope: IdempotencyScope, token: ClaimToken) {
+    let store = state.store.clone();
+    if let Err(e) = blocking(move || store.release(&scope, &token)).await {
+        tracing::error!(error = %e, "releasing an idempotency key failed");
+    }
+}
+
+fn replay(stored: StoredResponse, empty_body: bool) -> Response {
+    let status = StatusCode::from_u16(stored.status).unwrap_or(StatusCode::OK);
+    let mut response = if empty_body {
+        Response::new(Body::empty())
+    } else {
+        Response::new(Body::from(stored.body))
+    };
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    headers.insert(IDEMPOTENCY_REPLAY_HEADER, HeaderValue::from_static("true"));
+    if !empty_body {
+        if let Some(ct) = stored
+            .content_type
+            .and_then(|ct| HeaderValue::from_str(&ct).ok())
+        {
+            headers.insert(CONTENT_TYPE, ct);
+        }
+    }
+    response
+}
+
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, IdempotencyStoreError> + Send + 'static,
+) -> Result<T, IdempotencyStoreError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .unwrap_or_else(|e| Err(IdempotencyStoreError(e.to_string())))
+}
+
+/// SHA-256 (hex) of the body's canonical JSON, or of its bytes when it is not JSON.
+pub fn body_digest(bytes: &[u8]) -> String {
+    let mut hasher = Sha256::new();
+    match serde_json::from_slice::<Value>(bytes) {
+        Ok(value) => {
+            let mut canonical = b"json:".to_vec();
+            write_canonical(&value, &mut canonical);
+            hasher.update(&canonical);
+        }
+        Err(_) => {
+            hasher.update(b"raw:");
+            hasher.update(bytes);
+        }
+    }
+    hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn write_canonical(value: &Value, out: &mut Vec<u8>) {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            out.push(b'{');
+            for (i, (key, value)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_canonical(&Value::String(key.clone()), out);
+                out.push(b':');
+                write_canonical(value, out);
+            }
+            out.push(b'}');
+        }
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_canonical(item, out);
+            }
+            out.push(b']');
+        }
+        scalar => out.extend_from_slice(scalar.to_string().as_bytes()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_bodies_are_compared_as_documents_and_other_bodies_as_bytes() {
+        assert_eq!(
+            body_digest(br#"{"b": [1, {"y":2,"x":1}], "a": "s"}"#),
+            body_digest(br#"{"a":"s","b":[1,{"x":1,"y":2}]}"#)
+        );
+        assert_ne!(body_digest(br#"{"a":1}"#), body_digest(br#"{"a":2}"#));
+        assert_ne!(body_digest(br#"[1,2]"#), body_digest(br#"[2,1]"#));
+        assert_ne!(body_digest(b"not json "), body_digest(b"not json"));
+        assert_eq!(body_digest(b""), body_digest(b""));
+    }
+
+    #[test]
+    fn exactly_the_listed_posts_are_idempotent() {
+        let yes = |p: &str| is_route(&RouteKey::new(Method::POST, p), IDEMPOTENT_ENDPOINTS);
+        for p in [
+            "/v2/orders",
+            "/depots/{depot_id}/orders",
+            "/plans/optimise/orders",
+            "/plans/optimise/orders-for-ids",
+            "/customers",
+            "/customers/",
+            "/vehicles",
+            "/vehicles/",
+            "/notifications/schedule/orders",
+        ] {
+            assert!(yes(p), "{p}");
+        }
+        for p in [
+            "/routes/{id}/reverse",
+            "/orders/{id}/attachments",
+            "/order-statuses",
+        ] {
+            assert!(!yes(p), "{p}");
+        }
+        assert!(!is_route(
+            &RouteKey::new(Method::GET, "/orders"),
+            IDEMPOTENT_ENDPOINTS
+        ));
+    }
+}

@@ -1,0 +1,387 @@
+//! The layers together on a small router of their own (auth stand-in: `x-access-key: N` becomes
+//! access key N), nested under `/v2` like the real service.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::{to_bytes, Body};
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::middleware::{from_fn, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::{Json, Router};
+use dispatch_core::ports::clock::ManualClock;
+use dispatch_core::ports::idempotency::InMemoryIdempotencyStore;
+use dispatch_core::time::Timestamp;
+use serde_json::{json, Value};
+use tokio::sync::Semaphore;
+use tower::ServiceExt;
+
+use super::*;
+use crate::auth::{Permission, Principal};
+use crate::error::{ApiError, ErrorName};
+
+const T0: Timestamp = Timestamp::from_millis(1_800_000_000_000);
+
+#[derive(Clone)]
+struct Probe {
+    executions: Arc<AtomicUsize>,
+    /// Held by the slow endpoint until the test adds permits.
+    gate: Arc<Semaphore>,
+    entered: Arc<AtomicUsize>,
+}
+
+impl Probe {
+    fn new() -> Self {
+        Probe {
+            executions: Arc::default(),
+            gate: Arc::new(Semaphore::new(0)),
+            entered: Arc::default(),
+        }
+    }
+
+    fn executions(&self) -> usize {
+        self.executions.load(Ordering::SeqCst)
+    }
+}
+
+async fn test_auth(mut req: Request, next: Next) -> Response {
+    let id = req
+        .headers()
+        .get("x-access-key")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<i64>().ok());
+    let Some(access_key_id) = id else {
+        return ApiError::new(ErrorName::Unauthorized, "missing or unknown access key")
+            .into_response();
+    };
+    req.extensions_mut().insert(Principal {
+        access_key_id,
+        depot_id: 100 + access_key_id,
+        organisation_id: 1,
+        permission: Permission::All,
+    });
+    next.run(req).await
+}
+
+/// Executes, counts, and answers with the status named in the body's `status` (default 201).
+async fn counted(State(probe): State<Probe>, body: Option<Json<Value>>) -> Response {
+    let n = probe.executions.fetch_add(1, Ordering::SeqCst) + 1;
+    let body = body.map(|Json(b)| b).unwrap_or(Value::Null);
+    let status = body["status"]
+        .as_u64()
+        .and_then(|s| StatusCode::from_u16(s as u16).ok())
+        .unwrap_or(StatusCode::CREATED);
+    (status, Json(json!({ "execution": n, "echo": body }))).into_response()
+}
+
+async fn slow(State(probe): State<Probe>) -> Response {
+    probe.entered.fetch_add(1, Ordering::SeqCst);
+    let _permit = probe.gate.acquire().await.expect("gate open");
+    let n = probe.executions.fetch_add(1, Ordering::SeqCst) + 1;
+    (StatusCode::OK, Json(json!({ "execution": n }))).into_response()
+}
+
+async fn paged() -> Response {
+    (
+        [(
+            "link",
+            "<http://h/v2/customers?page_info=abc&limit=2>; rel=\"next\"",
+        )],
+        Json(json!({ "customers": [] })),
+    )
+        .into_response()
+}
+
+struct TestApp {
+    app: Router,
+    clock: Arc<ManualClock>,
+    probe: Probe,
+}
+
+fn test_app(rate_limits_enabled: bool) -> TestApp {
+    test_app_with(
+        rate_limits_enabled,
+        Arc::new(ManualClock::new(T0)),
+        Arc::new(InMemoryIdempotencyStore::new()),
+        Probe::new(),
+    )
+}
+
+fn test_app_with(
+    rate_limits_enabled: bool,
+    clock: Arc<ManualClock>,
+    idempotency_store: Arc<dyn IdempotencyStore>,
+    probe: Probe,
+) -> TestApp {
+    let api = Router::new()
+        .route(
+            "/vehicles",
+            post(counted).get(|| async { Json(json!({"vehicles": []})) }),
+        )
+        .route("/vehicles/", post(counted))
+        .route("/customers", post(counted).get(paged))
+        .route("/orders", post(counted))
+        .route("/plans/optimise/orders", post(counted))
+        .route("/plans/optimise/orders-for-ids", post(slow))
+        .route("/routes/{id}/reverse", post(counted))
+        .with_state(probe.clone());
+    let config = MiddlewareConfig {
+        clock: clock.clone(),
+        rate_limits_enabled,
+        idempotency_store,
+    };
+    let api = apply_inner(api, &config).layer(from_fn(test_auth));
+    let app = apply_outer(Router::new().nest("/v2", api), &config);
+    TestApp { app, clock, probe }
+}
+
+struct Reply {
+    status: StatusCode,
+    headers: HeaderMap,
+    body: Vec<u8>,
+}
+
+impl Reply {
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or(Value::Null)
+    }
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).map(|v| v.to_str().unwrap())
+    }
+}
+
+async fn call(
+    app: &Router,
+    method: &str,
+    uri: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> Reply {
+    let mut req = Request::builder().method(method).uri(uri);
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    if !body.is_empty() {
+        req = req.header("content-type", "application/json");
+    }
+    let response = app
+        .clone()
+        .oneshot(req.body(Body::from(body.to_owned())).unwrap())
+        .await
+        .unwrap();
+    let (parts, body) = response.into_parts();
+    Reply {
+        status: parts.status,
+        headers: parts.headers,
+        body: to_bytes(body, usize::MAX).await.unwrap().to_vec(),
+    }
+}
+
+const KEY1: (&str, &str) = ("x-access-key", "1");
+const KEY2: (&str, &str) = ("x-access-key", "2");
+const OPT_IN: (&str, &str) = ("x-svc-api-features", "rate-limit-429");
+
+// ---------------------------------------------------------------- rate limits
+
+#[tokio::test]
+async fn a_tripped_limit_answers_403_forbidden_with_retry_after_equal_to_the_detail() {
+    let t = test_app(true);
+    assert_eq!(
+        call(&t.app, "GET", "/v2/vehicles", &[KEY1], "")
+            .await
+            .status,
+        StatusCode::OK
+    );
+    let r = call(&t.app, "GET", "/v2/vehicles", &[KEY1], "").await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN);
+    let body = r.json();
+    assert_eq!(body["name"], "FORBIDDEN");
+    assert_eq!(body["statusCode"], 403);
+    assert_eq!(body["details"]["retry_after_seconds"], 1);
+    assert_eq!(r.header("retry-after"), Some("1"));
+    t.clock.advance_millis(1000);
+    assert_eq!(
+        call(&t.app, "GET", "/v2/vehicles", &[KEY1], "")
+            .await
+            .status,
+        StatusCode::OK
+    );
+}
+
+#[tokio::test]
+async fn the_429_token_changes_only_status_and_name() {
+    let t = test_app(true);
+    call(&t.app, "POST", "/v2/routes/1/reverse", &[KEY1], "").await;
+    call(&t.app, "POST", "/v2/routes/1/reverse", &[KEY1], "").await;
+    let forbidden = call(&t.app, "POST", "/v2/routes/1/reverse", &[KEY1], "").await;
+    let too_many = call(&t.app, "POST", "/v2/routes/1/reverse", &[KEY1, OPT_IN], "").await;
+    assert_eq!(forbidden.status, StatusCode::FORBIDDEN);
+    assert_eq!(too_many.status, StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(too_many.json()["name"], "RATE_LIMIT_EXCEEDED");
+    assert_eq!(too_many.json()["statusCode"], 429);
+    assert_eq!(
+        forbidden.json()["description"],
+        too_many.json()["description"]
+    );
+    assert_eq!(forbidden.json()["details"], too_many.json()["details"]);
+    assert_eq!(forbidden.json()["details"]["retry_after_seconds"], 15);
+    assert_eq!(too_many.header("retry-after"), Some("15"));
+    assert_eq!(forbidden.header("retry-after"), Some("15"));
+    assert_eq!(t.probe.executions(), 2);
+}
+
+#[tokio::test]
+async fn from_2028_03_01_every_caller_gets_429() {
+    let t = test_app(true);
+    t.clock
+        .set(Timestamp::parse("2028-03-01T00:00:00.000Z").unwrap());
+    call(&t.app, "GET", "/v2/vehicles", &[KEY1], "").await;
+    let r = call(&t.app, "GET", "/v2/vehicles", &[KEY1], "").await;
+    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(r.json()["name"], "RATE_LIMIT_EXCEEDED");
+    assert_eq!(r.header("retry-after"), Some("1"));
+}
+
+#[tokio::test]
+async fn rate_limits_off_lets_everything_through() {
+    let t = test_app(false);
+    for _ in 0..100 {
+        assert_eq!(
+            call(&t.app, "GET", "/v2/vehicles", &[KEY1], "")
+                .await
+                .status,
+            StatusCode::OK
+        );
+    }
+}
+
+#[tokio::test]
+async fn each_access_key_has_its_own_quota() {
+    let t = test_app(true);
+    call(&t.app, "GET", "/v2/vehicles", &[KEY1], "").await;
+    assert_eq!(
+        call(&t.app, "GET", "/v2/vehicles", &[KEY1], "")
+            .await
+            .status,
+        StatusCode::FORBIDDEN
+    );
+    assert_eq!(
+        call(&t.app, "GET", "/v2/vehicles", &[KEY2], "")
+            .await
+            .status,
+        StatusCode::OK
+    );
+}
+
+// ---------------------------------------------------------------- feature tokens
+
+#[tokio::test]
+async fn applied_tokens_are_echoed_and_absent_when_none_applied() {
+    let t = test_app(true);
+    let r = call(
+        &t.app,
+        "GET",
+        "/v2/vehicles",
+        &[KEY1, ("x-svc-api-features", " unknown ,RATE-limit-429 ")],
+        "",
+    )
+    .await;
+    assert_eq!(
+        r.header("x-svc-api-features-applied"),
+        Some("rate-limit-429")
+    );
+    let r = call(
+        &t.app,
+        "GET",
+        "/v2/vehicles",
+        &[KEY2, ("x-svc-api-features", "unknown")],
+        "",
+    )
+    .await;
+    assert_eq!(r.header("x-svc-api-features-applied"), None);
+}
+
+#[tokio::test]
+async fn callers_not_opted_in_get_the_deprecation_headers_during_the_notice_period() {
+    let t = test_app(true);
+    for r in [
+        call(&t.app, "GET", "/v2/vehicles", &[KEY1], "").await,
+        // Errors too, including those answered before authentication.
+        call(&t.app, "GET", "/v2/vehicles", &[], "").await,
+    ] {
+        assert_eq!(r.header("sunset"), Some("Wed, 01 Mar 2028 00:00:00 GMT"));
+        assert_eq!(r.header("deprecation"), Some("@1818720000"));
+        assert_eq!(
+            r.header("link"),
+            Some("<https://docs.dispatch.example.com/v2/features/rate-limit-429>; rel=\"deprecation\"")
+        );
+    }
+    let opted_in = call(&t.app, "GET", "/v2/vehicles", &[KEY2, OPT_IN], "").await;
+    for h in ["sunset", "deprecation", "link"] {
+        assert_eq!(opted_in.header(h), None, "{h}");
+    }
+}
+
+#[tokio::test]
+async fn the_deprecation_link_follows_the_paging_link_in_one_header() {
+    let t = test_app(true);
+    let r = call(&t.app, "GET", "/v2/customers", &[KEY1], "").await;
+    assert_eq!(r.headers.get_all("link").iter().count(), 1);
+    assert_eq!(
+        r.header("link"),
+        Some("<http://h/v2/customers?page_info=abc&limit=2>; rel=\"next\", <https://docs.dispatch.example.com/v2/features/rate-limit-429>; rel=\"deprecation\"")
+    );
+    let opted_in = call(&t.app, "GET", "/v2/customers", &[KEY1, OPT_IN], "").await;
+    assert_eq!(
+        opted_in.header("link"),
+        Some("<http://h/v2/customers?page_info=abc&limit=2>; rel=\"next\"")
+    );
+}
+
+#[tokio::test]
+async fn after_the_notice_period_the_token_is_accepted_without_effect_or_warnings() {
+    let t = test_app(true);
+    t.clock
+        .set(Timestamp::parse("2028-03-01T00:00:00.000Z").unwrap());
+    let plain = call(&t.app, "GET", "/v2/vehicles", &[KEY1], "").await;
+    let opted_in = call(&t.app, "GET", "/v2/vehicles", &[KEY2, OPT_IN], "").await;
+    for r in [&plain, &opted_in] {
+        assert_eq!(r.status, StatusCode::OK);
+        for h in ["sunset", "deprecation", "link"] {
+            assert_eq!(r.header(h), None, "{h}");
+        }
+    }
+    assert_eq!(
+        opted_in.header("x-svc-api-features-applied"),
+        Some("rate-limit-429")
+    );
+}
+
+// ---------------------------------------------------------------- request ids
+
+#[tokio::test]
+async fn request_ids_are_echoed_or_generated() {
+    let t = test_app(true);
+    let r = call(
+        &t.app,
+        "GET",
+        "/v2/vehicles",
+        &[KEY1, ("x-request-id", "abc-123")],
+        "",
+    )
+    .await;
+    assert_eq!(r.header("x-request-id"), Some("abc-123"));
+    let a = call(&t.app, "GET", "/v2/nowhere", &[KEY1], "").await;
+    let b = call(&t.app, "GET", "/v2/nowhere", &[KEY1], "").await;
+    let (a, b) = (
+        a.header("x-request-id").unwrap(),
+        b.header("x-request-id").unwrap(),
+    );
+    assert!(uuid::Uuid::parse_str(a).is_ok(), "{a}");
+    assert_ne!(a, b);
+}
+
+mod idempotency_tests;

@@ -1,0 +1,310 @@
+//! The idempotency-key records on SQLite.
+//!
+//! The records live in the service's database file, in their own table, reached through their
+//! own connection: the idempotency layer runs before any handler and must not wait behind (or
+//! take part in) the handler's store transactions. WAL mode lets both connections work on the
+//! file at once; every claim is one `BEGIN IMMEDIATE` transaction, so concurrent claims of one
+//! key (from threads or processes) are serialised by SQLite and exactly one wins.
+
+use std::path::Path;
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+use dispatch_core::ports::idempotency::{
+    Claim, ClaimToken, IdempotencyScope, IdempotencyStore, IdempotencyStoreError, KeyRecord,
+    StoredResponse, RETENTION_MILLIS,
+};
+use dispatch_core::time::Timestamp;
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS idempotency_keys (
+    access_key_id INTEGER NOT NULL,
+    endpoint      TEXT    NOT NULL,
+    key           TEXT    NOT NULL,
+    body_digest   TEXT    NOT NULL,
+    received_at   INTEGER NOT NULL,
+    token         TEXT    NOT NULL,
+    status        INTEGER,
+    content_type  TEXT,
+    body          BLOB,
+    PRIMARY KEY (access_key_id, endpoint, key)
+);
+CREATE INDEX IF NOT EXISTS idempotency_keys_received_at ON idempotency_keys (received_at);
+";
+
+/// [`IdempotencyStore`] over a SQLite database file.
+#[derive(Debug)]
+pub struct SqliteIdempotencyStore {
+    conn: Mutex<Connection>,
+}
+
+fn db_err(e: rusqlite::Error) -> IdempotencyStoreError {
+    IdempotencyStoreError(e.to_string())
+}
+
+impl SqliteIdempotencyStore {
+    /// Opens (creating if needed) the database file at `path` and its idempotency table.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, IdempotencyStoreError> {
+        let conn = Connection::open(path).map_err(db_err)?;
+        conn.busy_timeout(Duration::from_secs(10)).map_err(db_err)?;
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(db_err)?;
+        conn.pragma_update(None, "synchronous", "FULL")
+            .map_err(db_err)?;
+        conn.execute_batch(SCHEMA).map_err(db_err)?;
+        Ok(SqliteIdempotencyStore {
+            conn: Mutex::new(conn),
+        })
+    }
+
+    fn conn(&self) -> MutexGuard<'_, Connection> {
+        // Every use is a complete SQLite transaction or statement, so a panic elsewhere while
+        // the lock was held cannot leave the connection mid-transaction in a way SQLite keeps.
+        self.conn.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+fn read_record(conn: &Connection, scope: &IdempotencyScope) -> rusqlite::Result<Option<KeyRecord>> {
+    conn.query_row(
+        "SELECT body_digest, received_at, token, status, content_type, body
+         FROM idempotency_keys WHERE access_key_id = ?1 AND endpoint = ?2 AND key = ?3",
+        params![scope.access_key_id, scope.endpoint, scope.key],
+        |row| {
+            let status: Option<u16> = row.get(3)?;
+            Ok(KeyRecord {
+                body_digest: row.get(0)?,
+                received_at: Timestamp::from_millis(row.get(1)?),
+                token: ClaimToken(row.get(2)?),
+                response: match status {
+                    Some(status) => Some(StoredResponse {
+                        status,
+                        content_type: row.get(4)?,
+                        body: row.get::<_, Option<Vec<u8>>>(5)?.unwrap_or_default(),
+                    }),
+                    None => None,
+                },
+            })
+        },
+    )
+    .optional()
+}
+
+impl IdempotencyStore for SqliteIdempotencyStore {
+    fn claim(
+        &self,
+        scope: &IdempotencyScope,
+        body_digest: &str,
+        token: &ClaimToken,
+        now: Timestamp,
+    ) -> Result<Claim, IdempotencyStoreError> {
+        let mut conn = self.conn();
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(db_err)?;
+        tx.execute(
+            "DELETE FROM idempotency_keys WHERE received_at <= ?1",
+            params![now.millis() - RETENTION_MILLIS],
+        )
+        .map_err(db_err)?;
+        if let Some(existing) = read_record(&tx, scope).map_err(db_err)? {
+            if !existing.is_free_at(now) {
+                return Ok(existing.verdict(body_digest));
+            }
+        }
+        tx.execute(
+            "INSERT OR REPLACE INTO idempotency_keys
+                 (access_key_id, endpoint, key, body_digest, received_at, token)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![
+                scope.access_key_id,
+                scope.endpoint,
+                scope.key,
+                body_digest,
+                now.millis(),
+                token.0
+            ],
+        )
+        .map_err(db_err)?;
+        tx.commit().map_err(db_err)?;
+        Ok(Claim::Claimed)
+    }
+
+    fn complete(
+        &self,
+        scope: &IdempotencyScope,
+        token: &ClaimToken,
+        response: &StoredResponse,
+    ) -> Result<(), IdempotencyStoreError> {
+        self.conn()
+            .execute(
+                "UPDATE idempotency_keys SET status = ?5, content_type = ?6, body = ?7
+                 WHERE access_key_id = ?1 AND endpoint = ?2 AND key = ?3 AND token = ?4",
+                params![
+                    scope.access_key_id,
+                    scope.endpoint,
+                    scope.key,
+                    token.0,
+                    response.status,
+                    response.content_type,
+                    response.body
+                ],
+            )
+            .map_err(db_err)?;
+        Ok(())
+    }
+
+    fn release(
+        &self,
+        scope: &IdempotencyScope,
+        token: &ClaimToken,
+    ) -> Result<(), IdempotencyStoreError> {
+        self.conn()
+            .execute(
+                "DELETE FROM idempotency_keys
+                 WHERE access_key_id = ?1 AND endpoint = ?2 AND key = ?3 AND token = ?4",
+                params![scope.access_key_id, scope.endpoint, scope.key, token.0],
+            )
+            .map_err(db_err)?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Barrier};
+
+    use dispatch_core::ports::idempotency::ABANDONED_AFTER_MILLIS;
+
+    use super::*;
+
+    const T0: Timestamp = Timestamp::from_millis(1_800_000_000_000);
+
+    fn scope(key: &str) -> IdempotencyScope {
+        IdempotencyScope {
+            access_key_id: 7,
+            endpoint: "POST /vehicles".into(),
+            key: key.into(),
+        }
+    }
+
+    fn token(t: &str) -> ClaimToken {
+        ClaimToken(t.into())
+    }
+
+    fn created() -> StoredResponse {
+        StoredResponse {
+            status: 201,
+            content_type: Some("application/json".into()),
+            body: br#"{"vehicle":{"id":1}}"#.to_vec(),
+        }
+    }
+
+    #[test]
+    fn completed_keys_survive_reopening_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("dispatch.db");
+        {
+            let store = SqliteIdempotencyStore::open(&path).unwrap();
+            assert_eq!(
+                store.claim(&scope("k"), "h", &token("a"), T0).unwrap(),
+                Claim::Claimed
+            );
+            store
+                .complete(&scope("k"), &token("a"), &created())
+                .unwrap();
+        }
+        let reopened = SqliteIdempotencyStore::open(&path).unwrap();
+        assert_eq!(
+            reopened
+                .claim(&scope("k"), "h", &token("b"), T0.add_millis(1000))
+                .unwrap(),
+            Claim::Completed(created())
+        );
+        assert_eq!(
+            reopened
+                .claim(&scope("k"), "other", &token("b"), T0.add_millis(1000))
+                .unwrap(),
+            Claim::BodyMismatch
+        );
+    }
+
+    #[test]
+    fn records_expire_after_24_hours_and_the_key_is_new_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteIdempotencyStore::open(dir.path().join("d.db")).unwrap();
+        store.claim(&scope("k"), "h", &token("a"), T0).unwrap();
+        store
+            .complete(&scope("k"), &token("a"), &created())
+            .unwrap();
+        let just_before = T0.add_millis(RETENTION_MILLIS - 1);
+        assert_eq!(
+            store
+                .claim(&scope("k"), "x", &token("b"), just_before)
+                .unwrap(),
+            Claim::BodyMismatch
+        );
+        let at_expiry = T0.add_millis(RETENTION_MILLIS);
+        assert_eq!(
+            store
+                .claim(&scope("k"), "x", &token("b"), at_expiry)
+                .unwrap(),
+            Claim::Claimed
+        );
+    }
+
+    #[test]
+    fn released_and_abandoned_claims_free_the_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteIdempotencyStore::open(dir.path().join("d.db")).unwrap();
+        store.claim(&scope("k"), "h", &token("a"), T0).unwrap();
+        assert_eq!(
+            store.claim(&scope("k"), "h", &token("b"), T0).unwrap(),
+            Claim::InProgress
+        );
+        store.release(&scope("k"), &token("a")).unwrap();
+        assert_eq!(
+            store.claim(&scope("k"), "h", &token("b"), T0).unwrap(),
+            Claim::Claimed
+        );
+        let later = T0.add_millis(ABANDONED_AFTER_MILLIS);
+        assert_eq!(
+            store.claim(&scope("k"), "h", &token("c"), later).unwrap(),
+            Claim::Claimed
+        );
+        store
+            .complete(&scope("k"), &token("b"), &created())
+            .unwrap();
+        assert_eq!(
+            store.claim(&scope("k"), "h", &token("d"), later).unwrap(),
+            Claim::InProgress,
+            "the superseded claim's completion must not land"
+        );
+    }
+
+    #[test]
+    fn concurrent_claims_through_separate_connections_have_exactly_one_winner() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("d.db");
+        let threads = 8;
+        let barrier = Arc::new(Barrier::new(threads));
+        let handles: Vec<_> = (0..threads)
+            .map(|i| {
+                let store = SqliteIdempotencyStore::open(&path).unwrap();
+                let barrier = barrier.clone();
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    store
+                        .claim(&scope("k"), "h", &token(&i.to_string()), T0)
+                        .unwrap()
+                })
+            })
+            .collect();
+        let claims: Vec<Claim> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+        let winners = claims.iter().filter(|c| **c == Claim::Claimed).count();
+        assert_eq!(winners, 1, "{claims:?}");
+        assert!(claims
+            .iter()
+            .all(|c| matches!(c, Claim::Claimed | Claim::InProgress)));
+    }
+}
