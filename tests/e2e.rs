@@ -11,8 +11,9 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-/// The `dispatch` binary next to this test's profile directory, brought up to date once per run
-/// (a no-op after `cargo test --workspace`, which has just built it).
+/// The `dispatch` binary next to this test's profile directory, brought up to date once per run.
+/// The build asks for what `cargo test --workspace` builds (same feature unification), so under
+/// that command it is a no-op; the binary comes with dispatch-http's integration tests.
 fn binary() -> PathBuf {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     BUILT
@@ -21,14 +22,7 @@ fn binary() -> PathBuf {
             // target/<profile>/deps/e2e-<hash> -> target/<profile>/dispatch
             let profile_dir = exe.parent().and_then(Path::parent).expect("target dir");
             let mut build = Command::new(env!("CARGO"));
-            build.args([
-                "build",
-                "--quiet",
-                "-p",
-                "dispatch-http",
-                "--bin",
-                "dispatch",
-            ]);
+            build.args(["build", "--quiet", "--workspace", "--tests"]);
             if profile_dir.ends_with("release") {
                 build.arg("--release");
             }

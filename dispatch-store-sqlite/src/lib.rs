@@ -23,6 +23,7 @@ use dispatch_core::ports::store::{Store, StoreError, StoreTx};
 use rusqlite::Connection;
 
 pub use gazetteer::SqliteGazetteer;
+pub use migrations::SCHEMA_VERSION;
 
 /// Most idle connections kept for reuse.
 const MAX_IDLE_CONNECTIONS: usize = 8;

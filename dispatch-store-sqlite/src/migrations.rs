@@ -7,7 +7,13 @@ use rusqlite::Connection;
 use crate::repo::db_err;
 
 /// The migrations, in order.
-const MIGRATIONS: &[&str] = &[include_str!("../migrations/0001_init.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("../migrations/0001_init.sql"),
+    include_str!("../migrations/0002_customers_orders.sql"),
+];
+
+/// The schema version of a database this program has fully migrated.
+pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;
 
 /// Applies every migration the database has not seen yet. Safe when several processes open the
 /// same file at once: the version is re-read inside the write transaction.

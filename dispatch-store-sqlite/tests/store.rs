@@ -11,7 +11,7 @@ use dispatch_core::patch::Patch;
 use dispatch_core::ports::geocoder::{GazetteerEntry, GeocodeQuery, Geocoder};
 use dispatch_core::ports::store::{InMemoryStore, NewDepot, Store, StoreError};
 use dispatch_core::time::Timestamp;
-use dispatch_store_sqlite::{SqliteGazetteer, SqliteStore};
+use dispatch_store_sqlite::{SqliteGazetteer, SqliteStore, SCHEMA_VERSION};
 
 fn at(ms: i64) -> Timestamp {
     Timestamp::from_millis(ms)
@@ -266,11 +266,11 @@ fn migrations_run_once_and_data_survives_reopen() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("m.db");
     let store = SqliteStore::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 1);
+    assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
     let (a, _, _) = setup(&store);
     drop(store);
     let store = SqliteStore::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 1);
+    assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
     let s: &dyn Store = &store;
     assert_eq!(s.read(|tx| tx.get_depot(a)).unwrap().unwrap().name, "A");
 }

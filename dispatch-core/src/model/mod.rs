@@ -2,10 +2,17 @@
 
 pub mod attachment;
 pub mod customer;
+pub mod customer_validate;
 pub mod line_item;
 pub mod location;
 pub mod notification;
 pub mod order;
+pub mod order_attachment;
+pub mod order_fields;
+pub mod order_input;
+pub mod order_merge;
+pub mod order_validate;
+pub mod order_value;
 pub mod organisation;
 pub mod plan;
 pub mod reference;

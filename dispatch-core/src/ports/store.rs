@@ -22,9 +22,13 @@
 //! ([`OrganisationRepo`], [`ReferenceRepo`], [`VehicleRepo`]); [`StoreTx`] is all of them, and
 //! later aggregates add their repository trait to it.
 
+mod customers;
 mod memory;
+mod orders;
 
+pub use customers::CustomerRepo;
 pub use memory::InMemoryStore;
+pub use orders::{NewAttachment, NumberedOrder, OrderFilter, OrderRepo, OrderSummary};
 
 use crate::model::location::Coordinates;
 use crate::model::notification::{Channel, NotificationTemplate};
@@ -119,9 +123,15 @@ fn run<R, E: From<StoreError>>(
 }
 
 /// Every repository, inside one transaction.
-pub trait StoreTx: OrganisationRepo + ReferenceRepo + VehicleRepo {}
+pub trait StoreTx:
+    OrganisationRepo + ReferenceRepo + VehicleRepo + CustomerRepo + OrderRepo
+{
+}
 
-impl<T: OrganisationRepo + ReferenceRepo + VehicleRepo + ?Sized> StoreTx for T {}
+impl<T: OrganisationRepo + ReferenceRepo + VehicleRepo + CustomerRepo + OrderRepo + ?Sized> StoreTx
+    for T
+{
+}
 
 /// A depot to create.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,6 +1,10 @@
 //! Use cases written against the ports. Each opens its own transaction(s) and returns typed
 //! outcomes; adapters map [`ServiceError`] to their wire format once.
 
+pub mod customers;
+pub mod order_reads;
+pub mod order_statuses;
+pub mod orders;
 pub mod vehicles;
 pub mod zones;
 

@@ -1,5 +1,11 @@
 //! The `/v2` API: one router per resource, merged here. Wire types live beside their handlers.
 
+pub mod customers;
+pub mod order_attachments;
+pub mod order_json;
+pub mod order_statuses;
+pub mod order_wire;
+pub mod orders;
 pub mod reference;
 pub mod vehicles;
 pub mod wire;
@@ -15,4 +21,8 @@ pub fn router() -> Router<AppState> {
         .merge(reference::routes())
         .merge(zones::routes())
         .merge(vehicles::routes())
+        .merge(customers::routes())
+        .merge(orders::routes())
+        .merge(order_statuses::routes())
+        .merge(order_attachments::routes())
 }

@@ -1,6 +1,9 @@
 //! Repository implementations, one file per aggregate, all on [`Db`]: a connection inside an
 //! open transaction.
 
+mod customers;
+mod order_codec;
+mod orders;
 mod organisation;
 mod reference;
 mod vehicle;

@@ -3,6 +3,8 @@
 
 use std::sync::Mutex;
 
+mod orders;
+
 use super::{NewDepot, OrganisationRepo, ReferenceRepo, Store, StoreError, StoreTx, VehicleRepo};
 use crate::model::notification::{Channel, NotificationTemplate};
 use crate::model::organisation::{
@@ -45,6 +47,7 @@ struct State {
     templates: Vec<(i64, NotificationTemplate)>,
     gazetteer: Vec<(i64, GazetteerEntry)>,
     vehicles: Vec<Vehicle>,
+    orders: orders::OrderBook,
 }
 
 impl State {

@@ -1,0 +1,458 @@
+//! Building blocks shared by the customer and order rules: the small write objects (time
+//! windows, capacity entries, custom-field values), the depot catalog they are resolved
+//! against, and one checking function per kind of field rule, each reporting its field path.
+
+use crate::error::{IssueCode, PathSegment, ValidationErrors, ValidationIssue};
+use crate::time::TimeOfDay;
+
+/// A field of a partial write: `None` when omitted, `Some(None)` when sent as null.
+pub type Sent<T> = Option<Option<T>>;
+
+/// A time window as written by a client, before its values are checked.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TimeWindowInput {
+    /// `from` as sent (`HH:mm`).
+    pub from: Option<String>,
+    /// `to` as sent (`HH:mm`).
+    pub to: Option<String>,
+    /// `type` as sent (`pickup` or `delivery`; only on order `time_windows`).
+    pub kind: Option<String>,
+}
+
+/// A capacity entry as written: identified by `id`, or on order writes by `type`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CapacityInput {
+    /// The capacity type's id.
+    pub id: Option<i64>,
+    /// The capacity type's display name (order writes).
+    pub kind: Option<String>,
+    /// The amount (required).
+    pub capacity: Option<f64>,
+}
+
+/// A custom-field value as written: identified by `id` and/or `name`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CustomFieldInput {
+    /// The custom field's id.
+    pub id: Option<i64>,
+    /// The custom field's name.
+    pub name: Option<String>,
+    /// The value (required).
+    pub value: Option<String>,
+}
+
+/// A capacity amount resolved to a capacity type of the depot.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CapacityAmount {
+    /// The capacity type's id.
+    pub capacity_type_id: i64,
+    /// The amount.
+    pub amount: f64,
+}
+
+/// A custom-field value resolved to a custom field of the depot.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CustomFieldValue {
+    /// The custom field's id.
+    pub field_id: i64,
+    /// The value.
+    pub value: String,
+}
+
+/// A depot record known by id and name (capacity type, skill, tag, custom field).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NamedRef {
+    /// Its id.
+    pub id: i64,
+    /// Its name (for capacity types, the `type` display name).
+    pub name: String,
+}
+
+/// The depot's reference data that customer and order writes are resolved against.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Catalog {
+    /// Capacity types.
+    pub capacity_types: Vec<NamedRef>,
+    /// Skills.
+    pub skills: Vec<NamedRef>,
+    /// Tags.
+    pub tags: Vec<NamedRef>,
+    /// Custom fields.
+    pub custom_fields: Vec<NamedRef>,
+}
+
+/// How a custom-field entry may identify its field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CustomFieldMatch {
+    /// By id or by name (customer creation, order writes).
+    IdOrName,
+    /// By id only (customer update).
+    IdOnly,
+}
+
+impl Catalog {
+    /// Capacity entries matched by id (or, when `by_type`, by type name ignoring case);
+    /// unknown entries are dropped, a repeated type keeps the last amount.
+    pub fn resolve_capacities(
+        &self,
+        entries: &[CapacityInput],
+        by_type: bool,
+    ) -> Vec<CapacityAmount> {
+        let mut out: Vec<CapacityAmount> = Vec::new();
+        for e in entries {
+            let found = match (e.id, &e.kind) {
+                (Some(id), _) => self.capacity_types.iter().find(|c| c.id == id),
+                (None, Some(kind)) if by_type => self
+                    .capacity_types
+                    .iter()
+                    .find(|c| c.name.eq_ignore_ascii_case(kind)),
+                _ => None,
+            };
+            if let (Some(c), Some(amount)) = (found, e.capacity) {
+                out.retain(|a| a.capacity_type_id != c.id);
+                out.push(CapacityAmount {
+                    capacity_type_id: c.id,
+                    amount,
+                });
+            }
+        }
+        out
+    }
+
+    /// Names matched against `known` ignoring case and returned in their stored spelling;
+    /// unknown names are kept as sent when `keep_unknown`, dropped otherwise. Duplicates
+    /// (ignoring case) collapse to the first.
+    pub fn resolve_names(known: &[NamedRef], names: &[String], keep_unknown: bool) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for name in names {
+            let resolved = known
+                .iter()
+                .find(|k| k.name.eq_ignore_ascii_case(name))
+                .map(|k| k.name.clone())
+                .or_else(|| keep_unknown.then(|| name.clone()));
+            if let Some(r) = resolved {
+                if !out.iter().any(|o| o.eq_ignore_ascii_case(&r)) {
+                    out.push(r);
+                }
+            }
+        }
+        out
+    }
+
+    /// Custom-field values matched by id (and by name ignoring case where allowed); entries
+    /// matching no field are dropped, a repeated field keeps the last value.
+    pub fn resolve_custom_fields(
+        &self,
+        entries: &[CustomFieldInput],
+        mode: CustomFieldMatch,
+    ) -> Vec<CustomFieldValue> {
+        let mut out: Vec<CustomFieldValue> = Vec::new();
+        for e in entries {
+            let found = match (e.id, &e.name, mode) {
+                (Some(id), _, _) => self.custom_fields.iter().find(|f| f.id == id),
+                (None, Some(name), CustomFieldMatch::IdOrName) => self
+                    .custom_fields
+                    .iter()
+                    .find(|f| f.name.eq_ignore_ascii_case(name)),
+                _ => None,
+            };
+            if let (Some(f), Some(value)) = (found, &e.value) {
+                out.retain(|v| v.field_id != f.id);
+                out.push(CustomFieldValue {
+                    field_id: f.id,
+                    value: value.clone(),
+                });
+            }
+        }
+        out
+    }
+}
+
+/// A path made of object keys.
+pub fn key_path(keys: &[&str]) -> Vec<PathSegment> {
+    keys.iter().map(|k| PathSegment::from(*k)).collect()
+}
+
+/// A path of keys followed by an array index.
+pub fn indexed_path(keys: &[&str], index: usize) -> Vec<PathSegment> {
+    let mut p = key_path(keys);
+    p.push(PathSegment::Index(index));
+    p
+}
+
+/// A required field is absent.
+pub fn required(path: Vec<PathSegment>, expected: &str) -> ValidationIssue {
+    let message = format!("{} is required", render(&path));
+    ValidationIssue::new(IssueCode::Required, path, expected, "undefined", message)
+}
+
+/// A rule spanning several fields or records.
+pub fn custom(
+    path: Vec<PathSegment>,
+    expected: &str,
+    received: &str,
+    message: impl Into<String>,
+) -> ValidationIssue {
+    ValidationIssue::new(IssueCode::Custom, path, expected, received, message)
+}
+
+/// Checks a string's length in characters against `min..=max`.
+pub fn check_len(
+    errs: &mut ValidationErrors,
+    path: Vec<PathSegment>,
+    value: &str,
+    min: usize,
+    max: usize,
+) {
+    let n = value.chars().count();
+    if n > max {
+        let message = format!("{} must be at most {max} characters", render(&path));
+        errs.push(ValidationIssue::new(
+            IssueCode::TooBig,
+            path,
+            format!("string of at most {max} characters"),
+            format!("string of {n} characters"),
+            message,
+        ));
+    } else if n < min {
+        let message = format!("{} must be at least {min} characters", render(&path));
+        errs.push(ValidationIssue::new(
+            IssueCode::TooSmall,
+            path,
+            format!("string of at least {min} characters"),
+            format!("string of {n} characters"),
+            message,
+        ));
+    }
+}
+
+/// Checks a number against `min..=max`.
+pub fn check_range(
+    errs: &mut ValidationErrors,
+    path: Vec<PathSegment>,
+    value: f64,
+    min: f64,
+    max: f64,
+) {
+    if !value.is_finite() || value < min || value > max {
+        let code = if value < min {
+            IssueCode::TooSmall
+        } else {
+            IssueCode::TooBig
+        };
+        let message = format!("{} must be between {min} and {max}", render(&path));
+        errs.push(ValidationIssue::new(
+            code,
+            path,
+            format!("number between {min} and {max}"),
+            value.to_string(),
+            message,
+        ));
+    }
+}
+
+/// Checks an e-mail address: one `@`, a non-empty local part, a dotted domain, no spaces.
+pub fn check_email(errs: &mut ValidationErrors, path: Vec<PathSegment>, value: &str) {
+    if !is_email(value) {
+        let message = format!("{} must be an e-mail address", render(&path));
+        errs.push(ValidationIssue::new(
+            IssueCode::InvalidString,
+            path,
+            "e-mail address",
+            value,
+            message,
+        ));
+    }
+}
+
+/// True for a plausible e-mail address.
+pub fn is_email(value: &str) -> bool {
+    let Some((local, domain)) = value.split_once('@') else {
+        return false;
+    };
+    !local.is_empty()
+        && !domain.contains('@')
+        && !value.chars().any(char::is_whitespace)
+        && domain.split('.').count() >= 2
+        && domain.split('.').all(|part| !part.is_empty())
+}
+
+/// Checks a two-letter country code.
+pub fn check_country(errs: &mut ValidationErrors, path: Vec<PathSegment>, value: &str) {
+    if value.len() != 2 || !value.chars().all(|c| c.is_ascii_alphabetic()) {
+        let message = format!("{} must be a two-letter country code", render(&path));
+        errs.push(ValidationIssue::new(
+            IssueCode::InvalidString,
+            path,
+            "two-letter country code",
+            value,
+            message,
+        ));
+    }
+}
+
+/// Parses an `HH:mm` value, reporting a bad one.
+pub fn parse_time(
+    errs: &mut ValidationErrors,
+    path: Vec<PathSegment>,
+    value: &str,
+) -> Option<TimeOfDay> {
+    let parsed = TimeOfDay::parse(value);
+    if parsed.is_none() {
+        let message = format!("{} must be a time of day HH:mm", render(&path));
+        errs.push(ValidationIssue::new(
+            IssueCode::InvalidString,
+            path,
+            "time of day HH:mm",
+            value,
+            message,
+        ));
+    }
+    parsed
+}
+
+/// Reports a value outside an enum.
+pub fn bad_enum(path: Vec<PathSegment>, allowed: &[&str], value: &str) -> ValidationIssue {
+    let expected = allowed.join(" | ");
+    let message = format!("{} must be one of {expected}", render(&path));
+    ValidationIssue::new(IssueCode::InvalidEnumValue, path, expected, value, message)
+}
+
+/// Checks latitude and longitude ranges.
+pub fn check_coordinates(
+    errs: &mut ValidationErrors,
+    lat: (Vec<PathSegment>, Option<f64>),
+    lng: (Vec<PathSegment>, Option<f64>),
+) {
+    if let Some(v) = lat.1 {
+        check_range(errs, lat.0, v, -90.0, 90.0);
+    }
+    if let Some(v) = lng.1 {
+        check_range(errs, lng.0, v, -180.0, 180.0);
+    }
+}
+
+/// The path as people read it, e.g. `0.time_windows.1.from`.
+pub fn render(path: &[PathSegment]) -> String {
+    path.iter()
+        .map(|s| match s {
+            PathSegment::Key(k) => k.clone(),
+            PathSegment::Index(i) => i.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn catalog() -> Catalog {
+        Catalog {
+            capacity_types: vec![NamedRef {
+                id: 1,
+                name: "Weight".into(),
+            }],
+            skills: vec![NamedRef {
+                id: 1,
+                name: "Forklift".into(),
+            }],
+            tags: vec![NamedRef {
+                id: 1,
+                name: "Fragile".into(),
+            }],
+            custom_fields: vec![NamedRef {
+                id: 5,
+                name: "Gate code".into(),
+            }],
+        }
+    }
+
+    #[test]
+    fn capacities_match_by_id_and_unknown_ids_are_dropped() {
+        let entries = [
+            CapacityInput {
+                id: Some(1),
+                kind: None,
+                capacity: Some(3.0),
+            },
+            CapacityInput {
+                id: Some(9),
+                kind: None,
+                capacity: Some(1.0),
+            },
+            CapacityInput {
+                id: None,
+                kind: Some("weight".into()),
+                capacity: Some(4.0),
+            },
+        ];
+        let by_id = catalog().resolve_capacities(&entries, false);
+        assert_eq!(
+            by_id,
+            vec![CapacityAmount {
+                capacity_type_id: 1,
+                amount: 3.0
+            }]
+        );
+        let by_type = catalog().resolve_capacities(&entries, true);
+        assert_eq!(
+            by_type,
+            vec![CapacityAmount {
+                capacity_type_id: 1,
+                amount: 4.0
+            }]
+        );
+    }
+
+    #[test]
+    fn names_match_ignoring_case_in_their_stored_spelling() {
+        let names = vec![
+            "fragile".to_owned(),
+            "FRAGILE".to_owned(),
+            "Heavy".to_owned(),
+        ];
+        assert_eq!(
+            Catalog::resolve_names(&catalog().tags, &names, false),
+            vec!["Fragile"]
+        );
+        assert_eq!(
+            Catalog::resolve_names(&catalog().tags, &names, true),
+            vec!["Fragile", "Heavy"]
+        );
+    }
+
+    #[test]
+    fn custom_fields_match_by_id_or_name_or_id_only() {
+        let entries = [
+            CustomFieldInput {
+                id: None,
+                name: Some("gate CODE".into()),
+                value: Some("1".into()),
+            },
+            CustomFieldInput {
+                id: Some(77),
+                name: None,
+                value: Some("2".into()),
+            },
+        ];
+        assert_eq!(
+            catalog().resolve_custom_fields(&entries, CustomFieldMatch::IdOrName),
+            vec![CustomFieldValue {
+                field_id: 5,
+                value: "1".into()
+            }]
+        );
+        assert!(catalog()
+            .resolve_custom_fields(&entries, CustomFieldMatch::IdOnly)
+            .is_empty());
+    }
+
+    #[test]
+    fn email_format_needs_local_part_and_dotted_domain() {
+        assert!(is_email("a.b@example.com"));
+        for bad in ["", "a", "a@b", "@b.com", "a@@b.com", "a b@c.com", "a@b."] {
+            assert!(!is_email(bad), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,134 @@
+//! The order repository: orders with their line items, time windows and sets; exchange
+//! pairs; attachments; the organisation's custom statuses; and the durable event outbox that
+//! status changes are written to in the same transaction.
+
+use super::StoreError;
+use crate::events::DomainEvent;
+use crate::model::attachment::Attachment;
+use crate::model::order::{Order, OrderType};
+use crate::model::organisation::DepotScope;
+use crate::paging::{Page, PageRequest};
+use crate::status::Status;
+use crate::time::{Date, Timestamp};
+
+/// An order found by its number, possibly soft-deleted.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NumberedOrder {
+    /// The order.
+    pub order: Order,
+    /// Whether it was deleted (POST /orders restores it under its id).
+    pub deleted: bool,
+}
+
+/// Filters of the order list; they combine.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OrderFilter {
+    /// Exactly this status (already resolved to its stored spelling).
+    pub status: Option<Status>,
+    /// Orders of this customer.
+    pub customer_id: Option<i64>,
+    /// Exactly this order number.
+    pub order_number: Option<String>,
+    /// Orders due on this date (`delivery_date`).
+    pub date: Option<Date>,
+}
+
+/// The order list view.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OrderSummary {
+    /// Id.
+    pub id: i64,
+    /// Number.
+    pub order_number: String,
+    /// Status.
+    pub status: Status,
+    /// Type.
+    pub kind: OrderType,
+    /// Ids of its line items.
+    pub line_item_ids: Vec<i64>,
+    /// Its customer's id and account.
+    pub customer: Option<(i64, String)>,
+    /// Creation instant.
+    pub created: Timestamp,
+    /// Last change.
+    pub updated: Timestamp,
+}
+
+/// An attachment to store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewAttachment<'a> {
+    /// The order.
+    pub order_id: i64,
+    /// File name as uploaded.
+    pub name: &'a str,
+    /// Media type found from the content.
+    pub mime: &'a str,
+    /// Extension matching the content.
+    pub ext: &'a str,
+    /// The file.
+    pub content: &'a [u8],
+}
+
+/// Orders of a depot and what hangs off them.
+pub trait OrderRepo {
+    /// The order with that number, deleted ones included.
+    fn find_order_by_number(
+        &mut self,
+        scope: DepotScope,
+        order_number: &str,
+    ) -> Result<Option<NumberedOrder>, StoreError>;
+    /// One live order with its line items.
+    fn get_order(&mut self, scope: DepotScope, id: i64) -> Result<Option<Order>, StoreError>;
+    /// Stores a new order (ids of the order and its line items are assigned) and returns its id.
+    fn insert_order(&mut self, scope: DepotScope, order: &Order) -> Result<i64, StoreError>;
+    /// Overwrites a stored order and restores it when deleted. Line items with id 0 are new,
+    /// stored ones missing from `order.line_items` are removed. An order whose
+    /// `exchange_reference` is `None` leaves its exchange pair.
+    fn update_order(&mut self, scope: DepotScope, order: &Order) -> Result<(), StoreError>;
+    /// Soft-deletes a live order; returns how many line items it had, `None` when not live.
+    fn delete_order(&mut self, scope: DepotScope, id: i64) -> Result<Option<u64>, StoreError>;
+    /// One page of live orders matching `filter`, most recently updated first.
+    fn list_orders(
+        &mut self,
+        scope: DepotScope,
+        filter: &OrderFilter,
+        page: &PageRequest,
+    ) -> Result<Page<OrderSummary>, StoreError>;
+    /// Links two orders as one exchange pair under `reference` (a new internal exchange id).
+    fn link_exchange(
+        &mut self,
+        scope: DepotScope,
+        orders: [i64; 2],
+        reference: &str,
+    ) -> Result<(), StoreError>;
+    /// The other order of this order's exchange pair (live or deleted).
+    fn exchange_partner(&mut self, scope: DepotScope, id: i64) -> Result<Option<i64>, StoreError>;
+    /// The order's attachments, by id.
+    fn list_attachments(
+        &mut self,
+        scope: DepotScope,
+        order_id: i64,
+    ) -> Result<Vec<Attachment>, StoreError>;
+    /// Stores an attachment durably.
+    fn insert_attachment(
+        &mut self,
+        scope: DepotScope,
+        attachment: &NewAttachment<'_>,
+        now: Timestamp,
+    ) -> Result<Attachment, StoreError>;
+    /// Removes a custom order status of the organisation; false when it was not there.
+    fn delete_custom_order_status(
+        &mut self,
+        organisation_id: i64,
+        status: &str,
+    ) -> Result<bool, StoreError>;
+    /// Appends an event to the depot's outbox.
+    fn append_event(
+        &mut self,
+        scope: DepotScope,
+        event: &DomainEvent,
+        now: Timestamp,
+    ) -> Result<(), StoreError>;
+    /// The depot's outbox, oldest first (delivery is a later concern; tests read it).
+    fn list_events(&mut self, scope: DepotScope) -> Result<Vec<DomainEvent>, StoreError>;
+}

@@ -1,0 +1,177 @@
+//! Order reads and the smaller order operations: the full order, the filtered list, delete by
+//! order number, and attachments.
+
+use super::customers::catalog;
+use super::orders::statuses;
+use super::ServiceError;
+use crate::model::attachment::{Attachment, MAX_ATTACHMENTS_PER_ORDER, MAX_ATTACHMENT_BYTES};
+use crate::model::order::Order;
+use crate::model::order_attachment::sniff;
+use crate::model::order_fields::Catalog;
+use crate::model::organisation::DepotScope;
+use crate::paging::{Page, PageRequest};
+use crate::ports::store::{NewAttachment, OrderFilter, OrderSummary, Store};
+use crate::time::{Date, Timestamp};
+
+/// A full order with what its read shows besides its own fields.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OrderDetail {
+    /// The order.
+    pub order: Order,
+    /// Its attachments.
+    pub attachments: Vec<Attachment>,
+    /// The depot's reference data, to name capacity types and custom fields.
+    pub catalog: Catalog,
+}
+
+/// GET /orders/{id}: a live order of the depot, else 404.
+pub fn get(store: &dyn Store, scope: DepotScope, id: i64) -> Result<OrderDetail, ServiceError> {
+    store.read(|tx| {
+        let order = tx
+            .get_order(scope, id)?
+            .ok_or(ServiceError::NotFound("order"))?;
+        let attachments = tx.list_attachments(scope, id)?;
+        let catalog = catalog(tx, scope)?;
+        Ok(OrderDetail {
+            order,
+            attachments,
+            catalog,
+        })
+    })
+}
+
+/// The order list's filters as sent.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OrderQuery {
+    /// `status`, matched case-insensitively; unknown values are 400.
+    pub status: Option<String>,
+    /// `customer_id`.
+    pub customer_id: Option<i64>,
+    /// `order_number`, exact.
+    pub order_number: Option<String>,
+    /// `date` (`YYYY-MM-DD`); another format is 400.
+    pub date: Option<String>,
+}
+
+/// GET /orders: one page of live orders matching every filter, most recently updated first.
+pub fn list(
+    store: &dyn Store,
+    scope: DepotScope,
+    query: &OrderQuery,
+    page: &PageRequest,
+) -> Result<Page<OrderSummary>, ServiceError> {
+    let date = match &query.date {
+        Some(d) => Some(Date::parse(d).ok_or_else(|| {
+            ServiceError::invalid(
+                vec!["date".into()],
+                "date YYYY-MM-DD",
+                d,
+                "date must be a date YYYY-MM-DD",
+            )
+        })?),
+        None => None,
+    };
+    store.read(|tx| {
+        let status = match &query.status {
+            Some(s) => Some(statuses(tx, scope)?.resolve_filter(s).map_err(|e| {
+                ServiceError::invalid(
+                    vec!["status".into()],
+                    "a default, custom or PARTIALLY_* status",
+                    s,
+                    &e.to_string(),
+                )
+            })?),
+            None => None,
+        };
+        let filter = OrderFilter {
+            status,
+            customer_id: query.customer_id,
+            order_number: query.order_number.clone(),
+            date,
+        };
+        Ok(tx.list_orders(scope, &filter, page)?)
+    })
+}
+
+/// Counts of a delete by order number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DeletedOrders {
+    /// Orders deleted (the exchange partner included).
+    pub orders_count: u64,
+    /// Their line items.
+    pub line_items_count: u64,
+}
+
+/// Deletes the live order with exactly this number and its exchange partner; an unknown
+/// number deletes nothing and still succeeds.
+pub fn delete_by_number(
+    store: &dyn Store,
+    scope: DepotScope,
+    order_number: &str,
+) -> Result<DeletedOrders, ServiceError> {
+    store.transaction(|tx| {
+        let mut counts = DeletedOrders::default();
+        let Some(found) = tx
+            .find_order_by_number(scope, order_number)?
+            .filter(|n| !n.deleted)
+        else {
+            return Ok(counts);
+        };
+        let partner = tx.exchange_partner(scope, found.order.id)?;
+        for id in std::iter::once(found.order.id).chain(partner) {
+            if let Some(items) = tx.delete_order(scope, id)? {
+                counts.orders_count += 1;
+                counts.line_items_count += items;
+            }
+        }
+        Ok::<_, ServiceError>(counts)
+    })
+}
+
+/// POST /orders/{id}/attachments: a pdf, png or jpeg file (recognised by its content) of at
+/// most 10 MB, at most two per order.
+pub fn add_attachment(
+    store: &dyn Store,
+    scope: DepotScope,
+    order_id: i64,
+    name: &str,
+    content: &[u8],
+    now: Timestamp,
+) -> Result<Attachment, ServiceError> {
+    if content.len() as u64 > MAX_ATTACHMENT_BYTES {
+        return Err(ServiceError::invalid(
+            vec!["attachment".into()],
+            "a file of at most 10 MB",
+            &format!("{} bytes", content.len()),
+            "an attachment is at most 10 MB",
+        ));
+    }
+    let kind = sniff(content).ok_or_else(|| {
+        ServiceError::invalid(
+            vec!["attachment".into()],
+            "a pdf, png, jpg or jpeg file",
+            name,
+            "only pdf, png, jpg and jpeg files can be attached",
+        )
+    })?;
+    store.transaction(|tx| {
+        tx.get_order(scope, order_id)?
+            .ok_or(ServiceError::NotFound("order"))?;
+        if tx.list_attachments(scope, order_id)?.len() >= MAX_ATTACHMENTS_PER_ORDER {
+            return Err(ServiceError::invalid(
+                vec!["attachment".into()],
+                "at most 2 attachments per order",
+                "a third attachment",
+                "an order has at most 2 attachments",
+            ));
+        }
+        let file = NewAttachment {
+            order_id,
+            name,
+            mime: kind.mime,
+            ext: kind.ext,
+            content,
+        };
+        Ok(tx.insert_attachment(scope, &file, now)?)
+    })
+}

@@ -1,0 +1,416 @@
+//! Order writes: POST /orders (bulk create-or-update by order_number) and PUT /orders/{id}.
+//! The whole batch is checked before anything is written; then every order is merged and
+//! stored in one transaction, with its `orders.status` events written to the outbox in it.
+
+use std::collections::HashMap;
+
+use super::customers::catalog;
+use super::ServiceError;
+use crate::error::{ValidationErrors, ValidationIssue};
+use crate::events::DomainEvent;
+use crate::model::customer::{Customer, MAX_CUSTOMERS_PER_DEPOT};
+use crate::model::location::Coordinates;
+use crate::model::order::{Endpoint, Order, Side};
+use crate::model::order_input::{
+    EndpointChanges, OrderChanges, OrderCustomerInput, OrderInput, OrderWrite,
+};
+use crate::model::order_merge::{apply_order_update, merge_posted_order, OrderContext, OrderMerge};
+use crate::model::order_validate::{validate_order, validate_order_batch};
+use crate::model::organisation::DepotScope;
+use crate::ports::geocoder::{GeocodeError, GeocodeQuery, Geocoder};
+use crate::ports::store::{Store, StoreError, StoreTx};
+use crate::status::{Status, StatusSet};
+use crate::time::Timestamp;
+
+/// One order written by POST /orders.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WrittenOrder {
+    /// Its id.
+    pub id: i64,
+    /// Its number.
+    pub order_number: String,
+    /// True when the order was new (not an update or a restore).
+    pub is_created: bool,
+    /// Whether an address could not be geocoded (the order was saved without coordinates).
+    pub geocoding_failed: bool,
+}
+
+type Located = HashMap<(usize, Side), Result<Coordinates, GeocodeError>>;
+
+/// POST /orders: checks the whole batch (400 on any problem, 403 PERMISSION for an order
+/// without a customer where the depot requires one), then creates or updates every order by
+/// order_number, restoring deleted ones, and links exchange pairs.
+pub fn upsert_batch(
+    store: &dyn Store,
+    geocoder: &dyn Geocoder,
+    scope: DepotScope,
+    inputs: &[OrderInput],
+    now: Timestamp,
+) -> Result<Vec<WrittenOrder>, ServiceError> {
+    let (statuses, settings) = store.read(|tx| {
+        let depot = tx
+            .get_depot(scope)?
+            .ok_or(ServiceError::NotFound("depot"))?;
+        Ok::<_, ServiceError>((statuses(tx, scope)?, depot.settings))
+    })?;
+    let all = validate_order_batch(inputs, &statuses)?;
+    if !settings.allow_orders_without_customer && all.iter().any(|c| c.customer.is_none()) {
+        return Err(ServiceError::Permission(
+            "this depot does not allow orders without a customer".to_owned(),
+        ));
+    }
+    let mut located = Located::new();
+    for (i, changes) in all.iter().enumerate() {
+        for (side, end) in [
+            (Side::Delivery, &changes.delivery),
+            (Side::Pickup, &changes.pickup),
+        ] {
+            if let Some(result) = geocode_end(geocoder, scope, end) {
+                located.insert((i, side), result);
+            }
+        }
+    }
+    let starting = Status::from_stored(settings.starting_status.clone());
+    store.transaction(|tx| {
+        let catalog = catalog(tx, scope)?;
+        let ctx = OrderContext {
+            catalog: &catalog,
+            statuses: &statuses,
+            starting_status: &starting,
+            now,
+        };
+        let mut written = Vec::with_capacity(all.len());
+        let mut pairs: HashMap<String, Vec<i64>> = HashMap::new();
+        for (i, changes) in all.iter().enumerate() {
+            let customer_id = match &changes.customer {
+                Some(c) => {
+                    Some(resolve_customer(tx, scope, c, changes, now).map_err(|e| under(e, i))?)
+                }
+                None => None,
+            };
+            check_references(tx, scope, changes).map_err(|e| under(e, i))?;
+            let existing = tx
+                .find_order_by_number(scope, changes.order_number.as_deref().unwrap_or_default())?;
+            let merged = merge_posted_order(
+                existing.as_ref().map(|n| &n.order),
+                changes,
+                customer_id,
+                ctx,
+            )
+            .map_err(|e| under(e.into(), i))?;
+            let OrderMerge {
+                mut order,
+                events,
+                geocode,
+            } = merged;
+            let geocoding_failed =
+                apply_geocoding(&mut order, &geocode, |side| located.get(&(i, side)));
+            let id = match &existing {
+                Some(_) => {
+                    tx.update_order(scope, &order)?;
+                    order.id
+                }
+                None => tx.insert_order(scope, &order)?,
+            };
+            write_events(tx, scope, &events, now)?;
+            if let Some(reference) = &changes.exchange_reference {
+                pairs.entry(reference.clone()).or_default().push(id);
+            }
+            written.push(WrittenOrder {
+                id,
+                order_number: order.order_number.clone(),
+                is_created: existing.is_none(),
+                geocoding_failed,
+            });
+        }
+        for (reference, ids) in pairs {
+            if let [a, b] = ids[..] {
+                tx.link_exchange(scope, [a, b], &reference)?;
+            }
+        }
+        Ok(written)
+    })
+}
+
+/// The outcome of PUT /orders/{id}.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UpdatedOrder {
+    /// The order as stored.
+    pub order: Order,
+    /// Whether a changed address could not be geocoded (saved without coordinates).
+    pub geocoding_failed: bool,
+}
+
+/// PUT /orders/{id}: a partial update with the spec's rules; unknown order 404.
+pub fn update(
+    store: &dyn Store,
+    geocoder: &dyn Geocoder,
+    scope: DepotScope,
+    id: i64,
+    input: &OrderInput,
+    now: Timestamp,
+) -> Result<UpdatedOrder, ServiceError> {
+    let statuses = store.read(|tx| statuses(tx, scope))?;
+    let changes = validate_order(input, OrderWrite::Update, &statuses)?;
+    let mut located = Located::new();
+    for (side, end) in [
+        (Side::Delivery, &changes.delivery),
+        (Side::Pickup, &changes.pickup),
+    ] {
+        if end.relocated_without_coordinates() {
+            if let Some(result) = geocode_end(geocoder, scope, end) {
+                located.insert((0, side), result);
+            }
+        }
+    }
+    store.transaction(|tx| {
+        let existing = tx
+            .get_order(scope, id)?
+            .ok_or(ServiceError::NotFound("order"))?;
+        let taken = match &changes.order_number {
+            Some(n) if *n != existing.order_number => tx.find_order_by_number(scope, n)?.is_some(),
+            _ => false,
+        };
+        check_references(tx, scope, &changes)?;
+        let catalog = catalog(tx, scope)?;
+        let depot = tx
+            .get_depot(scope)?
+            .ok_or(ServiceError::NotFound("depot"))?;
+        let starting = Status::from_stored(depot.settings.starting_status);
+        let ctx = OrderContext {
+            catalog: &catalog,
+            statuses: &statuses,
+            starting_status: &starting,
+            now,
+        };
+        let OrderMerge {
+            mut order,
+            events,
+            geocode,
+        } = apply_order_update(&existing, &changes, taken, ctx)?;
+        let geocoding_failed =
+            apply_geocoding(&mut order, &geocode, |side| located.get(&(0, side)));
+        tx.update_order(scope, &order)?;
+        write_events(tx, scope, &events, now)?;
+        if changes.exchange_reference.is_some()
+            && order.exchange_reference != existing.exchange_reference
+        {
+            if let Some(partner) = tx.exchange_partner(scope, id)? {
+                if let Some(mut p) = tx.get_order(scope, partner)? {
+                    p.exchange_reference = order.exchange_reference.clone();
+                    p.updated = now;
+                    tx.update_order(scope, &p)?;
+                }
+            }
+        }
+        let order = tx
+            .get_order(scope, id)?
+            .ok_or(ServiceError::NotFound("order"))?;
+        Ok(UpdatedOrder {
+            order,
+            geocoding_failed,
+        })
+    })
+}
+
+/// The organisation's statuses.
+pub fn statuses(tx: &mut dyn StoreTx, scope: DepotScope) -> Result<StatusSet, StoreError> {
+    Ok(StatusSet::new(
+        tx.list_custom_order_statuses(scope.organisation_id)?,
+    ))
+}
+
+/// Writes `orders.status` events to the outbox.
+pub(crate) fn write_events(
+    tx: &mut dyn StoreTx,
+    scope: DepotScope,
+    events: &[crate::status::OrderStatusChanged],
+    now: Timestamp,
+) -> Result<(), StoreError> {
+    for e in events {
+        tx.append_event(scope, &DomainEvent::from(e), now)?;
+    }
+    Ok(())
+}
+
+fn geocode_end(
+    geocoder: &dyn Geocoder,
+    scope: DepotScope,
+    end: &EndpointChanges,
+) -> Option<Result<Coordinates, GeocodeError>> {
+    let address = end.address.clone().flatten();
+    let postcode = end.postcode.clone().flatten();
+    if (address.is_none() && postcode.is_none())
+        || (end.lat.flatten().is_some() && end.lng.flatten().is_some())
+    {
+        return None;
+    }
+    let country = end.country_code.clone().flatten();
+    Some(geocoder.geocode(&GeocodeQuery {
+        scope,
+        address: address.as_deref(),
+        postcode: postcode.as_deref(),
+        country: country.as_deref(),
+    }))
+}
+
+/// Puts geocoded coordinates on the ends that asked for them; true when one failed.
+fn apply_geocoding<'a>(
+    order: &mut Order,
+    sides: &[Side],
+    located: impl Fn(Side) -> Option<&'a Result<Coordinates, GeocodeError>>,
+) -> bool {
+    let mut failed = false;
+    for side in sides {
+        let end = match side {
+            Side::Delivery => &mut order.delivery,
+            Side::Pickup => &mut order.pickup,
+        };
+        match located(*side) {
+            Some(Ok(c)) => {
+                end.lat = Some(c.lat);
+                end.lng = Some(c.lng);
+            }
+            _ => failed = true,
+        }
+    }
+    failed
+}
+
+/// Resolves the order's customer by exactly one of id or account. With both, a differing
+/// account is written to the customer. An unknown account creates the customer from the
+/// sent customer fields, falling back to the order's delivery (or pickup) location.
+fn resolve_customer(
+    tx: &mut dyn StoreTx,
+    scope: DepotScope,
+    c: &OrderCustomerInput,
+    changes: &OrderChanges,
+    now: Timestamp,
+) -> Result<i64, ServiceError> {
+    if let Some(id) = c.id {
+        let mut customer = tx.get_customer(scope, id)?.ok_or_else(|| {
+            ServiceError::invalid(
+                vec!["customer".into(), "id".into()],
+                "the id of a customer of the depot",
+                &id.to_string(),
+                &format!("customer {id} does not exist in this depot"),
+            )
+        })?;
+        if let Some(account) = c.account.as_ref().filter(|a| **a != customer.account) {
+            if tx.find_customer_by_account(scope, account)?.is_some() {
+                return Err(ServiceError::invalid(
+                    vec!["customer".into(), "account".into()],
+                    "an account not used by another customer",
+                    account,
+                    &format!("account `{account}` belongs to another customer"),
+                ));
+            }
+            customer.account = account.clone();
+            customer.updated = now;
+            tx.update_customer(scope, &customer)?;
+        }
+        return Ok(id);
+    }
+    let account = c.account.clone().unwrap_or_default();
+    if let Some(found) = tx.find_customer_by_account(scope, &account)? {
+        return Ok(found.id);
+    }
+    if tx.count_customers(scope)? >= MAX_CUSTOMERS_PER_DEPOT {
+        return Err(ServiceError::invalid(
+            vec!["customer".into()],
+            "at most 300000 customers per depot",
+            "one customer more",
+            "the depot already holds its limit of 300000 customers",
+        ));
+    }
+    let mut end = Endpoint::default();
+    let fallback = if changes.delivery.address.is_some() || changes.delivery.lat.is_some() {
+        &changes.delivery
+    } else {
+        &changes.pickup
+    };
+    fallback.apply_to(&mut end);
+    let (address, postcode, lat, lng) =
+        if c.address.is_some() || (c.lat.is_some() && c.lng.is_some()) {
+            (c.address.clone(), c.postcode.clone(), c.lat, c.lng)
+        } else {
+            (end.address, end.postcode, end.lat, end.lng)
+        };
+    if address.is_none() && (lat.is_none() || lng.is_none()) {
+        return Err(ServiceError::invalid(
+            vec!["customer".into()],
+            "a new customer with an address or both lat and lng",
+            &account,
+            "a new customer needs an address or both coordinates (from the customer or the order)",
+        ));
+    }
+    let customer = Customer {
+        id: 0,
+        account,
+        name: c.name.clone(),
+        address,
+        postcode,
+        phone: c.phone.clone(),
+        email: c.email.clone(),
+        lat,
+        lng,
+        duration: None,
+        notes: None,
+        capacities: Vec::new(),
+        skills: Vec::new(),
+        tags: Vec::new(),
+        time_windows: Vec::new(),
+        custom_fields: Vec::new(),
+        created: now,
+        updated: now,
+    };
+    Ok(tx.insert_customer(scope, &customer)?)
+}
+
+/// A vehicle assignment and a third party must name records that exist.
+fn check_references(
+    tx: &mut dyn StoreTx,
+    scope: DepotScope,
+    changes: &OrderChanges,
+) -> Result<(), ServiceError> {
+    if let Some(Some(vehicle)) = changes.vehicle_id {
+        if tx.get_vehicle(scope, vehicle)?.is_none() {
+            return Err(ServiceError::invalid(
+                vec!["vehicle_assignment".into(), "vehicle_id".into()],
+                "the id of a vehicle of the depot",
+                &vehicle.to_string(),
+                &format!("vehicle {vehicle} does not exist in this depot"),
+            ));
+        }
+    }
+    if let Some(Some(party)) = changes.third_party_id {
+        if !tx
+            .list_third_parties(scope.organisation_id)?
+            .iter()
+            .any(|t| t.id == party)
+        {
+            return Err(ServiceError::invalid(
+                vec!["third_party".into(), "id".into()],
+                "the id of a third party of the organisation",
+                &party.to_string(),
+                &format!("third party {party} does not exist"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn under(e: ServiceError, i: usize) -> ServiceError {
+    match e {
+        ServiceError::Invalid(v) => ServiceError::Invalid(ValidationErrors(
+            v.0.into_iter()
+                .map(|x: ValidationIssue| x.under(i))
+                .collect(),
+        )),
+        other => other,
+    }
+}
+
+#[cfg(test)]
+#[path = "orders_tests.rs"]
+mod tests;

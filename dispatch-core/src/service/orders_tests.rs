@@ -1,0 +1,215 @@
+use super::*;
+use crate::model::line_item::LineItemInput;
+use crate::model::order_input::EndpointInput;
+use crate::paging::PageRequest;
+use crate::ports::geocoder::InMemoryGazetteer;
+use crate::ports::store::InMemoryStore;
+use crate::service::customers::tests::setup;
+use crate::service::order_reads::{self, OrderQuery};
+
+fn order(number: &str) -> OrderInput {
+    OrderInput {
+        order_number: Some(Some(number.into())),
+        kind: Some(Some("delivery".into())),
+        delivery: EndpointInput {
+            address: Some(Some("1 High St".into())),
+            ..EndpointInput::default()
+        },
+        ..OrderInput::default()
+    }
+}
+
+fn at(ms: i64) -> Timestamp {
+    Timestamp::from_millis(ms)
+}
+
+fn first_page() -> PageRequest {
+    PageRequest {
+        after: None,
+        limit: 100,
+        updated_at_min: None,
+    }
+}
+
+fn post(
+    store: &InMemoryStore,
+    geo: &InMemoryGazetteer,
+    scope: DepotScope,
+    orders: &[OrderInput],
+) -> Vec<WrittenOrder> {
+    upsert_batch(store, geo, scope, orders, at(1)).unwrap()
+}
+
+#[test]
+fn post_geocodes_addresses_and_reports_failures_per_item() {
+    let (store, geo, a, _) = setup();
+    let mut lost = order("B");
+    lost.delivery.address = Some(Some("Nowhere".into()));
+    let w = post(&store, &geo, a, &[order("A"), lost]);
+    assert_eq!(
+        (w[0].geocoding_failed, w[1].geocoding_failed),
+        (false, true)
+    );
+    let stored = order_reads::get(&store, a, w[0].id).unwrap().order;
+    assert_eq!(stored.delivery.lat, Some(51.5));
+}
+
+#[test]
+fn a_deleted_order_is_restored_under_its_original_id() {
+    let (store, geo, a, _) = setup();
+    let w = post(&store, &geo, a, &[order("A")]);
+    let deleted = order_reads::delete_by_number(&store, a, "A").unwrap();
+    assert_eq!(deleted.orders_count, 1);
+    assert!(order_reads::get(&store, a, w[0].id).is_err());
+    let again = post(&store, &geo, a, &[order("A")]);
+    assert_eq!((again[0].id, again[0].is_created), (w[0].id, false));
+    assert!(order_reads::get(&store, a, w[0].id).is_ok());
+}
+
+#[test]
+fn delete_by_number_deletes_the_exchange_partner_and_counts_line_items() {
+    let (store, geo, a, _) = setup();
+    let ex = |n: &str| OrderInput {
+        order_exchange: Some(Some("X".into())),
+        line_items: Some(vec![LineItemInput {
+            product_code: Some("P".into()),
+            product_name: Some("Thing".into()),
+            product_quantity: Some(1.0),
+            ..LineItemInput::default()
+        }]),
+        ..order(n)
+    };
+    post(&store, &geo, a, &[ex("A"), ex("B")]);
+    let d = order_reads::delete_by_number(&store, a, "A").unwrap();
+    assert_eq!((d.orders_count, d.line_items_count), (2, 2));
+    assert_eq!(
+        order_reads::delete_by_number(&store, a, "nope")
+            .unwrap()
+            .orders_count,
+        0
+    );
+}
+
+#[test]
+fn orders_without_customer_are_refused_where_the_depot_requires_one() {
+    let (store, geo, a, _) = setup();
+    let dyn_store: &dyn Store = &store;
+    dyn_store
+        .transaction(|tx| {
+            let mut depot = tx.get_depot(a)?.unwrap();
+            depot.settings.allow_orders_without_customer = false;
+            let new = crate::ports::store::NewDepot {
+                name: depot.name.clone(),
+                address: None,
+                location: None,
+                settings: depot.settings,
+            };
+            tx.update_depot(a, &new, at(0))
+        })
+        .unwrap();
+    assert!(matches!(
+        upsert_batch(&store, &geo, a, &[order("A")], at(1)),
+        Err(ServiceError::Permission(_))
+    ));
+    let with = OrderInput {
+        customer: Some(crate::model::order_input::OrderCustomerInput {
+            account: Some("C1".into()),
+            ..Default::default()
+        }),
+        ..order("A")
+    };
+    let w = upsert_batch(&store, &geo, a, &[with], at(1)).unwrap();
+    let stored = order_reads::get(&store, a, w[0].id).unwrap().order;
+    let customer = crate::service::customers::get(&store, a, stored.customer_id.unwrap()).unwrap();
+    assert_eq!(
+        (customer.account.as_str(), customer.address.as_deref()),
+        ("C1", Some("1 High St"))
+    );
+}
+
+#[test]
+fn a_line_item_status_change_writes_an_orders_status_event_to_the_outbox() {
+    let (store, geo, a, _) = setup();
+    let item = |status: Option<&str>| LineItemInput {
+        product_code: Some("P".into()),
+        product_name: Some("Thing".into()),
+        product_quantity: Some(1.0),
+        status: status.map(Into::into),
+        ..LineItemInput::default()
+    };
+    let w = post(
+        &store,
+        &geo,
+        a,
+        &[OrderInput {
+            line_items: Some(vec![item(None)]),
+            ..order("A")
+        }],
+    );
+    let change = OrderInput {
+        line_items: Some(vec![item(Some("DELIVERED"))]),
+        ..OrderInput::default()
+    };
+    let updated = update(&store, &geo, a, w[0].id, &change, at(2)).unwrap();
+    assert_eq!(updated.order.status.as_str(), "DELIVERED");
+    let dyn_store: &dyn Store = &store;
+    let events = dyn_store.read(|tx| tx.list_events(a)).unwrap();
+    assert_eq!(
+        events,
+        vec![DomainEvent::OrderStatus {
+            order_id: w[0].id,
+            order_number: "A".into(),
+            status: "DELIVERED".into()
+        }]
+    );
+}
+
+#[test]
+fn list_filters_combine_and_unknown_status_or_bad_date_are_invalid() {
+    let (store, geo, a, b) = setup();
+    let mut dated = order("B");
+    dated.delivery_date = Some(Some("2026-11-23".into()));
+    post(&store, &geo, a, &[order("A"), dated]);
+    let q = |status: Option<&str>, date: Option<&str>| OrderQuery {
+        status: status.map(Into::into),
+        date: date.map(Into::into),
+        ..OrderQuery::default()
+    };
+    let numbers = |query: OrderQuery| -> Vec<String> {
+        order_reads::list(&store, a, &query, &first_page())
+            .unwrap()
+            .items
+            .into_iter()
+            .map(|o| o.order_number)
+            .collect()
+    };
+    assert_eq!(numbers(q(Some("open"), None)), ["B", "A"]);
+    assert_eq!(numbers(q(Some("open"), Some("2026-11-23"))), ["B"]);
+    assert!(numbers(q(Some("delivered"), None)).is_empty());
+    assert!(order_reads::list(&store, a, &q(Some("SHIPPED"), None), &first_page()).is_err());
+    assert!(order_reads::list(&store, a, &q(None, Some("23/11/2026")), &first_page()).is_err());
+    assert!(
+        order_reads::list(&store, b, &OrderQuery::default(), &first_page())
+            .unwrap()
+            .items
+            .is_empty()
+    );
+}
+
+#[test]
+fn an_order_has_at_most_two_attachments_of_the_allowed_types() {
+    let (store, geo, a, _) = setup();
+    let w = post(&store, &geo, a, &[order("A")]);
+    let pdf = b"%PDF-1.4 hello";
+    assert!(order_reads::add_attachment(&store, a, w[0].id, "x.pdf", b"hello", at(2)).is_err());
+    order_reads::add_attachment(&store, a, w[0].id, "x.pdf", pdf, at(2)).unwrap();
+    order_reads::add_attachment(&store, a, w[0].id, "y.pdf", pdf, at(2)).unwrap();
+    assert!(order_reads::add_attachment(&store, a, w[0].id, "z.pdf", pdf, at(2)).is_err());
+    assert_eq!(
+        order_reads::get(&store, a, w[0].id)
+            .unwrap()
+            .attachments
+            .len(),
+        2
+    );
+}

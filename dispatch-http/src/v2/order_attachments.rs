@@ -1,0 +1,112 @@
+//! `POST /orders/{id}/attachments`: one multipart field `attachment` with a pdf, png or jpeg
+//! file of at most 10 MB. The route raises axum's body limit for itself only; a declared
+//! length over the limit is refused before the body is read, and a body that turns out longer
+//! is cut off at the limit while streaming, so no more than the limit is ever held in memory.
+
+use axum::extract::multipart::{Multipart, MultipartRejection};
+use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::routing::post;
+use axum::{Json, Router};
+use dispatch_core::model::attachment::MAX_ATTACHMENT_BYTES;
+use dispatch_core::service::order_reads;
+use dispatch_core::service::ServiceError;
+use serde_json::Value;
+
+use super::order_wire::render_attachment;
+use crate::error::{ApiError, ErrorName};
+use crate::extract::Caller;
+use crate::AppState;
+
+/// Multipart framing allowed on top of the file itself.
+const MULTIPART_OVERHEAD: u64 = 64 * 1024;
+const BODY_LIMIT: u64 = MAX_ATTACHMENT_BYTES + MULTIPART_OVERHEAD;
+
+/// Routes of this module.
+pub fn routes() -> Router<AppState> {
+    Router::new().route(
+        "/orders/{id}/attachments",
+        post(upload).layer(DefaultBodyLimit::max(BODY_LIMIT as usize)),
+    )
+}
+
+fn too_large() -> ApiError {
+    let mut e = ApiError::new(ErrorName::InvalidInput, "an attachment is at most 10 MB");
+    e.status = StatusCode::PAYLOAD_TOO_LARGE;
+    e
+}
+
+fn bad(message: &str) -> ApiError {
+    ServiceError::invalid(
+        vec!["attachment".into()],
+        "multipart/form-data with one file field `attachment`",
+        "",
+        message,
+    )
+    .into()
+}
+
+async fn upload(
+    State(state): State<AppState>,
+    Caller(p): Caller,
+    Path(raw): Path<String>,
+    headers: HeaderMap,
+    multipart: Result<Multipart, MultipartRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > BODY_LIMIT) {
+        return Err(too_large());
+    }
+    let id: i64 = raw.parse().map_err(|_| ApiError::not_found("order"))?;
+    let mut multipart =
+        multipart.map_err(|e| bad(&format!("the body must be multipart/form-data: {e}")))?;
+    let mut file: Option<(String, Vec<u8>)> = None;
+    loop {
+        let field = match multipart.next_field().await {
+            Ok(Some(f)) => f,
+            Ok(None) => break,
+            Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => return Err(too_large()),
+            Err(e) => return Err(bad(&format!("unreadable multipart body: {e}"))),
+        };
+        if field.name() != Some("attachment") {
+            return Err(bad("the only accepted field is `attachment`"));
+        }
+        if file.is_some() {
+            return Err(bad("one file per request"));
+        }
+        let name = field.file_name().unwrap_or("attachment").to_owned();
+        let mut field = field;
+        let mut content = Vec::new();
+        loop {
+            match field.chunk().await {
+                Ok(Some(chunk)) => {
+                    if (content.len() + chunk.len()) as u64 > MAX_ATTACHMENT_BYTES {
+                        return Err(too_large());
+                    }
+                    content.extend_from_slice(&chunk);
+                }
+                Ok(None) => break,
+                Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => return Err(too_large()),
+                Err(e) => return Err(bad(&format!("unreadable multipart body: {e}"))),
+            }
+        }
+        file = Some((name, content));
+    }
+    let (name, content) = file.ok_or_else(|| bad("the field `attachment` is required"))?;
+    let attachment = state
+        .blocking(move |s| {
+            Ok(order_reads::add_attachment(
+                &*s.store,
+                p.scope(),
+                id,
+                &name,
+                &content,
+                s.clock.now(),
+            )?)
+        })
+        .await?;
+    Ok(Json(render_attachment(&attachment)))
+}

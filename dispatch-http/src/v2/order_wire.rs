@@ -1,0 +1,478 @@
+//! The order's JSON: reading writes (POST /orders, POST /depots/{id}/orders, PUT
+//! /orders/{id}) into the core's [`OrderInput`], and rendering the full order and its summary.
+
+use dispatch_core::error::{IssueCode, PathSegment, ValidationErrors, ValidationIssue};
+use dispatch_core::model::attachment::Attachment;
+use dispatch_core::model::line_item::{LineItem, LineItemInput};
+use dispatch_core::model::order::{Endpoint, Order, Side};
+use dispatch_core::model::order_fields::Catalog;
+use dispatch_core::model::order_input::{EndpointInput, OrderCustomerInput, OrderInput};
+use dispatch_core::model::order_value::DEFAULT_CURRENCY;
+use dispatch_core::ports::store::OrderSummary;
+use serde_json::{json, Map, Value};
+
+use super::order_json::{
+    capacities, custom_fields, list, render_capacities, render_custom_fields, sent, time_windows,
+    unknown_properties, value,
+};
+use super::wire::{opt_num, ts, type_name, Reader};
+
+/// Which write an order object belongs to; it decides the accepted properties.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OrderBody {
+    /// POST /orders: every order field.
+    Post,
+    /// POST /depots/{id}/orders: the spec's restricted property list.
+    DepotPost,
+    /// PUT /orders/{id}.
+    Put,
+}
+
+const END_FIELDS: [&str; 13] = [
+    "contact_name",
+    "contact_number",
+    "contact_email",
+    "address",
+    "country_code",
+    "postcode",
+    "lat",
+    "lng",
+    "duration",
+    "notes",
+    "time_windows",
+    "available_days",
+    "date",
+];
+
+const COMMON: [&str; 16] = [
+    "order_number",
+    "type",
+    "priority",
+    "customer",
+    "customer_id",
+    "time_windows",
+    "order_exchange",
+    "parts",
+    "vehicle_assignment",
+    "emails",
+    "third_party",
+    "tags",
+    "skills",
+    "capacities",
+    "custom_fields",
+    "line_items",
+];
+
+const DEPOT_POST: [&str; 33] = [
+    "order_number",
+    "type",
+    "customer",
+    "delivery_contact_name",
+    "delivery_contact_number",
+    "delivery_contact_email",
+    "delivery_address",
+    "delivery_postcode",
+    "delivery_lat",
+    "delivery_lng",
+    "delivery_notes",
+    "delivery_time_windows",
+    "delivery_date",
+    "delivery_available_days",
+    "pickup_address",
+    "pickup_postcode",
+    "pickup_duration",
+    "pickup_lat",
+    "pickup_lng",
+    "pickup_notes",
+    "pickup_time_windows",
+    "pickup_contact_name",
+    "pickup_contact_number",
+    "pickup_contact_email",
+    "pickup_available_days",
+    "order_exchange",
+    "parts",
+    "line_items",
+    "skills",
+    "custom_fields",
+    "capacities",
+    "delivery_duration",
+    "delivery_country_code",
+];
+
+/// Read-only fields a client may send back unchanged; they are ignored.
+const READ_ONLY: [&str; 8] = [
+    "id",
+    "status",
+    "currency",
+    "value_source",
+    "stops",
+    "attachments",
+    "created",
+    "updated",
+];
+
+fn allowed(body: OrderBody) -> Vec<String> {
+    match body {
+        OrderBody::DepotPost => DEPOT_POST.iter().map(|s| (*s).to_owned()).collect(),
+        OrderBody::Post | OrderBody::Put => {
+            let mut out: Vec<String> = COMMON.iter().map(|s| (*s).to_owned()).collect();
+            out.push("order_value".into());
+            for side in ["delivery", "pickup"] {
+                for f in END_FIELDS {
+                    if f != "date" || side == "delivery" {
+                        out.push(format!("{side}_{f}"));
+                    }
+                }
+            }
+            out
+        }
+    }
+}
+
+/// Reads one order object at `prefix` (its index in a batch, or nothing for PUT).
+pub fn read_order(
+    item: &Value,
+    prefix: Vec<PathSegment>,
+    body: OrderBody,
+    errors: &mut ValidationErrors,
+) -> OrderInput {
+    let Some(obj) = item.as_object() else {
+        errors.push(ValidationIssue::new(
+            IssueCode::InvalidType,
+            prefix,
+            "object",
+            type_name(item),
+            "an order must be an object",
+        ));
+        return OrderInput::default();
+    };
+    let allowed = allowed(body);
+    let allowed: Vec<&str> = allowed.iter().map(String::as_str).collect();
+    let ignored: &[&str] = if body == OrderBody::DepotPost {
+        &[]
+    } else {
+        &READ_ONLY
+    };
+    unknown_properties(obj, &allowed, ignored, &prefix, errors);
+    let customer = read_customer(obj, &prefix, errors);
+    let mut r = Reader::new(obj, prefix.clone(), errors);
+    let customer_id = sent(r.integer("customer_id"));
+    let exchange = match obj.get("order_exchange") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(o)) => Some(
+            o.get("reference")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+        ),
+        Some(other) => {
+            r.wrong_type("order_exchange", "an object", other);
+            None
+        }
+    };
+    let vehicle_id = nested_id(&mut r, obj, "vehicle_assignment", "vehicle_id");
+    let third_party_id = nested_id(&mut r, obj, "third_party", "id");
+    let mut input = OrderInput {
+        order_number: sent(r.string("order_number")),
+        kind: sent(r.string("type")),
+        priority: sent(r.string("priority")),
+        customer_id,
+        delivery: read_end(&mut r, "delivery"),
+        pickup: read_end(&mut r, "pickup"),
+        delivery_date: sent(r.string("delivery_date")),
+        time_windows: time_windows(&mut r, "time_windows"),
+        order_exchange: exchange,
+        parts: sent(r.number("parts")),
+        vehicle_id,
+        emails: list(r.objects("emails", |e| value(e.string("email")).unwrap_or_default())),
+        third_party_id,
+        tags: list(r.strings("tags")),
+        skills: list(r.strings("skills")),
+        capacities: capacities(&mut r, "capacities"),
+        custom_fields: custom_fields(&mut r, "custom_fields"),
+        order_value: sent(r.number("order_value")),
+        line_items: list(r.objects("line_items", read_line_item)),
+        customer,
+    };
+    if body != OrderBody::Put && input.customer.is_none() {
+        // A customer id sent on its own identifies the customer like `customer: {id}`.
+        if let Some(Some(id)) = input.customer_id {
+            input.customer = Some(OrderCustomerInput {
+                id: Some(id),
+                ..OrderCustomerInput::default()
+            });
+        }
+    }
+    input
+}
+
+fn nested_id(
+    r: &mut Reader<'_>,
+    obj: &Map<String, Value>,
+    key: &str,
+    id_key: &str,
+) -> Option<Option<i64>> {
+    match obj.get(key) {
+        None => None,
+        Some(Value::Null) => Some(None),
+        Some(Value::Object(o)) => match o.get(id_key) {
+            Some(v) if v.as_i64().is_some() => Some(v.as_i64()),
+            Some(Value::Null) | None => Some(None),
+            Some(other) => {
+                r.wrong_type(&format!("{key}.{id_key}"), "an integer", other);
+                None
+            }
+        },
+        Some(other) => {
+            r.wrong_type(key, "an object", other);
+            None
+        }
+    }
+}
+
+fn read_customer(
+    obj: &Map<String, Value>,
+    prefix: &[PathSegment],
+    errors: &mut ValidationErrors,
+) -> Option<OrderCustomerInput> {
+    let mut path = prefix.to_vec();
+    path.push("customer".into());
+    match obj.get("customer") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(o)) => {
+            let mut c = Reader::new(o, path, errors);
+            Some(OrderCustomerInput {
+                id: value(c.integer("id")),
+                account: value(c.string("account")),
+                name: value(c.string("name")),
+                email: value(c.string("email")),
+                phone: value(c.string("phone")),
+                country_code: value(c.string("country_code")),
+                address: value(c.string("address")),
+                postcode: value(c.string("postcode")),
+                lat: value(c.number("lat")),
+                lng: value(c.number("lng")),
+            })
+        }
+        Some(other) => {
+            errors.push(ValidationIssue::new(
+                IssueCode::InvalidType,
+                path,
+                "object",
+                type_name(other),
+                "customer must be an object",
+            ));
+            None
+        }
+    }
+}
+
+fn read_end(r: &mut Reader<'_>, side: &str) -> EndpointInput {
+    let k = |f: &str| format!("{side}_{f}");
+    EndpointInput {
+        contact_name: sent(r.string(&k("contact_name"))),
+        contact_number: sent(r.string(&k("contact_number"))),
+        contact_email: sent(r.string(&k("contact_email"))),
+        address: sent(r.string(&k("address"))),
+        country_code: sent(r.string(&k("country_code"))),
+        postcode: sent(r.string(&k("postcode"))),
+        lat: sent(r.number(&k("lat"))),
+        lng: sent(r.number(&k("lng"))),
+        duration: sent(r.number(&k("duration"))),
+        notes: sent(r.string(&k("notes"))),
+        time_windows: time_windows(r, &k("time_windows")),
+        available_days: list(r.strings(&k("available_days"))),
+    }
+}
+
+fn read_line_item(li: &mut Reader<'_>) -> LineItemInput {
+    LineItemInput {
+        product_code: value(li.string("product_code")),
+        product_name: value(li.string("product_name")),
+        product_quantity: value(li.number("product_quantity")),
+        product_unit_price: sent(li.number("product_unit_price")),
+        product_value: sent(li.number("product_value")),
+        quantity_outstanding: sent(li.number("quantity_outstanding")),
+        status: value(li.string("status")),
+        date: sent(li.string("date")),
+        capacities: capacities(li, "capacities"),
+        custom_fields: custom_fields(li, "custom_fields"),
+    }
+}
+
+fn end(e: &Endpoint, side: Side, windows: &[Value], m: &mut Map<String, Value>) {
+    let s = side.as_str();
+    let mut put = |k: &str, v: Value| {
+        m.insert(format!("{s}_{k}"), v);
+    };
+    put("contact_name", json!(e.contact_name));
+    put("contact_number", json!(e.contact_number));
+    put("contact_email", json!(e.contact_email));
+    put("address", json!(e.address));
+    put("country_code", json!(e.country_code));
+    put("postcode", json!(e.postcode));
+    put("lat", opt_num(e.lat));
+    put("lng", opt_num(e.lng));
+    put("duration", opt_num(e.duration));
+    put("notes", json!(e.notes));
+    put("time_windows", Value::Array(windows.to_vec()));
+    put(
+        "available_days",
+        json!(e
+            .available_days
+            .iter()
+            .map(|d| d.as_str())
+            .collect::<Vec<_>>()),
+    );
+}
+
+fn line_item(li: &LineItem, catalog: &Catalog) -> Value {
+    let value = li.value();
+    json!({
+        "id": li.id,
+        "product_code": li.product_code,
+        "product_name": li.product_name,
+        "product_quantity": li.quantity,
+        "product_unit_price": li.unit_price.map(|p| p.to_f64()),
+        "product_value": value.map(|v| v.0.to_f64()),
+        "product_value_source": value.map(|v| v.1.as_str()),
+        "quantity_outstanding": opt_num(li.quantity_outstanding),
+        "status": li.status.as_str(),
+        "date": li.date.map(|d| d.to_string()),
+        "capacities": render_capacities(&li.capacities, catalog),
+        "custom_fields": render_custom_fields(&li.custom_fields, catalog),
+    })
+}
+
+/// The full order (GET /orders/{id}, PUT /orders/{id}).
+pub fn render_order(o: &Order, attachments: &[Attachment], catalog: &Catalog) -> Value {
+    let window = |side: Side, with_type: bool| -> Vec<Value> {
+        o.time_windows
+            .iter()
+            .filter(|w| w.side == side)
+            .map(|w| {
+                let mut v = json!({"from": w.from.to_string(), "to": w.to.to_string()});
+                if with_type {
+                    v["type"] = json!(side.as_str());
+                }
+                v
+            })
+            .collect()
+    };
+    let mut m = Map::new();
+    m.insert("id".into(), json!(o.id));
+    m.insert("order_number".into(), json!(o.order_number));
+    m.insert("type".into(), json!(o.kind.as_str()));
+    m.insert("status".into(), json!(o.status.as_str()));
+    m.insert("priority".into(), json!(o.priority.map(|p| p.as_str())));
+    m.insert("customer_id".into(), json!(o.customer_id));
+    end(
+        &o.delivery,
+        Side::Delivery,
+        &window(Side::Delivery, false),
+        &mut m,
+    );
+    m.insert(
+        "delivery_date".into(),
+        json!(o.delivery_date.map(|d| d.to_string())),
+    );
+    end(
+        &o.pickup,
+        Side::Pickup,
+        &window(Side::Pickup, false),
+        &mut m,
+    );
+    let mut all = window(Side::Delivery, true);
+    all.extend(window(Side::Pickup, true));
+    m.insert("time_windows".into(), Value::Array(all));
+    m.insert(
+        "order_exchange".into(),
+        o.exchange_reference
+            .as_ref()
+            .map_or(Value::Null, |r| json!({"reference": r})),
+    );
+    m.insert("parts".into(), opt_num(o.parts));
+    m.insert(
+        "vehicle_assignment".into(),
+        o.vehicle_id
+            .map_or(Value::Null, |v| json!({"vehicle_id": v})),
+    );
+    m.insert(
+        "emails".into(),
+        json!(o
+            .emails
+            .iter()
+            .map(|e| json!({"email": e}))
+            .collect::<Vec<_>>()),
+    );
+    m.insert(
+        "third_party".into(),
+        o.third_party_id.map_or(Value::Null, |t| json!({"id": t})),
+    );
+    m.insert("tags".into(), json!(o.tags));
+    m.insert("skills".into(), json!(o.skills));
+    m.insert(
+        "capacities".into(),
+        render_capacities(&o.capacities, catalog),
+    );
+    m.insert(
+        "custom_fields".into(),
+        render_custom_fields(&o.custom_fields, catalog),
+    );
+    let value = o.value().ok().flatten();
+    m.insert("order_value".into(), json!(value.map(|v| v.0.to_f64())));
+    m.insert("currency".into(), json!(value.map(|_| DEFAULT_CURRENCY)));
+    m.insert("value_source".into(), json!(value.map(|v| v.1.as_str())));
+    m.insert(
+        "line_items".into(),
+        Value::Array(
+            o.line_items
+                .iter()
+                .map(|li| line_item(li, catalog))
+                .collect(),
+        ),
+    );
+    m.insert("stops".into(), json!([]));
+    m.insert(
+        "attachments".into(),
+        Value::Array(
+            attachments
+                .iter()
+                .map(|a| json!({"id": a.id, "name": a.name}))
+                .collect(),
+        ),
+    );
+    m.insert("created".into(), ts(o.created));
+    m.insert("updated".into(), ts(o.updated));
+    Value::Object(m)
+}
+
+/// The order list view.
+pub fn render_summary(o: &OrderSummary) -> Value {
+    json!({
+        "id": o.id,
+        "order_number": o.order_number,
+        "status": o.status.as_str(),
+        "type": o.kind.as_str(),
+        "stops": [],
+        "line_items": o.line_item_ids.iter().map(|id| json!({"id": id})).collect::<Vec<_>>(),
+        "customer": o.customer.as_ref().map(|(id, account)| json!({"id": id, "account": account})),
+        "created": ts(o.created),
+        "updated": ts(o.updated),
+    })
+}
+
+/// An attachment as the upload answers it.
+pub fn render_attachment(a: &Attachment) -> Value {
+    json!({
+        "id": a.id,
+        "order_id": a.order_id.to_string(),
+        "depot_id": a.depot_id,
+        "name": a.name,
+        "mime": a.mime,
+        "ext": a.ext,
+        "size": a.size,
+        "is_compressed": a.is_compressed,
+        "modified": ts(a.modified),
+        "created": ts(a.created),
+    })
+}

@@ -1,0 +1,223 @@
+//! Orders: `POST /orders`, `POST /depots/{id}/orders`, `GET /orders`, `GET`/`PUT
+//! /orders/{id}` and `DELETE /orders/order-number/{order_number}`.
+//!
+//! Single reads and updates wrap the order under `order`, as the spec's description says (its
+//! sample shows the fields at top level). POST answers 200 (operator interface).
+
+use axum::extract::{Path, State};
+use axum::response::Response;
+use axum::routing::{delete, get, post};
+use axum::{Json, Router};
+use dispatch_core::error::ValidationErrors;
+use dispatch_core::model::order_input::OrderInput;
+use dispatch_core::service::order_reads::{self, OrderQuery};
+use dispatch_core::service::orders::{self, WrittenOrder};
+use dispatch_core::service::ServiceError;
+use serde_json::{json, Value};
+
+use super::order_json::body_issue;
+use super::order_wire::{read_order, render_order, render_summary, OrderBody};
+use super::wire::type_name;
+use crate::error::ApiError;
+use crate::extract::{Caller, IdPath, JsonBody};
+use crate::paging::PageParams;
+use crate::AppState;
+
+/// Routes of this module.
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/orders", get(list).post(create))
+        .route("/orders/", get(list).post(create))
+        .route("/depots/{id}/orders", post(create_in_depot))
+        .route("/orders/{id}", get(read).put(update))
+        .route(
+            "/orders/order-number/{order_number}",
+            delete(delete_by_number),
+        )
+}
+
+fn batch(body: &Value, kind: OrderBody) -> Result<Vec<OrderInput>, ApiError> {
+    let Value::Array(items) = body else {
+        return Err(body_issue(
+            "an array of orders",
+            type_name(body),
+            "the body must be an array of orders",
+        )
+        .into());
+    };
+    let mut errors = ValidationErrors::default();
+    let inputs = items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| read_order(item, vec![i.into()], kind, &mut errors))
+        .collect();
+    errors.into_result()?;
+    Ok(inputs)
+}
+
+async fn write(
+    state: AppState,
+    caller: Caller,
+    inputs: Vec<OrderInput>,
+) -> Result<Json<Value>, ApiError> {
+    let p = caller.0;
+    let written = state
+        .blocking(move |s| {
+            Ok(orders::upsert_batch(
+                &*s.store,
+                &*s.geocoder,
+                p.scope(),
+                &inputs,
+                s.clock.now(),
+            )?)
+        })
+        .await?;
+    let listed: Vec<Value> = written
+        .iter()
+        .map(|w| json!({"id": w.id.to_string(), "order_number": w.order_number}))
+        .collect();
+    let errors: Vec<Value> = written
+        .iter()
+        .filter(|w| w.geocoding_failed)
+        .map(geocoding_failed)
+        .collect();
+    Ok(Json(json!({ "orders": listed, "errors": errors })))
+}
+
+fn geocoding_failed(w: &WrittenOrder) -> Value {
+    json!({
+        "name": "GEOCODING_FAILED",
+        "description": "an address could not be geocoded; the order was saved without its coordinates",
+        "details": {"id": w.id.to_string(), "order_number": w.order_number, "is_created": w.is_created},
+    })
+}
+
+async fn create(
+    State(state): State<AppState>,
+    caller: Caller,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Value>, ApiError> {
+    let inputs = batch(&body, OrderBody::Post)?;
+    write(state, caller, inputs).await
+}
+
+async fn create_in_depot(
+    State(state): State<AppState>,
+    caller: Caller,
+    IdPath(depot): IdPath,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Value>, ApiError> {
+    if depot != caller.0.depot_id {
+        return Err(ApiError::not_found("depot"));
+    }
+    let inputs = batch(&body, OrderBody::DepotPost)?;
+    write(state, caller, inputs).await
+}
+
+async fn list(
+    State(state): State<AppState>,
+    Caller(p): Caller,
+    page: PageParams,
+) -> Result<Response, ApiError> {
+    let customer_id = match page.filter("customer_id") {
+        Some(raw) => Some(raw.trim().parse::<i64>().map_err(|_| {
+            ApiError::from(ServiceError::invalid(
+                vec!["customer_id".into()],
+                "integer",
+                raw,
+                "customer_id must be an integer",
+            ))
+        })?),
+        None => None,
+    };
+    let query = OrderQuery {
+        status: page.filter("status").map(str::to_owned),
+        customer_id,
+        order_number: page.filter("order_number").map(str::to_owned),
+        date: page.filter("date").map(str::to_owned),
+    };
+    let request = page.request;
+    let rows = state
+        .blocking(move |s| Ok(order_reads::list(&*s.store, p.scope(), &query, &request)?))
+        .await?;
+    let items: Vec<Value> = rows.items.iter().map(render_summary).collect();
+    Ok(page.respond(rows.next, Json(json!({ "orders": items }))))
+}
+
+/// The `{id}` of an order: a string on the wire; one that names no order is 404.
+fn order_id(raw: &str) -> Result<i64, ApiError> {
+    raw.parse::<i64>().map_err(|_| ApiError::not_found("order"))
+}
+
+async fn read(
+    State(state): State<AppState>,
+    Caller(p): Caller,
+    Path(raw): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let id = order_id(&raw)?;
+    let detail = state
+        .blocking(move |s| Ok(order_reads::get(&*s.store, p.scope(), id)?))
+        .await?;
+    Ok(Json(
+        json!({ "order": render_order(&detail.order, &detail.attachments, &detail.catalog) }),
+    ))
+}
+
+async fn update(
+    State(state): State<AppState>,
+    Caller(p): Caller,
+    Path(raw): Path<String>,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Value>, ApiError> {
+    let id = order_id(&raw)?;
+    let mut errors = ValidationErrors::default();
+    let input = read_order(&body, Vec::new(), OrderBody::Put, &mut errors);
+    errors.into_result()?;
+    let (updated, detail) = state
+        .blocking(move |s| {
+            let updated = orders::update(
+                &*s.store,
+                &*s.geocoder,
+                p.scope(),
+                id,
+                &input,
+                s.clock.now(),
+            )?;
+            let detail = order_reads::get(&*s.store, p.scope(), id)?;
+            Ok((updated, detail))
+        })
+        .await?;
+    let errors: Vec<Value> = if updated.geocoding_failed {
+        vec![geocoding_failed(&WrittenOrder {
+            id,
+            order_number: updated.order.order_number.clone(),
+            is_created: false,
+            geocoding_failed: true,
+        })]
+    } else {
+        Vec::new()
+    };
+    Ok(Json(json!({
+        "order": render_order(&detail.order, &detail.attachments, &detail.catalog),
+        "errors": errors,
+    })))
+}
+
+async fn delete_by_number(
+    State(state): State<AppState>,
+    Caller(p): Caller,
+    Path(number): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let counts = state
+        .blocking(move |s| {
+            Ok(order_reads::delete_by_number(
+                &*s.store,
+                p.scope(),
+                &number,
+            )?)
+        })
+        .await?;
+    Ok(Json(json!({
+        "deleted": {"orders_count": counts.orders_count, "line_items_count": counts.line_items_count}
+    })))
+}

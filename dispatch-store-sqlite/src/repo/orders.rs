@@ -1,0 +1,576 @@
+//! Orders (soft-deleted, restored by number), their line items, exchange pairs, attachments,
+//! custom-status removal and the event outbox.
+
+use dispatch_core::events::DomainEvent;
+use dispatch_core::model::attachment::Attachment;
+use dispatch_core::model::line_item::LineItem;
+use dispatch_core::model::order::{Order, OrderType, Priority};
+use dispatch_core::model::order_value::{Money, UnitPrice};
+use dispatch_core::model::organisation::DepotScope;
+use dispatch_core::paging::{Cursor, Page, PageRequest};
+use dispatch_core::ports::store::{
+    NewAttachment, NumberedOrder, OrderFilter, OrderRepo, OrderSummary, StoreError,
+};
+use dispatch_core::status::Status;
+use dispatch_core::time::{Date, Timestamp};
+use rusqlite::{params, OptionalExtension, Row};
+
+use super::order_codec as codec;
+use super::{ts, Db, Sql};
+
+const COLUMNS: &str = "id, order_number, type, status, priority, customer_id, delivery, pickup, \
+     delivery_date, time_windows, exchange_reference, parts, vehicle_id, emails, third_party_id, \
+     tags, skills, capacities, custom_fields, order_value_cents, created, updated, deleted";
+
+fn corrupt(what: &str) -> StoreError {
+    StoreError::Backend(format!("corrupt stored {what}"))
+}
+
+/// The raw columns of an order row, decoded by [`decode`].
+struct OrderRow {
+    id: i64,
+    order_number: String,
+    kind: String,
+    status: String,
+    priority: Option<String>,
+    customer_id: Option<i64>,
+    delivery: String,
+    pickup: String,
+    delivery_date: Option<String>,
+    time_windows: String,
+    exchange_reference: Option<String>,
+    parts: Option<f64>,
+    vehicle_id: Option<i64>,
+    emails: String,
+    third_party_id: Option<i64>,
+    tags: String,
+    skills: String,
+    capacities: String,
+    custom_fields: String,
+    order_value_cents: Option<i64>,
+    created: i64,
+    updated: i64,
+    deleted: bool,
+}
+
+fn order_row(r: &Row<'_>) -> rusqlite::Result<OrderRow> {
+    Ok(OrderRow {
+        id: r.get(0)?,
+        order_number: r.get(1)?,
+        kind: r.get(2)?,
+        status: r.get(3)?,
+        priority: r.get(4)?,
+        customer_id: r.get(5)?,
+        delivery: r.get(6)?,
+        pickup: r.get(7)?,
+        delivery_date: r.get(8)?,
+        time_windows: r.get(9)?,
+        exchange_reference: r.get(10)?,
+        parts: r.get(11)?,
+        vehicle_id: r.get(12)?,
+        emails: r.get(13)?,
+        third_party_id: r.get(14)?,
+        tags: r.get(15)?,
+        skills: r.get(16)?,
+        capacities: r.get(17)?,
+        custom_fields: r.get(18)?,
+        order_value_cents: r.get(19)?,
+        created: r.get(20)?,
+        updated: r.get(21)?,
+        deleted: r.get(22)?,
+    })
+}
+
+fn decode(r: OrderRow, line_items: Vec<LineItem>) -> Result<Order, StoreError> {
+    Ok(Order {
+        id: r.id,
+        order_number: r.order_number,
+        kind: OrderType::parse(&r.kind).ok_or_else(|| corrupt("order type"))?,
+        status: Status::from_stored(r.status),
+        priority: r.priority.as_deref().and_then(Priority::parse),
+        customer_id: r.customer_id,
+        delivery: codec::read_endpoint(&r.delivery)?,
+        pickup: codec::read_endpoint(&r.pickup)?,
+        delivery_date: r.delivery_date.as_deref().and_then(Date::parse),
+        time_windows: codec::read_order_windows(&r.time_windows)?,
+        exchange_reference: r.exchange_reference,
+        parts: r.parts,
+        vehicle_id: r.vehicle_id,
+        emails: codec::read_names(&r.emails)?,
+        third_party_id: r.third_party_id,
+        tags: codec::read_names(&r.tags)?,
+        skills: codec::read_names(&r.skills)?,
+        capacities: codec::read_capacities(&r.capacities)?,
+        custom_fields: codec::read_custom_fields(&r.custom_fields)?,
+        manual_value: r.order_value_cents.map(Money::from_cents),
+        line_items,
+        created: ts(r.created),
+        updated: ts(r.updated),
+    })
+}
+
+impl Db<'_> {
+    fn order_where(
+        &self,
+        clause: &str,
+        scope: DepotScope,
+        key: &dyn rusqlite::ToSql,
+    ) -> Result<Option<(Order, bool)>, StoreError> {
+        let mut stmt = self
+            .0
+            .prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM orders WHERE depot_id = ?1 AND {clause}"
+            ))
+            .st()?;
+        let Some(r) = stmt
+            .query_row(params![scope.depot_id, key], order_row)
+            .optional()
+            .st()?
+        else {
+            return Ok(None);
+        };
+        let deleted = r.deleted;
+        let items = self.line_items(r.id)?;
+        Ok(Some((decode(r, items)?, deleted)))
+    }
+
+    fn line_items(&self, order_id: i64) -> Result<Vec<LineItem>, StoreError> {
+        let mut stmt = self
+            .0
+            .prepare_cached(
+                "SELECT id, product_code, product_name, quantity, unit_price_micros, manual_value_cents, \
+                 quantity_outstanding, status, date, capacities, custom_fields \
+                 FROM order_line_items WHERE order_id = ?1 ORDER BY position",
+            )
+            .st()?;
+        let rows: Vec<(LineItem, String, String)> = stmt
+            .query_map([order_id], |r| {
+                let status: String = r.get(7)?;
+                let date: Option<String> = r.get(8)?;
+                Ok((
+                    LineItem {
+                        id: r.get(0)?,
+                        product_code: r.get(1)?,
+                        product_name: r.get(2)?,
+                        quantity: r.get(3)?,
+                        unit_price: r.get::<_, Option<i64>>(4)?.map(UnitPrice::from_micros),
+                        manual_value: r.get::<_, Option<i64>>(5)?.map(Money::from_cents),
+                        quantity_outstanding: r.get(6)?,
+                        status: Status::from_stored(status),
+                        date: date.as_deref().and_then(Date::parse),
+                        capacities: Vec::new(),
+                        custom_fields: Vec::new(),
+                    },
+                    r.get(9)?,
+                    r.get(10)?,
+                ))
+            })
+            .st()?
+            .collect::<Result<_, _>>()
+            .st()?;
+        rows.into_iter()
+            .map(|(item, caps, fields)| {
+                Ok(LineItem {
+                    capacities: codec::read_capacities(&caps)?,
+                    custom_fields: codec::read_custom_fields(&fields)?,
+                    ..item
+                })
+            })
+            .collect()
+    }
+
+    /// Writes the order's line items: updates kept ones, inserts new ones, removes the rest.
+    fn write_line_items(&self, order_id: i64, items: &[LineItem]) -> Result<(), StoreError> {
+        let kept: Vec<i64> = items.iter().map(|i| i.id).filter(|id| *id != 0).collect();
+        let stored: Vec<i64> = self
+            .0
+            .prepare_cached("SELECT id FROM order_line_items WHERE order_id = ?1")
+            .st()?
+            .query_map([order_id], |r| r.get(0))
+            .st()?
+            .collect::<Result<_, _>>()
+            .st()?;
+        for id in stored.iter().filter(|id| !kept.contains(id)) {
+            self.0
+                .prepare_cached("DELETE FROM order_line_items WHERE id = ?1")
+                .st()?
+                .execute([id])
+                .st()?;
+        }
+        for (position, item) in items.iter().enumerate() {
+            let values = params![
+                order_id,
+                position as i64,
+                item.product_code,
+                item.product_name,
+                item.quantity,
+                item.unit_price.map(UnitPrice::micros),
+                item.manual_value.map(Money::cents),
+                item.quantity_outstanding,
+                item.status.as_str(),
+                item.date.map(|d| d.to_string()),
+                codec::capacities(&item.capacities),
+                codec::custom_fields(&item.custom_fields),
+                item.id,
+            ];
+            let sql = if item.id != 0 && stored.contains(&item.id) {
+                "UPDATE order_line_items SET order_id = ?1, position = ?2, product_code = ?3, product_name = ?4, \
+                 quantity = ?5, unit_price_micros = ?6, manual_value_cents = ?7, quantity_outstanding = ?8, \
+                 status = ?9, date = ?10, capacities = ?11, custom_fields = ?12 WHERE id = ?13"
+            } else {
+                "INSERT INTO order_line_items (id, order_id, position, product_code, product_name, quantity, \
+                 unit_price_micros, manual_value_cents, quantity_outstanding, status, date, capacities, \
+                 custom_fields) VALUES (NULLIF(?13, 0), ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
+            };
+            self.0.prepare_cached(sql).st()?.execute(values).st()?;
+        }
+        Ok(())
+    }
+}
+
+/// The order columns written by insert and update, in `?2..?21` order (after depot or id).
+macro_rules! order_values {
+    ($o:expr) => {
+        (
+            $o.order_number.as_str(),
+            $o.kind.as_str(),
+            $o.status.as_str(),
+            $o.priority.map(|p| p.as_str()),
+            $o.customer_id,
+            codec::endpoint(&$o.delivery),
+            codec::endpoint(&$o.pickup),
+            $o.delivery_date.map(|d| d.to_string()),
+            codec::order_windows(&$o.time_windows),
+            $o.exchange_reference.as_deref(),
+            $o.parts,
+            $o.vehicle_id,
+            codec::names(&$o.emails),
+            $o.third_party_id,
+            codec::names(&$o.tags),
+            codec::names(&$o.skills),
+            codec::capacities(&$o.capacities),
+            codec::custom_fields(&$o.custom_fields),
+            $o.manual_value.map(Money::cents),
+            $o.updated.millis(),
+        )
+    };
+}
+
+impl OrderRepo for Db<'_> {
+    fn find_order_by_number(
+        &mut self,
+        scope: DepotScope,
+        order_number: &str,
+    ) -> Result<Option<NumberedOrder>, StoreError> {
+        Ok(self
+            .order_where("order_number = ?2", scope, &order_number)?
+            .map(|(order, deleted)| NumberedOrder { order, deleted }))
+    }
+
+    fn get_order(&mut self, scope: DepotScope, id: i64) -> Result<Option<Order>, StoreError> {
+        Ok(self
+            .order_where("id = ?2 AND deleted = 0", scope, &id)?
+            .map(|(order, _)| order))
+    }
+
+    fn insert_order(&mut self, scope: DepotScope, o: &Order) -> Result<i64, StoreError> {
+        let v = order_values!(o);
+        self.0
+            .prepare_cached(
+                "INSERT INTO orders (depot_id, order_number, type, status, priority, customer_id, delivery, \
+                 pickup, delivery_date, time_windows, exchange_reference, parts, vehicle_id, emails, \
+                 third_party_id, tags, skills, capacities, custom_fields, order_value_cents, updated, created) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, \
+                 ?20, ?21, ?22)",
+            )
+            .st()?
+            .execute(params![
+                scope.depot_id, v.0, v.1, v.2, v.3, v.4, v.5, v.6, v.7, v.8, v.9, v.10, v.11, v.12, v.13, v.14,
+                v.15, v.16, v.17, v.18, v.19, o.created.millis()
+            ])
+            .st()?;
+        let id = self.0.last_insert_rowid();
+        self.write_line_items(id, &o.line_items)?;
+        Ok(id)
+    }
+
+    fn update_order(&mut self, scope: DepotScope, o: &Order) -> Result<(), StoreError> {
+        let v = order_values!(o);
+        let changed = self
+            .0
+            .prepare_cached(
+                "UPDATE orders SET order_number = ?3, type = ?4, status = ?5, priority = ?6, customer_id = ?7, \
+                 delivery = ?8, pickup = ?9, delivery_date = ?10, time_windows = ?11, exchange_reference = ?12, \
+                 exchange_id = CASE WHEN ?12 IS NULL THEN NULL ELSE exchange_id END, parts = ?13, \
+                 vehicle_id = ?14, emails = ?15, third_party_id = ?16, tags = ?17, skills = ?18, \
+                 capacities = ?19, custom_fields = ?20, order_value_cents = ?21, updated = ?22, deleted = 0 \
+                 WHERE depot_id = ?1 AND id = ?2",
+            )
+            .st()?
+            .execute(params![
+                scope.depot_id, o.id, v.0, v.1, v.2, v.3, v.4, v.5, v.6, v.7, v.8, v.9, v.10, v.11, v.12, v.13,
+                v.14, v.15, v.16, v.17, v.18, v.19
+            ])
+            .st()?;
+        if changed != 1 {
+            return Err(StoreError::Backend(format!(
+                "order {} is not in the depot",
+                o.id
+            )));
+        }
+        self.write_line_items(o.id, &o.line_items)
+    }
+
+    fn delete_order(&mut self, scope: DepotScope, id: i64) -> Result<Option<u64>, StoreError> {
+        let changed = self
+            .0
+            .prepare_cached(
+                "UPDATE orders SET deleted = 1 WHERE depot_id = ?1 AND id = ?2 AND deleted = 0",
+            )
+            .st()?
+            .execute([scope.depot_id, id])
+            .st()?;
+        if changed == 0 {
+            return Ok(None);
+        }
+        let items: u64 = self
+            .0
+            .prepare_cached("SELECT count(*) FROM order_line_items WHERE order_id = ?1")
+            .st()?
+            .query_row([id], |r| r.get(0))
+            .st()?;
+        Ok(Some(items))
+    }
+
+    fn list_orders(
+        &mut self,
+        scope: DepotScope,
+        filter: &OrderFilter,
+        page: &PageRequest,
+    ) -> Result<Page<OrderSummary>, StoreError> {
+        let mut stmt = self
+            .0
+            .prepare_cached(
+                "SELECT o.id, o.order_number, o.status, o.type, o.created, o.updated, o.customer_id, c.account, \
+                 (SELECT group_concat(li.id, ',') FROM \
+                   (SELECT id FROM order_line_items WHERE order_id = o.id ORDER BY position) li) \
+                 FROM orders o LEFT JOIN customers c ON c.id = o.customer_id \
+                 WHERE o.depot_id = ?1 AND o.deleted = 0 \
+                 AND (?2 IS NULL OR o.updated >= ?2) \
+                 AND (?3 IS NULL OR o.updated < ?3 OR (o.updated = ?3 AND o.id < ?4)) \
+                 AND (?5 IS NULL OR o.status = ?5) \
+                 AND (?6 IS NULL OR o.customer_id = ?6) \
+                 AND (?7 IS NULL OR o.order_number = ?7) \
+                 AND (?8 IS NULL OR o.delivery_date = ?8) \
+                 ORDER BY o.updated DESC, o.id DESC LIMIT ?9",
+            )
+            .st()?;
+        let after = page.after;
+        let rows = stmt
+            .query_map(
+                params![
+                    scope.depot_id,
+                    page.updated_at_min.map(|t| t.millis()),
+                    after.map(|c| c.updated.millis()),
+                    after.map(|c| c.id),
+                    filter.status.as_ref().map(Status::as_str),
+                    filter.customer_id,
+                    filter.order_number,
+                    filter.date.map(|d| d.to_string()),
+                    page.limit as i64 + 1,
+                ],
+                |r| {
+                    let kind: String = r.get(3)?;
+                    let customer_id: Option<i64> = r.get(6)?;
+                    let account: Option<String> = r.get(7)?;
+                    let ids: Option<String> = r.get(8)?;
+                    Ok((
+                        OrderSummary {
+                            id: r.get(0)?,
+                            order_number: r.get(1)?,
+                            status: Status::from_stored(r.get::<_, String>(2)?),
+                            kind: OrderType::Delivery,
+                            line_item_ids: ids
+                                .unwrap_or_default()
+                                .split(',')
+                                .filter_map(|s| s.parse().ok())
+                                .collect(),
+                            customer: customer_id.zip(account),
+                            created: ts(r.get(4)?),
+                            updated: ts(r.get(5)?),
+                        },
+                        kind,
+                    ))
+                },
+            )
+            .st()?;
+        let mut items = Vec::new();
+        for row in rows {
+            let (summary, kind) = row.st()?;
+            let kind = OrderType::parse(&kind).ok_or_else(|| corrupt("order type"))?;
+            items.push(OrderSummary { kind, ..summary });
+        }
+        let next = if items.len() > page.limit {
+            items.truncate(page.limit);
+            items.last().map(|o| Cursor {
+                updated: o.updated,
+                id: o.id,
+            })
+        } else {
+            None
+        };
+        Ok(Page { items, next })
+    }
+
+    fn link_exchange(
+        &mut self,
+        scope: DepotScope,
+        orders: [i64; 2],
+        reference: &str,
+    ) -> Result<(), StoreError> {
+        // The pair's internal exchange id is the smaller order id: unique, stable, no counter.
+        let exchange = orders[0].min(orders[1]);
+        let mut stmt = self
+            .0
+            .prepare_cached(
+                "UPDATE orders SET exchange_id = ?3, exchange_reference = ?4 WHERE depot_id = ?1 AND id = ?2",
+            )
+            .st()?;
+        for id in orders {
+            stmt.execute(params![scope.depot_id, id, exchange, reference])
+                .st()?;
+        }
+        Ok(())
+    }
+
+    fn exchange_partner(&mut self, scope: DepotScope, id: i64) -> Result<Option<i64>, StoreError> {
+        self.0
+            .prepare_cached(
+                "SELECT p.id FROM orders o JOIN orders p ON p.exchange_id = o.exchange_id AND p.id <> o.id \
+                 AND p.depot_id = o.depot_id WHERE o.depot_id = ?1 AND o.id = ?2",
+            )
+            .st()?
+            .query_row([scope.depot_id, id], |r| r.get(0))
+            .optional()
+            .st()
+    }
+
+    fn list_attachments(
+        &mut self,
+        scope: DepotScope,
+        order_id: i64,
+    ) -> Result<Vec<Attachment>, StoreError> {
+        let mut stmt = self
+            .0
+            .prepare_cached(
+                "SELECT id, order_id, depot_id, name, mime, ext, size, created, modified FROM order_attachments \
+                 WHERE depot_id = ?1 AND order_id = ?2 ORDER BY id",
+            )
+            .st()?;
+        let rows = stmt
+            .query_map([scope.depot_id, order_id], |r| {
+                Ok(Attachment {
+                    id: r.get(0)?,
+                    order_id: r.get(1)?,
+                    depot_id: r.get(2)?,
+                    name: r.get(3)?,
+                    mime: r.get(4)?,
+                    ext: r.get(5)?,
+                    size: r.get(6)?,
+                    is_compressed: false,
+                    created: ts(r.get(7)?),
+                    modified: ts(r.get(8)?),
+                })
+            })
+            .st()?;
+        rows.collect::<Result<_, _>>().st()
+    }
+
+    fn insert_attachment(
+        &mut self,
+        scope: DepotScope,
+        a: &NewAttachment<'_>,
+        now: Timestamp,
+    ) -> Result<Attachment, StoreError> {
+        self.0
+            .prepare_cached(
+                "INSERT INTO order_attachments (depot_id, order_id, name, mime, ext, size, content, created, modified) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)",
+            )
+            .st()?
+            .execute(params![
+                scope.depot_id,
+                a.order_id,
+                a.name,
+                a.mime,
+                a.ext,
+                a.content.len() as i64,
+                a.content,
+                now.millis()
+            ])
+            .st()?;
+        Ok(Attachment {
+            id: self.0.last_insert_rowid(),
+            order_id: a.order_id,
+            depot_id: scope.depot_id,
+            name: a.name.to_owned(),
+            mime: a.mime.to_owned(),
+            ext: a.ext.to_owned(),
+            size: a.content.len() as u64,
+            is_compressed: false,
+            modified: now,
+            created: now,
+        })
+    }
+
+    fn delete_custom_order_status(
+        &mut self,
+        organisation_id: i64,
+        status: &str,
+    ) -> Result<bool, StoreError> {
+        let changed = self
+            .0
+            .prepare_cached(
+                "DELETE FROM custom_order_statuses WHERE organisation_id = ?1 AND status = ?2",
+            )
+            .st()?
+            .execute(params![organisation_id, status])
+            .st()?;
+        Ok(changed > 0)
+    }
+
+    fn append_event(
+        &mut self,
+        scope: DepotScope,
+        event: &DomainEvent,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        self.0
+            .prepare_cached("INSERT INTO event_outbox (depot_id, name, type_id, payload, created) VALUES (?1, ?2, ?3, ?4, ?5)")
+            .st()?
+            .execute(params![
+                scope.depot_id,
+                event.name(),
+                event.type_id(),
+                codec::event_payload(event).to_string(),
+                now.millis()
+            ])
+            .st()?;
+        Ok(())
+    }
+
+    fn list_events(&mut self, scope: DepotScope) -> Result<Vec<DomainEvent>, StoreError> {
+        let mut stmt = self
+            .0
+            .prepare_cached(
+                "SELECT name, payload FROM event_outbox WHERE depot_id = ?1 ORDER BY id",
+            )
+            .st()?;
+        let rows: Vec<(String, String)> = stmt
+            .query_map([scope.depot_id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .st()?
+            .collect::<Result<_, _>>()
+            .st()?;
+        rows.iter().map(|(n, p)| codec::read_event(n, p)).collect()
+    }
+}
