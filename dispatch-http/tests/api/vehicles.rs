@@ -597,7 +597,10 @@ async fn delete_removes_the_vehicles_assignment_to_orders() {
                         "vehicle_assignment": {"vehicle_id": v["id"]}}]);
     let r = app.post("/v2/orders", &app.north(), order).await;
     // Order ids in the creation result are strings.
-    let order_id = r.ok()["orders"][0]["id"].as_str().expect("string id").to_owned();
+    let order_id = r.ok()["orders"][0]["id"]
+        .as_str()
+        .expect("string id")
+        .to_owned();
     let path = format!("/v2/orders/{order_id}");
     let before = app.get(&path, &app.north()).await;
     let before = before.ok();
