@@ -177,27 +177,17 @@ impl CustomerRepo for Db<'_> {
         scope: DepotScope,
         page: &PageRequest,
     ) -> Result<Page<Customer>, StoreError> {
-        let mut stmt = self
-            .0
-            .prepare_cached(&format!(
-                "SELECT {COLUMNS} FROM customers WHERE depot_id = ?1 \
-                 AND (?2 IS NULL OR updated >= ?2) \
-                 AND (?3 IS NULL OR updated < ?3 OR (updated = ?3 AND id < ?4)) \
-                 ORDER BY updated DESC, id DESC LIMIT ?5"
-            ))
-            .st()?;
-        let after = page.after;
+        let mut conditions = vec!["depot_id = ?"];
+        let mut values: Vec<Box<dyn rusqlite::ToSql>> = vec![Box::new(scope.depot_id)];
+        super::orders::keyset(page, "", &mut conditions, &mut values);
+        values.push(Box::new(page.limit as i64 + 1));
+        let sql = format!(
+            "SELECT {COLUMNS} FROM customers WHERE {} ORDER BY updated DESC, id DESC LIMIT ?",
+            conditions.join(" AND ")
+        );
+        let mut stmt = self.0.prepare_cached(&sql).st()?;
         let mut items: Vec<Customer> = stmt
-            .query_map(
-                params![
-                    scope.depot_id,
-                    page.updated_at_min.map(|t| t.millis()),
-                    after.map(|c| c.updated.millis()),
-                    after.map(|c| c.id),
-                    page.limit as i64 + 1,
-                ],
-                row,
-            )
+            .query_map(rusqlite::params_from_iter(values.iter()), row)
             .st()?
             .map(|r| r.map(|r| r.customer))
             .collect::<Result<_, _>>()

@@ -256,6 +256,36 @@ macro_rules! order_values {
     };
 }
 
+/// Adds the keyset conditions of a page (`updated_at_min` and the cursor) on `prefix` columns.
+/// The cursor is `updated <= u AND (updated < u OR id < i)`: the first part is a plain range on
+/// the list index, so a page starts at the cursor instead of scanning up to it.
+pub(super) fn keyset(
+    page: &PageRequest,
+    prefix: &'static str,
+    conditions: &mut Vec<&'static str>,
+    values: &mut Vec<Box<dyn rusqlite::ToSql>>,
+) {
+    let (min, upto, after) = match prefix {
+        "o." => (
+            "o.updated >= ?",
+            "o.updated <= ?",
+            "(o.updated < ? OR o.id < ?)",
+        ),
+        _ => ("updated >= ?", "updated <= ?", "(updated < ? OR id < ?)"),
+    };
+    if let Some(m) = page.updated_at_min {
+        conditions.push(min);
+        values.push(Box::new(m.millis()));
+    }
+    if let Some(c) = page.after {
+        conditions.push(upto);
+        conditions.push(after);
+        values.push(Box::new(c.updated.millis()));
+        values.push(Box::new(c.updated.millis()));
+        values.push(Box::new(c.id));
+    }
+}
+
 impl OrderRepo for Db<'_> {
     fn find_order_by_number(
         &mut self,
@@ -348,61 +378,60 @@ impl OrderRepo for Db<'_> {
         filter: &OrderFilter,
         page: &PageRequest,
     ) -> Result<Page<OrderSummary>, StoreError> {
-        let mut stmt = self
-            .0
-            .prepare_cached(
-                "SELECT o.id, o.order_number, o.status, o.type, o.created, o.updated, o.customer_id, c.account, \
-                 (SELECT group_concat(li.id, ',') FROM \
-                   (SELECT id FROM order_line_items WHERE order_id = o.id ORDER BY position) li) \
-                 FROM orders o LEFT JOIN customers c ON c.id = o.customer_id \
-                 WHERE o.depot_id = ?1 AND o.deleted = 0 \
-                 AND (?2 IS NULL OR o.updated >= ?2) \
-                 AND (?3 IS NULL OR o.updated < ?3 OR (o.updated = ?3 AND o.id < ?4)) \
-                 AND (?5 IS NULL OR o.status = ?5) \
-                 AND (?6 IS NULL OR o.customer_id = ?6) \
-                 AND (?7 IS NULL OR o.order_number = ?7) \
-                 AND (?8 IS NULL OR o.delivery_date = ?8) \
-                 ORDER BY o.updated DESC, o.id DESC LIMIT ?9",
-            )
-            .st()?;
-        let after = page.after;
+        // The SQL holds only the conditions in use, so each filter combination gets its own
+        // cached statement and plan.
+        let mut conditions = vec!["o.depot_id = ?", "o.deleted = 0"];
+        let mut values: Vec<Box<dyn rusqlite::ToSql>> = vec![Box::new(scope.depot_id)];
+        keyset(page, "o.", &mut conditions, &mut values);
+        if let Some(status) = &filter.status {
+            conditions.push("o.status = ?");
+            values.push(Box::new(status.as_str().to_owned()));
+        }
+        if let Some(customer) = filter.customer_id {
+            conditions.push("o.customer_id = ?");
+            values.push(Box::new(customer));
+        }
+        if let Some(number) = &filter.order_number {
+            conditions.push("o.order_number = ?");
+            values.push(Box::new(number.clone()));
+        }
+        if let Some(date) = filter.date {
+            conditions.push("o.delivery_date = ?");
+            values.push(Box::new(date.to_string()));
+        }
+        values.push(Box::new(page.limit as i64 + 1));
+        let sql = format!(
+            "SELECT o.id, o.order_number, o.status, o.type, o.created, o.updated, o.customer_id, c.account, \
+             (SELECT group_concat(li.id, ',') FROM \
+               (SELECT id FROM order_line_items WHERE order_id = o.id ORDER BY position) li) \
+             FROM orders o LEFT JOIN customers c ON c.id = o.customer_id \
+             WHERE {} ORDER BY o.updated DESC, o.id DESC LIMIT ?",
+            conditions.join(" AND ")
+        );
+        let mut stmt = self.0.prepare_cached(&sql).st()?;
         let rows = stmt
-            .query_map(
-                params![
-                    scope.depot_id,
-                    page.updated_at_min.map(|t| t.millis()),
-                    after.map(|c| c.updated.millis()),
-                    after.map(|c| c.id),
-                    filter.status.as_ref().map(Status::as_str),
-                    filter.customer_id,
-                    filter.order_number,
-                    filter.date.map(|d| d.to_string()),
-                    page.limit as i64 + 1,
-                ],
-                |r| {
-                    let kind: String = r.get(3)?;
-                    let customer_id: Option<i64> = r.get(6)?;
-                    let account: Option<String> = r.get(7)?;
-                    let ids: Option<String> = r.get(8)?;
-                    Ok((
-                        OrderSummary {
-                            id: r.get(0)?,
-                            order_number: r.get(1)?,
-                            status: Status::from_stored(r.get::<_, String>(2)?),
-                            kind: OrderType::Delivery,
-                            line_item_ids: ids
-                                .unwrap_or_default()
-                                .split(',')
-                                .filter_map(|s| s.parse().ok())
-                                .collect(),
-                            customer: customer_id.zip(account),
-                            created: ts(r.get(4)?),
-                            updated: ts(r.get(5)?),
-                        },
-                        kind,
-                    ))
-                },
-            )
+            .query_map(rusqlite::params_from_iter(values.iter()), |r| {
+                Ok((
+                    OrderSummary {
+                        id: r.get(0)?,
+                        order_number: r.get(1)?,
+                        status: Status::from_stored(r.get::<_, String>(2)?),
+                        kind: OrderType::Delivery,
+                        line_item_ids: r
+                            .get::<_, Option<String>>(8)?
+                            .unwrap_or_default()
+                            .split(',')
+                            .filter_map(|s| s.parse().ok())
+                            .collect(),
+                        customer: r
+                            .get::<_, Option<i64>>(6)?
+                            .zip(r.get::<_, Option<String>>(7)?),
+                        created: ts(r.get(4)?),
+                        updated: ts(r.get(5)?),
+                    },
+                    r.get::<_, String>(3)?,
+                ))
+            })
             .st()?;
         let mut items = Vec::new();
         for row in rows {
