@@ -276,7 +276,7 @@ fn table_row(r: &Row) -> String {
         bv,
         bd,
         kind,
-        r.gap.map_or("-".into(), |g| format!("{g:.2}")),
+        r.gap.map_or("-".into(), |g| format!("{:.2}", if g.abs() < 0.005 { 0.0 } else { g })),
         r.time,
         if r.feasible { "yes" } else { "NO" },
         if r.note.is_empty() { String::new() } else { format!(" ({})", r.note) }
