@@ -336,3 +336,10 @@ fn every_small_benchmark_file_reads() {
     }
     assert_eq!(count, 56 + 60 + 56 + 60);
 }
+
+#[test]
+fn a_byte_order_mark_before_json_is_accepted() {
+    let text = format!("\u{feff}{VROOM_MATRIX}");
+    assert_eq!(formats::detect(&text), Ok(Format::Vroom));
+    assert!(formats::read(&text, None, OBJ).is_ok());
+}

@@ -303,6 +303,8 @@ fn given_matrix(input: &mut Input) -> Result<Option<Matrix>, FormatError> {
 
 /// Reads a VROOM-style JSON problem.
 pub fn read(text: &str, objective: Objective) -> Result<Instance, FormatError> {
+    // A byte-order mark is not JSON but some editors write one.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut input: Input = serde_json::from_str(text).map_err(|e| FormatError::Json {
         line: e.line(),
         column: e.column(),
