@@ -4,7 +4,7 @@
 //! Locations are matrix indices (`location_index`, `start_index`, `end_index`) into
 //! `matrices.<profile>.durations` / `.distances` (or the legacy top-level `matrix`), or `[lon, lat]`
 //! coordinates when no matrix is given, in which case travel comes from
-//! [`GreatCircle`](crate::ports::matrix::GreatCircle) at 50 km/h. Without a distances matrix,
+//! [`GreatCircle`] at 50 km/h. Without a distances matrix,
 //! distances equal durations. Unknown keys are ignored, as VROOM does.
 //!
 //! Syntax and type errors carry serde's line and column; invalid values carry the JSON path.
