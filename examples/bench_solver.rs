@@ -276,7 +276,7 @@ fn table_row(r: &Row) -> String {
         bv,
         bd,
         kind,
-        r.gap.map_or("-".into(), |g| format!("{g:.2}")),
+        r.gap.map_or("-".into(), |g| format!("{:.2}", if g.abs() < 0.005 { 0.0 } else { g })),
         r.time,
         if r.feasible { "yes" } else { "NO" },
         if r.note.is_empty() { String::new() } else { format!(" ({})", r.note) }
@@ -289,10 +289,14 @@ fn summary(rows: &[Row]) -> String {
     let with_v: Vec<bool> = rows.iter().filter_map(|r| r.at_bks_vehicles).collect();
     let mean = |f: &dyn Fn(&Row) -> Option<f64>| {
         let v: Vec<f64> = rows.iter().filter_map(f).collect();
-        v.iter().sum::<f64>() / v.len().max(1) as f64
+        if v.is_empty() {
+            "-".to_owned()
+        } else {
+            format!("{:.2}", v.iter().sum::<f64>() / v.len() as f64)
+        }
     };
     format!(
-        "instances: {}  infeasible or incomplete: {}  mean gap: {:.2} % (over {})  at BKS vehicle count: {}/{}  mean vehicles: {:.2} (BKS {:.2})  mean time: {:.2} s",
+        "instances: {}  infeasible or incomplete: {}  mean gap: {:.2} % (over {})  at BKS vehicle count: {}/{}  mean vehicles: {} (BKS {})  mean time: {} s",
         rows.len(),
         rows.iter().filter(|r| !r.feasible).count(),
         mean_gap,

@@ -313,3 +313,33 @@ fn unknown_content_is_not_guessed() {
     );
     assert_eq!(formats::detect(""), Err(FormatError::Unrecognised));
 }
+
+#[test]
+fn every_small_benchmark_file_reads() {
+    let Some(dir) = solver_support::instances() else {
+        return;
+    };
+    let mut count = 0;
+    for set in ["solomon", "homberger", "lilim"] {
+        for entry in std::fs::read_dir(dir.join(set)).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_stem().unwrap().to_string_lossy().to_lowercase();
+            let small = !name.contains('_') || name.split('_').nth(1) == Some("2");
+            if path.extension().is_some_and(|e| e == "txt") && small {
+                let text = solver_support::read_text(&path);
+                let inst = formats::read(&text, None, OBJ)
+                    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                assert!(!inst.problem.vehicles.is_empty(), "{}", path.display());
+                count += 1;
+            }
+        }
+    }
+    assert_eq!(count, 56 + 60 + 56 + 60);
+}
+
+#[test]
+fn a_byte_order_mark_before_json_is_accepted() {
+    let text = format!("\u{feff}{VROOM_MATRIX}");
+    assert_eq!(formats::detect(&text), Ok(Format::Vroom));
+    assert!(formats::read(&text, None, OBJ).is_ok());
+}

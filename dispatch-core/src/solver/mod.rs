@@ -55,6 +55,7 @@ mod instance;
 mod neighbours;
 mod output;
 mod precheck;
+pub mod probe;
 pub mod problem;
 mod recreate;
 mod rng;
