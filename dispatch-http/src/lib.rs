@@ -27,6 +27,7 @@ use axum::routing::get;
 use axum::Router;
 use dispatch_core::ports::clock::Clock;
 use dispatch_core::ports::geocoder::Geocoder;
+use dispatch_core::ports::idempotency::IdempotencyStore;
 use dispatch_core::ports::store::Store;
 use tower_http::catch_panic::CatchPanicLayer;
 
@@ -46,6 +47,8 @@ pub struct AppState {
     pub geocoder: Arc<dyn Geocoder>,
     /// `--rate-limits on|off`.
     pub rate_limits_enabled: bool,
+    /// Idempotency-key records (SQLite on the service's database file when serving).
+    pub idempotency: Arc<dyn IdempotencyStore>,
 }
 
 impl AppState {
@@ -64,18 +67,20 @@ impl AppState {
 
 /// The whole HTTP application.
 pub fn app(state: AppState) -> Router {
-    // Cross-cutting layers of the API (rate limits, idempotency, feature tokens) go between the
-    // routes and the auth layer, so they run after authentication and see the `Principal`.
-    let api = v2::router().route_layer(axum::middleware::from_fn_with_state(
-        state.clone(),
-        auth::require_access_key,
-    ));
-    with_error_handling(
-        Router::new()
-            .route("/healthz", get(healthz))
-            .nest("/v2", api),
-        state,
-    )
+    let layers = middleware::MiddlewareConfig {
+        clock: state.clock.clone(),
+        rate_limits_enabled: state.rate_limits_enabled,
+        idempotency_store: state.idempotency.clone(),
+    };
+    // Idempotency and rate limits sit inside the auth layer (they need the `Principal`);
+    // request ids, logs and feature headers wrap everything, errors included.
+    let api = middleware::apply_inner(v2::router(), &layers).route_layer(
+        axum::middleware::from_fn_with_state(state.clone(), auth::require_access_key),
+    );
+    let routes = Router::new()
+        .route("/healthz", get(healthz))
+        .nest("/v2", api);
+    middleware::apply_outer(with_error_handling(routes, state), &layers)
 }
 
 /// Adds what makes every failure an envelope: the unknown-path and wrong-method fallbacks, the

@@ -9,6 +9,7 @@ use axum::Router;
 use dispatch_core::ports::clock::ManualClock;
 use dispatch_core::time::Timestamp;
 use dispatch_http::{app, setup, AppState};
+use dispatch_store_sqlite::idempotency::SqliteIdempotencyStore;
 use dispatch_store_sqlite::{SqliteGazetteer, SqliteStore};
 use http_body_util::BodyExt;
 use serde_json::{json, Value};
@@ -144,6 +145,9 @@ impl TestApp {
             clock: clock.clone(),
             geocoder: Arc::new(SqliteGazetteer::new(store.clone())),
             rate_limits_enabled: false,
+            idempotency: Arc::new(
+                SqliteIdempotencyStore::open(dir.path().join("test.db")).expect("open keys"),
+            ),
         };
         TestApp {
             router: app(state),
