@@ -126,10 +126,7 @@ fn order(n: usize) -> Value {
 
 /// The `rel="next"` URL as a request target (path and query).
 fn next_target(link: &str) -> Option<String> {
-    // Other link-values (rel="deprecation" for callers not opted in to a feature) share the
-    // header.
-    let next = link.split(',').find(|v| v.contains("rel=\"next\""))?;
-    let url = next.split('<').nth(1)?.split('>').next()?;
+    let url = link.split('<').nth(1)?.split('>').next()?;
     let start = url.find("/v2/")?;
     Some(url[start..].to_owned())
 }
@@ -151,13 +148,14 @@ fn main() {
         .as_str()
         .expect("an access key")
         .to_owned();
+    let store_path = store.path().to_path_buf();
     let state = AppState {
         store: store.clone(),
         clock,
         geocoder: Arc::new(SqliteGazetteer::new(store)),
         rate_limits_enabled: false,
         idempotency: Arc::new(
-            SqliteIdempotencyStore::open(dir.path().join("load.db")).expect("open the database"),
+            SqliteIdempotencyStore::open(store_path).expect("open the idempotency store"),
         ),
     };
     let runtime = tokio::runtime::Runtime::new().expect("a runtime");

@@ -588,3 +588,29 @@ async fn the_organisation_vehicle_limit_gives_400_invalid_input() {
         .await
         .ok();
 }
+
+#[tokio::test]
+async fn delete_removes_the_vehicles_assignment_to_orders() {
+    let app = TestApp::new();
+    let v = create(&app, van("Assigned")).await;
+    let order = json!([{"order_number": "A-1", "type": "delivery", "delivery_address": "1 High St",
+                        "vehicle_assignment": {"vehicle_id": v["id"]}}]);
+    let r = app.post("/v2/orders", &app.north(), order).await;
+    // Order ids in the creation result are strings.
+    let order_id = r.ok()["orders"][0]["id"]
+        .as_str()
+        .expect("string id")
+        .to_owned();
+    let path = format!("/v2/orders/{order_id}");
+    let before = app.get(&path, &app.north()).await;
+    let before = before.ok();
+    let read = before.get("order").unwrap_or(before);
+    assert_eq!(read["vehicle_assignment"], json!({"vehicle_id": v["id"]}));
+    app.delete(&format!("/v2/vehicles/{}", v["id"]), &app.north())
+        .await
+        .ok();
+    let after = app.get(&path, &app.north()).await;
+    let after = after.ok();
+    let read = after.get("order").unwrap_or(after);
+    assert_eq!(read["vehicle_assignment"], Value::Null);
+}

@@ -59,12 +59,17 @@ impl Reply {
             .unwrap_or_default()
     }
 
-    /// The `rel="next"` URL, path and query only.
+    /// The `rel="next"` URL, path and query only. Responses carry other `Link` values too (the
+    /// feature layer's `rel="deprecation"`), in separate headers or comma-separated.
     pub fn next_link(&self) -> Option<String> {
-        let link = self.headers.get("link")?.to_str().ok()?;
-        // Other link-values (rel="deprecation" for callers not opted in to a feature) share
-        // the header.
-        let next = link.split(',').find(|v| v.contains("rel=\"next\""))?;
+        let values = self
+            .headers
+            .get_all("link")
+            .iter()
+            .filter_map(|v| v.to_str().ok());
+        let next = values
+            .flat_map(|v| v.split(','))
+            .find(|link| link.contains("rel=\"next\""))?;
         let url = next.split('<').nth(1)?.split('>').next()?;
         let start = url.find("/v2/").unwrap_or(0);
         Some(url[start..].to_owned())
@@ -138,9 +143,7 @@ impl Api {
             clock: clock.clone(),
             geocoder: Arc::new(SqliteGazetteer::new(store.clone())),
             rate_limits_enabled: false,
-            idempotency: Arc::new(
-                SqliteIdempotencyStore::open(dir.path().join("dispatch.db")).unwrap(),
-            ),
+            idempotency: Arc::new(SqliteIdempotencyStore::open(store.path()).unwrap()),
         };
         Api {
             app: app(state),
