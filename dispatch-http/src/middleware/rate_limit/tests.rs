@@ -131,6 +131,16 @@ fn a_rejected_request_consumes_nothing() {
 }
 
 #[test]
+fn a_clock_stepped_back_does_not_lengthen_the_wait() {
+    let (clock, limiter) = limiter();
+    limiter.check(1, Tier::Reference).unwrap();
+    clock.set(T0.add_millis(-3_600_000));
+    assert_eq!(limiter.check(1, Tier::Reference).unwrap_err().wait_ms, 1000);
+    clock.set(T0.add_millis(1000));
+    assert_eq!(limiter.check(1, Tier::Reference), Ok(()));
+}
+
+#[test]
 fn limits_are_per_access_key_and_per_tier() {
     let (_clock, limiter) = limiter();
     limiter.check(1, Tier::Reference).unwrap();
