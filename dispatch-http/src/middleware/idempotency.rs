@@ -126,7 +126,10 @@ pub async fn enforce(State(state): State<Arc<Idempotency>>, req: Request, next: 
 
     let (parts, body) = req.into_parts();
     let Ok(bytes) = to_bytes(body, crate::MAX_BODY_BYTES).await else {
-        let mut too_large = ApiError::new(ErrorName::InvalidInput, "payload too large");
+        let mut too_large = ApiError::new(
+            ErrorName::InvalidInput,
+            format!("the body is larger than {} bytes", crate::MAX_BODY_BYTES),
+        );
         too_large.status = StatusCode::PAYLOAD_TOO_LARGE;
         return too_large.into_response();
     };
