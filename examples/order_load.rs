@@ -18,6 +18,7 @@ use std::time::Instant;
 use dispatch_core::ports::clock::Clock;
 use dispatch_http::clock::SystemClock;
 use dispatch_http::{setup, AppState};
+use dispatch_store_sqlite::idempotency::SqliteIdempotencyStore;
 use dispatch_store_sqlite::{SqliteGazetteer, SqliteStore};
 use serde_json::{json, Value};
 
@@ -147,11 +148,15 @@ fn main() {
         .as_str()
         .expect("an access key")
         .to_owned();
+    let store_path = store.path().to_path_buf();
     let state = AppState {
         store: store.clone(),
         clock,
         geocoder: Arc::new(SqliteGazetteer::new(store)),
         rate_limits_enabled: false,
+        idempotency: Arc::new(
+            SqliteIdempotencyStore::open(store_path).expect("open the idempotency store"),
+        ),
     };
     let runtime = tokio::runtime::Runtime::new().expect("a runtime");
     let listener = runtime

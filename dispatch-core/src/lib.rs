@@ -3,6 +3,45 @@
 //! Invariants: this crate does no I/O, reads no clock (time comes through [`ports::clock::Clock`]),
 //! spawns no thread outside the solver's rayon pool, and depends on no async runtime, database
 //! or HTTP crate.
+//!
+//! Use cases take the ports as arguments, so the core runs as well on the in-memory store as on
+//! SQLite:
+//!
+//! ```
+//! use dispatch_core::model::organisation::DepotSettings;
+//! use dispatch_core::model::vehicle::VehiclePatch;
+//! use dispatch_core::patch::Patch;
+//! use dispatch_core::ports::store::{InMemoryStore, NewDepot, Store, StoreError};
+//! use dispatch_core::service::vehicles;
+//! use dispatch_core::time::Timestamp;
+//!
+//! let store = InMemoryStore::new();
+//! let now = Timestamp::from_millis(0);
+//! let scope = (&store as &dyn Store)
+//!     .transaction(|tx| {
+//!         let org = tx.insert_organisation("Acme", now)?;
+//!         let depot = NewDepot {
+//!             name: "North".into(),
+//!             address: None,
+//!             location: None,
+//!             settings: DepotSettings::default(),
+//!         };
+//!         Ok::<_, StoreError>(tx.insert_depot(org.id, &depot, now)?.scope())
+//!     })
+//!     .unwrap();
+//! let van = VehiclePatch {
+//!     name: Patch::Value("Van 1".into()),
+//!     availability: Patch::Value("shift".into()),
+//!     shift_start: Patch::Value("17:00".into()),
+//!     shift_end: Patch::Value("08:00".into()),
+//!     start_location: Patch::Value("depot".into()),
+//!     end_location: Patch::Value("depot".into()),
+//!     ..Default::default()
+//! };
+//! // The shift ends before it starts: refused, with the path of the offending field.
+//! let refused = vehicles::create(&store, scope, &van, now).unwrap_err();
+//! assert!(refused.to_string().contains("shift_start must be before shift_end"));
+//! ```
 
 #![warn(missing_docs)]
 

@@ -3,6 +3,10 @@
 //! [`app`] builds the whole HTTP surface: `/healthz`, the `/v2` API behind the access-key layer,
 //! and the envelope for every error (unknown path, wrong method, bad body, panics).
 
+// `ApiError` (a fixed contract) carries its details map and extra headers by value; it is built
+// only on the error path, so its size does not matter where clippy counts it.
+#![allow(clippy::result_large_err)]
+
 pub mod auth;
 pub mod cli;
 pub mod clock;
@@ -23,6 +27,7 @@ use axum::routing::get;
 use axum::Router;
 use dispatch_core::ports::clock::Clock;
 use dispatch_core::ports::geocoder::Geocoder;
+use dispatch_core::ports::idempotency::IdempotencyStore;
 use dispatch_core::ports::store::Store;
 use tower_http::catch_panic::CatchPanicLayer;
 
@@ -42,6 +47,8 @@ pub struct AppState {
     pub geocoder: Arc<dyn Geocoder>,
     /// `--rate-limits on|off`.
     pub rate_limits_enabled: bool,
+    /// Idempotency-key records (SQLite on the service's database file when serving).
+    pub idempotency: Arc<dyn IdempotencyStore>,
 }
 
 impl AppState {
@@ -60,15 +67,26 @@ impl AppState {
 
 /// The whole HTTP application.
 pub fn app(state: AppState) -> Router {
-    // Cross-cutting layers of the API (rate limits, idempotency, feature tokens) go between the
-    // routes and the auth layer, so they run after authentication and see the `Principal`.
-    let api = v2::router().route_layer(axum::middleware::from_fn_with_state(
-        state.clone(),
-        auth::require_access_key,
-    ));
-    Router::new()
+    let layers = middleware::MiddlewareConfig {
+        clock: state.clock.clone(),
+        rate_limits_enabled: state.rate_limits_enabled,
+        idempotency_store: state.idempotency.clone(),
+    };
+    // Idempotency and rate limits sit inside the auth layer (they need the `Principal`);
+    // request ids, logs and feature headers wrap everything, errors included.
+    let api = middleware::apply_inner(v2::router(), &layers).route_layer(
+        axum::middleware::from_fn_with_state(state.clone(), auth::require_access_key),
+    );
+    let routes = Router::new()
         .route("/healthz", get(healthz))
-        .nest("/v2", api)
+        .nest("/v2", api);
+    middleware::apply_outer(with_error_handling(routes, state), &layers)
+}
+
+/// Adds what makes every failure an envelope: the unknown-path and wrong-method fallbacks, the
+/// body limit, panic catching and the net for bare-text error responses.
+pub fn with_error_handling(routes: Router<AppState>, state: AppState) -> Router {
+    routes
         .fallback(rejection::unknown_path)
         .method_not_allowed_fallback(rejection::wrong_method)
         .layer(axum::middleware::map_response(

@@ -12,6 +12,9 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0002_customers_orders.sql"),
 ];
 
+/// The schema version of a database this program has fully migrated.
+pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;
+
 /// Applies every migration the database has not seen yet. Safe when several processes open the
 /// same file at once: the version is re-read inside the write transaction.
 pub fn apply(conn: &mut Connection) -> Result<(), StoreError> {

@@ -130,6 +130,25 @@ mod tests {
         assert!(!u.contains(pt(2.0, 1.5)));
     }
 
+    proptest::proptest! {
+        /// For rectangles the ray cast must agree with a plain bounds check, in any corner order.
+        #[test]
+        fn rectangles_agree_with_a_bounds_check(
+            lat0 in -80.0f64..80.0, lng0 in -170.0f64..170.0,
+            h in 0.001f64..5.0, w in 0.001f64..5.0,
+            plat in -90.0f64..90.0, plng in -180.0f64..180.0,
+            rotate in 0usize..4, reverse: bool,
+        ) {
+            let mut corners = vec![pt(lat0, lng0), pt(lat0 + h, lng0), pt(lat0 + h, lng0 + w), pt(lat0, lng0 + w)];
+            corners.rotate_left(rotate);
+            if reverse {
+                corners.reverse();
+            }
+            let inside = (lat0..=lat0 + h).contains(&plat) && (lng0..=lng0 + w).contains(&plng);
+            proptest::prop_assert_eq!(Polygon(corners).contains(pt(plat, plng)), inside);
+        }
+    }
+
     #[test]
     fn degenerate_polygons_contain_nothing() {
         assert!(!Polygon(vec![pt(0.0, 0.0), pt(1.0, 1.0)]).contains(pt(0.5, 0.5)));

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use dispatch_core::ports::clock::Clock;
+use dispatch_store_sqlite::idempotency::SqliteIdempotencyStore;
 use dispatch_store_sqlite::{SqliteGazetteer, SqliteStore};
 
 use crate::clock::SystemClock;
@@ -67,6 +68,10 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         clock,
         geocoder: Arc::new(SqliteGazetteer::new(store)),
         rate_limits_enabled: args.rate_limits == "on",
+        idempotency: Arc::new(
+            SqliteIdempotencyStore::open(&args.db)
+                .map_err(|e| format!("cannot open database {}: {e}", args.db.display()))?,
+        ),
     };
     crate::serve(listener, state, shutdown_signal())
         .await

@@ -48,8 +48,6 @@ pub const IDEMPOTENCY_REPLAY_HEADER: HeaderName = HeaderName::from_static("idemp
 pub const MAX_KEY_CHARS: usize = 255;
 /// `Retry-After` of a 409 while the original request runs.
 pub const IN_PROGRESS_RETRY_AFTER_SECONDS: u64 = 1;
-/// Largest request body buffered for the digest; the endpoints' own body limits are far lower.
-const MAX_BUFFERED_BODY: usize = 32 * 1024 * 1024;
 
 /// The POST routes (relative to `/v2`) that honour `idempotency-key`.
 pub const IDEMPOTENT_ENDPOINTS: &[&str] = &[
@@ -126,8 +124,8 @@ pub async fn enforce(State(state): State<Arc<Idempotency>>, req: Request, next: 
     };
 
     let (parts, body) = req.into_parts();
-    let Ok(bytes) = to_bytes(body, MAX_BUFFERED_BODY).await else {
-        let mut too_large = ApiError::new(ErrorName::InvalidInput, "request body too large");
+    let Ok(bytes) = to_bytes(body, crate::MAX_BODY_BYTES).await else {
+        let mut too_large = ApiError::new(ErrorName::InvalidInput, "payload too large");
         too_large.status = StatusCode::PAYLOAD_TOO_LARGE;
         return too_large.into_response();
     };

@@ -6,15 +6,17 @@
 //!    happened further in (including 401s and unknown paths).
 //! 2. [`features`]: `x-svc-api-features` is parsed before anything can answer, so every response
 //!    (errors included) carries `x-svc-api-features-applied` and the deprecation headers.
-//! 3. authentication (the foundation's layer, passed to [`apply`]): puts the
+//! 3. authentication ([`crate::auth::require_access_key`]): puts the
 //!    [`Principal`](crate::auth::Principal) into the request extensions.
 //! 4. [`idempotency`]: needs the principal (keys are scoped per access key) and sits outside the
 //!    rate limit so that replays, in-progress and mismatch answers consume no rate quota.
 //! 5. [`rate_limit`]: per access key and tier, then the handler.
 //!
-//! Layers 4 and 5 are added with `Router::layer` on the API router, so they run after routing
-//! and see axum's [`MatchedPath`](axum::extract::MatchedPath): tiers and idempotent endpoints
-//! are looked up by (method, route template), never by raw path.
+//! Layers 4 and 5 are added with `Router::layer` on the API router ([`apply_inner`], before the
+//! auth layer is added around it), so they run after routing and see axum's
+//! [`MatchedPath`](axum::extract::MatchedPath): tiers and idempotent endpoints are looked up by
+//! (method, route template), never by raw path. Layers 1 and 2 wrap the whole service
+//! ([`apply_outer`]). [`crate::app`] shows the wiring.
 
 use std::sync::Arc;
 
@@ -39,20 +41,6 @@ pub struct MiddlewareConfig {
     pub rate_limits_enabled: bool,
     /// Where idempotency keys are recorded.
     pub idempotency_store: Arc<dyn IdempotencyStore>,
-}
-
-/// Wraps the API router in every layer, in the order above. `auth` adds the authentication
-/// layer; it is called between the inner layers (idempotency, rate limit) and the outer ones
-/// (features, request log), e.g. `middleware::apply(api, config, |r| r.layer(auth_layer))`.
-pub fn apply<S>(
-    router: Router<S>,
-    config: MiddlewareConfig,
-    auth: impl FnOnce(Router<S>) -> Router<S>,
-) -> Router<S>
-where
-    S: Clone + Send + Sync + 'static,
-{
-    apply_outer(auth(apply_inner(router, &config)), &config)
 }
 
 /// The layers that need the [`Principal`](crate::auth::Principal): idempotency, then rate limit.

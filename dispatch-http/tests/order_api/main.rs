@@ -18,6 +18,7 @@ use dispatch_core::ports::clock::ManualClock;
 use dispatch_core::ports::store::Store;
 use dispatch_core::time::Timestamp;
 use dispatch_http::{app, setup, AppState};
+use dispatch_store_sqlite::idempotency::SqliteIdempotencyStore;
 use dispatch_store_sqlite::{SqliteGazetteer, SqliteStore};
 use serde_json::{json, Value};
 use tower::ServiceExt;
@@ -58,10 +59,18 @@ impl Reply {
             .unwrap_or_default()
     }
 
-    /// The `rel="next"` URL, path and query only.
+    /// The `rel="next"` URL, path and query only. Responses carry other `Link` values too (the
+    /// feature layer's `rel="deprecation"`), in separate headers or comma-separated.
     pub fn next_link(&self) -> Option<String> {
-        let link = self.headers.get("link")?.to_str().ok()?;
-        let url = link.split('<').nth(1)?.split('>').next()?;
+        let values = self
+            .headers
+            .get_all("link")
+            .iter()
+            .filter_map(|v| v.to_str().ok());
+        let next = values
+            .flat_map(|v| v.split(','))
+            .find(|link| link.contains("rel=\"next\""))?;
+        let url = next.split('<').nth(1)?.split('>').next()?;
         let start = url.find("/v2/").unwrap_or(0);
         Some(url[start..].to_owned())
     }
@@ -134,6 +143,7 @@ impl Api {
             clock: clock.clone(),
             geocoder: Arc::new(SqliteGazetteer::new(store.clone())),
             rate_limits_enabled: false,
+            idempotency: Arc::new(SqliteIdempotencyStore::open(store.path()).unwrap()),
         };
         Api {
             app: app(state),

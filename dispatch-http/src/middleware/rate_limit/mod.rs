@@ -127,9 +127,10 @@ pub fn rejection_response(tier: Tier, rejection: Rejection, use_429: bool) -> Re
     } else {
         ErrorName::Forbidden
     };
+    let unit = if seconds == 1 { "second" } else { "seconds" };
     let mut response = ApiError::new(
         name,
-        format!("Rate limit exceeded for the {tier} tier; retry after {seconds} seconds"),
+        format!("Rate limit exceeded for the {tier} tier; retry after {seconds} {unit}"),
     )
     .with_detail("retry_after_seconds", json!(seconds))
     .with_header(RETRY_AFTER, HeaderValue::from(seconds))

@@ -305,3 +305,32 @@ fn update_keeps_unsent_fields_and_checks_the_merged_result() {
         &["end_lat", "end_lng"],
     );
 }
+
+proptest::proptest! {
+    /// Any two times of day: accepted exactly when the start is before the end.
+    #[test]
+    fn shift_times_are_accepted_exactly_when_start_is_before_end(a in 0u32..1440, b in 0u32..1440) {
+        let t = |m: u32| TimeOfDay::from_minutes(m).map(|t| t.to_string()).unwrap_or_default();
+        let p = VehiclePatch { availability: s("shift"), shift_start: s(&t(a)), shift_end: s(&t(b)), ..minimal() };
+        match apply_patch(&p, None) {
+            Ok(f) => proptest::prop_assert!(a < b && f.shift_start.map(|t| t.minutes()) == Some(a)),
+            Err(e) => proptest::prop_assert!(a >= b && paths(&e) == ["shift_end"]),
+        }
+    }
+
+    /// Any break window and duration: accepted exactly when the duration fits inside the window.
+    #[test]
+    fn break_duration_must_be_shorter_than_the_window(start in 0u32..1439, len in 1u32..600, d in 0u32..700) {
+        let end = (start + len).min(1439);
+        let t = |m: u32| TimeOfDay::from_minutes(m).map(|t| t.to_string()).unwrap_or_default();
+        let p = VehiclePatch {
+            has_break: Patch::Value(true),
+            break_start: s(&t(start)),
+            break_end: s(&t(end)),
+            break_duration: Patch::Value(f64::from(d)),
+            ..minimal()
+        };
+        let fits = start < end && d < end - start;
+        proptest::prop_assert_eq!(apply_patch(&p, None).is_ok(), fits);
+    }
+}

@@ -1,0 +1,106 @@
+use axum::http::Method;
+use serde_json::json;
+
+use crate::common::{van, TestApp};
+
+#[tokio::test]
+async fn missing_key_is_401_unauthorized() {
+    let app = TestApp::new();
+    let r = app.call(Method::GET, "/v2/vehicles", None, None).await;
+    r.envelope(401, "UNAUTHORIZED");
+}
+
+#[tokio::test]
+async fn unknown_and_empty_keys_are_401_unauthorized() {
+    let app = TestApp::new();
+    for key in ["nope", "", &"0".repeat(64), &app.north()[..63]] {
+        let r = app.call(Method::GET, "/v2/depots", Some(key), None).await;
+        r.envelope(401, "UNAUTHORIZED");
+    }
+}
+
+#[tokio::test]
+async fn writes_without_a_key_are_401_before_anything_else() {
+    let app = TestApp::new();
+    let r = app
+        .call(Method::POST, "/v2/vehicles", None, Some(van("V")))
+        .await;
+    r.envelope(401, "UNAUTHORIZED");
+    let r = app
+        .call(Method::DELETE, "/v2/vehicles/1", Some("bad"), None)
+        .await;
+    r.envelope(401, "UNAUTHORIZED");
+}
+
+#[tokio::test]
+async fn read_key_may_get_but_gets_403_permission_on_every_other_method() {
+    let app = TestApp::new();
+    let created = app.post("/v2/vehicles", &app.north(), van("Van")).await;
+    let id = created.ok()["vehicle"]["id"].as_i64().unwrap();
+    let read = app.north_read();
+    app.get("/v2/vehicles", &read).await.ok();
+    app.get(&format!("/v2/vehicles/{id}"), &read).await.ok();
+    app.post("/v2/vehicles", &read, van("X"))
+        .await
+        .envelope(403, "PERMISSION");
+    app.put(&format!("/v2/vehicles/{id}"), &read, json!({"name": "Y"}))
+        .await
+        .envelope(403, "PERMISSION");
+    app.call(
+        Method::PATCH,
+        &format!("/v2/vehicles/{id}"),
+        Some(&read),
+        Some(json!({"name": "Y"})),
+    )
+    .await
+    .envelope(403, "PERMISSION");
+    app.delete(&format!("/v2/vehicles/{id}"), &read)
+        .await
+        .envelope(403, "PERMISSION");
+    app.post(
+        "/v2/zone-groups/1/bounds/contains",
+        &read,
+        json!({"location": {"lat": 51.5, "lng": -0.12}}),
+    )
+    .await
+    .envelope(403, "PERMISSION");
+    // Nothing changed.
+    let v = app.get(&format!("/v2/vehicles/{id}"), &app.north()).await;
+    assert_eq!(v.ok()["vehicle"]["name"], "Van");
+    assert_eq!(
+        app.get("/v2/vehicles", &app.north()).await.ok()["vehicles"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+}
+
+#[tokio::test]
+async fn healthz_needs_no_key() {
+    let app = TestApp::new();
+    let r = app.call(Method::GET, "/healthz", None, None).await;
+    assert_eq!(r.ok()["status"], "ok");
+}
+
+#[tokio::test]
+async fn keys_are_stored_only_as_digests() {
+    let app = TestApp::new();
+    let key = app.north();
+    let conn = rusqlite_free_scan(&app);
+    assert!(
+        !conn.contains(&key),
+        "the clear key is in the database file"
+    );
+}
+
+/// The raw bytes of the database file and its WAL, as text, to look for clear keys.
+fn rusqlite_free_scan(app: &TestApp) -> String {
+    let mut all = Vec::new();
+    for name in ["test.db", "test.db-wal"] {
+        if let Ok(bytes) = std::fs::read(app.dir.path().join(name)) {
+            all.extend(bytes);
+        }
+    }
+    String::from_utf8_lossy(&all).into_owned()
+}

@@ -1,0 +1,272 @@
+//! The real router over a real SQLite file in a temp dir, a manual clock, and a seeded fixture:
+//! organisation "Acme" (depots North and South) and organisation "Other" (depot Far).
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::http::{HeaderMap, Method, Request, StatusCode};
+use axum::Router;
+use dispatch_core::ports::clock::ManualClock;
+use dispatch_core::time::Timestamp;
+use dispatch_http::{app, setup, AppState};
+use dispatch_store_sqlite::idempotency::SqliteIdempotencyStore;
+use dispatch_store_sqlite::{SqliteGazetteer, SqliteStore};
+use http_body_util::BodyExt;
+use serde_json::{json, Value};
+use tower::ServiceExt;
+
+/// 2026-11-22T08:00:00.000Z
+pub const START: i64 = 1_795_334_400_000;
+
+/// The fixture seed file.
+pub fn fixture_seed() -> Value {
+    json!({
+        "organisations": [
+            {
+                "name": "Acme",
+                "order_statuses": ["RETURNED"],
+                "third_parties": [{"name": "Courier X"}, {"name": "Courier Y"}],
+                "depots": [
+                    {
+                        "name": "North",
+                        "address": "1 Depot Way", "lat": 51.50, "lng": -0.12,
+                        "access_keys": [
+                            {"name": "integration", "permission": "all"},
+                            {"name": "reporting", "permission": "read"}
+                        ],
+                        "capacity_types": [{"type": "Weight", "default": "0"}, {"type": "Volume"}],
+                        "custom_fields": [{"name": "Gate code"}],
+                        "tags": ["Fragile"],
+                        "zone_groups": [
+                            {"name": "Central", "zones": [
+                                {"name": "Z1", "polygon": [[51.49, -0.13], [51.51, -0.13], [51.51, -0.11], [51.49, -0.11]]},
+                                {"name": "Z2", "polygon": [[51.51, -0.13], [51.53, -0.13], [51.53, -0.11], [51.51, -0.11]]}
+                            ]},
+                            {"name": "Empty", "zones": []}
+                        ],
+                        "notification_templates": [
+                            {"type": "SMS", "name": "On the way", "body": "Your order {order_number} is on its way"},
+                            {"type": "EMAIL", "name": "Delivered", "body": "Delivered"}
+                        ],
+                        "gazetteer": [
+                            {"address": "1 High St", "postcode": "AB1 2CD", "lat": 51.50, "lng": -0.12},
+                            {"address": "9 Far Rd", "postcode": "ZZ9 9ZZ", "lat": 52.0, "lng": 1.0}
+                        ]
+                    },
+                    {
+                        "name": "South",
+                        "access_keys": [{"name": "integration", "permission": "all"}],
+                        "capacity_types": [{"type": "Pallets"}],
+                        "zone_groups": [{"name": "South zones", "zones": []}]
+                    }
+                ]
+            },
+            {
+                "name": "Other",
+                "third_parties": [{"name": "Elsewhere Ltd"}],
+                "depots": [{"name": "Far", "access_keys": [{"name": "main", "permission": "all"}]}]
+            }
+        ]
+    })
+}
+
+/// A response, decoded.
+#[derive(Debug)]
+pub struct Resp {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: Value,
+}
+
+impl Resp {
+    /// Asserts the spec's envelope with `name` and `status`, and returns the body.
+    #[track_caller]
+    pub fn envelope(&self, status: u16, name: &str) -> &Value {
+        assert_eq!(self.status.as_u16(), status, "{:#}", self.body);
+        assert_eq!(self.body["name"], name, "{:#}", self.body);
+        assert_eq!(self.body["statusCode"], status, "{:#}", self.body);
+        assert!(self.body["description"].is_string(), "{:#}", self.body);
+        assert!(self.body["details"].is_object(), "{:#}", self.body);
+        &self.body
+    }
+
+    /// Asserts 400 INVALID_INPUT and returns the paths of its validation errors, joined by `.`.
+    #[track_caller]
+    pub fn invalid_paths(&self) -> Vec<String> {
+        self.envelope(400, "INVALID_INPUT");
+        let errors = self.body["details"]["validationErrors"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no validationErrors: {:#}", self.body));
+        errors
+            .iter()
+            .map(|e| {
+                for field in ["code", "expected", "received", "message"] {
+                    assert!(e[field].is_string(), "{field} in {e}");
+                }
+                e["path"]
+                    .as_array()
+                    .expect("path array")
+                    .iter()
+                    .map(|p| p.as_str().map_or_else(|| p.to_string(), str::to_owned))
+                    .collect::<Vec<_>>()
+                    .join(".")
+            })
+            .collect()
+    }
+
+    /// Asserts 200 and returns the body.
+    #[track_caller]
+    pub fn ok(&self) -> &Value {
+        assert_eq!(self.status, StatusCode::OK, "{:#}", self.body);
+        &self.body
+    }
+}
+
+/// The application under test.
+pub struct TestApp {
+    pub router: Router,
+    pub clock: Arc<ManualClock>,
+    pub store: Arc<SqliteStore>,
+    pub seed_output: Value,
+    pub dir: tempfile::TempDir,
+}
+
+impl TestApp {
+    /// A fresh database with the fixture seeded.
+    pub fn new() -> TestApp {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = Arc::new(SqliteStore::open(dir.path().join("test.db")).expect("open store"));
+        let clock = Arc::new(ManualClock::new(Timestamp::from_millis(START)));
+        let seed = setup::parse(&fixture_seed().to_string()).expect("fixture parses");
+        let seed_output =
+            setup::apply(&*store, &seed, Timestamp::from_millis(START)).expect("fixture applies");
+        let state = AppState {
+            store: store.clone(),
+            clock: clock.clone(),
+            geocoder: Arc::new(SqliteGazetteer::new(store.clone())),
+            rate_limits_enabled: false,
+            idempotency: Arc::new(
+                SqliteIdempotencyStore::open(dir.path().join("test.db")).expect("open keys"),
+            ),
+        };
+        TestApp {
+            router: app(state),
+            clock,
+            store,
+            seed_output,
+            dir,
+        }
+    }
+
+    /// The seeded depot object of `org`/`depot`.
+    pub fn depot(&self, org: usize, depot: usize) -> &Value {
+        &self.seed_output["organisations"][org]["depots"][depot]
+    }
+
+    /// A seeded key by position.
+    pub fn key_of(&self, org: usize, depot: usize, key: usize) -> String {
+        self.depot(org, depot)["access_keys"][key]["key"]
+            .as_str()
+            .expect("key")
+            .to_owned()
+    }
+
+    /// North's `all` key.
+    pub fn north(&self) -> String {
+        self.key_of(0, 0, 0)
+    }
+
+    /// North's `read` key.
+    pub fn north_read(&self) -> String {
+        self.key_of(0, 0, 1)
+    }
+
+    /// South's key (same organisation, other depot).
+    pub fn south(&self) -> String {
+        self.key_of(0, 1, 0)
+    }
+
+    /// Far's key (other organisation).
+    pub fn far(&self) -> String {
+        self.key_of(1, 0, 0)
+    }
+
+    /// Sends a request as built.
+    pub async fn send(&self, request: Request<Body>) -> Resp {
+        let response = self
+            .router
+            .clone()
+            .oneshot(request)
+            .await
+            .expect("infallible");
+        let status = response.status();
+        let headers = response.headers().clone();
+        let bytes = response
+            .into_body()
+            .collect()
+            .await
+            .expect("body")
+            .to_bytes();
+        let body = if bytes.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_slice(&bytes).unwrap_or_else(|_| {
+                panic!(
+                    "non-JSON body ({status}): {}",
+                    String::from_utf8_lossy(&bytes)
+                )
+            })
+        };
+        Resp {
+            status,
+            headers,
+            body,
+        }
+    }
+
+    /// A JSON call with an optional key and body.
+    pub async fn call(
+        &self,
+        method: Method,
+        path: &str,
+        key: Option<&str>,
+        body: Option<Value>,
+    ) -> Resp {
+        let mut b = Request::builder().method(method).uri(path);
+        if let Some(key) = key {
+            b = b.header("x-access-key", key);
+        }
+        let request = match body {
+            Some(body) => b
+                .header("content-type", "application/json")
+                .body(Body::from(body.to_string())),
+            None => b.body(Body::empty()),
+        };
+        self.send(request.expect("request")).await
+    }
+
+    /// GET with a key.
+    pub async fn get(&self, path: &str, key: &str) -> Resp {
+        self.call(Method::GET, path, Some(key), None).await
+    }
+
+    /// POST JSON with a key.
+    pub async fn post(&self, path: &str, key: &str, body: Value) -> Resp {
+        self.call(Method::POST, path, Some(key), Some(body)).await
+    }
+
+    /// PUT JSON with a key.
+    pub async fn put(&self, path: &str, key: &str, body: Value) -> Resp {
+        self.call(Method::PUT, path, Some(key), Some(body)).await
+    }
+
+    /// DELETE with a key.
+    pub async fn delete(&self, path: &str, key: &str) -> Resp {
+        self.call(Method::DELETE, path, Some(key), None).await
+    }
+}
+
+/// A valid minimal vehicle body.
+pub fn van(name: &str) -> Value {
+    json!({"name": name, "availability": "full_day", "start_location": "depot", "end_location": "depot"})
+}

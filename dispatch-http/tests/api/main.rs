@@ -1,0 +1,11 @@
+//! HTTP tests of the v2 API: the real router over a real SQLite file, spoken to in JSON.
+
+mod common;
+
+mod auth;
+mod envelope;
+mod isolation;
+mod reference;
+mod seed;
+mod vehicles;
+mod zones;

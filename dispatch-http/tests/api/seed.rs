@@ -1,0 +1,130 @@
+use dispatch_core::time::Timestamp;
+use dispatch_http::setup;
+use serde_json::json;
+
+use crate::common::{fixture_seed, TestApp, START};
+
+#[tokio::test]
+async fn seed_output_is_the_input_tree_with_ids_and_keys() {
+    let app = TestApp::new();
+    let org = &app.seed_output["organisations"][0];
+    assert_eq!(org["name"], "Acme");
+    assert!(org["id"].is_i64());
+    assert_eq!(org["third_parties"][0]["name"], "Courier X");
+    let north = app.depot(0, 0);
+    assert_eq!(north["name"], "North");
+    assert_eq!(north["access_keys"][0]["name"], "integration");
+    assert_eq!(north["access_keys"][0]["permission"], "all");
+    assert_eq!(north["access_keys"][1]["permission"], "read");
+    assert_eq!(north["access_keys"][0]["key"].as_str().unwrap().len(), 64);
+    assert_eq!(north["capacity_types"][0]["type"], "Weight");
+    assert_eq!(north["custom_fields"][0]["name"], "Gate code");
+    assert_eq!(north["zone_groups"][0]["zones"][1]["name"], "Z2");
+    assert_eq!(
+        north["notification_templates"][0],
+        json!({"id": north["notification_templates"][0]["id"], "type": "SMS", "name": "On the way"})
+    );
+}
+
+#[tokio::test]
+async fn seeding_the_same_file_again_creates_nothing_and_prints_the_same_ids_and_keys() {
+    let app = TestApp::new();
+    let seed = setup::parse(&fixture_seed().to_string()).unwrap();
+    let again = setup::apply(&*app.store, &seed, Timestamp::from_millis(START + 60_000)).unwrap();
+    assert_eq!(again, app.seed_output);
+    // Nothing new is listed.
+    let caps = app.get("/v2/capacities", &app.north()).await;
+    assert_eq!(caps.ok()["capacities"].as_array().unwrap().len(), 2);
+    // And unchanged rows keep their update time.
+    assert_eq!(
+        caps.body["capacities"][0]["updated"],
+        "2026-11-22T08:00:00.000Z"
+    );
+}
+
+#[tokio::test]
+async fn every_seeded_key_authenticates_to_its_own_depot() {
+    let app = TestApp::new();
+    for (org, depot, name) in [(0, 0, "North"), (0, 1, "South"), (1, 0, "Far")] {
+        let r = app.get("/v2/depots", &app.key_of(org, depot, 0)).await;
+        assert_eq!(r.ok()["depots"][0]["name"], name);
+    }
+}
+
+#[tokio::test]
+async fn reseeding_adds_new_rows_and_updates_changed_ones_by_name() {
+    let app = TestApp::new();
+    let mut file = fixture_seed();
+    let north = &mut file["organisations"][0]["depots"][0];
+    north["capacity_types"][0]["default"] = json!("5");
+    north["capacity_types"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"type": "Crates"}));
+    north["access_keys"][1]["permission"] = json!("all");
+    let out = setup::apply(
+        &*app.store,
+        &setup::parse(&file.to_string()).unwrap(),
+        Timestamp::from_millis(START + 1000),
+    )
+    .unwrap();
+    let caps = app.get("/v2/capacities", &app.north()).await;
+    let caps = caps.ok()["capacities"].as_array().unwrap().clone();
+    assert_eq!(caps.len(), 3);
+    assert_eq!(caps[0]["default"], "5");
+    assert_eq!(caps[0]["id"], app.depot(0, 0)["capacity_types"][0]["id"]);
+    assert_eq!(caps[0]["updated"], "2026-11-22T08:00:01.000Z");
+    // The former read key now writes, with the same key text.
+    let key = out["organisations"][0]["depots"][0]["access_keys"][1]["key"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(key, app.north_read());
+    app.post("/v2/vehicles", &key, crate::common::van("V"))
+        .await
+        .ok();
+}
+
+#[tokio::test]
+async fn invalid_seed_files_are_refused_without_writing() {
+    let app = TestApp::new();
+    for bad in [
+        json!({"organisations": [{"name": ""}]}),
+        json!({"organisations": [{"name": "X", "depots": [{"name": "D", "access_keys": [{"name": "k", "permission": "admin"}]}]}]}),
+        json!({"organisations": [{"name": "X", "depots": [{"name": "D", "zone_groups": [{"name": "G", "zones": [{"name": "Z", "polygon": [[0, 0], [1, 1]]}]}]}]}]}),
+        json!({"organisations": [{"name": "X", "depots": [{"name": "D", "notification_templates": [{"type": "FAX", "name": "T"}]}]}]}),
+    ] {
+        let parsed = setup::parse(&bad.to_string()).unwrap();
+        assert!(
+            setup::apply(&*app.store, &parsed, Timestamp::from_millis(START)).is_err(),
+            "{bad}"
+        );
+    }
+    assert!(
+        setup::parse("{\"organisations\": [{}]}").is_err(),
+        "names are required"
+    );
+    assert!(setup::parse("not json").is_err());
+}
+
+#[tokio::test]
+async fn first_start_bootstrap_runs_only_on_an_empty_store() {
+    let app = TestApp::new();
+    assert_eq!(
+        setup::bootstrap_default(&*app.store, Timestamp::from_millis(START)).unwrap(),
+        None
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let store = dispatch_store_sqlite::SqliteStore::open(dir.path().join("fresh.db")).unwrap();
+    let key = setup::bootstrap_default(&store, Timestamp::from_millis(START))
+        .unwrap()
+        .expect("a key");
+    assert_eq!(
+        setup::bootstrap_default(&store, Timestamp::from_millis(START)).unwrap(),
+        None
+    );
+    let found = dispatch_http::keys::authenticate(&store, &key)
+        .unwrap()
+        .expect("key works");
+    assert_eq!(found.name, "default");
+}

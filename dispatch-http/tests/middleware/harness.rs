@@ -1,0 +1,170 @@
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::http::{HeaderMap, Request, StatusCode};
+use axum::Router;
+use dispatch_core::ports::clock::{Clock, ManualClock};
+use dispatch_core::time::Timestamp;
+use dispatch_http::{app, setup, AppState};
+use dispatch_store_sqlite::idempotency::SqliteIdempotencyStore;
+use dispatch_store_sqlite::{SqliteGazetteer, SqliteStore};
+use http_body_util::BodyExt;
+use serde_json::{json, Value};
+use tower::ServiceExt;
+
+/// 2026-11-22T08:00:00.000Z
+pub const START: i64 = 1_795_334_400_000;
+
+/// A running service: its database file, its clock and its keys.
+pub struct Service {
+    pub router: Router,
+    pub clock: Arc<ManualClock>,
+    path: PathBuf,
+    rate_limits: bool,
+    /// Two `all` keys of depot North and one `read` key.
+    pub keys: [String; 3],
+    _dir: tempfile::TempDir,
+}
+
+fn router(path: &PathBuf, clock: Arc<ManualClock>, rate_limits: bool) -> Router {
+    let store = Arc::new(SqliteStore::open(path).expect("open store"));
+    let state = AppState {
+        store: store.clone(),
+        clock,
+        geocoder: Arc::new(SqliteGazetteer::new(store)),
+        rate_limits_enabled: rate_limits,
+        idempotency: Arc::new(SqliteIdempotencyStore::open(path).expect("open keys")),
+    };
+    app(state)
+}
+
+impl Service {
+    pub fn start(rate_limits: bool) -> Service {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("dispatch.db");
+        let clock = Arc::new(ManualClock::new(Timestamp::from_millis(START)));
+        let seed = json!({"organisations": [{"name": "Acme", "depots": [{
+            "name": "North",
+            "access_keys": [
+                {"name": "a", "permission": "all"},
+                {"name": "b", "permission": "all"},
+                {"name": "r", "permission": "read"}
+            ]
+        }]}]});
+        let out = {
+            let store = SqliteStore::open(&path).expect("open store");
+            let seed = setup::parse(&seed.to_string()).expect("seed parses");
+            setup::apply(&store, &seed, clock.now()).expect("seed applies")
+        };
+        let key = |i: usize| {
+            out["organisations"][0]["depots"][0]["access_keys"][i]["key"]
+                .as_str()
+                .expect("key")
+                .to_owned()
+        };
+        Service {
+            router: router(&path, clock.clone(), rate_limits),
+            clock,
+            keys: [key(0), key(1), key(2)],
+            path,
+            rate_limits,
+            _dir: dir,
+        }
+    }
+
+    /// The same database file and clock behind a freshly built application, as after a restart.
+    pub fn restart(&mut self) {
+        self.router = router(&self.path, self.clock.clone(), self.rate_limits);
+    }
+
+    pub fn advance_secs(&self, secs: i64) {
+        self.clock.advance_millis(secs * 1000);
+    }
+
+    /// Sends `method path` with the first key, `headers` and a JSON body (if any).
+    pub async fn call(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Option<&Value>,
+    ) -> Resp {
+        let mut b = Request::builder()
+            .method(method)
+            .uri(path)
+            .header("host", "dispatch.test");
+        if !headers.iter().any(|(k, _)| *k == "x-access-key") {
+            b = b.header("x-access-key", &self.keys[0]);
+        }
+        for (k, v) in headers {
+            b = b.header(*k, *v);
+        }
+        let request = match body {
+            Some(body) => b
+                .header("content-type", "application/json")
+                .body(Body::from(body.to_string())),
+            None => b.body(Body::empty()),
+        };
+        let response = self
+            .router
+            .clone()
+            .oneshot(request.expect("request"))
+            .await
+            .expect("infallible");
+        let status = response.status();
+        let headers = response.headers().clone();
+        let bytes = response
+            .into_body()
+            .collect()
+            .await
+            .expect("body")
+            .to_bytes();
+        Resp {
+            status,
+            headers,
+            raw: bytes.to_vec(),
+        }
+    }
+}
+
+/// A response as received.
+#[derive(Debug)]
+pub struct Resp {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub raw: Vec<u8>,
+}
+
+impl Resp {
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.raw).unwrap_or(Value::Null)
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .get(name)
+            .map(|v| v.to_str().expect("ASCII header"))
+    }
+
+    /// Asserts the envelope with `status` and `name`.
+    #[track_caller]
+    pub fn assert_error(&self, status: u16, name: &str) -> Value {
+        let body = self.json();
+        assert_eq!(self.status.as_u16(), status, "{body:#}");
+        assert_eq!(body["name"], name, "{body:#}");
+        assert_eq!(body["statusCode"], status, "{body:#}");
+        assert!(body["details"].is_object(), "{body:#}");
+        body
+    }
+}
+
+/// A valid vehicle write named `name`.
+pub fn vehicle(name: &str) -> Value {
+    json!({
+        "name": name,
+        "availability": "always",
+        "start_location": "depot",
+        "end_location": "depot"
+    })
+}

@@ -1,0 +1,147 @@
+use serde_json::json;
+
+use crate::harness::{vehicle, Service};
+
+const OPT_IN: (&str, &str) = ("x-svc-api-features", "rate-limit-429");
+
+#[tokio::test]
+async fn get_vehicles_is_reference_tier_one_per_second_with_retry_after_equal_to_the_detail() {
+    let s = Service::start(true);
+    assert_eq!(s.call("GET", "/v2/vehicles", &[], None).await.status, 200);
+    let r = s.call("GET", "/v2/vehicles", &[], None).await;
+    let body = r.assert_error(403, "FORBIDDEN");
+    assert_eq!(body["details"]["retry_after_seconds"], 1);
+    assert_eq!(r.header("retry-after"), Some("1"));
+    s.clock.advance_millis(999);
+    s.call("GET", "/v2/vehicles", &[], None)
+        .await
+        .assert_error(403, "FORBIDDEN");
+    s.clock.advance_millis(1);
+    assert_eq!(s.call("GET", "/v2/vehicles", &[], None).await.status, 200);
+}
+
+#[tokio::test]
+async fn reference_tier_allows_sixty_a_minute_at_one_a_second() {
+    let s = Service::start(true);
+    for i in 0..60 {
+        let r = s.call("GET", "/v2/depots", &[], None).await;
+        assert_eq!(r.status, 200, "request {i}");
+        s.advance_secs(1);
+    }
+}
+
+#[tokio::test]
+async fn vehicle_writes_are_standard_tier_five_per_second_and_sixty_per_minute() {
+    let s = Service::start(true);
+    let id = s
+        .call("POST", "/v2/vehicles", &[], Some(&vehicle("V")))
+        .await
+        .json()["vehicle"]["id"]
+        .clone();
+    // Let the create leave every window.
+    s.advance_secs(60);
+    let path = format!("/v2/vehicles/{id}");
+    let rename = json!({"name": "W"});
+    // Burst: five at once, the sixth waits a second.
+    for i in 0..5 {
+        assert_eq!(
+            s.call("PATCH", &path, &[], Some(&rename)).await.status,
+            200,
+            "{i}"
+        );
+    }
+    let r = s.call("PATCH", &path, &[], Some(&rename)).await;
+    assert_eq!(
+        r.assert_error(403, "FORBIDDEN")["details"]["retry_after_seconds"],
+        1
+    );
+    // Per minute: 60 in twelve seconds, then the 61st waits for the first to leave the minute.
+    for second in 1..12 {
+        s.advance_secs(1);
+        for i in 0..5 {
+            let r = s.call("PUT", &path, &[], Some(&rename)).await;
+            assert_eq!(r.status, 200, "second {second} request {i}");
+        }
+    }
+    s.advance_secs(1);
+    let r = s.call("PATCH", &path, &[], Some(&rename)).await;
+    let body = r.assert_error(403, "FORBIDDEN");
+    assert_eq!(body["details"]["retry_after_seconds"], 48);
+    assert_eq!(r.header("retry-after"), Some("48"));
+    s.advance_secs(47);
+    s.call("PATCH", &path, &[], Some(&rename))
+        .await
+        .assert_error(403, "FORBIDDEN");
+    s.advance_secs(1);
+    assert_eq!(s.call("PATCH", &path, &[], Some(&rename)).await.status, 200);
+}
+
+#[tokio::test]
+async fn the_429_token_gives_429_with_the_same_description_and_retry_after() {
+    let s = Service::start(true);
+    s.call("GET", "/v2/vehicles", &[], None).await;
+    let forbidden = s.call("GET", "/v2/vehicles", &[], None).await;
+    let too_many = s.call("GET", "/v2/vehicles", &[OPT_IN], None).await;
+    let f = forbidden.assert_error(403, "FORBIDDEN");
+    let t = too_many.assert_error(429, "RATE_LIMIT_EXCEEDED");
+    assert_eq!(f["description"], t["description"]);
+    assert_eq!(f["details"], t["details"]);
+    assert_eq!(
+        forbidden.header("retry-after"),
+        too_many.header("retry-after")
+    );
+    assert_eq!(
+        too_many.header("x-svc-api-features-applied"),
+        Some("rate-limit-429")
+    );
+}
+
+#[tokio::test]
+async fn from_2028_03_01_rate_limited_callers_get_429_without_the_token() {
+    let s = Service::start(true);
+    s.clock
+        .set(dispatch_core::time::Timestamp::parse("2028-03-01T00:00:00.000Z").unwrap());
+    s.call("GET", "/v2/vehicles", &[], None).await;
+    s.call("GET", "/v2/vehicles", &[], None)
+        .await
+        .assert_error(429, "RATE_LIMIT_EXCEEDED");
+}
+
+#[tokio::test]
+async fn quotas_are_per_access_key_and_shared_by_the_endpoints_of_one_tier() {
+    let s = Service::start(true);
+    let other = ("x-access-key", s.keys[1].as_str());
+    assert_eq!(s.call("GET", "/v2/depots", &[], None).await.status, 200);
+    // GET /vehicles is the same (reference) tier for the same key...
+    s.call("GET", "/v2/vehicles", &[], None)
+        .await
+        .assert_error(403, "FORBIDDEN");
+    // ...but another key of the same depot has its own quota, and other tiers are untouched.
+    assert_eq!(
+        s.call("GET", "/v2/vehicles", &[other], None).await.status,
+        200
+    );
+    let r = s
+        .call("POST", "/v2/vehicles", &[], Some(&vehicle("V")))
+        .await;
+    assert!(r.status.is_success(), "{:?}", r.json());
+}
+
+#[tokio::test]
+async fn rate_limits_off_disables_every_tier() {
+    let s = Service::start(false);
+    for _ in 0..100 {
+        assert_eq!(s.call("GET", "/v2/vehicles", &[], None).await.status, 200);
+    }
+}
+
+#[tokio::test]
+async fn unauthenticated_requests_are_401_and_consume_no_quota() {
+    let s = Service::start(true);
+    for _ in 0..5 {
+        s.call("GET", "/v2/vehicles", &[("x-access-key", "nope")], None)
+            .await
+            .assert_error(401, "UNAUTHORIZED");
+    }
+    assert_eq!(s.call("GET", "/v2/vehicles", &[], None).await.status, 200);
+}
