@@ -45,6 +45,12 @@ fn db_err(e: rusqlite::Error) -> IdempotencyStoreError {
 
 impl SqliteIdempotencyStore {
     /// Opens (creating if needed) the database file at `path` and its idempotency table.
+    ///
+    /// Opening is starting the service: claims that an earlier run left unfinished (it was
+    /// killed mid-request) are released, so a retry after the restart executes at once instead
+    /// of waiting out the abandonment period. One serving process per database file is assumed
+    /// (as `dispatch serve` documents); a second one opening the file would release the first
+    /// one's in-flight claims.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, IdempotencyStoreError> {
         let conn = Connection::open(path).map_err(db_err)?;
         conn.busy_timeout(Duration::from_secs(10)).map_err(db_err)?;
@@ -53,6 +59,8 @@ impl SqliteIdempotencyStore {
         conn.pragma_update(None, "synchronous", "FULL")
             .map_err(db_err)?;
         conn.execute_batch(SCHEMA).map_err(db_err)?;
+        conn.execute("DELETE FROM idempotency_keys WHERE status IS NULL", [])
+            .map_err(db_err)?;
         Ok(SqliteIdempotencyStore {
             conn: Mutex::new(conn),
         })
@@ -226,6 +234,34 @@ mod tests {
                 .claim(&scope("k"), "other", &token("b"), T0.add_millis(1000))
                 .unwrap(),
             Claim::BodyMismatch
+        );
+    }
+
+    #[test]
+    fn claims_left_unfinished_by_a_killed_run_are_released_on_reopening() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("d.db");
+        let store = SqliteIdempotencyStore::open(&path).unwrap();
+        store.claim(&scope("done"), "h", &token("a"), T0).unwrap();
+        store
+            .complete(&scope("done"), &token("a"), &created())
+            .unwrap();
+        store
+            .claim(&scope("running"), "h", &token("b"), T0)
+            .unwrap();
+        drop(store);
+        let reopened = SqliteIdempotencyStore::open(&path).unwrap();
+        assert_eq!(
+            reopened
+                .claim(&scope("running"), "h", &token("c"), T0)
+                .unwrap(),
+            Claim::Claimed
+        );
+        assert_eq!(
+            reopened
+                .claim(&scope("done"), "h", &token("c"), T0)
+                .unwrap(),
+            Claim::Completed(created())
         );
     }
 
