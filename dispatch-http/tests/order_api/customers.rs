@@ -288,3 +288,39 @@ async fn a_read_key_cannot_write_customers() {
     assert_eq!(r.status, StatusCode::FORBIDDEN);
     assert_eq!(r.name(), "PERMISSION");
 }
+
+#[tokio::test]
+async fn a_depot_holds_at_most_300000_customers() {
+    let api = Api::start();
+    let db = rusqlite::Connection::open(api.store.path()).unwrap();
+    db.busy_timeout(std::time::Duration::from_secs(10)).unwrap();
+    db.execute(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 299999) \
+         INSERT INTO customers (depot_id, account, address, capacities, skills, tags, time_windows, \
+         custom_fields, created, updated) \
+         SELECT ?1, 'bulk-' || i, 'x', '[]', '[]', '[]', '[]', '[]', 0, 0 FROM n",
+        [api.north.depot_id],
+    )
+    .unwrap();
+    let over = api
+        .post("/v2/customers", json!([customer("A"), customer("B")]))
+        .await;
+    assert_eq!(over.status, StatusCode::BAD_REQUEST);
+    assert_eq!(over.paths(), ["1"]);
+    let at_limit = api.post("/v2/customers", json!([customer("A")])).await;
+    assert_eq!(at_limit.status, StatusCode::CREATED);
+    let update = api
+        .post("/v2/customers", json!([customer("A"), customer("bulk-7")]))
+        .await;
+    assert_eq!(
+        update.status,
+        StatusCode::CREATED,
+        "updates do not count against the limit"
+    );
+    assert_eq!(
+        api.post("/v2/customers", json!([customer("B")]))
+            .await
+            .status,
+        StatusCode::BAD_REQUEST
+    );
+}
