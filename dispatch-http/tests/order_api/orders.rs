@@ -453,3 +453,34 @@ async fn delete_by_order_number_counts_and_takes_the_exchange_partner() {
     assert_eq!(unknown.status, StatusCode::OK);
     assert_eq!(unknown.body["deleted"]["orders_count"], 0);
 }
+
+#[tokio::test]
+async fn paging_orders_is_stable_while_orders_are_written_between_pages() {
+    let api = Api::start();
+    let first: Vec<Value> = (0..25).map(|i| delivery(&format!("O{i:02}"))).collect();
+    api.post_orders(Value::Array(first)).await;
+    let mut seen: Vec<String> = Vec::new();
+    let mut page = api.get("/v2/orders?limit=10").await;
+    let mut round = 0;
+    loop {
+        seen.extend(
+            page.body["orders"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|o| o["order_number"].as_str().unwrap().to_owned()),
+        );
+        // New orders and an update land at the top of the list; the cursor walks on below.
+        api.post_orders(json!([delivery(&format!("NEW{round}"))]))
+            .await;
+        round += 1;
+        let Some(next) = page.next_link() else { break };
+        page = api.get(&next).await;
+    }
+    let mut expected: Vec<String> = (0..25).map(|i| format!("O{i:02}")).collect();
+    expected.reverse();
+    assert_eq!(
+        seen, expected,
+        "every original order exactly once, in list order"
+    );
+}
