@@ -5,15 +5,13 @@
 use std::collections::HashMap;
 
 use super::customers::catalog;
+use super::order_references::{check_references, resolve_customer};
 use super::ServiceError;
 use crate::error::{ValidationErrors, ValidationIssue};
 use crate::events::DomainEvent;
-use crate::model::customer::{Customer, MAX_CUSTOMERS_PER_DEPOT};
 use crate::model::location::Coordinates;
-use crate::model::order::{Endpoint, Order, Side};
-use crate::model::order_input::{
-    EndpointChanges, OrderChanges, OrderCustomerInput, OrderInput, OrderWrite,
-};
+use crate::model::order::{Order, Side};
+use crate::model::order_input::{EndpointChanges, OrderInput, OrderWrite};
 use crate::model::order_merge::{apply_order_update, merge_posted_order, OrderContext, OrderMerge};
 use crate::model::order_validate::{validate_order, validate_order_batch};
 use crate::model::organisation::DepotScope;
@@ -275,129 +273,6 @@ fn apply_geocoding<'a>(
         }
     }
     failed
-}
-
-/// Resolves the order's customer by exactly one of id or account. With both, a differing
-/// account is written to the customer. An unknown account creates the customer from the
-/// sent customer fields, falling back to the order's delivery (or pickup) location.
-fn resolve_customer(
-    tx: &mut dyn StoreTx,
-    scope: DepotScope,
-    c: &OrderCustomerInput,
-    changes: &OrderChanges,
-    now: Timestamp,
-) -> Result<i64, ServiceError> {
-    if let Some(id) = c.id {
-        let mut customer = tx.get_customer(scope, id)?.ok_or_else(|| {
-            ServiceError::invalid(
-                vec!["customer".into(), "id".into()],
-                "the id of a customer of the depot",
-                &id.to_string(),
-                &format!("customer {id} does not exist in this depot"),
-            )
-        })?;
-        if let Some(account) = c.account.as_ref().filter(|a| **a != customer.account) {
-            if tx.find_customer_by_account(scope, account)?.is_some() {
-                return Err(ServiceError::invalid(
-                    vec!["customer".into(), "account".into()],
-                    "an account not used by another customer",
-                    account,
-                    &format!("account `{account}` belongs to another customer"),
-                ));
-            }
-            customer.account = account.clone();
-            customer.updated = now;
-            tx.update_customer(scope, &customer)?;
-        }
-        return Ok(id);
-    }
-    let account = c.account.clone().unwrap_or_default();
-    if let Some(found) = tx.find_customer_by_account(scope, &account)? {
-        return Ok(found.id);
-    }
-    if tx.count_customers(scope)? >= MAX_CUSTOMERS_PER_DEPOT {
-        return Err(ServiceError::invalid(
-            vec!["customer".into()],
-            "at most 300000 customers per depot",
-            "one customer more",
-            "the depot already holds its limit of 300000 customers",
-        ));
-    }
-    let mut end = Endpoint::default();
-    let fallback = if changes.delivery.address.is_some() || changes.delivery.lat.is_some() {
-        &changes.delivery
-    } else {
-        &changes.pickup
-    };
-    fallback.apply_to(&mut end);
-    let (address, postcode, lat, lng) =
-        if c.address.is_some() || (c.lat.is_some() && c.lng.is_some()) {
-            (c.address.clone(), c.postcode.clone(), c.lat, c.lng)
-        } else {
-            (end.address, end.postcode, end.lat, end.lng)
-        };
-    if address.is_none() && (lat.is_none() || lng.is_none()) {
-        return Err(ServiceError::invalid(
-            vec!["customer".into()],
-            "a new customer with an address or both lat and lng",
-            &account,
-            "a new customer needs an address or both coordinates (from the customer or the order)",
-        ));
-    }
-    let customer = Customer {
-        id: 0,
-        account,
-        name: c.name.clone(),
-        address,
-        postcode,
-        phone: c.phone.clone(),
-        email: c.email.clone(),
-        lat,
-        lng,
-        duration: None,
-        notes: None,
-        capacities: Vec::new(),
-        skills: Vec::new(),
-        tags: Vec::new(),
-        time_windows: Vec::new(),
-        custom_fields: Vec::new(),
-        created: now,
-        updated: now,
-    };
-    Ok(tx.insert_customer(scope, &customer)?)
-}
-
-/// A vehicle assignment and a third party must name records that exist.
-fn check_references(
-    tx: &mut dyn StoreTx,
-    scope: DepotScope,
-    changes: &OrderChanges,
-) -> Result<(), ServiceError> {
-    if let Some(Some(vehicle)) = changes.vehicle_id {
-        if tx.get_vehicle(scope, vehicle)?.is_none() {
-            return Err(ServiceError::invalid(
-                vec!["vehicle_assignment".into(), "vehicle_id".into()],
-                "the id of a vehicle of the depot",
-                &vehicle.to_string(),
-                &format!("vehicle {vehicle} does not exist in this depot"),
-            ));
-        }
-    }
-    if let Some(Some(party)) = changes.third_party_id {
-        if !tx
-            .list_third_parties(scope.organisation_id)?
-            .iter()
-            .any(|t| t.id == party)
-        {
-            return Err(ServiceError::invalid(
-                vec!["third_party".into(), "id".into()],
-                "the id of a third party of the organisation",
-                &party.to_string(),
-                &format!("third party {party} does not exist"),
-            ));
-        }
-    }
-    Ok(())
 }
 
 fn under(e: ServiceError, i: usize) -> ServiceError {
