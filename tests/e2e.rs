@@ -43,16 +43,14 @@ struct Server {
 
 impl Server {
     fn start(db: &Path) -> Server {
+        Server::start_with(db, &["--rate-limits", "off"])
+    }
+
+    fn start_with(db: &Path, flags: &[&str]) -> Server {
         let mut child = Command::new(binary())
-            .args([
-                "serve",
-                "--listen",
-                "127.0.0.1:0",
-                "--rate-limits",
-                "off",
-                "--db",
-            ])
+            .args(["serve", "--listen", "127.0.0.1:0", "--db"])
             .arg(db)
+            .args(flags)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -329,4 +327,23 @@ fn a_bad_listen_address_is_an_error_not_a_panic() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("cannot listen"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn rate_limits_are_on_by_default_and_off_with_the_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("limits.db");
+    let limited = Server::start_with(&db, &[]);
+    let key = limited.access_key.clone().unwrap();
+    // The reference tier allows one call per second: three at once cannot all pass.
+    let statuses: Vec<u16> = (0..3)
+        .map(|_| limited.call("GET", "/v2/depots", Some(&key), None).0)
+        .collect();
+    assert!(statuses.contains(&403), "{statuses:?}");
+    limited.kill_hard();
+    let open = Server::start_with(&db, &["--rate-limits", "off"]);
+    let statuses: Vec<u16> = (0..10)
+        .map(|_| open.call("GET", "/v2/depots", Some(&key), None).0)
+        .collect();
+    assert!(statuses.iter().all(|s| *s == 200), "{statuses:?}");
 }

@@ -14,11 +14,6 @@ pub enum Patch<T> {
 }
 
 impl<T> Patch<T> {
-    /// True unless the property was absent.
-    pub fn is_sent(&self) -> bool {
-        !matches!(self, Patch::Absent)
-    }
-
     /// The value, if one was sent.
     pub fn value(&self) -> Option<&T> {
         match self {
@@ -32,15 +27,6 @@ impl<T> Patch<T> {
         match self {
             Patch::Value(v) => Some(v),
             _ => None,
-        }
-    }
-
-    /// Transforms the value, keeping absence and null.
-    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Patch<U> {
-        match self {
-            Patch::Absent => Patch::Absent,
-            Patch::Null => Patch::Null,
-            Patch::Value(v) => Patch::Value(f(v)),
         }
     }
 }

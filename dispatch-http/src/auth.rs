@@ -2,6 +2,15 @@
 //! [`Principal`] into the request extensions; everything after it (rate limits, idempotency,
 //! handlers) reads it from there.
 
+use axum::extract::{Request, State};
+use axum::http::Method;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use dispatch_core::model::organisation::{DepotScope, KeyPermission};
+
+use crate::error::{ApiError, ErrorName};
+use crate::AppState;
+
 /// What an access key may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Permission {
@@ -19,15 +28,6 @@ pub struct Principal {
     pub organisation_id: i64,
     pub permission: Permission,
 }
-
-use axum::extract::{Request, State};
-use axum::http::Method;
-use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
-use dispatch_core::model::organisation::{DepotScope, KeyPermission};
-
-use crate::error::{ApiError, ErrorName};
-use crate::AppState;
 
 /// The header carrying the access key.
 pub const ACCESS_KEY_HEADER: &str = "x-access-key";

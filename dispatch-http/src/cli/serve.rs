@@ -3,6 +3,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use dispatch_core::ports::clock::Clock;
 use dispatch_store_sqlite::idempotency::SqliteIdempotencyStore;
@@ -23,6 +24,9 @@ pub struct ServeArgs {
     #[arg(long, value_parser = ["on", "off"], default_value = "on")]
     pub rate_limits: String,
 }
+
+/// How long in-flight requests may take to finish after SIGINT/SIGTERM.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
 
 /// Logs go to stderr: stdout carries only the lines scripts read.
 pub fn init_tracing() {
@@ -54,15 +58,8 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     {
         println!("access key: {key}");
     }
-    let listener = tokio::net::TcpListener::bind(&args.listen)
-        .await
-        .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
-    let addr = listener
-        .local_addr()
-        .map_err(|e| format!("cannot read the bound address: {e}"))?;
-    println!("listening on http://{addr}/v2");
-    let _ = std::io::stdout().flush();
-    tracing::info!(%addr, db = %args.db.display(), "serving");
+    // Everything that can fail is opened before the listening line: scripts take that line to
+    // mean the service is ready.
     let state = AppState {
         store: store.clone(),
         clock,
@@ -73,9 +70,31 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
                 .map_err(|e| format!("cannot open database {}: {e}", args.db.display()))?,
         ),
     };
-    crate::serve(listener, state, shutdown_signal())
+    let listener = tokio::net::TcpListener::bind(&args.listen)
         .await
-        .map_err(|e| format!("server failed: {e}"))?;
+        .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| format!("cannot read the bound address: {e}"))?;
+    println!("listening on http://{addr}/v2");
+    let _ = std::io::stdout().flush();
+    tracing::info!(%addr, db = %args.db.display(), "serving");
+
+    let (stopping_tx, mut stopping) = tokio::sync::watch::channel(false);
+    let server = crate::serve(listener, state, async move {
+        shutdown_signal().await;
+        let _ = stopping_tx.send(true);
+    });
+    // In-flight requests get a grace period; a client that never finishes cannot hold the
+    // process forever. Nothing acknowledged is at risk: a response is only sent after commit.
+    let deadline = async {
+        let _ = stopping.wait_for(|stopping| *stopping).await;
+        tokio::time::sleep(SHUTDOWN_GRACE).await;
+    };
+    tokio::select! {
+        result = server => result.map_err(|e| format!("server failed: {e}"))?,
+        () = deadline => tracing::warn!(?SHUTDOWN_GRACE, "requests still in flight after the grace period; stopping anyway"),
+    }
     tracing::info!("stopped");
     Ok(())
 }

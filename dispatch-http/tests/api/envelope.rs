@@ -182,3 +182,80 @@ async fn validation_errors_carry_code_expected_received_path_and_message() {
     assert_eq!(e["received"], "number");
     assert_eq!(e["path"], json!(["name"]));
 }
+
+#[tokio::test]
+async fn no_combination_of_path_method_and_body_gives_bare_text_or_a_500() {
+    let app = TestApp::new();
+    let paths = [
+        "/v2/depots",
+        "/v2/capacities",
+        "/v2/custom-fields",
+        "/v2/zone-groups",
+        "/v2/zone-groups/1/bounds/contains",
+        "/v2/zone-groups/abc/bounds/contains",
+        "/v2/third-parties",
+        "/v2/notifications/templates",
+        "/v2/vehicles",
+        "/v2/vehicles/",
+        "/v2/vehicles/1",
+        "/v2/vehicles/-1",
+        "/v2/vehicles/99999999999999999999",
+        "/v2/vehicles/%00",
+        "/v2",
+        "/v2/",
+        "/healthz",
+        "/nope",
+    ];
+    let methods = [
+        Method::GET,
+        Method::POST,
+        Method::PUT,
+        Method::PATCH,
+        Method::DELETE,
+        Method::OPTIONS,
+    ];
+    let bodies: [Option<&str>; 6] = [
+        None,
+        Some(""),
+        Some("null"),
+        Some("[]"),
+        Some("{\"name\": [1, {\"a\": null}]}"),
+        Some("\u{1F600}{"),
+    ];
+    let keys = [Some(app.north()), Some(app.north_read()), None];
+    for path in paths {
+        for method in &methods {
+            for body in bodies {
+                for key in &keys {
+                    let mut b = Request::builder().method(method.clone()).uri(path);
+                    if let Some(key) = key {
+                        b = b.header("x-access-key", key);
+                    }
+                    let request = match body {
+                        Some(text) => b
+                            .header("content-type", "application/json")
+                            .body(Body::from(text.to_owned())),
+                        None => b.body(Body::empty()),
+                    }
+                    .unwrap();
+                    // `send` panics on a non-JSON body.
+                    let r = app.send(request).await;
+                    assert_ne!(
+                        r.status.as_u16(),
+                        500,
+                        "{method} {path} {body:?}: {}",
+                        r.body
+                    );
+                    if !r.status.is_success() {
+                        assert_eq!(
+                            r.body["statusCode"],
+                            r.status.as_u16(),
+                            "{method} {path} {body:?}"
+                        );
+                        assert!(r.body["name"].is_string() && r.body["details"].is_object());
+                    }
+                }
+            }
+        }
+    }
+}
