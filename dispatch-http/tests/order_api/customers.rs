@@ -324,3 +324,17 @@ async fn a_depot_holds_at_most_300000_customers() {
         StatusCode::BAD_REQUEST
     );
 }
+
+#[tokio::test]
+async fn customer_skills_match_existing_skills_ignoring_case() {
+    let api = Api::start();
+    let van = json!({"name": "Van", "availability": "always", "start_location": "depot", "end_location": "depot",
+        "skills": ["Forklift"]});
+    assert_eq!(api.post("/v2/vehicles", van).await.status, StatusCode::OK);
+    let body = json!([{"account": "A", "address": "1 High St", "skills": ["FORKLIFT", "Diving"]}]);
+    let id = api.post("/v2/customers", body).await.body["customers"][0]["id"]
+        .as_i64()
+        .unwrap();
+    let c = api.get(&format!("/v2/customers/{id}")).await.body["customer"].clone();
+    assert_eq!(c["skills"], json!(["Forklift"]));
+}

@@ -484,3 +484,30 @@ async fn paging_orders_is_stable_while_orders_are_written_between_pages() {
         "every original order exactly once, in list order"
     );
 }
+
+#[tokio::test]
+async fn order_list_takes_updated_at_min_in_both_forms() {
+    let api = Api::start();
+    api.post_orders(json!([delivery("OLD")])).await;
+    // The test clock moves one second after every call: OLD is written at T0, NEW at T0 + 1 s.
+    let since_ms = crate::T0 + 1_000;
+    let since = dispatch_core::time::Timestamp::from_millis(since_ms).to_string();
+    api.post_orders(json!([delivery("NEW")])).await;
+    let numbers = |r: &crate::Reply| -> Vec<String> {
+        r.body["orders"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o["order_number"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let iso = api.get(&format!("/v2/orders?updated_at_min={since}")).await;
+    assert_eq!(numbers(&iso), ["NEW"]);
+    let spaced = since[..19].replace('T', "%20");
+    let plain = api
+        .get(&format!("/v2/orders?updated_at_min={spaced}"))
+        .await;
+    assert_eq!(numbers(&plain), ["NEW"]);
+    let ignored = api.get("/v2/orders?updated_at_min=yesterday").await;
+    assert_eq!(numbers(&ignored), ["NEW", "OLD"]);
+}
