@@ -17,7 +17,7 @@ use crate::model::order_validate::{validate_order, validate_order_batch};
 use crate::model::organisation::DepotScope;
 use crate::ports::geocoder::{GeocodeError, GeocodeQuery, Geocoder};
 use crate::ports::store::{Store, StoreError, StoreTx};
-use crate::status::{Status, StatusSet};
+use crate::status::{transition, OrderEvent, OrderState, OrderStatusChanged, Status, StatusSet};
 use crate::time::Timestamp;
 
 /// One order written by POST /orders.
@@ -211,6 +211,48 @@ pub fn update(
     })
 }
 
+/// Runs one status event (route or plan dispatch, removal from a route, plan deletion, a
+/// driver's outcome ...) for a live order inside the caller's transaction: the transition
+/// function decides, the new order and line-item statuses are stored, and the `orders.status`
+/// events go to the outbox in the same transaction. Returns the events written; a refused
+/// transition is 400 INVALID_INPUT at path `status` (callers that skip such orders match on it).
+pub fn apply_status_event(
+    tx: &mut dyn StoreTx,
+    scope: DepotScope,
+    order_id: i64,
+    event: OrderEvent,
+    now: Timestamp,
+) -> Result<Vec<OrderStatusChanged>, ServiceError> {
+    let mut order = tx
+        .get_order(scope, order_id)?
+        .ok_or(ServiceError::NotFound("order"))?;
+    let state = OrderState {
+        order_id,
+        order_number: order.order_number.clone(),
+        status: order.status.clone(),
+        line_items: order.line_items.iter().map(|i| i.status.clone()).collect(),
+    };
+    let t = transition(&state, event).map_err(|e| {
+        ServiceError::invalid(
+            vec!["status".into()],
+            "a status change this order allows",
+            order.status.as_str(),
+            &e.to_string(),
+        )
+    })?;
+    if t.events.is_empty() {
+        return Ok(Vec::new());
+    }
+    order.status = t.state.status;
+    for (item, status) in order.line_items.iter_mut().zip(t.state.line_items) {
+        item.status = status;
+    }
+    order.updated = now;
+    tx.update_order(scope, &order)?;
+    write_events(tx, scope, &t.events, now)?;
+    Ok(t.events)
+}
+
 /// The organisation's statuses.
 pub fn statuses(tx: &mut dyn StoreTx, scope: DepotScope) -> Result<StatusSet, StoreError> {
     Ok(StatusSet::new(
@@ -222,7 +264,7 @@ pub fn statuses(tx: &mut dyn StoreTx, scope: DepotScope) -> Result<StatusSet, St
 pub(crate) fn write_events(
     tx: &mut dyn StoreTx,
     scope: DepotScope,
-    events: &[crate::status::OrderStatusChanged],
+    events: &[OrderStatusChanged],
     now: Timestamp,
 ) -> Result<(), StoreError> {
     for e in events {
