@@ -302,8 +302,18 @@ fn settle_status(
             e.to_string(),
         )])
     })?;
+    // Adding or removing line items is not a status change; a kept item's new status or a new
+    // order status is.
+    let kept_item_changed = order.line_items.iter().any(|after| {
+        after.id != 0
+            && before
+                .line_items
+                .iter()
+                .any(|b| b.id == after.id && b.status != after.status)
+    });
+    let changed = t.state.status != before.status || kept_item_changed;
     order.status = t.state.status;
-    Ok(t.events)
+    Ok(if changed { t.events } else { Vec::new() })
 }
 
 #[cfg(test)]
