@@ -4,7 +4,7 @@
 mod solver_support;
 
 use dispatch_core::solver::checker::{self, plane::check_plane, Code};
-use dispatch_core::solver::formats::{self, Plane};
+use dispatch_core::solver::formats::{self, Convention, Plane};
 use dispatch_core::solver::problem::{
     Break, Job, Matrix, Objective, Place, Problem, Shipment, Skills, TimeWindow, Vehicle,
 };
@@ -371,6 +371,28 @@ fn the_plane_recheck_uses_exact_travel_times() {
         vec![Code::TimeWindow]
     );
     assert!(codes(&inst.problem, &s).contains(&Code::TimeWindow));
+}
+
+#[test]
+fn the_dimacs_convention_checks_with_truncated_travel_times() {
+    // Five diagonal hops of sqrt 2 reach (5,5) at 7.07 exactly but at 7.0 with truncated arcs.
+    let mut text =
+        "T\nVEHICLE\nNUMBER CAPACITY\n1 10\nCUSTOMER\nCUST NO. X Y D R DUE S\n0 0 0 0 0 100 0\n"
+            .to_owned();
+    for k in 1..=5 {
+        text += &format!("{k} {k} {k} 1 0 {} 0\n", if k == 5 { 7 } else { 100 });
+    }
+    let steps: Vec<Step> = (0..5).map(Step::Job).collect();
+    let exact = formats::read_with(&text, None, Objective::Distance, Convention::Exact).unwrap();
+    let s = one_route(&exact.problem, &steps);
+    assert!(codes(&exact.problem, &s).contains(&Code::TimeWindow));
+    assert!(!check_plane(&exact.problem, &s, exact.plane.as_ref().unwrap()).is_feasible());
+    let dimacs = formats::read_with(&text, None, Objective::Distance, Convention::Dimacs).unwrap();
+    let s = one_route(&dimacs.problem, &steps);
+    assert!(checker::check(&dimacs.problem, &s).is_feasible());
+    let r = check_plane(&dimacs.problem, &s, dimacs.plane.as_ref().unwrap());
+    assert!(r.is_feasible(), "{:?}", r.violations);
+    assert!((r.dimacs_distance - (5.0 * 1.4 + 7.0)).abs() < 1e-9);
 }
 
 #[test]
