@@ -34,9 +34,26 @@ pub(crate) struct Recreate {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct RecreateScratch {
     class_seen: Vec<bool>,
+    /// One unused vehicle per class: the only ones tried.
+    empty: Vec<usize>,
     mark: Vec<u32>,
     stamp: u32,
     near: Vec<usize>,
+}
+
+impl RecreateScratch {
+    fn find_empty(&mut self, inst: &Instance, s: &State) {
+        self.class_seen.clear();
+        self.class_seen.resize(inst.vehicles.len(), false);
+        self.empty.clear();
+        for (r, route) in s.routes.iter().enumerate() {
+            let class = inst.vehicles[route.vehicle].class;
+            if route.is_empty() && !self.class_seen[class] {
+                self.class_seen[class] = true;
+                self.empty.push(r);
+            }
+        }
+    }
 }
 
 /// With more used routes than this, a task is first tried only on the routes of its nearest
@@ -61,10 +78,11 @@ pub(crate) fn recreate(
         rate: opts.blink,
     };
     sc.mark.resize(s.routes.len(), 0);
+    if opts.allow_new {
+        sc.find_empty(inst, s);
+    }
     for &t in tasks {
         let t = t as usize;
-        sc.class_seen.clear();
-        sc.class_seen.resize(inst.vehicles.len(), false);
         sc.stamp = sc.stamp.wrapping_add(1);
         if sc.stamp == 0 {
             sc.mark.fill(0);
@@ -72,29 +90,24 @@ pub(crate) fn recreate(
         }
         let mut best: Option<(usize, Cand)> = None;
         let mut best_total = i64::MAX;
-        let mut try_route =
-            |r: usize, best: &mut Option<(usize, Cand)>, class_seen: &mut [bool]| {
-                let route = &s.routes[r];
-                if !inst.is_allowed(t, route.vehicle) {
-                    return;
-                }
-                let fixed = if route.is_empty() {
-                    let class = inst.vehicles[route.vehicle].class;
-                    if !opts.allow_new || class_seen[class] {
-                        return;
-                    }
-                    class_seen[class] = true;
-                    inst.vehicle_cost
-                } else {
-                    0
-                };
-                let bound = best_total.saturating_sub(fixed);
-                if let Some(c) = best_insertion(inst, route, t, bound, &mut blink) {
-                    best_total = c.delta + fixed;
-                    *best = Some((r, c));
-                }
+        let mut try_route = |r: usize, best: &mut Option<(usize, Cand)>| {
+            let route = &s.routes[r];
+            if !inst.is_allowed(t, route.vehicle) {
+                return;
+            }
+            let fixed = if route.is_empty() {
+                inst.vehicle_cost
+            } else {
+                0
             };
-        if s.used() > GRANULAR_ROUTES {
+            let bound = best_total.saturating_sub(fixed);
+            if let Some(c) = best_insertion(inst, route, t, bound, &mut blink) {
+                best_total = c.delta + fixed;
+                *best = Some((r, c));
+            }
+        };
+        let granular = s.used() > GRANULAR_ROUTES;
+        if granular {
             sc.near.clear();
             let task = &inst.tasks[t];
             for node in [task.first, task.second] {
@@ -111,31 +124,31 @@ pub(crate) fn recreate(
             }
             sc.near.sort_unstable();
             for &r in &sc.near {
-                try_route(r, &mut best, &mut sc.class_seen);
+                try_route(r, &mut best);
             }
+        }
+        if opts.allow_new {
+            for &r in &sc.empty {
+                try_route(r, &mut best);
+            }
+        }
+        if !granular || best.is_none() {
             for r in 0..s.routes.len() {
-                if s.routes[r].is_empty() {
-                    try_route(r, &mut best, &mut sc.class_seen);
+                if sc.mark[r] != sc.stamp && !s.routes[r].is_empty() {
+                    try_route(r, &mut best);
                 }
-            }
-            if best.is_none() {
-                for r in 0..s.routes.len() {
-                    if sc.mark[r] != sc.stamp && !s.routes[r].is_empty() {
-                        try_route(r, &mut best, &mut sc.class_seen);
-                    }
-                }
-            }
-        } else {
-            for r in 0..s.routes.len() {
-                try_route(r, &mut best, &mut sc.class_seen);
             }
         }
         match best {
             Some((r, c)) => {
+                let opened = s.routes[r].is_empty();
                 let route = s.route_mut(r);
                 apply(inst, route, t, c);
                 s.refresh(inst, r);
                 s.set_route(t, r as u32);
+                if opened {
+                    sc.find_empty(inst, s);
+                }
             }
             None => s.leave_out(inst, t),
         }
