@@ -302,6 +302,11 @@ fn table_row(r: &Row) -> String {
 fn summary(rows: &[Row]) -> String {
     let gaps: Vec<f64> = rows.iter().filter_map(|r| r.gap).collect();
     let mean_gap = gaps.iter().sum::<f64>() / gaps.len().max(1) as f64;
+    let mean_gap = if mean_gap.abs() < 0.005 {
+        0.0
+    } else {
+        mean_gap
+    };
     let with_v: Vec<bool> = rows.iter().filter_map(|r| r.at_bks_vehicles).collect();
     let mean = |f: &dyn Fn(&Row) -> Option<f64>| {
         let v: Vec<f64> = rows.iter().filter_map(f).collect();
