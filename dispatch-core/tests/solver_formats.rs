@@ -38,9 +38,9 @@ fn solomon_c101_reads_fleet_depot_and_customers() {
             end: 967 * SCALE
         }]
     );
-    // Depot (40,50) to customer 1 (45,68): sqrt(349) = 18.6815...
-    assert_eq!(p.matrix.distance(0, 1), 186_815);
-    assert_eq!(p.matrix.duration(0, 1), 186_816);
+    // Depot (40,50) to customer 2 (45,70): sqrt(425) = 20.6155281...: time rounded up.
+    assert_eq!(p.matrix.distance(0, 2), 20_615_528);
+    assert_eq!(p.matrix.duration(0, 2), 20_615_529);
     assert_eq!(p.objective, OBJ);
 }
 
@@ -52,8 +52,8 @@ fn the_dimacs_convention_truncates_arcs_to_one_decimal() {
     let text = solver_support::read_text(&dir.join("solomon/C101.txt"));
     let inst = formats::read_with(&text, None, OBJ, Convention::Dimacs).unwrap();
     // sqrt(349) = 18.68... -> 18.6 for distance and travel time alike.
-    assert_eq!(inst.problem.matrix.distance(0, 1), 186_000);
-    assert_eq!(inst.problem.matrix.duration(0, 1), 186_000);
+    assert_eq!(inst.problem.matrix.distance(0, 1), 18_600_000);
+    assert_eq!(inst.problem.matrix.duration(0, 1), 18_600_000);
     assert_eq!(inst.plane.unwrap().convention, Convention::Dimacs);
 }
 

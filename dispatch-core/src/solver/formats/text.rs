@@ -6,7 +6,7 @@ use crate::solver::problem::{Matrix, Time, TimeWindow};
 
 /// Largest absolute time, demand or coordinate accepted from a file, so that scaled values and
 /// their sums along routes stay far from overflow.
-const MAX_VALUE: i64 = 1_000_000_000;
+const MAX_VALUE: i64 = 10_000_000;
 
 /// The non-blank lines of `text` with their 1-based numbers, split into tokens.
 pub(super) fn token_lines(text: &str) -> impl Iterator<Item = (usize, Vec<&str>)> {
