@@ -160,6 +160,12 @@ impl Reply {
     fn assert_not_replayed(&self) {
         assert_eq!(self.header("idempotency-replay"), None);
     }
+    #[track_caller]
+    fn assert_no_deprecation_headers(&self) {
+        for h in ["sunset", "deprecation", "link"] {
+            assert_eq!(self.header(h), None, "{h}");
+        }
+    }
     /// Asserts the error envelope: `status`, its `name` and its `statusCode`.
     #[track_caller]
     fn assert_error(&self, status: StatusCode, name: &str) {
