@@ -102,7 +102,7 @@ pub(crate) fn recreate(
             };
             let bound = best_total.saturating_sub(fixed);
             if let Some(c) = best_insertion(inst, route, t, bound, &mut blink) {
-                best_total = c.delta + fixed;
+                best_total = c.delta.saturating_add(fixed);
                 *best = Some((r, c));
             }
         };

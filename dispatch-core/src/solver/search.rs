@@ -52,8 +52,9 @@ impl Params {
                 split_rate: 0.5,
             },
             blink: 0.01,
-            t0: 2.0 * arc,
-            tf: 0.02 * arc,
+            // Tuned on Solomon R2/RC and Homberger 200 samples at 1-15 s (noisy, 2 shared cores).
+            t0: 4.0 * arc,
+            tf: 0.04 * arc,
         }
     }
 }
