@@ -53,6 +53,7 @@ pub mod formats;
 mod insertion;
 mod instance;
 mod neighbours;
+mod operators;
 mod output;
 mod precheck;
 pub mod probe;
