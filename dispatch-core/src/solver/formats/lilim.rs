@@ -6,14 +6,15 @@
 //! `PICKUP` = the pickup's number, `DELIVERY = 0` and the negated demand. Each pair becomes a
 //! [`Shipment`] whose ids are the two node numbers.
 //!
-//! Conventions as for Solomon: Euclidean distance, travel time = distance / `S`, the depot's
-//! window is every vehicle's shift, routes start and end at the depot, `DUE` is the latest start
-//! of service.
+//! Conventions as for Solomon (and the operator interface): Euclidean distance, travel time equal
+//! to distance, the depot's window is every vehicle's shift, routes start and end at the depot,
+//! `DUE` is the latest start of service. The speed `S` is read but not used: the published files
+//! say 1, except ten that say 0 (e.g. `lc105`), and every published solution uses time = distance.
 
 use std::collections::HashMap;
 
 use super::text::{coordinate, duration, error, int, token_lines, window};
-use super::{Format, FormatError, Instance};
+use super::{Convention, Format, FormatError, Instance};
 use crate::solver::problem::{Objective, Place, Problem, Shipment, Skills, Vehicle};
 
 struct Task {
@@ -62,8 +63,17 @@ fn place(location: usize, t: &Task) -> Result<Place, FormatError> {
     })
 }
 
-/// Reads a Li & Lim file.
+/// Reads a Li & Lim file in the exact convention.
 pub fn read(text: &str, objective: Objective) -> Result<Instance, FormatError> {
+    read_with(text, objective, Convention::Exact)
+}
+
+/// Reads a Li & Lim file, travel in the given convention.
+pub fn read_with(
+    text: &str,
+    objective: Objective,
+    convention: Convention,
+) -> Result<Instance, FormatError> {
     let mut lines = token_lines(text);
     let (head_line, head) = lines.next().ok_or_else(|| error(1, "the file is empty"))?;
     if head.len() != 3 {
@@ -74,11 +84,11 @@ pub fn read(text: &str, objective: Objective) -> Result<Instance, FormatError> {
     }
     let count = int(head[0], head_line, "vehicle number")?;
     let capacity = int(head[1], head_line, "capacity")?;
-    let speed = coordinate(head[2], head_line, "speed")?;
-    if count < 0 || capacity < 0 || speed <= 0.0 {
+    coordinate(head[2], head_line, "speed")?;
+    if count < 0 || capacity < 0 {
         return Err(error(
             head_line,
-            "vehicle number and capacity must not be negative and speed must be positive",
+            "vehicle number and capacity must not be negative",
         ));
     }
     let tasks = lines
@@ -175,7 +185,8 @@ pub fn read(text: &str, objective: Objective) -> Result<Instance, FormatError> {
             max_tasks: None,
         })
         .collect();
-    let (matrix, plane) = super::text::euclidean(tasks.iter().map(|t| (t.x, t.y)).collect(), speed);
+    let (matrix, plane) =
+        super::text::euclidean(tasks.iter().map(|t| (t.x, t.y)).collect(), convention);
     Ok(Instance {
         problem: Problem {
             name: String::new(),
@@ -215,6 +226,21 @@ mod tests {
         let bad = SMALL.replace("1\t3\t4\t-5\t0\t50\t1\t2\t0", "1\t3\t4\t-5\t0\t50\t1\t7\t0");
         let err = read(&bad, Objective::Distance).unwrap_err();
         assert!(matches!(err, FormatError::Line { line: 3, .. }), "{err}");
+    }
+
+    #[test]
+    fn the_speed_field_does_not_change_travel_times() {
+        let zero = read(
+            &SMALL.replacen("2\t10\t1", "2\t10\t0", 1),
+            Objective::Distance,
+        )
+        .unwrap();
+        let one = read(SMALL, Objective::Distance).unwrap();
+        assert_eq!(zero.problem.matrix, one.problem.matrix);
+        assert_eq!(
+            one.problem.matrix.duration(0, 1),
+            5 * crate::solver::formats::SCALE
+        );
     }
 
     #[test]

@@ -3,15 +3,17 @@
 //!
 //! Locations are matrix indices (`location_index`, `start_index`, `end_index`) into
 //! `matrices.<profile>.durations` / `.distances` (or the legacy top-level `matrix`), or `[lon, lat]`
-//! coordinates when no matrix is given, in which case travel comes from
-//! [`GreatCircle`](crate::ports::matrix::GreatCircle) at 50 km/h. Without a distances matrix,
-//! distances equal durations. Unknown keys are ignored, as VROOM does.
+//! coordinates when no matrix is given, in which case travel comes from [`GreatCircle`] at
+//! 50 km/h. Without a distances matrix, distances equal durations. Unknown keys are ignored, as
+//! VROOM does.
 //!
 //! Syntax and type errors carry serde's line and column; invalid values carry the JSON path.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+mod input;
 
-use serde::Deserialize;
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use input::{given_matrix, Input, StopIn};
 
 use super::{Format, FormatError, Instance};
 use crate::ports::matrix::{GreatCircle, Point, TravelMatrix};
@@ -26,94 +28,6 @@ const SPEED_KMH: f64 = 50.0;
 const MAX_VALUE: u64 = 1 << 42;
 /// VROOM's highest priority.
 const MAX_PRIORITY: u32 = 100;
-
-#[derive(Deserialize)]
-struct Input {
-    #[serde(default)]
-    jobs: Vec<JobIn>,
-    #[serde(default)]
-    shipments: Vec<ShipmentIn>,
-    vehicles: Vec<VehicleIn>,
-    matrices: Option<BTreeMap<String, MatrixIn>>,
-    matrix: Option<Vec<Vec<u64>>>,
-}
-
-#[derive(Deserialize)]
-struct MatrixIn {
-    durations: Option<Vec<Vec<u64>>>,
-    distances: Option<Vec<Vec<u64>>>,
-}
-
-#[derive(Deserialize)]
-struct JobIn {
-    id: u64,
-    location: Option<[f64; 2]>,
-    location_index: Option<usize>,
-    #[serde(default)]
-    setup: u64,
-    #[serde(default)]
-    service: u64,
-    delivery: Option<Vec<u64>>,
-    pickup: Option<Vec<u64>>,
-    amount: Option<Vec<u64>>,
-    #[serde(default)]
-    skills: Vec<u32>,
-    #[serde(default)]
-    priority: u32,
-    #[serde(default)]
-    time_windows: Vec<[u64; 2]>,
-}
-
-#[derive(Deserialize)]
-struct StopIn {
-    id: u64,
-    location: Option<[f64; 2]>,
-    location_index: Option<usize>,
-    #[serde(default)]
-    setup: u64,
-    #[serde(default)]
-    service: u64,
-    #[serde(default)]
-    time_windows: Vec<[u64; 2]>,
-}
-
-#[derive(Deserialize)]
-struct ShipmentIn {
-    pickup: StopIn,
-    delivery: StopIn,
-    amount: Option<Vec<u64>>,
-    #[serde(default)]
-    skills: Vec<u32>,
-    #[serde(default)]
-    priority: u32,
-}
-
-#[derive(Deserialize)]
-struct BreakIn {
-    id: u64,
-    #[serde(default)]
-    time_windows: Vec<[u64; 2]>,
-    #[serde(default)]
-    service: u64,
-}
-
-#[derive(Deserialize)]
-struct VehicleIn {
-    id: u64,
-    profile: Option<String>,
-    start: Option<[f64; 2]>,
-    start_index: Option<usize>,
-    end: Option<[f64; 2]>,
-    end_index: Option<usize>,
-    capacity: Option<Vec<u64>>,
-    #[serde(default)]
-    skills: Vec<u32>,
-    time_window: Option<[u64; 2]>,
-    #[serde(default)]
-    breaks: Vec<BreakIn>,
-    max_tasks: Option<usize>,
-    max_travel_time: Option<u64>,
-}
 
 fn invalid(path: impl Into<String>, message: impl Into<String>) -> FormatError {
     FormatError::Invalid {
@@ -232,77 +146,10 @@ fn priority(path: &str, p: u32) -> Result<u32, FormatError> {
     Ok(p)
 }
 
-fn square(path: &str, rows: Vec<Vec<u64>>) -> Result<(usize, Vec<i64>), FormatError> {
-    let n = rows.len();
-    let mut flat = Vec::with_capacity(n * n);
-    for (i, row) in rows.into_iter().enumerate() {
-        if row.len() != n {
-            return Err(invalid(
-                format!("{path}[{i}]"),
-                format!("has {} values, the matrix has {n} rows", row.len()),
-            ));
-        }
-        for v in row {
-            flat.push(time(&format!("{path}[{i}]"), v)?);
-        }
-    }
-    Ok((n, flat))
-}
-
-/// The given matrix, if any, for the vehicles' profile.
-fn given_matrix(input: &mut Input) -> Result<Option<Matrix>, FormatError> {
-    let profiles: BTreeSet<&str> = input
-        .vehicles
-        .iter()
-        .map(|v| v.profile.as_deref().unwrap_or("car"))
-        .collect();
-    let (durations, distances, path) = if let Some(mut matrices) = input.matrices.take() {
-        if profiles.len() > 1 {
-            return Err(invalid(
-                "vehicles",
-                "vehicles of different profiles are not supported",
-            ));
-        }
-        let profile = profiles.into_iter().next().unwrap_or("car").to_owned();
-        let m = matrices.remove(&profile).ok_or_else(|| {
-            invalid(
-                "matrices",
-                format!("no matrix for the vehicles' profile `{profile}`"),
-            )
-        })?;
-        let durations = m.durations.ok_or_else(|| {
-            invalid(
-                format!("matrices.{profile}.durations"),
-                "a durations matrix is required",
-            )
-        })?;
-        (durations, m.distances, format!("matrices.{profile}"))
-    } else if let Some(durations) = input.matrix.take() {
-        (durations, None, "matrix".to_owned())
-    } else {
-        return Ok(None);
-    };
-    let (n, durations) = square(&format!("{path}.durations"), durations)?;
-    let distances = match distances {
-        Some(d) => {
-            let (m, d) = square(&format!("{path}.distances"), d)?;
-            if m != n {
-                return Err(invalid(
-                    format!("{path}.distances"),
-                    "differs in size from durations",
-                ));
-            }
-            d
-        }
-        None => durations.clone(),
-    };
-    Ok(Some(
-        Matrix::new(n, durations, distances).expect("square and non-negative"),
-    ))
-}
-
 /// Reads a VROOM-style JSON problem.
 pub fn read(text: &str, objective: Objective) -> Result<Instance, FormatError> {
+    // A byte-order mark is not JSON but some editors write one.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut input: Input = serde_json::from_str(text).map_err(|e| FormatError::Json {
         line: e.line(),
         column: e.column(),
