@@ -15,6 +15,17 @@
 //! its windows. A used vehicle takes all its breaks. `max_duration` bounds end minus start time;
 //! `max_travel_time` the sum of travel times; `max_tasks` the number of visits (breaks excluded).
 //!
+//! # Algorithm
+//! A per-task pre-check gives every task that no vehicle can serve its [`solution::Reason`].
+//! The rest are placed by greedy cheapest insertion, then improved by SISR ruin-and-recreate
+//! (string removals near a random visit; reinsertion with blinks in a random, demand or distance
+//! order) under simulated annealing, with intra-route 2-opt and or-opt on each new best. For the
+//! vehicles-first objectives, half of the iterations in the first half of the budget run fleet
+//! minimisation (empty the smallest route; reinsert guided by absence counters). Insertion
+//! checks are O(1) from cached forward/backward times and load maxima on vehicles without
+//! breaks, duration limits or set-up times, and full re-simulations otherwise. Workers (rayon)
+//! meet every 500 iterations to share the best solution.
+//!
 //! # Example
 //! ```
 //! use dispatch_core::solver::problem::*;
@@ -53,6 +64,7 @@ pub mod formats;
 mod insertion;
 mod instance;
 mod neighbours;
+mod operators;
 mod output;
 mod precheck;
 pub mod probe;

@@ -5,6 +5,7 @@
 use super::fleet::{Fleet, Scratch};
 use super::instance::Instance;
 use super::neighbours::Neighbours;
+use super::operators::improve;
 use super::recreate::{order, recreate, Recreate, RecreateScratch};
 use super::rng::Rng;
 use super::ruin::{ruin, RuinParams};
@@ -145,7 +146,9 @@ impl Worker {
                 s.commit();
                 self.score = score;
                 if score < self.best_score {
-                    self.best_score = score;
+                    improve(inst, s, &s.touched());
+                    self.score = s.score(inst);
+                    self.best_score = self.score;
                     self.best.clone_from(s);
                 }
             } else {

@@ -80,6 +80,11 @@ impl State {
         self.journal.active = false;
     }
 
+    /// Routes changed since the last [`State::begin`].
+    pub(crate) fn touched(&self) -> Vec<usize> {
+        self.journal.routes.iter().map(|(r, _)| *r).collect()
+    }
+
     /// Undoes the changes since [`State::begin`].
     pub(crate) fn rollback(&mut self) {
         let j = &mut self.journal;

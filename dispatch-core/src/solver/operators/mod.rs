@@ -1,0 +1,159 @@
+//! Intra-route local search, applied to the routes a new best solution changed: segment
+//! reversal (2-opt) and segment relocation (or-opt). Cost deltas come in O(1) from prefix sums;
+//! only improving moves are then checked, by loads, pickup-before-delivery and a full
+//! re-simulation, so every constraint (breaks and limits included) is respected.
+
+mod or_opt;
+mod two_opt;
+
+use super::instance::{Instance, NONE};
+use super::schedule::simulate;
+use super::state::State;
+
+/// Improves each listed route until neither operator finds an improving feasible move.
+pub(crate) fn improve(inst: &Instance, s: &mut State, routes: &[usize]) {
+    for &r in routes {
+        if s.routes[r].len() < 3 {
+            continue;
+        }
+        let v = s.routes[r].vehicle;
+        let mut nodes = s.routes[r].nodes.clone();
+        let mut changed = false;
+        while two_opt::improve(inst, v, &mut nodes) || or_opt::improve(inst, v, &mut nodes) {
+            changed = true;
+        }
+        if changed {
+            s.route_mut(r).nodes = nodes;
+            s.refresh(inst, r);
+        }
+    }
+}
+
+/// Locations of a visit sequence with the vehicle's start and end around it.
+fn locations(inst: &Instance, v: usize, nodes: &[u32]) -> Vec<usize> {
+    let vd = &inst.vehicles[v];
+    let mut l = Vec::with_capacity(nodes.len() + 2);
+    l.push(vd.start);
+    l.extend(nodes.iter().map(|&x| inst.loc[x as usize]));
+    l.push(vd.end);
+    l
+}
+
+/// Whether a visit sequence satisfies every constraint on vehicle `v`.
+fn feasible(inst: &Instance, v: usize, nodes: &[u32]) -> bool {
+    let cap = &inst.vehicles[v].capacity;
+    let dims = inst.dims;
+    let mut load = vec![0; dims];
+    for &x in nodes {
+        let (start, _) = inst.loads(x as usize);
+        for (l, s) in load.iter_mut().zip(start) {
+            *l += s;
+        }
+    }
+    if load.iter().zip(cap).any(|(l, c)| l > c) {
+        return false;
+    }
+    for (k, &x) in nodes.iter().enumerate() {
+        let t = &inst.tasks[inst.node_task[x as usize] as usize];
+        if t.second == x && t.second != NONE && !nodes[..k].contains(&t.first) {
+            return false;
+        }
+        let (_, delta) = inst.loads(x as usize);
+        for ((l, d), c) in load.iter_mut().zip(delta).zip(cap) {
+            *l += d;
+            if *l > *c {
+                return false;
+            }
+        }
+    }
+    simulate(inst, v, nodes, None).is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solver::problem::*;
+
+    /// Depot 0 at (0,0); visits 1 (0,10), 2 (10,10), 3 (10,0), 4 (5,20); travel = distance.
+    fn square() -> Instance {
+        let pts = [(0i64, 0i64), (0, 10), (10, 10), (10, 0), (5, 20)];
+        let mut d = Vec::new();
+        for a in pts {
+            for b in pts {
+                let (x, y) = ((a.0 - b.0) as f64, (a.1 - b.1) as f64);
+                d.push((x * x + y * y).sqrt().round() as i64);
+            }
+        }
+        let job = |id: u64, location| Job {
+            id,
+            place: Place {
+                location,
+                setup: 0,
+                service: 0,
+                time_windows: vec![],
+            },
+            delivery: vec![1],
+            pickup: vec![0],
+            skills: Skills::default(),
+            priority: 0,
+            pinned_vehicle: None,
+        };
+        let p = Problem {
+            name: "square".into(),
+            matrix: Matrix::new(5, d.clone(), d).expect("square"),
+            jobs: (1..5).map(|l| job(l as u64, l)).collect(),
+            shipments: vec![],
+            vehicles: vec![Vehicle {
+                id: 1,
+                start: Some(0),
+                end: Some(0),
+                capacity: vec![10],
+                skills: Skills::default(),
+                shift: TimeWindow::ALWAYS,
+                breaks: vec![],
+                max_duration: None,
+                max_travel_time: None,
+                max_tasks: None,
+            }],
+            dimensions: 1,
+            objective: Objective::Distance,
+        };
+        Instance::new(&p)
+    }
+
+    fn cost(inst: &Instance, nodes: &[u32]) -> i64 {
+        let l = locations(inst, 0, nodes);
+        l.windows(2).map(|w| inst.cost(w[0], w[1])).sum()
+    }
+
+    #[test]
+    fn two_opt_uncrosses_a_route() {
+        let inst = square();
+        // Jobs are nodes 0..4 at locations 1..5: 0 -> (0,10) -> (10,0) -> (10,10) -> (5,20).
+        let mut nodes = vec![0, 2, 1, 3];
+        let before = cost(&inst, &nodes);
+        assert!(two_opt::improve(&inst, 0, &mut nodes));
+        assert!(cost(&inst, &nodes) < before);
+    }
+
+    #[test]
+    fn or_opt_moves_a_misplaced_visit() {
+        let inst = square();
+        // (5,20) visited first, before (0,10): it belongs between (0,10) and (10,10).
+        let mut nodes = vec![3, 0, 1, 2];
+        let before = cost(&inst, &nodes);
+        assert!(or_opt::improve(&inst, 0, &mut nodes));
+        assert!(cost(&inst, &nodes) < before);
+        assert_eq!(nodes, vec![0, 3, 1, 2]);
+    }
+
+    #[test]
+    fn moves_that_break_capacity_order_are_refused() {
+        let inst = square();
+        // A sequence is infeasible when its start load exceeds the capacity.
+        assert!(feasible(&inst, 0, &[0, 1, 2, 3]));
+        let mut small = inst.clone();
+        small.vehicles[0].capacity = vec![3];
+        assert!(!feasible(&small, 0, &[0, 1, 2, 3]));
+    }
+}
