@@ -34,34 +34,57 @@ CREATE INDEX IF NOT EXISTS idempotency_keys_received_at ON idempotency_keys (rec
 ";
 
 /// [`IdempotencyStore`] over a SQLite database file.
+///
+/// Two connections with different durability: claims and releases commit without waiting for
+/// the disk (`synchronous=NORMAL`; under WAL a killed process loses nothing, and a claim lost
+/// to a power cut only means the retry executes, exactly as after any crash), while a completed
+/// response is committed with `synchronous=FULL`, as durable as the write it describes, so a
+/// retry after a power cut is replayed rather than executed twice. This keeps one disk flush,
+/// not two, per idempotent request.
 #[derive(Debug)]
 pub struct SqliteIdempotencyStore {
-    conn: Mutex<Connection>,
+    claims: Mutex<Connection>,
+    completions: Mutex<Connection>,
 }
 
 fn db_err(e: rusqlite::Error) -> IdempotencyStoreError {
     IdempotencyStoreError(e.to_string())
 }
 
+fn connect(path: &Path, synchronous: &str) -> Result<Connection, IdempotencyStoreError> {
+    let conn = Connection::open(path).map_err(db_err)?;
+    conn.busy_timeout(Duration::from_secs(10)).map_err(db_err)?;
+    conn.pragma_update(None, "journal_mode", "WAL")
+        .map_err(db_err)?;
+    conn.pragma_update(None, "synchronous", synchronous)
+        .map_err(db_err)?;
+    Ok(conn)
+}
+
+fn lock(conn: &Mutex<Connection>) -> MutexGuard<'_, Connection> {
+    // Every use is a complete SQLite transaction or statement, so a panic elsewhere while the
+    // lock was held cannot leave the connection mid-transaction in a way SQLite keeps.
+    conn.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 impl SqliteIdempotencyStore {
     /// Opens (creating if needed) the database file at `path` and its idempotency table.
+    ///
+    /// Opening is starting the service: claims that an earlier run left unfinished (it was
+    /// killed mid-request) are released, so a retry after the restart executes at once instead
+    /// of waiting out the abandonment period. One serving process per database file is assumed
+    /// (as `dispatch serve` documents); a second one opening the file would release the first
+    /// one's in-flight claims.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, IdempotencyStoreError> {
-        let conn = Connection::open(path).map_err(db_err)?;
-        conn.busy_timeout(Duration::from_secs(10)).map_err(db_err)?;
-        conn.pragma_update(None, "journal_mode", "WAL")
+        let completions = connect(path.as_ref(), "FULL")?;
+        completions.execute_batch(SCHEMA).map_err(db_err)?;
+        completions
+            .execute("DELETE FROM idempotency_keys WHERE status IS NULL", [])
             .map_err(db_err)?;
-        conn.pragma_update(None, "synchronous", "FULL")
-            .map_err(db_err)?;
-        conn.execute_batch(SCHEMA).map_err(db_err)?;
         Ok(SqliteIdempotencyStore {
-            conn: Mutex::new(conn),
+            claims: Mutex::new(connect(path.as_ref(), "NORMAL")?),
+            completions: Mutex::new(completions),
         })
-    }
-
-    fn conn(&self) -> MutexGuard<'_, Connection> {
-        // Every use is a complete SQLite transaction or statement, so a panic elsewhere while
-        // the lock was held cannot leave the connection mid-transaction in a way SQLite keeps.
-        self.conn.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
@@ -98,7 +121,7 @@ impl IdempotencyStore for SqliteIdempotencyStore {
         token: &ClaimToken,
         now: Timestamp,
     ) -> Result<Claim, IdempotencyStoreError> {
-        let mut conn = self.conn();
+        let mut conn = lock(&self.claims);
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(db_err)?;
@@ -136,7 +159,7 @@ impl IdempotencyStore for SqliteIdempotencyStore {
         token: &ClaimToken,
         response: &StoredResponse,
     ) -> Result<(), IdempotencyStoreError> {
-        self.conn()
+        lock(&self.completions)
             .execute(
                 "UPDATE idempotency_keys SET status = ?5, content_type = ?6, body = ?7
                  WHERE access_key_id = ?1 AND endpoint = ?2 AND key = ?3 AND token = ?4",
@@ -159,7 +182,7 @@ impl IdempotencyStore for SqliteIdempotencyStore {
         scope: &IdempotencyScope,
         token: &ClaimToken,
     ) -> Result<(), IdempotencyStoreError> {
-        self.conn()
+        lock(&self.claims)
             .execute(
                 "DELETE FROM idempotency_keys
                  WHERE access_key_id = ?1 AND endpoint = ?2 AND key = ?3 AND token = ?4",
@@ -226,6 +249,34 @@ mod tests {
                 .claim(&scope("k"), "other", &token("b"), T0.add_millis(1000))
                 .unwrap(),
             Claim::BodyMismatch
+        );
+    }
+
+    #[test]
+    fn claims_left_unfinished_by_a_killed_run_are_released_on_reopening() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("d.db");
+        let store = SqliteIdempotencyStore::open(&path).unwrap();
+        store.claim(&scope("done"), "h", &token("a"), T0).unwrap();
+        store
+            .complete(&scope("done"), &token("a"), &created())
+            .unwrap();
+        store
+            .claim(&scope("running"), "h", &token("b"), T0)
+            .unwrap();
+        drop(store);
+        let reopened = SqliteIdempotencyStore::open(&path).unwrap();
+        assert_eq!(
+            reopened
+                .claim(&scope("running"), "h", &token("c"), T0)
+                .unwrap(),
+            Claim::Claimed
+        );
+        assert_eq!(
+            reopened
+                .claim(&scope("done"), "h", &token("c"), T0)
+                .unwrap(),
+            Claim::Completed(created())
         );
     }
 

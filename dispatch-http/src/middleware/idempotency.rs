@@ -12,7 +12,8 @@
 //!   does not cancel it half-way and leave the key claimed: the outcome is recorded either way.
 //! - A claim that never finishes (the process died) blocks its key for
 //!   [`ABANDONED_AFTER_MILLIS`](dispatch_core::ports::idempotency::ABANDONED_AFTER_MILLIS), then
-//!   counts as abandoned. While it blocks, callers get 409 with `Retry-After: 1`.
+//!   counts as abandoned; the SQLite store also releases such claims when the service restarts.
+//!   While a claim blocks, callers get 409 with `Retry-After: 1`.
 //! - Replays carry the original status, `Content-Type` and body, plus `idempotency-replay: true`.
 //!   POST /customers replays have an empty body (its spec entry says so) and therefore no
 //!   `Content-Type`.

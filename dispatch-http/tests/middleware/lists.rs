@@ -205,3 +205,22 @@ async fn post_orders_is_bulk_tier_one_per_two_seconds() {
         200
     );
 }
+
+#[tokio::test]
+async fn depot_order_posts_are_idempotent_and_scoped_to_their_own_path() {
+    let s = Service::start(false);
+    let depot = s.call("GET", "/v2/depots", &[], None).await.json()["depots"][0]["id"].clone();
+    let path = format!("/v2/depots/{depot}/orders");
+    let body = json!([order("D-1")]);
+    let first = s.call("POST", &path, &[(IK, "k")], Some(&body)).await;
+    assert_eq!(first.status, 200, "{:?}", first.json());
+    let replay = s.call("POST", &path, &[(IK, "k")], Some(&body)).await;
+    assert_eq!(replay.header("idempotency-replay"), Some("true"));
+    assert_eq!(replay.raw, first.raw);
+    // The same key on POST /orders is another endpoint's key.
+    let elsewhere = s
+        .call("POST", "/v2/orders", &[(IK, "k")], Some(&body))
+        .await;
+    assert_eq!(elsewhere.status, 200);
+    assert_eq!(elsewhere.header("idempotency-replay"), None);
+}

@@ -1,3 +1,4 @@
+use dispatch_http::middleware::rate_limit::ENDPOINT_TIERS;
 use serde_json::json;
 
 use crate::harness::{vehicle, Service};
@@ -144,4 +145,51 @@ async fn unauthenticated_requests_are_401_and_consume_no_quota() {
             .assert_error(401, "UNAUTHORIZED");
     }
     assert_eq!(s.call("GET", "/v2/vehicles", &[], None).await.status, 200);
+}
+
+/// Walks the one tier table: every endpoint the router already serves must be limited by the
+/// burst of the tier the table gives it (a route the table misses, or matches under another
+/// spelling, would fall back to the standard tier and fail here unless it is standard).
+#[tokio::test]
+async fn every_served_endpoint_is_limited_by_the_burst_of_its_table_tier() {
+    let s = Service::start(true);
+    let mut served = Vec::new();
+    for (method, template, tier) in ENDPOINT_TIERS {
+        s.advance_secs(61);
+        let path = format!(
+            "/v2{}",
+            template
+                .split('/')
+                .map(|seg| if seg.starts_with('{') { "1" } else { seg })
+                .collect::<Vec<_>>()
+                .join("/")
+        );
+        let body = (*method != "GET").then(|| json!({}));
+        let [_, burst] = tier.windows();
+        let first = s.call(method, &path, &[], body.as_ref()).await;
+        let description = first.json()["description"]
+            .as_str()
+            .unwrap_or("")
+            .to_owned();
+        if first.status == 404 && description.starts_with("no endpoint") {
+            continue;
+        }
+        for _ in 1..burst.limit {
+            s.call(method, &path, &[], body.as_ref()).await;
+        }
+        let over = s.call(method, &path, &[], body.as_ref()).await;
+        assert_eq!(
+            over.status,
+            403,
+            "{method} {path} ({tier}): {:?}",
+            over.json()
+        );
+        assert_eq!(
+            over.header("retry-after"),
+            Some(((burst.period_ms + 999) / 1000).to_string().as_str()),
+            "{method} {path} ({tier})"
+        );
+        served.push(format!("{method} {template}"));
+    }
+    assert!(served.len() >= 25, "only {served:?}");
 }

@@ -66,7 +66,15 @@ impl WindowLog {
 /// The limiter state of every (access key, tier).
 pub struct RateLimiter {
     clock: Arc<dyn Clock>,
-    logs: Mutex<HashMap<(i64, Tier), [WindowLog; 2]>>,
+    state: Mutex<LimiterState>,
+}
+
+#[derive(Default)]
+struct LimiterState {
+    logs: HashMap<(i64, Tier), [WindowLog; 2]>,
+    /// The latest time seen: a wall clock stepped back (NTP) must not make the windows look
+    /// younger than they are, or a key would wait for the step on top of the window.
+    latest: i64,
 }
 
 /// A rejected request: how long to wait.
@@ -88,16 +96,17 @@ impl RateLimiter {
     pub fn new(clock: Arc<dyn Clock>) -> Self {
         RateLimiter {
             clock,
-            logs: Mutex::new(HashMap::new()),
+            state: Mutex::new(LimiterState::default()),
         }
     }
 
     /// Lets one request of `access_key_id` on `tier` through, or says how long to wait.
     pub fn check(&self, access_key_id: i64, tier: Tier) -> Result<(), Rejection> {
-        let now = self.clock.now().millis();
-        // Each check leaves the logs consistent, so a poisoned lock holds usable state.
-        let mut logs = self.logs.lock().unwrap_or_else(|e| e.into_inner());
-        let log = logs.entry((access_key_id, tier)).or_default();
+        // Each check leaves the state consistent, so a poisoned lock holds usable state.
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let now = self.clock.now().millis().max(state.latest);
+        state.latest = now;
+        let log = state.logs.entry((access_key_id, tier)).or_default();
         let windows = tier.windows();
         let wait_ms = log
             .iter_mut()

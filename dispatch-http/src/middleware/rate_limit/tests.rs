@@ -131,6 +131,16 @@ fn a_rejected_request_consumes_nothing() {
 }
 
 #[test]
+fn a_clock_stepped_back_does_not_lengthen_the_wait() {
+    let (clock, limiter) = limiter();
+    limiter.check(1, Tier::Reference).unwrap();
+    clock.set(T0.add_millis(-3_600_000));
+    assert_eq!(limiter.check(1, Tier::Reference).unwrap_err().wait_ms, 1000);
+    clock.set(T0.add_millis(1000));
+    assert_eq!(limiter.check(1, Tier::Reference), Ok(()));
+}
+
+#[test]
 fn limits_are_per_access_key_and_per_tier() {
     let (_clock, limiter) = limiter();
     limiter.check(1, Tier::Reference).unwrap();
@@ -145,4 +155,55 @@ fn retry_after_rounds_up_to_whole_seconds_and_is_at_least_one() {
     assert_eq!(Rejection { wait_ms: 1000 }.retry_after_seconds(), 1);
     assert_eq!(Rejection { wait_ms: 1001 }.retry_after_seconds(), 2);
     assert_eq!(Rejection { wait_ms: 14_200 }.retry_after_seconds(), 15);
+}
+
+mod properties {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// Accepted requests in `(t - period, t]`.
+    fn in_window(accepted: &[i64], window: Window, t: i64) -> usize {
+        accepted
+            .iter()
+            .filter(|&&a| a > t - window.period_ms && a <= t)
+            .count()
+    }
+
+    fn has_room(accepted: &[i64], tier: Tier, t: i64) -> bool {
+        tier.windows()
+            .iter()
+            .all(|w| in_window(accepted, *w, t) < w.limit)
+    }
+
+    proptest! {
+        /// Against a brute-force model of "at most N in any window": the limiter accepts exactly
+        /// when both windows have room, and a rejection's wait is the first moment they would.
+        #[test]
+        fn the_limiter_is_exactly_the_sliding_window_model(
+            tier in proptest::sample::select(Tier::ALL.to_vec()),
+            gaps in proptest::collection::vec(0i64..4_000, 1..120),
+        ) {
+            let (clock, limiter) = limiter();
+            let mut accepted: Vec<i64> = Vec::new();
+            let mut t = 0;
+            for gap in gaps {
+                t += gap;
+                clock.set(T0.add_millis(t));
+                let room = has_room(&accepted, tier, t);
+                match limiter.check(1, tier) {
+                    Ok(()) => {
+                        prop_assert!(room, "{tier} accepted at {t} without room");
+                        accepted.push(t);
+                    }
+                    Err(rejection) => {
+                        prop_assert!(!room, "{tier} rejected at {t} with room");
+                        let retry_at = t + rejection.wait_ms;
+                        prop_assert!(has_room(&accepted, tier, retry_at));
+                        prop_assert!(!has_room(&accepted, tier, retry_at - 1));
+                    }
+                }
+            }
+        }
+    }
 }
