@@ -80,7 +80,13 @@ impl Conn {
             match name.to_ascii_lowercase().as_str() {
                 "content-length" => length = value.parse().expect("a content length"),
                 "transfer-encoding" => chunked = value.eq_ignore_ascii_case("chunked"),
-                "link" => link = Some(value.to_owned()),
+                // The next link may share the header (or come in another one) with other
+                // link-values such as the feature layer's rel="deprecation".
+                "link" => {
+                    if let Some(next) = value.split(',').find(|v| v.contains("rel=\"next\"")) {
+                        link = Some(next.trim().to_owned());
+                    }
+                }
                 _ => {}
             }
         }
@@ -124,7 +130,7 @@ fn order(n: usize) -> Value {
     })
 }
 
-/// The `rel="next"` URL as a request target (path and query).
+/// The target (path and query) of a `<URL>; rel="next"` link-value.
 fn next_target(link: &str) -> Option<String> {
     let url = link.split('<').nth(1)?.split('>').next()?;
     let start = url.find("/v2/")?;

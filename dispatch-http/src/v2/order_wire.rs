@@ -15,7 +15,7 @@ use super::order_json::{
     capacities, custom_fields, list, render_capacities, render_custom_fields, sent, time_windows,
     unknown_properties, value,
 };
-use super::wire::{opt_num, ts, type_name, Reader};
+use super::wire::{num, opt_num, ts, type_name, Reader};
 
 /// Which write an order object belongs to; it decides the accepted properties.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -332,8 +332,8 @@ fn line_item(li: &LineItem, catalog: &Catalog) -> Value {
         "product_code": li.product_code,
         "product_name": li.product_name,
         "product_quantity": li.quantity,
-        "product_unit_price": li.unit_price.map(|p| p.to_f64()),
-        "product_value": value.map(|v| v.0.to_f64()),
+        "product_unit_price": li.unit_price.map(|p| num(p.to_f64())),
+        "product_value": value.map(|v| num(v.0.to_f64())),
         "product_value_source": value.map(|v| v.1.as_str()),
         "quantity_outstanding": opt_num(li.quantity_outstanding),
         "status": li.status.as_str(),
@@ -419,7 +419,10 @@ pub fn render_order(o: &Order, attachments: &[Attachment], catalog: &Catalog) ->
         render_custom_fields(&o.custom_fields, catalog),
     );
     let value = o.value().ok().flatten();
-    m.insert("order_value".into(), json!(value.map(|v| v.0.to_f64())));
+    m.insert(
+        "order_value".into(),
+        json!(value.map(|v| num(v.0.to_f64()))),
+    );
     m.insert("currency".into(), json!(value.map(|_| DEFAULT_CURRENCY)));
     m.insert("value_source".into(), json!(value.map(|v| v.1.as_str())));
     m.insert(

@@ -274,13 +274,19 @@ async fn order_values_derive_from_line_items_unless_given() {
     let api = Api::start();
     let o = json!({"order_number": "A", "type": "delivery", "delivery_address": "1 High St", "line_items": [
         {"product_code": "P1", "product_name": "a", "product_quantity": 3, "product_unit_price": 2.5},
-        {"product_code": "P2", "product_name": "b", "product_quantity": 1, "product_value": 1.25}]});
+        {"product_code": "P2", "product_name": "b", "product_quantity": 1, "product_value": 1.25},
+        {"product_code": "P3", "product_name": "c", "product_quantity": 2, "product_unit_price": 3}]});
     let ids = api.post_orders(json!([o])).await;
     let o = api.get(&format!("/v2/orders/{}", ids[0])).await.body["order"].clone();
     assert_eq!(o["line_items"][0]["product_value"], 7.5);
     assert_eq!(o["line_items"][0]["product_value_source"], "DERIVED");
     assert_eq!(o["line_items"][1]["product_value_source"], "MANUAL");
-    assert_eq!(o["order_value"], 8.75);
+    assert_eq!(
+        o["line_items"][2]["product_value"],
+        json!(6),
+        "whole amounts render without a fraction"
+    );
+    assert_eq!(o["order_value"], 14.75);
     assert_eq!(o["value_source"], "DERIVED");
     assert!(o["currency"].is_string());
 }

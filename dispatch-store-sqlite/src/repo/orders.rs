@@ -180,16 +180,24 @@ impl Db<'_> {
     }
 
     /// Writes the order's line items: updates kept ones, inserts new ones, removes the rest.
-    fn write_line_items(&self, order_id: i64, items: &[LineItem]) -> Result<(), StoreError> {
+    fn write_line_items(
+        &self,
+        order_id: i64,
+        items: &[LineItem],
+        new_order: bool,
+    ) -> Result<(), StoreError> {
         let kept: Vec<i64> = items.iter().map(|i| i.id).filter(|id| *id != 0).collect();
-        let stored: Vec<i64> = self
-            .0
-            .prepare_cached("SELECT id FROM order_line_items WHERE order_id = ?1")
-            .st()?
-            .query_map([order_id], |r| r.get(0))
-            .st()?
-            .collect::<Result<_, _>>()
-            .st()?;
+        let stored: Vec<i64> = if new_order {
+            Vec::new()
+        } else {
+            self.0
+                .prepare_cached("SELECT id FROM order_line_items WHERE order_id = ?1")
+                .st()?
+                .query_map([order_id], |r| r.get(0))
+                .st()?
+                .collect::<Result<_, _>>()
+                .st()?
+        };
         for id in stored.iter().filter(|id| !kept.contains(id)) {
             self.0
                 .prepare_cached("DELETE FROM order_line_items WHERE id = ?1")
@@ -320,7 +328,7 @@ impl OrderRepo for Db<'_> {
             ])
             .st()?;
         let id = self.0.last_insert_rowid();
-        self.write_line_items(id, &o.line_items)?;
+        self.write_line_items(id, &o.line_items, true)?;
         Ok(id)
     }
 
@@ -348,7 +356,7 @@ impl OrderRepo for Db<'_> {
                 o.id
             )));
         }
-        self.write_line_items(o.id, &o.line_items)
+        self.write_line_items(o.id, &o.line_items, false)
     }
 
     fn delete_order(&mut self, scope: DepotScope, id: i64) -> Result<Option<u64>, StoreError> {
