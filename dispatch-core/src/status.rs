@@ -342,8 +342,9 @@ pub fn initial_status(starting: Option<&Status>) -> Status {
 pub fn transition(state: &OrderState, event: OrderEvent) -> Result<Transition, StatusRejection> {
     let mut next = state.clone();
     match event {
-        OrderEvent::Resubmitted | OrderEvent::AddedToRoute if state.status.as_str() == OPEN => {}
         OrderEvent::Resubmitted => {}
+        // An added order stays OPEN until its route is dispatched.
+        OrderEvent::AddedToRoute if state.status.as_str() == OPEN => {}
         OrderEvent::AddedToRoute if state.status.as_str() == ROUTED => {
             return Err(StatusRejection::AlreadyRouted)
         }

@@ -4,7 +4,7 @@
 mod solver_support;
 
 use dispatch_core::solver::checker::{self, plane::check_plane, Code};
-use dispatch_core::solver::formats::{self, Plane};
+use dispatch_core::solver::formats::{self, Convention, Plane};
 use dispatch_core::solver::problem::{
     Break, Job, Matrix, Objective, Place, Problem, Shipment, Skills, TimeWindow, Vehicle,
 };
@@ -374,6 +374,28 @@ fn the_plane_recheck_uses_exact_travel_times() {
 }
 
 #[test]
+fn the_dimacs_convention_checks_with_truncated_travel_times() {
+    // Five diagonal hops of sqrt 2 reach (5,5) at 7.07 exactly but at 7.0 with truncated arcs.
+    let mut text =
+        "T\nVEHICLE\nNUMBER CAPACITY\n1 10\nCUSTOMER\nCUST NO. X Y D R DUE S\n0 0 0 0 0 100 0\n"
+            .to_owned();
+    for k in 1..=5 {
+        text += &format!("{k} {k} {k} 1 0 {} 0\n", if k == 5 { 7 } else { 100 });
+    }
+    let steps: Vec<Step> = (0..5).map(Step::Job).collect();
+    let exact = formats::read_with(&text, None, Objective::Distance, Convention::Exact).unwrap();
+    let s = one_route(&exact.problem, &steps);
+    assert!(codes(&exact.problem, &s).contains(&Code::TimeWindow));
+    assert!(!check_plane(&exact.problem, &s, exact.plane.as_ref().unwrap()).is_feasible());
+    let dimacs = formats::read_with(&text, None, Objective::Distance, Convention::Dimacs).unwrap();
+    let s = one_route(&dimacs.problem, &steps);
+    assert!(checker::check(&dimacs.problem, &s).is_feasible());
+    let r = check_plane(&dimacs.problem, &s, dimacs.plane.as_ref().unwrap());
+    assert!(r.is_feasible(), "{:?}", r.violations);
+    assert!((r.dimacs_distance - (5.0 * 1.4 + 7.0)).abs() < 1e-9);
+}
+
+#[test]
 fn published_best_known_solutions_pass_both_checks() {
     let Some(dir) = solver_support::instances() else {
         return;
@@ -392,23 +414,77 @@ fn published_best_known_solutions_pass_both_checks() {
             .map(|e| e.unwrap().file_name().into_string().unwrap())
             .find(|f| f.starts_with(&format!("{name}.")))
             .unwrap_or_else(|| panic!("no BKS file for {name}"));
-        let (vehicles, distance) = solver_support::figures_from_name(&file);
-        let text = solver_support::read_text(&dir.join(set).join(format!("{name}.txt")));
-        let inst = formats::read(&text, None, Objective::VehiclesThenDistance).unwrap();
-        let routes = solver_support::sintef_routes(&solver_support::read_text(
-            &dir.join(set).join("bks_solutions").join(&file),
-        ));
-        let solution = solver_support::solution_from_nodes(&inst, &routes);
-        let report = checker::check(&inst.problem, &solution);
-        assert!(report.is_feasible(), "{name}: {:?}", report.violations);
-        assert_eq!(report.vehicles, vehicles, "{name}");
-        let plane = check_plane(&inst.problem, &solution, inst.plane.as_ref().unwrap());
-        assert!(plane.is_feasible(), "{name}: {:?}", plane.violations);
-        assert!(
-            (plane.distance - distance).abs() < 5e-5,
-            "{name}: {} vs {distance}",
-            plane.distance
-        );
-        assert!(plane.dimacs_distance < plane.distance, "{name}");
+        check_bks_file(&dir, set, name, &file).unwrap();
     }
+}
+
+/// All 652 published route files (a minute in release):
+/// `cargo test --release -p dispatch-core --test solver_checker -- --ignored`.
+#[test]
+#[ignore]
+fn every_published_best_known_solution_passes_both_checks() {
+    let Some(dir) = solver_support::instances() else {
+        return;
+    };
+    let (mut count, mut failures) = (0, Vec::new());
+    for set in ["homberger", "lilim"] {
+        for entry in std::fs::read_dir(dir.join(set).join("bks_solutions")).unwrap() {
+            let file = entry.unwrap().file_name().into_string().unwrap();
+            let name = file.split('.').next().unwrap().to_owned();
+            if let Err(e) = check_bks_file(&dir, set, &name, &file) {
+                failures.push(e);
+            }
+            count += 1;
+        }
+    }
+    assert_eq!(count, 652);
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// Reads an instance and its SINTEF route file and runs both checks; `Err` says what failed.
+fn check_bks_file(dir: &std::path::Path, set: &str, name: &str, file: &str) -> Result<(), String> {
+    let (vehicles, distance) = solver_support::figures_from_name(file);
+    let path = std::fs::read_dir(dir.join(set))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .eq_ignore_ascii_case(&format!("{name}.txt"))
+        })
+        .ok_or(format!("no instance file for {name}"))?;
+    let inst = formats::read(
+        &solver_support::read_text(&path),
+        None,
+        Objective::VehiclesThenDistance,
+    )
+    .map_err(|e| format!("{name}: {e}"))?;
+    let routes = solver_support::sintef_routes(&solver_support::read_text(
+        &dir.join(set).join("bks_solutions").join(file),
+    ));
+    let solution = solver_support::solution_from_nodes(&inst, &routes);
+    let report = checker::check(&inst.problem, &solution);
+    if !report.is_feasible() || report.vehicles != vehicles {
+        return Err(format!(
+            "{name}: {} vehicles, {:?}",
+            report.vehicles, report.violations
+        ));
+    }
+    let plane = check_plane(&inst.problem, &solution, inst.plane.as_ref().unwrap());
+    if !plane.is_feasible() || (plane.distance - distance).abs() >= 5e-5 {
+        return Err(format!(
+            "{name}: distance {} vs {distance}, {:?}",
+            plane.distance, plane.violations
+        ));
+    }
+    if plane.dimacs_distance >= plane.distance {
+        return Err(format!("{name}: DIMACS figure not below the double one"));
+    }
+    Ok(())
 }

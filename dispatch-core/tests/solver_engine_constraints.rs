@@ -309,3 +309,45 @@ fn an_empty_fleet_leaves_every_task_out_with_no_vehicle() {
         ]
     );
 }
+
+#[test]
+fn a_vehicle_whose_break_can_never_be_taken_is_not_used() {
+    let mut broken = vehicle(1, 0, 10);
+    broken.breaks = vec![Break {
+        id: 1,
+        time_windows: vec![TimeWindow { start: 50, end: 10 }],
+        service: 5,
+    }];
+    let p = problem(
+        line(),
+        vec![job(1, 1, 1)],
+        vec![],
+        vec![broken, vehicle(2, 0, 10)],
+    );
+    let sol = solve_checked(&p, 1, 1, 20);
+    assert_eq!(routes(&sol), vec![(1, vec![Step::Job(0)])]);
+}
+
+#[test]
+fn a_search_stopped_at_once_still_returns_a_complete_feasible_solution() {
+    struct Stop;
+    impl dispatch_core::solver::Control for Stop {
+        fn should_stop(&self) -> bool {
+            true
+        }
+    }
+    let p = problem(
+        line(),
+        vec![job(1, 1, 1), job(2, 2, 1), job(3, 4, 1)],
+        vec![],
+        vec![vehicle(1, 0, 10)],
+    );
+    let config = dispatch_core::solver::Config {
+        seed: 1,
+        threads: 2,
+        max_iterations: None,
+    };
+    let sol = dispatch_core::solver::solve(&p, &config, &Stop);
+    assert!(checker::check(&p, &sol).is_feasible());
+    assert!(sol.unassigned.is_empty());
+}

@@ -3,7 +3,7 @@
 
 mod solver_support;
 
-use dispatch_core::solver::formats::{self, Format, FormatError, SCALE};
+use dispatch_core::solver::formats::{self, Convention, Format, FormatError, SCALE};
 use dispatch_core::solver::problem::{Objective, TimeWindow};
 use proptest::prelude::*;
 
@@ -38,10 +38,23 @@ fn solomon_c101_reads_fleet_depot_and_customers() {
             end: 967 * SCALE
         }]
     );
-    // Depot (40,50) to customer 1 (45,68): sqrt(349) = 18.6815...
-    assert_eq!(p.matrix.distance(0, 1), 186_815);
-    assert_eq!(p.matrix.duration(0, 1), 186_816);
+    // Depot (40,50) to customer 2 (45,70): sqrt(425) = 20.6155281...: time rounded up.
+    assert_eq!(p.matrix.distance(0, 2), 20_615_528);
+    assert_eq!(p.matrix.duration(0, 2), 20_615_529);
     assert_eq!(p.objective, OBJ);
+}
+
+#[test]
+fn the_dimacs_convention_truncates_arcs_to_one_decimal() {
+    let Some(dir) = solver_support::instances() else {
+        return;
+    };
+    let text = solver_support::read_text(&dir.join("solomon/C101.txt"));
+    let inst = formats::read_with(&text, None, OBJ, Convention::Dimacs).unwrap();
+    // sqrt(349) = 18.68... -> 18.6 for distance and travel time alike.
+    assert_eq!(inst.problem.matrix.distance(0, 1), 18_600_000);
+    assert_eq!(inst.problem.matrix.duration(0, 1), 18_600_000);
+    assert_eq!(inst.plane.unwrap().convention, Convention::Dimacs);
 }
 
 #[test]

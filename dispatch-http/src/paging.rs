@@ -25,12 +25,12 @@ use axum::http::HeaderValue;
 use axum::response::{IntoResponse, Response};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
+use dispatch_core::error::{IssueCode, ValidationErrors, ValidationIssue};
 use dispatch_core::paging::{Cursor, PageRequest};
 use dispatch_core::time::{Timestamp, UpdatedAtMin};
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
-use crate::error::{ApiError, ErrorName};
+use crate::error::ApiError;
 
 /// Rows per page when `limit` is absent or unusable; also the maximum.
 pub const DEFAULT_LIMIT: usize = 100;
@@ -190,16 +190,13 @@ impl PageParams {
 
 fn malformed(value: &str) -> ApiError {
     let received: String = value.chars().take(100).collect();
-    ApiError::new(ErrorName::InvalidInput, "page_info is malformed").with_detail(
-        "validationErrors",
-        json!([{
-            "code": "invalid_string",
-            "expected": "the page_info of a Link header returned by this list",
-            "received": received,
-            "path": [PAGE_INFO],
-            "message": "page_info is malformed; follow the rel=\"next\" URL as given",
-        }]),
-    )
+    crate::rejection::invalid(&ValidationErrors(vec![ValidationIssue::new(
+        IssueCode::InvalidString,
+        vec![PAGE_INFO.into()],
+        "the page_info of a Link header returned by this list",
+        received,
+        "page_info is malformed; follow the rel=\"next\" URL as given",
+    )]))
 }
 
 fn link_base(parts: &Parts) -> LinkBase {

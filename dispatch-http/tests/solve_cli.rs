@@ -309,3 +309,56 @@ fn help_lists_every_flag() {
         assert!(help.contains(flag), "{flag} missing from help:\n{help}");
     }
 }
+
+#[test]
+fn vroom_coordinates_and_unassigned_shipments_list_both_visits() {
+    let problem = r#"{
+      "vehicles": [{"id": 1, "start": [2.35, 48.85], "end": [2.35, 48.85], "capacity": [3],
+                    "time_window": [0, 36000]}],
+      "jobs": [{"id": 5, "location": [2.36, 48.86], "service": 300, "delivery": [1],
+                "time_windows": [[0, 36000]]}],
+      "shipments": [{"amount": [4], "pickup": {"id": 6, "location": [2.30, 48.80]},
+                     "delivery": {"id": 7, "location": [2.40, 48.90]}}]
+    }"#;
+    let file = temp_file("coords.json", problem);
+    let json = stdout_json(&dispatch(&[
+        "solve",
+        file.to_str().unwrap(),
+        "--iterations",
+        "50",
+        "--threads",
+        "1",
+    ]));
+    let unassigned = json["unassigned"].as_array().unwrap();
+    let kinds: Vec<(&str, u64, &str)> = unassigned
+        .iter()
+        .map(|u| {
+            (
+                u["type"].as_str().unwrap(),
+                u["id"].as_u64().unwrap(),
+                u["reason"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![("pickup", 6, "CAPACITY"), ("delivery", 7, "CAPACITY")]
+    );
+    // About 1.3 km each way at 50 km/h: roughly 95 s per leg.
+    let cost = json["cost"].as_i64().unwrap();
+    assert!((150..=250).contains(&cost), "{cost}");
+    assert_eq!(json["routes"][0]["steps"][0]["id"], 5);
+}
+
+#[test]
+fn a_zero_time_limit_returns_the_first_solution() {
+    let file = temp_file("small6-zero.txt", SMALL_SOLOMON);
+    let json = stdout_json(&dispatch(&[
+        "solve",
+        file.to_str().unwrap(),
+        "--time-limit",
+        "0",
+    ]));
+    assert_eq!(json["feasible"], true);
+    assert_eq!(json["unassigned"], serde_json::json!([]));
+}

@@ -11,6 +11,7 @@ pub mod order_attachment;
 pub mod order_fields;
 pub mod order_input;
 pub mod order_merge;
+pub mod order_rejection;
 pub mod order_validate;
 pub mod order_value;
 pub mod organisation;

@@ -4,11 +4,12 @@
 //! only what was sent, with its own rules: order_number collisions, type changes that leave
 //! a needed end without location, an immutable customer, exchange rename only.
 
-use crate::error::{ValidationErrors, ValidationIssue};
+use crate::error::ValidationErrors;
 use crate::model::line_item::merge_line_items;
 use crate::model::order::{Endpoint, Order, OrderType, Side};
 use crate::model::order_fields::{custom, key_path, Catalog, CustomFieldMatch};
-use crate::model::order_validate::{type_needs_issue, EndpointChanges, OrderChanges};
+use crate::model::order_rejection::OrderRejection;
+use crate::model::order_validate::{EndpointChanges, OrderChanges};
 use crate::status::{
     derive_order_status, transition, OrderEvent, OrderState, OrderStatusChanged, Status, StatusSet,
     PARTIAL_PREFIX,
@@ -137,12 +138,7 @@ pub fn apply_order_update(
     let mut order = existing.clone();
     if let Some(number) = &changes.order_number {
         if *number != existing.order_number && order_number_taken {
-            errs.push(custom(
-                key_path(&["order_number"]),
-                "an order_number not used by another order",
-                number,
-                format!("order_number `{number}` belongs to another order"),
-            ));
+            errs.push(OrderRejection::OrderNumberTaken(number.clone()).issue());
         }
         order.order_number = number.clone();
     }
@@ -151,12 +147,7 @@ pub fn apply_order_update(
         .or_else(|| changes.customer.as_ref().map(|c| c.id));
     if let Some(id) = sent_customer {
         if id != existing.customer_id {
-            errs.push(custom(
-                key_path(&["customer_id"]),
-                "the order's current customer",
-                &id.map_or_else(|| "null".to_owned(), |i| i.to_string()),
-                "the customer of an order cannot be changed",
-            ));
+            errs.push(OrderRejection::CustomerImmutable { sent: id }.issue());
         }
     }
     if let Some(kind) = changes.kind {
@@ -188,15 +179,15 @@ pub fn apply_order_update(
         }
     }
     for side in order.missing_locations() {
-        let issue = type_needs_issue(order.kind, side);
-        errs.push(if changes.kind.is_some_and(|k| k != existing.kind) {
-            ValidationIssue {
-                path: key_path(&["type"]),
-                ..issue
+        let type_changed = changes.kind.is_some_and(|k| k != existing.kind);
+        errs.push(
+            OrderRejection::MissingLocation {
+                kind: order.kind,
+                side,
+                type_changed,
             }
-        } else {
-            issue
-        });
+            .issue(),
+        );
     }
     if let Some(d) = changes.delivery_date {
         order.delivery_date = d;
@@ -206,12 +197,7 @@ pub fn apply_order_update(
     }
     if let Some(reference) = &changes.exchange_reference {
         if existing.exchange_reference.is_none() {
-            errs.push(custom(
-                key_path(&["order_exchange"]),
-                "an order already in an exchange pair",
-                reference,
-                "order_exchange can only rename the reference of an existing pair; pairs are created by POST /orders",
-            ));
+            errs.push(OrderRejection::NotInExchange(reference.clone()).issue());
         }
         order.exchange_reference = Some(reference.clone());
     }
@@ -285,20 +271,10 @@ fn base(status: &Status) -> Status {
 
 fn check_values(errs: &mut ValidationErrors, order: &Order, order_value_sent: bool) {
     if order_value_sent && order.has_valued_line_items() {
-        errs.push(custom(
-            key_path(&["order_value"]),
-            "an order without valued line items",
-            "order with valued line items",
-            "order_value can only be set on an order with no valued line items",
-        ));
+        errs.push(OrderRejection::ValueWithValuedLineItems.issue());
     }
     if order.value().is_err() {
-        errs.push(custom(
-            key_path(&["line_items"]),
-            "line item values summing to at most 10000000",
-            "a larger sum",
-            "the order's value (the sum of its line items) must be at most 10000000",
-        ));
+        errs.push(OrderRejection::ValueTooLarge.issue());
     }
 }
 
@@ -326,8 +302,18 @@ fn settle_status(
             e.to_string(),
         )])
     })?;
+    // Adding or removing line items is not a status change; a kept item's new status or a new
+    // order status is.
+    let kept_item_changed = order.line_items.iter().any(|after| {
+        after.id != 0
+            && before
+                .line_items
+                .iter()
+                .any(|b| b.id == after.id && b.status != after.status)
+    });
+    let changed = t.state.status != before.status || kept_item_changed;
     order.status = t.state.status;
-    Ok(t.events)
+    Ok(if changed { t.events } else { Vec::new() })
 }
 
 #[cfg(test)]

@@ -538,3 +538,40 @@ proptest! {
         prop_assert_eq!(codes, sent);
     }
 }
+
+#[test]
+fn adding_or_removing_line_items_without_a_status_change_emits_no_event() {
+    let mut o = delivery("A");
+    o.line_items = Some(vec![LineItemInput {
+        status: Some("DELIVERED".into()),
+        ..item("A", 1.0, None)
+    }]);
+    let mut stored = create(&o, 1);
+    stored.id = 4;
+    stored.line_items[0].id = 40;
+    assert_eq!(stored.status.as_str(), "DELIVERED");
+    let removed = put(
+        &stored,
+        &OrderInput {
+            line_items: Some(Vec::new()),
+            ..OrderInput::default()
+        },
+        false,
+    )
+    .unwrap();
+    assert_eq!(removed.order.status.as_str(), "DELIVERED");
+    assert!(removed.events.is_empty());
+    let added = OrderInput {
+        line_items: Some(vec![
+            item("A", 1.0, None),
+            LineItemInput {
+                status: Some("DELIVERED".into()),
+                ..item("B", 1.0, None)
+            },
+        ]),
+        ..OrderInput::default()
+    };
+    let m = put(&stored, &added, false).unwrap();
+    assert_eq!(m.order.status.as_str(), "DELIVERED");
+    assert!(m.events.is_empty());
+}

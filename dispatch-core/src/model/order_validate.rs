@@ -15,6 +15,7 @@ use crate::model::order_fields::{
 pub use crate::model::order_input::{
     EndpointChanges, EndpointInput, OrderChanges, OrderCustomerInput, OrderInput, OrderWrite,
 };
+use crate::model::order_rejection::OrderRejection;
 use crate::model::order_value::Money;
 use crate::status::StatusSet;
 use crate::time::{Date, Weekday};
@@ -223,33 +224,16 @@ fn check_type_needs(errs: &mut ValidationErrors, i: usize, changes: &OrderChange
     changes.delivery.apply_to(&mut delivery);
     changes.pickup.apply_to(&mut pickup);
     for side in missing_locations(kind, &delivery, &pickup) {
-        errs.push(type_needs_issue(kind, side).under(i));
+        errs.push(
+            OrderRejection::MissingLocation {
+                kind,
+                side,
+                type_changed: false,
+            }
+            .issue()
+            .under(i),
+        );
     }
-}
-
-/// The issue for an order of type `kind` lacking location data for `side`.
-pub fn type_needs_issue(kind: OrderType, side: Side) -> ValidationIssue {
-    let needs = match kind {
-        OrderType::Shipment => "both pickup and delivery data",
-        OrderType::Delivery => "delivery data",
-        OrderType::Pickup => "pickup data",
-    };
-    let field = format!("{}_address", side.as_str());
-    custom(
-        vec![field.as_str().into()],
-        &format!(
-            "{}_address, {}_postcode, or both {}_lat and {}_lng",
-            side.as_str(),
-            side.as_str(),
-            side.as_str(),
-            side.as_str()
-        ),
-        "undefined",
-        format!(
-            "a {} order needs {needs} (an address, a postcode, or both coordinates)",
-            kind.as_str()
-        ),
-    )
 }
 
 fn check_customer(errs: &mut ValidationErrors, c: &OrderCustomerInput) {

@@ -5,21 +5,19 @@
 use std::collections::HashMap;
 
 use super::customers::catalog;
+use super::order_references::{check_references, resolve_customer};
 use super::ServiceError;
 use crate::error::{ValidationErrors, ValidationIssue};
 use crate::events::DomainEvent;
-use crate::model::customer::{Customer, MAX_CUSTOMERS_PER_DEPOT};
 use crate::model::location::Coordinates;
-use crate::model::order::{Endpoint, Order, Side};
-use crate::model::order_input::{
-    EndpointChanges, OrderChanges, OrderCustomerInput, OrderInput, OrderWrite,
-};
+use crate::model::order::{Order, Side};
+use crate::model::order_input::{EndpointChanges, OrderInput, OrderWrite};
 use crate::model::order_merge::{apply_order_update, merge_posted_order, OrderContext, OrderMerge};
 use crate::model::order_validate::{validate_order, validate_order_batch};
 use crate::model::organisation::DepotScope;
 use crate::ports::geocoder::{GeocodeError, GeocodeQuery, Geocoder};
 use crate::ports::store::{Store, StoreError, StoreTx};
-use crate::status::{Status, StatusSet};
+use crate::status::{transition, OrderEvent, OrderState, OrderStatusChanged, Status, StatusSet};
 use crate::time::Timestamp;
 
 /// One order written by POST /orders.
@@ -213,6 +211,48 @@ pub fn update(
     })
 }
 
+/// Runs one status event (route or plan dispatch, removal from a route, plan deletion, a
+/// driver's outcome ...) for a live order inside the caller's transaction: the transition
+/// function decides, the new order and line-item statuses are stored, and the `orders.status`
+/// events go to the outbox in the same transaction. Returns the events written; a refused
+/// transition is 400 INVALID_INPUT at path `status` (callers that skip such orders match on it).
+pub fn apply_status_event(
+    tx: &mut dyn StoreTx,
+    scope: DepotScope,
+    order_id: i64,
+    event: OrderEvent,
+    now: Timestamp,
+) -> Result<Vec<OrderStatusChanged>, ServiceError> {
+    let mut order = tx
+        .get_order(scope, order_id)?
+        .ok_or(ServiceError::NotFound("order"))?;
+    let state = OrderState {
+        order_id,
+        order_number: order.order_number.clone(),
+        status: order.status.clone(),
+        line_items: order.line_items.iter().map(|i| i.status.clone()).collect(),
+    };
+    let t = transition(&state, event).map_err(|e| {
+        ServiceError::invalid(
+            vec!["status".into()],
+            "a status change this order allows",
+            order.status.as_str(),
+            &e.to_string(),
+        )
+    })?;
+    if t.events.is_empty() {
+        return Ok(Vec::new());
+    }
+    order.status = t.state.status;
+    for (item, status) in order.line_items.iter_mut().zip(t.state.line_items) {
+        item.status = status;
+    }
+    order.updated = now;
+    tx.update_order(scope, &order)?;
+    write_events(tx, scope, &t.events, now)?;
+    Ok(t.events)
+}
+
 /// The organisation's statuses.
 pub fn statuses(tx: &mut dyn StoreTx, scope: DepotScope) -> Result<StatusSet, StoreError> {
     Ok(StatusSet::new(
@@ -224,7 +264,7 @@ pub fn statuses(tx: &mut dyn StoreTx, scope: DepotScope) -> Result<StatusSet, St
 pub(crate) fn write_events(
     tx: &mut dyn StoreTx,
     scope: DepotScope,
-    events: &[crate::status::OrderStatusChanged],
+    events: &[OrderStatusChanged],
     now: Timestamp,
 ) -> Result<(), StoreError> {
     for e in events {
@@ -275,129 +315,6 @@ fn apply_geocoding<'a>(
         }
     }
     failed
-}
-
-/// Resolves the order's customer by exactly one of id or account. With both, a differing
-/// account is written to the customer. An unknown account creates the customer from the
-/// sent customer fields, falling back to the order's delivery (or pickup) location.
-fn resolve_customer(
-    tx: &mut dyn StoreTx,
-    scope: DepotScope,
-    c: &OrderCustomerInput,
-    changes: &OrderChanges,
-    now: Timestamp,
-) -> Result<i64, ServiceError> {
-    if let Some(id) = c.id {
-        let mut customer = tx.get_customer(scope, id)?.ok_or_else(|| {
-            ServiceError::invalid(
-                vec!["customer".into(), "id".into()],
-                "the id of a customer of the depot",
-                &id.to_string(),
-                &format!("customer {id} does not exist in this depot"),
-            )
-        })?;
-        if let Some(account) = c.account.as_ref().filter(|a| **a != customer.account) {
-            if tx.find_customer_by_account(scope, account)?.is_some() {
-                return Err(ServiceError::invalid(
-                    vec!["customer".into(), "account".into()],
-                    "an account not used by another customer",
-                    account,
-                    &format!("account `{account}` belongs to another customer"),
-                ));
-            }
-            customer.account = account.clone();
-            customer.updated = now;
-            tx.update_customer(scope, &customer)?;
-        }
-        return Ok(id);
-    }
-    let account = c.account.clone().unwrap_or_default();
-    if let Some(found) = tx.find_customer_by_account(scope, &account)? {
-        return Ok(found.id);
-    }
-    if tx.count_customers(scope)? >= MAX_CUSTOMERS_PER_DEPOT {
-        return Err(ServiceError::invalid(
-            vec!["customer".into()],
-            "at most 300000 customers per depot",
-            "one customer more",
-            "the depot already holds its limit of 300000 customers",
-        ));
-    }
-    let mut end = Endpoint::default();
-    let fallback = if changes.delivery.address.is_some() || changes.delivery.lat.is_some() {
-        &changes.delivery
-    } else {
-        &changes.pickup
-    };
-    fallback.apply_to(&mut end);
-    let (address, postcode, lat, lng) =
-        if c.address.is_some() || (c.lat.is_some() && c.lng.is_some()) {
-            (c.address.clone(), c.postcode.clone(), c.lat, c.lng)
-        } else {
-            (end.address, end.postcode, end.lat, end.lng)
-        };
-    if address.is_none() && (lat.is_none() || lng.is_none()) {
-        return Err(ServiceError::invalid(
-            vec!["customer".into()],
-            "a new customer with an address or both lat and lng",
-            &account,
-            "a new customer needs an address or both coordinates (from the customer or the order)",
-        ));
-    }
-    let customer = Customer {
-        id: 0,
-        account,
-        name: c.name.clone(),
-        address,
-        postcode,
-        phone: c.phone.clone(),
-        email: c.email.clone(),
-        lat,
-        lng,
-        duration: None,
-        notes: None,
-        capacities: Vec::new(),
-        skills: Vec::new(),
-        tags: Vec::new(),
-        time_windows: Vec::new(),
-        custom_fields: Vec::new(),
-        created: now,
-        updated: now,
-    };
-    Ok(tx.insert_customer(scope, &customer)?)
-}
-
-/// A vehicle assignment and a third party must name records that exist.
-fn check_references(
-    tx: &mut dyn StoreTx,
-    scope: DepotScope,
-    changes: &OrderChanges,
-) -> Result<(), ServiceError> {
-    if let Some(Some(vehicle)) = changes.vehicle_id {
-        if tx.get_vehicle(scope, vehicle)?.is_none() {
-            return Err(ServiceError::invalid(
-                vec!["vehicle_assignment".into(), "vehicle_id".into()],
-                "the id of a vehicle of the depot",
-                &vehicle.to_string(),
-                &format!("vehicle {vehicle} does not exist in this depot"),
-            ));
-        }
-    }
-    if let Some(Some(party)) = changes.third_party_id {
-        if !tx
-            .list_third_parties(scope.organisation_id)?
-            .iter()
-            .any(|t| t.id == party)
-        {
-            return Err(ServiceError::invalid(
-                vec!["third_party".into(), "id".into()],
-                "the id of a third party of the organisation",
-                &party.to_string(),
-                &format!("third party {party} does not exist"),
-            ));
-        }
-    }
-    Ok(())
 }
 
 fn under(e: ServiceError, i: usize) -> ServiceError {

@@ -213,3 +213,68 @@ fn an_order_has_at_most_two_attachments_of_the_allowed_types() {
         2
     );
 }
+
+#[test]
+fn a_status_event_is_stored_with_its_orders_status_row_in_the_same_transaction() {
+    let (store, geo, a, _) = setup();
+    let item = LineItemInput {
+        product_code: Some("P".into()),
+        product_name: Some("Thing".into()),
+        product_quantity: Some(1.0),
+        ..LineItemInput::default()
+    };
+    let w = post(
+        &store,
+        &geo,
+        a,
+        &[OrderInput {
+            line_items: Some(vec![item]),
+            ..order("A")
+        }],
+    );
+    let dyn_store: &dyn Store = &store;
+    let events = dyn_store
+        .transaction(|tx| {
+            apply_status_event(tx, a, w[0].id, crate::status::OrderEvent::Dispatched, at(5))
+        })
+        .unwrap();
+    assert_eq!(events.len(), 1);
+    let stored = order_reads::get(&store, a, w[0].id).unwrap().order;
+    assert_eq!(
+        (stored.status.as_str(), stored.line_items[0].status.as_str()),
+        ("ROUTED", "ROUTED")
+    );
+    assert_eq!(stored.updated, at(5));
+    assert_eq!(
+        dyn_store.read(|tx| tx.list_events(a)).unwrap(),
+        vec![DomainEvent::OrderStatus {
+            order_id: w[0].id,
+            order_number: "A".into(),
+            status: "ROUTED".into()
+        }]
+    );
+    let again = dyn_store.transaction(|tx| {
+        apply_status_event(tx, a, w[0].id, crate::status::OrderEvent::Dispatched, at(6))
+    });
+    assert!(
+        matches!(again, Err(ServiceError::Invalid(_))),
+        "a routed order cannot be dispatched again"
+    );
+    let quiet = dyn_store
+        .transaction(|tx| {
+            apply_status_event(
+                tx,
+                a,
+                w[0].id,
+                crate::status::OrderEvent::Resubmitted,
+                at(7),
+            )
+        })
+        .unwrap();
+    assert!(quiet.is_empty());
+    assert_eq!(
+        order_reads::get(&store, a, w[0].id).unwrap().order.updated,
+        at(5),
+        "no change, no write"
+    );
+}

@@ -6,7 +6,7 @@
 
 use super::instance::{Instance, NONE};
 use super::neighbours::Neighbours;
-use super::recreate::{order, recreate};
+use super::recreate::{order, recreate, Recreate, RecreateScratch};
 use super::rng::Rng;
 use super::ruin::{ruin, RuinParams};
 use super::state::State;
@@ -24,7 +24,7 @@ pub(crate) struct Fleet {
 pub(crate) struct Scratch<'a> {
     pub marks: &'a mut [bool],
     pub removed: &'a mut Vec<u32>,
-    pub seen: &'a mut Vec<bool>,
+    pub recreate: &'a mut RecreateScratch,
 }
 
 impl Fleet {
@@ -72,7 +72,11 @@ impl Fleet {
         scratch.removed.extend(s.take_unassigned(inst));
         ruin(inst, s, nb, p, rng, scratch.marks, scratch.removed);
         order(inst, nb, scratch.removed, rng);
-        recreate(inst, s, scratch.removed, rng, 0.01, false, scratch.seen);
+        let opts = Recreate {
+            blink: 0.01,
+            allow_new: false,
+        };
+        recreate(inst, nb, s, scratch.removed, rng, opts, scratch.recreate);
         let after = (self.state.unassigned.len(), self.absence_sum());
         for &t in &self.state.unassigned {
             self.absences[t as usize] += 1;

@@ -6,7 +6,7 @@ use super::instance::Instance;
 use super::neighbours::Neighbours;
 use super::precheck::precheck;
 use super::problem::Problem;
-use super::recreate::{order, recreate};
+use super::recreate::{order, recreate, Recreate, RecreateScratch};
 use super::rng::Rng;
 use super::state::State;
 
@@ -31,15 +31,12 @@ impl InsertionProbe {
         let mut state = State::empty(&inst, &tasks);
         let mut all = state.take_unassigned(&inst);
         order(&inst, &nb, &mut all, &mut rng);
-        recreate(
-            &inst,
-            &mut state,
-            &all,
-            &mut rng,
-            0.0,
-            true,
-            &mut Vec::new(),
-        );
+        let opts = Recreate {
+            blink: 0.0,
+            allow_new: true,
+        };
+        let mut scratch = RecreateScratch::default();
+        recreate(&inst, &nb, &mut state, &all, &mut rng, opts, &mut scratch);
         tasks.sort_unstable();
         InsertionProbe { inst, state, tasks }
     }

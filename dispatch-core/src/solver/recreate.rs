@@ -1,7 +1,7 @@
 //! SISR recreate: greedy cheapest insertion with blinks, in one of several task orders.
 
-use super::insertion::{apply, best_insertion, Blink};
-use super::instance::Instance;
+use super::insertion::{apply, best_insertion, Blink, Cand};
+use super::instance::{Instance, NONE};
 use super::neighbours::Neighbours;
 use super::rng::Rng;
 use super::state::State;
@@ -21,54 +21,134 @@ pub(crate) fn order(inst: &Instance, nb: &Neighbours, tasks: &mut [u32], rng: &m
     }
 }
 
+/// How a recreate runs.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Recreate {
+    /// Probability of skipping an otherwise-better position.
+    pub blink: f64,
+    /// Whether unused vehicles may be opened.
+    pub allow_new: bool,
+}
+
+/// Reusable buffers of [`recreate`].
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RecreateScratch {
+    class_seen: Vec<bool>,
+    /// One unused vehicle per class: the only ones tried.
+    empty: Vec<usize>,
+    mark: Vec<u32>,
+    stamp: u32,
+    near: Vec<usize>,
+}
+
+impl RecreateScratch {
+    fn find_empty(&mut self, inst: &Instance, s: &State) {
+        self.class_seen.clear();
+        self.class_seen.resize(inst.vehicles.len(), false);
+        self.empty.clear();
+        for (r, route) in s.routes.iter().enumerate() {
+            let class = inst.vehicles[route.vehicle].class;
+            if route.is_empty() && !self.class_seen[class] {
+                self.class_seen[class] = true;
+                self.empty.push(r);
+            }
+        }
+    }
+}
+
+/// With more used routes than this, a task is first tried only on the routes of its nearest
+/// neighbours (and unused vehicles); all routes are tried only when none of those fits.
+const GRANULAR_ROUTES: usize = 12;
+/// Neighbours whose routes are tried first.
+const NEAR: usize = 30;
+
 /// Inserts each task at its cheapest feasible place (opening at most one vehicle per class
 /// of interchangeable vehicles for the comparison); tasks with no place are left out.
-/// With `allow_new` false, unused vehicles stay unused.
 pub(crate) fn recreate(
     inst: &Instance,
+    nb: &Neighbours,
     s: &mut State,
     tasks: &[u32],
     rng: &mut Rng,
-    blink_rate: f64,
-    allow_new: bool,
-    seen: &mut Vec<bool>,
+    opts: Recreate,
+    sc: &mut RecreateScratch,
 ) {
     let mut blink = Blink {
         rng,
-        rate: blink_rate,
+        rate: opts.blink,
     };
+    sc.mark.resize(s.routes.len(), 0);
+    if opts.allow_new {
+        sc.find_empty(inst, s);
+    }
     for &t in tasks {
         let t = t as usize;
-        seen.clear();
-        seen.resize(inst.vehicles.len(), false);
-        let mut best: Option<(usize, super::insertion::Cand)> = None;
+        sc.stamp = sc.stamp.wrapping_add(1);
+        if sc.stamp == 0 {
+            sc.mark.fill(0);
+            sc.stamp = 1;
+        }
+        let mut best: Option<(usize, Cand)> = None;
         let mut best_total = i64::MAX;
-        for (r, route) in s.routes.iter().enumerate() {
+        let mut try_route = |r: usize, best: &mut Option<(usize, Cand)>| {
+            let route = &s.routes[r];
             if !inst.is_allowed(t, route.vehicle) {
-                continue;
+                return;
             }
             let fixed = if route.is_empty() {
-                let class = inst.vehicles[route.vehicle].class;
-                if !allow_new || seen[class] {
-                    continue;
-                }
-                seen[class] = true;
                 inst.vehicle_cost
             } else {
                 0
             };
             let bound = best_total.saturating_sub(fixed);
             if let Some(c) = best_insertion(inst, route, t, bound, &mut blink) {
-                best_total = c.delta + fixed;
-                best = Some((r, c));
+                best_total = c.delta.saturating_add(fixed);
+                *best = Some((r, c));
+            }
+        };
+        let granular = s.used() > GRANULAR_ROUTES;
+        if granular {
+            sc.near.clear();
+            let task = &inst.tasks[t];
+            for node in [task.first, task.second] {
+                if node == NONE {
+                    continue;
+                }
+                for &m in nb.of(node as usize).iter().take(NEAR) {
+                    let r = s.route_of[inst.node_task[m as usize] as usize];
+                    if r != NONE && sc.mark[r as usize] != sc.stamp {
+                        sc.mark[r as usize] = sc.stamp;
+                        sc.near.push(r as usize);
+                    }
+                }
+            }
+            sc.near.sort_unstable();
+            for &r in &sc.near {
+                try_route(r, &mut best);
+            }
+        }
+        if opts.allow_new {
+            for &r in &sc.empty {
+                try_route(r, &mut best);
+            }
+        }
+        if !granular || best.is_none() {
+            for r in 0..s.routes.len() {
+                if sc.mark[r] != sc.stamp && !s.routes[r].is_empty() {
+                    try_route(r, &mut best);
+                }
             }
         }
         match best {
             Some((r, c)) => {
+                let opened = s.routes[r].is_empty();
                 let route = s.route_mut(r);
                 apply(inst, route, t, c);
                 s.refresh(inst, r);
                 s.set_route(t, r as u32);
+                if opened {
+                    sc.find_empty(inst, s);
+                }
             }
             None => s.leave_out(inst, t),
         }

@@ -100,7 +100,7 @@ pub(crate) fn simulate(
     let (mut es, mut ls) = (Vec::new(), Vec::new());
     if !nodes.is_empty() {
         let mut order: Vec<usize> = (0..vd.breaks.len()).collect();
-        order.sort_by_key(|&b| (vd.breaks[b].windows[0].start, b));
+        order.sort_by_key(|&b| (vd.breaks[b].windows.first().map(|w| w.start), b));
         for b in order {
             place_break(inst, v, &mut elems, end_leg, b, &mut es, &mut ls)?;
         }

@@ -5,7 +5,7 @@
 use super::fleet::{Fleet, Scratch};
 use super::instance::Instance;
 use super::neighbours::Neighbours;
-use super::recreate::{order, recreate};
+use super::recreate::{order, recreate, Recreate, RecreateScratch};
 use super::rng::Rng;
 use super::ruin::{ruin, RuinParams};
 use super::state::State;
@@ -52,8 +52,9 @@ impl Params {
                 split_rate: 0.5,
             },
             blink: 0.01,
-            t0: 2.0 * arc,
-            tf: 0.02 * arc,
+            // Tuned on Solomon R2/RC and Homberger 200 samples at 1-15 s (noisy, 2 shared cores).
+            t0: 4.0 * arc,
+            tf: 0.04 * arc,
         }
     }
 }
@@ -66,7 +67,7 @@ struct Worker {
     rng: Rng,
     marks: Vec<bool>,
     removed: Vec<u32>,
-    seen: Vec<bool>,
+    recreate: RecreateScratch,
     stopped: bool,
     fleet: Option<Fleet>,
 }
@@ -125,14 +126,18 @@ impl Worker {
                 &mut self.removed,
             );
             order(inst, ctx.nb, &mut self.removed, &mut self.rng);
+            let opts = Recreate {
+                blink: p.blink,
+                allow_new: true,
+            };
             recreate(
                 inst,
+                ctx.nb,
                 s,
                 &self.removed,
                 &mut self.rng,
-                p.blink,
-                true,
-                &mut self.seen,
+                opts,
+                &mut self.recreate,
             );
             let score = s.score(inst);
             let threshold = -temp * (1.0 - self.rng.unit()).ln();
@@ -172,7 +177,7 @@ impl Worker {
         let scratch = Scratch {
             marks: &mut self.marks,
             removed: &mut self.removed,
-            seen: &mut self.seen,
+            recreate: &mut self.recreate,
         };
         if let Some(better) = fleet.step(inst, ctx.nb, ctx.params.ruin, &mut self.rng, scratch) {
             self.state = better;
@@ -198,8 +203,19 @@ pub(crate) fn run(
     let mut init = State::empty(inst, tasks);
     let mut all = init.take_unassigned(inst);
     order(inst, nb, &mut all, &mut rng);
-    let mut seen = Vec::new();
-    recreate(inst, &mut init, &all, &mut rng, 0.0, true, &mut seen);
+    let opts = Recreate {
+        blink: 0.0,
+        allow_new: true,
+    };
+    recreate(
+        inst,
+        nb,
+        &mut init,
+        &all,
+        &mut rng,
+        opts,
+        &mut RecreateScratch::default(),
+    );
     let mut best_score = init.score(inst);
     report(control, 0, &init);
     let threads = config.threads.max(1);
@@ -212,7 +228,7 @@ pub(crate) fn run(
             rng: Rng::new(config.seed, i as u64 + 1),
             marks: vec![false; inst.loc.len()],
             removed: Vec::new(),
-            seen: Vec::new(),
+            recreate: RecreateScratch::default(),
             stopped: false,
             fleet: None,
         })

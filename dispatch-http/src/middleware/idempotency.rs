@@ -28,10 +28,12 @@ use axum::http::header::{HeaderName, CONTENT_TYPE, RETRY_AFTER};
 use axum::http::{HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use dispatch_core::error::{IssueCode, ValidationErrors, ValidationIssue};
 use dispatch_core::ports::clock::Clock;
 use dispatch_core::ports::idempotency::{
     Claim, ClaimToken, IdempotencyScope, IdempotencyStore, IdempotencyStoreError, StoredResponse,
 };
+use http_body_util::LengthLimitError;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
@@ -125,10 +127,9 @@ pub async fn enforce(State(state): State<Arc<Idempotency>>, req: Request, next: 
     };
 
     let (parts, body) = req.into_parts();
-    let Ok(bytes) = to_bytes(body, crate::MAX_BODY_BYTES).await else {
-        let mut too_large = ApiError::new(ErrorName::InvalidInput, "payload too large");
-        too_large.status = StatusCode::PAYLOAD_TOO_LARGE;
-        return too_large.into_response();
+    let bytes = match to_bytes(body, crate::MAX_BODY_BYTES).await {
+        Ok(bytes) => bytes,
+        Err(e) => return unreadable_body(e).into_response(),
     };
     let digest = body_digest(&bytes);
     let token = ClaimToken(uuid::Uuid::new_v4().to_string());
@@ -163,6 +164,26 @@ pub async fn enforce(State(state): State<Arc<Idempotency>>, req: Request, next: 
         .into_response(),
         Ok(Claim::Completed(stored)) => replay(stored, is_route(&route, EMPTY_BODY_REPLAYS)),
     }
+}
+
+/// The extractors' answers for a body that is too large (413) or cannot be read (400).
+fn unreadable_body(e: axum::Error) -> ApiError {
+    let message = format!("the body could not be read: {e}");
+    if e.into_inner().downcast_ref::<LengthLimitError>().is_some() {
+        let mut too_large = ApiError::new(
+            ErrorName::InvalidInput,
+            format!("the body is larger than {} bytes", crate::MAX_BODY_BYTES),
+        );
+        too_large.status = StatusCode::PAYLOAD_TOO_LARGE;
+        return too_large;
+    }
+    crate::rejection::invalid(&ValidationErrors(vec![ValidationIssue::new(
+        IssueCode::Custom,
+        vec![],
+        "a readable body",
+        "unreadable body",
+        message,
+    )]))
 }
 
 /// Runs the claimed request to the end in its own task and records or releases the key.

@@ -3,7 +3,7 @@ use axum::extract::Request;
 use axum::http::StatusCode;
 use axum::routing::get;
 use axum::{Json, Router};
-use serde_json::Value;
+use serde_json::{json, Value};
 use tower::ServiceExt;
 
 use super::*;

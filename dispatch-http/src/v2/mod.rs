@@ -3,6 +3,7 @@
 pub mod customers;
 pub mod order_attachments;
 pub mod order_json;
+pub mod order_render;
 pub mod order_statuses;
 pub mod order_wire;
 pub mod orders;

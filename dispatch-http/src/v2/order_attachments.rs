@@ -13,7 +13,7 @@ use dispatch_core::service::order_reads;
 use dispatch_core::service::ServiceError;
 use serde_json::Value;
 
-use super::order_wire::render_attachment;
+use super::order_render::render_attachment;
 use crate::error::{ApiError, ErrorName};
 use crate::extract::Caller;
 use crate::AppState;

@@ -16,7 +16,8 @@ use dispatch_core::service::ServiceError;
 use serde_json::{json, Value};
 
 use super::order_json::body_issue;
-use super::order_wire::{read_order, render_order, render_summary, OrderBody};
+use super::order_render::{render_order, render_summary};
+use super::order_wire::{read_order, OrderBody};
 use super::wire::type_name;
 use crate::error::ApiError;
 use crate::extract::{Caller, IdPath, JsonBody};

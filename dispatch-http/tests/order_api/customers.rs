@@ -288,3 +288,53 @@ async fn a_read_key_cannot_write_customers() {
     assert_eq!(r.status, StatusCode::FORBIDDEN);
     assert_eq!(r.name(), "PERMISSION");
 }
+
+#[tokio::test]
+async fn a_depot_holds_at_most_300000_customers() {
+    let api = Api::start();
+    let db = rusqlite::Connection::open(api.store.path()).unwrap();
+    db.busy_timeout(std::time::Duration::from_secs(10)).unwrap();
+    db.execute(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 299999) \
+         INSERT INTO customers (depot_id, account, address, capacities, skills, tags, time_windows, \
+         custom_fields, created, updated) \
+         SELECT ?1, 'bulk-' || i, 'x', '[]', '[]', '[]', '[]', '[]', 0, 0 FROM n",
+        [api.north.depot_id],
+    )
+    .unwrap();
+    let over = api
+        .post("/v2/customers", json!([customer("A"), customer("B")]))
+        .await;
+    assert_eq!(over.status, StatusCode::BAD_REQUEST);
+    assert_eq!(over.paths(), ["1"]);
+    let at_limit = api.post("/v2/customers", json!([customer("A")])).await;
+    assert_eq!(at_limit.status, StatusCode::CREATED);
+    let update = api
+        .post("/v2/customers", json!([customer("A"), customer("bulk-7")]))
+        .await;
+    assert_eq!(
+        update.status,
+        StatusCode::CREATED,
+        "updates do not count against the limit"
+    );
+    assert_eq!(
+        api.post("/v2/customers", json!([customer("B")]))
+            .await
+            .status,
+        StatusCode::BAD_REQUEST
+    );
+}
+
+#[tokio::test]
+async fn customer_skills_match_existing_skills_ignoring_case() {
+    let api = Api::start();
+    let van = json!({"name": "Van", "availability": "always", "start_location": "depot", "end_location": "depot",
+        "skills": ["Forklift"]});
+    assert_eq!(api.post("/v2/vehicles", van).await.status, StatusCode::OK);
+    let body = json!([{"account": "A", "address": "1 High St", "skills": ["FORKLIFT", "Diving"]}]);
+    let id = api.post("/v2/customers", body).await.body["customers"][0]["id"]
+        .as_i64()
+        .unwrap();
+    let c = api.get(&format!("/v2/customers/{id}")).await.body["customer"].clone();
+    assert_eq!(c["skills"], json!(["Forklift"]));
+}

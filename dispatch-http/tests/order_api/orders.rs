@@ -453,3 +453,61 @@ async fn delete_by_order_number_counts_and_takes_the_exchange_partner() {
     assert_eq!(unknown.status, StatusCode::OK);
     assert_eq!(unknown.body["deleted"]["orders_count"], 0);
 }
+
+#[tokio::test]
+async fn paging_orders_is_stable_while_orders_are_written_between_pages() {
+    let api = Api::start();
+    let first: Vec<Value> = (0..25).map(|i| delivery(&format!("O{i:02}"))).collect();
+    api.post_orders(Value::Array(first)).await;
+    let mut seen: Vec<String> = Vec::new();
+    let mut page = api.get("/v2/orders?limit=10").await;
+    let mut round = 0;
+    loop {
+        seen.extend(
+            page.body["orders"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|o| o["order_number"].as_str().unwrap().to_owned()),
+        );
+        // New orders and an update land at the top of the list; the cursor walks on below.
+        api.post_orders(json!([delivery(&format!("NEW{round}"))]))
+            .await;
+        round += 1;
+        let Some(next) = page.next_link() else { break };
+        page = api.get(&next).await;
+    }
+    let mut expected: Vec<String> = (0..25).map(|i| format!("O{i:02}")).collect();
+    expected.reverse();
+    assert_eq!(
+        seen, expected,
+        "every original order exactly once, in list order"
+    );
+}
+
+#[tokio::test]
+async fn order_list_takes_updated_at_min_in_both_forms() {
+    let api = Api::start();
+    api.post_orders(json!([delivery("OLD")])).await;
+    // The test clock moves one second after every call: OLD is written at T0, NEW at T0 + 1 s.
+    let since_ms = crate::T0 + 1_000;
+    let since = dispatch_core::time::Timestamp::from_millis(since_ms).to_string();
+    api.post_orders(json!([delivery("NEW")])).await;
+    let numbers = |r: &crate::Reply| -> Vec<String> {
+        r.body["orders"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o["order_number"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let iso = api.get(&format!("/v2/orders?updated_at_min={since}")).await;
+    assert_eq!(numbers(&iso), ["NEW"]);
+    let spaced = since[..19].replace('T', "%20");
+    let plain = api
+        .get(&format!("/v2/orders?updated_at_min={spaced}"))
+        .await;
+    assert_eq!(numbers(&plain), ["NEW"]);
+    let ignored = api.get("/v2/orders?updated_at_min=yesterday").await;
+    assert_eq!(numbers(&ignored), ["NEW", "OLD"]);
+}

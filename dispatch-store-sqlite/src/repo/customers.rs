@@ -179,7 +179,7 @@ impl CustomerRepo for Db<'_> {
     ) -> Result<Page<Customer>, StoreError> {
         let mut conditions = vec!["depot_id = ?"];
         let mut values: Vec<Box<dyn rusqlite::ToSql>> = vec![Box::new(scope.depot_id)];
-        super::orders::keyset(page, "", &mut conditions, &mut values);
+        super::order_rows::keyset(page, "", &mut conditions, &mut values);
         values.push(Box::new(page.limit as i64 + 1));
         let sql = format!(
             "SELECT {COLUMNS} FROM customers WHERE {} ORDER BY updated DESC, id DESC LIMIT ?",

@@ -3,6 +3,7 @@
 
 mod customers;
 mod order_codec;
+mod order_rows;
 mod orders;
 mod organisation;
 mod reference;

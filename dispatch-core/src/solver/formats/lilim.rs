@@ -14,7 +14,7 @@
 use std::collections::HashMap;
 
 use super::text::{coordinate, duration, error, int, token_lines, window};
-use super::{Format, FormatError, Instance};
+use super::{Convention, Format, FormatError, Instance};
 use crate::solver::problem::{Objective, Place, Problem, Shipment, Skills, Vehicle};
 
 struct Task {
@@ -63,8 +63,17 @@ fn place(location: usize, t: &Task) -> Result<Place, FormatError> {
     })
 }
 
-/// Reads a Li & Lim file.
+/// Reads a Li & Lim file in the exact convention.
 pub fn read(text: &str, objective: Objective) -> Result<Instance, FormatError> {
+    read_with(text, objective, Convention::Exact)
+}
+
+/// Reads a Li & Lim file, travel in the given convention.
+pub fn read_with(
+    text: &str,
+    objective: Objective,
+    convention: Convention,
+) -> Result<Instance, FormatError> {
     let mut lines = token_lines(text);
     let (head_line, head) = lines.next().ok_or_else(|| error(1, "the file is empty"))?;
     if head.len() != 3 {
@@ -176,7 +185,8 @@ pub fn read(text: &str, objective: Objective) -> Result<Instance, FormatError> {
             max_tasks: None,
         })
         .collect();
-    let (matrix, plane) = super::text::euclidean(tasks.iter().map(|t| (t.x, t.y)).collect(), 1.0);
+    let (matrix, plane) =
+        super::text::euclidean(tasks.iter().map(|t| (t.x, t.y)).collect(), convention);
     Ok(Instance {
         problem: Problem {
             name: String::new(),

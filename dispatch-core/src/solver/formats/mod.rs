@@ -8,7 +8,8 @@
 //! The Euclidean formats are scaled once, here, to the solver's integer units: one coordinate unit
 //! becomes [`SCALE`] units, travel times are rounded *up* (so an integer-feasible schedule is
 //! feasible with exact travel times), distances to the nearest unit, and the integer time windows
-//! and service times of the files are scaled exactly.
+//! and service times of the files are scaled exactly. [`Convention::Dimacs`] instead truncates
+//! every arc to one decimal, for comparisons with results published in that convention.
 
 pub mod lilim;
 pub mod solomon;
@@ -21,7 +22,10 @@ use super::problem::{Objective, Problem};
 use super::solution::Step;
 
 /// Integer units per coordinate unit in the Euclidean formats.
-pub const SCALE: i64 = 10_000;
+/// One micro-unit: fine enough that rounding travel times up does not cut off published
+/// best-known solutions that are tight in double precision (at 10 000 two of 652 were), small
+/// enough that scaled sums stay far below `i64::MAX`.
+pub const SCALE: i64 = 1_000_000;
 
 /// A supported instance format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,6 +87,18 @@ pub enum FormatError {
     Unrecognised,
 }
 
+/// How the Euclidean formats turn coordinates into travel times and distances.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Convention {
+    /// Exact Euclidean travel: times rounded up, distances to the nearest [`SCALE`] unit (the
+    /// operator interface's convention for `dispatch solve`).
+    #[default]
+    Exact,
+    /// DIMACS 2021 / CVRPLIB: every arc's distance *and* travel time truncated to one decimal.
+    /// Only for comparing with results published in that convention.
+    Dimacs,
+}
+
 /// Coordinates of every matrix location of a Euclidean instance, kept to re-check solutions in
 /// double precision (see `checker::check_plane`).
 #[derive(Debug, Clone, PartialEq)]
@@ -93,6 +109,8 @@ pub struct Plane {
     pub scale: i64,
     /// Travel time = distance / speed.
     pub speed: f64,
+    /// The convention the matrix was built in.
+    pub convention: Convention,
 }
 
 /// A problem read from a file.
@@ -158,15 +176,26 @@ pub fn detect(text: &str) -> Result<Format, FormatError> {
     Err(FormatError::Unrecognised)
 }
 
-/// Reads `text` in `format` (detected when `None`) for the given objective.
+/// Reads `text` in `format` (detected when `None`) for the given objective, Euclidean formats in
+/// the [`Convention::Exact`] convention.
 pub fn read(
     text: &str,
     format: Option<Format>,
     objective: Objective,
 ) -> Result<Instance, FormatError> {
+    read_with(text, format, objective, Convention::Exact)
+}
+
+/// As [`read`], with the convention for Euclidean formats (VROOM input ignores it).
+pub fn read_with(
+    text: &str,
+    format: Option<Format>,
+    objective: Objective,
+    convention: Convention,
+) -> Result<Instance, FormatError> {
     match format.map_or_else(|| detect(text), Ok)? {
-        Format::Solomon => solomon::read(text, objective),
-        Format::LiLim => lilim::read(text, objective),
+        Format::Solomon => solomon::read_with(text, objective, convention),
+        Format::LiLim => lilim::read_with(text, objective, convention),
         Format::Vroom => vroom::read(text, objective),
     }
 }

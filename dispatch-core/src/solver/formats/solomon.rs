@@ -11,7 +11,7 @@
 use std::collections::HashSet;
 
 use super::text::{coordinate, duration, error, int, is_numeric, token_lines, window};
-use super::{Format, FormatError, Instance};
+use super::{Convention, Format, FormatError, Instance};
 use crate::solver::problem::{Job, Objective, Place, Problem, Skills, Vehicle};
 
 /// One node line, unscaled.
@@ -48,8 +48,17 @@ fn node(line: usize, tokens: &[&str]) -> Result<Node, FormatError> {
     })
 }
 
-/// Reads a Solomon or Gehring-Homberger file.
+/// Reads a Solomon or Gehring-Homberger file in the exact convention.
 pub fn read(text: &str, objective: Objective) -> Result<Instance, FormatError> {
+    read_with(text, objective, Convention::Exact)
+}
+
+/// Reads a Solomon or Gehring-Homberger file, travel in the given convention.
+pub fn read_with(
+    text: &str,
+    objective: Objective,
+    convention: Convention,
+) -> Result<Instance, FormatError> {
     let mut lines = token_lines(text).peekable();
     let (_, first) = lines.next().ok_or_else(|| error(1, "the file is empty"))?;
     let name = first.join(" ");
@@ -143,7 +152,8 @@ pub fn read(text: &str, objective: Objective) -> Result<Instance, FormatError> {
             max_tasks: None,
         })
         .collect();
-    let (matrix, plane) = super::text::euclidean(nodes.iter().map(|n| (n.x, n.y)).collect(), 1.0);
+    let (matrix, plane) =
+        super::text::euclidean(nodes.iter().map(|n| (n.x, n.y)).collect(), convention);
     Ok(Instance {
         problem: Problem {
             name,

@@ -1,12 +1,12 @@
 //! Shared pieces of the whitespace-separated text formats.
 
-use super::{FormatError, Plane, SCALE};
+use super::{Convention, FormatError, Plane, SCALE};
 use crate::ports::matrix::{Euclidean, Point, TravelMatrix};
 use crate::solver::problem::{Matrix, Time, TimeWindow};
 
 /// Largest absolute time, demand or coordinate accepted from a file, so that scaled values and
 /// their sums along routes stay far from overflow.
-const MAX_VALUE: i64 = 1_000_000_000;
+const MAX_VALUE: i64 = 10_000_000;
 
 /// The non-blank lines of `text` with their 1-based numbers, split into tokens.
 pub(super) fn token_lines(text: &str) -> impl Iterator<Item = (usize, Vec<&str>)> {
@@ -69,20 +69,38 @@ pub(super) fn duration(value: i64, line: usize, what: &str) -> Result<Time, Form
     Ok(value * SCALE)
 }
 
-/// The scaled Euclidean matrix over `points`, and the plane kept for double-precision checks.
-pub(super) fn euclidean(points: Vec<(f64, f64)>, speed: f64) -> (Matrix, Plane) {
-    let euclid = Euclidean::new(SCALE, speed).expect("speed validated by the reader");
-    let pts: Vec<Point> = points.iter().map(|&(x, y)| Point::new(x, y)).collect();
-    // Coordinates are bounded by MAX_VALUE, so every scaled distance is in range.
-    let matrix = euclid
-        .matrix(&pts)
-        .expect("finite, bounded coordinates give a valid matrix");
+/// The scaled Euclidean matrix over `points` (travel time = distance), and the plane kept for
+/// double-precision checks.
+pub(super) fn euclidean(points: Vec<(f64, f64)>, convention: Convention) -> (Matrix, Plane) {
+    let matrix = match convention {
+        Convention::Exact => {
+            let pts: Vec<Point> = points.iter().map(|&(x, y)| Point::new(x, y)).collect();
+            // Coordinates are bounded by MAX_VALUE, so every scaled distance is in range.
+            Euclidean::new(SCALE, 1.0)
+                .expect("a positive scale and speed")
+                .matrix(&pts)
+                .expect("finite, bounded coordinates give a valid matrix")
+        }
+        Convention::Dimacs => {
+            let tenths: Vec<i64> = points
+                .iter()
+                .flat_map(|a| {
+                    points
+                        .iter()
+                        .map(move |b| ((a.0 - b.0).hypot(a.1 - b.1) * 10.0).floor() as i64)
+                })
+                .map(|t| t * (SCALE / 10))
+                .collect();
+            Matrix::new(points.len(), tenths.clone(), tenths).expect("square, non-negative")
+        }
+    };
     (
         matrix,
         Plane {
             points,
             scale: SCALE,
-            speed,
+            speed: 1.0,
+            convention,
         },
     )
 }

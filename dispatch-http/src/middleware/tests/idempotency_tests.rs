@@ -394,3 +394,17 @@ async fn recorded_keys_survive_a_restart_over_the_same_sqlite_file() {
     assert_eq!(mismatch.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(probe.executions(), 1);
 }
+
+#[tokio::test]
+async fn an_oversized_body_is_413_and_claims_nothing() {
+    let t = test_app(false);
+    let big = format!("\"{}\"", "x".repeat(crate::MAX_BODY_BYTES));
+    let r = call(&t.app, "POST", "/v2/vehicles", &[KEY1, (IK, "k")], &big).await;
+    assert_eq!(r.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(r.json()["name"], "INVALID_INPUT");
+    assert_eq!(r.json()["statusCode"], 413);
+    let ok = call(&t.app, "POST", "/v2/vehicles", &[KEY1, (IK, "k")], "{}").await;
+    assert_eq!(ok.status, StatusCode::CREATED);
+    assert_eq!(ok.header("idempotency-replay"), None);
+    assert_eq!(t.probe.executions(), 1);
+}

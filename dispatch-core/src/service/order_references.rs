@@ -1,0 +1,133 @@
+//! What an order write refers to outside the order: its customer (found by id or account, or
+//! created), its vehicle assignment and its third party.
+
+use super::ServiceError;
+use crate::model::customer::{Customer, MAX_CUSTOMERS_PER_DEPOT};
+use crate::model::order::Endpoint;
+use crate::model::order_input::{OrderChanges, OrderCustomerInput};
+use crate::model::organisation::DepotScope;
+use crate::ports::store::StoreTx;
+use crate::time::Timestamp;
+
+/// Resolves the order's customer by exactly one of id or account. With both, a differing
+/// account is written to the customer. An unknown account creates the customer from the
+/// sent customer fields, falling back to the order's delivery (or pickup) location.
+pub(super) fn resolve_customer(
+    tx: &mut dyn StoreTx,
+    scope: DepotScope,
+    c: &OrderCustomerInput,
+    changes: &OrderChanges,
+    now: Timestamp,
+) -> Result<i64, ServiceError> {
+    if let Some(id) = c.id {
+        let mut customer = tx.get_customer(scope, id)?.ok_or_else(|| {
+            ServiceError::invalid(
+                vec!["customer".into(), "id".into()],
+                "the id of a customer of the depot",
+                &id.to_string(),
+                &format!("customer {id} does not exist in this depot"),
+            )
+        })?;
+        if let Some(account) = c.account.as_ref().filter(|a| **a != customer.account) {
+            if tx.find_customer_by_account(scope, account)?.is_some() {
+                return Err(ServiceError::invalid(
+                    vec!["customer".into(), "account".into()],
+                    "an account not used by another customer",
+                    account,
+                    &format!("account `{account}` belongs to another customer"),
+                ));
+            }
+            customer.account = account.clone();
+            customer.updated = now;
+            tx.update_customer(scope, &customer)?;
+        }
+        return Ok(id);
+    }
+    let account = c.account.clone().unwrap_or_default();
+    if let Some(found) = tx.find_customer_by_account(scope, &account)? {
+        return Ok(found.id);
+    }
+    if tx.count_customers(scope)? >= MAX_CUSTOMERS_PER_DEPOT {
+        return Err(ServiceError::invalid(
+            vec!["customer".into()],
+            "at most 300000 customers per depot",
+            "one customer more",
+            "the depot already holds its limit of 300000 customers",
+        ));
+    }
+    let mut end = Endpoint::default();
+    let fallback = if changes.delivery.address.is_some() || changes.delivery.lat.is_some() {
+        &changes.delivery
+    } else {
+        &changes.pickup
+    };
+    fallback.apply_to(&mut end);
+    let (address, postcode, lat, lng) =
+        if c.address.is_some() || (c.lat.is_some() && c.lng.is_some()) {
+            (c.address.clone(), c.postcode.clone(), c.lat, c.lng)
+        } else {
+            (end.address, end.postcode, end.lat, end.lng)
+        };
+    if address.is_none() && (lat.is_none() || lng.is_none()) {
+        return Err(ServiceError::invalid(
+            vec!["customer".into()],
+            "a new customer with an address or both lat and lng",
+            &account,
+            "a new customer needs an address or both coordinates (from the customer or the order)",
+        ));
+    }
+    let customer = Customer {
+        id: 0,
+        account,
+        name: c.name.clone(),
+        address,
+        postcode,
+        phone: c.phone.clone(),
+        email: c.email.clone(),
+        lat,
+        lng,
+        duration: None,
+        notes: None,
+        capacities: Vec::new(),
+        skills: Vec::new(),
+        tags: Vec::new(),
+        time_windows: Vec::new(),
+        custom_fields: Vec::new(),
+        created: now,
+        updated: now,
+    };
+    Ok(tx.insert_customer(scope, &customer)?)
+}
+
+/// A vehicle assignment and a third party must name records that exist.
+pub(super) fn check_references(
+    tx: &mut dyn StoreTx,
+    scope: DepotScope,
+    changes: &OrderChanges,
+) -> Result<(), ServiceError> {
+    if let Some(Some(vehicle)) = changes.vehicle_id {
+        if tx.get_vehicle(scope, vehicle)?.is_none() {
+            return Err(ServiceError::invalid(
+                vec!["vehicle_assignment".into(), "vehicle_id".into()],
+                "the id of a vehicle of the depot",
+                &vehicle.to_string(),
+                &format!("vehicle {vehicle} does not exist in this depot"),
+            ));
+        }
+    }
+    if let Some(Some(party)) = changes.third_party_id {
+        if !tx
+            .list_third_parties(scope.organisation_id)?
+            .iter()
+            .any(|t| t.id == party)
+        {
+            return Err(ServiceError::invalid(
+                vec!["third_party".into(), "id".into()],
+                "the id of a third party of the organisation",
+                &party.to_string(),
+                &format!("third party {party} does not exist"),
+            ));
+        }
+    }
+    Ok(())
+}
