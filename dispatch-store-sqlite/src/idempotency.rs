@@ -11,8 +11,8 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use dispatch_core::ports::idempotency::{
-    Claim, ClaimToken, IdempotencyScope, IdempotencyStore, IdempotencyStoreError, KeyRecord,
-    StoredResponse, RETENTION_MILLIS,
+    decide, Claim, ClaimToken, IdempotencyScope, IdempotencyStore, IdempotencyStoreError,
+    KeyRecord, StoredResponse, RETENTION_MILLIS,
 };
 use dispatch_core::time::Timestamp;
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
@@ -130,10 +130,10 @@ impl IdempotencyStore for SqliteIdempotencyStore {
             params![now.millis() - RETENTION_MILLIS],
         )
         .map_err(db_err)?;
-        if let Some(existing) = read_record(&tx, scope).map_err(db_err)? {
-            if !existing.is_free_at(now) {
-                return Ok(existing.verdict(body_digest));
-            }
+        let existing = read_record(&tx, scope).map_err(db_err)?;
+        let claim = decide(existing.as_ref(), body_digest, now);
+        if claim != Claim::Claimed {
+            return Ok(claim);
         }
         tx.execute(
             "INSERT OR REPLACE INTO idempotency_keys

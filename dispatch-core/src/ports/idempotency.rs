@@ -114,23 +114,37 @@ pub struct KeyRecord {
 }
 
 impl KeyRecord {
-    /// True when the record no longer blocks its key at `now`: retention is over, or the
-    /// request never finished and is presumed dead.
-    pub fn is_free_at(&self, now: Timestamp) -> bool {
-        let age = now.millis() - self.received_at.millis();
-        age >= RETENTION_MILLIS || (self.response.is_none() && age >= ABANDONED_AFTER_MILLIS)
+    /// True when retention is over at `now` and the record counts as absent.
+    fn is_expired_at(&self, now: Timestamp) -> bool {
+        now.millis() - self.received_at.millis() >= RETENTION_MILLIS
     }
 
-    /// What a claim with `body_digest` gets against this (still live) record.
-    pub fn verdict(&self, body_digest: &str) -> Claim {
-        if self.body_digest != body_digest {
-            Claim::BodyMismatch
-        } else {
-            match &self.response {
-                Some(response) => Claim::Completed(response.clone()),
-                None => Claim::InProgress,
+    /// True when the record no longer blocks its key at `now`: retention is over, or the
+    /// request never finished and is presumed dead.
+    fn is_free_at(&self, now: Timestamp) -> bool {
+        self.is_expired_at(now)
+            || (self.response.is_none()
+                && now.millis() - self.received_at.millis() >= ABANDONED_AFTER_MILLIS)
+    }
+}
+
+/// The one decision every [`IdempotencyStore`] makes: what a claim with `body_digest` at `now`
+/// gets, given the record the store holds for its scope (if any). [`Claim::Claimed`] means the
+/// key is free (new, expired or abandoned) and the store must now record the claim in place of
+/// `existing`; every other answer leaves the record untouched.
+pub fn decide(existing: Option<&KeyRecord>, body_digest: &str, now: Timestamp) -> Claim {
+    match existing {
+        Some(record) if !record.is_free_at(now) => {
+            if record.body_digest != body_digest {
+                Claim::BodyMismatch
+            } else {
+                match &record.response {
+                    Some(response) => Claim::Completed(response.clone()),
+                    None => Claim::InProgress,
+                }
             }
         }
+        _ => Claim::Claimed,
     }
 }
 
@@ -162,22 +176,20 @@ impl IdempotencyStore for InMemoryIdempotencyStore {
         now: Timestamp,
     ) -> Result<Claim, IdempotencyStoreError> {
         let mut records = self.records();
-        records.retain(|_, r| now.millis() - r.received_at.millis() < RETENTION_MILLIS);
-        if let Some(existing) = records.get(scope) {
-            if !existing.is_free_at(now) {
-                return Ok(existing.verdict(body_digest));
-            }
+        records.retain(|_, r| !r.is_expired_at(now));
+        let claim = decide(records.get(scope), body_digest, now);
+        if claim == Claim::Claimed {
+            records.insert(
+                scope.clone(),
+                KeyRecord {
+                    body_digest: body_digest.to_owned(),
+                    received_at: now,
+                    token: token.clone(),
+                    response: None,
+                },
+            );
         }
-        records.insert(
-            scope.clone(),
-            KeyRecord {
-                body_digest: body_digest.to_owned(),
-                received_at: now,
-                token: token.clone(),
-                response: None,
-            },
-        );
-        Ok(Claim::Claimed)
+        Ok(claim)
     }
 
     fn complete(
