@@ -836,3 +836,49 @@ fn an_attachment_over_10_mb_is_refused() {
     let reply = multipart(&server, &fx.key, order, "attachment", "nine.pdf", &content);
     assert_eq!(reply.status, 200, "9 MB is within the limit");
 }
+
+#[test]
+fn depot_orders_accept_exactly_the_listed_properties() {
+    let (_dir, server, fx) = seeded_server();
+    let depot = fx.north()["id"].clone();
+    let path = format!("/v2/depots/{depot}/orders");
+    let full = json!({
+        "order_number": "DP-1", "type": "shipment", "customer": {"account": "DPC", "lat": 1, "lng": 1},
+        "delivery_contact_name": "Ann", "delivery_contact_number": "0123", "delivery_contact_email": "ann@example.com",
+        "delivery_address": "1 High St", "delivery_postcode": "AB1 2CD", "delivery_lat": 51.5, "delivery_lng": -0.12,
+        "delivery_notes": "ring", "delivery_time_windows": [{"from": "09:00", "to": "10:00"}],
+        "delivery_date": "2026-12-01", "delivery_available_days": ["MONDAY"],
+        "pickup_address": "1 High St", "pickup_postcode": "AB1 2CD", "pickup_duration": 5, "pickup_lat": 51.5,
+        "pickup_lng": -0.12, "pickup_notes": "back door", "pickup_time_windows": [{"from": "08:00", "to": "09:00"}],
+        "pickup_contact_name": "Bob", "pickup_contact_number": "0456", "pickup_contact_email": "bob@example.com",
+        "pickup_available_days": ["TUESDAY"], "parts": 2,
+        "line_items": [{"product_code": "A", "product_name": "a", "product_quantity": 1}],
+        "skills": ["Fridge"], "custom_fields": [{"name": "Gate code", "value": "1"}],
+        "capacities": [{"id": 1, "capacity": 3}]
+    });
+    let reply = server.post(&path, &fx.key, &json!([full]));
+    assert_eq!(reply.status, 200, "{}", String::from_utf8_lossy(&reply.raw));
+    assert!(reply.json()["orders"][0]["id"].is_string());
+    for (field, value) in [
+        ("priority", json!("P1")),
+        ("delivery_duration", json!(5)),
+        ("delivery_country_code", json!("GB")),
+        ("pickup_country_code", json!("GB")),
+        ("emails", json!([{"email": "a@example.com"}])),
+        ("tags", json!(["Fragile"])),
+        ("order_value", json!(10)),
+        ("third_party", json!({"id": 1})),
+        ("time_windows", json!([])),
+    ] {
+        let mut order = full.clone();
+        order[field] = value;
+        let body = server
+            .post(&path, &fx.key, &json!([order]))
+            .assert_envelope("INVALID_INPUT", 400);
+        assert_eq!(
+            body["details"]["validationErrors"][0]["path"],
+            json!([0, field]),
+            "{body}"
+        );
+    }
+}
