@@ -235,3 +235,46 @@ fn replays_do_not_consume_rate_limit_quota() {
         assert_eq!(replay.header("idempotency-replay"), Some("true"));
     }
 }
+
+#[test]
+fn concurrent_requests_with_one_key_execute_once() {
+    let (_dir, server, fx) = seeded_server();
+    let batch: Vec<Value> = (0..100)
+        .map(|i| json!({"order_number": format!("CC-{i}"), "type": "delivery", "delivery_address": "1 High St"}))
+        .collect();
+    let batch = Value::Array(batch);
+    let replies: Vec<support::Reply> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..8)
+            .map(|_| {
+                scope.spawn(|| post_with_key(&server, "/v2/orders", &fx.key, "together", &batch))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let mut originals = 0;
+    for reply in &replies {
+        match reply.status {
+            200 if reply.header("idempotency-replay") == Some("true") => {}
+            200 => originals += 1,
+            409 => {
+                let body = reply.assert_envelope("IDEMPOTENCY_REQUEST_IN_PROGRESS", 409);
+                let retry = reply.header("retry-after").expect("Retry-After on 409");
+                assert!(retry.parse::<u64>().is_ok(), "{retry} {body}");
+            }
+            other => panic!(
+                "unexpected {other}: {}",
+                String::from_utf8_lossy(&reply.raw)
+            ),
+        }
+    }
+    assert_eq!(originals, 1, "exactly one request executed");
+    let ids: Vec<Value> = replies
+        .iter()
+        .filter(|r| r.status == 200)
+        .map(|r| r.json()["orders"].clone())
+        .collect();
+    assert!(
+        ids.windows(2).all(|w| w[0] == w[1]),
+        "replays carry the original body"
+    );
+}

@@ -882,3 +882,39 @@ fn depot_orders_accept_exactly_the_listed_properties() {
         );
     }
 }
+
+#[test]
+fn deleting_a_vehicle_removes_its_order_assignments_and_inactive_vehicles_are_listed() {
+    let (_dir, server, fx) = seeded_server();
+    let reply = server.post(
+        "/v2/vehicles",
+        &fx.key,
+        &json!({"name": "Parked", "active": false, "availability": "always", "start_location": "app-location", "end_location": "none"}),
+    );
+    assert_eq!(reply.status, 200);
+    let vehicle = reply.json()["vehicle"]["id"].as_i64().unwrap();
+    let list = server.get("/v2/vehicles", &fx.key).json();
+    assert_eq!(
+        list["vehicles"][0]["active"], false,
+        "inactive vehicles are listed"
+    );
+    let reply = server.post(
+        "/v2/orders",
+        &fx.key,
+        &json!([{"order_number": "VA", "type": "delivery", "delivery_lat": 1, "delivery_lng": 1, "vehicle_assignment": {"vehicle_id": vehicle}}]),
+    );
+    let order = order_id(&reply, 0);
+    let read = server.get(&format!("/v2/orders/{order}"), &fx.key).json();
+    assert_eq!(
+        read["order"]["vehicle_assignment"],
+        json!({"vehicle_id": vehicle})
+    );
+    assert_eq!(
+        server
+            .delete(&format!("/v2/vehicles/{vehicle}"), &fx.key)
+            .status,
+        200
+    );
+    let read = server.get(&format!("/v2/orders/{order}"), &fx.key).json();
+    assert_eq!(read["order"]["vehicle_assignment"], Value::Null);
+}
