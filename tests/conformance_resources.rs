@@ -918,3 +918,47 @@ fn deleting_a_vehicle_removes_its_order_assignments_and_inactive_vehicles_are_li
     let read = server.get(&format!("/v2/orders/{order}"), &fx.key).json();
     assert_eq!(read["order"]["vehicle_assignment"], Value::Null);
 }
+
+#[test]
+fn a_customer_created_by_an_order_is_geocoded_like_any_customer() {
+    let (_dir, server, fx) = seeded_server();
+    let reply = server.post(
+        "/v2/orders",
+        &fx.key,
+        &json!([{"order_number": "G-1", "type": "delivery", "customer": {"account": "FROM-ORDER", "name": "N"}, "delivery_address": "1 High St"},
+                {"order_number": "G-2", "type": "delivery", "customer": {"account": "OWN", "address": " 1 HIGH st"}, "delivery_lat": 1, "delivery_lng": 1},
+                {"order_number": "G-3", "type": "delivery", "customer": {"account": "LOST", "address": "Nowhere 9"}, "delivery_lat": 1, "delivery_lng": 1}]),
+    );
+    assert_eq!(reply.status, 200, "{}", String::from_utf8_lossy(&reply.raw));
+    let customers = server.get("/v2/customers", &fx.key).json();
+    let by_account = |account: &str| -> Value {
+        customers["customers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["account"] == account)
+            .cloned()
+            .unwrap_or_else(|| panic!("{account} in {customers}"))
+    };
+    let from_order = by_account("FROM-ORDER");
+    assert_eq!(
+        (
+            &from_order["address"],
+            &from_order["lat"],
+            &from_order["lng"]
+        ),
+        (&json!("1 High St"), &json!(51.5), &json!(-0.12))
+    );
+    let own = by_account("OWN");
+    assert_eq!(
+        (&own["lat"], &own["lng"]),
+        (&json!(51.5), &json!(-0.12)),
+        "{own}"
+    );
+    let lost = by_account("LOST");
+    assert_eq!(
+        (&lost["address"], &lost["lat"]),
+        (&json!("Nowhere 9"), &Value::Null),
+        "saved without coordinates"
+    );
+}
