@@ -197,31 +197,14 @@ impl IdempotencyStore for SqliteIdempotencyStore {
 mod tests {
     use std::sync::{Arc, Barrier};
 
-    use dispatch_core::ports::idempotency::ABANDONED_AFTER_MILLIS;
+    use dispatch_core::ports::idempotency::conformance::{claim, complete, created, T0};
 
     use super::*;
 
-    const T0: Timestamp = Timestamp::from_millis(1_800_000_000_000);
-
-    fn scope(key: &str) -> IdempotencyScope {
-        IdempotencyScope {
-            access_key_id: 7,
-            endpoint: "POST /vehicles".into(),
-            key: key.into(),
-        }
-    }
-
-    fn token(t: &str) -> ClaimToken {
-        ClaimToken(t.into())
-    }
-
-    fn created() -> StoredResponse {
-        StoredResponse {
-            status: 201,
-            content_type: Some("application/json".into()),
-            body: br#"{"vehicle":{"id":1}}"#.to_vec(),
-        }
-    }
+    dispatch_core::idempotency_store_conformance!(
+        let dir = tempfile::tempdir().unwrap();
+        SqliteIdempotencyStore::open(dir.path().join("d.db")).unwrap()
+    );
 
     #[test]
     fn completed_keys_survive_reopening_the_file() {
@@ -229,25 +212,17 @@ mod tests {
         let path = dir.path().join("dispatch.db");
         {
             let store = SqliteIdempotencyStore::open(&path).unwrap();
-            assert_eq!(
-                store.claim(&scope("k"), "h", &token("a"), T0).unwrap(),
-                Claim::Claimed
-            );
-            store
-                .complete(&scope("k"), &token("a"), &created())
-                .unwrap();
+            assert_eq!(claim(&store, "k", "h", "a", T0), Claim::Claimed);
+            complete(&store, "k", "a");
         }
         let reopened = SqliteIdempotencyStore::open(&path).unwrap();
+        let later = T0.add_millis(1000);
         assert_eq!(
-            reopened
-                .claim(&scope("k"), "h", &token("b"), T0.add_millis(1000))
-                .unwrap(),
+            claim(&reopened, "k", "h", "b", later),
             Claim::Completed(created())
         );
         assert_eq!(
-            reopened
-                .claim(&scope("k"), "other", &token("b"), T0.add_millis(1000))
-                .unwrap(),
+            claim(&reopened, "k", "other", "b", later),
             Claim::BodyMismatch
         );
     }
@@ -257,79 +232,15 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("d.db");
         let store = SqliteIdempotencyStore::open(&path).unwrap();
-        store.claim(&scope("done"), "h", &token("a"), T0).unwrap();
-        store
-            .complete(&scope("done"), &token("a"), &created())
-            .unwrap();
-        store
-            .claim(&scope("running"), "h", &token("b"), T0)
-            .unwrap();
+        claim(&store, "done", "h", "a", T0);
+        complete(&store, "done", "a");
+        claim(&store, "running", "h", "b", T0);
         drop(store);
         let reopened = SqliteIdempotencyStore::open(&path).unwrap();
+        assert_eq!(claim(&reopened, "running", "h", "c", T0), Claim::Claimed);
         assert_eq!(
-            reopened
-                .claim(&scope("running"), "h", &token("c"), T0)
-                .unwrap(),
-            Claim::Claimed
-        );
-        assert_eq!(
-            reopened
-                .claim(&scope("done"), "h", &token("c"), T0)
-                .unwrap(),
+            claim(&reopened, "done", "h", "c", T0),
             Claim::Completed(created())
-        );
-    }
-
-    #[test]
-    fn records_expire_after_24_hours_and_the_key_is_new_again() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = SqliteIdempotencyStore::open(dir.path().join("d.db")).unwrap();
-        store.claim(&scope("k"), "h", &token("a"), T0).unwrap();
-        store
-            .complete(&scope("k"), &token("a"), &created())
-            .unwrap();
-        let just_before = T0.add_millis(RETENTION_MILLIS - 1);
-        assert_eq!(
-            store
-                .claim(&scope("k"), "x", &token("b"), just_before)
-                .unwrap(),
-            Claim::BodyMismatch
-        );
-        let at_expiry = T0.add_millis(RETENTION_MILLIS);
-        assert_eq!(
-            store
-                .claim(&scope("k"), "x", &token("b"), at_expiry)
-                .unwrap(),
-            Claim::Claimed
-        );
-    }
-
-    #[test]
-    fn released_and_abandoned_claims_free_the_key() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = SqliteIdempotencyStore::open(dir.path().join("d.db")).unwrap();
-        store.claim(&scope("k"), "h", &token("a"), T0).unwrap();
-        assert_eq!(
-            store.claim(&scope("k"), "h", &token("b"), T0).unwrap(),
-            Claim::InProgress
-        );
-        store.release(&scope("k"), &token("a")).unwrap();
-        assert_eq!(
-            store.claim(&scope("k"), "h", &token("b"), T0).unwrap(),
-            Claim::Claimed
-        );
-        let later = T0.add_millis(ABANDONED_AFTER_MILLIS);
-        assert_eq!(
-            store.claim(&scope("k"), "h", &token("c"), later).unwrap(),
-            Claim::Claimed
-        );
-        store
-            .complete(&scope("k"), &token("b"), &created())
-            .unwrap();
-        assert_eq!(
-            store.claim(&scope("k"), "h", &token("d"), later).unwrap(),
-            Claim::InProgress,
-            "the superseded claim's completion must not land"
         );
     }
 
@@ -345,9 +256,7 @@ mod tests {
                 let barrier = barrier.clone();
                 std::thread::spawn(move || {
                     barrier.wait();
-                    store
-                        .claim(&scope("k"), "h", &token(&i.to_string()), T0)
-                        .unwrap()
+                    claim(&store, "k", "h", &i.to_string(), T0)
                 })
             })
             .collect();

@@ -219,119 +219,12 @@ impl IdempotencyStore for InMemoryIdempotencyStore {
     }
 }
 
+#[cfg(any(test, feature = "conformance"))]
+pub mod conformance;
+
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::InMemoryIdempotencyStore;
 
-    fn scope(key: &str) -> IdempotencyScope {
-        IdempotencyScope {
-            access_key_id: 1,
-            endpoint: "POST /vehicles".into(),
-            key: key.into(),
-        }
-    }
-
-    fn token(t: &str) -> ClaimToken {
-        ClaimToken(t.into())
-    }
-
-    fn ok_response() -> StoredResponse {
-        StoredResponse {
-            status: 200,
-            content_type: Some("application/json".into()),
-            body: b"{}".to_vec(),
-        }
-    }
-
-    const T0: Timestamp = Timestamp::from_millis(1_800_000_000_000);
-
-    #[test]
-    fn a_new_key_is_claimed_and_then_in_progress_for_the_same_body() {
-        let store = InMemoryIdempotencyStore::new();
-        assert_eq!(
-            store.claim(&scope("k"), "h", &token("a"), T0).unwrap(),
-            Claim::Claimed
-        );
-        assert_eq!(
-            store.claim(&scope("k"), "h", &token("b"), T0).unwrap(),
-            Claim::InProgress
-        );
-        assert_eq!(
-            store.claim(&scope("k"), "other", &token("b"), T0).unwrap(),
-            Claim::BodyMismatch
-        );
-    }
-
-    #[test]
-    fn a_completed_key_replays_until_retention_ends() {
-        let store = InMemoryIdempotencyStore::new();
-        store.claim(&scope("k"), "h", &token("a"), T0).unwrap();
-        store
-            .complete(&scope("k"), &token("a"), &ok_response())
-            .unwrap();
-        let later = T0.add_millis(RETENTION_MILLIS - 1);
-        assert_eq!(
-            store.claim(&scope("k"), "h", &token("b"), later).unwrap(),
-            Claim::Completed(ok_response())
-        );
-        let expired = T0.add_millis(RETENTION_MILLIS);
-        assert_eq!(
-            store.claim(&scope("k"), "h", &token("c"), expired).unwrap(),
-            Claim::Claimed
-        );
-    }
-
-    #[test]
-    fn keys_are_scoped_per_access_key_and_endpoint() {
-        let store = InMemoryIdempotencyStore::new();
-        store.claim(&scope("k"), "h", &token("a"), T0).unwrap();
-        let other_key = IdempotencyScope {
-            access_key_id: 2,
-            ..scope("k")
-        };
-        let other_endpoint = IdempotencyScope {
-            endpoint: "POST /orders".into(),
-            ..scope("k")
-        };
-        for s in [other_key, other_endpoint] {
-            assert_eq!(
-                store.claim(&s, "h", &token("b"), T0).unwrap(),
-                Claim::Claimed
-            );
-        }
-    }
-
-    #[test]
-    fn release_frees_the_key_only_for_the_claim_holder() {
-        let store = InMemoryIdempotencyStore::new();
-        store.claim(&scope("k"), "h", &token("a"), T0).unwrap();
-        store.release(&scope("k"), &token("intruder")).unwrap();
-        assert_eq!(
-            store.claim(&scope("k"), "h", &token("b"), T0).unwrap(),
-            Claim::InProgress
-        );
-        store.release(&scope("k"), &token("a")).unwrap();
-        assert_eq!(
-            store.claim(&scope("k"), "h", &token("b"), T0).unwrap(),
-            Claim::Claimed
-        );
-    }
-
-    #[test]
-    fn an_abandoned_claim_is_taken_over_and_its_late_completion_is_ignored() {
-        let store = InMemoryIdempotencyStore::new();
-        store.claim(&scope("k"), "h", &token("a"), T0).unwrap();
-        let later = T0.add_millis(ABANDONED_AFTER_MILLIS);
-        assert_eq!(
-            store.claim(&scope("k"), "h", &token("b"), later).unwrap(),
-            Claim::Claimed
-        );
-        store
-            .complete(&scope("k"), &token("a"), &ok_response())
-            .unwrap();
-        assert_eq!(
-            store.claim(&scope("k"), "h", &token("c"), later).unwrap(),
-            Claim::InProgress
-        );
-    }
+    crate::idempotency_store_conformance!(InMemoryIdempotencyStore::new());
 }

@@ -95,6 +95,7 @@ async fn paged() -> Response {
         .into_response()
 }
 
+#[derive(Clone)]
 struct TestApp {
     app: Router,
     clock: Arc<ManualClock>,
@@ -151,6 +152,40 @@ impl Reply {
     fn header(&self, name: &str) -> Option<&str> {
         self.headers.get(name).map(|v| v.to_str().unwrap())
     }
+    #[track_caller]
+    fn assert_replayed(&self) {
+        assert_eq!(self.header("idempotency-replay"), Some("true"));
+    }
+    #[track_caller]
+    fn assert_not_replayed(&self) {
+        assert_eq!(self.header("idempotency-replay"), None);
+    }
+    #[track_caller]
+    fn assert_no_deprecation_headers(&self) {
+        for h in ["sunset", "deprecation", "link"] {
+            assert_eq!(self.header(h), None, "{h}");
+        }
+    }
+    /// Asserts the error envelope: `status`, its `name` and its `statusCode`.
+    #[track_caller]
+    fn assert_error(&self, status: StatusCode, name: &str) {
+        assert_eq!(self.status, status);
+        assert_eq!(self.json()["name"], name);
+        assert_eq!(self.json()["statusCode"], status.as_u16());
+    }
+}
+
+impl TestApp {
+    async fn get(&self, uri: &str, headers: &[(&str, &str)]) -> Reply {
+        call(&self.app, "GET", uri, headers, "").await
+    }
+    async fn post(&self, uri: &str, headers: &[(&str, &str)], body: &str) -> Reply {
+        call(&self.app, "POST", uri, headers, body).await
+    }
+    /// POSTs `body` to `uri` as access key 1 with idempotency key `key`.
+    async fn send(&self, uri: &str, key: &str, body: &str) -> Reply {
+        self.post(uri, &[KEY1, (IK, key)], body).await
+    }
 }
 
 async fn call(
@@ -183,45 +218,31 @@ async fn call(
 const KEY1: (&str, &str) = ("x-access-key", "1");
 const KEY2: (&str, &str) = ("x-access-key", "2");
 const OPT_IN: (&str, &str) = ("x-svc-api-features", "rate-limit-429");
+const IK: &str = "idempotency-key";
 
 // ---------------------------------------------------------------- rate limits
 
 #[tokio::test]
 async fn a_tripped_limit_answers_403_forbidden_with_retry_after_equal_to_the_detail() {
     let t = test_app(true);
-    assert_eq!(
-        call(&t.app, "GET", "/v2/vehicles", &[KEY1], "")
-            .await
-            .status,
-        StatusCode::OK
-    );
-    let r = call(&t.app, "GET", "/v2/vehicles", &[KEY1], "").await;
-    assert_eq!(r.status, StatusCode::FORBIDDEN);
-    let body = r.json();
-    assert_eq!(body["name"], "FORBIDDEN");
-    assert_eq!(body["statusCode"], 403);
-    assert_eq!(body["details"]["retry_after_seconds"], 1);
+    assert_eq!(t.get("/v2/vehicles", &[KEY1]).await.status, StatusCode::OK);
+    let r = t.get("/v2/vehicles", &[KEY1]).await;
+    r.assert_error(StatusCode::FORBIDDEN, "FORBIDDEN");
+    assert_eq!(r.json()["details"]["retry_after_seconds"], 1);
     assert_eq!(r.header("retry-after"), Some("1"));
     t.clock.advance_millis(1000);
-    assert_eq!(
-        call(&t.app, "GET", "/v2/vehicles", &[KEY1], "")
-            .await
-            .status,
-        StatusCode::OK
-    );
+    assert_eq!(t.get("/v2/vehicles", &[KEY1]).await.status, StatusCode::OK);
 }
 
 #[tokio::test]
 async fn the_429_token_changes_only_status_and_name() {
     let t = test_app(true);
-    call(&t.app, "POST", "/v2/routes/1/reverse", &[KEY1], "").await;
-    call(&t.app, "POST", "/v2/routes/1/reverse", &[KEY1], "").await;
-    let forbidden = call(&t.app, "POST", "/v2/routes/1/reverse", &[KEY1], "").await;
-    let too_many = call(&t.app, "POST", "/v2/routes/1/reverse", &[KEY1, OPT_IN], "").await;
+    t.post("/v2/routes/1/reverse", &[KEY1], "").await;
+    t.post("/v2/routes/1/reverse", &[KEY1], "").await;
+    let forbidden = t.post("/v2/routes/1/reverse", &[KEY1], "").await;
+    let too_many = t.post("/v2/routes/1/reverse", &[KEY1, OPT_IN], "").await;
     assert_eq!(forbidden.status, StatusCode::FORBIDDEN);
-    assert_eq!(too_many.status, StatusCode::TOO_MANY_REQUESTS);
-    assert_eq!(too_many.json()["name"], "RATE_LIMIT_EXCEEDED");
-    assert_eq!(too_many.json()["statusCode"], 429);
+    too_many.assert_error(StatusCode::TOO_MANY_REQUESTS, "RATE_LIMIT_EXCEEDED");
     assert_eq!(
         forbidden.json()["description"],
         too_many.json()["description"]
@@ -238,8 +259,8 @@ async fn from_2028_03_01_every_caller_gets_429() {
     let t = test_app(true);
     t.clock
         .set(Timestamp::parse("2028-03-01T00:00:00.000Z").unwrap());
-    call(&t.app, "GET", "/v2/vehicles", &[KEY1], "").await;
-    let r = call(&t.app, "GET", "/v2/vehicles", &[KEY1], "").await;
+    t.get("/v2/vehicles", &[KEY1]).await;
+    let r = t.get("/v2/vehicles", &[KEY1]).await;
     assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS);
     assert_eq!(r.json()["name"], "RATE_LIMIT_EXCEEDED");
     assert_eq!(r.header("retry-after"), Some("1"));
@@ -249,31 +270,19 @@ async fn from_2028_03_01_every_caller_gets_429() {
 async fn rate_limits_off_lets_everything_through() {
     let t = test_app(false);
     for _ in 0..100 {
-        assert_eq!(
-            call(&t.app, "GET", "/v2/vehicles", &[KEY1], "")
-                .await
-                .status,
-            StatusCode::OK
-        );
+        assert_eq!(t.get("/v2/vehicles", &[KEY1]).await.status, StatusCode::OK);
     }
 }
 
 #[tokio::test]
 async fn each_access_key_has_its_own_quota() {
     let t = test_app(true);
-    call(&t.app, "GET", "/v2/vehicles", &[KEY1], "").await;
+    t.get("/v2/vehicles", &[KEY1]).await;
     assert_eq!(
-        call(&t.app, "GET", "/v2/vehicles", &[KEY1], "")
-            .await
-            .status,
+        t.get("/v2/vehicles", &[KEY1]).await.status,
         StatusCode::FORBIDDEN
     );
-    assert_eq!(
-        call(&t.app, "GET", "/v2/vehicles", &[KEY2], "")
-            .await
-            .status,
-        StatusCode::OK
-    );
+    assert_eq!(t.get("/v2/vehicles", &[KEY2]).await.status, StatusCode::OK);
 }
 
 mod features_and_logs_tests;

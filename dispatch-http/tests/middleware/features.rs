@@ -1,17 +1,12 @@
-use crate::harness::Service;
-
-const DOCS_LINK: &str =
-    "<https://docs.dispatch.example.com/v2/features/rate-limit-429>; rel=\"deprecation\"";
+use crate::harness::{Service, DOCS_LINK, OPT_IN};
 
 #[tokio::test]
 async fn applied_tokens_are_echoed_case_insensitively_and_unknown_ones_ignored() {
     let s = Service::start(false);
     let r = s
-        .call(
-            "GET",
+        .get(
             "/v2/depots",
             &[("x-svc-api-features", "future-thing, Rate-Limit-429 ")],
-            None,
         )
         .await;
     assert_eq!(r.status, 200);
@@ -20,12 +15,7 @@ async fn applied_tokens_are_echoed_case_insensitively_and_unknown_ones_ignored()
         Some("rate-limit-429")
     );
     let none = s
-        .call(
-            "GET",
-            "/v2/depots",
-            &[("x-svc-api-features", "future-thing")],
-            None,
-        )
+        .get("/v2/depots", &[("x-svc-api-features", "future-thing")])
         .await;
     assert_eq!(none.header("x-svc-api-features-applied"), None);
 }
@@ -34,11 +24,10 @@ async fn applied_tokens_are_echoed_case_insensitively_and_unknown_ones_ignored()
 async fn every_response_to_callers_not_opted_in_carries_sunset_deprecation_and_link() {
     let s = Service::start(false);
     let responses = [
-        s.call("GET", "/v2/depots", &[], None).await,
-        s.call("GET", "/v2/depots", &[("x-access-key", "")], None)
-            .await,
-        s.call("GET", "/v2/no-such-thing", &[], None).await,
-        s.call("GET", "/healthz", &[], None).await,
+        s.get("/v2/depots", &[]).await,
+        s.get("/v2/depots", &[("x-access-key", "")]).await,
+        s.get("/v2/no-such-thing", &[]).await,
+        s.get("/healthz", &[]).await,
     ];
     for r in &responses {
         assert_eq!(
@@ -50,17 +39,8 @@ async fn every_response_to_callers_not_opted_in_carries_sunset_deprecation_and_l
         assert_eq!(r.header("deprecation"), Some("@1818720000"), "{}", r.status);
         assert_eq!(r.header("link"), Some(DOCS_LINK), "{}", r.status);
     }
-    let opted_in = s
-        .call(
-            "GET",
-            "/v2/depots",
-            &[("x-svc-api-features", "rate-limit-429")],
-            None,
-        )
-        .await;
-    for h in ["sunset", "deprecation", "link"] {
-        assert_eq!(opted_in.header(h), None, "{h}");
-    }
+    let opted_in = s.get("/v2/depots", &[OPT_IN]).await;
+    opted_in.assert_no_deprecation_headers();
 }
 
 #[tokio::test]
@@ -68,20 +48,11 @@ async fn after_2028_03_01_no_deprecation_headers_and_the_token_is_still_accepted
     let s = Service::start(false);
     s.clock
         .set(dispatch_core::time::Timestamp::parse("2028-03-01T00:00:00.000Z").unwrap());
-    let plain = s.call("GET", "/v2/depots", &[], None).await;
-    let opted_in = s
-        .call(
-            "GET",
-            "/v2/depots",
-            &[("x-svc-api-features", "rate-limit-429")],
-            None,
-        )
-        .await;
+    let plain = s.get("/v2/depots", &[]).await;
+    let opted_in = s.get("/v2/depots", &[OPT_IN]).await;
     for r in [&plain, &opted_in] {
         assert_eq!(r.status, 200);
-        for h in ["sunset", "deprecation", "link"] {
-            assert_eq!(r.header(h), None, "{h}");
-        }
+        r.assert_no_deprecation_headers();
     }
     assert_eq!(
         opted_in.header("x-svc-api-features-applied"),
@@ -92,14 +63,10 @@ async fn after_2028_03_01_no_deprecation_headers_and_the_token_is_still_accepted
 #[tokio::test]
 async fn every_response_has_a_request_id_echoed_or_generated() {
     let s = Service::start(false);
-    let echoed = s
-        .call("GET", "/v2/depots", &[("x-request-id", "trace-42")], None)
-        .await;
+    let echoed = s.get("/v2/depots", &[("x-request-id", "trace-42")]).await;
     assert_eq!(echoed.header("x-request-id"), Some("trace-42"));
-    let a = s.call("GET", "/healthz", &[], None).await;
-    let b = s
-        .call("GET", "/v2/depots", &[("x-access-key", "")], None)
-        .await;
+    let a = s.get("/healthz", &[]).await;
+    let b = s.get("/v2/depots", &[("x-access-key", "")]).await;
     let (a, b) = (
         a.header("x-request-id").unwrap(),
         b.header("x-request-id").unwrap(),

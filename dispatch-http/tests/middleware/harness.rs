@@ -16,6 +16,11 @@ use tower::ServiceExt;
 /// 2026-11-22T08:00:00.000Z
 pub const START: i64 = 1_795_334_400_000;
 
+pub const IK: &str = "idempotency-key";
+pub const OPT_IN: (&str, &str) = ("x-svc-api-features", "rate-limit-429");
+pub const DOCS_LINK: &str =
+    "<https://docs.dispatch.example.com/v2/features/rate-limit-429>; rel=\"deprecation\"";
+
 /// A running service: its database file, its clock and its keys.
 pub struct Service {
     pub router: Router,
@@ -128,6 +133,23 @@ impl Service {
     }
 }
 
+impl Service {
+    /// `GET path` with the first key and `headers`.
+    pub async fn get(&self, path: &str, headers: &[(&str, &str)]) -> Resp {
+        self.call("GET", path, headers, None).await
+    }
+
+    /// `POST path` of `body` with the first key and `headers`.
+    pub async fn post(&self, path: &str, headers: &[(&str, &str)], body: &Value) -> Resp {
+        self.call("POST", path, headers, Some(body)).await
+    }
+
+    /// `POST path` of `body` with the first key and idempotency key `key`.
+    pub async fn send(&self, path: &str, key: &str, body: &Value) -> Resp {
+        self.post(path, &[(IK, key)], body).await
+    }
+}
+
 /// A response as received.
 #[derive(Debug)]
 pub struct Resp {
@@ -145,6 +167,23 @@ impl Resp {
         self.headers
             .get(name)
             .map(|v| v.to_str().expect("ASCII header"))
+    }
+
+    #[track_caller]
+    pub fn assert_replayed(&self) {
+        assert_eq!(self.header("idempotency-replay"), Some("true"));
+    }
+
+    #[track_caller]
+    pub fn assert_not_replayed(&self) {
+        assert_eq!(self.header("idempotency-replay"), None);
+    }
+
+    #[track_caller]
+    pub fn assert_no_deprecation_headers(&self) {
+        for h in ["sunset", "deprecation", "link"] {
+            assert_eq!(self.header(h), None, "{h}");
+        }
     }
 
     /// Asserts the envelope with `status` and `name`.

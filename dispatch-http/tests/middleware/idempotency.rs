@@ -1,11 +1,9 @@
 use serde_json::json;
 
-use crate::harness::{vehicle, Service};
-
-const IK: &str = "idempotency-key";
+use crate::harness::{vehicle, Service, IK};
 
 async fn vehicle_count(s: &Service) -> usize {
-    let r = s.call("GET", "/v2/vehicles", &[], None).await;
+    let r = s.get("/v2/vehicles", &[]).await;
     assert_eq!(r.status, 200);
     r.json()["vehicles"].as_array().expect("vehicles").len()
 }
@@ -13,22 +11,13 @@ async fn vehicle_count(s: &Service) -> usize {
 #[tokio::test]
 async fn a_repeated_post_vehicles_is_replayed_not_executed() {
     let s = Service::start(false);
-    let first = s
-        .call("POST", "/v2/vehicles", &[(IK, "k1")], Some(&vehicle("Van")))
-        .await;
+    let first = s.send("/v2/vehicles", "k1", &vehicle("Van")).await;
     assert!(first.status.is_success(), "{:?}", first.json());
-    assert_eq!(first.header("idempotency-replay"), None);
-    let again = s
-        .call(
-            "POST",
-            "/v2/vehicles/",
-            &[(IK, "k1")],
-            Some(&vehicle("Van")),
-        )
-        .await;
+    first.assert_not_replayed();
+    let again = s.send("/v2/vehicles/", "k1", &vehicle("Van")).await;
     assert_eq!(again.status, first.status);
     assert_eq!(again.raw, first.raw);
-    assert_eq!(again.header("idempotency-replay"), Some("true"));
+    again.assert_replayed();
     assert_eq!(again.header("content-type"), first.header("content-type"));
     assert_eq!(vehicle_count(&s).await, 1);
 }
@@ -36,16 +25,8 @@ async fn a_repeated_post_vehicles_is_replayed_not_executed() {
 #[tokio::test]
 async fn the_same_key_with_another_body_is_422() {
     let s = Service::start(false);
-    s.call("POST", "/v2/vehicles", &[(IK, "k1")], Some(&vehicle("Van")))
-        .await;
-    let r = s
-        .call(
-            "POST",
-            "/v2/vehicles",
-            &[(IK, "k1")],
-            Some(&vehicle("Truck")),
-        )
-        .await;
+    s.send("/v2/vehicles", "k1", &vehicle("Van")).await;
+    let r = s.send("/v2/vehicles", "k1", &vehicle("Truck")).await;
     r.assert_error(422, "IDEMPOTENCY_KEY_REUSED_WITH_DIFFERENT_BODY");
     assert_eq!(vehicle_count(&s).await, 1);
 }
@@ -55,19 +36,14 @@ async fn empty_and_overlong_keys_are_400_and_nothing_executes() {
     let s = Service::start(false);
     let long = "k".repeat(256);
     for key in ["", long.as_str()] {
-        s.call("POST", "/v2/vehicles", &[(IK, key)], Some(&vehicle("Van")))
+        s.send("/v2/vehicles", key, &vehicle("Van"))
             .await
             .assert_error(400, "IDEMPOTENCY_INVALID_KEY");
     }
     assert_eq!(vehicle_count(&s).await, 0);
     let longest = "k".repeat(255);
     let ok = s
-        .call(
-            "POST",
-            "/v2/vehicles",
-            &[(IK, longest.as_str())],
-            Some(&vehicle("Van")),
-        )
+        .send("/v2/vehicles", longest.as_str(), &vehicle("Van"))
         .await;
     assert!(ok.status.is_success());
 }
@@ -76,33 +52,23 @@ async fn empty_and_overlong_keys_are_400_and_nothing_executes() {
 async fn a_4xx_is_replayed() {
     let s = Service::start(false);
     let bad = json!({"name": "Van"});
-    let first = s
-        .call("POST", "/v2/vehicles", &[(IK, "k")], Some(&bad))
-        .await;
+    let first = s.send("/v2/vehicles", "k", &bad).await;
     first.assert_error(400, "INVALID_INPUT");
-    let again = s
-        .call("POST", "/v2/vehicles", &[(IK, "k")], Some(&bad))
-        .await;
+    let again = s.send("/v2/vehicles", "k", &bad).await;
     assert_eq!(again.status, 400);
     assert_eq!(again.raw, first.raw);
-    assert_eq!(again.header("idempotency-replay"), Some("true"));
+    again.assert_replayed();
 }
 
 #[tokio::test]
 async fn keys_are_scoped_per_access_key() {
     let s = Service::start(false);
-    s.call("POST", "/v2/vehicles", &[(IK, "k")], Some(&vehicle("Van")))
-        .await;
+    s.send("/v2/vehicles", "k", &vehicle("Van")).await;
     let other = ("x-access-key", s.keys[1].as_str());
     let r = s
-        .call(
-            "POST",
-            "/v2/vehicles",
-            &[other, (IK, "k")],
-            Some(&vehicle("Van")),
-        )
+        .post("/v2/vehicles", &[other, (IK, "k")], &vehicle("Van"))
         .await;
-    assert_eq!(r.header("idempotency-replay"), None);
+    r.assert_not_replayed();
     assert_eq!(vehicle_count(&s).await, 2);
 }
 
@@ -112,29 +78,20 @@ async fn posts_not_listed_ignore_the_key() {
     let body = json!({"location": {"lat": 51.5, "lng": -0.12}});
     for _ in 0..2 {
         let r = s
-            .call(
-                "POST",
-                "/v2/zone-groups/999/bounds/contains",
-                &[(IK, "k")],
-                Some(&body),
-            )
+            .send("/v2/zone-groups/999/bounds/contains", "k", &body)
             .await;
         r.assert_error(404, "RESOURCE_NOT_FOUND");
-        assert_eq!(r.header("idempotency-replay"), None);
+        r.assert_not_replayed();
     }
 }
 
 #[tokio::test]
 async fn recorded_keys_survive_a_restart_on_the_same_database_file() {
     let mut s = Service::start(false);
-    let first = s
-        .call("POST", "/v2/vehicles", &[(IK, "k")], Some(&vehicle("Van")))
-        .await;
+    let first = s.send("/v2/vehicles", "k", &vehicle("Van")).await;
     s.restart();
-    let again = s
-        .call("POST", "/v2/vehicles", &[(IK, "k")], Some(&vehicle("Van")))
-        .await;
-    assert_eq!(again.header("idempotency-replay"), Some("true"));
+    let again = s.send("/v2/vehicles", "k", &vehicle("Van")).await;
+    again.assert_replayed();
     assert_eq!(again.raw, first.raw);
     assert_eq!(vehicle_count(&s).await, 1);
 }
@@ -142,18 +99,13 @@ async fn recorded_keys_survive_a_restart_on_the_same_database_file() {
 #[tokio::test]
 async fn keys_expire_24_hours_after_the_original_request() {
     let s = Service::start(false);
-    s.call("POST", "/v2/vehicles", &[(IK, "k")], Some(&vehicle("Van")))
-        .await;
+    s.send("/v2/vehicles", "k", &vehicle("Van")).await;
     s.clock.advance_millis(24 * 3600 * 1000 - 1);
-    let within = s
-        .call("POST", "/v2/vehicles", &[(IK, "k")], Some(&vehicle("Van")))
-        .await;
-    assert_eq!(within.header("idempotency-replay"), Some("true"));
+    let within = s.send("/v2/vehicles", "k", &vehicle("Van")).await;
+    within.assert_replayed();
     s.clock.advance_millis(1);
-    let after = s
-        .call("POST", "/v2/vehicles", &[(IK, "k")], Some(&vehicle("Van")))
-        .await;
-    assert_eq!(after.header("idempotency-replay"), None);
+    let after = s.send("/v2/vehicles", "k", &vehicle("Van")).await;
+    after.assert_not_replayed();
     assert_eq!(vehicle_count(&s).await, 2);
 }
 
@@ -161,32 +113,23 @@ async fn keys_expire_24_hours_after_the_original_request() {
 async fn replays_do_not_consume_rate_quota_and_rate_limited_keys_are_released() {
     let s = Service::start(true);
     // POST /vehicles is standard tier: 5 per second.
-    s.call("POST", "/v2/vehicles", &[(IK, "a")], Some(&vehicle("A")))
-        .await;
+    s.send("/v2/vehicles", "a", &vehicle("A")).await;
     for _ in 0..10 {
-        let r = s
-            .call("POST", "/v2/vehicles", &[(IK, "a")], Some(&vehicle("A")))
-            .await;
-        assert_eq!(r.header("idempotency-replay"), Some("true"));
+        let r = s.send("/v2/vehicles", "a", &vehicle("A")).await;
+        r.assert_replayed();
     }
     for k in ["b", "c", "d", "e"] {
-        let r = s
-            .call("POST", "/v2/vehicles", &[(IK, k)], Some(&vehicle(k)))
-            .await;
+        let r = s.send("/v2/vehicles", k, &vehicle(k)).await;
         assert!(r.status.is_success(), "{k}: {:?}", r.json());
     }
-    let limited = s
-        .call("POST", "/v2/vehicles", &[(IK, "f")], Some(&vehicle("F")))
-        .await;
+    let limited = s.send("/v2/vehicles", "f", &vehicle("F")).await;
     let wait = limited.assert_error(403, "FORBIDDEN")["details"]["retry_after_seconds"]
         .as_i64()
         .unwrap();
     s.advance_secs(wait);
-    let retry = s
-        .call("POST", "/v2/vehicles", &[(IK, "f")], Some(&vehicle("F")))
-        .await;
+    let retry = s.send("/v2/vehicles", "f", &vehicle("F")).await;
     assert!(retry.status.is_success(), "{:?}", retry.json());
-    assert_eq!(retry.header("idempotency-replay"), None);
+    retry.assert_not_replayed();
     assert_eq!(vehicle_count(&s).await, 6);
 }
 
@@ -196,15 +139,7 @@ async fn concurrent_posts_with_one_key_create_one_vehicle() {
     let tasks: Vec<_> = (0..10)
         .map(|_| {
             let s = s.clone();
-            tokio::spawn(async move {
-                s.call(
-                    "POST",
-                    "/v2/vehicles",
-                    &[(IK, "same")],
-                    Some(&vehicle("Van")),
-                )
-                .await
-            })
+            tokio::spawn(async move { s.send("/v2/vehicles", "same", &vehicle("Van")).await })
         })
         .collect();
     let mut originals = 0;

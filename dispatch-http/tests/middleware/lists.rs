@@ -2,12 +2,7 @@
 
 use serde_json::{json, Value};
 
-use crate::harness::{Resp, Service};
-
-const IK: &str = "idempotency-key";
-const OPT_IN: (&str, &str) = ("x-svc-api-features", "rate-limit-429");
-const DOCS_LINK: &str =
-    "<https://docs.dispatch.example.com/v2/features/rate-limit-429>; rel=\"deprecation\"";
+use crate::harness::{Resp, Service, DOCS_LINK, OPT_IN};
 
 fn customers(accounts: &[&str]) -> Value {
     Value::Array(
@@ -44,14 +39,9 @@ fn next_path(r: &Resp) -> Option<String> {
 #[tokio::test]
 async fn list_pages_carry_next_first_and_the_deprecation_link_in_one_header() {
     let s = Service::start(false);
-    s.call(
-        "POST",
-        "/v2/customers",
-        &[],
-        Some(&customers(&["A", "B", "C"])),
-    )
-    .await;
-    let first = s.call("GET", "/v2/customers?limit=2", &[], None).await;
+    s.post("/v2/customers", &[], &customers(&["A", "B", "C"]))
+        .await;
+    let first = s.get("/v2/customers?limit=2", &[]).await;
     assert_eq!(first.status, 200);
     assert_eq!(first.json()["customers"].as_array().unwrap().len(), 2);
     assert_eq!(first.headers.get_all("link").iter().count(), 1);
@@ -64,7 +54,7 @@ async fn list_pages_carry_next_first_and_the_deprecation_link_in_one_header() {
     assert!(values[0].ends_with("&limit=2>; rel=\"next\""), "{values:?}");
     assert_eq!(format!("<{}", values[1]), DOCS_LINK);
 
-    let second = s.call("GET", &next_path(&first).unwrap(), &[], None).await;
+    let second = s.get(&next_path(&first).unwrap(), &[]).await;
     assert_eq!(second.status, 200);
     assert_eq!(second.json()["customers"].as_array().unwrap().len(), 1);
     assert_eq!(
@@ -73,9 +63,7 @@ async fn list_pages_carry_next_first_and_the_deprecation_link_in_one_header() {
         "last page: no rel=next"
     );
 
-    let opted_in = s
-        .call("GET", "/v2/customers?limit=2", &[OPT_IN], None)
-        .await;
+    let opted_in = s.get("/v2/customers?limit=2", &[OPT_IN]).await;
     let values = link_values(&opted_in);
     assert_eq!(values.len(), 1, "{values:?}");
     assert!(values[0].ends_with("rel=\"next\""));
@@ -84,17 +72,10 @@ async fn list_pages_carry_next_first_and_the_deprecation_link_in_one_header() {
 #[tokio::test]
 async fn out_of_range_limits_fall_back_to_100_and_a_malformed_page_info_is_400() {
     let s = Service::start(false);
-    s.call(
-        "POST",
-        "/v2/customers",
-        &[],
-        Some(&customers(&["A", "B", "C"])),
-    )
-    .await;
+    s.post("/v2/customers", &[], &customers(&["A", "B", "C"]))
+        .await;
     for limit in ["0", "101", "x"] {
-        let r = s
-            .call("GET", &format!("/v2/customers?limit={limit}"), &[], None)
-            .await;
+        let r = s.get(&format!("/v2/customers?limit={limit}"), &[]).await;
         assert_eq!(
             r.json()["customers"].as_array().unwrap().len(),
             3,
@@ -102,9 +83,7 @@ async fn out_of_range_limits_fall_back_to_100_and_a_malformed_page_info_is_400()
         );
         assert_eq!(next_path(&r), None, "{limit}");
     }
-    let r = s
-        .call("GET", "/v2/customers?page_info=garbage", &[], None)
-        .await;
+    let r = s.get("/v2/customers?page_info=garbage", &[]).await;
     let body = r.assert_error(400, "INVALID_INPUT");
     assert_eq!(
         body["details"]["validationErrors"][0]["path"],
@@ -116,16 +95,12 @@ async fn out_of_range_limits_fall_back_to_100_and_a_malformed_page_info_is_400()
 async fn a_replayed_post_customers_has_the_original_status_and_an_empty_body() {
     let s = Service::start(false);
     let body = customers(&["A"]);
-    let first = s
-        .call("POST", "/v2/customers", &[(IK, "k")], Some(&body))
-        .await;
+    let first = s.send("/v2/customers", "k", &body).await;
     assert_eq!(first.status, 201, "{:?}", first.json());
     assert!(!first.raw.is_empty());
-    let replay = s
-        .call("POST", "/v2/customers/", &[(IK, "k")], Some(&body))
-        .await;
+    let replay = s.send("/v2/customers/", "k", &body).await;
     assert_eq!(replay.status, 201);
-    assert_eq!(replay.header("idempotency-replay"), Some("true"));
+    replay.assert_replayed();
     assert!(replay.raw.is_empty());
 }
 
@@ -133,24 +108,13 @@ async fn a_replayed_post_customers_has_the_original_status_and_an_empty_body() {
 async fn a_replayed_post_orders_returns_the_original_body() {
     let s = Service::start(false);
     let body = json!([order("O-1")]);
-    let first = s
-        .call("POST", "/v2/orders", &[(IK, "k")], Some(&body))
-        .await;
+    let first = s.send("/v2/orders", "k", &body).await;
     assert_eq!(first.status, 200, "{:?}", first.json());
-    let replay = s
-        .call("POST", "/v2/orders", &[(IK, "k")], Some(&body))
-        .await;
+    let replay = s.send("/v2/orders", "k", &body).await;
     assert_eq!(replay.status, 200);
-    assert_eq!(replay.header("idempotency-replay"), Some("true"));
+    replay.assert_replayed();
     assert_eq!(replay.raw, first.raw);
-    let other = s
-        .call(
-            "POST",
-            "/v2/orders",
-            &[(IK, "k")],
-            Some(&json!([order("O-2")])),
-        )
-        .await;
+    let other = s.send("/v2/orders", "k", &json!([order("O-2")])).await;
     other.assert_error(422, "IDEMPOTENCY_KEY_REUSED_WITH_DIFFERENT_BODY");
 }
 
@@ -162,11 +126,11 @@ async fn get_customers_is_listing_tier_five_per_second_and_thirty_per_minute() {
             s.advance_secs(1);
         }
         for i in 0..5 {
-            let r = s.call("GET", "/v2/customers", &[], None).await;
+            let r = s.get("/v2/customers", &[]).await;
             assert_eq!(r.status, 200, "second {second} request {i}");
         }
         if second == 0 {
-            let burst = s.call("GET", "/v2/customers", &[], None).await;
+            let burst = s.get("/v2/customers", &[]).await;
             assert_eq!(
                 burst.assert_error(403, "FORBIDDEN")["details"]["retry_after_seconds"],
                 1
@@ -174,7 +138,7 @@ async fn get_customers_is_listing_tier_five_per_second_and_thirty_per_minute() {
         }
     }
     s.advance_secs(1);
-    let r = s.call("GET", "/v2/customers", &[OPT_IN], None).await;
+    let r = s.get("/v2/customers", &[OPT_IN]).await;
     let body = r.assert_error(429, "RATE_LIMIT_EXCEEDED");
     assert_eq!(body["details"]["retry_after_seconds"], 54);
     assert_eq!(r.header("retry-after"), Some("54"));
@@ -184,14 +148,10 @@ async fn get_customers_is_listing_tier_five_per_second_and_thirty_per_minute() {
 async fn post_orders_is_bulk_tier_one_per_two_seconds() {
     let s = Service::start(true);
     assert_eq!(
-        s.call("POST", "/v2/orders", &[], Some(&json!([order("A")])))
-            .await
-            .status,
+        s.post("/v2/orders", &[], &json!([order("A")])).await.status,
         200
     );
-    let r = s
-        .call("POST", "/v2/orders", &[], Some(&json!([order("B")])))
-        .await;
+    let r = s.post("/v2/orders", &[], &json!([order("B")])).await;
     assert_eq!(
         r.assert_error(403, "FORBIDDEN")["details"]["retry_after_seconds"],
         2
@@ -199,9 +159,7 @@ async fn post_orders_is_bulk_tier_one_per_two_seconds() {
     assert_eq!(r.header("retry-after"), Some("2"));
     s.advance_secs(2);
     assert_eq!(
-        s.call("POST", "/v2/orders", &[], Some(&json!([order("B")])))
-            .await
-            .status,
+        s.post("/v2/orders", &[], &json!([order("B")])).await.status,
         200
     );
 }
@@ -209,18 +167,16 @@ async fn post_orders_is_bulk_tier_one_per_two_seconds() {
 #[tokio::test]
 async fn depot_order_posts_are_idempotent_and_scoped_to_their_own_path() {
     let s = Service::start(false);
-    let depot = s.call("GET", "/v2/depots", &[], None).await.json()["depots"][0]["id"].clone();
+    let depot = s.get("/v2/depots", &[]).await.json()["depots"][0]["id"].clone();
     let path = format!("/v2/depots/{depot}/orders");
     let body = json!([order("D-1")]);
-    let first = s.call("POST", &path, &[(IK, "k")], Some(&body)).await;
+    let first = s.send(&path, "k", &body).await;
     assert_eq!(first.status, 200, "{:?}", first.json());
-    let replay = s.call("POST", &path, &[(IK, "k")], Some(&body)).await;
-    assert_eq!(replay.header("idempotency-replay"), Some("true"));
+    let replay = s.send(&path, "k", &body).await;
+    replay.assert_replayed();
     assert_eq!(replay.raw, first.raw);
     // The same key on POST /orders is another endpoint's key.
-    let elsewhere = s
-        .call("POST", "/v2/orders", &[(IK, "k")], Some(&body))
-        .await;
+    let elsewhere = s.send("/v2/orders", "k", &body).await;
     assert_eq!(elsewhere.status, 200);
-    assert_eq!(elsewhere.header("idempotency-replay"), None);
+    elsewhere.assert_not_replayed();
 }

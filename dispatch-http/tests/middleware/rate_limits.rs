@@ -1,31 +1,29 @@
 use dispatch_http::middleware::rate_limit::ENDPOINT_TIERS;
 use serde_json::json;
 
-use crate::harness::{vehicle, Service};
-
-const OPT_IN: (&str, &str) = ("x-svc-api-features", "rate-limit-429");
+use crate::harness::{vehicle, Service, OPT_IN};
 
 #[tokio::test]
 async fn get_vehicles_is_reference_tier_one_per_second_with_retry_after_equal_to_the_detail() {
     let s = Service::start(true);
-    assert_eq!(s.call("GET", "/v2/vehicles", &[], None).await.status, 200);
-    let r = s.call("GET", "/v2/vehicles", &[], None).await;
+    assert_eq!(s.get("/v2/vehicles", &[]).await.status, 200);
+    let r = s.get("/v2/vehicles", &[]).await;
     let body = r.assert_error(403, "FORBIDDEN");
     assert_eq!(body["details"]["retry_after_seconds"], 1);
     assert_eq!(r.header("retry-after"), Some("1"));
     s.clock.advance_millis(999);
-    s.call("GET", "/v2/vehicles", &[], None)
+    s.get("/v2/vehicles", &[])
         .await
         .assert_error(403, "FORBIDDEN");
     s.clock.advance_millis(1);
-    assert_eq!(s.call("GET", "/v2/vehicles", &[], None).await.status, 200);
+    assert_eq!(s.get("/v2/vehicles", &[]).await.status, 200);
 }
 
 #[tokio::test]
 async fn reference_tier_allows_sixty_a_minute_at_one_a_second() {
     let s = Service::start(true);
     for i in 0..60 {
-        let r = s.call("GET", "/v2/depots", &[], None).await;
+        let r = s.get("/v2/depots", &[]).await;
         assert_eq!(r.status, 200, "request {i}");
         s.advance_secs(1);
     }
@@ -34,11 +32,7 @@ async fn reference_tier_allows_sixty_a_minute_at_one_a_second() {
 #[tokio::test]
 async fn vehicle_writes_are_standard_tier_five_per_second_and_sixty_per_minute() {
     let s = Service::start(true);
-    let id = s
-        .call("POST", "/v2/vehicles", &[], Some(&vehicle("V")))
-        .await
-        .json()["vehicle"]["id"]
-        .clone();
+    let id = s.post("/v2/vehicles", &[], &vehicle("V")).await.json()["vehicle"]["id"].clone();
     // Let the create leave every window.
     s.advance_secs(60);
     let path = format!("/v2/vehicles/{id}");
@@ -80,9 +74,9 @@ async fn vehicle_writes_are_standard_tier_five_per_second_and_sixty_per_minute()
 #[tokio::test]
 async fn the_429_token_gives_429_with_the_same_description_and_retry_after() {
     let s = Service::start(true);
-    s.call("GET", "/v2/vehicles", &[], None).await;
-    let forbidden = s.call("GET", "/v2/vehicles", &[], None).await;
-    let too_many = s.call("GET", "/v2/vehicles", &[OPT_IN], None).await;
+    s.get("/v2/vehicles", &[]).await;
+    let forbidden = s.get("/v2/vehicles", &[]).await;
+    let too_many = s.get("/v2/vehicles", &[OPT_IN]).await;
     let f = forbidden.assert_error(403, "FORBIDDEN");
     let t = too_many.assert_error(429, "RATE_LIMIT_EXCEEDED");
     assert_eq!(f["description"], t["description"]);
@@ -102,8 +96,8 @@ async fn from_2028_03_01_rate_limited_callers_get_429_without_the_token() {
     let s = Service::start(true);
     s.clock
         .set(dispatch_core::time::Timestamp::parse("2028-03-01T00:00:00.000Z").unwrap());
-    s.call("GET", "/v2/vehicles", &[], None).await;
-    s.call("GET", "/v2/vehicles", &[], None)
+    s.get("/v2/vehicles", &[]).await;
+    s.get("/v2/vehicles", &[])
         .await
         .assert_error(429, "RATE_LIMIT_EXCEEDED");
 }
@@ -112,19 +106,14 @@ async fn from_2028_03_01_rate_limited_callers_get_429_without_the_token() {
 async fn quotas_are_per_access_key_and_shared_by_the_endpoints_of_one_tier() {
     let s = Service::start(true);
     let other = ("x-access-key", s.keys[1].as_str());
-    assert_eq!(s.call("GET", "/v2/depots", &[], None).await.status, 200);
+    assert_eq!(s.get("/v2/depots", &[]).await.status, 200);
     // GET /vehicles is the same (reference) tier for the same key...
-    s.call("GET", "/v2/vehicles", &[], None)
+    s.get("/v2/vehicles", &[])
         .await
         .assert_error(403, "FORBIDDEN");
     // ...but another key of the same depot has its own quota, and other tiers are untouched.
-    assert_eq!(
-        s.call("GET", "/v2/vehicles", &[other], None).await.status,
-        200
-    );
-    let r = s
-        .call("POST", "/v2/vehicles", &[], Some(&vehicle("V")))
-        .await;
+    assert_eq!(s.get("/v2/vehicles", &[other]).await.status, 200);
+    let r = s.post("/v2/vehicles", &[], &vehicle("V")).await;
     assert!(r.status.is_success(), "{:?}", r.json());
 }
 
@@ -132,7 +121,7 @@ async fn quotas_are_per_access_key_and_shared_by_the_endpoints_of_one_tier() {
 async fn rate_limits_off_disables_every_tier() {
     let s = Service::start(false);
     for _ in 0..100 {
-        assert_eq!(s.call("GET", "/v2/vehicles", &[], None).await.status, 200);
+        assert_eq!(s.get("/v2/vehicles", &[]).await.status, 200);
     }
 }
 
@@ -140,11 +129,11 @@ async fn rate_limits_off_disables_every_tier() {
 async fn unauthenticated_requests_are_401_and_consume_no_quota() {
     let s = Service::start(true);
     for _ in 0..5 {
-        s.call("GET", "/v2/vehicles", &[("x-access-key", "nope")], None)
+        s.get("/v2/vehicles", &[("x-access-key", "nope")])
             .await
             .assert_error(401, "UNAUTHORIZED");
     }
-    assert_eq!(s.call("GET", "/v2/vehicles", &[], None).await.status, 200);
+    assert_eq!(s.get("/v2/vehicles", &[]).await.status, 200);
 }
 
 /// Walks the one tier table: every endpoint the router already serves must be limited by the
