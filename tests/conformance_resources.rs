@@ -962,3 +962,36 @@ fn a_customer_created_by_an_order_is_geocoded_like_any_customer() {
         "saved without coordinates"
     );
 }
+
+#[test]
+fn customer_duration_is_a_number_of_minutes_from_1_to_9999() {
+    let (_dir, server, fx) = seeded_server();
+    let reply = server.post(
+        "/v2/customers",
+        &fx.key,
+        &json!([{"account": "D-1", "lat": 1, "lng": 1, "duration": 7.5}, {"account": "D-2", "lat": 1, "lng": 1, "duration": 10}]),
+    );
+    assert_eq!(reply.status, 201, "{}", String::from_utf8_lossy(&reply.raw));
+    let list = server.get("/v2/customers", &fx.key).json();
+    let durations: Vec<&Value> = list["customers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| &c["duration"])
+        .collect();
+    assert_eq!(durations, [&json!(10), &json!(7.5)]);
+    assert_eq!(
+        list["customers"][0]["duration"].to_string(),
+        "10",
+        "whole minutes render without a fraction"
+    );
+    for bad in [0.5, 9999.5, -1.0] {
+        server
+            .post(
+                "/v2/customers",
+                &fx.key,
+                &json!([{"account": "D-3", "lat": 1, "lng": 1, "duration": bad}]),
+            )
+            .assert_envelope("INVALID_INPUT", 400);
+    }
+}
