@@ -1,6 +1,6 @@
 //! Conformance, black-box: data is scoped to the key's depot; order statuses and third parties
 //! to its organisation. A key of another depot or organisation sees nothing and changes
-//! nothing of this depot.
+//! nothing of this depot. And what one depot wrote and had acknowledged survives `kill -9`.
 
 mod support;
 
@@ -240,4 +240,53 @@ fn order_statuses_and_third_parties_are_organisation_wide() {
     assert_eq!(names(&fx.key), [json!("Courier X")]);
     assert_eq!(names(&fx.south_key), [json!("Courier X")]);
     assert_eq!(names(&fx.other_key), [json!("Elsewhere")]);
+}
+
+#[test]
+fn acknowledged_customers_orders_statuses_and_attachments_survive_kill_9() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("durable.db");
+    let fx = support::Fixture::seed(&db);
+    let server = Server::start(&db);
+    let north = populate(&server, &fx.key);
+    let reply = server.post("/v2/order-statuses", &fx.key, &json!({"status": "Kept"}));
+    assert_eq!(reply.status, 201);
+    let reply = server.put(
+        &format!("/v2/orders/{}", north.order),
+        &fx.key,
+        &json!({"priority": "P1"}),
+    );
+    assert_eq!(reply.status, 200);
+    let before = [
+        server
+            .get(&format!("/v2/orders/{}", north.order), &fx.key)
+            .json(),
+        server
+            .get(&format!("/v2/customers/{}", north.customer), &fx.key)
+            .json(),
+        server
+            .get(&format!("/v2/vehicles/{}", north.vehicle), &fx.key)
+            .json(),
+        server.get("/v2/order-statuses", &fx.key).json(),
+    ];
+    server.kill_hard();
+    let server = Server::start(&db);
+    let after = [
+        server
+            .get(&format!("/v2/orders/{}", north.order), &fx.key)
+            .json(),
+        server
+            .get(&format!("/v2/customers/{}", north.customer), &fx.key)
+            .json(),
+        server
+            .get(&format!("/v2/vehicles/{}", north.vehicle), &fx.key)
+            .json(),
+        server.get("/v2/order-statuses", &fx.key).json(),
+    ];
+    assert_eq!(before, after);
+    assert_eq!(after[0]["order"]["priority"], "P1");
+    assert_eq!(
+        after[0]["order"]["attachments"].as_array().unwrap().len(),
+        1
+    );
 }

@@ -281,3 +281,45 @@ fn order_filters_combine_and_bad_values_are_400() {
             .assert_envelope("INVALID_INPUT", 400);
     }
 }
+
+#[test]
+fn paging_customers_with_concurrent_upserts_has_no_duplicates_and_no_gaps() {
+    let (_dir, server, fx) = seeded_server();
+    for batch in 0..2 {
+        let customers: Vec<Value> = (batch * 100..batch * 100 + 100)
+            .map(|i| json!({"account": format!("C-{i:04}"), "lat": 51.5, "lng": -0.1}))
+            .collect();
+        assert_eq!(
+            server
+                .post("/v2/customers", &fx.key, &json!(customers))
+                .status,
+            201
+        );
+    }
+    let mut seen = Vec::new();
+    let mut url = Some("/v2/customers?limit=17".to_owned());
+    let mut round = 0;
+    while let Some(next) = url {
+        let reply = server.get(&next, &fx.key);
+        assert_eq!(reply.status, 200);
+        let page = reply.json();
+        let items = page["customers"].as_array().unwrap();
+        assert!(items.len() <= 17);
+        seen.extend(items.iter().map(|c| c["id"].as_i64().unwrap()));
+        let fresh: Vec<Value> = (0..5)
+            .map(|i| json!({"account": format!("NEW-{round}-{i}"), "lat": 1, "lng": 1}))
+            .collect();
+        assert_eq!(
+            server.post("/v2/customers", &fx.key, &json!(fresh)).status,
+            201
+        );
+        round += 1;
+        url = reply.next_link();
+    }
+    let unique: HashSet<i64> = seen.iter().copied().collect();
+    assert_eq!(unique.len(), seen.len(), "no customer appears twice");
+    assert!(
+        (1..=200).all(|id| unique.contains(&id)),
+        "every customer present at the start was listed"
+    );
+}
