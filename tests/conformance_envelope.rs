@@ -241,7 +241,7 @@ fn validation_errors_carry_code_expected_received_path_and_message() {
 fn a_body_over_the_limit_is_refused_in_the_envelope_not_read_whole() {
     let (_dir, server, fx) = seeded_server();
     let mut huge = b"[".to_vec();
-    huge.extend(std::iter::repeat_n(b' ', 12 * 1024 * 1024));
+    huge.extend(std::iter::repeat_n(b' ', 40 * 1024 * 1024));
     huge.push(b']');
     for path in ["/v2/orders", "/v2/customers", "/v2/vehicles"] {
         let reply = server.send(

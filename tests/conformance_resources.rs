@@ -995,3 +995,38 @@ fn customer_duration_is_a_number_of_minutes_from_1_to_9999() {
             .assert_envelope("INVALID_INPUT", 400);
     }
 }
+
+#[test]
+fn the_largest_valid_customer_batch_is_accepted() {
+    let (_dir, server, fx) = seeded_server();
+    // 100 customers with 40000-character notes of two-byte characters: about 8 MB of JSON.
+    let notes = "é".repeat(40_000);
+    let batch: Vec<Value> = (0..100)
+        .map(|i| {
+            json!({"account": format!("{i:0>100}"), "name": "ñ".repeat(100), "address": "1 High St",
+                        "lat": 51.5, "lng": -0.1, "notes": notes, "duration": 9999})
+        })
+        .collect();
+    let reply = server.post("/v2/customers", &fx.key, &json!(batch));
+    assert_eq!(
+        reply.status,
+        201,
+        "{}",
+        String::from_utf8_lossy(&reply.raw[..reply.raw.len().min(300)])
+    );
+    assert_eq!(reply.json()["customers"].as_array().unwrap().len(), 100);
+    let id = reply.json()["customers"][0]["id"].as_i64().unwrap();
+    let detail = server.get(&format!("/v2/customers/{id}"), &fx.key).json();
+    assert_eq!(
+        detail["customer"]["notes"]
+            .as_str()
+            .unwrap()
+            .chars()
+            .count(),
+        40_000
+    );
+    let too_long = json!([{"account": "N", "lat": 1, "lng": 1, "notes": "é".repeat(40_001)}]);
+    server
+        .post("/v2/customers", &fx.key, &too_long)
+        .assert_envelope("INVALID_INPUT", 400);
+}
