@@ -224,3 +224,24 @@ fn a_next_link_and_the_deprecation_link_coexist_with_next_found_by_rel() {
     let last = server.get(&next, &fx.key);
     assert_eq!(last.next_link(), None);
 }
+
+/// The upload tier (15 / min, max 1 / sec): requests paced under the burst limit still stop at
+/// the per-minute limit, with a Retry-After pointing at the end of the minute.
+#[test]
+fn the_per_minute_limit_holds_when_the_burst_limit_is_respected() {
+    let (_dir, server, fx) = limited_server();
+    for i in 0..15 {
+        let reply = attachment(&server, &fx.key, "424242");
+        assert_eq!(
+            reply.status, 404,
+            "request {i} passes the limiter (unknown order)"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+    }
+    let reply = attachment(&server, &fx.key, "424242");
+    let seconds = assert_rate_rejection(&reply, "FORBIDDEN", 403);
+    assert!(
+        seconds > 30,
+        "waits for the minute, not the burst: {seconds}"
+    );
+}
