@@ -176,3 +176,32 @@ fn seed_while_serving_adds_keys_and_data_seen_without_a_restart() {
         .iter()
         .any(|s| s["status"] == "RETURNED"));
 }
+
+#[test]
+fn a_seed_file_with_only_names_is_accepted_at_every_level() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("names.db");
+    let file = json!({"organisations": [{"name": "Bare", "third_parties": [{"name": "T"}], "depots": [{
+        "name": "D", "access_keys": [{"name": "k"}], "capacity_types": [{"type": "Boxes"}],
+        "custom_fields": [{"name": "F"}], "zone_groups": [{"name": "G", "zones": [{"name": "Z"}]}],
+        "notification_templates": [{"name": "N"}]}]}]});
+    let seeded = seed(&db, &file);
+    let depot = &seeded["organisations"][0]["depots"][0];
+    assert_eq!(depot["access_keys"][0]["permission"], "all");
+    assert!(depot["zone_groups"][0]["zones"][0]["id"].is_i64());
+    assert_eq!(depot["notification_templates"][0]["type"], "SMS");
+    let server = Server::start(&db);
+    let key = depot["access_keys"][0]["key"].as_str().unwrap();
+    let group = &depot["zone_groups"][0]["id"];
+    let reply = server.post(
+        &format!("/v2/zone-groups/{group}/bounds/contains"),
+        key,
+        &json!({"location": {"lat": 0.0, "lng": 0.0}}),
+    );
+    assert_eq!(
+        (reply.status, reply.json()),
+        (200, json!({"zone": null})),
+        "a zone without corners contains nothing"
+    );
+    assert_eq!(seed(&db, &file), seeded);
+}
