@@ -143,16 +143,17 @@ pub struct SeedZoneGroup {
 pub struct SeedZone {
     /// Name.
     pub name: String,
-    /// `[lat, lng]` corners, implicitly closed.
+    /// `[lat, lng]` corners, implicitly closed; without them the zone contains nothing.
+    #[serde(default)]
     pub polygon: Vec<[f64; 2]>,
 }
 
 /// A notification template of a seed file.
 #[derive(Debug, Deserialize)]
 pub struct SeedTemplate {
-    /// `SMS` or `EMAIL`.
-    #[serde(rename = "type")]
-    pub channel: String,
+    /// `SMS` (the default) or `EMAIL`.
+    #[serde(rename = "type", default)]
+    pub channel: Option<String>,
     /// Name (the identity).
     pub name: String,
     /// Message text.
@@ -325,7 +326,11 @@ fn apply_depot(
     }
     let mut templates = Vec::new();
     for t in &d.notification_templates {
-        let channel = Channel::parse(&t.channel).unwrap_or(Channel::Sms);
+        let channel = t
+            .channel
+            .as_deref()
+            .and_then(Channel::parse)
+            .unwrap_or(Channel::Sms);
         let row = tx.upsert_notification_template(scope, channel, &t.name, &t.body, now)?;
         templates.push(json!({"id": row.id, "type": row.channel.as_str(), "name": row.name}));
     }
@@ -412,13 +417,13 @@ fn validate(seed: &SeedFile) -> Result<(), SeedError> {
                 for (zi, z) in g.zones.iter().enumerate() {
                     let zat = format!("{at}.zone_groups[{gi}].zones[{zi}]");
                     name(&mut problems, zat.clone(), &z.name);
-                    if z.polygon.len() < 3
+                    if (1..3).contains(&z.polygon.len())
                         || z.polygon
                             .iter()
                             .any(|[a, b]| Coordinates::new(*a, *b).is_none())
                     {
                         problems.push(format!(
-                            "{zat}.polygon: at least 3 [lat, lng] pairs in range"
+                            "{zat}.polygon: none, or at least 3 [lat, lng] pairs in range"
                         ));
                     }
                 }
@@ -429,7 +434,10 @@ fn validate(seed: &SeedFile) -> Result<(), SeedError> {
                     format!("{at}.notification_templates[{i}]"),
                     &t.name,
                 );
-                if Channel::parse(&t.channel).is_none() {
+                if t.channel
+                    .as_deref()
+                    .is_some_and(|c| Channel::parse(c).is_none())
+                {
                     problems.push(format!(
                         "{at}.notification_templates[{i}].type: must be SMS or EMAIL"
                     ));

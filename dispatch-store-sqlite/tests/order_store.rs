@@ -49,7 +49,7 @@ fn customer(account: &str, updated: i64) -> Customer {
         email: None,
         lat: Some(51.5),
         lng: Some(-0.1),
-        duration: Some(10),
+        duration: Some(10.0),
         notes: None,
         capacities: vec![CapacityAmount {
             capacity_type_id: 1,

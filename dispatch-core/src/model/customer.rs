@@ -48,7 +48,7 @@ pub struct Customer {
     /// Longitude.
     pub lng: Option<f64>,
     /// Visit duration in minutes.
-    pub duration: Option<u32>,
+    pub duration: Option<f64>,
     /// Free notes.
     pub notes: Option<String>,
     /// Capacities, resolved to the depot's capacity types.
@@ -88,7 +88,7 @@ pub struct CustomerChanges {
     /// `lng`.
     pub lng: Option<Option<f64>>,
     /// `duration`.
-    pub duration: Option<Option<u32>>,
+    pub duration: Option<Option<f64>>,
     /// `notes`.
     pub notes: Option<Option<String>>,
     /// `capacities` as sent (resolved during the merge).

@@ -95,7 +95,8 @@ fn duration_is_1_to_9999_minutes() {
         (1.0, true),
         (9999.0, true),
         (10_000.0, false),
-        (2.5, false),
+        (2.5, true),
+        (0.5, false),
     ] {
         let mut i = input("A");
         i.duration = Some(Some(d));

@@ -82,22 +82,11 @@ pub fn validate_customer(
     );
     out.lat = input.lat;
     out.lng = input.lng;
-    out.duration = input.duration.map(|d| {
-        d.map(|minutes| {
-            let path = key_path(&["duration"]);
-            check_range(&mut errs, path.clone(), minutes, 1.0, 9999.0);
-            if minutes.fract() != 0.0 {
-                errs.push(ValidationIssue::new(
-                    IssueCode::InvalidType,
-                    path,
-                    "whole number of minutes",
-                    minutes.to_string(),
-                    "duration must be a whole number of minutes",
-                ));
-            }
-            minutes as u32
-        })
-    });
+    // Minutes as a `number` (the spec's type), so fractions are allowed.
+    if let Some(Some(minutes)) = input.duration {
+        check_range(&mut errs, key_path(&["duration"]), minutes, 1.0, 9999.0);
+    }
+    out.duration = input.duration;
     if let Some(caps) = &input.capacities {
         for (i, cap) in caps.iter().enumerate() {
             match cap.capacity {

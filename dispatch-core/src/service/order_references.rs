@@ -3,7 +3,8 @@
 
 use super::ServiceError;
 use crate::model::customer::{Customer, MAX_CUSTOMERS_PER_DEPOT};
-use crate::model::order::Endpoint;
+use crate::model::location::Coordinates;
+use crate::model::order::{Endpoint, Side};
 use crate::model::order_input::{OrderChanges, OrderCustomerInput};
 use crate::model::organisation::DepotScope;
 use crate::ports::store::StoreTx;
@@ -17,6 +18,7 @@ pub(super) fn resolve_customer(
     scope: DepotScope,
     c: &OrderCustomerInput,
     changes: &OrderChanges,
+    geocoded: Option<Coordinates>,
     now: Timestamp,
 ) -> Result<i64, ServiceError> {
     if let Some(id) = c.id {
@@ -56,18 +58,22 @@ pub(super) fn resolve_customer(
         ));
     }
     let mut end = Endpoint::default();
-    let fallback = if changes.delivery.address.is_some() || changes.delivery.lat.is_some() {
-        &changes.delivery
-    } else {
-        &changes.pickup
+    let fallback = match new_customer_source(c, changes) {
+        None => &changes.delivery,
+        Some(Side::Delivery) => &changes.delivery,
+        Some(Side::Pickup) => &changes.pickup,
     };
     fallback.apply_to(&mut end);
-    let (address, postcode, lat, lng) =
-        if c.address.is_some() || (c.lat.is_some() && c.lng.is_some()) {
-            (c.address.clone(), c.postcode.clone(), c.lat, c.lng)
-        } else {
-            (end.address, end.postcode, end.lat, end.lng)
-        };
+    let (address, postcode, mut lat, mut lng) = match new_customer_source(c, changes) {
+        None => (c.address.clone(), c.postcode.clone(), c.lat, c.lng),
+        Some(_) => (end.address, end.postcode, end.lat, end.lng),
+    };
+    // An address without coordinates is geocoded, as for any customer; a failure saves the
+    // customer without coordinates.
+    if let (None, None, Some(found)) = (lat, lng, geocoded) {
+        lat = Some(found.lat);
+        lng = Some(found.lng);
+    }
     if address.is_none() && (lat.is_none() || lng.is_none()) {
         return Err(ServiceError::invalid(
             vec!["customer".into()],
@@ -97,6 +103,19 @@ pub(super) fn resolve_customer(
         updated: now,
     };
     Ok(tx.insert_customer(scope, &customer)?)
+}
+
+/// Where a customer created by an order takes its location from: `None` for the customer's own
+/// fields (an address or both coordinates were sent with it), else the order's end (delivery
+/// when it has location data, otherwise pickup).
+pub(super) fn new_customer_source(c: &OrderCustomerInput, changes: &OrderChanges) -> Option<Side> {
+    if c.address.is_some() || (c.lat.is_some() && c.lng.is_some()) {
+        None
+    } else if changes.delivery.address.is_some() || changes.delivery.lat.is_some() {
+        Some(Side::Delivery)
+    } else {
+        Some(Side::Pickup)
+    }
 }
 
 /// A vehicle assignment and a third party must name records that exist.

@@ -5,13 +5,13 @@
 use std::collections::HashMap;
 
 use super::customers::catalog;
-use super::order_references::{check_references, resolve_customer};
+use super::order_references::{check_references, new_customer_source, resolve_customer};
 use super::ServiceError;
 use crate::error::{ValidationErrors, ValidationIssue};
 use crate::events::DomainEvent;
 use crate::model::location::Coordinates;
 use crate::model::order::{Order, Side};
-use crate::model::order_input::{EndpointChanges, OrderInput, OrderWrite};
+use crate::model::order_input::{EndpointChanges, OrderChanges, OrderInput, OrderWrite};
 use crate::model::order_merge::{apply_order_update, merge_posted_order, OrderContext, OrderMerge};
 use crate::model::order_validate::{validate_order, validate_order_batch};
 use crate::model::organisation::DepotScope;
@@ -68,6 +68,7 @@ pub fn upsert_batch(
             }
         }
     }
+    let customer_located = locate_new_customers(geocoder, scope, &all, &located);
     let starting = Status::from_stored(settings.starting_status.clone());
     store.transaction(|tx| {
         let catalog = catalog(tx, scope)?;
@@ -82,7 +83,11 @@ pub fn upsert_batch(
         for (i, changes) in all.iter().enumerate() {
             let customer_id = match &changes.customer {
                 Some(c) => {
-                    Some(resolve_customer(tx, scope, c, changes, now).map_err(|e| under(e, i))?)
+                    let geocoded = customer_located.get(&i).copied();
+                    Some(
+                        resolve_customer(tx, scope, c, changes, geocoded, now)
+                            .map_err(|e| under(e, i))?,
+                    )
                 }
                 None => None,
             };
@@ -271,6 +276,42 @@ pub(crate) fn write_events(
         tx.append_event(scope, &DomainEvent::from(e), now)?;
     }
     Ok(())
+}
+
+/// Coordinates for the customers an order may create (by account, without coordinates): the
+/// customer's own address geocoded, or the order end it falls back to. Looked up before the
+/// write transaction, like the orders' own ends; only successes are kept.
+fn locate_new_customers(
+    geocoder: &dyn Geocoder,
+    scope: DepotScope,
+    all: &[OrderChanges],
+    located: &Located,
+) -> HashMap<usize, Coordinates> {
+    let mut found = HashMap::new();
+    for (i, changes) in all.iter().enumerate() {
+        let Some(c) = changes.customer.as_ref().filter(|c| c.id.is_none()) else {
+            continue;
+        };
+        let coordinates = match new_customer_source(c, changes) {
+            Some(side) => located
+                .get(&(i, side))
+                .and_then(|r| r.as_ref().ok())
+                .copied(),
+            None if c.lat.is_some() && c.lng.is_some() => None,
+            None => geocoder
+                .geocode(&GeocodeQuery {
+                    scope,
+                    address: c.address.as_deref(),
+                    postcode: c.postcode.as_deref(),
+                    country: c.country_code.as_deref(),
+                })
+                .ok(),
+        };
+        if let Some(coordinates) = coordinates {
+            found.insert(i, coordinates);
+        }
+    }
+    found
 }
 
 fn geocode_end(

@@ -101,7 +101,7 @@ fn list_view(c: &Customer) -> Value {
         "lng": opt_num(c.lng),
         "phone": c.phone,
         "email": c.email,
-        "duration": c.duration,
+        "duration": opt_num(c.duration),
         "notes": c.notes,
         "created": ts(c.created),
         "updated": ts(c.updated),

@@ -57,7 +57,7 @@ const COMMON: [&str; 16] = [
     "line_items",
 ];
 
-const DEPOT_POST: [&str; 33] = [
+const DEPOT_POST: [&str; 31] = [
     "order_number",
     "type",
     "customer",
@@ -89,8 +89,6 @@ const DEPOT_POST: [&str; 33] = [
     "skills",
     "custom_fields",
     "capacities",
-    "delivery_duration",
-    "delivery_country_code",
 ];
 
 /// Read-only fields a client may send back unchanged; they are ignored.

@@ -1,0 +1,473 @@
+//! Shared by the root black-box tests (`e2e.rs`, `conformance_*.rs`): the real `dispatch` binary
+//! as a subprocess, `dispatch seed`, and a raw HTTP/1.1 client that keeps status, headers and
+//! body exactly as sent, so the tests see what an outside client sees.
+
+#![allow(dead_code)] // each test binary uses a different part of this module
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdout, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+/// The `dispatch` binary next to this test's profile directory, brought up to date once per run.
+/// The build asks for what `cargo test --workspace` builds (same feature unification), so under
+/// that command it is a no-op; the binary comes with dispatch-http's integration tests.
+pub fn binary() -> PathBuf {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let exe = std::env::current_exe().expect("test path");
+            // target/<profile>/deps/<test>-<hash> -> target/<profile>/dispatch
+            let profile_dir = exe.parent().and_then(Path::parent).expect("target dir");
+            let mut build = Command::new(env!("CARGO"));
+            build.args(["build", "--quiet", "--workspace", "--tests"]);
+            if profile_dir.ends_with("release") {
+                build.arg("--release");
+            }
+            let status = build.status().expect("cargo build");
+            assert!(status.success(), "building the dispatch binary failed");
+            profile_dir.join(format!("dispatch{}", std::env::consts::EXE_SUFFIX))
+        })
+        .clone()
+}
+
+/// One HTTP response as received.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    pub status: u16,
+    /// Header names in lower case, in received order (repeated headers stay separate).
+    pub headers: Vec<(String, String)>,
+    pub raw: Vec<u8>,
+}
+
+impl Reply {
+    /// The first value of header `name` (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        let name = name.to_ascii_lowercase();
+        self.headers
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Every value of header `name`.
+    pub fn headers_named(&self, name: &str) -> Vec<&str> {
+        let name = name.to_ascii_lowercase();
+        self.headers
+            .iter()
+            .filter(|(n, _)| *n == name)
+            .map(|(_, v)| v.as_str())
+            .collect()
+    }
+
+    /// The body as JSON; panics with the text when it is not JSON.
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.raw).unwrap_or_else(|_| {
+            panic!(
+                "status {}: non-JSON body: {}",
+                self.status,
+                String::from_utf8_lossy(&self.raw)
+            )
+        })
+    }
+
+    /// The URL of the `rel="next"` link-value, among every `Link` value.
+    pub fn next_link(&self) -> Option<String> {
+        self.headers_named("link")
+            .into_iter()
+            .flat_map(|v| v.split(','))
+            .find(|part| part.contains("rel=\"next\"") || part.contains("rel=next"))
+            .and_then(|part| {
+                let start = part.find('<')? + 1;
+                let end = part.find('>')?;
+                Some(part[start..end].to_owned())
+            })
+    }
+
+    /// Asserts the spec's error envelope: exactly `{name, statusCode, description, details}`,
+    /// `statusCode` equal to the HTTP status, `details` an object, JSON content type. Returns
+    /// the body.
+    pub fn assert_envelope(&self, name: &str, status: u16) -> Value {
+        assert_eq!(
+            self.status,
+            status,
+            "expected {status} {name}, got: {}",
+            String::from_utf8_lossy(&self.raw)
+        );
+        assert_envelope_shape(self);
+        let body = self.json();
+        assert_eq!(body["name"], name, "{body}");
+        body
+    }
+}
+
+/// Any error reply: the envelope with consistent status, never a 5xx.
+pub fn assert_envelope_shape(reply: &Reply) {
+    let body = reply.json();
+    let ct = reply.header("content-type").unwrap_or("");
+    assert!(ct.starts_with("application/json"), "content-type {ct}");
+    let obj = body.as_object().expect("envelope is an object");
+    let mut keys: Vec<&str> = obj.keys().map(String::as_str).collect();
+    keys.sort_unstable();
+    assert_eq!(
+        keys,
+        ["description", "details", "name", "statusCode"],
+        "{body}"
+    );
+    assert_eq!(body["statusCode"], reply.status, "{body}");
+    assert!(body["name"].is_string() && body["description"].is_string());
+    assert!(body["details"].is_object(), "details is an object: {body}");
+}
+
+/// A request to send.
+pub struct Request<'a> {
+    pub method: &'a str,
+    pub path: &'a str,
+    pub key: Option<&'a str>,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl<'a> Request<'a> {
+    pub fn new(method: &'a str, path: &'a str, key: Option<&'a str>) -> Self {
+        Request {
+            method,
+            path,
+            key,
+            headers: Vec::new(),
+            body: Vec::new(),
+        }
+    }
+
+    pub fn json(mut self, body: &Value) -> Self {
+        self.body = body.to_string().into_bytes();
+        self.header("content-type", "application/json")
+    }
+
+    pub fn raw(mut self, body: impl Into<Vec<u8>>) -> Self {
+        self.body = body.into();
+        self
+    }
+
+    pub fn header(mut self, name: &str, value: &str) -> Self {
+        self.headers.push((name.to_owned(), value.to_owned()));
+        self
+    }
+}
+
+/// A running `dispatch serve`.
+pub struct Server {
+    child: Child,
+    stdout: BufReader<ChildStdout>,
+    pub addr: String,
+    pub access_key: Option<String>,
+}
+
+impl Server {
+    /// `serve --rate-limits off` on `db`.
+    pub fn start(db: &Path) -> Server {
+        Server::start_with(db, &["--rate-limits", "off"])
+    }
+
+    pub fn start_with(db: &Path, flags: &[&str]) -> Server {
+        let mut child = Command::new(binary())
+            .args(["serve", "--listen", "127.0.0.1:0", "--db"])
+            .arg(db)
+            .args(flags)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn dispatch serve");
+        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        // Owned by the guard from here on, so a failed start still reaps the process.
+        let mut server = Server {
+            child,
+            stdout,
+            addr: String::new(),
+            access_key: None,
+        };
+        loop {
+            let mut line = String::new();
+            let n = server.stdout.read_line(&mut line).expect("read stdout");
+            assert!(n > 0, "serve exited before listening");
+            let line = line.trim_end();
+            if let Some(key) = line.strip_prefix("access key: ") {
+                server.access_key = Some(key.to_owned());
+            } else if let Some(url) = line.strip_prefix("listening on http://") {
+                let addr = url.strip_suffix("/v2").expect("line ends with /v2");
+                assert!(!addr.ends_with(":0"), "the real port is printed: {line}");
+                server.addr = addr.to_owned();
+                return server;
+            } else {
+                panic!("unexpected stdout line: {line}");
+            }
+        }
+    }
+
+    /// Sends `request` (path relative to the host, or an absolute `http://` URL of this server)
+    /// over a fresh connection with `Connection: close`.
+    pub fn send(&self, request: Request<'_>) -> Reply {
+        let target = match request.path.strip_prefix("http://") {
+            Some(rest) => {
+                let slash = rest.find('/').expect("absolute URL with a path");
+                assert_eq!(&rest[..slash], self.addr, "URL points at this server");
+                rest[slash..].to_owned()
+            }
+            None => request.path.to_owned(),
+        };
+        let mut stream = TcpStream::connect(&self.addr).expect("connect");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(60)))
+            .unwrap();
+        let mut head = format!(
+            "{} {target} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n",
+            request.method, self.addr
+        );
+        if let Some(key) = request.key {
+            head.push_str(&format!("x-access-key: {key}\r\n"));
+        }
+        for (name, value) in &request.headers {
+            head.push_str(&format!("{name}: {value}\r\n"));
+        }
+        head.push_str(&format!("content-length: {}\r\n\r\n", request.body.len()));
+        stream.write_all(head.as_bytes()).expect("write head");
+        // The body goes out on its own thread while this one reads: the server may answer (and
+        // close) before reading a refused body, and must not wait on a client stuck writing.
+        let mut writer = stream.try_clone().expect("clone stream");
+        let body = request.body;
+        let sending = std::thread::spawn(move || {
+            let _ = writer.write_all(&body);
+        });
+        let mut raw = Vec::new();
+        let _ = stream.read_to_end(&mut raw);
+        let _ = stream.shutdown(std::net::Shutdown::Both);
+        let _ = sending.join();
+        parse_reply(&raw)
+    }
+
+    /// `method path` with an optional JSON body.
+    pub fn call(&self, method: &str, path: &str, key: Option<&str>, body: Option<&Value>) -> Reply {
+        let request = Request::new(method, path, key);
+        self.send(match body {
+            Some(body) => request.json(body),
+            None => request,
+        })
+    }
+
+    pub fn get(&self, path: &str, key: &str) -> Reply {
+        self.call("GET", path, Some(key), None)
+    }
+
+    pub fn post(&self, path: &str, key: &str, body: &Value) -> Reply {
+        self.call("POST", path, Some(key), Some(body))
+    }
+
+    pub fn put(&self, path: &str, key: &str, body: &Value) -> Reply {
+        self.call("PUT", path, Some(key), Some(body))
+    }
+
+    pub fn delete(&self, path: &str, key: &str) -> Reply {
+        self.call("DELETE", path, Some(key), None)
+    }
+
+    pub fn kill_hard(mut self) {
+        self.child.kill().expect("SIGKILL");
+        self.child.wait().expect("reap");
+    }
+
+    #[cfg(unix)]
+    pub fn terminate(mut self) -> std::process::ExitStatus {
+        let status = Command::new("kill")
+            .arg("-TERM")
+            .arg(self.child.id().to_string())
+            .status()
+            .expect("kill -TERM");
+        assert!(status.success());
+        let mut rest = String::new();
+        self.stdout.read_to_string(&mut rest).expect("drain stdout");
+        self.child.wait().expect("wait")
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn parse_reply(raw: &[u8]) -> Reply {
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .unwrap_or_else(|| panic!("no HTTP response: {}", String::from_utf8_lossy(raw)));
+    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let mut body = raw[split + 4..].to_vec();
+    let mut lines = head.split("\r\n");
+    let status: u16 = lines
+        .next()
+        .and_then(|l| l.split(' ').nth(1))
+        .and_then(|s| s.parse().ok())
+        .expect("status line");
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    let chunked = headers
+        .iter()
+        .any(|(n, v)| n == "transfer-encoding" && v.contains("chunked"));
+    if chunked {
+        body = dechunk(&body);
+    }
+    Reply {
+        status,
+        headers,
+        raw: body,
+    }
+}
+
+fn dechunk(mut data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    while let Some(eol) = data.windows(2).position(|w| w == b"\r\n") {
+        let size_text = String::from_utf8_lossy(&data[..eol]);
+        let size = usize::from_str_radix(size_text.split(';').next().unwrap().trim(), 16)
+            .expect("chunk size");
+        if size == 0 {
+            break;
+        }
+        let start = eol + 2;
+        out.extend_from_slice(&data[start..start + size]);
+        data = &data[start + size + 2..];
+    }
+    out
+}
+
+/// `dispatch seed --db DB -` with `file` on stdin; the printed JSON.
+pub fn seed(db: &Path, file: &Value) -> Value {
+    let mut child = Command::new(binary())
+        .args(["seed", "--db"])
+        .arg(db)
+        .arg("-")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn seed");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(file.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().expect("seed output");
+    assert!(
+        out.status.success(),
+        "seed failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("seed prints JSON")
+}
+
+/// Two organisations: "Acme" with depots North (an `all` and a `read` key, reference data,
+/// a gazetteer) and South (orders need a customer), and "Other" with depot Far.
+pub fn fixture_file() -> Value {
+    json!({"organisations": [
+        {"name": "Acme", "order_statuses": ["RETURNED"], "third_parties": [{"name": "Courier X"}],
+         "depots": [
+            {"name": "North", "address": "1 Depot Way", "lat": 51.50, "lng": -0.12,
+             "settings": {"allow_orders_without_customer": true, "starting_status": "OPEN"},
+             "access_keys": [{"name": "integration", "permission": "all"},
+                             {"name": "reporting", "permission": "read"}],
+             "capacity_types": [{"type": "Weight", "default": "0"}],
+             "custom_fields": [{"name": "Gate code"}],
+             "tags": ["Fragile"],
+             "zone_groups": [{"name": "Central", "zones": [
+                {"name": "Z1", "polygon": [[51.49, -0.13], [51.51, -0.13], [51.51, -0.11], [51.49, -0.11]]}]}],
+             "notification_templates": [{"type": "SMS", "name": "On the way", "body": "Your order {order_number} is on its way"}],
+             "gazetteer": [{"address": "1 High St", "postcode": "AB1 2CD", "lat": 51.5, "lng": -0.12}]},
+            {"name": "South", "settings": {"allow_orders_without_customer": false},
+             "access_keys": [{"name": "integration", "permission": "all"}]}
+         ]},
+        {"name": "Other", "order_statuses": ["LOST"], "third_parties": [{"name": "Elsewhere"}],
+         "depots": [{"name": "Far", "access_keys": [{"name": "main", "permission": "all"}]}]}
+    ]})
+}
+
+/// The seeded fixture: its output and the keys by role.
+pub struct Fixture {
+    pub seeded: Value,
+    /// North, permission `all`.
+    pub key: String,
+    /// North, permission `read`.
+    pub read_key: String,
+    /// South (same organisation).
+    pub south_key: String,
+    /// Far (organisation Other).
+    pub other_key: String,
+}
+
+impl Fixture {
+    pub fn seed(db: &Path) -> Fixture {
+        let seeded = seed(db, &fixture_file());
+        let key = |org: usize, depot: usize, k: usize| {
+            seeded["organisations"][org]["depots"][depot]["access_keys"][k]["key"]
+                .as_str()
+                .expect("key printed")
+                .to_owned()
+        };
+        Fixture {
+            key: key(0, 0, 0),
+            read_key: key(0, 0, 1),
+            south_key: key(0, 1, 0),
+            other_key: key(1, 0, 0),
+            seeded,
+        }
+    }
+
+    /// North's seeded depot tree.
+    pub fn north(&self) -> &Value {
+        &self.seeded["organisations"][0]["depots"][0]
+    }
+}
+
+/// A temp dir with a seeded database and a server on it (`--rate-limits off`).
+pub fn seeded_server() -> (tempfile::TempDir, Server, Fixture) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("conformance.db");
+    let fixture = Fixture::seed(&db);
+    let server = Server::start(&db);
+    (dir, server, fixture)
+}
+
+/// True for `YYYY-MM-DDTHH:mm:ss.SSSZ`.
+pub fn is_timestamp(value: &Value) -> bool {
+    let Some(s) = value.as_str() else {
+        return false;
+    };
+    let b = s.as_bytes();
+    b.len() == 24
+        && b.iter().enumerate().all(|(i, c)| match i {
+            4 | 7 => *c == b'-',
+            10 => *c == b'T',
+            13 | 16 => *c == b':',
+            19 => *c == b'.',
+            23 => *c == b'Z',
+            _ => c.is_ascii_digit(),
+        })
+}
+
+/// Percent-encodes a path segment or query value.
+pub fn encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
