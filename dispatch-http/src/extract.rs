@@ -25,7 +25,7 @@ fn one_issue(
 }
 
 /// A JSON request body. A content type other than JSON, an empty or malformed body: 400
-/// INVALID_INPUT; a body over the limit: 413 in the envelope. A missing content type is
+/// INVALID_INPUT; a body over the limit: 400 INVALID_INPUT (`too_big`). A missing content type is
 /// accepted when the body parses as JSON.
 #[derive(Debug, Clone)]
 pub struct JsonBody(pub Value);
@@ -49,12 +49,7 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
         }
         let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
             if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                let mut e = ApiError::new(
-                    ErrorName::InvalidInput,
-                    format!("the body is larger than {} bytes", crate::MAX_BODY_BYTES),
-                );
-                e.status = StatusCode::PAYLOAD_TOO_LARGE;
-                e
+                crate::rejection::body_too_large(&format!("{} bytes", crate::MAX_BODY_BYTES))
             } else {
                 one_issue(
                     IssueCode::Custom,

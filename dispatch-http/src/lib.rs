@@ -33,7 +33,7 @@ use tower_http::catch_panic::CatchPanicLayer;
 
 use crate::error::ApiError;
 
-/// Largest accepted request body (JSON); larger bodies get 413 in the envelope. The largest
+/// Largest accepted request body (JSON); larger bodies get 400 INVALID_INPUT (`too_big`). The largest
 /// valid request is a POST /customers of 100 customers with 40000-character notes: up to 16 MB
 /// in UTF-8 before the other fields, so the limit leaves room above that.
 pub const MAX_BODY_BYTES: usize = 32 * 1024 * 1024;

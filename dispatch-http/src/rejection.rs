@@ -7,7 +7,7 @@ use std::any::Any;
 use axum::body::Body;
 use axum::http::{header, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
-use dispatch_core::error::{PathSegment, ValidationErrors, ValidationIssue};
+use dispatch_core::error::{IssueCode, PathSegment, ValidationErrors, ValidationIssue};
 use dispatch_core::ports::store::StoreError;
 use dispatch_core::service::ServiceError;
 use serde_json::{json, Value};
@@ -52,6 +52,18 @@ pub fn invalid(errors: &ValidationErrors) -> ApiError {
         "validationErrors",
         Value::Array(errors.0.iter().map(issue_json).collect()),
     )
+}
+
+/// A body over a size limit: 400 INVALID_INPUT, the spec's status for invalid input, with a
+/// `too_big` issue at the root of the body naming the limit.
+pub fn body_too_large(limit: &str) -> ApiError {
+    invalid(&ValidationErrors(vec![ValidationIssue::new(
+        IssueCode::TooBig,
+        vec![],
+        format!("a body of at most {limit}"),
+        "a larger body",
+        format!("the body is larger than {limit}"),
+    )]))
 }
 
 impl From<ValidationErrors> for ApiError {
@@ -109,7 +121,8 @@ pub fn panic_response(panic: Box<dyn Any + Send + 'static>) -> Response {
 }
 
 /// Wraps any error response that is not already JSON (axum's own rejections, tower-http's
-/// limits) into the envelope, keeping its status and headers such as `Allow`.
+/// limits) into the envelope, keeping its status and headers such as `Allow`; a 413 becomes
+/// [`body_too_large`] (400).
 pub async fn envelope_bare_errors(response: Response) -> Response {
     let status = response.status();
     let is_json = response
@@ -118,6 +131,16 @@ pub async fn envelope_bare_errors(response: Response) -> Response {
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("application/json"));
     if !(status.is_client_error() || status.is_server_error()) || is_json {
+        return response;
+    }
+    if status == StatusCode::PAYLOAD_TOO_LARGE {
+        let (parts, _) = response.into_parts();
+        let mut response = body_too_large("the size limit").into_response();
+        for (name, value) in parts.headers.iter() {
+            if name != header::CONTENT_LENGTH && name != header::CONTENT_TYPE {
+                response.headers_mut().insert(name.clone(), value.clone());
+            }
+        }
         return response;
     }
     let (mut parts, _) = response.into_parts();

@@ -166,16 +166,11 @@ pub async fn enforce(State(state): State<Arc<Idempotency>>, req: Request, next: 
     }
 }
 
-/// The extractors' answers for a body that is too large (413) or cannot be read (400).
+/// The extractors' answers for a body that is too large or cannot be read (both 400).
 fn unreadable_body(e: axum::Error) -> ApiError {
     let message = format!("the body could not be read: {e}");
     if e.into_inner().downcast_ref::<LengthLimitError>().is_some() {
-        let mut too_large = ApiError::new(
-            ErrorName::InvalidInput,
-            format!("the body is larger than {} bytes", crate::MAX_BODY_BYTES),
-        );
-        too_large.status = StatusCode::PAYLOAD_TOO_LARGE;
-        return too_large;
+        return crate::rejection::body_too_large(&format!("{} bytes", crate::MAX_BODY_BYTES));
     }
     crate::rejection::invalid(&ValidationErrors(vec![ValidationIssue::new(
         IssueCode::Custom,

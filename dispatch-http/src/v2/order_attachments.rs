@@ -14,7 +14,7 @@ use dispatch_core::service::ServiceError;
 use serde_json::Value;
 
 use super::order_render::render_attachment;
-use crate::error::{ApiError, ErrorName};
+use crate::error::ApiError;
 use crate::extract::Caller;
 use crate::AppState;
 
@@ -31,9 +31,7 @@ pub fn routes() -> Router<AppState> {
 }
 
 fn too_large() -> ApiError {
-    let mut e = ApiError::new(ErrorName::InvalidInput, "an attachment is at most 10 MB");
-    e.status = StatusCode::PAYLOAD_TOO_LARGE;
-    e
+    crate::rejection::body_too_large("10 MB (an attachment)")
 }
 
 fn bad(message: &str) -> ApiError {

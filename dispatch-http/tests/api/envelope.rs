@@ -107,7 +107,7 @@ async fn a_json_body_without_content_type_is_accepted() {
 }
 
 #[tokio::test]
-async fn body_too_large_is_413_in_the_envelope() {
+async fn body_too_large_is_400_invalid_input_in_the_envelope() {
     let app = TestApp::new();
     let huge = format!(
         "{{\"name\": \"{}\"}}",
@@ -118,7 +118,7 @@ async fn body_too_large_is_413_in_the_envelope() {
         .header("content-type", "application/json")
         .body(Body::from(huge))
         .unwrap();
-    app.send(request).await.envelope(413, "INVALID_INPUT");
+    app.send(request).await.envelope(400, "INVALID_INPUT");
 }
 
 #[tokio::test]

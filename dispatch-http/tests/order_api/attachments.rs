@@ -95,7 +95,7 @@ async fn an_attachment_over_10_mb_is_refused() {
     let mut big = PDF.to_vec();
     big.resize(10 * 1024 * 1024 + 1, b' ');
     let r = upload(&api, &id, multipart("attachment", "big.pdf", &big)).await;
-    assert_eq!(r.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
     assert_eq!(r.name(), "INVALID_INPUT");
     let mut just = PDF.to_vec();
     just.resize(10 * 1024 * 1024, b' ');
@@ -120,7 +120,7 @@ async fn a_declared_length_over_the_limit_is_refused_before_reading() {
         .header("content-length", 50 * 1024 * 1024)
         .body(Body::from(multipart("attachment", "a.pdf", PDF)))
         .unwrap();
-    assert_eq!(api.send(req).await.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(api.send(req).await.status, StatusCode::BAD_REQUEST);
 }
 
 #[tokio::test]

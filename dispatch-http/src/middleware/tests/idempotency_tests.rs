@@ -245,12 +245,12 @@ async fn recorded_keys_survive_a_restart_over_the_same_sqlite_file() {
 }
 
 #[tokio::test]
-async fn an_oversized_body_is_413_and_claims_nothing() {
+async fn an_oversized_body_is_400_and_claims_nothing() {
     let t = test_app(false);
     let big = format!("\"{}\"", "x".repeat(crate::MAX_BODY_BYTES));
     t.send(VEHICLES, "k", &big)
         .await
-        .assert_error(StatusCode::PAYLOAD_TOO_LARGE, "INVALID_INPUT");
+        .assert_error(StatusCode::BAD_REQUEST, "INVALID_INPUT");
     let ok = t.send(VEHICLES, "k", "{}").await;
     assert_eq!(ok.status, StatusCode::CREATED);
     ok.assert_not_replayed();
