@@ -13,45 +13,18 @@
 
 use std::collections::HashMap;
 
-use super::text::{coordinate, duration, error, int, token_lines, window};
+use super::text::{coordinate, duration, error, int, node_line, token_lines, window, NodeLine};
 use super::{Convention, Format, FormatError, Instance};
 use crate::solver::problem::{Objective, Place, Problem, Shipment, Skills, Vehicle};
 
-struct Task {
-    line: usize,
-    number: i64,
-    x: f64,
-    y: f64,
-    demand: i64,
-    ready: i64,
-    due: i64,
-    service: i64,
-    pickup: i64,
-    delivery: i64,
-}
+/// The columns of a task line.
+const COLUMNS: &str = "NO X Y DEMAND READY DUE SERVICE PICKUP DELIVERY";
 
-fn task(line: usize, tokens: &[&str]) -> Result<Task, FormatError> {
-    if tokens.len() != 9 {
-        return Err(error(
-            line,
-            format!(
-                "expected 9 values (NO X Y DEMAND READY DUE SERVICE PICKUP DELIVERY), found {}",
-                tokens.len()
-            ),
-        ));
-    }
-    Ok(Task {
-        line,
-        number: int(tokens[0], line, "task number")?,
-        x: coordinate(tokens[1], line, "x coordinate")?,
-        y: coordinate(tokens[2], line, "y coordinate")?,
-        demand: int(tokens[3], line, "demand")?,
-        ready: int(tokens[4], line, "ready time")?,
-        due: int(tokens[5], line, "due time")?,
-        service: int(tokens[6], line, "service time")?,
-        pickup: int(tokens[7], line, "pickup index")?,
-        delivery: int(tokens[8], line, "delivery index")?,
-    })
+type Task = NodeLine;
+
+/// `(PICKUP, DELIVERY)`: the task numbers a line links to (the two columns after the common seven).
+fn links(t: &Task) -> (i64, i64) {
+    (t.rest[0], t.rest[1])
 }
 
 fn place(location: usize, t: &Task) -> Result<Place, FormatError> {
@@ -92,7 +65,7 @@ pub fn read_with(
         ));
     }
     let tasks = lines
-        .map(|(line, tokens)| task(line, &tokens))
+        .map(|(line, tokens)| node_line(line, &tokens, COLUMNS))
         .collect::<Result<Vec<_>, _>>()?;
     let depot = tasks
         .first()
@@ -110,7 +83,7 @@ pub fn read_with(
     let mut shipments = Vec::new();
     let mut paired = vec![false; tasks.len()];
     for (i, t) in tasks.iter().enumerate().skip(1) {
-        match (t.pickup, t.delivery) {
+        match links(t) {
             (0, 0) => {
                 return Err(error(
                     t.line,
@@ -123,7 +96,7 @@ pub fn read_with(
                     .filter(|&&j| j != 0)
                     .ok_or_else(|| error(t.line, format!("delivery task {d} does not exist")))?;
                 let del = &tasks[j];
-                if del.pickup != t.number || del.delivery != 0 {
+                if links(del) != (t.number, 0) {
                     return Err(error(
                         del.line,
                         format!("task {} does not name pickup {} back", del.number, t.number),
@@ -165,7 +138,8 @@ pub fn read_with(
             t.0.line,
             format!(
                 "delivery {} names pickup {} which does not name it back",
-                t.0.number, t.0.pickup
+                t.0.number,
+                links(t.0).0
             ),
         ));
     }

@@ -10,43 +10,12 @@
 
 use std::collections::HashSet;
 
-use super::text::{coordinate, duration, error, int, is_numeric, token_lines, window};
+use super::text::{duration, error, int, is_numeric, node_line, token_lines, window};
 use super::{Convention, Format, FormatError, Instance};
 use crate::solver::problem::{Job, Objective, Place, Problem, Skills, Vehicle};
 
-/// One node line, unscaled.
-struct Node {
-    line: usize,
-    number: i64,
-    x: f64,
-    y: f64,
-    demand: i64,
-    ready: i64,
-    due: i64,
-    service: i64,
-}
-
-fn node(line: usize, tokens: &[&str]) -> Result<Node, FormatError> {
-    if tokens.len() != 7 {
-        return Err(error(
-            line,
-            format!(
-                "expected 7 values (CUST_NO XCOORD YCOORD DEMAND READY_TIME DUE_DATE SERVICE_TIME), found {}",
-                tokens.len()
-            ),
-        ));
-    }
-    Ok(Node {
-        line,
-        number: int(tokens[0], line, "customer number")?,
-        x: coordinate(tokens[1], line, "x coordinate")?,
-        y: coordinate(tokens[2], line, "y coordinate")?,
-        demand: int(tokens[3], line, "demand")?,
-        ready: int(tokens[4], line, "ready time")?,
-        due: int(tokens[5], line, "due date")?,
-        service: int(tokens[6], line, "service time")?,
-    })
-}
+/// The columns of a node line.
+const COLUMNS: &str = "CUST_NO XCOORD YCOORD DEMAND READY_TIME DUE_DATE SERVICE_TIME";
 
 /// Reads a Solomon or Gehring-Homberger file in the exact convention.
 pub fn read(text: &str, objective: Objective) -> Result<Instance, FormatError> {
@@ -98,7 +67,7 @@ pub fn read_with(
     // Header lines (`CUST NO. XCOORD. ...`) precede the first data line.
     while lines.next_if(|(_, t)| !is_numeric(t)).is_some() {}
     let nodes = lines
-        .map(|(line, tokens)| node(line, &tokens))
+        .map(|(line, tokens)| node_line(line, &tokens, COLUMNS))
         .collect::<Result<Vec<_>, _>>()?;
     let depot = nodes
         .first()

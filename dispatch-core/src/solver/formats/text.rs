@@ -42,6 +42,52 @@ pub(super) fn coordinate(token: &str, line: usize, what: &str) -> Result<f64, Fo
     }
 }
 
+/// One node line of the Euclidean formats, unscaled: the seven values every layout starts with
+/// (number, x, y, demand, ready, due, service) and any further integer columns in `rest`.
+pub(super) struct NodeLine {
+    pub line: usize,
+    pub number: i64,
+    pub x: f64,
+    pub y: f64,
+    pub demand: i64,
+    pub ready: i64,
+    pub due: i64,
+    pub service: i64,
+    pub rest: Vec<i64>,
+}
+
+/// Reads a node line laid out as `columns` (the column names, space-separated, the first seven
+/// being the common ones); a value that does not parse is named after its column.
+pub(super) fn node_line(
+    line: usize,
+    tokens: &[&str],
+    columns: &str,
+) -> Result<NodeLine, FormatError> {
+    let names: Vec<&str> = columns.split_whitespace().collect();
+    if tokens.len() != names.len() {
+        return Err(error(
+            line,
+            format!(
+                "expected {} values ({columns}), found {}",
+                names.len(),
+                tokens.len()
+            ),
+        ));
+    }
+    let int_at = |i: usize| int(tokens[i], line, names[i]);
+    Ok(NodeLine {
+        line,
+        number: int_at(0)?,
+        x: coordinate(tokens[1], line, names[1])?,
+        y: coordinate(tokens[2], line, names[2])?,
+        demand: int_at(3)?,
+        ready: int_at(4)?,
+        due: int_at(5)?,
+        service: int_at(6)?,
+        rest: (7..names.len()).map(int_at).collect::<Result<_, _>>()?,
+    })
+}
+
 /// True when every token parses as a number (a data line rather than a header).
 pub(super) fn is_numeric(tokens: &[&str]) -> bool {
     tokens.iter().all(|t| t.parse::<f64>().is_ok())
