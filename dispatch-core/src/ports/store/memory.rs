@@ -3,6 +3,7 @@
 
 use std::sync::Mutex;
 
+mod idempotency;
 mod orders;
 
 use super::{NewDepot, OrganisationRepo, ReferenceRepo, Store, StoreError, StoreTx, VehicleRepo};
@@ -27,6 +28,10 @@ impl InMemoryStore {
     pub fn new() -> Self {
         Self::default()
     }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
 }
 
 #[derive(Debug, Clone, Default)]
@@ -48,6 +53,7 @@ struct State {
     gazetteer: Vec<(i64, GazetteerEntry)>,
     vehicles: Vec<Vehicle>,
     orders: orders::OrderBook,
+    idempotency: idempotency::Records,
 }
 
 impl State {
