@@ -68,7 +68,7 @@ CREATE TABLE routes (
     end_time          INTEGER NOT NULL,
     total_time        INTEGER NOT NULL,
     travel_time       INTEGER NOT NULL,
-    service_time      INTEGER NOT NULL,
+    operation_time      INTEGER NOT NULL,
     planned_distance  INTEGER NOT NULL,
     actual_distance   INTEGER,
     started_ts        INTEGER,

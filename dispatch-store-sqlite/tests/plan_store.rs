@@ -279,7 +279,7 @@ fn conformance(store: &dyn Store) {
         end_time_s: 9 * 3600,
         total_time_s: 3600,
         travel_time_s: 2400,
-        service_time_s: 600,
+        operation_time_s: 600,
         distance_m: 30_000,
     };
     let (route, stops) = store

@@ -51,8 +51,8 @@ pub struct RouteTiming {
     pub total_time_s: i64,
     /// Driving time.
     pub travel_time_s: i64,
-    /// Time spent serving stops.
-    pub service_time_s: i64,
+    /// `total_time_s - travel_time_s`: serving, waiting for windows and breaks.
+    pub operation_time_s: i64,
     /// Planned driving distance in metres.
     pub distance_m: i64,
 }

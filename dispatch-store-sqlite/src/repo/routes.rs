@@ -14,7 +14,7 @@ use super::{ts, Db, Sql};
 
 const ROUTE_COLUMNS: &str = "r.id, r.depot_id, r.plan_id, r.solution_id, r.name, r.dispatched, \
      r.is_locked, r.date, r.vehicle_id, r.start_time, r.end_time, r.total_time, r.travel_time, \
-     r.service_time, r.planned_distance, r.actual_distance, r.started_ts, r.completed_ts, \
+     r.operation_time, r.planned_distance, r.actual_distance, r.started_ts, r.completed_ts, \
      r.created, r.updated";
 
 fn date(text: &str) -> Result<Date, StoreError> {
@@ -37,7 +37,7 @@ fn route_row(r: &Row<'_>) -> rusqlite::Result<(Route, String)> {
             end_time_s: r.get(10)?,
             total_time_s: r.get(11)?,
             travel_time_s: r.get(12)?,
-            service_time_s: r.get(13)?,
+            operation_time_s: r.get(13)?,
             distance_m: r.get(14)?,
         },
         actual_distance_m: r.get(15)?,
@@ -99,7 +99,7 @@ impl RouteRepo for Db<'_> {
         self.0
             .prepare_cached(
                 "INSERT INTO routes (depot_id, plan_id, solution_id, name, date, vehicle_id, start_time, \
-                 end_time, total_time, travel_time, service_time, planned_distance, created, updated) \
+                 end_time, total_time, travel_time, operation_time, planned_distance, created, updated) \
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?13)",
             )
             .st()?
@@ -114,7 +114,7 @@ impl RouteRepo for Db<'_> {
                 t.end_time_s,
                 t.total_time_s,
                 t.travel_time_s,
-                t.service_time_s,
+                t.operation_time_s,
                 t.distance_m,
                 now.millis()
             ])
@@ -150,7 +150,7 @@ impl RouteRepo for Db<'_> {
             .0
             .prepare_cached(
                 "UPDATE routes SET name = ?3, dispatched = ?4, is_locked = ?5, vehicle_id = ?6, \
-                 start_time = ?7, end_time = ?8, total_time = ?9, travel_time = ?10, service_time = ?11, \
+                 start_time = ?7, end_time = ?8, total_time = ?9, travel_time = ?10, operation_time = ?11, \
                  planned_distance = ?12, actual_distance = ?13, started_ts = ?14, completed_ts = ?15, \
                  updated = ?16 WHERE depot_id = ?1 AND id = ?2",
             )
@@ -166,7 +166,7 @@ impl RouteRepo for Db<'_> {
                 t.end_time_s,
                 t.total_time_s,
                 t.travel_time_s,
-                t.service_time_s,
+                t.operation_time_s,
                 t.distance_m,
                 route.actual_distance_m,
                 route.started_ts.map(|x| x.millis()),

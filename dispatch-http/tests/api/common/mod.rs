@@ -129,6 +129,8 @@ pub struct TestApp {
     pub store: Arc<SqliteStore>,
     pub seed_output: Value,
     pub dir: tempfile::TempDir,
+    /// The state behind the router (to start background workers over it).
+    pub state: AppState,
 }
 
 impl TestApp {
@@ -148,9 +150,11 @@ impl TestApp {
             idempotency: Arc::new(
                 SqliteIdempotencyStore::open(dir.path().join("test.db")).expect("open keys"),
             ),
+            jobs: Default::default(),
         };
         TestApp {
-            router: app(state),
+            router: app(state.clone()),
+            state,
             clock,
             store,
             seed_output,
