@@ -129,7 +129,8 @@ pub struct TestApp {
     pub store: Arc<SqliteStore>,
     pub seed_output: Value,
     pub dir: tempfile::TempDir,
-    /// The state behind the router (to start background workers over it).
+    /// The state behind the router (the plan tests start background workers over it).
+    #[allow(dead_code)]
     pub state: AppState,
 }
 
