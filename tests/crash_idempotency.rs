@@ -21,16 +21,23 @@ use support::{Fixture, Reply, Request, Server};
 struct Case {
     /// The concrete path (`/v2/...`).
     path: String,
-    body: Value,
+    /// The body, made on the server with the key (it may create what it refers to).
+    body: Body,
     /// A GET whose JSON array at `pointer` grows by one per execution.
     count_path: &'static str,
     pointer: &'static str,
 }
 
+type Body = Box<dyn Fn(&Server, &str) -> Value + Sync>;
+
+fn order_batch(number: &str) -> Value {
+    json!([{"order_number": number, "type": "delivery", "delivery_lat": 51.5, "delivery_lng": -0.12}])
+}
+
 /// The crash case of the route template `endpoint` (relative to `/v2`), for depot North.
 fn case(endpoint: &str, fx: &Fixture) -> Option<Case> {
     let north = fx.north()["id"].as_i64().expect("North's id");
-    let order = |n: &str| json!([{"order_number": n, "type": "delivery", "delivery_lat": 51.5, "delivery_lng": -0.12}]);
+    let order = |n: &'static str| -> Body { Box::new(move |_, _| order_batch(n)) };
     Some(match endpoint {
         "/orders" => Case {
             path: "/v2/orders".into(),
@@ -44,16 +51,39 @@ fn case(endpoint: &str, fx: &Fixture) -> Option<Case> {
             count_path: "/v2/orders?limit=100",
             pointer: "/orders",
         },
+        "/plans/optimise/orders" => Case {
+            path: "/v2/plans/optimise/orders".into(),
+            body: Box::new(|_, _| json!({"delivery_date": "2026-11-24", "settings": {}})),
+            count_path: "/v2/plans?limit=100",
+            pointer: "/plans",
+        },
+        "/plans/optimise/orders-for-ids" => Case {
+            path: "/v2/plans/optimise/orders-for-ids".into(),
+            body: Box::new(|server, key| {
+                let created = server.post("/v2/orders", key, &order_batch("CRASH-IDS"));
+                let id: i64 = created.json()["orders"][0]["id"]
+                    .as_str()
+                    .and_then(|id| id.parse().ok())
+                    .unwrap_or_else(|| panic!("an order id: {:?}", created.json()));
+                json!({"settings": {}, "orders": [{"id": id}]})
+            }),
+            count_path: "/v2/plans?limit=100",
+            pointer: "/plans",
+        },
         "/customers" => Case {
             path: "/v2/customers".into(),
-            body: json!([{"account": "CRASH-C", "name": "Crash Ltd", "lat": 51.5, "lng": -0.12}]),
+            body: Box::new(
+                |_, _| json!([{"account": "CRASH-C", "name": "Crash Ltd", "lat": 51.5, "lng": -0.12}]),
+            ),
             count_path: "/v2/customers?limit=100",
             pointer: "/customers",
         },
         "/vehicles" => Case {
             path: "/v2/vehicles".into(),
-            body: json!({"name": "Crash van", "availability": "always",
-                         "start_location": "depot", "end_location": "depot"}),
+            body: Box::new(|_, _| {
+                json!({"name": "Crash van", "availability": "always",
+                       "start_location": "depot", "end_location": "depot"})
+            }),
             count_path: "/v2/vehicles",
             pointer: "/vehicles",
         },
@@ -74,11 +104,11 @@ fn count(server: &Server, key: &str, c: &Case) -> usize {
         )
 }
 
-fn post(server: &Server, key: &str, c: &Case, idem: &str) -> Reply {
+fn post(server: &Server, key: &str, c: &Case, body: &Value) -> Reply {
     server.send(
         Request::new("POST", &c.path, Some(key))
-            .json(&c.body)
-            .header("idempotency-key", idem),
+            .json(body)
+            .header("idempotency-key", "crash-key"),
     )
 }
 
@@ -87,14 +117,15 @@ fn crash_and_retry(db: &std::path::Path, fx: &Fixture, c: &Case) -> Reply {
     let holding = Server::start_with_env(
         db,
         &["--rate-limits", "off"],
-        &[(HOLD_COMMITTED_RESPONSE_ENV, "60000")],
+        &[(HOLD_COMMITTED_RESPONSE_ENV, "30000")],
     );
+    let body = (c.body)(&holding, &fx.key);
     let before = count(&holding, &fx.key, c);
     let first = std::thread::scope(|scope| {
         let sent = scope.spawn(|| {
             holding.exchange(
                 Request::new("POST", &c.path, Some(&fx.key))
-                    .json(&c.body)
+                    .json(&body)
                     .header("idempotency-key", "crash-key"),
             )
         });
@@ -138,7 +169,7 @@ fn crash_and_retry(db: &std::path::Path, fx: &Fixture, c: &Case) -> Reply {
     drop(holding);
 
     let server = Server::start(db);
-    let retry = post(&server, &fx.key, c, "crash-key");
+    let retry = post(&server, &fx.key, c, &body);
     assert_eq!(
         count(&server, &fx.key, c),
         before + 1,
@@ -174,8 +205,8 @@ fn a_retry_after_kill_9_between_commit_and_response_replays_on_every_idempotent_
         );
     }
     assert!(
-        crashed >= 4,
-        "POST /orders, /depots/{{id}}/orders, /customers, /vehicles"
+        crashed >= 6,
+        "every idempotent endpoint served today has a case"
     );
 }
 

@@ -25,10 +25,12 @@
 mod customers;
 mod memory;
 mod orders;
+mod plans;
 
 pub use customers::CustomerRepo;
 pub use memory::InMemoryStore;
 pub use orders::{NewAttachment, NumberedOrder, OrderFilter, OrderRepo, OrderSummary};
+pub use plans::{OptimisationRepo, PlanRepo, RouteRepo, RouteSummary};
 
 use crate::model::location::Coordinates;
 use crate::model::notification::{Channel, NotificationTemplate};
@@ -140,7 +142,15 @@ fn run<R, E: From<StoreError>>(
 
 /// Every repository, inside one transaction.
 pub trait StoreTx:
-    OrganisationRepo + ReferenceRepo + VehicleRepo + CustomerRepo + OrderRepo + IdempotencyRepo
+    OrganisationRepo
+    + ReferenceRepo
+    + VehicleRepo
+    + CustomerRepo
+    + OrderRepo
+    + PlanRepo
+    + OptimisationRepo
+    + RouteRepo
+    + IdempotencyRepo
 {
 }
 
@@ -150,6 +160,9 @@ impl<
             + VehicleRepo
             + CustomerRepo
             + OrderRepo
+            + PlanRepo
+            + OptimisationRepo
+            + RouteRepo
             + IdempotencyRepo
             + ?Sized,
     > StoreTx for T
