@@ -2,7 +2,7 @@
 //! authenticated caller.
 
 use axum::body::Bytes;
-use axum::extract::{FromRequest, FromRequestParts, Path, Request};
+use axum::extract::{FromRequest, FromRequestParts, MatchedPath, Path, Request};
 use axum::http::request::Parts;
 use axum::http::{header, StatusCode};
 use dispatch_core::error::{IssueCode, PathSegment, ValidationErrors, ValidationIssue};
@@ -81,6 +81,47 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
     }
 }
 
+/// The one path parameter of a route, percent-decoded. A segment that is not UTF-8 once decoded
+/// is read lossily (U+FFFD for each bad sequence), so it names nothing, like any other unknown
+/// value, instead of failing the request.
+#[derive(Debug, Clone)]
+pub struct PathText(pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for PathText {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        if let Ok(Path(text)) = Path::<String>::from_request_parts(parts, state).await {
+            return Ok(PathText(text));
+        }
+        lossy_param(parts)
+            .map(PathText)
+            .ok_or_else(|| ApiError::internal("a route without exactly one path parameter"))
+    }
+}
+
+/// The segment of the request path where the matched route has its one `{param}`, decoded
+/// lossily.
+fn lossy_param(parts: &Parts) -> Option<String> {
+    let template = parts.extensions.get::<MatchedPath>()?.as_str().to_owned();
+    // Counted from the end: a nested router sees its URI without the prefix of the template.
+    let params: Vec<usize> = template
+        .rsplit('/')
+        .enumerate()
+        .filter(|(_, s)| s.starts_with('{'))
+        .map(|(i, _)| i)
+        .collect();
+    let [from_end] = params[..] else {
+        return None;
+    };
+    let segment = parts.uri.path().rsplit('/').nth(from_end)?;
+    Some(
+        percent_encoding::percent_decode_str(segment)
+            .decode_utf8_lossy()
+            .into_owned(),
+    )
+}
+
 /// A numeric `{id}` path parameter; anything else is 400 INVALID_INPUT at path `id`.
 #[derive(Debug, Clone, Copy)]
 pub struct IdPath(pub i64);
@@ -89,9 +130,7 @@ impl<S: Send + Sync> FromRequestParts<S> for IdPath {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
-        let Path(raw) = Path::<String>::from_request_parts(parts, state)
-            .await
-            .map_err(|e| ApiError::internal(format!("id path parameter: {e}")))?;
+        let PathText(raw) = PathText::from_request_parts(parts, state).await?;
         raw.parse::<i64>().map(IdPath).map_err(|_| {
             one_issue(
                 IssueCode::InvalidType,

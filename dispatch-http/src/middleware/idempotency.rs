@@ -118,7 +118,14 @@ pub async fn enforce(State(state): State<Arc<Idempotency>>, req: Request, next: 
     ) else {
         return next.run(req).await;
     };
-    let key = String::from_utf8_lossy(raw_key.as_bytes()).into_owned();
+    // Decoding lossily would let two different keys collide.
+    let Ok(key) = std::str::from_utf8(raw_key.as_bytes()).map(str::to_owned) else {
+        return ApiError::new(
+            ErrorName::IdempotencyInvalidKey,
+            "idempotency-key must be UTF-8 text",
+        )
+        .into_response();
+    };
     let chars = key.chars().count();
     if chars == 0 || chars > MAX_KEY_CHARS {
         return ApiError::new(

@@ -4,7 +4,7 @@
 //! Single reads and updates wrap the order under `order`, as the spec's description says (its
 //! sample shows the fields at top level). POST answers 200 (operator interface).
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
 use axum::routing::{delete, get, post};
@@ -21,7 +21,7 @@ use super::order_render::{render_order, render_summary};
 use super::order_wire::{read_order, OrderBody};
 use super::wire::type_name;
 use crate::error::ApiError;
-use crate::extract::{Caller, IdPath, JsonBody};
+use crate::extract::{Caller, IdPath, JsonBody, PathText};
 use crate::middleware::idempotency::IdempotencyClaim;
 use crate::paging::PageParams;
 use crate::AppState;
@@ -165,7 +165,7 @@ fn order_id(raw: &str) -> Result<i64, ApiError> {
 async fn read(
     State(state): State<AppState>,
     Caller(p): Caller,
-    Path(raw): Path<String>,
+    PathText(raw): PathText,
 ) -> Result<Json<Value>, ApiError> {
     let id = order_id(&raw)?;
     let detail = state
@@ -179,7 +179,7 @@ async fn read(
 async fn update(
     State(state): State<AppState>,
     Caller(p): Caller,
-    Path(raw): Path<String>,
+    PathText(raw): PathText,
     JsonBody(body): JsonBody,
 ) -> Result<Json<Value>, ApiError> {
     let id = order_id(&raw)?;
@@ -219,7 +219,7 @@ async fn update(
 async fn delete_by_number(
     State(state): State<AppState>,
     Caller(p): Caller,
-    Path(number): Path<String>,
+    PathText(number): PathText,
 ) -> Result<Json<Value>, ApiError> {
     let counts = state
         .blocking(move |s| {
