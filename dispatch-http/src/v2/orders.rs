@@ -110,6 +110,7 @@ async fn create(
     JsonBody(body): JsonBody,
 ) -> Result<Response, ApiError> {
     let inputs = batch(&body, OrderBody::Post)?;
+    drop(body); // Only the inputs from here on: a large batch is not held twice.
     write(state, caller, claim, inputs).await
 }
 
@@ -124,6 +125,7 @@ async fn create_in_depot(
         return Err(ApiError::not_found("depot"));
     }
     let inputs = batch(&body, OrderBody::DepotPost)?;
+    drop(body); // Only the inputs from here on: a large batch is not held twice.
     write(state, caller, claim, inputs).await
 }
 
@@ -185,6 +187,7 @@ async fn update(
     let id = order_id(&raw)?;
     let mut errors = ValidationErrors::default();
     let input = read_order(&body, Vec::new(), OrderBody::Put, &mut errors);
+    drop(body);
     errors.into_result()?;
     let (updated, detail) = state
         .blocking(move |s| {
