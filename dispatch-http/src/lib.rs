@@ -18,6 +18,7 @@ pub mod middleware;
 pub mod paging;
 pub mod rejection;
 pub mod runtime;
+pub mod server;
 pub mod setup;
 pub mod v2;
 
@@ -109,14 +110,12 @@ async fn healthz() -> axum::Json<serde_json::Value> {
     axum::Json(serde_json::json!({ "status": "ok" }))
 }
 
-/// Serves `app(state)` on `listener` until `shutdown` completes, then finishes requests in
-/// flight.
+/// Serves `app(state)` on `listener` with the default [`server::ConnectionLimits`] until
+/// `shutdown` completes, then finishes requests in flight.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, app(state))
-        .with_graceful_shutdown(shutdown)
-        .await
+    server::serve(listener, app(state), Default::default(), shutdown).await
 }
