@@ -6,6 +6,7 @@ mod order_codec;
 mod order_rows;
 mod orders;
 mod organisation;
+mod outbox;
 mod reference;
 mod vehicle;
 

@@ -4,6 +4,7 @@
 use std::sync::Mutex;
 
 mod orders;
+mod outbox;
 
 use super::{NewDepot, OrganisationRepo, ReferenceRepo, Store, StoreError, StoreTx, VehicleRepo};
 use crate::model::notification::{Channel, NotificationTemplate};
@@ -48,6 +49,7 @@ struct State {
     gazetteer: Vec<(i64, GazetteerEntry)>,
     vehicles: Vec<Vehicle>,
     orders: orders::OrderBook,
+    outbox: outbox::Outbox,
 }
 
 impl State {
