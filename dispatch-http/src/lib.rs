@@ -16,6 +16,7 @@ pub mod keys;
 pub mod middleware;
 pub mod paging;
 pub mod rejection;
+pub mod runtime;
 pub mod setup;
 pub mod v2;
 

@@ -81,6 +81,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     tracing::info!(%addr, db = %args.db.display(), "serving");
 
     let (stopping_tx, mut stopping) = tokio::sync::watch::channel(false);
+    let workers = crate::runtime::start(&state, stopping.clone())?;
     let server = crate::serve(listener, state, async move {
         shutdown_signal().await;
         let _ = stopping_tx.send(true);
@@ -95,6 +96,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         result = server => result.map_err(|e| format!("server failed: {e}"))?,
         () = deadline => tracing::warn!(?SHUTDOWN_GRACE, "requests still in flight after the grace period; stopping anyway"),
     }
+    workers.stop().await;
     tracing::info!("stopped");
     Ok(())
 }
