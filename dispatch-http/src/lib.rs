@@ -52,6 +52,8 @@ pub struct AppState {
     pub rate_limits_enabled: bool,
     /// Idempotency-key records (SQLite on the service's database file when serving).
     pub idempotency: Arc<dyn IdempotencyStore>,
+    /// Wakes the optimisation workers when a job is queued.
+    pub jobs: runtime::JobSignal,
 }
 
 impl AppState {

@@ -26,11 +26,13 @@ mod customers;
 mod memory;
 mod orders;
 mod outbox;
+mod plans;
 
 pub use customers::CustomerRepo;
 pub use memory::InMemoryStore;
 pub use orders::{NewAttachment, NumberedOrder, OrderFilter, OrderRepo, OrderSummary};
 pub use outbox::{DeliveryOutcome, DeliveryRecord, DeliveryState, OutboxEvent, OutboxRepo};
+pub use plans::{OptimisationRepo, PlanRepo, RouteRepo, RouteSummary};
 
 use crate::model::location::Coordinates;
 use crate::model::notification::{Channel, NotificationTemplate};
@@ -126,7 +128,15 @@ fn run<R, E: From<StoreError>>(
 
 /// Every repository, inside one transaction.
 pub trait StoreTx:
-    OrganisationRepo + ReferenceRepo + VehicleRepo + CustomerRepo + OrderRepo + OutboxRepo
+    OrganisationRepo
+    + ReferenceRepo
+    + VehicleRepo
+    + CustomerRepo
+    + OrderRepo
+    + PlanRepo
+    + OptimisationRepo
+    + RouteRepo
+    + OutboxRepo
 {
 }
 
@@ -136,6 +146,9 @@ impl<
             + VehicleRepo
             + CustomerRepo
             + OrderRepo
+            + PlanRepo
+            + OptimisationRepo
+            + RouteRepo
             + OutboxRepo
             + ?Sized,
     > StoreTx for T

@@ -69,6 +69,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
             SqliteIdempotencyStore::open(&args.db)
                 .map_err(|e| format!("cannot open database {}: {e}", args.db.display()))?,
         ),
+        jobs: Default::default(),
     };
     let listener = tokio::net::TcpListener::bind(&args.listen)
         .await

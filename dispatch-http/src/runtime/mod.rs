@@ -1,7 +1,11 @@
-//! Background work of the service: small loops over core use cases, started by `dispatch
-//! serve` beside the HTTP server and stopped with it.
+//! Background work of the service, off the request path: the optimisation workers and webhook
+//! delivery. Each is a small loop over a core use case, started by `dispatch serve` beside the
+//! HTTP server and stopped with it.
 
+mod signal;
 pub mod webhooks;
+
+pub use signal::JobSignal;
 
 use std::time::Duration;
 

@@ -7,7 +7,9 @@ mod order_rows;
 mod orders;
 mod organisation;
 mod outbox;
+mod plans;
 mod reference;
+mod routes;
 mod vehicle;
 
 use dispatch_core::ports::store::StoreError;

@@ -5,6 +5,7 @@ use std::sync::Mutex;
 
 mod orders;
 mod outbox;
+mod plans;
 
 use super::{NewDepot, OrganisationRepo, ReferenceRepo, Store, StoreError, StoreTx, VehicleRepo};
 use crate::model::notification::{Channel, NotificationTemplate};
@@ -50,6 +51,7 @@ struct State {
     vehicles: Vec<Vehicle>,
     orders: orders::OrderBook,
     outbox: outbox::Outbox,
+    planning: plans::Planning,
 }
 
 impl State {
@@ -608,7 +610,11 @@ impl VehicleRepo for State {
         let before = self.vehicles.len();
         self.vehicles
             .retain(|v| !(v.depot_id == scope.depot_id && v.id == id));
-        Ok(self.vehicles.len() < before)
+        let deleted = self.vehicles.len() < before;
+        if deleted {
+            self.planning.forget_vehicle(scope, id);
+        }
+        Ok(deleted)
     }
 
     fn count_vehicles_in_organisation(&mut self, organisation_id: i64) -> Result<u64, StoreError> {
