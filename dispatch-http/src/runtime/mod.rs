@@ -2,9 +2,11 @@
 //! delivery. Each is a small loop over a core use case, started by `dispatch serve` beside the
 //! HTTP server and stopped with it.
 
+pub mod optimiser;
 mod signal;
 pub mod webhooks;
 
+pub use optimiser::{Optimiser, OptimiserConfig};
 pub use signal::JobSignal;
 
 use std::time::Duration;
