@@ -48,6 +48,7 @@
 pub mod error;
 pub mod events;
 pub mod model;
+pub mod optimise;
 pub mod paging;
 pub mod patch;
 pub mod ports;

@@ -87,6 +87,15 @@ impl From<ServiceError> for ApiError {
             ServiceError::GeocodingFailed(message) => {
                 ApiError::new(ErrorName::GeocodingFailed, message)
             }
+            ServiceError::Unavailable {
+                message,
+                retry_after_s,
+            } => ApiError::new(ErrorName::ServiceUnavailable, message)
+                .with_detail("retry_after_seconds", json!(retry_after_s))
+                .with_header(
+                    axum::http::header::RETRY_AFTER,
+                    axum::http::HeaderValue::from(retry_after_s),
+                ),
             ServiceError::Store(e) => ApiError::internal(e),
         }
     }

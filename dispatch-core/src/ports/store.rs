@@ -25,10 +25,12 @@
 mod customers;
 mod memory;
 mod orders;
+mod plans;
 
 pub use customers::CustomerRepo;
 pub use memory::InMemoryStore;
 pub use orders::{NewAttachment, NumberedOrder, OrderFilter, OrderRepo, OrderSummary};
+pub use plans::{OptimisationRepo, PlanRepo, RouteRepo, RouteSummary};
 
 use crate::model::location::Coordinates;
 use crate::model::notification::{Channel, NotificationTemplate};
@@ -124,12 +126,28 @@ fn run<R, E: From<StoreError>>(
 
 /// Every repository, inside one transaction.
 pub trait StoreTx:
-    OrganisationRepo + ReferenceRepo + VehicleRepo + CustomerRepo + OrderRepo
+    OrganisationRepo
+    + ReferenceRepo
+    + VehicleRepo
+    + CustomerRepo
+    + OrderRepo
+    + PlanRepo
+    + OptimisationRepo
+    + RouteRepo
 {
 }
 
-impl<T: OrganisationRepo + ReferenceRepo + VehicleRepo + CustomerRepo + OrderRepo + ?Sized> StoreTx
-    for T
+impl<
+        T: OrganisationRepo
+            + ReferenceRepo
+            + VehicleRepo
+            + CustomerRepo
+            + OrderRepo
+            + PlanRepo
+            + OptimisationRepo
+            + RouteRepo
+            + ?Sized,
+    > StoreTx for T
 {
 }
 

@@ -6,7 +6,9 @@ mod order_codec;
 mod order_rows;
 mod orders;
 mod organisation;
+mod plans;
 mod reference;
+mod routes;
 mod vehicle;
 
 use dispatch_core::ports::store::StoreError;

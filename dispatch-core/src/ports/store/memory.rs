@@ -4,6 +4,7 @@
 use std::sync::Mutex;
 
 mod orders;
+mod plans;
 
 use super::{NewDepot, OrganisationRepo, ReferenceRepo, Store, StoreError, StoreTx, VehicleRepo};
 use crate::model::notification::{Channel, NotificationTemplate};
@@ -48,6 +49,7 @@ struct State {
     gazetteer: Vec<(i64, GazetteerEntry)>,
     vehicles: Vec<Vehicle>,
     orders: orders::OrderBook,
+    planning: plans::Planning,
 }
 
 impl State {
@@ -606,7 +608,11 @@ impl VehicleRepo for State {
         let before = self.vehicles.len();
         self.vehicles
             .retain(|v| !(v.depot_id == scope.depot_id && v.id == id));
-        Ok(self.vehicles.len() < before)
+        let deleted = self.vehicles.len() < before;
+        if deleted {
+            self.planning.forget_vehicle(scope, id);
+        }
+        Ok(deleted)
     }
 
     fn count_vehicles_in_organisation(&mut self, organisation_id: i64) -> Result<u64, StoreError> {

@@ -30,7 +30,7 @@ struct StoredOrder {
 }
 
 /// Keyset paging over rows already filtered: most recently updated first, then id.
-fn page_of<T: Clone>(mut rows: Vec<(Timestamp, i64, T)>, page: &PageRequest) -> Page<T> {
+pub(super) fn page_of<T: Clone>(mut rows: Vec<(Timestamp, i64, T)>, page: &PageRequest) -> Page<T> {
     rows.retain(|(updated, id, _)| {
         page.updated_at_min.is_none_or(|min| *updated >= min)
             && page

@@ -1,0 +1,8 @@
+//! Background work of the service, off the async runtime: the optimisation workers. Each is a
+//! small loop over a core use case.
+
+pub mod optimiser;
+mod signal;
+
+pub use optimiser::{Optimiser, OptimiserConfig};
+pub use signal::JobSignal;
