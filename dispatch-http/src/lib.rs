@@ -20,6 +20,7 @@ pub mod rejection;
 pub mod runtime;
 pub mod server;
 pub mod setup;
+pub mod travel;
 pub mod v2;
 
 use std::future::Future;

@@ -6,7 +6,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use dispatch_core::ports::clock::Clock;
-use dispatch_core::ports::matrix::GreatCircle;
 use dispatch_core::service::optimisation::NoFollowUp;
 use dispatch_store_sqlite::idempotency::SqliteIdempotencyStore;
 use dispatch_store_sqlite::{SqliteGazetteer, SqliteStore};
@@ -14,6 +13,7 @@ use dispatch_store_sqlite::{SqliteGazetteer, SqliteStore};
 use crate::clock::SystemClock;
 use crate::runtime::{Optimiser, OptimiserConfig};
 use crate::server::ConnectionLimits;
+use crate::travel::TravelArgs;
 use crate::{setup, AppState};
 
 #[derive(Debug, clap::Args)]
@@ -55,6 +55,9 @@ pub struct ServeArgs {
     /// Most connections open at once; more wait in the listen backlog.
     #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_connections: u32,
+    /// Travel times and distances: great-circle (--speed-kmh) or an OSRM server (--osrm-url).
+    #[command(flatten)]
+    pub travel: TravelArgs,
 }
 
 fn positive_seconds(s: &str) -> Result<f64, String> {
@@ -129,6 +132,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     }
     // Everything that can fail is opened before the listening line: scripts take that line to
     // mean the service is ready.
+    let travel = args.travel.matrix()?;
     let state = AppState {
         store: store.clone(),
         clock,
@@ -149,7 +153,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     let optimiser = Optimiser::start(
         state.store.clone(),
         state.clock.clone(),
-        Arc::new(GreatCircle::new(GreatCircle::DEFAULT_SPEED_KMH).expect("a valid speed")),
+        travel,
         Arc::new(NoFollowUp),
         state.jobs.clone(),
         args.optimiser_config(),
@@ -159,6 +163,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     tracing::info!(%addr, db = %args.db.display(), "serving");
 
     let (stopping_tx, mut stopping) = tokio::sync::watch::channel(false);
+    let background = crate::runtime::start(&state, stopping.clone())?;
     let limits = args.connection_limits();
     let server = crate::server::serve(listener, crate::app(state), limits, async move {
         shutdown_signal().await;
@@ -178,6 +183,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     tokio::task::spawn_blocking(move || optimiser.shutdown())
         .await
         .map_err(|e| format!("cannot stop the optimisation workers: {e}"))?;
+    background.stop().await;
     tracing::info!("stopped");
     Ok(())
 }
