@@ -2,7 +2,7 @@
 //! solution with the independent checker, and prints one row per instance and a summary with the
 //! gap to the best known solutions (`bks.csv` beside the instances).
 //!
-//! Gap conventions (`shared/instances/README.md`): with `--objective distance` the DIMACS figure
+//! Gap conventions (`instances/README.md`): with `--objective distance` the DIMACS figure
 //! (arcs truncated to one decimal) is compared with the `distance` rows; with
 //! `--objective vehicles-distance` the vehicles and double-precision distance are compared with
 //! the `hierarchical` rows. Sets without a `distance` row fall back to `hierarchical` (marked `h`).
@@ -13,7 +13,11 @@
 //! cargo run --release --example bench_solver -- --set solomon --time-limit 1 --threads 2 --objective distance
 //! cargo run --release --example bench_solver -- --set homberger --size 200 --sample 12 --time-limit 30
 //! cargo run --release --example bench_solver -- --smoke
+//! cargo run --release --example bench_solver -- --instances-dir ../shared/instances --set homberger --size 600
 //! ```
+//!
+//! Instances come from the repository's `instances/` folder unless `--instances-dir` names another
+//! folder laid out the same way (the full sets).
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -83,9 +87,9 @@ struct Args {
     /// Write the table to this file (a bare name goes to bench-results/).
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Folder holding solomon/, homberger/, lilim/ [default: shared/instances beside the checkout].
-    #[arg(long)]
-    instances_dir: Option<PathBuf>,
+    /// Folder holding solomon/, homberger/, lilim/ [default: the repository's instances/].
+    #[arg(long, default_value_os_t = default_instances_dir())]
+    instances_dir: PathBuf,
     /// Quick run: C101, R201 and lc101 at 1 s (unless other flags say otherwise).
     #[arg(long)]
     smoke: bool,
@@ -124,12 +128,8 @@ fn read_bks(dir: &Path) -> HashMap<String, HashMap<String, Bks>> {
     out
 }
 
-fn default_instances_dir() -> Option<PathBuf> {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .skip(1)
-        .map(|d| d.join("shared/instances"))
-        .find(|d| d.is_dir())
+fn default_instances_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("instances")
 }
 
 /// Customers in an instance file name: `c1_2_1` -> 200, `LC1_10_3` -> 1000, `lc101` -> 100.
@@ -156,11 +156,7 @@ fn select(args: &Args) -> Result<Vec<PathBuf>, String> {
     if !args.files.is_empty() {
         return Ok(args.files.clone());
     }
-    let root = args
-        .instances_dir
-        .clone()
-        .or_else(default_instances_dir)
-        .ok_or("no shared/instances found; pass --instances-dir")?;
+    let root = &args.instances_dir;
     let set = args.set.ok_or("give --set, --smoke or instance files")?;
     let dir = root.join(format!("{set:?}").to_lowercase());
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
@@ -343,11 +339,7 @@ fn main() -> Result<(), String> {
     let mut args = Args::parse();
     if args.smoke {
         if args.files.is_empty() && args.set.is_none() {
-            let root = args
-                .instances_dir
-                .clone()
-                .or_else(default_instances_dir)
-                .ok_or("no shared/instances found")?;
+            let root = &args.instances_dir;
             args.files = ["solomon/C101.txt", "solomon/R201.txt", "lilim/lc101.txt"]
                 .iter()
                 .map(|f| root.join(f))

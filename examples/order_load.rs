@@ -163,6 +163,7 @@ fn main() {
         idempotency: Arc::new(
             SqliteIdempotencyStore::open(store_path).expect("open the idempotency store"),
         ),
+        jobs: Default::default(),
     };
     let runtime = tokio::runtime::Runtime::new().expect("a runtime");
     let listener = runtime

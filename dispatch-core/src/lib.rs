@@ -39,7 +39,7 @@
 //!     ..Default::default()
 //! };
 //! // The shift ends before it starts: refused, with the path of the offending field.
-//! let refused = vehicles::create(&store, scope, &van, now).unwrap_err();
+//! let refused = vehicles::create(&store, scope, &van, now, &()).unwrap_err();
 //! assert!(refused.to_string().contains("shift_start must be before shift_end"));
 //! ```
 
@@ -48,6 +48,7 @@
 pub mod error;
 pub mod events;
 pub mod model;
+pub mod optimise;
 pub mod paging;
 pub mod patch;
 pub mod ports;
@@ -55,3 +56,4 @@ pub mod service;
 pub mod solver;
 pub mod status;
 pub mod time;
+pub mod webhook;

@@ -397,9 +397,7 @@ fn the_dimacs_convention_checks_with_truncated_travel_times() {
 
 #[test]
 fn published_best_known_solutions_pass_both_checks() {
-    let Some(dir) = solver_support::instances() else {
-        return;
-    };
+    let dir = solver_support::instances();
     let picks = [
         ("homberger", "c1_2_1"),
         ("homberger", "r2_2_3"),
@@ -418,14 +416,10 @@ fn published_best_known_solutions_pass_both_checks() {
     }
 }
 
-/// All 652 published route files (a minute in release):
-/// `cargo test --release -p dispatch-core --test solver_checker -- --ignored`.
+/// Every shipped route file: the 72 Homberger and 56 Li & Lim 100 instances of `instances/`.
 #[test]
-#[ignore]
-fn every_published_best_known_solution_passes_both_checks() {
-    let Some(dir) = solver_support::instances() else {
-        return;
-    };
+fn every_shipped_best_known_solution_passes_both_checks() {
+    let dir = solver_support::instances();
     let (mut count, mut failures) = (0, Vec::new());
     for set in ["homberger", "lilim"] {
         for entry in std::fs::read_dir(dir.join(set).join("bks_solutions")).unwrap() {
@@ -437,7 +431,7 @@ fn every_published_best_known_solution_passes_both_checks() {
             count += 1;
         }
     }
-    assert_eq!(count, 652);
+    assert_eq!(count, 72 + 56);
     assert!(
         failures.is_empty(),
         "{} failures:\n{}",

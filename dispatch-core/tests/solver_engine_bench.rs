@@ -1,6 +1,7 @@
 //! Quality measurement of the engine on benchmark files (ignored by default; release build):
 //! `SOLVE_FILES="C101 R101" SOLVE_SECS=1 SOLVE_THREADS=2 SOLVE_OBJECTIVE=distance \
 //!  cargo test --release -p dispatch-core --test solver_engine_bench -- --ignored --nocapture`
+//! `SOLVE_INSTANCES=DIR` reads from another folder laid out like `instances/` (e.g. the full sets).
 //! Every solution is re-checked by the independent checker, in integers and in double precision.
 
 mod solver_support;
@@ -38,9 +39,9 @@ fn bks(dir: &std::path::Path, name: &str, objective: &str) -> Option<(usize, f64
 #[test]
 #[ignore = "benchmark: run explicitly in release mode"]
 fn engine_quality_on_benchmark_files() {
-    let Some(root) = solver_support::instances() else {
-        return;
-    };
+    let root = std::env::var_os("SOLVE_INSTANCES")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(solver_support::instances);
     let env = |k: &str, d: &str| std::env::var(k).unwrap_or_else(|_| d.to_string());
     let secs: f64 = env("SOLVE_SECS", "1").parse().expect("SOLVE_SECS");
     let threads: usize = env("SOLVE_THREADS", "2").parse().expect("SOLVE_THREADS");

@@ -11,9 +11,7 @@ const OBJ: Objective = Objective::VehiclesThenDistance;
 
 #[test]
 fn solomon_c101_reads_fleet_depot_and_customers() {
-    let Some(dir) = solver_support::instances() else {
-        return;
-    };
+    let dir = solver_support::instances();
     let text = solver_support::read_text(&dir.join("solomon/C101.txt"));
     assert_eq!(formats::detect(&text), Ok(Format::Solomon));
     let inst = formats::read(&text, None, OBJ).unwrap();
@@ -46,9 +44,7 @@ fn solomon_c101_reads_fleet_depot_and_customers() {
 
 #[test]
 fn the_dimacs_convention_truncates_arcs_to_one_decimal() {
-    let Some(dir) = solver_support::instances() else {
-        return;
-    };
+    let dir = solver_support::instances();
     let text = solver_support::read_text(&dir.join("solomon/C101.txt"));
     let inst = formats::read_with(&text, None, OBJ, Convention::Dimacs).unwrap();
     // sqrt(349) = 18.68... -> 18.6 for distance and travel time alike.
@@ -59,9 +55,7 @@ fn the_dimacs_convention_truncates_arcs_to_one_decimal() {
 
 #[test]
 fn homberger_200_reads_as_solomon() {
-    let Some(dir) = solver_support::instances() else {
-        return;
-    };
+    let dir = solver_support::instances();
     let text = solver_support::read_text(&dir.join("homberger/rc2_2_1.txt"));
     let inst = formats::read(&text, None, OBJ).unwrap();
     assert_eq!(inst.format, Format::Solomon);
@@ -71,9 +65,7 @@ fn homberger_200_reads_as_solomon() {
 
 #[test]
 fn li_lim_lc101_pairs_every_task() {
-    let Some(dir) = solver_support::instances() else {
-        return;
-    };
+    let dir = solver_support::instances();
     let text = solver_support::read_text(&dir.join("lilim/lc101.txt"));
     assert_eq!(formats::detect(&text), Ok(Format::LiLim));
     let inst = formats::read(&text, None, OBJ).unwrap();
@@ -89,9 +81,7 @@ fn li_lim_lc101_pairs_every_task() {
 
 #[test]
 fn truncated_and_corrupted_real_files_give_line_errors() {
-    let Some(dir) = solver_support::instances() else {
-        return;
-    };
+    let dir = solver_support::instances();
     let text = solver_support::read_text(&dir.join("solomon/R101.txt"));
     let mut lines: Vec<&str> = text.lines().collect();
     lines[20] = "   11      20         65         12   oops    ";
@@ -108,9 +98,7 @@ fn truncated_and_corrupted_real_files_give_line_errors() {
 /// A deterministic stream of mutations of real files: every one is read without a panic.
 #[test]
 fn mutated_real_files_never_panic() {
-    let Some(dir) = solver_support::instances() else {
-        return;
-    };
+    let dir = solver_support::instances();
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
     let mut next = move |n: usize| {
         seed ^= seed << 13;
@@ -328,17 +316,13 @@ fn unknown_content_is_not_guessed() {
 }
 
 #[test]
-fn every_small_benchmark_file_reads() {
-    let Some(dir) = solver_support::instances() else {
-        return;
-    };
+fn every_shipped_benchmark_file_reads() {
+    let dir = solver_support::instances();
     let mut count = 0;
     for set in ["solomon", "homberger", "lilim"] {
         for entry in std::fs::read_dir(dir.join(set)).unwrap() {
             let path = entry.unwrap().path();
-            let name = path.file_stem().unwrap().to_string_lossy().to_lowercase();
-            let small = !name.contains('_') || name.split('_').nth(1) == Some("2");
-            if path.extension().is_some_and(|e| e == "txt") && small {
+            if path.extension().is_some_and(|e| e == "txt") {
                 let text = solver_support::read_text(&path);
                 let inst = formats::read(&text, None, OBJ)
                     .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -347,7 +331,7 @@ fn every_small_benchmark_file_reads() {
             }
         }
     }
-    assert_eq!(count, 56 + 60 + 56 + 60);
+    assert_eq!(count, 56 + 72 + 56);
 }
 
 #[test]

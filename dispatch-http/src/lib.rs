@@ -16,7 +16,9 @@ pub mod keys;
 pub mod middleware;
 pub mod paging;
 pub mod rejection;
+pub mod runtime;
 pub mod setup;
+pub mod travel;
 pub mod v2;
 
 use std::future::Future;
@@ -51,6 +53,8 @@ pub struct AppState {
     pub rate_limits_enabled: bool,
     /// Idempotency-key records (SQLite on the service's database file when serving).
     pub idempotency: Arc<dyn IdempotencyStore>,
+    /// Wakes the optimisation workers when a job is queued.
+    pub jobs: runtime::JobSignal,
 }
 
 impl AppState {

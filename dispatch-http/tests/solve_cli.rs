@@ -22,17 +22,13 @@ fn temp_file(name: &str, content: &str) -> PathBuf {
     path
 }
 
-fn shared_instance(rel: &str) -> Option<PathBuf> {
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).parent()?;
-    let found = repo
-        .ancestors()
-        .skip(1)
-        .map(|d| d.join("shared/instances").join(rel))
-        .find(|p| p.is_file());
-    if found.is_none() {
-        eprintln!("note: shared/instances/{rel} not found beside the checkout; skipping");
-    }
-    found
+/// A benchmark instance shipped in the repository's `instances/` folder.
+fn shipped_instance(rel: &str) -> PathBuf {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../instances")
+        .join(rel);
+    assert!(path.is_file(), "{} is missing", path.display());
+    path
 }
 
 fn stdout_json(out: &Output) -> Value {
@@ -98,9 +94,7 @@ fn solomon_output_has_the_operator_interface_shape() {
 
 #[test]
 fn same_seed_and_iterations_print_the_same_routes() {
-    let Some(file) = shared_instance("solomon/R101.txt") else {
-        return;
-    };
+    let file = shipped_instance("solomon/R101.txt");
     let args = [
         "solve",
         file.to_str().unwrap(),
@@ -121,9 +115,7 @@ fn same_seed_and_iterations_print_the_same_routes() {
 
 #[test]
 fn li_lim_routes_cover_every_node_number() {
-    let Some(file) = shared_instance("lilim/lc101.txt") else {
-        return;
-    };
+    let file = shipped_instance("lilim/lc101.txt");
     let json = stdout_json(&dispatch(&[
         "solve",
         file.to_str().unwrap(),

@@ -1,33 +1,19 @@
 //! Port: travel durations and distances between points.
 //!
-//! The solver works on a precomputed square [`Matrix`]; a [`TravelMatrix`] produces one for a list
-//! of points. Adapters can put a road-network service behind the trait; the implementations here
-//! need nothing from outside: [`GreatCircle`] for longitude/latitude, [`Euclidean`] for planar
-//! benchmark coordinates and [`Precomputed`] for a matrix the caller already has.
+//! The solver works on a precomputed square [`Matrix`] of integer seconds and metres; a
+//! [`TravelMatrix`] produces one for a list of points. The solver owns the matrix, its units and
+//! the coordinate geometry ([`crate::solver::travel`]); this port depends on the solver, never the
+//! other way round. Implementations here need nothing from outside: [`GreatCircle`] for
+//! longitude/latitude (the service's default, at a configurable speed), [`Euclidean`] for planar
+//! benchmark coordinates and [`Precomputed`] for a matrix the caller already has. Road-network
+//! adapters (OSRM) live in the HTTP crate.
 
 use std::collections::HashMap;
 
-use crate::solver::problem::{Distance, Matrix, Time};
-
-/// Mean Earth radius in metres (IUGG), the usual constant for great-circle distances.
-pub const EARTH_RADIUS_M: f64 = 6_371_008.8;
-
-/// A point: longitude and latitude in degrees (`x` = longitude, `y` = latitude, VROOM's
-/// `[lon, lat]` order) for geographic matrices, plain coordinates for planar ones.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Point {
-    /// Longitude, or the planar x coordinate.
-    pub x: f64,
-    /// Latitude, or the planar y coordinate.
-    pub y: f64,
-}
-
-impl Point {
-    /// The point `(x, y)`.
-    pub fn new(x: f64, y: f64) -> Point {
-        Point { x, y }
-    }
-}
+pub use crate::solver::problem::Matrix;
+pub use crate::solver::travel::{
+    haversine_m, Euclidean, GreatCircle, Point, TravelError, EARTH_RADIUS_M,
+};
 
 /// Why a matrix could not be produced.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -65,134 +51,32 @@ pub enum MatrixError {
     Unavailable(String),
 }
 
-/// Produces the durations and distances between every ordered pair of `points`.
+impl From<TravelError> for MatrixError {
+    fn from(e: TravelError) -> MatrixError {
+        match e {
+            TravelError::InvalidPoint { index, x, y } => MatrixError::InvalidPoint { index, x, y },
+            TravelError::OutOfRange { from, to } => MatrixError::OutOfRange { from, to },
+        }
+    }
+}
+
+/// Produces the durations (seconds) and distances (metres) between every ordered pair of
+/// `points`; planar implementations use their own scaled units.
 pub trait TravelMatrix: Send + Sync {
     /// A `points.len()` square matrix; entry `(i, j)` is the travel from `points[i]` to
     /// `points[j]`.
     fn matrix(&self, points: &[Point]) -> Result<Matrix, MatrixError>;
 }
 
-/// Builds a matrix from a per-pair function returning `(duration, distance)` as floats in the
-/// target units; non-finite or too large values are an error.
-fn build(
-    points: &[Point],
-    mut pair: impl FnMut(Point, Point) -> (f64, f64),
-    round_duration: fn(f64) -> f64,
-) -> Result<Matrix, MatrixError> {
-    // Leaves head-room so sums along routes of the solver cannot overflow.
-    const LIMIT: f64 = (1u64 << 50) as f64;
-    let n = points.len();
-    let mut durations = Vec::with_capacity(n * n);
-    let mut distances = Vec::with_capacity(n * n);
-    for (i, &a) in points.iter().enumerate() {
-        for (j, &b) in points.iter().enumerate() {
-            let (duration, distance) = if i == j { (0.0, 0.0) } else { pair(a, b) };
-            let duration = round_duration(duration);
-            let distance = distance.round();
-            if !(0.0..LIMIT).contains(&duration) || !(0.0..LIMIT).contains(&distance) {
-                return Err(MatrixError::OutOfRange { from: i, to: j });
-            }
-            durations.push(duration as Time);
-            distances.push(distance as Distance);
-        }
-    }
-    Ok(Matrix::new(n, durations, distances).expect("square and non-negative by construction"))
-}
-
-/// Great-circle (haversine) distance in metres between two longitude/latitude points.
-pub fn haversine_m(a: Point, b: Point) -> f64 {
-    let (lat1, lat2) = (a.y.to_radians(), b.y.to_radians());
-    let dlat = lat2 - lat1;
-    let dlng = (b.x - a.x).to_radians();
-    let h = (dlat / 2.0).sin().powi(2) + lat1.cos() * lat2.cos() * (dlng / 2.0).sin().powi(2);
-    2.0 * EARTH_RADIUS_M * h.sqrt().min(1.0).asin()
-}
-
-/// Great-circle distances in metres and durations in seconds at a constant speed, both rounded to
-/// the nearest unit. Points are longitude (`x`) and latitude (`y`) in degrees.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct GreatCircle {
-    metres_per_second: f64,
-}
-
-impl GreatCircle {
-    /// Travelling at `km_per_hour`; `None` unless the speed is finite and positive.
-    pub fn new(km_per_hour: f64) -> Option<GreatCircle> {
-        (km_per_hour.is_finite() && km_per_hour > 0.0).then_some(GreatCircle {
-            metres_per_second: km_per_hour / 3.6,
-        })
-    }
-}
-
 impl TravelMatrix for GreatCircle {
     fn matrix(&self, points: &[Point]) -> Result<Matrix, MatrixError> {
-        for (index, p) in points.iter().enumerate() {
-            let valid = p.x.is_finite()
-                && p.y.is_finite()
-                && (-180.0..=180.0).contains(&p.x)
-                && (-90.0..=90.0).contains(&p.y);
-            if !valid {
-                return Err(MatrixError::InvalidPoint {
-                    index,
-                    x: p.x,
-                    y: p.y,
-                });
-            }
-        }
-        let speed = self.metres_per_second;
-        build(
-            points,
-            |a, b| {
-                let metres = haversine_m(a, b);
-                (metres / speed, metres)
-            },
-            f64::round,
-        )
-    }
-}
-
-/// Planar Euclidean distances scaled by an integer factor: distances rounded to the nearest unit,
-/// durations (distance divided by speed) rounded *up*, so that a schedule that is feasible in the
-/// integer units is also feasible with exact travel times.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Euclidean {
-    scale: f64,
-    speed: f64,
-}
-
-impl Euclidean {
-    /// One coordinate unit becomes `scale` matrix units; travel time is distance / `speed`.
-    /// `None` unless `scale` is positive and `speed` finite and positive.
-    pub fn new(scale: i64, speed: f64) -> Option<Euclidean> {
-        (scale > 0 && speed.is_finite() && speed > 0.0).then_some(Euclidean {
-            scale: scale as f64,
-            speed,
-        })
+        Ok(GreatCircle::matrix(self, points)?)
     }
 }
 
 impl TravelMatrix for Euclidean {
     fn matrix(&self, points: &[Point]) -> Result<Matrix, MatrixError> {
-        if let Some((index, p)) = points
-            .iter()
-            .enumerate()
-            .find(|(_, p)| !(p.x.is_finite() && p.y.is_finite()))
-        {
-            return Err(MatrixError::InvalidPoint {
-                index,
-                x: p.x,
-                y: p.y,
-            });
-        }
-        let (scale, speed) = (self.scale, self.speed);
-        build(
-            points,
-            |a, b| {
-                let d = (a.x - b.x).hypot(a.y - b.y);
-                (d / speed * scale, d * scale)
-            },
-            f64::ceil,
-        )
+        Ok(Euclidean::matrix(self, points)?)
     }
 }
 
@@ -254,63 +138,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn euclidean_rounds_durations_up_and_distances_to_nearest() {
-        let m = Euclidean::new(10, 1.0)
-            .unwrap()
-            .matrix(&[Point::new(0.0, 0.0), Point::new(1.0, 1.0)])
-            .unwrap();
-        // sqrt(2) * 10 = 14.142...
-        assert_eq!(m.duration(0, 1), 15);
-        assert_eq!(m.distance(0, 1), 14);
-        assert_eq!(m.duration(1, 1), 0);
-    }
-
-    #[test]
-    fn euclidean_exact_distances_are_not_rounded_up() {
-        let m = Euclidean::new(10_000, 1.0)
-            .unwrap()
-            .matrix(&[Point::new(0.0, 0.0), Point::new(3.0, 4.0)])
-            .unwrap();
-        assert_eq!(m.duration(0, 1), 50_000);
-        assert_eq!(m.distance(1, 0), 50_000);
-    }
-
-    #[test]
-    fn euclidean_speed_divides_travel_time_only() {
-        let m = Euclidean::new(1, 2.0)
-            .unwrap()
-            .matrix(&[Point::new(0.0, 0.0), Point::new(3.0, 4.0)])
-            .unwrap();
-        assert_eq!((m.duration(0, 1), m.distance(0, 1)), (3, 5));
-    }
-
-    #[test]
-    fn great_circle_one_degree_of_latitude_at_50_kmh() {
-        let m = GreatCircle::new(50.0)
-            .unwrap()
-            .matrix(&[Point::new(0.0, 0.0), Point::new(0.0, 1.0)])
-            .unwrap();
-        // One degree of latitude is about 111.2 km; at 50 km/h that is about 8006 s.
-        assert!((111_190..=111_200).contains(&m.distance(0, 1)));
-        assert!((8005..=8007).contains(&m.duration(0, 1)));
-        assert_eq!(m.duration(1, 0), m.duration(0, 1));
-    }
-
-    #[test]
-    fn great_circle_rejects_out_of_range_latitude() {
-        let err = GreatCircle::new(50.0)
-            .unwrap()
+    fn great_circle_through_the_port_reports_invalid_points_as_matrix_errors() {
+        let gc: &dyn TravelMatrix = &GreatCircle::new(50.0).unwrap();
+        let err = gc
             .matrix(&[Point::new(0.0, 0.0), Point::new(0.0, 95.0)])
             .unwrap_err();
         assert!(matches!(err, MatrixError::InvalidPoint { index: 1, .. }));
-    }
-
-    #[test]
-    fn invalid_speeds_and_scales_are_refused() {
-        assert!(GreatCircle::new(0.0).is_none());
-        assert!(GreatCircle::new(f64::NAN).is_none());
-        assert!(Euclidean::new(0, 1.0).is_none());
-        assert!(Euclidean::new(1, -1.0).is_none());
+        let m = gc
+            .matrix(&[Point::new(0.0, 0.0), Point::new(0.0, 1.0)])
+            .unwrap();
+        assert!((8005..=8007).contains(&m.duration(0, 1)));
     }
 
     #[test]

@@ -2,10 +2,13 @@
 //! outcomes; adapters map [`ServiceError`] to their wire format once.
 
 pub mod customers;
+pub mod optimisation;
 pub mod order_reads;
 mod order_references;
 pub mod order_statuses;
 pub mod orders;
+pub mod plan_reads;
+pub mod plans;
 pub mod vehicles;
 pub mod zones;
 
@@ -27,6 +30,15 @@ pub enum ServiceError {
     /// An address could not be geocoded where the spec makes that an error.
     #[error("geocoding failed: {0}")]
     GeocodingFailed(String),
+    /// The service cannot take the request now (a full queue); retry after some seconds
+    /// (503 SERVICE_UNAVAILABLE with Retry-After).
+    #[error("{message}")]
+    Unavailable {
+        /// A sentence for people.
+        message: String,
+        /// Seconds to wait before retrying.
+        retry_after_s: u64,
+    },
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),

@@ -78,6 +78,7 @@ mod schedule;
 mod search;
 pub mod solution;
 mod state;
+pub mod travel;
 
 /// How the search runs. The same problem, `seed`, `threads` and `max_iterations` give the same
 /// solution as long as [`Control::should_stop`] never fires.

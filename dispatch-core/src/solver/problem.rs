@@ -89,6 +89,15 @@ impl Skills {
         Skills(words)
     }
 
+    /// The skill indices in the set, ascending.
+    pub fn indices(&self) -> impl Iterator<Item = usize> + '_ {
+        self.0.iter().enumerate().flat_map(|(w, &bits)| {
+            (0..64)
+                .filter(move |b| bits & (1 << b) != 0)
+                .map(move |b| w * 64 + b)
+        })
+    }
+
     /// True when every skill of `self` is also in `other`.
     pub fn is_subset_of(&self, other: &Skills) -> bool {
         self.0

@@ -1,4 +1,4 @@
-//! Helpers shared by the solver integration tests: finding the shared benchmark instances and
+//! Helpers shared by the solver integration tests: finding the repository's benchmark instances and
 //! reading the SINTEF route files of best-known solutions.
 
 #![allow(dead_code)]
@@ -9,19 +9,15 @@ use dispatch_core::solver::checker;
 use dispatch_core::solver::formats::Instance;
 use dispatch_core::solver::solution::Solution;
 
-/// `shared/instances` beside the checkout (or beside one of its parent folders, for worktrees),
-/// or `None` with a printed note so the calling test can skip.
-pub fn instances() -> Option<PathBuf> {
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).parent()?;
-    let found = repo
-        .ancestors()
-        .skip(1)
-        .map(|dir| dir.join("shared/instances"))
-        .find(|dir| dir.is_dir());
-    if found.is_none() {
-        eprintln!("note: shared/instances not found beside the checkout; skipping");
-    }
-    found
+/// The benchmark instances shipped in the repository (`instances/` at its root).
+pub fn instances() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../instances");
+    assert!(
+        dir.join("solomon/C101.txt").is_file(),
+        "{} lacks the shipped benchmark instances",
+        dir.display()
+    );
+    dir
 }
 
 pub fn read_text(path: &Path) -> String {

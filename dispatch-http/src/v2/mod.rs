@@ -7,7 +7,11 @@ pub mod order_render;
 pub mod order_statuses;
 pub mod order_wire;
 pub mod orders;
+pub mod plan_render;
+pub mod plan_wire;
+pub mod plans;
 pub mod reference;
+pub mod routes;
 pub mod vehicles;
 pub mod wire;
 pub mod zones;
@@ -26,4 +30,6 @@ pub fn router() -> Router<AppState> {
         .merge(orders::routes())
         .merge(order_statuses::routes())
         .merge(order_attachments::routes())
+        .merge(plans::routes())
+        .merge(routes::routes())
 }

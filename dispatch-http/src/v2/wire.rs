@@ -77,6 +77,11 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// The raw value of a property.
+    pub fn raw(&self, key: &str) -> Option<&Value> {
+        self.obj.get(key)
+    }
+
     /// A string property.
     pub fn string(&mut self, key: &str) -> Patch<String> {
         self.get(key, "a string", |v| v.as_str().map(str::to_owned))

@@ -40,6 +40,7 @@ fn router(path: &PathBuf, clock: Arc<ManualClock>, rate_limits: bool) -> Router 
         geocoder: Arc::new(SqliteGazetteer::new(store)),
         rate_limits_enabled: rate_limits,
         idempotency: Arc::new(SqliteIdempotencyStore::open(path).expect("open keys")),
+        jobs: Default::default(),
     };
     app(state)
 }

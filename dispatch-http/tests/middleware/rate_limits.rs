@@ -160,7 +160,8 @@ async fn every_served_endpoint_is_limited_by_the_burst_of_its_table_tier() {
             .as_str()
             .unwrap_or("")
             .to_owned();
-        if first.status == 404 && description.starts_with("no endpoint") {
+        // Not served yet: an unknown path, or a method not served on a path that is.
+        if (first.status == 404 && description.starts_with("no endpoint")) || first.status == 405 {
             continue;
         }
         for _ in 1..burst.limit {

@@ -144,6 +144,7 @@ impl Api {
             geocoder: Arc::new(SqliteGazetteer::new(store.clone())),
             rate_limits_enabled: false,
             idempotency: Arc::new(SqliteIdempotencyStore::open(store.path()).unwrap()),
+            jobs: Default::default(),
         };
         Api {
             app: app(state),

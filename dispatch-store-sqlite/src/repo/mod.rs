@@ -2,11 +2,15 @@
 //! open transaction.
 
 mod customers;
+mod idempotency;
 mod order_codec;
 mod order_rows;
 mod orders;
 mod organisation;
+mod outbox;
+mod plans;
 mod reference;
+mod routes;
 mod vehicle;
 
 use dispatch_core::ports::store::StoreError;

@@ -3,7 +3,10 @@
 
 use std::sync::Mutex;
 
+mod idempotency;
 mod orders;
+mod outbox;
+mod plans;
 
 use super::{NewDepot, OrganisationRepo, ReferenceRepo, Store, StoreError, StoreTx, VehicleRepo};
 use crate::model::notification::{Channel, NotificationTemplate};
@@ -27,6 +30,10 @@ impl InMemoryStore {
     pub fn new() -> Self {
         Self::default()
     }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
 }
 
 #[derive(Debug, Clone, Default)]
@@ -48,6 +55,9 @@ struct State {
     gazetteer: Vec<(i64, GazetteerEntry)>,
     vehicles: Vec<Vehicle>,
     orders: orders::OrderBook,
+    outbox: outbox::Outbox,
+    planning: plans::Planning,
+    idempotency: idempotency::Records,
 }
 
 impl State {
@@ -606,7 +616,11 @@ impl VehicleRepo for State {
         let before = self.vehicles.len();
         self.vehicles
             .retain(|v| !(v.depot_id == scope.depot_id && v.id == id));
-        Ok(self.vehicles.len() < before)
+        let deleted = self.vehicles.len() < before;
+        if deleted {
+            self.planning.forget_vehicle(scope, id);
+        }
+        Ok(deleted)
     }
 
     fn count_vehicles_in_organisation(&mut self, organisation_id: i64) -> Result<u64, StoreError> {

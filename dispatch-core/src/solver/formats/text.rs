@@ -1,8 +1,8 @@
 //! Shared pieces of the whitespace-separated text formats.
 
 use super::{Convention, FormatError, Plane, SCALE};
-use crate::ports::matrix::{Euclidean, Point, TravelMatrix};
 use crate::solver::problem::{Matrix, Time, TimeWindow};
+use crate::solver::travel::{Euclidean, Point};
 
 /// Largest absolute time, demand or coordinate accepted from a file, so that scaled values and
 /// their sums along routes stay far from overflow.

@@ -16,14 +16,14 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use input::{given_matrix, Input, StopIn};
 
 use super::{Format, FormatError, Instance};
-use crate::ports::matrix::{GreatCircle, Point, TravelMatrix};
 use crate::solver::problem::{
     Break, Job, Load, LocationIndex, Matrix, Objective, Place, Problem, Shipment, Skills, Time,
     TimeWindow, Vehicle,
 };
+use crate::solver::travel::{GreatCircle, Point};
 
 /// Speed of the great-circle fallback, km/h.
-const SPEED_KMH: f64 = 50.0;
+const SPEED_KMH: f64 = GreatCircle::DEFAULT_SPEED_KMH;
 /// Largest accepted time, duration or amount: keeps sums along routes far from overflow.
 const MAX_VALUE: u64 = 1 << 42;
 /// VROOM's highest priority.

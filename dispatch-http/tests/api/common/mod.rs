@@ -129,6 +129,9 @@ pub struct TestApp {
     pub store: Arc<SqliteStore>,
     pub seed_output: Value,
     pub dir: tempfile::TempDir,
+    /// The state behind the router (the plan tests start background workers over it).
+    #[allow(dead_code)]
+    pub state: AppState,
 }
 
 impl TestApp {
@@ -148,9 +151,11 @@ impl TestApp {
             idempotency: Arc::new(
                 SqliteIdempotencyStore::open(dir.path().join("test.db")).expect("open keys"),
             ),
+            jobs: Default::default(),
         };
         TestApp {
-            router: app(state),
+            router: app(state.clone()),
+            state,
             clock,
             store,
             seed_output,

@@ -1,0 +1,145 @@
+//! Vehicles to solver vehicles: the day's shift, break, start and end, capacities and skills.
+
+use super::orders::{minutes_to_s, DAY_S};
+use super::to_problem::{capacity_load, Locations, SkillIndex, UNLIMITED_LOAD};
+use super::{DayRequest, OptimiseError};
+use crate::model::location::Coordinates;
+use crate::model::reference::CapacityType;
+use crate::model::vehicle::{Availability, EndLocation, Place, Shift, StartLocation, Vehicle};
+use crate::solver::problem::{self as sp, Break, LocationIndex, TimeWindow};
+
+/// The shift of the plan date: the entry for its weekday, else the default one.
+fn day_shift(v: &Vehicle, req: &DayRequest) -> Option<Shift> {
+    let shifts = v.shifts();
+    let weekday = req.date.weekday();
+    shifts
+        .iter()
+        .find(|s| s.day_of_week == Some(weekday))
+        .or_else(|| shifts.iter().find(|s| s.day_of_week.is_none()))
+        .cloned()
+}
+
+/// The working window of a shift in seconds after local midnight.
+pub(crate) fn shift_window(s: &Shift) -> TimeWindow {
+    match (s.availability, s.shift_start, s.shift_end) {
+        (Availability::Shift, Some(a), Some(b)) => {
+            let (start, mut end) = (i64::from(a.minutes()) * 60, i64::from(b.minutes()) * 60);
+            if end < start {
+                end += DAY_S;
+            }
+            TimeWindow { start, end }
+        }
+        (Availability::Always, _, _) => TimeWindow::ALWAYS,
+        // A shift without its times works the whole day, as `full_day`.
+        _ => TimeWindow {
+            start: 0,
+            end: DAY_S,
+        },
+    }
+}
+
+fn breaks(s: &Shift) -> Vec<Break> {
+    s.breaks
+        .iter()
+        .filter(|b| b.enabled)
+        .filter_map(|b| Some((b.break_start?, b.break_end?, b.break_duration)))
+        .enumerate()
+        .map(|(i, (from, to, minutes))| {
+            let service = minutes_to_s(minutes);
+            let start = i64::from(from.minutes()) * 60;
+            let mut end = i64::from(to.minutes()) * 60;
+            if end < start {
+                end += DAY_S;
+            }
+            // `break_end` is the latest end; the solver's window bounds the start.
+            let latest_start = (end - service).max(start);
+            Break {
+                id: i as u64,
+                time_windows: vec![TimeWindow {
+                    start,
+                    end: latest_start,
+                }],
+                service,
+            }
+        })
+        .collect()
+}
+
+fn place_coordinates(p: &Place) -> Option<Coordinates> {
+    Coordinates::new(p.lat?, p.lng?)
+}
+
+/// A vehicle's capacity per capacity type: its own amount, else the type's numeric default,
+/// else no limit.
+fn capacities(v: &Vehicle, types: &[CapacityType]) -> Vec<sp::Load> {
+    types
+        .iter()
+        .map(|t| {
+            let own = v
+                .fields
+                .capacities
+                .iter()
+                .find(|c| c.id == t.id)
+                .map(|c| c.capacity);
+            match own.or_else(|| t.default.trim().parse::<f64>().ok()) {
+                Some(a) if a.is_finite() => capacity_load(a),
+                _ => UNLIMITED_LOAD,
+            }
+        })
+        .collect()
+}
+
+/// The vehicles of the request that work on its date, as solver vehicles, with their ids.
+pub(crate) fn build(
+    req: &DayRequest,
+    locs: &mut Locations,
+    skills: &mut SkillIndex,
+) -> Result<(Vec<sp::Vehicle>, Vec<i64>), OptimiseError> {
+    let mut out = Vec::new();
+    let mut ids = Vec::new();
+    for v in req.vehicles {
+        let Some(shift) = day_shift(v, req) else {
+            continue;
+        };
+        if req.only_active_vehicles && !(v.fields.active && shift.enabled) {
+            continue;
+        }
+        let f = &v.fields;
+        let depot = locs
+            .depot()
+            .ok_or(OptimiseError::DepotWithoutLocation { vehicle_id: v.id });
+        let start: Option<LocationIndex> = match f.start_location {
+            StartLocation::Depot | StartLocation::AppLocation => Some(depot.clone()?),
+            StartLocation::Other => match place_coordinates(&f.start) {
+                Some(c) => Some(locs.add(c)),
+                None => Some(depot.clone()?),
+            },
+        };
+        let end: Option<LocationIndex> = match f.end_location {
+            EndLocation::Depot => Some(depot?),
+            EndLocation::Other => match place_coordinates(&f.end) {
+                Some(c) => Some(locs.add(c)),
+                None => Some(depot?),
+            },
+            EndLocation::None => None,
+        };
+        let skill_set = sp::Skills::from_indices(f.skills.iter().map(|s| skills.index(s)));
+        out.push(sp::Vehicle {
+            id: v.id as u64,
+            start,
+            end,
+            capacity: capacities(v, req.capacity_types),
+            skills: skill_set,
+            shift: shift_window(&shift),
+            breaks: breaks(&shift),
+            max_duration: shift
+                .max_route_duration
+                .map(|m| minutes_to_s(Some(m)))
+                .filter(|&s| s > 0),
+            max_travel_time: None,
+            max_tasks: None,
+        });
+        ids.push(v.id);
+    }
+    Ok((out, ids))
+}

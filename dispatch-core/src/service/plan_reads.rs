@@ -1,0 +1,231 @@
+//! Reads of plans, routes and optimisations, shaped for rendering: a route comes with its
+//! stops, the orders each stop serves and its vehicle; a plan with the routes it shows
+//! ([`Plan::shows_route`]) and the unserved orders of its active solution.
+
+use std::collections::HashMap;
+
+use super::customers::catalog;
+use super::ServiceError;
+use crate::model::optimisation::Optimisation;
+use crate::model::order::Order;
+use crate::model::order_fields::Catalog;
+use crate::model::organisation::DepotScope;
+use crate::model::plan::{Plan, UnservedOrder};
+use crate::model::route::Route;
+use crate::model::stop::Stop;
+use crate::model::vehicle::Vehicle;
+use crate::paging::{Page, PageRequest};
+use crate::ports::store::{RouteSummary, Store, StoreError, StoreTx};
+
+/// A stop with the orders it serves.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StopView {
+    /// The stop.
+    pub stop: Stop,
+    /// Its live orders, in the stop's order.
+    pub orders: Vec<Order>,
+}
+
+/// A route with its stops and vehicle.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RouteView {
+    /// The route.
+    pub route: Route,
+    /// Its stops in sequence.
+    pub stops: Vec<StopView>,
+    /// Its vehicle, unless deleted.
+    pub vehicle: Option<Vehicle>,
+}
+
+/// An unserved order of a plan's active solution.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnservedView {
+    /// Order and reason.
+    pub entry: UnservedOrder,
+    /// The order, unless deleted since.
+    pub order: Option<Order>,
+}
+
+/// A full plan.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlanView {
+    /// The plan.
+    pub plan: Plan,
+    /// The routes it shows, by id.
+    pub routes: Vec<RouteView>,
+    /// Unserved orders of the active solution.
+    pub unserved: Vec<UnservedView>,
+    /// Its latest optimisation.
+    pub optimisation: Option<Optimisation>,
+    /// Names of the depot's custom fields (for stop reads).
+    pub catalog: Catalog,
+}
+
+/// A plan in a list.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlanSummaryView {
+    /// The plan.
+    pub plan: Plan,
+    /// The routes it shows, by id, with their stop counts.
+    pub routes: Vec<RouteSummary>,
+}
+
+/// Orders read once per request, whatever number of stops name them.
+#[derive(Default)]
+pub struct OrderCache(HashMap<i64, Option<Order>>);
+
+impl OrderCache {
+    /// The live order `id` of the depot.
+    pub fn get(
+        &mut self,
+        tx: &mut dyn StoreTx,
+        scope: DepotScope,
+        id: i64,
+    ) -> Result<Option<Order>, StoreError> {
+        if let Some(found) = self.0.get(&id) {
+            return Ok(found.clone());
+        }
+        let found = tx.get_order(scope, id)?;
+        self.0.insert(id, found.clone());
+        Ok(found)
+    }
+}
+
+/// A route with its stops, their orders and its vehicle.
+pub fn route_view(
+    tx: &mut dyn StoreTx,
+    scope: DepotScope,
+    route: Route,
+    orders: &mut OrderCache,
+) -> Result<RouteView, StoreError> {
+    let mut stops = Vec::new();
+    for stop in tx.list_stops(scope, route.id)? {
+        let mut served = Vec::with_capacity(stop.visit.order_ids.len());
+        for id in &stop.visit.order_ids {
+            served.extend(orders.get(tx, scope, *id)?);
+        }
+        stops.push(StopView {
+            stop,
+            orders: served,
+        });
+    }
+    let vehicle = match route.vehicle_id {
+        Some(id) => tx.get_vehicle(scope, id)?,
+        None => None,
+    };
+    Ok(RouteView {
+        route,
+        stops,
+        vehicle,
+    })
+}
+
+/// The routes a plan shows, by id.
+pub fn plan_routes(
+    tx: &mut dyn StoreTx,
+    scope: DepotScope,
+    plan: &Plan,
+) -> Result<Vec<Route>, StoreError> {
+    Ok(tx
+        .routes_of_plan(scope, plan.id)?
+        .into_iter()
+        .filter(|r| plan.shows_route(r))
+        .collect())
+}
+
+/// `GET /plans/{id}`: 404 when not in the depot.
+pub fn get_plan(store: &dyn Store, scope: DepotScope, id: i64) -> Result<PlanView, ServiceError> {
+    store.read(|tx| {
+        let plan = tx
+            .get_plan(scope, id)?
+            .ok_or(ServiceError::NotFound("plan"))?;
+        let mut orders = OrderCache::default();
+        let mut routes = Vec::new();
+        for route in plan_routes(tx, scope, &plan)? {
+            routes.push(route_view(tx, scope, route, &mut orders)?);
+        }
+        let mut unserved = Vec::new();
+        if let Some(solution) = plan.active_solution_id {
+            if let Some(solution) = tx.get_solution(scope, solution)? {
+                for entry in solution.unserved {
+                    let order = orders.get(tx, scope, entry.order_id)?;
+                    unserved.push(UnservedView { entry, order });
+                }
+            }
+        }
+        let optimisation = tx.latest_optimisation_of_plan(scope, plan.id)?;
+        Ok(PlanView {
+            plan,
+            routes,
+            unserved,
+            optimisation,
+            catalog: catalog(tx, scope)?,
+        })
+    })
+}
+
+/// `GET /plans`: most recently updated first.
+pub fn list_plans(
+    store: &dyn Store,
+    scope: DepotScope,
+    page: &PageRequest,
+) -> Result<Page<PlanSummaryView>, ServiceError> {
+    store.read(|tx| {
+        let plans = tx.list_plans(scope, page)?;
+        let mut items = Vec::with_capacity(plans.items.len());
+        for plan in plans.items {
+            let mut routes = Vec::new();
+            for route in plan_routes(tx, scope, &plan)? {
+                let stops = tx.list_stops(scope, route.id)?.len() as u32;
+                routes.push(RouteSummary { route, stops });
+            }
+            items.push(PlanSummaryView { plan, routes });
+        }
+        Ok(Page {
+            items,
+            next: plans.next,
+        })
+    })
+}
+
+/// `GET /routes/{id}`: any route of the depot, superseded ones included, with the names of
+/// the depot's custom fields; 404 otherwise.
+pub fn get_route(
+    store: &dyn Store,
+    scope: DepotScope,
+    id: i64,
+) -> Result<(RouteView, Catalog), ServiceError> {
+    store.read(|tx| {
+        let route = tx
+            .get_route(scope, id)?
+            .ok_or(ServiceError::NotFound("route"))?;
+        let view = route_view(tx, scope, route, &mut OrderCache::default())?;
+        Ok((view, catalog(tx, scope)?))
+    })
+}
+
+/// `GET /routes`: every route of the depot across all plans, most recently updated first.
+pub fn list_routes(
+    store: &dyn Store,
+    scope: DepotScope,
+    page: &PageRequest,
+) -> Result<Page<RouteSummary>, ServiceError> {
+    Ok(store.read(|tx| tx.list_routes(scope, page))?)
+}
+
+/// `GET /plans/optimise/{id}`: the job and its plan; 404 when not in the depot.
+pub fn get_optimisation(
+    store: &dyn Store,
+    scope: DepotScope,
+    id: &str,
+) -> Result<(Optimisation, Plan), ServiceError> {
+    store.read(|tx| {
+        let job = tx
+            .get_optimisation(scope, id)?
+            .ok_or(ServiceError::NotFound("optimisation"))?;
+        let plan = tx
+            .get_plan(scope, job.plan_id)?
+            .ok_or(ServiceError::NotFound("optimisation"))?;
+        Ok((job, plan))
+    })
+}

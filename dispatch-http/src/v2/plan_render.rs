@@ -1,0 +1,314 @@
+//! Plan, route and stop reads on the wire. The route and stop renderers are shared by plan
+//! reads, `GET /routes/{id}` and the routes endpoints.
+//!
+//! Units, everywhere alike: durations (`total_time`, `travel_time`, `operation_time`) in whole
+//! seconds, distances (`planned_distance`, `distance`, `actual_distance`) in whole metres;
+//! times of day `HH:mm` in the depot's time zone on the route's date; timestamps ISO 8601 UTC.
+//! Plan summaries carry their route durations as strings of the same seconds (`"5400"`).
+
+use dispatch_core::model::order::{Order, OrderType, Side};
+use dispatch_core::model::order_fields::Catalog;
+use dispatch_core::model::plan::Plan;
+use dispatch_core::model::route::Route;
+use dispatch_core::ports::store::RouteSummary;
+use dispatch_core::service::plan_reads::{
+    PlanSummaryView, PlanView, RouteView, StopView, UnservedView,
+};
+use serde_json::{json, Map, Value};
+
+use super::order_json::render_custom_fields;
+use super::wire::{opt_num, ts};
+
+/// Seconds after midnight as `HH:mm` (wrapping at 24 h: the date says which day).
+pub fn clock(seconds: i64) -> String {
+    let minutes = seconds.div_euclid(60).rem_euclid(24 * 60);
+    format!("{:02}:{:02}", minutes / 60, minutes % 60)
+}
+
+/// A stop timestamp as the spec shows it: without milliseconds or zone suffix.
+fn bare_ts(t: dispatch_core::time::Timestamp) -> String {
+    let full = t.to_string();
+    full.split('.').next().unwrap_or(&full).to_owned()
+}
+
+fn opt_ts(t: Option<dispatch_core::time::Timestamp>) -> Value {
+    t.map_or(Value::Null, ts)
+}
+
+fn stop_order(o: &Order, catalog: &Catalog) -> Value {
+    let items: Vec<Value> = o
+        .line_items
+        .iter()
+        .map(|li| {
+            json!({
+                "id": li.id,
+                "product_code": li.product_code,
+                "product_name": li.product_name,
+                "quantity": li.quantity,
+                "status": li.status.as_str(),
+                "date": li.date.map(|d| d.to_string()),
+                "custom_fields": render_custom_fields(&li.custom_fields, catalog),
+            })
+        })
+        .collect();
+    json!({
+        "id": o.id,
+        "order_number": o.order_number,
+        "type": o.kind.as_str(),
+        "line_items": items,
+    })
+}
+
+/// One stop of a route; `orders` adds the served orders (route and plan reads).
+pub fn render_stop(view: &StopView, route: &Route, catalog: &Catalog, orders: bool) -> Value {
+    let stop = &view.stop;
+    let v = &stop.visit;
+    let first = view.orders.first();
+    let end = first.map(|o| o.endpoint(v.side));
+    let mut m = Map::new();
+    let mut put = |k: &str, value: Value| {
+        m.insert(k.to_owned(), value);
+    };
+    put("id", json!(stop.id));
+    put("route_id", json!(stop.route_id));
+    put("type", json!(v.side.as_str()));
+    put("address", json!(v.address));
+    put("postcode", json!(v.postcode));
+    put("phone", json!(v.phone));
+    put("lat", json!(v.lat));
+    put("lng", json!(v.lng));
+    put("planned_distance", json!(v.planned_distance_m));
+    put("arrival_date", json!(v.arrival_date.to_string()));
+    put("departure_date", json!(v.departure_date.to_string()));
+    put("estimated_arrival_time", json!(clock(v.arrival_s)));
+    put("estimated_departure_time", json!(clock(v.departure_s)));
+    put(
+        "actual_completed_ts",
+        stop.actual_completed_ts
+            .map_or(Value::Null, |t| json!(bare_ts(t))),
+    );
+    put("actual_arrival_time", Value::Null);
+    put("actual_completed_lat", Value::Null);
+    put("actual_completed_lng", Value::Null);
+    put("actual_duration", Value::Null);
+    put("delivery_notes", json!(end.and_then(|e| e.notes.clone())));
+    put("driver_notes", Value::Null);
+    put("signature_lat", Value::Null);
+    put("signature_lng", Value::Null);
+    put("signed_by", Value::Null);
+    put("tracking_link", Value::Null);
+    put("photos", Value::Null);
+    put(
+        "vehicle_assignment",
+        first
+            .and_then(|o| o.vehicle_id)
+            .map_or(Value::Null, |id| json!({ "vehicle_id": id })),
+    );
+    put("directions", json!([]));
+    put("driver_questionnaire_submissions", json!([]));
+    put("failed_reason", Value::Null);
+    put(
+        "tags",
+        json!(first.map(|o| o.tags.clone()).unwrap_or_default()),
+    );
+    put(
+        "available_days",
+        json!(end
+            .map(|e| e
+                .available_days
+                .iter()
+                .map(|d| d.as_str())
+                .collect::<Vec<_>>())
+            .unwrap_or_default()),
+    );
+    put(
+        "custom_fields",
+        first.map_or(json!([]), |o| {
+            render_custom_fields(&o.custom_fields, catalog)
+        }),
+    );
+    put(
+        "emails",
+        json!(first
+            .map(|o| o
+                .emails
+                .iter()
+                .map(|e| json!({ "email": e }))
+                .collect::<Vec<_>>())
+            .unwrap_or_default()),
+    );
+    put("driver_phone_calls", json!([]));
+    put(
+        "route",
+        json!({"id": route.id, "date": route.date.to_string(), "started_ts": opt_ts(route.started_ts)}),
+    );
+    if orders {
+        put(
+            "orders",
+            Value::Array(view.orders.iter().map(|o| stop_order(o, catalog)).collect()),
+        );
+    }
+    Value::Object(m)
+}
+
+fn vehicle(view: &RouteView) -> Value {
+    view.vehicle.as_ref().map_or(
+        Value::Null,
+        |v| json!({"vehicle_id": v.id.to_string(), "name": v.fields.name, "driver": Value::Null}),
+    )
+}
+
+/// A full route: its fields, vehicle and stops with their orders.
+pub fn render_route(view: &RouteView, catalog: &Catalog) -> Value {
+    let r = &view.route;
+    json!({
+        "id": r.id,
+        "plan_id": r.plan_id,
+        "solution_id": r.solution_id,
+        "name": r.name,
+        "dispatched": r.dispatched,
+        "is_locked": r.is_locked,
+        "date": r.date.to_string(),
+        "start_time": clock(r.timing.start_time_s),
+        "started_ts": opt_ts(r.started_ts),
+        "end_time": clock(r.timing.end_time_s),
+        "completed_ts": opt_ts(r.completed_ts),
+        "total_time": r.timing.total_time_s,
+        "travel_time": r.timing.travel_time_s,
+        "planned_distance": r.timing.distance_m,
+        "actual_distance": r.actual_distance_m,
+        "vehicle": vehicle(view),
+        "stops": view.stops.iter().map(|s| render_stop(s, r, catalog, true)).collect::<Vec<_>>(),
+        "created": ts(r.created),
+        "updated": ts(r.updated),
+        "driver_questionnaire_submissions": [],
+    })
+}
+
+/// A route in `GET /routes`.
+pub fn render_route_summary(s: &RouteSummary) -> Value {
+    let r = &s.route;
+    json!({
+        "id": r.id,
+        "plan_id": r.plan_id,
+        "name": r.name,
+        "stops": s.stops,
+        "dispatched": r.dispatched,
+        "is_locked": r.is_locked,
+        "started_ts": opt_ts(r.started_ts),
+        "completed_ts": opt_ts(r.completed_ts),
+        "date": r.date.to_string(),
+        "start_time": clock(r.timing.start_time_s),
+        "end_time": clock(r.timing.end_time_s),
+        "total_time": r.timing.total_time_s,
+        "travel_time": r.timing.travel_time_s,
+        "planned_distance": r.timing.distance_m,
+        "actual_distance": r.actual_distance_m,
+        "created": ts(r.created),
+        "updated": ts(r.updated),
+    })
+}
+
+/// The end of an unserved order shown to people: the pickup end of a pickup, the delivery end
+/// otherwise.
+fn shown_side(kind: OrderType) -> Side {
+    match kind {
+        OrderType::Pickup => Side::Pickup,
+        OrderType::Delivery | OrderType::Shipment => Side::Delivery,
+    }
+}
+
+fn render_unserved(u: &UnservedView) -> Value {
+    let end = u.order.as_ref().map(|o| o.endpoint(shown_side(o.kind)));
+    json!({
+        "id": u.entry.order_id,
+        "address": end.and_then(|e| e.address.clone()),
+        "postcode": end.and_then(|e| e.postcode.clone()),
+        "phone": end.and_then(|e| e.contact_number.clone()),
+        "lat": opt_num(end.and_then(|e| e.lat)),
+        "lng": opt_num(end.and_then(|e| e.lng)),
+        "delivery_notes": end.and_then(|e| e.notes.clone()),
+        "available_days": end
+            .map(|e| e.available_days.iter().map(|d| d.as_str()).collect::<Vec<_>>())
+            .unwrap_or_default(),
+        "reason": u.entry.reason,
+        "reason_description": u.entry.description,
+    })
+}
+
+fn plan_total(routes: impl Iterator<Item = i64>) -> i64 {
+    routes.sum()
+}
+
+/// A full plan (`GET /plans/{id}`): empty `routes` and `unserved` while it has no result.
+pub fn render_plan(view: &PlanView) -> Value {
+    let p = &view.plan;
+    json!({
+        "id": p.id,
+        "dispatched": p.dispatched,
+        "date": p.date.to_string(),
+        "solution_id": p.active_solution_id,
+        "optimisation": view.optimisation.as_ref().map(|o| json!({"id": o.id, "in_progress": o.in_progress()})),
+        "total_time": plan_total(view.routes.iter().map(|r| r.route.timing.total_time_s)),
+        "routes": view.routes.iter().map(|r| render_route(r, &view.catalog)).collect::<Vec<_>>(),
+        "unserved": view.unserved.iter().map(render_unserved).collect::<Vec<_>>(),
+        "created": ts(p.created),
+        "updated": ts(p.updated),
+        "driver_questionnaire_submissions": [],
+    })
+}
+
+/// A plan in `GET /plans`; one without an optimisation result lists only `id`, `total_time` 0
+/// and empty `routes` (spec: Plan).
+pub fn render_plan_summary(view: &PlanSummaryView) -> Value {
+    let p: &Plan = &view.plan;
+    if p.active_solution_id.is_none() && view.routes.is_empty() {
+        return json!({"id": p.id, "total_time": 0, "routes": []});
+    }
+    let routes: Vec<Value> = view
+        .routes
+        .iter()
+        .map(|s| {
+            let r = &s.route;
+            let t = r.timing;
+            json!({
+                "id": r.id,
+                "name": r.name,
+                "stops": s.stops,
+                "dispatched": r.dispatched,
+                "is_locked": r.is_locked,
+                "started_ts": opt_ts(r.started_ts),
+                "completed_ts": opt_ts(r.completed_ts),
+                "total_time": t.total_time_s.to_string(),
+                "travel_time": t.travel_time_s.to_string(),
+                "operation_time": t.operation_time_s.to_string(),
+                "date": r.date.to_string(),
+                "distance": t.distance_m,
+                "actual_distance": r.actual_distance_m,
+                "created": ts(r.created),
+                "updated": ts(r.updated),
+            })
+        })
+        .collect();
+    json!({
+        "id": p.id,
+        "dispatched": p.dispatched,
+        "created": ts(p.created),
+        "updated": ts(p.updated),
+        "total_time": plan_total(view.routes.iter().map(|s| s.route.timing.total_time_s)),
+        "routes": routes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::clock;
+
+    #[test]
+    fn seconds_after_midnight_render_as_hours_and_minutes() {
+        assert_eq!(clock(0), "00:00");
+        assert_eq!(clock(8 * 3600 + 59), "08:00");
+        assert_eq!(clock(23 * 3600 + 59 * 60), "23:59");
+        assert_eq!(clock(24 * 3600 + 61), "00:01");
+    }
+}

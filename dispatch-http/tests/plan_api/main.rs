@@ -1,0 +1,106 @@
+//! Plans and optimisation over the real router and a real SQLite file: requests, validation,
+//! the plan and job rows, `plans.created`, reads while optimising, paging, and (with the
+//! optimisation workers running) the finished plan, its routes and stops, re-optimisation and
+//! cancellation.
+
+#[path = "../api/common/mod.rs"]
+#[allow(dead_code)]
+mod common;
+
+mod requests;
+mod solving;
+
+use std::time::Duration;
+
+use common::TestApp;
+use dispatch_core::ports::matrix::GreatCircle;
+use dispatch_core::service::optimisation::NoFollowUp;
+use dispatch_http::runtime::{Optimiser, OptimiserConfig};
+use serde_json::{json, Value};
+
+/// The day every fixture order is due.
+pub const DAY: &str = "2026-11-24";
+
+/// A delivery order near the North depot (51.50, -0.12), due on [`DAY`].
+pub fn delivery(number: &str, lat: f64, lng: f64) -> Value {
+    json!({
+        "order_number": number,
+        "type": "delivery",
+        "delivery_address": format!("{number} High St"),
+        "delivery_postcode": "AB1 2CD",
+        "delivery_contact_number": "0123",
+        "delivery_notes": "ring twice",
+        "delivery_lat": lat,
+        "delivery_lng": lng,
+        "delivery_duration": 5,
+        "delivery_date": DAY,
+    })
+}
+
+/// Posts orders to North and returns their ids.
+pub async fn post_orders(app: &TestApp, orders: Vec<Value>) -> Vec<i64> {
+    let r = app
+        .post("/v2/orders", &app.north(), Value::Array(orders))
+        .await;
+    r.ok()["orders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["id"].as_str().unwrap().parse().unwrap())
+        .collect()
+}
+
+/// Posts a vehicle to North and returns its id.
+pub async fn post_vehicle(app: &TestApp, name: &str) -> i64 {
+    let r = app
+        .post("/v2/vehicles", &app.north(), common::van(name))
+        .await;
+    r.ok()["vehicle"]["id"].as_i64().unwrap()
+}
+
+/// Starts the optimisation workers over the app's store with a short budget per job.
+pub fn start_workers(app: &TestApp, budget_ms: u64) -> Optimiser {
+    Optimiser::start(
+        app.state.store.clone(),
+        app.state.clock.clone(),
+        std::sync::Arc::new(GreatCircle::new(GreatCircle::DEFAULT_SPEED_KMH).unwrap()),
+        std::sync::Arc::new(NoFollowUp),
+        app.state.jobs.clone(),
+        OptimiserConfig {
+            workers: 2,
+            solver_threads: 1,
+            min_budget: Duration::from_millis(budget_ms),
+            max_budget: Duration::from_millis(budget_ms),
+            lease: Duration::from_secs(10),
+            poll: Duration::from_millis(50),
+        },
+    )
+}
+
+/// Polls `GET /plans/optimise/{id}` until the job stops; panics after 30 s.
+pub async fn wait_for(app: &TestApp, job: &str) {
+    let started = std::time::Instant::now();
+    loop {
+        let r = app
+            .get(&format!("/v2/plans/optimise/{job}"), &app.north())
+            .await;
+        if r.ok()["optimisation"]["in_progress"] == false {
+            return;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "job {job} never ended"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Posts an optimisation to North; returns (job id, plan id).
+pub async fn optimise(app: &TestApp, path: &str, body: Value) -> (String, i64) {
+    let r = app.post(path, &app.north(), body).await;
+    let body = r.ok();
+    (
+        body["optimisation"]["id"].as_str().unwrap().to_owned(),
+        body["plan"]["id"].as_i64().unwrap(),
+    )
+}
