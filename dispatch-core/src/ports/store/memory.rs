@@ -5,6 +5,7 @@ use std::sync::Mutex;
 
 mod idempotency;
 mod orders;
+mod outbox;
 mod plans;
 
 use super::{NewDepot, OrganisationRepo, ReferenceRepo, Store, StoreError, StoreTx, VehicleRepo};
@@ -54,6 +55,7 @@ struct State {
     gazetteer: Vec<(i64, GazetteerEntry)>,
     vehicles: Vec<Vehicle>,
     orders: orders::OrderBook,
+    outbox: outbox::Outbox,
     planning: plans::Planning,
     idempotency: idempotency::Records,
 }
