@@ -44,7 +44,11 @@ fn step_of(inst: &Instance, vehicle: usize, kind: &str, id: u64) -> Result<Step,
     let p = &inst.problem;
     let found = match kind {
         "job" => p.jobs.iter().position(|j| j.id == id).map(Step::Job),
-        "pickup" => p.shipments.iter().position(|s| s.pickup_id == id).map(Step::Pickup),
+        "pickup" => p
+            .shipments
+            .iter()
+            .position(|s| s.pickup_id == id)
+            .map(Step::Pickup),
         "delivery" => p
             .shipments
             .iter()
@@ -152,7 +156,12 @@ fn main() -> Result<(), String> {
     });
     if let (Format::Solomon | Format::LiLim, Some(plane)) = (inst.format, inst.plane.as_ref()) {
         let plane_report = check_plane(p, &sol, plane);
-        violations.extend(plane_report.violations.iter().map(|v| format!("plane: {v:?}")));
+        violations.extend(
+            plane_report
+                .violations
+                .iter()
+                .map(|v| format!("plane: {v:?}")),
+        );
         out["plane_distance"] = json!(plane_report.distance);
         out["dimacs_distance"] = json!(plane_report.dimacs_distance);
     }
