@@ -30,7 +30,7 @@ mod plans;
 pub use customers::CustomerRepo;
 pub use memory::InMemoryStore;
 pub use orders::{NewAttachment, NumberedOrder, OrderFilter, OrderRepo, OrderSummary};
-pub use plans::{OptimisationRepo, PlanRepo, RouteRepo, RouteSummary};
+pub use plans::{OptimisationRepo, PlanRepo, RouteRepo, RouteSummary, KEPT_PROBLEMS};
 
 use crate::model::location::Coordinates;
 use crate::model::notification::{Channel, NotificationTemplate};

@@ -9,6 +9,8 @@ use crate::model::order::Order;
 use crate::model::order_attachment::sniff;
 use crate::model::order_fields::Catalog;
 use crate::model::organisation::DepotScope;
+use crate::model::route::Route;
+use crate::model::stop::Stop;
 use crate::paging::{Page, PageRequest};
 use crate::ports::store::{NewAttachment, OrderFilter, OrderSummary, Store};
 use crate::time::{Date, Timestamp};
@@ -22,6 +24,9 @@ pub struct OrderDetail {
     pub attachments: Vec<Attachment>,
     /// The depot's reference data, to name capacity types and custom fields.
     pub catalog: Catalog,
+    /// The stops serving it on routes its plans show (superseded routes left out), with their
+    /// routes.
+    pub stops: Vec<(Stop, Route)>,
 }
 
 /// GET /orders/{id}: a live order of the depot, else 404.
@@ -32,10 +37,24 @@ pub fn get(store: &dyn Store, scope: DepotScope, id: i64) -> Result<OrderDetail,
             .ok_or(ServiceError::NotFound("order"))?;
         let attachments = tx.list_attachments(scope, id)?;
         let catalog = catalog(tx, scope)?;
+        let mut stops = Vec::new();
+        for route in tx.routes_of_order(scope, id)? {
+            let shown = tx
+                .get_plan(scope, route.plan_id)?
+                .is_some_and(|p| p.shows_route(&route));
+            if shown {
+                for stop in tx.list_stops(scope, route.id)? {
+                    if stop.visit.order_ids.contains(&id) {
+                        stops.push((stop, route.clone()));
+                    }
+                }
+            }
+        }
         Ok(OrderDetail {
             order,
             attachments,
             catalog,
+            stops,
         })
     })
 }

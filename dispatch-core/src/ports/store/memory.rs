@@ -5,6 +5,7 @@ use std::sync::Mutex;
 
 mod orders;
 mod plans;
+mod routes;
 
 use super::{NewDepot, OrganisationRepo, ReferenceRepo, Store, StoreError, StoreTx, VehicleRepo};
 use crate::model::notification::{Channel, NotificationTemplate};
