@@ -41,6 +41,7 @@ use crate::model::reference::{CapacityType, CustomField, Skill, Tag, ThirdParty}
 use crate::model::vehicle::{Vehicle, VehicleFields};
 use crate::model::zone::{Polygon, Zone, ZoneGroup};
 use crate::ports::geocoder::GazetteerEntry;
+use crate::ports::idempotency::{BeforeCommit, IdempotencyRepo};
 use crate::time::Timestamp;
 
 /// Failures of the storage backend. Domain outcomes (not found, invalid) are not errors here:
@@ -82,6 +83,21 @@ impl dyn Store + '_ {
         work: impl FnOnce(&mut dyn StoreTx) -> Result<R, E>,
     ) -> Result<R, E> {
         run(work, |w| self.run_write(w))
+    }
+
+    /// Runs `work` in a write transaction and then, in the same transaction, `last` with its
+    /// result: how a use case lets an idempotent request record its response together with
+    /// its effect (see [`crate::ports::idempotency`]). Any `Err` rolls both back.
+    pub fn transaction_with<R, E: From<StoreError>>(
+        &self,
+        last: &dyn BeforeCommit<R>,
+        work: impl FnOnce(&mut dyn StoreTx) -> Result<R, E>,
+    ) -> Result<R, E> {
+        self.transaction(|tx| {
+            let result = work(tx)?;
+            last.before_commit(tx, &result)?;
+            Ok(result)
+        })
     }
 
     /// Runs `work` in a read snapshot and returns its result.
@@ -134,6 +150,7 @@ pub trait StoreTx:
     + PlanRepo
     + OptimisationRepo
     + RouteRepo
+    + IdempotencyRepo
 {
 }
 
@@ -146,6 +163,7 @@ impl<
             + PlanRepo
             + OptimisationRepo
             + RouteRepo
+            + IdempotencyRepo
             + ?Sized,
     > StoreTx for T
 {

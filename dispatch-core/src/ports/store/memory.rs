@@ -3,6 +3,7 @@
 
 use std::sync::Mutex;
 
+mod idempotency;
 mod orders;
 mod plans;
 mod routes;
@@ -29,6 +30,10 @@ impl InMemoryStore {
     pub fn new() -> Self {
         Self::default()
     }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
 }
 
 #[derive(Debug, Clone, Default)]
@@ -51,6 +56,7 @@ struct State {
     vehicles: Vec<Vehicle>,
     orders: orders::OrderBook,
     planning: plans::Planning,
+    idempotency: idempotency::Records,
 }
 
 impl State {
