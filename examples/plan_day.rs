@@ -93,7 +93,10 @@ fn call(addr: &str, method: &str, path: &str, key: &str, body: Option<&Value>) -
     let head = String::from_utf8_lossy(&raw[..split]).to_string();
     let status = head[9..12].parse().expect("status code");
     let mut payload = raw[split + 4..].to_vec();
-    if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+    if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
         payload = dechunk(&payload);
     }
     (status, payload)
@@ -105,8 +108,8 @@ fn dechunk(mut data: &[u8]) -> Vec<u8> {
         let Some(end) = data.windows(2).position(|w| w == b"\r\n") else {
             return out;
         };
-        let size = usize::from_str_radix(String::from_utf8_lossy(&data[..end]).trim(), 16)
-            .unwrap_or(0);
+        let size =
+            usize::from_str_radix(String::from_utf8_lossy(&data[..end]).trim(), 16).unwrap_or(0);
         if size == 0 {
             return out;
         }
@@ -139,7 +142,14 @@ impl Drop for Service {
 
 fn serve(db: &Path, flags: &[String]) -> Service {
     let mut child = Command::new(binary())
-        .args(["serve", "--listen", "127.0.0.1:0", "--rate-limits", "off", "--db"])
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--rate-limits",
+            "off",
+            "--db",
+        ])
         .arg(db)
         .args(flags)
         .stdout(Stdio::piped())
@@ -149,7 +159,10 @@ fn serve(db: &Path, flags: &[String]) -> Service {
     let mut lines = BufReader::new(child.stdout.take().expect("stdout"));
     loop {
         let mut line = String::new();
-        assert!(lines.read_line(&mut line).expect("read") > 0, "serve exited");
+        assert!(
+            lines.read_line(&mut line).expect("read") > 0,
+            "serve exited"
+        );
         if let Some(url) = line.trim().strip_prefix("listening on http://") {
             let addr = url.trim_end_matches("/v2").to_owned();
             return Service { child, addr };
@@ -182,7 +195,11 @@ fn seed(db: &Path, dir: &Path) -> (String, i64) {
         .arg(&file)
         .output()
         .expect("run dispatch seed");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let seeded: Value = serde_json::from_slice(&out.stdout).expect("seed output");
     let depot = &seeded["organisations"][0]["depots"][0];
     (
@@ -193,11 +210,17 @@ fn seed(db: &Path, dir: &Path) -> (String, i64) {
 
 fn load_day(addr: &str, key: &str, weight: i64, o: &Options) -> Vec<i64> {
     for v in 0..o.vehicles {
-        json_call(addr, "POST", "/v2/vehicles", key, Some(&json!({
+        json_call(
+            addr,
+            "POST",
+            "/v2/vehicles",
+            key,
+            Some(&json!({
             "name": format!("Van {v}"), "availability": "shift",
             "shift_start": "07:00", "shift_end": "19:00",
             "start_location": "depot", "end_location": "depot",
-            "capacities": [{"id": weight, "capacity": 200}]})));
+            "capacities": [{"id": weight, "capacity": 200}]})),
+        );
     }
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let mut ids = Vec::new();
@@ -221,7 +244,13 @@ fn load_day(addr: &str, key: &str, weight: i64, o: &Options) -> Vec<i64> {
         })
         .collect();
     for batch in orders.chunks(100) {
-        let r = json_call(addr, "POST", "/v2/orders", key, Some(&Value::Array(batch.to_vec())));
+        let r = json_call(
+            addr,
+            "POST",
+            "/v2/orders",
+            key,
+            Some(&Value::Array(batch.to_vec())),
+        );
         ids.extend(
             r["orders"]
                 .as_array()
@@ -265,7 +294,12 @@ fn solve_totals(problem: &Value, solved: &Value) -> (usize, i64, i64) {
         .as_array()
         .unwrap()
         .iter()
-        .map(|j| (j["id"].as_i64().unwrap(), j["location_index"].as_u64().unwrap() as usize))
+        .map(|j| {
+            (
+                j["id"].as_i64().unwrap(),
+                j["location_index"].as_u64().unwrap() as usize,
+            )
+        })
         .collect();
     let vehicles: std::collections::HashMap<i64, &Value> = problem["vehicles"]
         .as_array()
@@ -309,8 +343,15 @@ fn main() {
         std::thread::spawn(move || poll_orders(addr, key, ids, stop))
     };
     let posted = Instant::now();
-    let r = json_call(&addr, "POST", "/v2/plans/optimise/orders", &key,
-        Some(&json!({"delivery_date": DATE, "settings": {"active_vehicles": true, "auto_dispatch": false}})));
+    let r = json_call(
+        &addr,
+        "POST",
+        "/v2/plans/optimise/orders",
+        &key,
+        Some(
+            &json!({"delivery_date": DATE, "settings": {"active_vehicles": true, "auto_dispatch": false}}),
+        ),
+    );
     let plan_id = r["plan"]["id"].as_i64().unwrap();
     let plan = loop {
         let p = json_call(&addr, "GET", &format!("/v2/plans/{plan_id}"), &key, None);
@@ -319,7 +360,10 @@ fn main() {
         if done {
             break p["plan"].clone();
         }
-        assert!(posted.elapsed() < Duration::from_secs(600), "no result in 10 minutes");
+        assert!(
+            posted.elapsed() < Duration::from_secs(600),
+            "no result in 10 minutes"
+        );
         std::thread::sleep(Duration::from_millis(100));
     };
     let visible = posted.elapsed();
@@ -333,8 +377,14 @@ fn main() {
         .flat_map(|r| r["stops"].as_array().unwrap())
         .map(|s| s["orders"].as_array().unwrap().len())
         .sum();
-    let distance: i64 = routes.iter().map(|r| r["planned_distance"].as_i64().unwrap()).sum();
-    let travel: i64 = routes.iter().map(|r| r["travel_time"].as_i64().unwrap()).sum();
+    let distance: i64 = routes
+        .iter()
+        .map(|r| r["planned_distance"].as_i64().unwrap())
+        .sum();
+    let travel: i64 = routes
+        .iter()
+        .map(|r| r["travel_time"].as_i64().unwrap())
+        .sum();
     let unserved = plan["unserved"].as_array().unwrap().len();
     drop(service);
 
@@ -346,12 +396,22 @@ fn main() {
         .arg(&problem_file)
         .output()
         .expect("run dispatch export-problem");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let problem: Value =
         serde_json::from_slice(&std::fs::read(&problem_file).expect("problem file")).unwrap();
     eprintln!("solving the exported problem for {} s", o.solve_secs);
     let out = Command::new(binary())
-        .args(["solve", "--format", "vroom", "--time-limit", &o.solve_secs.to_string()])
+        .args([
+            "solve",
+            "--format",
+            "vroom",
+            "--time-limit",
+            &o.solve_secs.to_string(),
+        ])
         .arg(&problem_file)
         .stderr(Stdio::null())
         .output()
@@ -362,7 +422,10 @@ fn main() {
 
     let km = |m: i64| m as f64 / 1000.0;
     let h = |s: i64| s as f64 / 3600.0;
-    println!("plan a day: {} orders, {} vehicles ({DATE})", o.orders, o.vehicles);
+    println!(
+        "plan a day: {} orders, {} vehicles ({DATE})",
+        o.orders, o.vehicles
+    );
     println!("| run | time to routes | routed | unserved | routes | distance km | driving h |");
     println!("|---|---|---|---|---|---|---|");
     println!(

@@ -153,6 +153,12 @@ async fn a_finished_optimisation_shows_routes_stops_and_the_reason_of_each_unser
         order_stops[0]["estimated_arrival_time"],
         on_route["estimated_arrival_time"]
     );
+    // The order list shows the same stops; an unserved order has none.
+    let r = app.get("/v2/orders?limit=100", &app.north()).await;
+    let listed: Vec<Value> = r.ok()["orders"].as_array().unwrap().clone();
+    let of = |id: i64| listed.iter().find(|o| o["id"] == id).unwrap()["stops"].clone();
+    assert_eq!(of(routed[0]), Value::Array(order_stops.clone()));
+    assert_eq!(of(crane), json!([]));
     workers.shutdown();
 }
 

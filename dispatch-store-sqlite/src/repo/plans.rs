@@ -86,15 +86,7 @@ impl PlanRepo for Db<'_> {
             .st()?
             .execute(params![id, scope.depot_id, plan.date.to_string(), now.millis()])
             .st()?;
-        Ok(Plan {
-            id,
-            depot_id: scope.depot_id,
-            date: plan.date,
-            dispatched: false,
-            active_solution_id: None,
-            created: now,
-            updated: now,
-        })
+        Ok(plan.stored(id, scope.depot_id, now))
     }
 
     fn get_plan(&mut self, scope: DepotScope, id: i64) -> Result<Option<Plan>, StoreError> {
@@ -387,10 +379,13 @@ impl OptimisationRepo for Db<'_> {
     }
 
     fn optimisation_scope(&mut self, id: &str) -> Result<Option<DepotScope>, StoreError> {
-        Ok(self.jobs_where("id = ?1", &[&id])?.pop().map(|j| DepotScope {
-            organisation_id: j.organisation_id,
-            depot_id: j.depot_id,
-        }))
+        Ok(self
+            .jobs_where("id = ?1", &[&id])?
+            .pop()
+            .map(|j| DepotScope {
+                organisation_id: j.organisation_id,
+                depot_id: j.depot_id,
+            }))
     }
 
     fn latest_optimisation_of_plan(

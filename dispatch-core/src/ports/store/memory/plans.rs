@@ -33,15 +33,7 @@ impl PlanRepo for State {
         plan: &NewPlan,
         now: Timestamp,
     ) -> Result<Plan, StoreError> {
-        let plan = Plan {
-            id: self.id(),
-            depot_id: scope.depot_id,
-            date: plan.date,
-            dispatched: false,
-            active_solution_id: None,
-            created: now,
-            updated: now,
-        };
+        let plan = plan.stored(self.id(), scope.depot_id, now);
         self.planning.plans.push(plan.clone());
         Ok(plan)
     }

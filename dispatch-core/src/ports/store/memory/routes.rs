@@ -16,23 +16,7 @@ impl RouteRepo for State {
         route: &NewRoute,
         now: Timestamp,
     ) -> Result<Route, StoreError> {
-        let route = Route {
-            id: self.id(),
-            depot_id: scope.depot_id,
-            plan_id: route.plan_id,
-            solution_id: route.solution_id,
-            name: route.name.clone(),
-            dispatched: false,
-            is_locked: false,
-            date: route.date,
-            vehicle_id: route.vehicle_id,
-            timing: route.timing,
-            started_ts: None,
-            completed_ts: None,
-            actual_distance_m: None,
-            created: now,
-            updated: now,
-        };
+        let route = route.stored(self.id(), scope.depot_id, now);
         self.planning.routes.push(route.clone());
         Ok(route)
     }
