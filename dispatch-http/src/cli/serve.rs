@@ -6,13 +6,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use dispatch_core::ports::clock::Clock;
-use dispatch_core::ports::matrix::GreatCircle;
 use dispatch_core::service::optimisation::NoFollowUp;
 use dispatch_store_sqlite::idempotency::SqliteIdempotencyStore;
 use dispatch_store_sqlite::{SqliteGazetteer, SqliteStore};
 
 use crate::clock::SystemClock;
 use crate::runtime::{Optimiser, OptimiserConfig};
+use crate::travel::TravelArgs;
 use crate::{setup, AppState};
 
 #[derive(Debug, clap::Args)]
@@ -44,6 +44,9 @@ pub struct ServeArgs {
     /// taken up again this long after its last renewal.
     #[arg(long, default_value_t = 10.0, value_parser = positive_seconds)]
     pub job_lease: f64,
+    /// Travel times and distances: great-circle (--speed-kmh) or an OSRM server (--osrm-url).
+    #[command(flatten)]
+    pub travel: TravelArgs,
 }
 
 fn positive_seconds(s: &str) -> Result<f64, String> {
@@ -109,6 +112,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     }
     // Everything that can fail is opened before the listening line: scripts take that line to
     // mean the service is ready.
+    let travel = args.travel.matrix()?;
     let state = AppState {
         store: store.clone(),
         clock,
@@ -129,7 +133,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     let optimiser = Optimiser::start(
         state.store.clone(),
         state.clock.clone(),
-        Arc::new(GreatCircle::new(GreatCircle::DEFAULT_SPEED_KMH).expect("a valid speed")),
+        travel,
         Arc::new(NoFollowUp),
         state.jobs.clone(),
         args.optimiser_config(),
