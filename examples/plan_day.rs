@@ -156,7 +156,13 @@ fn serve(db: &Path, flags: &[String]) -> Service {
         .stderr(Stdio::null())
         .spawn()
         .expect("start dispatch serve");
-    let mut lines = BufReader::new(child.stdout.take().expect("stdout"));
+    let stdout = child.stdout.take().expect("stdout");
+    // The guard owns the child from here on: a failed start still kills and reaps it.
+    let mut service = Service {
+        child,
+        addr: String::new(),
+    };
+    let mut lines = BufReader::new(stdout);
     loop {
         let mut line = String::new();
         assert!(
@@ -164,8 +170,8 @@ fn serve(db: &Path, flags: &[String]) -> Service {
             "serve exited"
         );
         if let Some(url) = line.trim().strip_prefix("listening on http://") {
-            let addr = url.trim_end_matches("/v2").to_owned();
-            return Service { child, addr };
+            service.addr = url.trim_end_matches("/v2").to_owned();
+            return service;
         }
     }
 }

@@ -143,13 +143,8 @@ pub fn run_job(
         Ok(built) => built,
         Err(e) => return fail(store, job, &e.to_string(), clock.now()),
     };
-    let solution = solver::solve(&built.problem, config, control);
-    let plan = optimise::plan_from_solution(&built, &solution);
-    let outcome = store.transaction(|tx| save(tx, job, &day, &plan, clock.now()))?;
-    let JobOutcome::Succeeded { solution_id, .. } = outcome else {
-        return Ok(outcome);
-    };
-    // The routes are visible now; the problem (large: it holds the matrix) is kept after.
+    // The problem (large: it holds the matrix) is kept before solving, so it can be exported
+    // as soon as the job runs, and whatever its outcome.
     let problem_error = built
         .vroom_json()
         .map_err(|e| e.to_string())
@@ -159,6 +154,12 @@ pub fn run_job(
                 .map_err(|e| e.to_string())
         })
         .err();
+    let solution = solver::solve(&built.problem, config, control);
+    let plan = optimise::plan_from_solution(&built, &solution);
+    let outcome = store.transaction(|tx| save(tx, job, &day, &plan, clock.now()))?;
+    let JobOutcome::Succeeded { solution_id, .. } = outcome else {
+        return Ok(outcome);
+    };
     if job.spec.settings.auto_dispatch {
         follow_up.after_success(store, job, clock);
     }

@@ -71,13 +71,16 @@ fn order_stops(
     Ok(stops)
 }
 
+/// The stops of one order, each with its route (the stop's orders hold the order).
+pub type OrderStops = Vec<(StopView, Route)>;
+
 /// The stops of each listed order (see [`OrderDetail::stops`]), in the order of `ids`, each
 /// with its order, and the depot's reference data to render them.
 pub fn stops_of(
     store: &dyn Store,
     scope: DepotScope,
     ids: &[i64],
-) -> Result<(Vec<Vec<(StopView, Route)>>, Catalog), ServiceError> {
+) -> Result<(Vec<OrderStops>, Catalog), ServiceError> {
     Ok(store.read(|tx| {
         let mut out = Vec::with_capacity(ids.len());
         for id in ids {
