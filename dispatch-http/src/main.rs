@@ -13,6 +13,7 @@ fn main() -> ExitCode {
         Command::Seed(args) => dispatch_http::cli::seed::run(args),
         Command::Solve(args) => dispatch_http::cli::solve::run(args),
         Command::ExportProblem(args) => dispatch_http::cli::export_problem::run(args),
+        Command::Webhooks(args) => dispatch_http::cli::webhooks::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -25,11 +25,13 @@
 mod customers;
 mod memory;
 mod orders;
+mod outbox;
 mod plans;
 
 pub use customers::CustomerRepo;
 pub use memory::InMemoryStore;
 pub use orders::{NewAttachment, NumberedOrder, OrderFilter, OrderRepo, OrderSummary};
+pub use outbox::{DeliveryOutcome, DeliveryRecord, DeliveryState, OutboxEvent, OutboxRepo};
 pub use plans::{OptimisationRepo, PlanRepo, RouteRepo, RouteSummary, KEPT_PROBLEMS};
 
 use crate::model::location::Coordinates;
@@ -150,6 +152,7 @@ pub trait StoreTx:
     + PlanRepo
     + OptimisationRepo
     + RouteRepo
+    + OutboxRepo
     + IdempotencyRepo
 {
 }
@@ -163,6 +166,7 @@ impl<
             + PlanRepo
             + OptimisationRepo
             + RouteRepo
+            + OutboxRepo
             + IdempotencyRepo
             + ?Sized,
     > StoreTx for T

@@ -6,6 +6,7 @@ pub mod export_problem;
 pub mod seed;
 pub mod serve;
 pub mod solve;
+pub mod webhooks;
 
 /// Routing-and-dispatch engine: the v2 REST service, its setup tool and the solver.
 #[derive(Debug, Parser)]
@@ -25,4 +26,6 @@ pub enum Command {
     Solve(solve::SolveArgs),
     /// Write the VROOM-style problem (with its travel matrix) an optimisation solved.
     ExportProblem(export_problem::ExportProblemArgs),
+    /// Inspect failed webhook deliveries and re-send them.
+    Webhooks(webhooks::WebhooksArgs),
 }
