@@ -24,12 +24,14 @@
 
 mod customers;
 mod memory;
+mod notifications;
 mod orders;
 mod outbox;
 mod plans;
 
 pub use customers::CustomerRepo;
 pub use memory::InMemoryStore;
+pub use notifications::{DueTask, NewTask, NotificationRepo, TaskFilter, INTERRUPTED};
 pub use orders::{NewAttachment, NumberedOrder, OrderFilter, OrderRepo, OrderSummary};
 pub use outbox::{DeliveryOutcome, DeliveryRecord, DeliveryState, OutboxEvent, OutboxRepo};
 pub use plans::{OptimisationRepo, PlanRepo, RouteRepo, RouteSummary, KEPT_PROBLEMS};
@@ -154,6 +156,7 @@ pub trait StoreTx:
     + RouteRepo
     + OutboxRepo
     + IdempotencyRepo
+    + NotificationRepo
 {
 }
 
@@ -167,6 +170,7 @@ impl<
             + OptimisationRepo
             + RouteRepo
             + OutboxRepo
+            + NotificationRepo
             + IdempotencyRepo
             + ?Sized,
     > StoreTx for T

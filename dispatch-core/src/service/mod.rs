@@ -2,6 +2,7 @@
 //! outcomes; adapters map [`ServiceError`] to their wire format once.
 
 pub mod customers;
+pub mod notifications;
 pub mod optimisation;
 pub mod order_reads;
 mod order_references;

@@ -1,6 +1,7 @@
 //! The `/v2` API: one router per resource, merged here. Wire types live beside their handlers.
 
 pub mod customers;
+pub mod notifications;
 pub mod order_attachments;
 pub mod order_json;
 pub mod order_render;
@@ -30,6 +31,7 @@ pub fn router() -> Router<AppState> {
         .merge(orders::routes())
         .merge(order_statuses::routes())
         .merge(order_attachments::routes())
+        .merge(notifications::routes())
         .merge(plans::routes())
         .merge(routes::routes())
 }
