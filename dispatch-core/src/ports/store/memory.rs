@@ -8,6 +8,7 @@ mod notifications;
 mod orders;
 mod outbox;
 mod plans;
+mod routes;
 
 use super::{NewDepot, OrganisationRepo, ReferenceRepo, Store, StoreError, StoreTx, VehicleRepo};
 use crate::model::notification::{Channel, NotificationTemplate};
