@@ -11,6 +11,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0001_init.sql"),
     include_str!("../migrations/0002_customers_orders.sql"),
     include_str!("../migrations/0004_plans.sql"),
+    include_str!("../migrations/0006_route_log.sql"),
 ];
 
 /// The schema version of a database this program has fully migrated.

@@ -211,11 +211,17 @@ mod tests {
 
     #[test]
     fn route_dispatch_dispatches_the_plan_with_its_last_route() {
-        let p = plan(vec![route(1, false, true, true), route(2, false, true, true)]);
+        let p = plan(vec![
+            route(1, false, true, true),
+            route(2, false, true, true),
+        ]);
         let first = dispatch_route(&p, 1).unwrap();
         assert_eq!(first.routes, vec![1]);
         assert!(!first.plan_dispatched);
-        let p = plan(vec![route(1, true, true, true), route(2, false, true, true)]);
+        let p = plan(vec![
+            route(1, true, true, true),
+            route(2, false, true, true),
+        ]);
         assert!(dispatch_route(&p, 2).unwrap().plan_dispatched);
         assert_eq!(
             dispatch_route(&p, 1),
@@ -225,11 +231,11 @@ mod tests {
 
     #[test]
     fn route_dispatch_refuses_superseded_vehicleless_and_optimising() {
-        let mut p = plan(vec![route(1, false, true, false), route(2, false, false, true)]);
-        assert_eq!(
-            dispatch_route(&p, 1),
-            Err(DispatchRejection::Superseded(1))
-        );
+        let mut p = plan(vec![
+            route(1, false, true, false),
+            route(2, false, false, true),
+        ]);
+        assert_eq!(dispatch_route(&p, 1), Err(DispatchRejection::Superseded(1)));
         assert_eq!(dispatch_route(&p, 2), Err(DispatchRejection::NoVehicle(2)));
         p.optimising = true;
         assert_eq!(

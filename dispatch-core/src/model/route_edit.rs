@@ -174,10 +174,7 @@ pub fn decide_add(route: RouteEditFacts, order: &OrderEditFacts) -> Result<(), E
     if order.ever_on_this_route && !order.on_this_route {
         return Err(EditFailure::PreviouslyOnRoute);
     }
-    if order.on_this_route
-        || order.on_other_active_route
-        || order.status.as_str() == ROUTED
-    {
+    if order.on_this_route || order.on_other_active_route || order.status.as_str() == ROUTED {
         return Err(EditFailure::AlreadyRouted);
     }
     if !order.locatable {

@@ -26,11 +26,13 @@ mod customers;
 mod memory;
 mod orders;
 mod plans;
+mod route_log;
 
 pub use customers::CustomerRepo;
 pub use memory::InMemoryStore;
 pub use orders::{NewAttachment, NumberedOrder, OrderFilter, OrderRepo, OrderSummary};
 pub use plans::{OptimisationRepo, PlanRepo, RouteRepo, RouteSummary};
+pub use route_log::{RouteAuditEntry, RouteLogRepo};
 
 use crate::model::location::Coordinates;
 use crate::model::notification::{Channel, NotificationTemplate};
@@ -134,6 +136,7 @@ pub trait StoreTx:
     + PlanRepo
     + OptimisationRepo
     + RouteRepo
+    + RouteLogRepo
 {
 }
 
@@ -146,6 +149,7 @@ impl<
             + PlanRepo
             + OptimisationRepo
             + RouteRepo
+            + RouteLogRepo
             + ?Sized,
     > StoreTx for T
 {

@@ -2,12 +2,14 @@
 //! outcomes; adapters map [`ServiceError`] to their wire format once.
 
 pub mod customers;
+pub mod dispatch;
 pub mod order_reads;
 mod order_references;
 pub mod order_statuses;
 pub mod orders;
 pub mod plan_reads;
 pub mod plans;
+pub mod routes;
 pub mod vehicles;
 pub mod zones;
 
@@ -38,6 +40,9 @@ pub enum ServiceError {
         /// Seconds to wait before retrying.
         retry_after_s: u64,
     },
+    /// A repeat dispatch of a plan or route (409 ALREADY_DISPATCHED).
+    #[error("already dispatched")]
+    AlreadyDispatched,
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),

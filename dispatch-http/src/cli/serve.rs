@@ -70,6 +70,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
                 .map_err(|e| format!("cannot open database {}: {e}", args.db.display()))?,
         ),
         jobs: Default::default(),
+        routing: Default::default(),
     };
     let listener = tokio::net::TcpListener::bind(&args.listen)
         .await

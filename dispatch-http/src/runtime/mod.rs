@@ -1,6 +1,8 @@
 //! Background work of the service, off the async runtime: the optimisation workers. Each is a
 //! small loop over a core use case.
 
+mod routing;
 mod signal;
 
+pub use routing::{Routing, DISPATCH_DEADLINE};
 pub use signal::JobSignal;

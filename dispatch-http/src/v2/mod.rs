@@ -1,6 +1,7 @@
 //! The `/v2` API: one router per resource, merged here. Wire types live beside their handlers.
 
 pub mod customers;
+pub mod dispatch;
 pub mod order_attachments;
 pub mod order_json;
 pub mod order_render;
@@ -11,6 +12,7 @@ pub mod plan_render;
 pub mod plan_wire;
 pub mod plans;
 pub mod reference;
+pub mod route_edits;
 pub mod routes;
 pub mod vehicles;
 pub mod wire;
@@ -32,4 +34,6 @@ pub fn router() -> Router<AppState> {
         .merge(order_attachments::routes())
         .merge(plans::routes())
         .merge(routes::routes())
+        .merge(dispatch::routes())
+        .merge(route_edits::routes())
 }

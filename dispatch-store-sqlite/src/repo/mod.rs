@@ -8,6 +8,7 @@ mod orders;
 mod organisation;
 mod plans;
 mod reference;
+mod route_log;
 mod routes;
 mod vehicle;
 

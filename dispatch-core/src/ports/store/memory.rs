@@ -5,6 +5,7 @@ use std::sync::Mutex;
 
 mod orders;
 mod plans;
+mod route_log;
 
 use super::{NewDepot, OrganisationRepo, ReferenceRepo, Store, StoreError, StoreTx, VehicleRepo};
 use crate::model::notification::{Channel, NotificationTemplate};
@@ -50,6 +51,7 @@ struct State {
     vehicles: Vec<Vehicle>,
     orders: orders::OrderBook,
     planning: plans::Planning,
+    route_log: route_log::RouteLog,
 }
 
 impl State {
