@@ -39,7 +39,7 @@
 //!     ..Default::default()
 //! };
 //! // The shift ends before it starts: refused, with the path of the offending field.
-//! let refused = vehicles::create(&store, scope, &van, now).unwrap_err();
+//! let refused = vehicles::create(&store, scope, &van, now, &()).unwrap_err();
 //! assert!(refused.to_string().contains("shift_start must be before shift_end"));
 //! ```
 

@@ -8,6 +8,7 @@ use axum::body::Body;
 use axum::http::{header, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use dispatch_core::error::{IssueCode, PathSegment, ValidationErrors, ValidationIssue};
+use dispatch_core::ports::idempotency::CLAIM_LOST;
 use dispatch_core::ports::store::StoreError;
 use dispatch_core::service::ServiceError;
 use serde_json::{json, Value};
@@ -86,6 +87,12 @@ impl From<ServiceError> for ApiError {
             ServiceError::Permission(message) => ApiError::new(ErrorName::Permission, message),
             ServiceError::GeocodingFailed(message) => {
                 ApiError::new(ErrorName::GeocodingFailed, message)
+            }
+            ServiceError::Store(StoreError::Conflict(message)) if message == CLAIM_LOST => {
+                ApiError::new(
+                    ErrorName::IdempotencyRequestInProgress,
+                    "this request's idempotency-key was taken over by a retry; nothing was changed",
+                )
             }
             ServiceError::Unavailable {
                 message,

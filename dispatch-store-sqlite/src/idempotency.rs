@@ -1,10 +1,14 @@
 //! The idempotency-key records on SQLite.
 //!
-//! The records live in the service's database file, in their own table, reached through their
-//! own connection: the idempotency layer runs before any handler and must not wait behind (or
-//! take part in) the handler's store transactions. WAL mode lets both connections work on the
-//! file at once; every claim is one `BEGIN IMMEDIATE` transaction, so concurrent claims of one
-//! key (from threads or processes) are serialised by SQLite and exactly one wins.
+//! The records live in the service's database file, in the `idempotency_keys` table of the
+//! schema (migration 0003). Claims, releases and the responses of requests that changed nothing
+//! go through this store's own connections: the idempotency layer runs before any handler and
+//! must not wait behind (or take part in) the handler's store transactions. The response of a
+//! request that changed something is recorded by the handler's own store transaction
+//! (`IdempotencyRepo` on the store), so it commits with the effect. WAL mode lets the
+//! connections work on the file at once; every claim is one `BEGIN IMMEDIATE` transaction, so
+//! concurrent claims of one key (from threads or processes) are serialised by SQLite and exactly
+//! one wins.
 
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
@@ -17,30 +21,14 @@ use dispatch_core::ports::idempotency::{
 use dispatch_core::time::Timestamp;
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS idempotency_keys (
-    access_key_id INTEGER NOT NULL,
-    endpoint      TEXT    NOT NULL,
-    key           TEXT    NOT NULL,
-    body_digest   TEXT    NOT NULL,
-    received_at   INTEGER NOT NULL,
-    token         TEXT    NOT NULL,
-    status        INTEGER,
-    content_type  TEXT,
-    body          BLOB,
-    PRIMARY KEY (access_key_id, endpoint, key)
-);
-CREATE INDEX IF NOT EXISTS idempotency_keys_received_at ON idempotency_keys (received_at);
-";
-
 /// [`IdempotencyStore`] over a SQLite database file.
 ///
 /// Two connections with different durability: claims and releases commit without waiting for
 /// the disk (`synchronous=NORMAL`; under WAL a killed process loses nothing, and a claim lost
-/// to a power cut only means the retry executes, exactly as after any crash), while a completed
-/// response is committed with `synchronous=FULL`, as durable as the write it describes, so a
-/// retry after a power cut is replayed rather than executed twice. This keeps one disk flush,
-/// not two, per idempotent request.
+/// to a power cut only means the retry executes, exactly as after any crash: a claim's effect
+/// and response commit together, later, with `synchronous=FULL`), while responses completed
+/// here are committed with `synchronous=FULL`. This keeps one disk flush, not two, per
+/// idempotent request.
 #[derive(Debug)]
 pub struct SqliteIdempotencyStore {
     claims: Mutex<Connection>,
@@ -72,12 +60,14 @@ impl SqliteIdempotencyStore {
     ///
     /// Opening is starting the service: claims that an earlier run left unfinished (it was
     /// killed mid-request) are released, so a retry after the restart executes at once instead
-    /// of waiting out the abandonment period. One serving process per database file is assumed
-    /// (as `dispatch serve` documents); a second one opening the file would release the first
-    /// one's in-flight claims.
+    /// of waiting out the abandonment period. That is safe because a response commits in the
+    /// transaction of its effect: an unfinished claim changed nothing. One serving process per
+    /// database file is assumed (as `dispatch serve` documents); a second one opening the file
+    /// would release the first one's in-flight claims.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, IdempotencyStoreError> {
-        let completions = connect(path.as_ref(), "FULL")?;
-        completions.execute_batch(SCHEMA).map_err(db_err)?;
+        let mut completions = connect(path.as_ref(), "FULL")?;
+        crate::migrations::apply(&mut completions)
+            .map_err(|e| IdempotencyStoreError(e.to_string()))?;
         completions
             .execute("DELETE FROM idempotency_keys WHERE status IS NULL", [])
             .map_err(db_err)?;
@@ -162,7 +152,8 @@ impl IdempotencyStore for SqliteIdempotencyStore {
         lock(&self.completions)
             .execute(
                 "UPDATE idempotency_keys SET status = ?5, content_type = ?6, body = ?7
-                 WHERE access_key_id = ?1 AND endpoint = ?2 AND key = ?3 AND token = ?4",
+                 WHERE access_key_id = ?1 AND endpoint = ?2 AND key = ?3 AND token = ?4
+                   AND status IS NULL",
                 params![
                     scope.access_key_id,
                     scope.endpoint,
@@ -185,7 +176,8 @@ impl IdempotencyStore for SqliteIdempotencyStore {
         lock(&self.claims)
             .execute(
                 "DELETE FROM idempotency_keys
-                 WHERE access_key_id = ?1 AND endpoint = ?2 AND key = ?3 AND token = ?4",
+                 WHERE access_key_id = ?1 AND endpoint = ?2 AND key = ?3 AND token = ?4
+                   AND status IS NULL",
                 params![scope.access_key_id, scope.endpoint, scope.key, token.0],
             )
             .map_err(db_err)?;
@@ -205,6 +197,17 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         SqliteIdempotencyStore::open(dir.path().join("d.db")).unwrap()
     );
+
+    #[test]
+    fn a_response_recorded_in_a_store_transaction_commits_with_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("d.db");
+        let store = crate::SqliteStore::open(&path).unwrap();
+        let keys = SqliteIdempotencyStore::open(&path).unwrap();
+        dispatch_core::ports::idempotency::conformance::a_response_recorded_in_a_transaction_commits_with_it(
+            &store, &keys,
+        );
+    }
 
     #[test]
     fn completed_keys_survive_reopening_the_file() {

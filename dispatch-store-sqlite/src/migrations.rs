@@ -10,6 +10,7 @@ use crate::repo::db_err;
 const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0001_init.sql"),
     include_str!("../migrations/0002_customers_orders.sql"),
+    include_str!("../migrations/0003_hardening.sql"),
     include_str!("../migrations/0004_plans.sql"),
     include_str!("../migrations/0006_route_log.sql"),
 ];

@@ -174,10 +174,16 @@ impl Server {
     }
 
     pub fn start_with(db: &Path, flags: &[&str]) -> Server {
+        Server::start_with_env(db, flags, &[])
+    }
+
+    /// `serve` on `db` with `flags` and extra environment variables.
+    pub fn start_with_env(db: &Path, flags: &[&str], env: &[(&str, &str)]) -> Server {
         let mut child = Command::new(binary())
             .args(["serve", "--listen", "127.0.0.1:0", "--db"])
             .arg(db)
             .args(flags)
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -211,6 +217,12 @@ impl Server {
     /// Sends `request` (path relative to the host, or an absolute `http://` URL of this server)
     /// over a fresh connection with `Connection: close`.
     pub fn send(&self, request: Request<'_>) -> Reply {
+        parse_reply(&self.exchange(request))
+    }
+
+    /// Like [`Server::send`], but returns the bytes received as they are (none when the
+    /// connection closed without an answer).
+    pub fn exchange(&self, request: Request<'_>) -> Vec<u8> {
         let target = match request.path.strip_prefix("http://") {
             Some(rest) => {
                 let slash = rest.find('/').expect("absolute URL with a path");
@@ -246,7 +258,7 @@ impl Server {
         let _ = stream.read_to_end(&mut raw);
         let _ = stream.shutdown(std::net::Shutdown::Both);
         let _ = sending.join();
-        parse_reply(&raw)
+        raw
     }
 
     /// `method path` with an optional JSON body.
@@ -272,6 +284,11 @@ impl Server {
 
     pub fn delete(&self, path: &str, key: &str) -> Reply {
         self.call("DELETE", path, Some(key), None)
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     pub fn kill_hard(mut self) {

@@ -6,7 +6,19 @@
 //! [`Clock`](crate::ports::clock::Clock)) and a digest of the request body, and the store only
 //! decides, atomically, what the request is relative to what it already holds.
 //!
-//! Rules every implementation follows (the in-memory one below is the reference):
+//! # Crash safety: the response commits with the effect
+//!
+//! A claim is taken before the request runs, in a transaction of its own. The response of a
+//! request that changes anything is recorded by [`IdempotencyRepo::record_idempotent_response`]
+//! *inside the write transaction of its effect*, as that transaction's last step (a use case
+//! takes a [`BeforeCommit`] and runs it through
+//! [`transaction_with`](crate::ports::store::Store#method.transaction_with)). So after a crash
+//! either both the effect and the response are stored (a retry replays) or neither is (the claim
+//! is still unfinished, and releasing it lets the retry execute once). Responses of requests
+//! that changed nothing (refused input) are recorded afterwards with
+//! [`IdempotencyStore::complete`].
+//!
+//! Rules every implementation follows (`InMemoryStore` is the reference):
 //! - a key is scoped by access key, endpoint and the client's key string ([`IdempotencyScope`]);
 //! - a record expires [`RETENTION_MILLIS`] after the original request was received and is then
 //!   treated as absent;
@@ -15,9 +27,7 @@
 //! - completing or releasing only acts on the claim the caller holds ([`ClaimToken`]), so a
 //!   request whose abandoned claim was taken over cannot overwrite its successor's record.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-
+use crate::ports::store::{StoreError, StoreTx};
 use crate::time::Timestamp;
 
 /// How long a key is remembered, from receipt of the original request: 24 hours.
@@ -100,6 +110,37 @@ pub trait IdempotencyStore: Send + Sync {
     ) -> Result<(), IdempotencyStoreError>;
 }
 
+/// Recording an idempotent response inside a store transaction (part of
+/// [`StoreTx`](crate::ports::store::StoreTx)).
+pub trait IdempotencyRepo {
+    /// Records `response` for the claim `token` of `scope`, in the current transaction, so it
+    /// commits together with the request's effect. Fails with [`StoreError::Conflict`] when
+    /// `token` no longer holds an unfinished claim of the key (it was abandoned and taken over):
+    /// the transaction must then roll back, or the effect could happen twice.
+    fn record_idempotent_response(
+        &mut self,
+        scope: &IdempotencyScope,
+        token: &ClaimToken,
+        response: &StoredResponse,
+    ) -> Result<(), StoreError>;
+}
+
+/// The last step of a use case's write transaction, given the result about to commit. An
+/// idempotent request renders and records its response here; `()` does nothing.
+pub trait BeforeCommit<R: ?Sized> {
+    /// Runs inside the transaction, after its work succeeded; an `Err` rolls everything back.
+    fn before_commit(&self, tx: &mut dyn StoreTx, result: &R) -> Result<(), StoreError>;
+}
+
+impl<R: ?Sized> BeforeCommit<R> for () {
+    fn before_commit(&self, _tx: &mut dyn StoreTx, _result: &R) -> Result<(), StoreError> {
+        Ok(())
+    }
+}
+
+/// The message of the [`StoreError::Conflict`] a lost claim causes.
+pub const CLAIM_LOST: &str = "the idempotency claim was taken over";
+
 /// The state of one key, as every implementation models it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyRecord {
@@ -115,7 +156,7 @@ pub struct KeyRecord {
 
 impl KeyRecord {
     /// True when retention is over at `now` and the record counts as absent.
-    fn is_expired_at(&self, now: Timestamp) -> bool {
+    pub fn is_expired_at(&self, now: Timestamp) -> bool {
         now.millis() - self.received_at.millis() >= RETENTION_MILLIS
     }
 
@@ -148,83 +189,5 @@ pub fn decide(existing: Option<&KeyRecord>, body_digest: &str, now: Timestamp) -
     }
 }
 
-/// An [`IdempotencyStore`] in memory, for tests and examples; forgets everything on drop.
-#[derive(Debug, Default)]
-pub struct InMemoryIdempotencyStore {
-    records: Mutex<HashMap<IdempotencyScope, KeyRecord>>,
-}
-
-impl InMemoryIdempotencyStore {
-    /// An empty store.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    fn records(&self) -> std::sync::MutexGuard<'_, HashMap<IdempotencyScope, KeyRecord>> {
-        // A panic while holding the lock cannot leave a record half-written (every mutation is
-        // a single insert or remove), so a poisoned map is still consistent.
-        self.records.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
-
-impl IdempotencyStore for InMemoryIdempotencyStore {
-    fn claim(
-        &self,
-        scope: &IdempotencyScope,
-        body_digest: &str,
-        token: &ClaimToken,
-        now: Timestamp,
-    ) -> Result<Claim, IdempotencyStoreError> {
-        let mut records = self.records();
-        records.retain(|_, r| !r.is_expired_at(now));
-        let claim = decide(records.get(scope), body_digest, now);
-        if claim == Claim::Claimed {
-            records.insert(
-                scope.clone(),
-                KeyRecord {
-                    body_digest: body_digest.to_owned(),
-                    received_at: now,
-                    token: token.clone(),
-                    response: None,
-                },
-            );
-        }
-        Ok(claim)
-    }
-
-    fn complete(
-        &self,
-        scope: &IdempotencyScope,
-        token: &ClaimToken,
-        response: &StoredResponse,
-    ) -> Result<(), IdempotencyStoreError> {
-        if let Some(record) = self.records().get_mut(scope) {
-            if &record.token == token {
-                record.response = Some(response.clone());
-            }
-        }
-        Ok(())
-    }
-
-    fn release(
-        &self,
-        scope: &IdempotencyScope,
-        token: &ClaimToken,
-    ) -> Result<(), IdempotencyStoreError> {
-        let mut records = self.records();
-        if records.get(scope).is_some_and(|r| &r.token == token) {
-            records.remove(scope);
-        }
-        Ok(())
-    }
-}
-
 #[cfg(any(test, feature = "conformance"))]
 pub mod conformance;
-
-#[cfg(test)]
-mod tests {
-    use super::InMemoryIdempotencyStore;
-
-    crate::idempotency_store_conformance!(InMemoryIdempotencyStore::new());
-}

@@ -43,6 +43,7 @@ use crate::model::reference::{CapacityType, CustomField, Skill, Tag, ThirdParty}
 use crate::model::vehicle::{Vehicle, VehicleFields};
 use crate::model::zone::{Polygon, Zone, ZoneGroup};
 use crate::ports::geocoder::GazetteerEntry;
+use crate::ports::idempotency::{BeforeCommit, IdempotencyRepo};
 use crate::time::Timestamp;
 
 /// Failures of the storage backend. Domain outcomes (not found, invalid) are not errors here:
@@ -84,6 +85,21 @@ impl dyn Store + '_ {
         work: impl FnOnce(&mut dyn StoreTx) -> Result<R, E>,
     ) -> Result<R, E> {
         run(work, |w| self.run_write(w))
+    }
+
+    /// Runs `work` in a write transaction and then, in the same transaction, `last` with its
+    /// result: how a use case lets an idempotent request record its response together with
+    /// its effect (see [`crate::ports::idempotency`]). Any `Err` rolls both back.
+    pub fn transaction_with<R, E: From<StoreError>>(
+        &self,
+        last: &dyn BeforeCommit<R>,
+        work: impl FnOnce(&mut dyn StoreTx) -> Result<R, E>,
+    ) -> Result<R, E> {
+        self.transaction(|tx| {
+            let result = work(tx)?;
+            last.before_commit(tx, &result)?;
+            Ok(result)
+        })
     }
 
     /// Runs `work` in a read snapshot and returns its result.
@@ -137,6 +153,7 @@ pub trait StoreTx:
     + OptimisationRepo
     + RouteRepo
     + RouteLogRepo
+    + IdempotencyRepo
 {
 }
 
@@ -150,6 +167,7 @@ impl<
             + OptimisationRepo
             + RouteRepo
             + RouteLogRepo
+            + IdempotencyRepo
             + ?Sized,
     > StoreTx for T
 {

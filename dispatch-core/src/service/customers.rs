@@ -14,6 +14,7 @@ use crate::model::order_fields::{custom, Catalog, NamedRef};
 use crate::model::organisation::DepotScope;
 use crate::paging::{Page, PageRequest};
 use crate::ports::geocoder::{GeocodeError, GeocodeQuery, Geocoder};
+use crate::ports::idempotency::BeforeCommit;
 use crate::ports::store::{Store, StoreError, StoreTx};
 use crate::time::Timestamp;
 
@@ -29,13 +30,15 @@ pub struct WrittenCustomer {
 }
 
 /// Creates or updates each customer by account, in request order. Any validation failure
-/// (including exceeding the depot's 300000 customers) rejects the whole batch.
+/// (including exceeding the depot's 300000 customers) rejects the whole batch. `last` runs in
+/// the write transaction with what was written (an idempotent response).
 pub fn upsert_batch(
     store: &dyn Store,
     geocoder: &dyn Geocoder,
     scope: DepotScope,
     inputs: &[CustomerInput],
     now: Timestamp,
+    last: &dyn BeforeCommit<Vec<WrittenCustomer>>,
 ) -> Result<Vec<WrittenCustomer>, ServiceError> {
     let mut errs = ValidationErrors::default();
     if inputs.len() > MAX_CUSTOMERS_PER_REQUEST {
@@ -69,7 +72,7 @@ pub fn upsert_batch(
             )
         })
         .collect();
-    store.transaction(|tx| {
+    store.transaction_with(last, |tx| {
         let catalog = catalog(tx, scope)?;
         let mut count = tx.count_customers(scope)?;
         let mut written = Vec::with_capacity(changes.len());

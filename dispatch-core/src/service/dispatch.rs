@@ -3,6 +3,7 @@
 //! flags, every order's status change (through the one transition function) and every outbox
 //! row commit together or not at all.
 
+use super::optimisation::JobFollowUp;
 use super::orders::apply_status_event;
 use super::plans::cancel_plan_jobs;
 use super::ServiceError;
@@ -219,6 +220,21 @@ pub fn delete_plan(
         tx.append_event(scope, &DomainEvent::PlanDeleted { id }, now)?;
         Ok(())
     })
+}
+
+/// `settings.auto_dispatch` as the optimisation runner's follow-up: a succeeded job whose
+/// request asked for it dispatches its plan.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AutoDispatch;
+
+impl JobFollowUp for AutoDispatch {
+    fn after_success(&self, store: &dyn Store, job: &Optimisation, clock: &dyn Clock) {
+        if job.spec.settings.auto_dispatch {
+            // A plan that cannot be dispatched stays undispatched and says why on a manual
+            // dispatch; a store failure leaves it for the same.
+            let _ = auto_dispatch(store, job, clock);
+        }
+    }
 }
 
 /// `settings.auto_dispatch`: dispatches the job's plan once its result is committed. A plan

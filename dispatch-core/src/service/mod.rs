@@ -3,6 +3,7 @@
 
 pub mod customers;
 pub mod dispatch;
+pub mod optimisation;
 pub mod order_reads;
 mod order_references;
 pub mod order_statuses;

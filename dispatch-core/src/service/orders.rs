@@ -16,6 +16,7 @@ use crate::model::order_merge::{apply_order_update, merge_posted_order, OrderCon
 use crate::model::order_validate::{validate_order, validate_order_batch};
 use crate::model::organisation::DepotScope;
 use crate::ports::geocoder::{GeocodeError, GeocodeQuery, Geocoder};
+use crate::ports::idempotency::BeforeCommit;
 use crate::ports::store::{Store, StoreError, StoreTx};
 use crate::status::{transition, OrderEvent, OrderState, OrderStatusChanged, Status, StatusSet};
 use crate::time::Timestamp;
@@ -37,13 +38,15 @@ type Located = HashMap<(usize, Side), Result<Coordinates, GeocodeError>>;
 
 /// POST /orders: checks the whole batch (400 on any problem, 403 PERMISSION for an order
 /// without a customer where the depot requires one), then creates or updates every order by
-/// order_number, restoring deleted ones, and links exchange pairs.
+/// order_number, restoring deleted ones, and links exchange pairs. `last` runs in the write
+/// transaction with what was written (an idempotent response).
 pub fn upsert_batch(
     store: &dyn Store,
     geocoder: &dyn Geocoder,
     scope: DepotScope,
     inputs: &[OrderInput],
     now: Timestamp,
+    last: &dyn BeforeCommit<Vec<WrittenOrder>>,
 ) -> Result<Vec<WrittenOrder>, ServiceError> {
     let (statuses, settings) = store.read(|tx| {
         let depot = tx
@@ -70,7 +73,7 @@ pub fn upsert_batch(
     }
     let customer_located = locate_new_customers(geocoder, scope, &all, &located);
     let starting = Status::from_stored(settings.starting_status.clone());
-    store.transaction(|tx| {
+    store.transaction_with(last, |tx| {
         let catalog = catalog(tx, scope)?;
         let ctx = OrderContext {
             catalog: &catalog,

@@ -20,6 +20,7 @@ use crate::model::optimisation::{
 use crate::model::order::Order;
 use crate::model::organisation::DepotScope;
 use crate::model::plan::{NewPlan, Plan, UnservedOrder};
+use crate::ports::idempotency::BeforeCommit;
 use crate::ports::store::{Store, StoreError, StoreTx};
 use crate::status::{DELIVERED, PARTIAL_PREFIX, ROUTED, UNDELIVERED};
 use crate::time::{Date, Timestamp};
@@ -62,15 +63,17 @@ fn issue(path: Vec<PathSegment>, expected: &str, received: &str, message: &str) 
 
 /// Queues an optimisation: checks the request against the depot (zone group, vehicles, orders,
 /// plan), creates the plan (or takes the one to re-optimise, cancelling its running job) and
-/// the job, and writes `plans.created` for a new plan, all in one transaction.
+/// the job, and writes `plans.created` for a new plan, all in one transaction, which ends with
+/// `last` (an idempotent response).
 pub fn create(
     store: &dyn Store,
     scope: DepotScope,
     request: &OptimiseRequest,
     optimisation_id: String,
     now: Timestamp,
+    last: &dyn BeforeCommit<Queued>,
 ) -> Result<Queued, ServiceError> {
-    store.transaction(|tx| {
+    store.transaction_with(last, |tx| {
         let mut errors = ValidationErrors::default();
         check_references(tx, scope, request, &mut errors)?;
         let existing = match request.plan_id {

@@ -5,19 +5,22 @@ use crate::model::organisation::DepotScope;
 use crate::model::vehicle::{
     apply_patch, Vehicle, VehicleFields, VehiclePatch, MAX_VEHICLES_PER_ORGANISATION,
 };
+use crate::ports::idempotency::BeforeCommit;
 use crate::ports::store::{Store, StoreTx};
 use crate::time::Timestamp;
 
 /// Creates a vehicle: validates the write, enforces the organisation's vehicle limit, creates
 /// unknown skills by exact name and drops capacities whose id is not a capacity type of the depot.
+/// `last` runs in the write transaction with the created vehicle (an idempotent response).
 pub fn create(
     store: &dyn Store,
     scope: DepotScope,
     patch: &VehiclePatch,
     now: Timestamp,
+    last: &dyn BeforeCommit<Vehicle>,
 ) -> Result<Vehicle, ServiceError> {
     let fields = apply_patch(patch, None)?;
-    store.transaction(|tx| {
+    store.transaction_with(last, |tx| {
         let count = tx.count_vehicles_in_organisation(scope.organisation_id)?;
         if count >= MAX_VEHICLES_PER_ORGANISATION {
             return Err(ServiceError::invalid(

@@ -6,10 +6,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use dispatch_core::ports::clock::Clock;
+use dispatch_core::service::dispatch::AutoDispatch;
 use dispatch_store_sqlite::idempotency::SqliteIdempotencyStore;
 use dispatch_store_sqlite::{SqliteGazetteer, SqliteStore};
 
 use crate::clock::SystemClock;
+use crate::runtime::{Optimiser, OptimiserConfig};
 use crate::{setup, AppState};
 
 #[derive(Debug, clap::Args)]
@@ -23,6 +25,52 @@ pub struct ServeArgs {
     /// `off` disables every rate tier.
     #[arg(long, value_parser = ["on", "off"], default_value = "on")]
     pub rate_limits: String,
+    /// Optimisation jobs run at once by this process (default: one per core; 0 runs none, for a
+    /// process that only serves HTTP beside another that runs the jobs).
+    #[arg(long)]
+    pub workers: Option<usize>,
+    /// Solver threads per optimisation job (default: the cores divided among the workers).
+    #[arg(long)]
+    pub solver_threads: Option<usize>,
+    /// Longest time budget of one optimisation job, in seconds. A job's budget is one second
+    /// plus ten milliseconds per order, within --solve-time-min and this.
+    #[arg(long, default_value_t = 30.0, value_parser = positive_seconds)]
+    pub solve_time: f64,
+    /// Shortest time budget of one optimisation job, in seconds.
+    #[arg(long, default_value_t = 1.0, value_parser = positive_seconds)]
+    pub solve_time_min: f64,
+    /// Seconds a worker's claim on a job lasts without renewal: a job whose process died is
+    /// taken up again this long after its last renewal.
+    #[arg(long, default_value_t = 10.0, value_parser = positive_seconds)]
+    pub job_lease: f64,
+}
+
+fn positive_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v <= 86_400.0 => Ok(v),
+        _ => Err(format!(
+            "`{s}` is not a number of seconds between 0 and 86400"
+        )),
+    }
+}
+
+impl ServeArgs {
+    /// The optimisation pool these flags describe.
+    pub fn optimiser_config(&self) -> OptimiserConfig {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let workers = self.workers.unwrap_or(cores);
+        OptimiserConfig {
+            workers,
+            solver_threads: self
+                .solver_threads
+                .unwrap_or((cores / workers.max(1)).max(1))
+                .max(1),
+            min_budget: Duration::from_secs_f64(self.solve_time_min.min(self.solve_time)),
+            max_budget: Duration::from_secs_f64(self.solve_time),
+            lease: Duration::from_secs_f64(self.job_lease),
+            ..OptimiserConfig::default()
+        }
+    }
 }
 
 /// How long in-flight requests may take to finish after SIGINT/SIGTERM.
@@ -78,6 +126,14 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     let addr = listener
         .local_addr()
         .map_err(|e| format!("cannot read the bound address: {e}"))?;
+    let optimiser = Optimiser::start(
+        state.store.clone(),
+        state.clock.clone(),
+        state.routing.matrix.clone(),
+        Arc::new(AutoDispatch),
+        state.jobs.clone(),
+        args.optimiser_config(),
+    );
     println!("listening on http://{addr}/v2");
     let _ = std::io::stdout().flush();
     tracing::info!(%addr, db = %args.db.display(), "serving");
@@ -97,6 +153,10 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         result = server => result.map_err(|e| format!("server failed: {e}"))?,
         () = deadline => tracing::warn!(?SHUTDOWN_GRACE, "requests still in flight after the grace period; stopping anyway"),
     }
+    // Running jobs stop their search and save the best solution found so far.
+    tokio::task::spawn_blocking(move || optimiser.shutdown())
+        .await
+        .map_err(|e| format!("cannot stop the optimisation workers: {e}"))?;
     tracing::info!("stopped");
     Ok(())
 }

@@ -10,6 +10,10 @@
 //!   trailing slash removed (`/customers/` is `/customers`).
 //! - The request runs in a task of its own once the key is claimed, so a client that hangs up
 //!   does not cancel it half-way and leave the key claimed: the outcome is recorded either way.
+//! - Crash safety: a response that reports an effect is recorded by the handler in the write
+//!   transaction of the effect ([`in_transaction`]); this layer records only responses that
+//!   changed nothing (refused input), so an unfinished claim found after a restart had no
+//!   effect and is released.
 //! - A claim that never finishes (the process died) blocks its key for
 //!   [`ABANDONED_AFTER_MILLIS`](dispatch_core::ports::idempotency::ABANDONED_AFTER_MILLIS), then
 //!   counts as abandoned; the SQLite store also releases such claims when the service restarts.
@@ -42,6 +46,10 @@ use crate::error::{ApiError, ErrorName};
 use crate::middleware::rate_limit::RateLimited;
 use crate::middleware::route_key::strip_api_prefix;
 use crate::middleware::RouteKey;
+
+mod in_transaction;
+
+pub use in_transaction::{IdempotencyClaim, InTransaction, RecordedInTransaction};
 
 /// The request header naming the key.
 pub const IDEMPOTENCY_KEY_HEADER: HeaderName = HeaderName::from_static("idempotency-key");
@@ -141,7 +149,9 @@ pub async fn enforce(State(state): State<Arc<Idempotency>>, req: Request, next: 
     match claim {
         Err(e) => ApiError::internal(e).into_response(),
         Ok(Claim::Claimed) => {
-            let req = Request::from_parts(parts, Body::from(bytes));
+            let mut req = Request::from_parts(parts, Body::from(bytes));
+            req.extensions_mut()
+                .insert(IdempotencyClaim::new(scope.clone(), token.clone()));
             execute(state, scope, token, req, next).await
         }
         Ok(Claim::InProgress) => ApiError::new(
@@ -219,9 +229,22 @@ async fn settle(
             return ApiError::internal(format!("response body failed: {e}")).into_response();
         }
     };
-    if parts.status.is_server_error() || parts.extensions.get::<RateLimited>().is_some() {
+    if parts.extensions.get::<RecordedInTransaction>().is_some() {
+        // Recorded with the effect, in the handler's transaction.
+        if let Some(hold) = committed_response_hold() {
+            tokio::time::sleep(hold).await;
+        }
+    } else if parts.status.is_server_error() || parts.extensions.get::<RateLimited>().is_some() {
         release(state, scope, token).await;
     } else {
+        if parts.status.is_success() {
+            // A success reports an effect, which must have recorded its response in its own
+            // transaction; recording it only now is not crash-safe.
+            tracing::error!(
+                endpoint = %scope.endpoint,
+                "an idempotent success was not recorded in the transaction of its effect"
+            );
+        }
         let stored = StoredResponse {
             status: parts.status.as_u16(),
             content_type: parts
@@ -240,6 +263,22 @@ async fn settle(
         }
     }
     Response::from_parts(parts, Body::from(bytes))
+}
+
+/// Environment variable of a test hook: holds every response recorded with its effect for that
+/// many milliseconds before sending it, so a crash test can `kill -9` the process between the
+/// commit and the response. Unset in production.
+pub const HOLD_COMMITTED_RESPONSE_ENV: &str = "DISPATCH_TEST_HOLD_COMMITTED_RESPONSE_MS";
+
+fn committed_response_hold() -> Option<std::time::Duration> {
+    static HOLD: std::sync::OnceLock<Option<std::time::Duration>> = std::sync::OnceLock::new();
+    *HOLD.get_or_init(|| {
+        let millis = std::env::var(HOLD_COMMITTED_RESPONSE_ENV)
+            .ok()?
+            .parse()
+            .ok()?;
+        Some(std::time::Duration::from_millis(millis))
+    })
 }
 
 async fn release(state: &Idempotency, scope: IdempotencyScope, token: ClaimToken) {

@@ -13,7 +13,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Json, Router};
 use dispatch_core::ports::clock::ManualClock;
-use dispatch_core::ports::idempotency::InMemoryIdempotencyStore;
+use dispatch_core::ports::store::InMemoryStore;
 use dispatch_core::time::Timestamp;
 use serde_json::{json, Value};
 use tokio::sync::Semaphore;
@@ -106,7 +106,7 @@ fn test_app(rate_limits_enabled: bool) -> TestApp {
     test_app_with(
         rate_limits_enabled,
         Arc::new(ManualClock::new(T0)),
-        Arc::new(InMemoryIdempotencyStore::new()),
+        Arc::new(InMemoryStore::new()),
         Probe::new(),
     )
 }

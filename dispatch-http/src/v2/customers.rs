@@ -5,14 +5,14 @@
 
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::get;
 use axum::{Json, Router};
 use dispatch_core::error::{PathSegment, ValidationErrors};
 use dispatch_core::model::customer::Customer;
 use dispatch_core::model::customer_validate::CustomerInput;
 use dispatch_core::model::order_fields::Catalog;
-use dispatch_core::service::customers;
+use dispatch_core::service::customers::{self, WrittenCustomer};
 use serde_json::{json, Value};
 
 use super::order_json::{
@@ -22,6 +22,7 @@ use super::order_json::{
 use super::wire::{opt_num, opt_time, ts, type_name, Reader};
 use crate::error::ApiError;
 use crate::extract::{Caller, IdPath, JsonBody};
+use crate::middleware::idempotency::IdempotencyClaim;
 use crate::paging::PageParams;
 use crate::AppState;
 
@@ -149,6 +150,7 @@ fn geocoding_failed(id: i64, account: &str) -> Value {
 async fn create(
     State(state): State<AppState>,
     Caller(p): Caller,
+    claim: IdempotencyClaim,
     JsonBody(body): JsonBody,
 ) -> Result<Response, ApiError> {
     let Value::Array(items) = &body else {
@@ -166,17 +168,24 @@ async fn create(
         .map(|(i, item)| input(item, vec![i.into()], &[], &mut errors))
         .collect();
     errors.into_result()?;
-    let written = state
+    state
         .blocking(move |s| {
-            Ok(customers::upsert_batch(
+            let reply = claim.reply(StatusCode::CREATED, |w: &Vec<_>| written(w));
+            customers::upsert_batch(
                 &*s.store,
                 &*s.geocoder,
                 p.scope(),
                 &inputs,
                 s.clock.now(),
-            )?)
+                &reply,
+            )?;
+            Ok(reply.into_response())
         })
-        .await?;
+        .await
+}
+
+/// The body of POST /customers.
+fn written(written: &[WrittenCustomer]) -> Value {
     let customers: Vec<Value> = written
         .iter()
         .map(|w| json!({"id": w.id, "account": w.account}))
@@ -186,11 +195,7 @@ async fn create(
         .filter(|w| w.geocoding_failed)
         .map(|w| geocoding_failed(w.id, &w.account))
         .collect();
-    Ok((
-        StatusCode::CREATED,
-        Json(json!({"customers": customers, "errors": errors})),
-    )
-        .into_response())
+    json!({"customers": customers, "errors": errors})
 }
 
 async fn list_customers(

@@ -5,6 +5,7 @@
 //! sample shows the fields at top level). POST answers 200 (operator interface).
 
 use axum::extract::{Path, State};
+use axum::http::StatusCode;
 use axum::response::Response;
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
@@ -21,6 +22,7 @@ use super::order_wire::{read_order, OrderBody};
 use super::wire::type_name;
 use crate::error::ApiError;
 use crate::extract::{Caller, IdPath, JsonBody};
+use crate::middleware::idempotency::IdempotencyClaim;
 use crate::paging::PageParams;
 use crate::AppState;
 
@@ -59,20 +61,28 @@ fn batch(body: &Value, kind: OrderBody) -> Result<Vec<OrderInput>, ApiError> {
 async fn write(
     state: AppState,
     caller: Caller,
+    claim: IdempotencyClaim,
     inputs: Vec<OrderInput>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Response, ApiError> {
     let p = caller.0;
-    let written = state
+    state
         .blocking(move |s| {
-            Ok(orders::upsert_batch(
+            let reply = claim.reply(StatusCode::OK, |w: &Vec<_>| written(w));
+            orders::upsert_batch(
                 &*s.store,
                 &*s.geocoder,
                 p.scope(),
                 &inputs,
                 s.clock.now(),
-            )?)
+                &reply,
+            )?;
+            Ok(reply.into_response())
         })
-        .await?;
+        .await
+}
+
+/// The body of POST /orders.
+fn written(written: &[WrittenOrder]) -> Value {
     let listed: Vec<Value> = written
         .iter()
         .map(|w| json!({"id": w.id.to_string(), "order_number": w.order_number}))
@@ -82,7 +92,7 @@ async fn write(
         .filter(|w| w.geocoding_failed)
         .map(geocoding_failed)
         .collect();
-    Ok(Json(json!({ "orders": listed, "errors": errors })))
+    json!({ "orders": listed, "errors": errors })
 }
 
 fn geocoding_failed(w: &WrittenOrder) -> Value {
@@ -96,23 +106,25 @@ fn geocoding_failed(w: &WrittenOrder) -> Value {
 async fn create(
     State(state): State<AppState>,
     caller: Caller,
+    claim: IdempotencyClaim,
     JsonBody(body): JsonBody,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Response, ApiError> {
     let inputs = batch(&body, OrderBody::Post)?;
-    write(state, caller, inputs).await
+    write(state, caller, claim, inputs).await
 }
 
 async fn create_in_depot(
     State(state): State<AppState>,
     caller: Caller,
     IdPath(depot): IdPath,
+    claim: IdempotencyClaim,
     JsonBody(body): JsonBody,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Response, ApiError> {
     if depot != caller.0.depot_id {
         return Err(ApiError::not_found("depot"));
     }
     let inputs = batch(&body, OrderBody::DepotPost)?;
-    write(state, caller, inputs).await
+    write(state, caller, claim, inputs).await
 }
 
 async fn list(

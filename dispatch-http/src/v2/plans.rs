@@ -6,6 +6,7 @@
 //! together; a worker of [`crate::runtime`] runs the job.
 
 use axum::extract::{Path, State};
+use axum::http::StatusCode;
 use axum::response::Response;
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -18,6 +19,7 @@ use super::plan_render::{render_plan, render_plan_summary};
 use super::plan_wire::{read_optimise, Variant};
 use crate::error::ApiError;
 use crate::extract::{Caller, IdPath, JsonBody};
+use crate::middleware::idempotency::IdempotencyClaim;
 use crate::paging::PageParams;
 use crate::AppState;
 
@@ -41,41 +43,42 @@ fn job_json(job: &Optimisation, plan: &Plan) -> Value {
 async fn optimise(
     state: AppState,
     caller: Caller,
+    claim: IdempotencyClaim,
     body: Value,
     variant: Variant,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Response, ApiError> {
     let request = read_optimise(&body, variant)?;
     let scope = caller.0.scope();
-    let queued = state
+    let response = state
         .blocking(move |s| {
             let id = uuid::Uuid::new_v4().to_string();
-            Ok(plans::create(
-                &*s.store,
-                scope,
-                &request,
-                id,
-                s.clock.now(),
-            )?)
+            let reply = claim.reply(StatusCode::OK, |q: &plans::Queued| {
+                job_json(&q.optimisation, &q.plan)
+            });
+            plans::create(&*s.store, scope, &request, id, s.clock.now(), &reply)?;
+            Ok(reply.into_response())
         })
         .await?;
     state.jobs.notify();
-    Ok(Json(job_json(&queued.optimisation, &queued.plan)))
+    Ok(response)
 }
 
 async fn optimise_orders(
     State(state): State<AppState>,
     caller: Caller,
+    claim: IdempotencyClaim,
     JsonBody(body): JsonBody,
-) -> Result<Json<Value>, ApiError> {
-    optimise(state, caller, body, Variant::ByDate).await
+) -> Result<Response, ApiError> {
+    optimise(state, caller, claim, body, Variant::ByDate).await
 }
 
 async fn optimise_ids(
     State(state): State<AppState>,
     caller: Caller,
+    claim: IdempotencyClaim,
     JsonBody(body): JsonBody,
-) -> Result<Json<Value>, ApiError> {
-    optimise(state, caller, body, Variant::ByIds).await
+) -> Result<Response, ApiError> {
+    optimise(state, caller, claim, body, Variant::ByIds).await
 }
 
 async fn read_optimisation(

@@ -2,6 +2,8 @@
 //! `DELETE /vehicles/{id}`.
 
 use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::Response;
 use axum::routing::get;
 use axum::{Json, Router};
 use dispatch_core::error::ValidationErrors;
@@ -14,6 +16,7 @@ use serde_json::{json, Map, Value};
 use super::wire::{num, object, opt_num, opt_time, ts, Reader};
 use crate::error::ApiError;
 use crate::extract::{Caller, IdPath, JsonBody};
+use crate::middleware::idempotency::IdempotencyClaim;
 use crate::AppState;
 
 /// Routes of this module.
@@ -143,20 +146,20 @@ fn shift(s: &dispatch_core::model::vehicle::Shift) -> Value {
 async fn create(
     State(state): State<AppState>,
     Caller(p): Caller,
+    claim: IdempotencyClaim,
     JsonBody(body): JsonBody,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Response, ApiError> {
     let patch = patch(&body)?;
-    let vehicle = state
+    state
         .blocking(move |s| {
-            Ok(vehicles::create(
-                &*s.store,
-                p.scope(),
-                &patch,
-                s.clock.now(),
-            )?)
+            let reply = claim.reply(
+                StatusCode::OK,
+                |v: &Vehicle| json!({ "vehicle": render(v, View::Full) }),
+            );
+            vehicles::create(&*s.store, p.scope(), &patch, s.clock.now(), &reply)?;
+            Ok(reply.into_response())
         })
-        .await?;
-    Ok(Json(json!({ "vehicle": render(&vehicle, View::Full) })))
+        .await
 }
 
 async fn list(State(state): State<AppState>, Caller(p): Caller) -> Result<Json<Value>, ApiError> {

@@ -6,7 +6,6 @@ use axum::routing::get;
 use axum::Router;
 use dispatch_core::ports::clock::ManualClock;
 use dispatch_core::ports::geocoder::InMemoryGazetteer;
-use dispatch_core::ports::idempotency::InMemoryIdempotencyStore;
 use dispatch_core::ports::store::InMemoryStore;
 use dispatch_core::time::Timestamp;
 use dispatch_http::{with_error_handling, AppState};
@@ -143,7 +142,7 @@ async fn a_panicking_handler_is_a_500_envelope_without_internals() {
         clock: Arc::new(ManualClock::new(Timestamp::from_millis(0))),
         geocoder: Arc::new(InMemoryGazetteer::new()),
         rate_limits_enabled: false,
-        idempotency: Arc::new(InMemoryIdempotencyStore::new()),
+        idempotency: Arc::new(InMemoryStore::new()),
         jobs: Default::default(),
         routing: Default::default(),
     };

@@ -8,8 +8,14 @@
 mod common;
 
 mod requests;
+mod solving;
+
+use std::time::Duration;
 
 use common::TestApp;
+use dispatch_core::ports::matrix::GreatCircle;
+use dispatch_core::service::optimisation::NoFollowUp;
+use dispatch_http::runtime::{Optimiser, OptimiserConfig};
 use serde_json::{json, Value};
 
 /// The day every fixture order is due.
@@ -50,4 +56,51 @@ pub async fn post_vehicle(app: &TestApp, name: &str) -> i64 {
         .post("/v2/vehicles", &app.north(), common::van(name))
         .await;
     r.ok()["vehicle"]["id"].as_i64().unwrap()
+}
+
+/// Starts the optimisation workers over the app's store with a short budget per job.
+pub fn start_workers(app: &TestApp, budget_ms: u64) -> Optimiser {
+    Optimiser::start(
+        app.state.store.clone(),
+        app.state.clock.clone(),
+        std::sync::Arc::new(GreatCircle::new(GreatCircle::DEFAULT_SPEED_KMH).unwrap()),
+        std::sync::Arc::new(NoFollowUp),
+        app.state.jobs.clone(),
+        OptimiserConfig {
+            workers: 2,
+            solver_threads: 1,
+            min_budget: Duration::from_millis(budget_ms),
+            max_budget: Duration::from_millis(budget_ms),
+            lease: Duration::from_secs(10),
+            poll: Duration::from_millis(50),
+        },
+    )
+}
+
+/// Polls `GET /plans/optimise/{id}` until the job stops; panics after 30 s.
+pub async fn wait_for(app: &TestApp, job: &str) {
+    let started = std::time::Instant::now();
+    loop {
+        let r = app
+            .get(&format!("/v2/plans/optimise/{job}"), &app.north())
+            .await;
+        if r.ok()["optimisation"]["in_progress"] == false {
+            return;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "job {job} never ended"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Posts an optimisation to North; returns (job id, plan id).
+pub async fn optimise(app: &TestApp, path: &str, body: Value) -> (String, i64) {
+    let r = app.post(path, &app.north(), body).await;
+    let body = r.ok();
+    (
+        body["optimisation"]["id"].as_str().unwrap().to_owned(),
+        body["plan"]["id"].as_i64().unwrap(),
+    )
 }

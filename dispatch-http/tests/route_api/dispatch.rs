@@ -489,3 +489,62 @@ async fn put_route_sets_is_locked_only_and_answers_without_stops() {
     .await
     .envelope(404, "RESOURCE_NOT_FOUND");
 }
+
+#[tokio::test]
+async fn auto_dispatch_dispatches_the_plan_when_its_optimisation_ends() {
+    use dispatch_core::service::dispatch::AutoDispatch;
+    use dispatch_http::runtime::{Optimiser, OptimiserConfig};
+    let app = TestApp::new();
+    vehicle(&app, "Van").await;
+    let o = orders(&app, "A", 4).await;
+    let workers = Optimiser::start(
+        app.state.store.clone(),
+        app.state.clock.clone(),
+        app.state.routing.matrix.clone(),
+        Arc::new(AutoDispatch),
+        app.state.jobs.clone(),
+        OptimiserConfig {
+            workers: 1,
+            solver_threads: 1,
+            min_budget: Duration::from_millis(200),
+            max_budget: Duration::from_millis(200),
+            lease: Duration::from_secs(10),
+            poll: Duration::from_millis(50),
+        },
+    );
+    let r = app
+        .post(
+            "/v2/plans/optimise/orders",
+            &app.north(),
+            json!({"delivery_date": DAY, "settings": {"auto_dispatch": true}}),
+        )
+        .await;
+    let plan = r.ok()["plan"]["id"].as_i64().unwrap();
+    let mut dispatched = false;
+    for _ in 0..200 {
+        let p = app.get(&format!("/v2/plans/{plan}"), &app.north()).await;
+        let routes = p.ok()["plan"]["routes"].as_array().unwrap().clone();
+        if !routes.is_empty() && routes.iter().all(|r| r["dispatched"] == true) {
+            dispatched = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    tokio::task::spawn_blocking(move || workers.shutdown())
+        .await
+        .unwrap();
+    assert!(dispatched, "the plan was not dispatched");
+    let list = app.get("/v2/plans", &app.north()).await;
+    assert_eq!(list.ok()["plans"][0]["dispatched"], true);
+    for id in &o {
+        assert_eq!(status_of(&app, *id).await, "ROUTED");
+    }
+    assert_eq!(count(&app, &DomainEvent::PlanDispatched { id: plan }), 1);
+    app.post(
+        &format!("/v2/plans/{plan}/dispatch"),
+        &app.north(),
+        json!(null),
+    )
+    .await
+    .envelope(409, "ALREADY_DISPATCHED");
+}

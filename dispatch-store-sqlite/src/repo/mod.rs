@@ -2,6 +2,7 @@
 //! open transaction.
 
 mod customers;
+mod idempotency;
 mod order_codec;
 mod order_rows;
 mod orders;

@@ -148,3 +148,38 @@ macro_rules! idempotency_store_conformance {
         $crate::idempotency_store_conformance!(@cases [$($setup)*] [$store] $($rest)*);
     };
 }
+
+/// A response recorded inside a store transaction (on `store`, over the same records as `keys`)
+/// lands only if the transaction commits; a rolled-back one leaves the claim unfinished, and a
+/// claim that was taken over refuses the recording, which rolls the transaction back.
+pub fn a_response_recorded_in_a_transaction_commits_with_it(
+    store: &dyn crate::ports::store::Store,
+    keys: &dyn IdempotencyStore,
+) {
+    use crate::ports::store::StoreError;
+
+    let record = |by: &str, outcome: Result<(), StoreError>| {
+        store.transaction(|tx| {
+            tx.record_idempotent_response(&scope("k"), &token(by), &created())?;
+            outcome
+        })
+    };
+    claim(keys, "k", "h", "a", T0);
+    assert_eq!(
+        record("a", Err(StoreError::RolledBack)),
+        Err(StoreError::RolledBack)
+    );
+    assert_eq!(claim(keys, "k", "h", "b", T0), Claim::InProgress);
+    assert_eq!(
+        record("intruder", Ok(())),
+        Err(StoreError::Conflict(CLAIM_LOST.into()))
+    );
+    assert_eq!(record("a", Ok(())), Ok(()));
+    assert_eq!(claim(keys, "k", "h", "b", T0), Claim::Completed(created()));
+    keys.release(&scope("k"), &token("a")).unwrap();
+    assert_eq!(
+        claim(keys, "k", "h", "b", T0),
+        Claim::Completed(created()),
+        "a recorded response is never released"
+    );
+}

@@ -3,6 +3,7 @@
 
 use std::sync::Mutex;
 
+mod idempotency;
 mod orders;
 mod plans;
 mod route_log;
@@ -29,6 +30,10 @@ impl InMemoryStore {
     pub fn new() -> Self {
         Self::default()
     }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
 }
 
 #[derive(Debug, Clone, Default)]
@@ -52,6 +57,7 @@ struct State {
     orders: orders::OrderBook,
     planning: plans::Planning,
     route_log: route_log::RouteLog,
+    idempotency: idempotency::Records,
 }
 
 impl State {

@@ -53,7 +53,7 @@ fn create_creates_skills_by_exact_name_and_drops_unknown_capacities() {
         ]),
         ..van("Van")
     };
-    let v = create(&store, a, &patch, Timestamp::from_millis(5)).unwrap();
+    let v = create(&store, a, &patch, Timestamp::from_millis(5), &()).unwrap();
     assert_eq!(v.fields.capacities.len(), 1);
     assert_eq!(v.fields.capacities[0].type_name, "Weight");
     let dyn_store: &dyn Store = &store;
@@ -67,7 +67,7 @@ fn create_creates_skills_by_exact_name_and_drops_unknown_capacities() {
 #[test]
 fn vehicles_of_another_depot_are_invisible_and_untouchable() {
     let (store, a, b) = setup();
-    let v = create(&store, a, &van("Van"), Timestamp::from_millis(1)).unwrap();
+    let v = create(&store, a, &van("Van"), Timestamp::from_millis(1), &()).unwrap();
     assert!(matches!(
         get(&store, b, v.id),
         Err(ServiceError::Invalid(_))
@@ -87,7 +87,7 @@ fn vehicles_of_another_depot_are_invisible_and_untouchable() {
 #[test]
 fn update_bumps_updated_and_delete_removes() {
     let (store, a, _) = setup();
-    let v = create(&store, a, &van("Van"), Timestamp::from_millis(1)).unwrap();
+    let v = create(&store, a, &van("Van"), Timestamp::from_millis(1), &()).unwrap();
     let u = update(
         &store,
         a,
@@ -116,10 +116,17 @@ fn the_organisation_vehicle_limit_is_enforced_across_depots() {
             scope,
             &van(&format!("V{i}")),
             Timestamp::from_millis(1),
+            &(),
         )
         .unwrap();
     }
-    let over = create(&store, a, &van("One too many"), Timestamp::from_millis(1));
+    let over = create(
+        &store,
+        a,
+        &van("One too many"),
+        Timestamp::from_millis(1),
+        &(),
+    );
     assert!(matches!(over, Err(ServiceError::Invalid(_))), "{over:?}");
 }
 
