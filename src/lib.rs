@@ -4,3 +4,5 @@
 pub use dispatch_core as core;
 pub use dispatch_http as http;
 pub use dispatch_store_sqlite as store_sqlite;
+
+pub mod depot_day;

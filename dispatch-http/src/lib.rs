@@ -18,6 +18,7 @@ pub mod paging;
 pub mod rejection;
 pub mod runtime;
 pub mod setup;
+pub mod travel;
 pub mod v2;
 
 use std::future::Future;

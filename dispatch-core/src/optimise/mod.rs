@@ -95,6 +95,7 @@ use crate::model::reference::CapacityType;
 use crate::model::vehicle::Vehicle;
 use crate::model::zone::Zone;
 use crate::ports::matrix::{MatrixError, TravelMatrix};
+use crate::solver::formats::vroom_write::{self, WriteError};
 use crate::solver::problem::{LocationIndex, Problem};
 use crate::solver::{self};
 use crate::time::{Date, TimeOfDay};
@@ -195,6 +196,14 @@ impl BuiltDay {
     /// Coordinates of a matrix location.
     pub fn location(&self, index: LocationIndex) -> Coordinates {
         self.locations[index]
+    }
+
+    /// The problem as VROOM-style JSON with the exact matrix it holds (`dispatch solve
+    /// --format vroom` and VROOM read it); job ids are order ids (an exchange's is its first
+    /// order's), shipment pickup and delivery ids the shipment order's, vehicle ids the
+    /// vehicles', loads in thousandths, times in seconds after local midnight.
+    pub fn vroom_json(&self) -> Result<String, WriteError> {
+        vroom_write::write(&self.problem)
     }
 }
 

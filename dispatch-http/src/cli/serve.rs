@@ -12,6 +12,7 @@ use dispatch_store_sqlite::{SqliteGazetteer, SqliteStore};
 
 use crate::clock::SystemClock;
 use crate::runtime::{Optimiser, OptimiserConfig};
+use crate::travel::TravelArgs;
 use crate::{setup, AppState};
 
 #[derive(Debug, clap::Args)]
@@ -43,6 +44,9 @@ pub struct ServeArgs {
     /// taken up again this long after its last renewal.
     #[arg(long, default_value_t = 10.0, value_parser = positive_seconds)]
     pub job_lease: f64,
+    /// Travel times and distances: great-circle (--speed-kmh) or an OSRM server (--osrm-url).
+    #[command(flatten)]
+    pub travel: TravelArgs,
 }
 
 fn positive_seconds(s: &str) -> Result<f64, String> {
@@ -108,6 +112,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     }
     // Everything that can fail is opened before the listening line: scripts take that line to
     // mean the service is ready.
+    let travel = args.travel.matrix()?;
     let state = AppState {
         store: store.clone(),
         clock,
@@ -118,7 +123,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
                 .map_err(|e| format!("cannot open database {}: {e}", args.db.display()))?,
         ),
         jobs: Default::default(),
-        routing: Default::default(),
+        routing: Arc::new(crate::runtime::Routing::new(travel.clone())),
     };
     let listener = tokio::net::TcpListener::bind(&args.listen)
         .await
@@ -129,7 +134,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     let optimiser = Optimiser::start(
         state.store.clone(),
         state.clock.clone(),
-        state.routing.matrix.clone(),
+        travel,
         Arc::new(AutoDispatch),
         state.jobs.clone(),
         args.optimiser_config(),

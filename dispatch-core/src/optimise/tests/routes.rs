@@ -112,3 +112,30 @@ fn day_times_past_midnight_keep_their_date() {
     assert_eq!(t.date(monday()), monday().add_days(1));
     assert_eq!(DayTime(0).time_of_day().to_string(), "00:00");
 }
+
+#[test]
+fn a_built_day_exports_to_vroom_json_that_reads_back_with_its_matrix() {
+    use crate::solver::formats::vroom::read;
+    use crate::solver::problem::Objective;
+    let mut pinned = delivery(2, 3);
+    pinned.vehicle_id = Some(11);
+    let mut day = Day::new(vec![delivery(1, 5), pinned], vec![vehicle(10), vehicle(11)]);
+    day.capacity_types = vec![capacity_type(1, "Weight")];
+    let built = build_day(&day.request(), &Grid).unwrap();
+    let back = read(&built.vroom_json().unwrap(), Objective::Duration)
+        .unwrap()
+        .problem;
+    assert_eq!(back.matrix, built.problem.matrix);
+    assert_eq!(back.jobs.len(), 2);
+    assert_eq!(back.jobs[1].id, 2);
+    assert_eq!(back.vehicles[1].shift, built.problem.vehicles[1].shift);
+    // The pin survives as a skill only vehicle 11 has.
+    assert!(!back.jobs[1].skills.is_subset_of(&back.vehicles[0].skills));
+    assert!(back.jobs[1].skills.is_subset_of(&back.vehicles[1].skills));
+    let solved = crate::solver::solve(&back, &config(), &Never);
+    assert!(solved.unassigned.is_empty());
+    assert!(solved.routes.iter().any(|r| r.vehicle == 1
+        && r.steps
+            .iter()
+            .any(|s| s.step == crate::solver::solution::Step::Job(1))));
+}

@@ -1,5 +1,6 @@
 //! Readers of instance file formats: Solomon / Gehring-Homberger VRPTW ([`solomon`]), Li & Lim
-//! PDPTW ([`lilim`]) and VROOM-style JSON ([`vroom`]).
+//! PDPTW ([`lilim`]) and VROOM-style JSON ([`vroom`]); and the VROOM-style writer
+//! ([`vroom_write`]) that exports a problem for replay.
 //!
 //! Readers take the file's text (never a path) and the objective chosen by the caller, and return
 //! an [`Instance`]: the [`Problem`] plus what is needed to print results in the file's terms.
@@ -15,6 +16,7 @@ pub mod lilim;
 pub mod solomon;
 mod text;
 pub mod vroom;
+pub mod vroom_write;
 
 use std::str::FromStr;
 
