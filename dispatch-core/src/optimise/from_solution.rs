@@ -56,7 +56,7 @@ fn earliest(built: &BuiltDay, route: &Route) -> Route {
     simulate(built, route.vehicle, &visits, Mode::Strict).unwrap_or_else(|_| route.clone())
 }
 
-fn solver_unserved(order_id: i64, reason: Reason) -> UnservedOrder {
+pub(crate) fn solver_unserved(order_id: i64, reason: Reason) -> UnservedOrder {
     let reason = UnservedReason::from(reason);
     UnservedOrder {
         order_id,

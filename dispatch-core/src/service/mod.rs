@@ -1,6 +1,7 @@
 //! Use cases written against the ports. Each opens its own transaction(s) and returns typed
 //! outcomes; adapters map [`ServiceError`] to their wire format once.
 
+pub mod booking;
 pub mod customers;
 pub mod dispatch;
 pub mod optimisation;
@@ -10,6 +11,8 @@ pub mod order_statuses;
 pub mod orders;
 pub mod plan_reads;
 pub mod plans;
+pub mod route_day;
+pub mod route_orders;
 pub mod routes;
 pub mod vehicles;
 pub mod zones;

@@ -13,6 +13,7 @@ pub mod plan_wire;
 pub mod plans;
 pub mod reference;
 pub mod route_edits;
+pub mod route_orders;
 pub mod routes;
 pub mod vehicles;
 pub mod wire;
@@ -36,4 +37,5 @@ pub fn router() -> Router<AppState> {
         .merge(routes::routes())
         .merge(dispatch::routes())
         .merge(route_edits::routes())
+        .merge(route_orders::routes())
 }

@@ -1,11 +1,12 @@
 //! Route edits: `PUT /routes/{id}` (`is_locked` only; the response is the route without its
-//! stops).
+//! stops) and `POST /routes/{id}/reverse` (no body; the response is the full route).
 
 use axum::extract::State;
-use axum::routing::put;
+use axum::routing::{post, put};
 use axum::{Json, Router};
 use dispatch_core::error::{IssueCode, ValidationErrors, ValidationIssue};
 use dispatch_core::model::order_fields::Catalog;
+use dispatch_core::service::plan_reads;
 use dispatch_core::service::routes as route_service;
 use serde_json::{json, Value};
 
@@ -17,7 +18,9 @@ use crate::AppState;
 
 /// Routes of this module.
 pub fn routes() -> Router<AppState> {
-    Router::new().route("/routes/{id}", put(update))
+    Router::new()
+        .route("/routes/{id}", put(update))
+        .route("/routes/{id}/reverse", post(reverse))
 }
 
 /// `{is_locked: boolean}`; no other property.
@@ -96,4 +99,20 @@ async fn update(
         o.remove("stops");
     }
     Ok(Json(json!({ "route": route })))
+}
+
+async fn reverse(
+    State(state): State<AppState>,
+    Caller(p): Caller,
+    IdPath(id): IdPath,
+) -> Result<Json<Value>, ApiError> {
+    let scope = p.scope();
+    let (view, catalog) = state
+        .blocking(move |s| {
+            let view =
+                route_service::reverse(&*s.store, &*s.routing.matrix, scope, id, s.clock.now())?;
+            Ok((view, plan_reads::get_route(&*s.store, scope, id)?.1))
+        })
+        .await?;
+    Ok(Json(json!({ "route": render_route(&view, &catalog) })))
 }

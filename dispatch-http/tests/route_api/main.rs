@@ -7,6 +7,7 @@
 mod common;
 
 mod dispatch;
+mod edits;
 
 use common::TestApp;
 use dispatch_core::events::DomainEvent;
