@@ -57,7 +57,32 @@ pub enum DomainEvent {
     },
 }
 
+/// The record an event is about: its events are delivered in the order they happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Entity {
+    /// An order (`orders.status`, `orders.on_delivery`).
+    Order(i64),
+    /// A plan (`plans.*`).
+    Plan(i64),
+    /// A route (`routes.*`).
+    Route(i64),
+}
+
 impl DomainEvent {
+    /// The record the event is about.
+    pub fn entity(&self) -> Entity {
+        match self {
+            DomainEvent::OrderStatus { order_id, .. }
+            | DomainEvent::OrderOnDelivery { order_id, .. } => Entity::Order(*order_id),
+            DomainEvent::PlanCreated { id }
+            | DomainEvent::PlanDispatched { id }
+            | DomainEvent::PlanDeleted { id } => Entity::Plan(*id),
+            DomainEvent::RouteEdited { id }
+            | DomainEvent::RouteDeleted { id }
+            | DomainEvent::RouteCompleted { id } => Entity::Route(*id),
+        }
+    }
+
     /// The event name on the wire (`orders.status`, ...).
     pub fn name(&self) -> &'static str {
         match self {

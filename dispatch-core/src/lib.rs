@@ -56,3 +56,4 @@ pub mod service;
 pub mod solver;
 pub mod status;
 pub mod time;
+pub mod webhook;

@@ -25,12 +25,14 @@
 mod customers;
 mod memory;
 mod orders;
+mod outbox;
 mod plans;
 mod route_log;
 
 pub use customers::CustomerRepo;
 pub use memory::InMemoryStore;
 pub use orders::{NewAttachment, NumberedOrder, OrderFilter, OrderRepo, OrderSummary};
+pub use outbox::{DeliveryOutcome, DeliveryRecord, DeliveryState, OutboxEvent, OutboxRepo};
 pub use plans::{OptimisationRepo, PlanRepo, RouteRepo, RouteSummary};
 pub use route_log::{RouteAuditEntry, RouteLogRepo};
 
@@ -153,6 +155,7 @@ pub trait StoreTx:
     + OptimisationRepo
     + RouteRepo
     + RouteLogRepo
+    + OutboxRepo
     + IdempotencyRepo
 {
 }
@@ -167,6 +170,7 @@ impl<
             + OptimisationRepo
             + RouteRepo
             + RouteLogRepo
+            + OutboxRepo
             + IdempotencyRepo
             + ?Sized,
     > StoreTx for T

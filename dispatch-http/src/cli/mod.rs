@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 pub mod seed;
 pub mod serve;
 pub mod solve;
+pub mod webhooks;
 
 /// Routing-and-dispatch engine: the v2 REST service, its setup tool and the solver.
 #[derive(Debug, Parser)]
@@ -22,4 +23,6 @@ pub enum Command {
     Seed(seed::SeedArgs),
     /// Solve one routing instance file with the built-in solver and print the solution.
     Solve(solve::SolveArgs),
+    /// Inspect failed webhook deliveries and re-send them.
+    Webhooks(webhooks::WebhooksArgs),
 }

@@ -144,6 +144,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     tracing::info!(%addr, db = %args.db.display(), "serving");
 
     let (stopping_tx, mut stopping) = tokio::sync::watch::channel(false);
+    let background = crate::runtime::start(&state, stopping.clone())?;
     let server = crate::serve(listener, state, async move {
         shutdown_signal().await;
         let _ = stopping_tx.send(true);
@@ -162,6 +163,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     tokio::task::spawn_blocking(move || optimiser.shutdown())
         .await
         .map_err(|e| format!("cannot stop the optimisation workers: {e}"))?;
+    background.stop().await;
     tracing::info!("stopped");
     Ok(())
 }

@@ -1,10 +1,52 @@
-//! Background work of the service, off the async runtime: the optimisation workers. Each is a
-//! small loop over a core use case.
+//! Background work of the service, off the request path: the optimisation workers and webhook
+//! delivery. Each is a small loop over a core use case, started by `dispatch serve` beside the
+//! HTTP server and stopped with it.
 
 pub mod optimiser;
 mod routing;
 mod signal;
+pub mod webhooks;
 
 pub use optimiser::{Optimiser, OptimiserConfig};
 pub use routing::{Routing, DISPATCH_DEADLINE};
 pub use signal::JobSignal;
+
+use std::time::Duration;
+
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use crate::AppState;
+
+/// How long stopping waits for the workers to record what they finished.
+const STOP_GRACE: Duration = Duration::from_secs(5);
+
+/// The running background workers.
+pub struct Workers {
+    tasks: Vec<(&'static str, JoinHandle<()>)>,
+}
+
+/// Starts every background worker over the state's store and clock; they stop when `stopping`
+/// turns true.
+pub fn start(state: &AppState, stopping: watch::Receiver<bool>) -> Result<Workers, String> {
+    let webhooks = webhooks::spawn(
+        state.store.clone(),
+        state.clock.clone(),
+        webhooks::WebhookConfig::default(),
+        stopping,
+    )?;
+    Ok(Workers {
+        tasks: vec![("webhook delivery", webhooks)],
+    })
+}
+
+impl Workers {
+    /// Waits (a bounded time) for the workers to finish after `stopping` turned true.
+    pub async fn stop(self) {
+        for (name, task) in self.tasks {
+            if tokio::time::timeout(STOP_GRACE, task).await.is_err() {
+                tracing::warn!(worker = name, "worker did not stop in time");
+            }
+        }
+    }
+}

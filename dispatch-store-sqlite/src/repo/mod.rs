@@ -7,6 +7,7 @@ mod order_codec;
 mod order_rows;
 mod orders;
 mod organisation;
+mod outbox;
 mod plans;
 mod reference;
 mod route_log;

@@ -1,7 +1,5 @@
-//! JSON encoding of the small value sets stored inside customer, order and line-item rows,
-//! and of outbox event payloads.
+//! JSON encoding of the small value sets stored inside customer, order and line-item rows.
 
-use dispatch_core::events::DomainEvent;
 use dispatch_core::model::customer::CustomerTimeWindow;
 use dispatch_core::model::order::{Endpoint, OrderTimeWindow, Side};
 use dispatch_core::model::order_fields::{CapacityAmount, CustomFieldValue};
@@ -193,74 +191,5 @@ pub fn read_endpoint(text: &str) -> Result<Endpoint, StoreError> {
         duration: n("duration"),
         notes: s("notes"),
         available_days: days,
-    })
-}
-
-/// An event's payload object (the webhook's `data`).
-pub fn event_payload(e: &DomainEvent) -> Value {
-    match e {
-        DomainEvent::OrderStatus {
-            order_id,
-            order_number,
-            status,
-        } => {
-            json!({"order_id": order_id, "order_number": order_number, "status": status})
-        }
-        DomainEvent::PlanCreated { id }
-        | DomainEvent::PlanDispatched { id }
-        | DomainEvent::RouteEdited { id }
-        | DomainEvent::RouteDeleted { id }
-        | DomainEvent::RouteCompleted { id }
-        | DomainEvent::PlanDeleted { id } => json!({ "id": id }),
-        DomainEvent::OrderOnDelivery {
-            order_id,
-            order_number,
-            route_id,
-            eta,
-            time_to_arrival,
-        } => json!({
-            "order_id": order_id,
-            "order_number": order_number,
-            "route_id": route_id,
-            "eta": eta,
-            "time_to_arrival": time_to_arrival,
-        }),
-    }
-}
-
-/// Reads an event back from its name and payload.
-pub fn read_event(name: &str, payload: &str) -> Result<DomainEvent, StoreError> {
-    let v: Value = serde_json::from_str(payload).map_err(|_| corrupt("event"))?;
-    let int = |k: &str| {
-        v.get(k)
-            .and_then(Value::as_i64)
-            .ok_or_else(|| corrupt("event"))
-    };
-    let text = |k: &str| {
-        v.get(k)
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-            .ok_or_else(|| corrupt("event"))
-    };
-    Ok(match name {
-        "orders.status" => DomainEvent::OrderStatus {
-            order_id: int("order_id")?,
-            order_number: text("order_number")?,
-            status: text("status")?,
-        },
-        "plans.created" => DomainEvent::PlanCreated { id: int("id")? },
-        "plans.dispatched" => DomainEvent::PlanDispatched { id: int("id")? },
-        "routes.edited" => DomainEvent::RouteEdited { id: int("id")? },
-        "routes.deleted" => DomainEvent::RouteDeleted { id: int("id")? },
-        "routes.completed" => DomainEvent::RouteCompleted { id: int("id")? },
-        "plans.deleted" => DomainEvent::PlanDeleted { id: int("id")? },
-        "orders.on_delivery" => DomainEvent::OrderOnDelivery {
-            order_id: int("order_id")?,
-            order_number: text("order_number")?,
-            route_id: int("route_id")?,
-            eta: text("eta")?,
-            time_to_arrival: int("time_to_arrival")?,
-        },
-        _ => return Err(corrupt("event name")),
     })
 }

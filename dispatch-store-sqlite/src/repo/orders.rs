@@ -1,7 +1,6 @@
 //! Orders (soft-deleted, restored by number), their line items, exchange pairs, attachments,
 //! custom-status removal and the event outbox.
 
-use dispatch_core::events::DomainEvent;
 use dispatch_core::model::attachment::Attachment;
 use dispatch_core::model::order::{Order, OrderType};
 use dispatch_core::model::order_value::Money;
@@ -326,40 +325,5 @@ impl OrderRepo for Db<'_> {
             .execute(params![organisation_id, status])
             .st()?;
         Ok(changed > 0)
-    }
-
-    fn append_event(
-        &mut self,
-        scope: DepotScope,
-        event: &DomainEvent,
-        now: Timestamp,
-    ) -> Result<(), StoreError> {
-        self.0
-            .prepare_cached("INSERT INTO event_outbox (depot_id, name, type_id, payload, created) VALUES (?1, ?2, ?3, ?4, ?5)")
-            .st()?
-            .execute(params![
-                scope.depot_id,
-                event.name(),
-                event.type_id(),
-                codec::event_payload(event).to_string(),
-                now.millis()
-            ])
-            .st()?;
-        Ok(())
-    }
-
-    fn list_events(&mut self, scope: DepotScope) -> Result<Vec<DomainEvent>, StoreError> {
-        let mut stmt = self
-            .0
-            .prepare_cached(
-                "SELECT name, payload FROM event_outbox WHERE depot_id = ?1 ORDER BY id",
-            )
-            .st()?;
-        let rows: Vec<(String, String)> = stmt
-            .query_map([scope.depot_id], |r| Ok((r.get(0)?, r.get(1)?)))
-            .st()?
-            .collect::<Result<_, _>>()
-            .st()?;
-        rows.iter().map(|(n, p)| codec::read_event(n, p)).collect()
     }
 }

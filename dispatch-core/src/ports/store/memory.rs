@@ -5,6 +5,7 @@ use std::sync::Mutex;
 
 mod idempotency;
 mod orders;
+mod outbox;
 mod plans;
 mod route_log;
 
@@ -55,6 +56,7 @@ struct State {
     gazetteer: Vec<(i64, GazetteerEntry)>,
     vehicles: Vec<Vehicle>,
     orders: orders::OrderBook,
+    outbox: outbox::Outbox,
     planning: plans::Planning,
     route_log: route_log::RouteLog,
     idempotency: idempotency::Records,

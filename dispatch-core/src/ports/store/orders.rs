@@ -1,9 +1,8 @@
 //! The order repository: orders with their line items, time windows and sets; exchange
-//! pairs; attachments; the organisation's custom statuses; and the durable event outbox that
-//! status changes are written to in the same transaction.
+//! pairs; attachments; the organisation's custom statuses. Status changes write their events
+//! through [`super::OutboxRepo`] in the same transaction.
 
 use super::StoreError;
-use crate::events::DomainEvent;
 use crate::model::attachment::Attachment;
 use crate::model::order::{Order, OrderType};
 use crate::model::organisation::DepotScope;
@@ -122,13 +121,4 @@ pub trait OrderRepo {
         organisation_id: i64,
         status: &str,
     ) -> Result<bool, StoreError>;
-    /// Appends an event to the depot's outbox.
-    fn append_event(
-        &mut self,
-        scope: DepotScope,
-        event: &DomainEvent,
-        now: Timestamp,
-    ) -> Result<(), StoreError>;
-    /// The depot's outbox, oldest first (delivery is a later concern; tests read it).
-    fn list_events(&mut self, scope: DepotScope) -> Result<Vec<DomainEvent>, StoreError>;
 }

@@ -1,7 +1,6 @@
 //! The in-memory customer and order repositories.
 
 use super::State;
-use crate::events::DomainEvent;
 use crate::model::attachment::Attachment;
 use crate::model::customer::Customer;
 use crate::model::order::Order;
@@ -12,13 +11,12 @@ use crate::ports::store::{
 };
 use crate::time::Timestamp;
 
-/// Customers, orders and their attachments and events, per depot.
+/// Customers, orders and their attachments, per depot.
 #[derive(Debug, Clone, Default)]
 pub(super) struct OrderBook {
     customers: Vec<(i64, Customer)>,
     orders: Vec<StoredOrder>,
     attachments: Vec<(i64, Attachment)>,
-    events: Vec<(i64, DomainEvent)>,
 }
 
 #[derive(Debug, Clone)]
@@ -357,25 +355,5 @@ impl OrderRepo for State {
         self.order_statuses
             .retain(|(o, s)| !(*o == organisation_id && s == status));
         Ok(self.order_statuses.len() != before)
-    }
-
-    fn append_event(
-        &mut self,
-        scope: DepotScope,
-        event: &DomainEvent,
-        _now: Timestamp,
-    ) -> Result<(), StoreError> {
-        self.orders.events.push((scope.depot_id, event.clone()));
-        Ok(())
-    }
-
-    fn list_events(&mut self, scope: DepotScope) -> Result<Vec<DomainEvent>, StoreError> {
-        Ok(self
-            .orders
-            .events
-            .iter()
-            .filter(|(d, _)| *d == scope.depot_id)
-            .map(|(_, e)| e.clone())
-            .collect())
     }
 }

@@ -1,0 +1,140 @@
+//! The in-memory event outbox.
+
+use super::State;
+use crate::events::DomainEvent;
+use crate::model::organisation::DepotScope;
+use crate::ports::store::{
+    DeliveryOutcome, DeliveryRecord, DeliveryState, OutboxEvent, OutboxRepo, StoreError,
+};
+use crate::time::Timestamp;
+
+/// Every delivery record, in id order.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Outbox {
+    next_id: i64,
+    rows: Vec<DeliveryRecord>,
+}
+
+impl Outbox {
+    fn push(
+        &mut self,
+        scope: DepotScope,
+        event: DomainEvent,
+        now: Timestamp,
+        resend_of: Option<i64>,
+    ) -> i64 {
+        self.next_id += 1;
+        self.rows.push(DeliveryRecord {
+            id: self.next_id,
+            scope,
+            event,
+            created: now,
+            state: DeliveryState::Pending,
+            attempts: 0,
+            error: None,
+            finished: None,
+            resend_of,
+        });
+        self.next_id
+    }
+
+    fn pending(&self, after: i64, depot_id: Option<i64>, limit: usize) -> Vec<OutboxEvent> {
+        self.rows
+            .iter()
+            .filter(|r| r.id > after && r.state == DeliveryState::Pending)
+            .filter(|r| depot_id.is_none_or(|d| r.scope.depot_id == d))
+            .take(limit)
+            .map(|r| OutboxEvent {
+                id: r.id,
+                scope: r.scope,
+                event: r.event.clone(),
+                created: r.created,
+            })
+            .collect()
+    }
+}
+
+impl OutboxRepo for State {
+    fn append_event(
+        &mut self,
+        scope: DepotScope,
+        event: &DomainEvent,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        self.outbox.push(scope, event.clone(), now, None);
+        Ok(())
+    }
+
+    fn list_events(&mut self, scope: DepotScope) -> Result<Vec<DomainEvent>, StoreError> {
+        Ok(self
+            .outbox
+            .rows
+            .iter()
+            .filter(|r| r.scope == scope)
+            .map(|r| r.event.clone())
+            .collect())
+    }
+
+    fn pending_events(&mut self, after: i64, limit: usize) -> Result<Vec<OutboxEvent>, StoreError> {
+        Ok(self.outbox.pending(after, None, limit))
+    }
+
+    fn pending_events_of_depot(
+        &mut self,
+        depot_id: i64,
+        after: i64,
+        limit: usize,
+    ) -> Result<Vec<OutboxEvent>, StoreError> {
+        Ok(self.outbox.pending(after, Some(depot_id), limit))
+    }
+
+    fn mark_deliveries(&mut self, outcomes: &[DeliveryOutcome]) -> Result<(), StoreError> {
+        for o in outcomes {
+            if let Some(row) = self
+                .outbox
+                .rows
+                .iter_mut()
+                .find(|r| r.id == o.id && r.state == DeliveryState::Pending)
+            {
+                row.state = o.state;
+                row.attempts = o.attempts;
+                row.error = o.error.clone();
+                row.finished = Some(o.at);
+            }
+        }
+        Ok(())
+    }
+
+    fn list_deliveries(
+        &mut self,
+        state: DeliveryState,
+        depot_id: Option<i64>,
+        limit: usize,
+    ) -> Result<Vec<DeliveryRecord>, StoreError> {
+        Ok(self
+            .outbox
+            .rows
+            .iter()
+            .rev()
+            .filter(|r| r.state == state && depot_id.is_none_or(|d| r.scope.depot_id == d))
+            .take(limit)
+            .cloned()
+            .collect())
+    }
+
+    fn get_delivery(&mut self, id: i64) -> Result<Option<DeliveryRecord>, StoreError> {
+        Ok(self.outbox.rows.iter().find(|r| r.id == id).cloned())
+    }
+
+    fn resend_event(&mut self, id: i64, now: Timestamp) -> Result<Option<i64>, StoreError> {
+        let Some(original) = self.outbox.rows.iter().find(|r| r.id == id).cloned() else {
+            return Ok(None);
+        };
+        Ok(Some(self.outbox.push(
+            original.scope,
+            original.event,
+            now,
+            Some(id),
+        )))
+    }
+}

@@ -1,0 +1,111 @@
+//! `dispatch webhooks`: what an operator needs to see and repair webhook deliveries.
+//!
+//! - `dispatch webhooks failed [--db PATH] [--depot ID] [--limit N]` prints the deliveries
+//!   marked ERROR, newest first, as one JSON document.
+//! - `dispatch webhooks show [--db PATH] ID` prints one delivery.
+//! - `dispatch webhooks resend [--db PATH] ID` queues a new delivery of the same event; the
+//!   ERROR record stays as it was. A running `serve` picks the new delivery up within its next
+//!   scan.
+
+use std::path::PathBuf;
+
+use dispatch_core::ports::clock::Clock;
+use dispatch_core::ports::store::{DeliveryRecord, DeliveryState, Store, StoreError};
+use dispatch_store_sqlite::SqliteStore;
+use serde_json::{json, Value};
+
+use crate::clock::SystemClock;
+use crate::runtime::webhooks::body;
+
+#[derive(Debug, clap::Args)]
+pub struct WebhooksArgs {
+    #[command(subcommand)]
+    pub command: WebhooksCommand,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum WebhooksCommand {
+    /// List deliveries that failed for good (ERROR), newest first.
+    Failed {
+        /// SQLite database file.
+        #[arg(long, default_value = "./dispatch.db")]
+        db: PathBuf,
+        /// Only this depot's deliveries.
+        #[arg(long)]
+        depot: Option<i64>,
+        /// At most this many.
+        #[arg(long, default_value_t = 100)]
+        limit: usize,
+    },
+    /// Show one delivery.
+    Show {
+        /// SQLite database file.
+        #[arg(long, default_value = "./dispatch.db")]
+        db: PathBuf,
+        /// The delivery id.
+        id: i64,
+    },
+    /// Deliver the event of a delivery again, as a new delivery.
+    Resend {
+        /// SQLite database file.
+        #[arg(long, default_value = "./dispatch.db")]
+        db: PathBuf,
+        /// The delivery id (from `failed`).
+        id: i64,
+    },
+}
+
+pub fn run(args: WebhooksArgs) -> Result<(), String> {
+    let output = match args.command {
+        WebhooksCommand::Failed { db, depot, limit } => {
+            let store = open(&db)?;
+            let rows = store
+                .read(|tx| tx.list_deliveries(DeliveryState::Error, depot, limit))
+                .map_err(|e| e.to_string())?;
+            json!({ "failed": rows.iter().map(render).collect::<Vec<_>>() })
+        }
+        WebhooksCommand::Show { db, id } => {
+            let store = open(&db)?;
+            let row = store
+                .read(|tx| tx.get_delivery(id))
+                .map_err(|e| e.to_string())?
+                .ok_or_else(|| format!("no delivery {id}"))?;
+            json!({ "delivery": render(&row) })
+        }
+        WebhooksCommand::Resend { db, id } => {
+            let store = open(&db)?;
+            let now = SystemClock.now();
+            let new = store
+                .transaction(|tx| tx.resend_event(id, now))
+                .map_err(|e: StoreError| e.to_string())?
+                .ok_or_else(|| format!("no delivery {id}"))?;
+            json!({ "resent": id, "delivery": new })
+        }
+    };
+    let text = serde_json::to_string_pretty(&output).map_err(|e| e.to_string())?;
+    println!("{text}");
+    Ok(())
+}
+
+fn open(db: &PathBuf) -> Result<Box<dyn Store>, String> {
+    if !db.exists() {
+        return Err(format!("no database at {}", db.display()));
+    }
+    SqliteStore::open(db)
+        .map(|s| Box::new(s) as Box<dyn Store>)
+        .map_err(|e| format!("cannot open database {}: {e}", db.display()))
+}
+
+fn render(r: &DeliveryRecord) -> Value {
+    json!({
+        "id": r.id,
+        "depot_id": r.scope.depot_id,
+        "event": body(&r.event),
+        "created": r.created.to_string(),
+        "state": r.state.as_str(),
+        "attempts": r.attempts,
+        "error": r.error,
+        "finished": r.finished.map(|t| t.to_string()),
+        "resend_of": r.resend_of,
+    })
+}

@@ -1,0 +1,305 @@
+//! Webhook delivery from the outbox (spec: Events). One dispatcher task reads pending events
+//! oldest first and hands each to its depot's lanes ([`lanes`]); lanes deliver with the retry
+//! policy of `dispatch_core::webhook`; outcomes are written back in batches ([`recorder`]).
+//!
+//! - At least once: an event leaves the outbox only when its outcome is recorded, after the
+//!   receiver answered. Events in flight when the process dies are still pending at the next
+//!   start and go out again (receivers may see a duplicate, never a gap). Events of rolled-back
+//!   changes were never in the outbox.
+//! - Isolation: each depot has its own lanes with bounded queues. When a depot's queues are
+//!   full (its receiver is slow or dead) the dispatcher stops reading that depot's events from
+//!   the shared scan and reads them from the depot's own backlog once there is room, so other
+//!   depots' events keep flowing. Attempts in flight are bounded overall.
+//! - The API never waits for a receiver: requests only append to the outbox.
+//! - Receiver settings are re-read every [`WebhookConfig::settings_refresh`]: `dispatch seed`
+//!   with a changed `webhook` applies to the next attempt without a restart.
+
+mod lanes;
+mod post;
+mod recorder;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use dispatch_core::model::organisation::{DepotScope, Webhook};
+use dispatch_core::ports::clock::Clock;
+use dispatch_core::ports::store::{OutboxEvent, Store, StoreError};
+use dispatch_core::webhook::{RetryPolicy, ATTEMPT_TIMEOUT_MS};
+use tokio::sync::{mpsc, watch, Semaphore};
+use tokio::task::JoinHandle;
+
+use lanes::{DepotLanes, LaneContext};
+
+pub use post::body;
+
+/// Tuning of the delivery worker; [`WebhookConfig::default`] is the spec's behaviour.
+#[derive(Debug, Clone)]
+pub struct WebhookConfig {
+    /// Retries and backoff.
+    pub policy: RetryPolicy,
+    /// Limit of one attempt (spec: 3 s).
+    pub attempt_timeout: Duration,
+    /// Parallel deliveries per depot (events of one entity always share one lane).
+    pub lanes_per_depot: usize,
+    /// Events queued per lane before the depot's backlog is left in the outbox.
+    pub lane_queue: usize,
+    /// Attempts in flight across all depots.
+    pub max_in_flight: usize,
+    /// How often the outbox is scanned when idle.
+    pub poll_interval: Duration,
+    /// How often receiver settings are re-read.
+    pub settings_refresh: Duration,
+    /// Events read per scan.
+    pub batch: usize,
+}
+
+impl Default for WebhookConfig {
+    fn default() -> Self {
+        WebhookConfig {
+            policy: RetryPolicy::SPEC,
+            attempt_timeout: Duration::from_millis(ATTEMPT_TIMEOUT_MS),
+            lanes_per_depot: 8,
+            lane_queue: 256,
+            max_in_flight: 256,
+            poll_interval: Duration::from_millis(25),
+            settings_refresh: Duration::from_secs(1),
+            batch: 1000,
+        }
+    }
+}
+
+/// Starts the delivery worker; it stops when `stopping` turns true, leaving undelivered events
+/// pending for the next start.
+pub fn spawn(
+    store: Arc<dyn Store>,
+    clock: Arc<dyn Clock>,
+    config: WebhookConfig,
+    stopping: watch::Receiver<bool>,
+) -> Result<JoinHandle<()>, String> {
+    let client = reqwest::Client::builder()
+        .user_agent(concat!("dispatch-webhooks/", env!("CARGO_PKG_VERSION")))
+        .pool_max_idle_per_host(config.lanes_per_depot.max(1))
+        .connect_timeout(config.attempt_timeout)
+        .build()
+        .map_err(|e| format!("cannot build the webhook HTTP client: {e}"))?;
+    let (outcomes, recorded) = mpsc::unbounded_channel();
+    let recorder = tokio::spawn(recorder::run(store.clone(), recorded));
+    let context = LaneContext {
+        client,
+        clock,
+        in_flight: Arc::new(Semaphore::new(config.max_in_flight.max(1))),
+        config,
+        outcomes,
+        stopping: stopping.clone(),
+    };
+    Ok(tokio::spawn(async move {
+        Dispatcher::new(store, context).run(stopping).await;
+        // The lanes hold the other senders; the recorder ends once they all stopped and every
+        // outcome reached it is written.
+        let _ = recorder.await;
+    }))
+}
+
+/// A depot the dispatcher has seen, with how far its events were handed to its lanes.
+struct DepotState {
+    scope: DepotScope,
+    lanes: DepotLanes,
+    /// Highest event id handed to the lanes.
+    handed: i64,
+    /// Its lanes were full: its events are read from its own backlog, not the shared scan.
+    backlogged: bool,
+}
+
+struct Dispatcher {
+    store: Arc<dyn Store>,
+    context: LaneContext,
+    /// Highest event id the shared scan has read.
+    scanned: i64,
+    depots: HashMap<i64, DepotState>,
+    settings_read: Instant,
+}
+
+impl Dispatcher {
+    fn new(store: Arc<dyn Store>, context: LaneContext) -> Self {
+        Dispatcher {
+            store,
+            context,
+            scanned: 0,
+            depots: HashMap::new(),
+            settings_read: Instant::now(),
+        }
+    }
+
+    async fn run(mut self, mut stopping: watch::Receiver<bool>) {
+        loop {
+            if *stopping.borrow() {
+                return;
+            }
+            let busy = match self.step().await {
+                Ok(busy) => busy,
+                Err(e) => {
+                    tracing::error!(error = %e, "webhook dispatcher: reading the outbox failed; retrying");
+                    false
+                }
+            };
+            if !busy {
+                tokio::select! {
+                    () = tokio::time::sleep(self.context.config.poll_interval) => {}
+                    _ = stopping.wait_for(|s| *s) => return,
+                }
+            }
+        }
+    }
+
+    /// One round: refresh settings when due, hand out new events, refill backlogged depots.
+    /// True when there may be more to read right away.
+    async fn step(&mut self) -> Result<bool, StoreError> {
+        if self.settings_read.elapsed() >= self.context.config.settings_refresh {
+            self.refresh_settings().await?;
+        }
+        let batch = self.context.config.batch;
+        let after = self.scanned;
+        let events = self
+            .blocking(move |store| store.read(|tx| tx.pending_events(after, batch)))
+            .await?;
+        let full = events.len() == batch;
+        for event in events {
+            self.scanned = event.id;
+            self.hand_out_scanned(event).await?;
+        }
+        let refilled = self.refill_backlogs().await?;
+        Ok(full || refilled)
+    }
+
+    async fn hand_out_scanned(&mut self, event: OutboxEvent) -> Result<(), StoreError> {
+        let depot = self.depot(event.scope).await?;
+        if depot.backlogged || event.id <= depot.handed {
+            return Ok(());
+        }
+        let id = event.id;
+        if depot.lanes.offer(event) {
+            depot.handed = id;
+        } else {
+            depot.backlogged = true;
+            tracing::debug!(
+                depot = depot.scope.depot_id,
+                "webhook lanes full; reading the depot's backlog separately"
+            );
+        }
+        Ok(())
+    }
+
+    /// Reads the backlog of depots whose lanes have room again; true when some depot may have
+    /// more right away.
+    async fn refill_backlogs(&mut self) -> Result<bool, StoreError> {
+        let ready: Vec<(i64, i64)> = self
+            .depots
+            .values()
+            .filter(|d| d.backlogged && d.lanes.has_room())
+            .map(|d| (d.scope.depot_id, d.handed))
+            .collect();
+        let mut more = false;
+        for (depot_id, handed) in ready {
+            let batch = self.context.config.lane_queue.max(1);
+            let events = self
+                .blocking(move |store| {
+                    store.read(|tx| tx.pending_events_of_depot(depot_id, handed, batch))
+                })
+                .await?;
+            let Some(depot) = self.depots.get_mut(&depot_id) else {
+                continue;
+            };
+            let read_all = events.len() < batch;
+            let mut all_taken = true;
+            for event in events {
+                let id = event.id;
+                if !depot.lanes.offer(event) {
+                    all_taken = false;
+                    break;
+                }
+                depot.handed = id;
+            }
+            if read_all && all_taken {
+                depot.backlogged = false;
+            } else {
+                more = true;
+            }
+        }
+        Ok(more)
+    }
+
+    async fn depot(&mut self, scope: DepotScope) -> Result<&mut DepotState, StoreError> {
+        if !self.depots.contains_key(&scope.depot_id) {
+            let receiver = self.receiver_of(scope).await?;
+            let lanes = DepotLanes::start(&self.context, receiver);
+            self.depots.insert(
+                scope.depot_id,
+                DepotState {
+                    scope,
+                    lanes,
+                    handed: 0,
+                    backlogged: false,
+                },
+            );
+        }
+        Ok(self
+            .depots
+            .get_mut(&scope.depot_id)
+            .expect("inserted above"))
+    }
+
+    async fn receiver_of(&self, scope: DepotScope) -> Result<Option<Webhook>, StoreError> {
+        self.blocking(move |store| store.read(|tx| tx.get_depot(scope)))
+            .await
+            .map(|d| d.and_then(|d| d.settings.webhook))
+    }
+
+    async fn refresh_settings(&mut self) -> Result<(), StoreError> {
+        self.settings_read = Instant::now();
+        let scopes: Vec<DepotScope> = self.depots.values().map(|d| d.scope).collect();
+        let settings = self
+            .blocking(move |store| {
+                store.read(|tx| {
+                    scopes
+                        .iter()
+                        .map(|s| {
+                            Ok((
+                                s.depot_id,
+                                tx.get_depot(*s)?.and_then(|d| d.settings.webhook),
+                            ))
+                        })
+                        .collect::<Result<Vec<_>, StoreError>>()
+                })
+            })
+            .await?;
+        for (depot_id, webhook) in settings {
+            if let Some(depot) = self.depots.get(&depot_id) {
+                let mut current = depot
+                    .lanes
+                    .receiver
+                    .write()
+                    .unwrap_or_else(|e| e.into_inner());
+                if *current != webhook {
+                    tracing::info!(
+                        depot = depot_id,
+                        url = webhook.as_ref().map(|w| w.url.as_str()),
+                        "webhook receiver settings changed"
+                    );
+                    *current = webhook;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    async fn blocking<R: Send + 'static>(
+        &self,
+        work: impl FnOnce(&dyn Store) -> Result<R, StoreError> + Send + 'static,
+    ) -> Result<R, StoreError> {
+        let store = self.store.clone();
+        tokio::task::spawn_blocking(move || work(&*store))
+            .await
+            .map_err(|e| StoreError::Backend(format!("outbox task failed: {e}")))?
+    }
+}

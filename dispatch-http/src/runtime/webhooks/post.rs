@@ -1,0 +1,95 @@
+//! One HTTP attempt of one webhook delivery: `POST` of `{type, data}` as JSON with Basic
+//! credentials, bounded by the attempt timeout from connect to the end of the answer.
+
+use std::time::Duration;
+
+use dispatch_core::events::DomainEvent;
+use dispatch_core::model::organisation::Webhook;
+use dispatch_core::webhook::AttemptResult;
+use serde_json::{json, Value};
+
+/// Answers longer than this are not read further (only the status matters); reading a short
+/// answer to its end lets the connection be reused.
+const MAX_ANSWER_BYTES: usize = 64 * 1024;
+
+/// The request body: `{ "type": <event name>, "data": <payload object> }`.
+pub fn body(event: &DomainEvent) -> Value {
+    json!({ "type": event.name(), "data": data(event) })
+}
+
+/// The event's payload object (spec: Events, data payload column).
+fn data(event: &DomainEvent) -> Value {
+    match event {
+        DomainEvent::OrderStatus {
+            order_id,
+            order_number,
+            status,
+        } => json!({"order_id": order_id, "order_number": order_number, "status": status}),
+        DomainEvent::PlanCreated { id }
+        | DomainEvent::PlanDispatched { id }
+        | DomainEvent::RouteEdited { id }
+        | DomainEvent::RouteDeleted { id }
+        | DomainEvent::RouteCompleted { id }
+        | DomainEvent::PlanDeleted { id } => json!({ "id": id }),
+        DomainEvent::OrderOnDelivery {
+            order_id,
+            order_number,
+            route_id,
+            eta,
+            time_to_arrival,
+        } => json!({
+            "order_id": order_id,
+            "order_number": order_number,
+            "route_id": route_id,
+            "eta": eta,
+            "time_to_arrival": time_to_arrival,
+        }),
+    }
+}
+
+/// Makes one attempt. `delivery_id` goes out as `x-dispatch-delivery` so receivers can drop
+/// the duplicates that at-least-once delivery allows.
+pub async fn attempt(
+    client: &reqwest::Client,
+    receiver: &Webhook,
+    delivery_id: i64,
+    body: &[u8],
+    timeout: Duration,
+) -> AttemptResult {
+    let request = client
+        .post(&receiver.url)
+        .basic_auth(&receiver.username, Some(&receiver.password))
+        .header(reqwest::header::CONTENT_TYPE, "application/json")
+        .header("x-dispatch-delivery", delivery_id)
+        .body(body.to_vec());
+    let exchange = async {
+        let mut response = request.send().await?;
+        let status = response.status().as_u16();
+        let mut read = 0usize;
+        while let Some(chunk) = response.chunk().await? {
+            read += chunk.len();
+            if read > MAX_ANSWER_BYTES {
+                break;
+            }
+        }
+        Ok::<u16, reqwest::Error>(status)
+    };
+    match tokio::time::timeout(timeout, exchange).await {
+        Err(_) => AttemptResult::TimedOut,
+        Ok(Ok(status)) => AttemptResult::Answered(status),
+        Ok(Err(e)) if e.is_timeout() => AttemptResult::TimedOut,
+        Ok(Err(e)) => AttemptResult::ConnectionFailed(error_chain(&e)),
+    }
+}
+
+/// The error with its causes ("error sending request: connection refused").
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
