@@ -1,14 +1,15 @@
 //! A solver [`Solution`] to routes and stops with times and distances from the same matrix the
 //! solver used, and its left-out tasks to unserved orders.
 
+use super::describe::describe;
 use super::simulate::{simulate, Mode};
 use super::{
     sequence, BuiltDay, DayPlan, DayTime, PlannedBreak, PlannedRoute, PlannedStop, UnservedOrder,
-    UnservedReason, Visit,
+    Visit,
 };
 use crate::model::order::Side;
 use crate::solver::problem::{LocationIndex, Place, TimeWindow};
-use crate::solver::solution::{Reason, Route, Solution, Step};
+use crate::solver::solution::{Route, Solution, Step};
 
 /// The day's plan from a solution of `built.problem`: one route per used vehicle (in vehicle
 /// order), stops merged where consecutive visits share a location, and every order not routed
@@ -28,8 +29,13 @@ pub fn plan_from_solution(built: &BuiltDay, solution: &Solution) -> DayPlan {
         .map(|u| (u.task, u.reason))
         .chain(left_out);
     for (task, reason) in solver_left_out {
+        let description = describe(built, task, reason);
         for order_id in task_orders(built, task) {
-            unserved.push(solver_unserved(order_id, reason));
+            unserved.push(UnservedOrder {
+                order_id,
+                reason: reason.into(),
+                description: description.clone(),
+            });
         }
     }
     unserved.sort_by_key(|u| built.order_rank.get(&u.order_id).copied());
@@ -54,15 +60,6 @@ fn earliest(built: &BuiltDay, route: &Route) -> Route {
         .filter(|s| !matches!(s, Step::Break(_)))
         .collect();
     simulate(built, route.vehicle, &visits, Mode::Strict).unwrap_or_else(|_| route.clone())
-}
-
-pub(crate) fn solver_unserved(order_id: i64, reason: Reason) -> UnservedOrder {
-    let reason = UnservedReason::from(reason);
-    UnservedOrder {
-        order_id,
-        reason,
-        description: reason.description().to_owned(),
-    }
 }
 
 /// The orders a job or shipment step serves.

@@ -72,6 +72,7 @@
 //! names the constraint no vehicle can meet, and `NOT_PLACED` is left for orders that fit a
 //! vehicle alone but found no room beside the others.
 
+mod describe;
 mod exclusions;
 mod from_solution;
 mod orders;
@@ -186,6 +187,10 @@ pub struct BuiltDay {
     pub(crate) ranks: Vec<usize>,
     /// Rank of every order of the request.
     pub(crate) order_rank: HashMap<i64, usize>,
+    /// Skill names by solver skill index.
+    pub(crate) skill_names: Vec<String>,
+    /// Capacity type names by load dimension.
+    pub(crate) capacity_names: Vec<String>,
     /// Orders left out before solving, with their reasons.
     pub excluded: Vec<UnservedOrder>,
     /// Whether routes keep the request order.

@@ -1,7 +1,8 @@
 //! One route at a time, for edits of existing routes: timing a given stop sequence (route
 //! reversal, appended stops) and re-solving one route while never returning a worse one.
 
-use super::from_solution::{planned_route, solver_unserved, task_orders};
+use super::describe::describe;
+use super::from_solution::{planned_route, task_orders};
 use super::simulate::{simulate, Mode};
 use super::to_problem::{build, Checks};
 use super::{BuiltDay, DayRequest, OptimiseError, PlannedRoute, UnservedOrder, Visit};
@@ -179,7 +180,11 @@ pub fn reoptimise_with_additions(
     for u in &solution.unassigned {
         for order_id in task_orders(&built, u.task) {
             if added_ids.contains(&order_id) {
-                declined.push(solver_unserved(order_id, u.reason));
+                declined.push(UnservedOrder {
+                    order_id,
+                    reason: u.reason.into(),
+                    description: describe(&built, u.task, u.reason),
+                });
             } else {
                 present_left_out = true;
             }

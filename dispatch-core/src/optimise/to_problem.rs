@@ -79,6 +79,15 @@ impl SkillIndex {
         let next = self.0.len();
         *self.0.entry(name.to_owned()).or_insert(next)
     }
+
+    /// The names by index.
+    fn names(&self) -> Vec<String> {
+        let mut names = vec![String::new(); self.0.len()];
+        for (name, &i) in &self.0 {
+            names[i] = name.clone();
+        }
+        names
+    }
 }
 
 /// Which orders are checked against the day before building.
@@ -176,6 +185,8 @@ pub(crate) fn build(
         locations: locs.coords,
         ranks,
         order_rank: rank_of,
+        skill_names: skills.names(),
+        capacity_names: req.capacity_types.iter().map(|t| t.name.clone()).collect(),
         excluded,
         maintain_upload_sequence: req.maintain_upload_sequence,
     })

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 pub use crate::solver::problem::Matrix;
 pub use crate::solver::travel::{
-    haversine_m, Euclidean, GreatCircle, Point, TravelError, EARTH_RADIUS_M,
+    check_geographic, haversine_m, Euclidean, GreatCircle, Point, TravelError, EARTH_RADIUS_M,
 };
 
 /// Why a matrix could not be produced.

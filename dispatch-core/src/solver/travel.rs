@@ -78,6 +78,24 @@ fn build(
     Ok(Matrix::new(n, durations, distances).expect("square and non-negative by construction"))
 }
 
+/// Every point is a finite longitude in -180..=180 and latitude in -90..=90; else the first
+/// that is not.
+pub fn check_geographic(points: &[Point]) -> Result<(), TravelError> {
+    match points.iter().enumerate().find(|(_, p)| {
+        !(p.x.is_finite()
+            && p.y.is_finite()
+            && (-180.0..=180.0).contains(&p.x)
+            && (-90.0..=90.0).contains(&p.y))
+    }) {
+        Some((index, p)) => Err(TravelError::InvalidPoint {
+            index,
+            x: p.x,
+            y: p.y,
+        }),
+        None => Ok(()),
+    }
+}
+
 /// Great-circle (haversine) distance in metres between two longitude/latitude points.
 pub fn haversine_m(a: Point, b: Point) -> f64 {
     let (lat1, lat2) = (a.y.to_radians(), b.y.to_radians());
@@ -112,19 +130,7 @@ impl GreatCircle {
 
     /// Seconds and metres between every ordered pair of `points`.
     pub fn matrix(&self, points: &[Point]) -> Result<Matrix, TravelError> {
-        for (index, p) in points.iter().enumerate() {
-            let valid = p.x.is_finite()
-                && p.y.is_finite()
-                && (-180.0..=180.0).contains(&p.x)
-                && (-90.0..=90.0).contains(&p.y);
-            if !valid {
-                return Err(TravelError::InvalidPoint {
-                    index,
-                    x: p.x,
-                    y: p.y,
-                });
-            }
-        }
+        check_geographic(points)?;
         let speed = self.metres_per_second;
         build(
             points,

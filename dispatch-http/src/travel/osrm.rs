@@ -9,7 +9,7 @@
 
 use std::time::Duration;
 
-use dispatch_core::ports::matrix::{Matrix, MatrixError, Point, TravelMatrix};
+use dispatch_core::ports::matrix::{check_geographic, Matrix, MatrixError, Point, TravelMatrix};
 use serde::Deserialize;
 
 /// Seconds and metres standing for "no route": about 136 years, far below overflow.
@@ -142,19 +142,7 @@ fn whole(v: Option<f64>) -> i64 {
 
 impl TravelMatrix for OsrmMatrix {
     fn matrix(&self, points: &[Point]) -> Result<Matrix, MatrixError> {
-        for (index, p) in points.iter().enumerate() {
-            let valid = p.x.is_finite()
-                && p.y.is_finite()
-                && (-180.0..=180.0).contains(&p.x)
-                && (-90.0..=90.0).contains(&p.y);
-            if !valid {
-                return Err(MatrixError::InvalidPoint {
-                    index,
-                    x: p.x,
-                    y: p.y,
-                });
-            }
-        }
+        check_geographic(points)?;
         let n = points.len();
         let mut durations = vec![0; n * n];
         let mut distances = vec![0; n * n];

@@ -1,5 +1,6 @@
 //! The `/v2` API: one router per resource, merged here. Wire types live beside their handlers.
 
+pub mod booking;
 pub mod customers;
 pub mod dispatch;
 pub mod order_attachments;
@@ -38,4 +39,5 @@ pub fn router() -> Router<AppState> {
         .merge(dispatch::routes())
         .merge(route_edits::routes())
         .merge(route_orders::routes())
+        .merge(booking::routes())
 }

@@ -6,6 +6,7 @@
 #[allow(dead_code)]
 mod common;
 
+mod booking;
 mod dispatch;
 mod edits;
 

@@ -381,3 +381,46 @@ fn unserved_orders_are_listed_once_in_request_order() {
     let ids: Vec<i64> = plan.unserved.iter().map(|u| u.order_id).collect();
     assert_eq!(ids, vec![3, 5, 4]);
 }
+
+fn description_of(plan: &DayPlan, order_id: i64) -> String {
+    plan.unserved
+        .iter()
+        .find(|u| u.order_id == order_id)
+        .map(|u| u.description.clone())
+        .unwrap()
+}
+
+#[test]
+fn unserved_descriptions_name_the_order_specifics_that_blocked_it() {
+    let mut skilled = delivery(1, 5);
+    skilled.skills = vec!["Crane".into()];
+    let mut heavy = delivery(2, 5);
+    heavy.capacities = vec![weight(12.5)];
+    let mut night = delivery(3, 5);
+    night.time_windows = vec![window(Side::Delivery, "02:00", "03:00")];
+    let mut day = Day::new(vec![skilled, heavy, night], vec![truck(10, 10.0)]);
+    day.capacity_types = vec![capacity_type(1, "Weight")];
+    let plan = day.plan();
+    let skills = description_of(&plan, 1);
+    assert!(
+        skills.starts_with(UnservedReason::Skills.description()),
+        "{skills}"
+    );
+    assert!(skills.ends_with("it needs Crane"), "{skills}");
+    let capacity = description_of(&plan, 2);
+    assert!(
+        capacity.ends_with("it needs 12.5 Weight (the largest vehicle holds 10)"),
+        "{capacity}"
+    );
+    // A window closing before the shift opens cannot be reached.
+    assert_eq!(reason_of(&plan, 3), Some("TIME_WINDOW"));
+    assert!(description_of(&plan, 3).ends_with("its windows are 02:00-03:00"));
+    let mut early = delivery(4, 5);
+    early.time_windows = vec![window(Side::Delivery, "08:01", "08:02")];
+    let plan = Day::new(vec![early], vec![vehicle(10)]).plan();
+    assert_eq!(reason_of(&plan, 4), Some("TIME_WINDOW"));
+    assert!(description_of(&plan, 4).ends_with("its windows are 08:01-08:02"));
+    let plan = Day::new(vec![delivery(5, 1)], vec![]).plan();
+    assert_eq!(reason_of(&plan, 5), Some("NO_VEHICLE"));
+    assert!(description_of(&plan, 5).ends_with("no vehicle works on 2026-11-23"));
+}
