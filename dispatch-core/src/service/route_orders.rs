@@ -252,6 +252,66 @@ fn record(
     Ok(())
 }
 
+impl Edit {
+    const ADD: bool = false;
+    const REMOVE: bool = true;
+}
+
+/// Resolves and decides every reference in request order: resolved orders get an entry in
+/// `out.orders`, failures one in `out.errors`. Returns the accepted orders and, per accepted
+/// order, its request position (a repeated reference is decided against the earlier one).
+fn decide_all(
+    tx: &mut dyn StoreTx,
+    scope: DepotScope,
+    edit: &Edit,
+    refs: &[OrderRef],
+    out: &mut EditOutcome,
+    removing: bool,
+) -> Result<(Vec<Order>, Vec<usize>), StoreError> {
+    let mut accepted: Vec<Order> = Vec::new();
+    let mut positions = Vec::new();
+    for (position, r) in refs.iter().enumerate() {
+        let order = match resolve(tx, scope, r)? {
+            Ok(o) => o,
+            Err(failure) => {
+                out.errors.push(EditError {
+                    position,
+                    failure,
+                    id: r.id,
+                    order_number: r.order_number.clone(),
+                });
+                continue;
+            }
+        };
+        let repeated = accepted.iter().any(|a| a.id == order.id);
+        let on_route = if removing {
+            on_stops(&edit.stops, order.id) && !repeated
+        } else {
+            on_stops(&edit.stops, order.id) || repeated
+        };
+        let facts = facts_of(tx, scope, edit, &order, on_route)?;
+        out.orders.push(EditedOrder {
+            position,
+            id: order.id,
+            order_number: order.order_number.clone(),
+            stops: Vec::new(),
+        });
+        let decision = if removing {
+            decide_remove(edit.facts, &facts)
+        } else {
+            decide_add(edit.facts, &facts)
+        };
+        match decision {
+            Ok(()) => {
+                positions.push(position);
+                accepted.push(order);
+            }
+            Err(failure) => out.fail(position, failure, &order),
+        }
+    }
+    Ok((accepted, positions))
+}
+
 /// `POST /routes/{id}/add-orders`.
 pub fn add_orders(
     store: &dyn Store,
@@ -265,39 +325,7 @@ pub fn add_orders(
     store.transaction(|tx| {
         let mut edit = open_edit(tx, scope, route_id, settings)?;
         let mut out = EditOutcome::new(route_id);
-        let mut accepted: Vec<Order> = Vec::new();
-        // Per accepted order: its entry in `out.orders` (a repeated reference has two).
-        let mut entry_of: Vec<usize> = Vec::new();
-        for (position, r) in refs.iter().enumerate() {
-            let order = match resolve(tx, scope, r)? {
-                Ok(o) => o,
-                Err(failure) => {
-                    out.errors.push(EditError {
-                        position,
-                        failure,
-                        id: r.id,
-                        order_number: r.order_number.clone(),
-                    });
-                    continue;
-                }
-            };
-            let on_route =
-                on_stops(&edit.stops, order.id) || accepted.iter().any(|a| a.id == order.id);
-            let facts = facts_of(tx, scope, &edit, &order, on_route)?;
-            out.orders.push(EditedOrder {
-                position,
-                id: order.id,
-                order_number: order.order_number.clone(),
-                stops: Vec::new(),
-            });
-            match decide_add(edit.facts, &facts) {
-                Ok(()) => {
-                    entry_of.push(position);
-                    accepted.push(order);
-                }
-                Err(failure) => out.fail(position, failure, &order),
-            }
-        }
+        let (accepted, entry_of) = decide_all(tx, scope, &edit, refs, &mut out, Edit::ADD)?;
         if accepted.is_empty() {
             return Ok(out.sorted());
         }
@@ -437,39 +465,7 @@ pub fn remove_orders(
     store.transaction(|tx| {
         let mut edit = open_edit(tx, scope, route_id, settings)?;
         let mut out = EditOutcome::new(route_id);
-        let mut accepted: Vec<Order> = Vec::new();
-        // Per accepted order: its entry in `out.orders` (a repeated reference has two).
-        let mut entry_of: Vec<usize> = Vec::new();
-        for (position, r) in refs.iter().enumerate() {
-            let order = match resolve(tx, scope, r)? {
-                Ok(o) => o,
-                Err(failure) => {
-                    out.errors.push(EditError {
-                        position,
-                        failure,
-                        id: r.id,
-                        order_number: r.order_number.clone(),
-                    });
-                    continue;
-                }
-            };
-            let on_route =
-                on_stops(&edit.stops, order.id) && !accepted.iter().any(|a| a.id == order.id);
-            let facts = facts_of(tx, scope, &edit, &order, on_route)?;
-            out.orders.push(EditedOrder {
-                position,
-                id: order.id,
-                order_number: order.order_number.clone(),
-                stops: Vec::new(),
-            });
-            match decide_remove(edit.facts, &facts) {
-                Ok(()) => {
-                    entry_of.push(position);
-                    accepted.push(order);
-                }
-                Err(failure) => out.fail(position, failure, &order),
-            }
-        }
+        let (mut accepted, entry_of) = decide_all(tx, scope, &edit, refs, &mut out, Edit::REMOVE)?;
         // A stop shared with an exchange partner that stays cannot be split.
         let removing: HashSet<i64> = accepted.iter().map(|o| o.id).collect();
         let mut split = Vec::new();

@@ -247,17 +247,29 @@ pub fn render(out: &EditOutcome) -> Value {
     json!({"orders": orders, "errors": errors})
 }
 
-async fn add(
-    State(state): State<AppState>,
-    Caller(p): Caller,
-    IdPath(id): IdPath,
-    JsonBody(body): JsonBody,
+/// The add or remove use case.
+type EditCall = fn(
+    &dyn dispatch_core::ports::store::Store,
+    &dyn dispatch_core::ports::matrix::TravelMatrix,
+    dispatch_core::model::organisation::DepotScope,
+    i64,
+    &[OrderRef],
+    EditSettings,
+    dispatch_core::time::Timestamp,
+) -> Result<EditOutcome, dispatch_core::service::ServiceError>;
+
+async fn edit(
+    state: AppState,
+    caller: Caller,
+    id: i64,
+    body: Value,
+    call: EditCall,
 ) -> Result<Json<Value>, ApiError> {
     let (refs, settings) = read_request(&body)?;
-    let scope = p.scope();
+    let scope = caller.0.scope();
     let out = state
         .blocking(move |s| {
-            Ok(route_orders::add_orders(
+            Ok(call(
                 &*s.store,
                 &*s.routing.matrix,
                 scope,
@@ -271,26 +283,20 @@ async fn add(
     Ok(Json(render(&out)))
 }
 
-async fn remove(
+async fn add(
     State(state): State<AppState>,
-    Caller(p): Caller,
+    caller: Caller,
     IdPath(id): IdPath,
     JsonBody(body): JsonBody,
 ) -> Result<Json<Value>, ApiError> {
-    let (refs, settings) = read_request(&body)?;
-    let scope = p.scope();
-    let out = state
-        .blocking(move |s| {
-            Ok(route_orders::remove_orders(
-                &*s.store,
-                &*s.routing.matrix,
-                scope,
-                id,
-                &refs,
-                settings,
-                s.clock.now(),
-            )?)
-        })
-        .await?;
-    Ok(Json(render(&out)))
+    edit(state, caller, id, body, route_orders::add_orders).await
+}
+
+async fn remove(
+    State(state): State<AppState>,
+    caller: Caller,
+    IdPath(id): IdPath,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Value>, ApiError> {
+    edit(state, caller, id, body, route_orders::remove_orders).await
 }
