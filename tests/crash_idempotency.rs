@@ -87,6 +87,29 @@ fn case(endpoint: &str, fx: &Fixture) -> Option<Case> {
             count_path: "/v2/vehicles",
             pointer: "/vehicles",
         },
+        "/notifications/schedule/orders" => {
+            let template = fx.north()["notification_templates"][0]["id"]
+                .as_i64()
+                .expect("North's SMS template");
+            Case {
+                path: "/v2/notifications/schedule/orders".into(),
+                body: Box::new(move |server, key| {
+                    let created = server.post(
+                        "/v2/orders",
+                        key,
+                        &json!([{"order_number": "CRASH-N", "type": "delivery", "delivery_lat": 51.5,
+                                  "delivery_lng": -0.12, "delivery_contact_number": "+441"}]),
+                    );
+                    let id: i64 = created.json()["orders"][0]["id"]
+                        .as_str()
+                        .and_then(|id| id.parse().ok())
+                        .unwrap_or_else(|| panic!("an order id: {:?}", created.json()));
+                    json!({"orders": [id], "templates": [template]})
+                }),
+                count_path: "/v2/notification-tasks?limit=100",
+                pointer: "/notification_tasks",
+            }
+        }
         _ => return None,
     })
 }

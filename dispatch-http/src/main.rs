@@ -9,7 +9,7 @@ use dispatch_http::cli::{Cli, Command};
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Serve(args) => dispatch_http::cli::serve::run(args),
+        Command::Serve(args) => dispatch_http::cli::serve::run(*args),
         Command::Seed(args) => dispatch_http::cli::seed::run(args),
         Command::Solve(args) => dispatch_http::cli::solve::run(args),
         Command::Webhooks(args) => dispatch_http::cli::webhooks::run(args),

@@ -2,7 +2,7 @@
 //! idempotently by name, and the first-start default organisation, depot and key of `serve`.
 
 use dispatch_core::model::location::Coordinates;
-use dispatch_core::model::notification::Channel;
+use dispatch_core::model::notification::{Channel, NotificationSettings};
 use dispatch_core::model::organisation::{DepotSettings, KeyPermission, Webhook};
 use dispatch_core::model::zone::Polygon;
 use dispatch_core::ports::geocoder::GazetteerEntry;
@@ -94,6 +94,20 @@ pub struct SeedSettings {
     pub timezone: Option<String>,
     /// Webhook receiver.
     pub webhook: Option<SeedWebhook>,
+    /// Automatic customer notifications.
+    pub notifications: Option<SeedNotifications>,
+}
+
+/// `settings.notifications` of a seed file: templates named as in the depot's
+/// `notification_templates`. Absent keys leave the setting unset.
+#[derive(Debug, Default, Deserialize)]
+pub struct SeedNotifications {
+    /// Template sent to each order's customer when its route is dispatched.
+    pub planned_start_template: Option<String>,
+    /// Template sent when a stop enters its on-delivery window.
+    pub on_delivery_template: Option<String>,
+    /// Minutes before the ETA at which the on-delivery window opens.
+    pub on_delivery_window_minutes: Option<u32>,
 }
 
 /// Webhook receiver of a seed file.
@@ -334,6 +348,9 @@ fn apply_depot(
         let row = tx.upsert_notification_template(scope, channel, &t.name, &t.body, now)?;
         templates.push(json!({"id": row.id, "type": row.channel.as_str(), "name": row.name}));
     }
+    if let Some(n) = &s.notifications {
+        apply_notification_settings(tx, scope, n, &d.name)?;
+    }
     for p in &d.gazetteer {
         let entry = GazetteerEntry {
             address: p.address.clone(),
@@ -355,6 +372,36 @@ fn apply_depot(
         "zone_groups": zone_groups,
         "notification_templates": templates,
     }))
+}
+
+fn apply_notification_settings(
+    tx: &mut dyn StoreTx,
+    scope: dispatch_core::model::organisation::DepotScope,
+    n: &SeedNotifications,
+    depot: &str,
+) -> Result<(), SeedError> {
+    let templates = tx.list_notification_templates(scope)?;
+    let find = |key: &str, name: &Option<String>| -> Result<Option<i64>, SeedError> {
+        match name {
+            None => Ok(None),
+            Some(name) => templates
+                .iter()
+                .find(|t| &t.name == name)
+                .map(|t| Some(t.id))
+                .ok_or_else(|| {
+                    SeedError::Invalid(format!(
+                        "depot {depot}: settings.notifications.{key}: no notification template named {name:?}"
+                    ))
+                }),
+        }
+    };
+    let settings = NotificationSettings {
+        planned_start_template: find("planned_start_template", &n.planned_start_template)?,
+        on_delivery_template: find("on_delivery_template", &n.on_delivery_template)?,
+        on_delivery_window_minutes: n.on_delivery_window_minutes,
+    };
+    tx.set_notification_settings(scope, &settings)?;
+    Ok(())
 }
 
 /// Checks what serde cannot: non-empty names, enum values, coordinates and polygons.

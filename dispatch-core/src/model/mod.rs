@@ -7,6 +7,7 @@ pub mod dispatch;
 pub mod line_item;
 pub mod location;
 pub mod notification;
+pub mod notification_render;
 pub mod optimisation;
 pub mod order;
 pub mod order_attachment;

@@ -45,17 +45,41 @@ pub struct NotificationTemplate {
     pub body: String,
 }
 
-/// Lifecycle of a notification task.
+/// Lifecycle of a notification task: Scheduled, then exactly one of Sent, Failed or Cancelled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TaskStatus {
     /// Waiting for its send time.
     Scheduled,
-    /// Sent to the provider.
+    /// Handed to the sender named on the task (the embedded default sender only records it).
     Sent,
-    /// Superseded or withdrawn (SMS credit refunded).
+    /// The sender refused it, or the process stopped while sending (never sent twice).
+    Failed,
+    /// Superseded or withdrawn before it was sent.
     Cancelled,
-    /// Failed permanently.
-    Error,
+}
+
+impl TaskStatus {
+    /// Wire spelling (`Scheduled`, `Sent`, `Failed`, `Cancelled`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskStatus::Scheduled => "Scheduled",
+            TaskStatus::Sent => "Sent",
+            TaskStatus::Failed => "Failed",
+            TaskStatus::Cancelled => "Cancelled",
+        }
+    }
+
+    /// Parses the wire spelling exactly.
+    pub fn parse(s: &str) -> Option<TaskStatus> {
+        [
+            TaskStatus::Scheduled,
+            TaskStatus::Sent,
+            TaskStatus::Failed,
+            TaskStatus::Cancelled,
+        ]
+        .into_iter()
+        .find(|t| t.as_str() == s)
+    }
 }
 
 /// One message to one recipient about one order or visit.
@@ -65,6 +89,8 @@ pub struct NotificationTask {
     pub id: i64,
     /// The template it was made from.
     pub template_id: i64,
+    /// SMS or e-mail (the template's channel).
+    pub channel: Channel,
     /// The visit (stop) it is about, when not about an order.
     pub visit_id: Option<i64>,
     /// The order it is about: id and order number.
@@ -81,6 +107,23 @@ pub struct NotificationTask {
     pub message: String,
     /// Lifecycle state.
     pub status: TaskStatus,
+    /// Which sender handled it (`recorded-only (embedded default; nothing was delivered)`,
+    /// `smtp:HOST`, `sms-gateway:URL`).
+    pub sender: Option<String>,
+    /// Why it failed or was cancelled.
+    pub error: Option<String>,
     /// Last change (list order and `updated_at_min`).
     pub updated: Timestamp,
+}
+
+/// A depot's automatic notifications: which templates go out on dispatch (planned start) and
+/// when a stop is near (on delivery), and how near "near" is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct NotificationSettings {
+    /// Template sent to each order's customer when its route is dispatched.
+    pub planned_start_template: Option<i64>,
+    /// Template sent when a stop enters its on-delivery window.
+    pub on_delivery_template: Option<i64>,
+    /// Minutes before the ETA at which the on-delivery window opens.
+    pub on_delivery_window_minutes: Option<u32>,
 }

@@ -9,7 +9,7 @@ use super::{
 };
 use crate::model::order::Side;
 use crate::solver::problem::{LocationIndex, Place, TimeWindow};
-use crate::solver::solution::{Route, Solution, Step};
+use crate::solver::solution::{Reason, Route, Solution, Step};
 
 /// The day's plan from a solution of `built.problem`: one route per used vehicle (in vehicle
 /// order), stops merged where consecutive visits share a location, and every order not routed
@@ -23,9 +23,12 @@ pub fn plan_from_solution(built: &BuiltDay, solution: &Solution) -> DayPlan {
     };
     routes.sort_by_key(|r| r.vehicle);
     let mut unserved = built.excluded.clone();
+    // In sequence mode the solver's NOT_PLACED tasks had their chance again: `left_out` says
+    // what became of them.
     let solver_left_out = solution
         .unassigned
         .iter()
+        .filter(|u| !(built.maintain_upload_sequence && u.reason == Reason::NotPlaced))
         .map(|u| (u.task, u.reason))
         .chain(left_out);
     for (task, reason) in solver_left_out {

@@ -1,7 +1,9 @@
-//! `maintain_upload_sequence`: the solver chooses which vehicle serves which orders; each route
-//! is then put in request order and re-timed. An order that no longer fits its route moves to
-//! the route (used or empty) where it fits in its place of the sequence at the least extra
-//! travel time, or is left out with the constraint that blocked it.
+//! `maintain_upload_sequence`: routes are subsequences of the request. Two candidates are
+//! built and the one serving more (then driving less) is kept: the solver's routes put in
+//! request order, an order that no longer fits moving to the route (used or empty) where it fits
+//! in its place of the sequence; and every order appended, in request order, to the route where
+//! it adds the least travel. An order neither places is left out with the constraint that
+//! blocked it.
 
 use super::simulate::{simulate, Mode};
 use super::BuiltDay;
@@ -47,10 +49,98 @@ fn travel(built: &BuiltDay, route: &Route) -> i64 {
     total + prev.zip(vehicle.end).map_or(0, |(a, b)| m.duration(a, b))
 }
 
-/// The solution's routes in request order, and the tasks that had to leave them.
+/// The day's routes in request order and the tasks left out (replacing the solver's
+/// `NOT_PLACED` ones): the better of the solver's routes put in request order and repaired, and
+/// a construction appending every task in request order to the route where it adds the least
+/// travel. Better is more tasks served, then less travel.
 pub(crate) fn in_request_order(
     built: &BuiltDay,
     solution: &Solution,
+) -> (Vec<Route>, Vec<(Step, Reason)>) {
+    let not_placed: Vec<Task> = solution
+        .unassigned
+        .iter()
+        .filter(|u| u.reason == Reason::NotPlaced)
+        .map(|u| u.task)
+        .collect();
+    let repaired = repair(built, solution, &not_placed);
+    let mut tasks: Vec<Task> = solution
+        .routes
+        .iter()
+        .flat_map(|r| &r.steps)
+        .filter_map(|s| matches!(s.step, Step::Job(_) | Step::Pickup(_)).then_some(s.step))
+        .chain(not_placed)
+        .collect();
+    tasks.sort_by_key(|&t| rank(built, t));
+    let appended = append_in_order(built, &tasks);
+    let key = |(routes, left): &(Vec<Route>, Vec<(Step, Reason)>)| {
+        (
+            left.len(),
+            routes.iter().map(|r| travel(built, r)).sum::<i64>(),
+        )
+    };
+    if key(&appended) < key(&repaired) {
+        appended
+    } else {
+        repaired
+    }
+}
+
+/// The most frequent reason among the vehicles' refusals, eligibility (skills, pinning) last.
+fn main_reason(refusals: &[Reason]) -> Reason {
+    let mut counts: Vec<(Reason, usize)> = Vec::new();
+    for &r in refusals {
+        match counts.iter_mut().find(|(x, _)| *x == r) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((r, 1)),
+        }
+    }
+    counts
+        .into_iter()
+        .max_by_key(|&(r, n)| (!matches!(r, Reason::Skills | Reason::NoVehicle), n))
+        .map_or(Reason::NotPlaced, |(r, _)| r)
+}
+
+/// Every task in request order, appended to the route where it fits at the least extra travel.
+fn append_in_order(built: &BuiltDay, tasks: &[Task]) -> (Vec<Route>, Vec<(Step, Reason)>) {
+    let nv = built.problem.vehicles.len();
+    let mut plans: Vec<Vec<Task>> = vec![Vec::new(); nv];
+    let mut routes: Vec<Option<Route>> = vec![None; nv];
+    let mut left_out = Vec::new();
+    for &t in tasks {
+        let mut best: Option<(i64, usize, Route)> = None;
+        let mut refusals = Vec::new();
+        for v in 0..nv {
+            let mut candidate = plans[v].clone();
+            candidate.push(t);
+            match simulate(built, v, &visits(&candidate), Mode::Strict) {
+                Ok(route) => {
+                    let before = routes[v].as_ref().map_or(0, |r| travel(built, r));
+                    let extra = travel(built, &route) - before;
+                    if best.as_ref().is_none_or(|b| extra < b.0) {
+                        best = Some((extra, v, route));
+                    }
+                }
+                Err(reason) => refusals.push(reason),
+            }
+        }
+        match best {
+            Some((_, v, route)) => {
+                plans[v].push(t);
+                routes[v] = Some(route);
+            }
+            None => left_out.push((t, main_reason(&refusals))),
+        }
+    }
+    (routes.into_iter().flatten().collect(), left_out)
+}
+
+/// The solver's routes sorted into request order; what no longer fits moves to the route where
+/// it fits in its place of the sequence (the solver's left-out tasks get the same chance).
+fn repair(
+    built: &BuiltDay,
+    solution: &Solution,
+    not_placed: &[Task],
 ) -> (Vec<Route>, Vec<(Step, Reason)>) {
     let nv = built.problem.vehicles.len();
     let mut plans: Vec<Vec<Task>> = vec![Vec::new(); nv];
@@ -64,7 +154,8 @@ pub(crate) fn in_request_order(
             })
             .collect();
     }
-    let mut removed: Vec<(Task, Reason)> = Vec::new();
+    let mut removed: Vec<(Task, Reason)> =
+        not_placed.iter().map(|&t| (t, Reason::NotPlaced)).collect();
     for (v, plan) in plans.iter_mut().enumerate() {
         plan.sort_by_key(|&t| rank(built, t));
         if plan.is_empty() || simulate(built, v, &visits(plan), Mode::Strict).is_ok() {

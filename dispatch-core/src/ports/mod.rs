@@ -5,4 +5,5 @@ pub mod clock;
 pub mod geocoder;
 pub mod idempotency;
 pub mod matrix;
+pub mod notifier;
 pub mod store;

@@ -24,6 +24,7 @@
 
 mod customers;
 mod memory;
+mod notifications;
 mod orders;
 mod outbox;
 mod plans;
@@ -31,6 +32,7 @@ mod route_log;
 
 pub use customers::CustomerRepo;
 pub use memory::InMemoryStore;
+pub use notifications::{DueTask, NewTask, NotificationRepo, TaskFilter, INTERRUPTED};
 pub use orders::{NewAttachment, NumberedOrder, OrderFilter, OrderRepo, OrderSummary};
 pub use outbox::{DeliveryOutcome, DeliveryRecord, DeliveryState, OutboxEvent, OutboxRepo};
 pub use plans::{OptimisationRepo, PlanRepo, RouteRepo, RouteSummary};
@@ -157,6 +159,7 @@ pub trait StoreTx:
     + RouteLogRepo
     + OutboxRepo
     + IdempotencyRepo
+    + NotificationRepo
 {
 }
 
@@ -171,6 +174,7 @@ impl<
             + RouteRepo
             + RouteLogRepo
             + OutboxRepo
+            + NotificationRepo
             + IdempotencyRepo
             + ?Sized,
     > StoreTx for T

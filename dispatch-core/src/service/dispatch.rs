@@ -3,6 +3,7 @@
 //! flags, every order's status change (through the one transition function) and every outbox
 //! row commit together or not at all.
 
+use super::notifications::{on_dispatch, DispatchedOrder};
 use super::optimisation::JobFollowUp;
 use super::orders::apply_status_event;
 use super::plans::cancel_plan_jobs;
@@ -138,6 +139,7 @@ fn apply(
     decision: DispatchDecision,
     now: Timestamp,
 ) -> Result<Dispatched, ServiceError> {
+    let mut routed = Vec::new();
     for &route_id in &decision.routes {
         let mut route = tx
             .get_route(scope, route_id)?
@@ -150,6 +152,11 @@ fn apply(
                 match order.status.as_str() {
                     OPEN => {
                         apply_status_event(tx, scope, order_id, OrderEvent::Dispatched, now)?;
+                        routed.push(DispatchedOrder {
+                            order_id,
+                            eta: Some(clock_text(stop.visit.arrival_s)),
+                            tracking_link: None,
+                        });
                     }
                     ROUTED => {
                         return Err(ServiceError::invalid(
@@ -171,6 +178,8 @@ fn apply(
         route.updated = now;
         tx.update_route(scope, &route)?;
     }
+    // Superseded notification tasks cancelled, planned-start notifications scheduled.
+    on_dispatch(tx, scope, &routed, now)?;
     if decision.plan_dispatched {
         plan.dispatched = true;
         tx.append_event(scope, &DomainEvent::PlanDispatched { id: plan.id }, now)?;
@@ -182,6 +191,12 @@ fn apply(
         routes: decision.routes,
         plan_dispatched: plan.dispatched,
     })
+}
+
+/// `HH:mm` of seconds after midnight.
+pub(crate) fn clock_text(seconds: i64) -> String {
+    let m = seconds.rem_euclid(86_400) / 60;
+    format!("{:02}:{:02}", m / 60, m % 60)
 }
 
 /// `DELETE /plans/{id}`: the plan goes with every route and stop it ever had. Orders on its

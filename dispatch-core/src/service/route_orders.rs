@@ -12,6 +12,7 @@
 
 use std::collections::HashSet;
 
+use super::notifications::{on_dispatch, DispatchedOrder};
 use super::orders::apply_status_event;
 use super::route_day::{
     resolve_config, stop_visits, write_planned, write_untimed, RouteDay, ToBudget,
@@ -406,6 +407,16 @@ pub fn add_orders(
             out.entry(*entry).stops = stop_ids;
             if edit.route.dispatched && order.status.as_str() == OPEN {
                 apply_status_event(tx, scope, order.id, OrderEvent::Dispatched, now)?;
+                let eta = stops
+                    .iter()
+                    .find(|s| s.visit.order_ids.contains(&order.id))
+                    .map(|s| super::dispatch::clock_text(s.visit.arrival_s));
+                let notify = DispatchedOrder {
+                    order_id: order.id,
+                    eta,
+                    tracking_link: None,
+                };
+                on_dispatch(tx, scope, &[notify], now)?;
             }
             placed.push(order.id);
         }

@@ -18,7 +18,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the v2 REST service.
-    Serve(serve::ServeArgs),
+    Serve(Box<serve::ServeArgs>),
     /// Apply a declarative setup file to a database and print what it created.
     Seed(seed::SeedArgs),
     /// Solve one routing instance file with the built-in solver and print the solution.

@@ -11,6 +11,7 @@ use dispatch_store_sqlite::idempotency::SqliteIdempotencyStore;
 use dispatch_store_sqlite::{SqliteGazetteer, SqliteStore};
 
 use crate::clock::SystemClock;
+use crate::runtime::notifications::NotifierArgs;
 use crate::runtime::{Optimiser, OptimiserConfig};
 use crate::travel::TravelArgs;
 use crate::{setup, AppState};
@@ -47,6 +48,9 @@ pub struct ServeArgs {
     /// Travel times and distances: great-circle (--speed-kmh) or an OSRM server (--osrm-url).
     #[command(flatten)]
     pub travel: TravelArgs,
+    /// Notification senders (SMTP e-mail, HTTP SMS gateway; recorded only by default).
+    #[command(flatten)]
+    pub notifier: NotifierArgs,
 }
 
 fn positive_seconds(s: &str) -> Result<f64, String> {
@@ -125,6 +129,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         jobs: Default::default(),
         routing: Arc::new(crate::runtime::Routing::new(travel.clone())),
     };
+    let senders = args.notifier.senders()?;
     let listener = tokio::net::TcpListener::bind(&args.listen)
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
@@ -144,7 +149,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     tracing::info!(%addr, db = %args.db.display(), "serving");
 
     let (stopping_tx, mut stopping) = tokio::sync::watch::channel(false);
-    let background = crate::runtime::start(&state, stopping.clone())?;
+    let background = crate::runtime::start(&state, senders, stopping.clone())?;
     let server = crate::serve(listener, state, async move {
         shutdown_signal().await;
         let _ = stopping_tx.send(true);

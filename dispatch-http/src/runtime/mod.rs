@@ -2,6 +2,7 @@
 //! delivery. Each is a small loop over a core use case, started by `dispatch serve` beside the
 //! HTTP server and stopped with it.
 
+pub mod notifications;
 pub mod optimiser;
 mod routing;
 mod signal;
@@ -28,15 +29,24 @@ pub struct Workers {
 
 /// Starts every background worker over the state's store and clock; they stop when `stopping`
 /// turns true.
-pub fn start(state: &AppState, stopping: watch::Receiver<bool>) -> Result<Workers, String> {
+pub fn start(
+    state: &AppState,
+    senders: notifications::ChannelSenders,
+    stopping: watch::Receiver<bool>,
+) -> Result<Workers, String> {
     let webhooks = webhooks::spawn(
         state.store.clone(),
         state.clock.clone(),
         webhooks::WebhookConfig::default(),
-        stopping,
+        stopping.clone(),
     )?;
+    let notifications =
+        notifications::spawn(state.store.clone(), state.clock.clone(), senders, stopping);
     Ok(Workers {
-        tasks: vec![("webhook delivery", webhooks)],
+        tasks: vec![
+            ("webhook delivery", webhooks),
+            ("notification sending", notifications),
+        ],
     })
 }
 

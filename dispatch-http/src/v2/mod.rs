@@ -3,6 +3,7 @@
 pub mod booking;
 pub mod customers;
 pub mod dispatch;
+pub mod notifications;
 pub mod order_attachments;
 pub mod order_json;
 pub mod order_render;
@@ -34,6 +35,7 @@ pub fn router() -> Router<AppState> {
         .merge(orders::routes())
         .merge(order_statuses::routes())
         .merge(order_attachments::routes())
+        .merge(notifications::routes())
         .merge(plans::routes())
         .merge(routes::routes())
         .merge(dispatch::routes())

@@ -3,6 +3,7 @@
 
 mod customers;
 mod idempotency;
+mod notifications;
 mod order_codec;
 mod order_rows;
 mod orders;

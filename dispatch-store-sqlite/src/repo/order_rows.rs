@@ -248,6 +248,11 @@ pub(super) fn keyset(
             "o.updated <= ?",
             "(o.updated < ? OR o.id < ?)",
         ),
+        "t." => (
+            "t.updated >= ?",
+            "t.updated <= ?",
+            "(t.updated < ? OR t.id < ?)",
+        ),
         _ => ("updated >= ?", "updated <= ?", "(updated < ? OR id < ?)"),
     };
     if let Some(m) = page.updated_at_min {

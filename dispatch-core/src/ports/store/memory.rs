@@ -4,6 +4,7 @@
 use std::sync::Mutex;
 
 mod idempotency;
+mod notifications;
 mod orders;
 mod outbox;
 mod plans;
@@ -57,6 +58,7 @@ struct State {
     vehicles: Vec<Vehicle>,
     orders: orders::OrderBook,
     outbox: outbox::Outbox,
+    notifications: notifications::Notifications,
     planning: plans::Planning,
     route_log: route_log::RouteLog,
     idempotency: idempotency::Records,

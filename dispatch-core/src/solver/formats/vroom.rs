@@ -4,12 +4,14 @@
 //! Locations are matrix indices (`location_index`, `start_index`, `end_index`) into
 //! `matrices.<profile>.durations` / `.distances` (or the legacy top-level `matrix`), or `[lon, lat]`
 //! coordinates when no matrix is given, in which case travel comes from [`GreatCircle`] at
-//! 50 km/h. Without a distances matrix, distances equal durations. Unknown keys are ignored, as
+//! 50 km/h. Without a distances matrix, distances equal durations. VROOM's keys beyond that
+//! subset are honoured or refused by name ([`keys`]); keys VROOM does not know are ignored, as
 //! VROOM does.
 //!
 //! Syntax and type errors carry serde's line and column; invalid values carry the JSON path.
 
 mod input;
+mod keys;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -155,7 +157,12 @@ pub fn read(text: &str, objective: Objective) -> Result<Instance, FormatError> {
         column: e.column(),
         message: e.to_string(),
     })?;
-    let given = given_matrix(&mut input)?;
+    let speed_factor = keys::check(&input)?;
+    let distances_given = input
+        .matrices
+        .as_ref()
+        .is_some_and(|m| m.values().any(|m| m.distances.is_some()));
+    let given = given_matrix(&mut input)?.map(|m| keys::scale(m, speed_factor, !distances_given));
     let mut locs = Locations {
         matrix_size: given.as_ref().map(Matrix::size),
         points: Vec::new(),
@@ -314,7 +321,8 @@ pub fn read(text: &str, objective: Objective) -> Result<Instance, FormatError> {
         None => GreatCircle::new(SPEED_KMH)
             .expect("a positive speed")
             .matrix(&locs.points)
-            .map_err(|e| invalid("location", e.to_string()))?,
+            .map_err(|e| invalid("location", e.to_string()))
+            .map(|m| keys::scale(m, speed_factor, false))?,
     };
     Ok(Instance {
         problem: Problem {

@@ -4,6 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Deserialize;
 
+use super::keys::{CostsIn, Refused};
 use super::{invalid, time};
 use crate::solver::formats::FormatError;
 use crate::solver::problem::Matrix;
@@ -23,6 +24,7 @@ pub(super) struct Input {
 pub(super) struct MatrixIn {
     pub(super) durations: Option<Vec<Vec<u64>>>,
     pub(super) distances: Option<Vec<Vec<u64>>>,
+    pub(super) costs: Refused,
 }
 
 #[derive(Deserialize)]
@@ -43,6 +45,8 @@ pub(super) struct JobIn {
     pub(super) priority: u32,
     #[serde(default)]
     pub(super) time_windows: Vec<[u64; 2]>,
+    pub(super) setup_per_type: Refused,
+    pub(super) service_per_type: Refused,
 }
 
 #[derive(Deserialize)]
@@ -76,6 +80,7 @@ pub(super) struct BreakIn {
     pub(super) time_windows: Vec<[u64; 2]>,
     #[serde(default)]
     pub(super) service: u64,
+    pub(super) max_load: Refused,
 }
 
 #[derive(Deserialize)]
@@ -94,6 +99,12 @@ pub(super) struct VehicleIn {
     pub(super) breaks: Vec<BreakIn>,
     pub(super) max_tasks: Option<usize>,
     pub(super) max_travel_time: Option<u64>,
+    pub(super) costs: Option<CostsIn>,
+    pub(super) speed_factor: Option<f64>,
+    pub(super) max_distance: Refused,
+    pub(super) steps: Refused,
+    #[serde(rename = "type")]
+    pub(super) vehicle_type: Refused,
 }
 
 fn square(path: &str, rows: Vec<Vec<u64>>) -> Result<(usize, Vec<i64>), FormatError> {

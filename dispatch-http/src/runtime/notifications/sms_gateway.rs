@@ -1,0 +1,76 @@
+//! The generic HTTP SMS gateway sender: one `POST` per message to the configured URL with the
+//! JSON body `{"to": "+44...", "message": "..."}`, `Content-Type: application/json` and, when
+//! configured, the `Authorization` header value as given (`Bearer TOKEN`, `Basic ...`). Any
+//! 2xx answer is a sent message; anything else, or no answer within 10 s, fails the task.
+
+use std::time::Duration;
+
+use dispatch_core::ports::notifier::{NotificationSender, OutgoingMessage, SendError};
+use serde_json::json;
+use tokio::runtime::Handle;
+
+/// Longest one gateway request may take.
+const TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Sends SMS through an HTTP gateway.
+pub struct SmsGatewaySender {
+    client: reqwest::Client,
+    url: String,
+    authorization: Option<String>,
+    runtime: Handle,
+}
+
+impl SmsGatewaySender {
+    /// A sender posting to `url`; `runtime` runs the requests (the sender is called from
+    /// blocking threads).
+    pub fn new(
+        url: &str,
+        authorization: Option<String>,
+        runtime: Handle,
+    ) -> Result<SmsGatewaySender, String> {
+        let parsed = reqwest::Url::parse(url)
+            .map_err(|e| format!("--sms-gateway-url {url:?} is not a URL: {e}"))?;
+        if !matches!(parsed.scheme(), "http" | "https") {
+            return Err(format!("--sms-gateway-url {url:?} must be http or https"));
+        }
+        let client = reqwest::Client::builder()
+            .timeout(TIMEOUT)
+            .build()
+            .map_err(|e| format!("cannot build the SMS gateway client: {e}"))?;
+        Ok(SmsGatewaySender {
+            client,
+            url: url.to_owned(),
+            authorization,
+            runtime,
+        })
+    }
+}
+
+impl NotificationSender for SmsGatewaySender {
+    fn name(&self) -> String {
+        format!("sms-gateway:{}", self.url)
+    }
+
+    fn send(&self, message: &OutgoingMessage) -> Result<(), SendError> {
+        let mut request = self
+            .client
+            .post(&self.url)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(json!({ "to": message.to, "message": message.body }).to_string());
+        if let Some(auth) = &self.authorization {
+            request = request.header(reqwest::header::AUTHORIZATION, auth);
+        }
+        let status = self
+            .runtime
+            .block_on(async { request.send().await.map(|r| r.status()) })
+            .map_err(|e| SendError(format!("SMS gateway unreachable: {e}")))?;
+        if status.is_success() {
+            Ok(())
+        } else {
+            Err(SendError(format!(
+                "SMS gateway answered HTTP {}",
+                status.as_u16()
+            )))
+        }
+    }
+}
