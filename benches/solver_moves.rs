@@ -106,7 +106,8 @@ fn instance(n: usize, paired: bool) -> Problem {
 fn insertion_checks(c: &mut Criterion) {
     let mut group = c.benchmark_group("insertion_checks");
     for (name, paired) in [("jobs_200", false), ("shipments_100", true)] {
-        let probe = InsertionProbe::new(&instance(200, paired), 1);
+        let problem = instance(200, paired);
+        let probe = InsertionProbe::new(&problem, 1);
         group.throughput(Throughput::Elements(probe.evaluate_all()));
         group.bench_function(name, |b| b.iter(|| probe.evaluate_all()));
     }

@@ -97,6 +97,37 @@ impl DomainEvent {
         }
     }
 
+    /// The payload object (the webhook's `data`, and how the outbox stores the event).
+    pub fn payload(&self) -> serde_json::Value {
+        use serde_json::json;
+        match self {
+            DomainEvent::OrderStatus {
+                order_id,
+                order_number,
+                status,
+            } => json!({"order_id": order_id, "order_number": order_number, "status": status}),
+            DomainEvent::PlanCreated { id }
+            | DomainEvent::PlanDispatched { id }
+            | DomainEvent::RouteEdited { id }
+            | DomainEvent::RouteDeleted { id }
+            | DomainEvent::RouteCompleted { id }
+            | DomainEvent::PlanDeleted { id } => json!({ "id": id }),
+            DomainEvent::OrderOnDelivery {
+                order_id,
+                order_number,
+                route_id,
+                eta,
+                time_to_arrival,
+            } => json!({
+                "order_id": order_id,
+                "order_number": order_number,
+                "route_id": route_id,
+                "eta": eta,
+                "time_to_arrival": time_to_arrival,
+            }),
+        }
+    }
+
     /// The spec's type id of the event.
     pub fn type_id(&self) -> u8 {
         match self {

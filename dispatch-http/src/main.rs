@@ -12,6 +12,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => dispatch_http::cli::serve::run(*args),
         Command::Seed(args) => dispatch_http::cli::seed::run(args),
         Command::Solve(args) => dispatch_http::cli::solve::run(args),
+        Command::ExportProblem(args) => dispatch_http::cli::export_problem::run(args),
         Command::Webhooks(args) => dispatch_http::cli::webhooks::run(args),
     };
     match result {

@@ -108,3 +108,17 @@ CREATE TABLE stop_orders (
     PRIMARY KEY (stop_id, position)
 );
 CREATE INDEX stop_orders_by_order ON stop_orders (order_id);
+
+-- The VROOM-style problem (with its travel matrix) each optimisation solved, for
+-- `dispatch export-problem` and GET /plans/optimise/{id}/problem; the newest few per depot are
+-- kept (see OptimisationRepo::store_problem).
+CREATE TABLE optimisation_problems (
+    optimisation_id TEXT PRIMARY KEY REFERENCES optimisations(id) ON DELETE CASCADE,
+    depot_id        INTEGER NOT NULL REFERENCES depots(id),
+    plan_id         INTEGER NOT NULL,
+    problem         TEXT NOT NULL,
+    created         INTEGER NOT NULL,
+    seq             INTEGER NOT NULL
+);
+CREATE INDEX optimisation_problems_by_depot ON optimisation_problems (depot_id, seq);
+CREATE INDEX optimisation_problems_by_plan ON optimisation_problems (plan_id, seq);

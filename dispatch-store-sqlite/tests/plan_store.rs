@@ -14,7 +14,7 @@ use dispatch_core::model::stop::StopVisit;
 use dispatch_core::model::vehicle::{apply_patch, VehiclePatch};
 use dispatch_core::paging::PageRequest;
 use dispatch_core::patch::Patch;
-use dispatch_core::ports::store::{InMemoryStore, NewDepot, Store, StoreError};
+use dispatch_core::ports::store::{InMemoryStore, NewDepot, Store, StoreError, KEPT_PROBLEMS};
 use dispatch_core::status::Status;
 use dispatch_core::time::{Date, Timestamp};
 use dispatch_store_sqlite::SqliteStore;
@@ -259,6 +259,48 @@ fn conformance(store: &dyn Store) {
             .unwrap(),
         None
     );
+
+    // Solved problems: by job, newest per plan, scoped, the depot keeps only the newest few.
+    store
+        .transaction(|tx| {
+            tx.store_problem(&job("job-1", a, p1.id, 30), "{\"n\":1}", at(41))?;
+            tx.store_problem(&job("job-2", a, p1.id, 31), "{\"n\":2}", at(42))
+        })
+        .unwrap();
+    assert_eq!(
+        store
+            .read(|tx| tx.get_problem(a, "job-1"))
+            .unwrap()
+            .as_deref(),
+        Some("{\"n\":1}")
+    );
+    assert_eq!(store.read(|tx| tx.get_problem(b, "job-1")).unwrap(), None);
+    assert_eq!(
+        store
+            .read(|tx| tx.latest_problem_of_plan(a, p1.id))
+            .unwrap(),
+        Some(("job-2".to_owned(), "{\"n\":2}".to_owned()))
+    );
+    store
+        .transaction(|tx| {
+            for n in 0..KEPT_PROBLEMS {
+                tx.insert_optimisation(&job(&format!("extra-{n}"), a, p2.id, 50))?;
+                tx.store_problem(&job(&format!("extra-{n}"), a, p2.id, 50), "{}", at(50))?;
+            }
+            Ok::<_, StoreError>(())
+        })
+        .unwrap();
+    assert_eq!(store.read(|tx| tx.get_problem(a, "job-1")).unwrap(), None);
+    assert_eq!(
+        store
+            .read(|tx| tx.latest_problem_of_plan(a, p1.id))
+            .unwrap(),
+        None
+    );
+    assert!(store
+        .read(|tx| tx.get_problem(a, "extra-0"))
+        .unwrap()
+        .is_some());
 
     // Orders due on a date, and routes with their stops.
     let (o1, o2) = store

@@ -43,6 +43,21 @@ pub struct NewPlan {
     pub date: Date,
 }
 
+impl NewPlan {
+    /// The plan as stored under `id`: undispatched, without a solution.
+    pub fn stored(&self, id: i64, depot_id: i64, now: Timestamp) -> Plan {
+        Plan {
+            id,
+            depot_id,
+            date: self.date,
+            dispatched: false,
+            active_solution_id: None,
+            created: now,
+            updated: now,
+        }
+    }
+}
+
 /// The result of one optimisation of a plan.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Solution {

@@ -73,3 +73,26 @@ pub struct NewRoute {
     /// Planned times and distances.
     pub timing: RouteTiming,
 }
+
+impl NewRoute {
+    /// The route as stored under `id`: undispatched, unlocked, not started.
+    pub fn stored(&self, id: i64, depot_id: i64, now: Timestamp) -> Route {
+        Route {
+            id,
+            depot_id,
+            plan_id: self.plan_id,
+            solution_id: self.solution_id,
+            name: self.name.clone(),
+            dispatched: false,
+            is_locked: false,
+            date: self.date,
+            vehicle_id: self.vehicle_id,
+            timing: self.timing,
+            started_ts: None,
+            completed_ts: None,
+            actual_distance_m: None,
+            created: now,
+            updated: now,
+        }
+    }
+}

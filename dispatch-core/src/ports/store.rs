@@ -35,7 +35,7 @@ pub use memory::InMemoryStore;
 pub use notifications::{DueTask, NewTask, NotificationRepo, TaskFilter, INTERRUPTED};
 pub use orders::{NewAttachment, NumberedOrder, OrderFilter, OrderRepo, OrderSummary};
 pub use outbox::{DeliveryOutcome, DeliveryRecord, DeliveryState, OutboxEvent, OutboxRepo};
-pub use plans::{OptimisationRepo, PlanRepo, RouteRepo, RouteSummary};
+pub use plans::{OptimisationRepo, PlanRepo, RouteRepo, RouteSummary, KEPT_PROBLEMS};
 pub use route_log::{RouteAuditEntry, RouteLogRepo};
 
 use crate::model::location::Coordinates;

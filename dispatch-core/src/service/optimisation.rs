@@ -37,6 +37,8 @@ pub enum JobOutcome {
     Succeeded {
         /// The solution.
         solution_id: i64,
+        /// Why the solved problem could not be kept for export, if it could not.
+        problem_error: Option<String>,
     },
     /// The job failed; the reason is stored on it.
     Failed(String),
@@ -137,15 +139,34 @@ pub fn run_job(
         maintain_upload_sequence: job.spec.settings.maintain_upload_sequence,
         only_active_vehicles: job.spec.settings.active_vehicles,
     };
-    let plan = match optimise::optimise_day(&request, matrix, config, control) {
-        Ok(plan) => plan,
+    let built = match optimise::build_day(&request, matrix) {
+        Ok(built) => built,
         Err(e) => return fail(store, job, &e.to_string(), clock.now()),
     };
+    // The problem (large: it holds the matrix) is kept before solving, so it can be exported
+    // as soon as the job runs, and whatever its outcome.
+    let problem_error = built
+        .vroom_json()
+        .map_err(|e| e.to_string())
+        .and_then(|json| {
+            store
+                .transaction(|tx| tx.store_problem(job, &json, clock.now()))
+                .map_err(|e| e.to_string())
+        })
+        .err();
+    let solution = solver::solve(&built.problem, config, control);
+    let plan = optimise::plan_from_solution(&built, &solution);
     let outcome = store.transaction(|tx| save(tx, job, &day, &plan, clock.now()))?;
-    if matches!(outcome, JobOutcome::Succeeded { .. }) && job.spec.settings.auto_dispatch {
+    let JobOutcome::Succeeded { solution_id, .. } = outcome else {
+        return Ok(outcome);
+    };
+    if job.spec.settings.auto_dispatch {
         follow_up.after_success(store, job, clock);
     }
-    Ok(outcome)
+    Ok(JobOutcome::Succeeded {
+        solution_id,
+        problem_error,
+    })
 }
 
 /// Whether the stored job is still the run this worker claimed.
@@ -232,6 +253,7 @@ fn save(
     tx.update_optimisation(&done)?;
     Ok(JobOutcome::Succeeded {
         solution_id: solution.id,
+        problem_error: None,
     })
 }
 

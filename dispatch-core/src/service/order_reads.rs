@@ -3,14 +3,17 @@
 
 use super::customers::catalog;
 use super::orders::statuses;
+use super::plan_reads::StopView;
 use super::ServiceError;
 use crate::model::attachment::{Attachment, MAX_ATTACHMENTS_PER_ORDER, MAX_ATTACHMENT_BYTES};
 use crate::model::order::Order;
 use crate::model::order_attachment::sniff;
 use crate::model::order_fields::Catalog;
 use crate::model::organisation::DepotScope;
+use crate::model::route::Route;
+use crate::model::stop::Stop;
 use crate::paging::{Page, PageRequest};
-use crate::ports::store::{NewAttachment, OrderFilter, OrderSummary, Store};
+use crate::ports::store::{NewAttachment, OrderFilter, OrderSummary, Store, StoreError, StoreTx};
 use crate::time::{Date, Timestamp};
 
 /// A full order with what its read shows besides its own fields.
@@ -22,6 +25,9 @@ pub struct OrderDetail {
     pub attachments: Vec<Attachment>,
     /// The depot's reference data, to name capacity types and custom fields.
     pub catalog: Catalog,
+    /// The stops serving it on routes its plans show (superseded routes left out), with their
+    /// routes.
+    pub stops: Vec<(Stop, Route)>,
 }
 
 /// GET /orders/{id}: a live order of the depot, else 404.
@@ -32,12 +38,69 @@ pub fn get(store: &dyn Store, scope: DepotScope, id: i64) -> Result<OrderDetail,
             .ok_or(ServiceError::NotFound("order"))?;
         let attachments = tx.list_attachments(scope, id)?;
         let catalog = catalog(tx, scope)?;
+        let stops = order_stops(tx, scope, id)?;
         Ok(OrderDetail {
             order,
             attachments,
             catalog,
+            stops,
         })
     })
+}
+
+/// The stops serving an order on routes their plans show (a superseded solution's routes are
+/// left out), with their routes, by route id.
+fn order_stops(
+    tx: &mut dyn StoreTx,
+    scope: DepotScope,
+    order_id: i64,
+) -> Result<Vec<(Stop, Route)>, StoreError> {
+    let mut stops = Vec::new();
+    for route in tx.routes_of_order(scope, order_id)? {
+        let shown = tx
+            .get_plan(scope, route.plan_id)?
+            .is_some_and(|p| p.shows_route(&route));
+        if shown {
+            for stop in tx.list_stops(scope, route.id)? {
+                if stop.visit.order_ids.contains(&order_id) {
+                    stops.push((stop, route.clone()));
+                }
+            }
+        }
+    }
+    Ok(stops)
+}
+
+/// The stops of one order, each with its route (the stop's orders hold the order).
+pub type OrderStops = Vec<(StopView, Route)>;
+
+/// The stops of each listed order (see [`OrderDetail::stops`]), in the order of `ids`, each
+/// with its order, and the depot's reference data to render them.
+pub fn stops_of(
+    store: &dyn Store,
+    scope: DepotScope,
+    ids: &[i64],
+) -> Result<(Vec<OrderStops>, Catalog), ServiceError> {
+    Ok(store.read(|tx| {
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            let stops = order_stops(tx, scope, *id)?;
+            let order = match stops.is_empty() {
+                true => None,
+                false => tx.get_order(scope, *id)?,
+            };
+            out.push(
+                stops
+                    .into_iter()
+                    .map(|(stop, route)| {
+                        let orders = order.iter().cloned().collect();
+                        (StopView { stop, orders }, route)
+                    })
+                    .collect(),
+            );
+        }
+        Ok::<_, StoreError>((out, catalog(tx, scope)?))
+    })?)
 }
 
 /// The order list's filters as sent.

@@ -229,3 +229,11 @@ pub fn get_optimisation(
         Ok((job, plan))
     })
 }
+
+/// `GET /plans/optimise/{id}/problem`: the VROOM-style problem the job solved, while kept;
+/// 404 otherwise.
+pub fn get_problem(store: &dyn Store, scope: DepotScope, id: &str) -> Result<String, ServiceError> {
+    store
+        .read(|tx| tx.get_problem(scope, id))?
+        .ok_or(ServiceError::NotFound("optimisation problem"))
+}

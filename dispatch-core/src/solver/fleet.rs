@@ -75,6 +75,7 @@ impl Fleet {
         let opts = Recreate {
             blink: 0.01,
             allow_new: false,
+            full_scan: 1.0,
         };
         recreate(inst, nb, s, scratch.removed, rng, opts, scratch.recreate);
         let after = (self.state.unassigned.len(), self.absence_sum());

@@ -1,14 +1,17 @@
-//! Cheapest feasible insertion of one task into one route. On fast vehicles every position is
-//! checked in O(1) from the route's caches (a shipment's delivery positions extend the middle
-//! segment incrementally); on the others each candidate is re-simulated.
+//! Cheapest feasible insertion of one task into one route. On fast vehicles (no duration limit)
+//! every position is checked in O(1) from the route's caches, set-up times and breaks included
+//! (a shipment's delivery positions extend the middle segment incrementally); on the others each
+//! candidate is re-simulated.
 
-use super::instance::{Instance, INF, NONE};
+use super::instance::{earliest_in, Instance, INF, NONE};
+use super::problem::Time;
 use super::rng::Rng;
-use super::route::Route;
+use super::route::{is_break, Route};
 use super::schedule::simulate;
 
 /// Where to insert: the first visit after position `i`, the second (shipments) after original
-/// position `j >= i`; `delta` is the change of routing cost.
+/// position `j >= i` (positions of the route's elements, breaks included); `delta` is the change
+/// of routing cost.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Cand {
     pub delta: i64,
@@ -43,35 +46,59 @@ pub(crate) fn best_insertion(
     if r.len() + extra > vd.max_tasks {
         return None;
     }
+    let found = search(inst, r, task, bound, blink, vd.fast)?;
+    // With several breaks the cached arrays assume the breaks stay where they are, while the
+    // simulation re-places them one by one: confirm, and fall back to exact checks if needed.
+    if vd.fast && vd.breaks.len() > 1 && !simulates(inst, r, &inserts(r, t, found)) {
+        return search(inst, r, task, bound, blink, false);
+    }
+    Some(found)
+}
+
+fn search(
+    inst: &Instance,
+    r: &Route,
+    task: usize,
+    bound: i64,
+    blink: &mut Blink,
+    fast: bool,
+) -> Option<Cand> {
+    let t = &inst.tasks[task];
     let mut best = Cand {
         delta: bound,
         i: 0,
         j: 0,
     };
     if t.second == NONE {
-        job(inst, r, t.first as usize, &mut best, blink);
+        job(inst, r, t.first as usize, &mut best, blink, fast);
     } else {
-        shipment(
-            inst,
-            r,
-            t.first as usize,
-            t.second as usize,
-            &mut best,
-            blink,
-        );
+        let (p, d) = (t.first as usize, t.second as usize);
+        shipment(inst, r, p, d, &mut best, blink, fast);
     }
     (best.delta < bound).then_some(best)
 }
 
-fn job(inst: &Instance, r: &Route, node: usize, best: &mut Cand, blink: &mut Blink) {
+/// The insertions of a candidate as (index into `nodes`, node), in order.
+fn inserts(r: &Route, t: &super::instance::Task, c: Cand) -> Vec<(usize, u32)> {
+    if t.second == NONE {
+        vec![(r.nidx[c.i], t.first)]
+    } else {
+        vec![(r.nidx[c.i], t.first), (r.nidx[c.j], t.second)]
+    }
+}
+
+fn job(inst: &Instance, r: &Route, node: usize, best: &mut Cand, blink: &mut Blink, fast: bool) {
     let vd = &inst.vehicles[r.vehicle];
     let dims = inst.dims;
     let (sl, dl) = inst.loads(node);
     let l = inst.loc[node];
-    let n = r.len();
-    for i in 0..=n {
-        let (a, b) = (r.locs[i], r.locs[i + 1]);
-        let delta = inst.cost(a, l) + inst.cost(l, b) - inst.cost(a, b);
+    let span = Span::of(inst, node);
+    for i in span.first(r)..span.end(r) {
+        if !fast && i > 0 && is_break(r.pnode[i]) {
+            continue;
+        }
+        let (a, b) = (r.locs[i], r.nloc[i + 1]);
+        let delta = inst.cost(a, l) + inst.cost(l, b) - r.gap_cost[i];
         if delta >= best.delta {
             continue;
         }
@@ -81,16 +108,17 @@ fn job(inst: &Instance, r: &Route, node: usize, best: &mut Cand, blink: &mut Bli
         }) {
             continue;
         }
-        let dt = inst.tt(a, l) + inst.tt(l, b) - inst.tt(a, b);
+        let dt = inst.tt(a, l) + inst.tt(l, b) - r.gap_tt[i];
         if r.travel + dt > vd.max_travel {
             continue;
         }
-        if vd.fast {
-            let s = inst.earliest(node, r.es[i] + r.serv[i] + inst.tt(a, l));
-            if s >= INF || s + inst.service[node] + inst.tt(l, b) > r.ls[i + 1] {
+        if fast {
+            let s = inst.earliest(node, r.es[i] + r.busy[i] + inst.tt(a, l));
+            let setup = if l != a { inst.setup[node] } else { 0 };
+            if s >= INF || !r.fits_from(inst, i + 1, s + setup + inst.service[node], l) {
                 continue;
             }
-        } else if !simulates(inst, r, &[(i, node as u32)]) {
+        } else if !simulates(inst, r, &[(r.nidx[i], node as u32)]) {
             continue;
         }
         if blink.skip() {
@@ -100,99 +128,180 @@ fn job(inst: &Instance, r: &Route, node: usize, best: &mut Cand, blink: &mut Bli
     }
 }
 
-fn shipment(inst: &Instance, r: &Route, p: usize, d: usize, best: &mut Cand, blink: &mut Blink) {
+/// Bounds of a visit's windows that rule positions out without a matrix look-up (on big days the
+/// look-ups are cache misses): departures (`es + busy`) and latest departures (`ld`) never
+/// decrease along a route, so the candidate positions are one range.
+struct Span {
+    /// The last window's end: no service can start later.
+    close: Time,
+    /// The earliest end of service: the first window's start plus the service time.
+    done: Time,
+}
+
+impl Span {
+    fn of(inst: &Instance, node: usize) -> Span {
+        let w = inst.windows(node);
+        Span {
+            close: w.last().map_or(INF, |w| w.end),
+            done: w.first().map_or(0, |w| w.start) + inst.service[node],
+        }
+    }
+
+    /// The first position the visit can follow: before it, the visit cannot be done by the
+    /// latest departure of the next element (a break's latest departure assumes the leg after
+    /// it unchanged, so a break ends the skip).
+    fn first(&self, r: &Route) -> usize {
+        let m = r.elements();
+        (0..=m)
+            .find(|&i| self.done <= r.ld[i + 1] || is_break(r.pnode[i + 1]))
+            .unwrap_or(m + 1)
+    }
+
+    /// One past the last position the visit can follow: leaving a later position is after the
+    /// visit's last window closes (departures never decrease along a route).
+    fn end(&self, r: &Route) -> usize {
+        let (mut lo, mut hi) = (0, r.elements() + 1);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if r.es[mid] + r.busy[mid] <= self.close {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+}
+
+/// Departure from a visit started as early as possible after arriving at `t` from `from`.
+#[inline]
+fn depart(inst: &Instance, node: usize, from: usize, t: Time) -> Time {
+    let l = inst.loc[node];
+    let s = inst.earliest(node, t + inst.tt(from, l));
+    if s >= INF {
+        return INF;
+    }
+    s + if l != from { inst.setup[node] } else { 0 } + inst.service[node]
+}
+
+fn shipment(
+    inst: &Instance,
+    r: &Route,
+    p: usize,
+    d: usize,
+    best: &mut Cand,
+    blink: &mut Blink,
+    fast: bool,
+) {
     let vd = &inst.vehicles[r.vehicle];
     let dims = inst.dims;
     let (_, amount) = inst.loads(p);
     let (lp, ld) = (inst.loc[p], inst.loc[d]);
-    let (sp_serv, sd_serv) = (inst.service[p], inst.service[d]);
     let cap = &vd.capacity;
     let over = |k: usize| (0..dims).any(|x| r.loads[k * dims + x] + amount[x] > cap[x]);
-    let n = r.len();
-    for i in 0..=n {
-        let (a, b) = (r.locs[i], r.locs[i + 1]);
-        if over(i) {
+    let m = r.elements();
+    let (span_p, span_d) = (Span::of(inst, p), Span::of(inst, d));
+    let (end_p, end_d) = (span_p.end(r), span_d.end(r));
+    for i in span_p.first(r)..end_p.min(end_d) {
+        let (a, b) = (r.locs[i], r.nloc[i + 1]);
+        if over(i) || (!fast && i > 0 && is_break(r.pnode[i])) {
             continue;
         }
-        let sp = if vd.fast {
-            let sp = inst.earliest(p, r.es[i] + r.serv[i] + inst.tt(a, lp));
-            if sp >= INF {
+        let tp = if fast {
+            let tp = depart(inst, p, a, r.es[i] + r.busy[i]);
+            if tp >= INF {
                 continue;
             }
-            sp
+            tp
         } else {
             0
         };
         // Pickup and delivery next to each other.
-        let delta = inst.cost(a, lp) + inst.cost(lp, ld) + inst.cost(ld, b) - inst.cost(a, b);
-        if delta < best.delta {
-            let dt = inst.tt(a, lp) + inst.tt(lp, ld) + inst.tt(ld, b) - inst.tt(a, b);
-            let ok = r.travel + dt <= vd.max_travel
-                && if vd.fast {
-                    let sd = inst.earliest(d, sp + sp_serv + inst.tt(lp, ld));
-                    sd < INF && sd + sd_serv + inst.tt(ld, b) <= r.ls[i + 1]
-                } else {
-                    simulates(inst, r, &[(i, p as u32), (i, d as u32)])
-                };
+        let adjacent = inst.cost(a, lp) + inst.cost(lp, ld) + inst.cost(ld, b) - inst.cost(a, b);
+        let adjacent_tt = inst.tt(a, lp) + inst.tt(lp, ld) + inst.tt(ld, b) - inst.tt(a, b);
+        if adjacent < best.delta && r.travel + adjacent_tt <= vd.max_travel {
+            let ok = if fast {
+                let td = depart(inst, d, lp, tp);
+                td < INF && r.fits_from(inst, i + 1, td, ld)
+            } else {
+                simulates(inst, r, &[(r.nidx[i], p as u32), (r.nidx[i], d as u32)])
+            };
             if ok && !blink.skip() {
-                *best = Cand { delta, i, j: i };
+                *best = Cand {
+                    delta: adjacent,
+                    i,
+                    j: i,
+                };
             }
         }
-        if i == n {
+        if i == m {
             break;
         }
-        let dp = inst.cost(a, lp) + inst.cost(lp, b) - inst.cost(a, b);
-        let tp = inst.tt(a, lp) + inst.tt(lp, b) - inst.tt(a, b);
-        // Earliest start at position j with the pickup inserted after i.
-        let mut t = if vd.fast {
-            let t = inst.earliest(r.pnode[i + 1] as usize, sp + sp_serv + inst.tt(lp, b));
-            if t > r.ls[i + 1] {
-                continue;
-            }
-            t
-        } else {
-            0
-        };
-        for j in i + 1..=n {
-            if over(j) {
+        let dp = inst.cost(a, lp) + inst.cost(lp, b) - r.gap_cost[i];
+        let dtp = inst.tt(a, lp) + inst.tt(lp, b) - r.gap_tt[i];
+        // Departure from position j (and the location there) with the pickup after i.
+        let (mut t, mut prev) = (tp, lp);
+        for j in i + 1..=m {
+            // The pickup before it delays position j (up to detours shorter than the arc).
+            if over(j) || j >= end_d {
                 break;
             }
-            let (c, e) = (r.locs[j], r.locs[j + 1]);
-            let delta = dp + inst.cost(c, ld) + inst.cost(ld, e) - inst.cost(c, e);
-            if delta < best.delta {
-                let dt = tp + inst.tt(c, ld) + inst.tt(ld, e) - inst.tt(c, e);
-                let ok = r.travel + dt <= vd.max_travel
-                    && if vd.fast {
-                        let sd = inst.earliest(d, t + r.serv[j] + inst.tt(c, ld));
-                        sd < INF && sd + sd_serv + inst.tt(ld, e) <= r.ls[j + 1]
-                    } else {
-                        simulates(inst, r, &[(i, p as u32), (j, d as u32)])
-                    };
-                if ok && !blink.skip() {
-                    *best = Cand { delta, i, j };
+            let x = r.pnode[j];
+            if fast {
+                if is_break(x) {
+                    let s = earliest_in(r.windows(inst, j), t);
+                    if s >= INF {
+                        break;
+                    }
+                    t = s + r.busy[j];
+                } else {
+                    t = depart(inst, x as usize, prev, t);
+                    prev = r.locs[j];
                 }
-            }
-            if vd.fast && j < n {
-                t = inst.earliest(r.pnode[j + 1] as usize, t + r.serv[j] + inst.tt(c, e));
-                if t > r.ls[j + 1] {
+                // Past the latest departure the rest cannot be kept (valid where the location
+                // before position j is the original one).
+                if t >= INF || (prev == r.locs[j] && t > r.ld[j]) {
                     break;
                 }
+            } else if is_break(x) {
+                continue;
+            }
+            let (delta, dt) = if r.nidx[j] == r.nidx[i] {
+                (adjacent, adjacent_tt)
+            } else {
+                let (c, e) = (r.locs[j], r.nloc[j + 1]);
+                (
+                    dp + inst.cost(c, ld) + inst.cost(ld, e) - r.gap_cost[j],
+                    dtp + inst.tt(c, ld) + inst.tt(ld, e) - r.gap_tt[j],
+                )
+            };
+            if delta >= best.delta || r.travel + dt > vd.max_travel {
+                continue;
+            }
+            let ok = if fast {
+                let td = depart(inst, d, prev, t);
+                td < INF && r.fits_from(inst, j + 1, td, ld)
+            } else {
+                simulates(inst, r, &[(r.nidx[i], p as u32), (r.nidx[j], d as u32)])
+            };
+            if ok && !blink.skip() {
+                *best = Cand { delta, i, j };
             }
         }
     }
 }
 
-/// Re-simulates the route with `inserts` (node after original position, in order) applied.
+/// Re-simulates the route with `inserts` (node before index into `nodes`, in order) applied.
 fn simulates(inst: &Instance, r: &Route, inserts: &[(usize, u32)]) -> bool {
     let mut seq = Vec::with_capacity(r.len() + inserts.len());
     let mut k = 0;
     for pos in 0..=r.len() {
-        if pos > 0 {
-            seq.push(r.nodes[pos - 1]);
-        }
         while k < inserts.len() && inserts[k].0 == pos {
             seq.push(inserts[k].1);
             k += 1;
+        }
+        if pos < r.len() {
+            seq.push(r.nodes[pos]);
         }
     }
     simulate(inst, r.vehicle, &seq, None).is_some()
@@ -201,8 +310,9 @@ fn simulates(inst: &Instance, r: &Route, inserts: &[(usize, u32)]) -> bool {
 /// Applies a candidate to the route's visit list (caches are refreshed by the caller).
 pub(crate) fn apply(inst: &Instance, r: &mut Route, task: usize, c: Cand) {
     let t = &inst.tasks[task];
+    let (i, j) = (r.nidx[c.i], r.nidx[c.j]);
     if t.second != NONE {
-        r.nodes.insert(c.j, t.second);
+        r.nodes.insert(j, t.second);
     }
-    r.nodes.insert(c.i, t.first);
+    r.nodes.insert(i, t.first);
 }

@@ -1,12 +1,14 @@
 //! A flattened, search-friendly view of a [`Problem`]: visits as numbered nodes, a matrix with a
 //! "ghost" location for open starts and ends, and per-task vehicle eligibility.
 
-use super::problem::{Load, Objective, Problem, Time, TimeWindow};
+use super::problem::{Load, Matrix, Objective, Problem, Time, TimeWindow};
 
 /// "Never feasible" marker for earliest times (and its negation for latest times).
 pub(crate) const INF: Time = Time::MAX / 2;
 /// No node.
 pub(crate) const NONE: u32 = u32::MAX;
+/// Tags break `b` of a route's vehicle as `BREAK | b` among a route's nodes.
+pub(crate) const BREAK: u32 = 1 << 31;
 
 /// A task of the search: one visit (job) or two (shipment pickup then delivery).
 #[derive(Debug, Clone)]
@@ -39,20 +41,35 @@ pub(crate) struct VehicleData {
     pub max_duration: Option<Time>,
     pub max_travel: Time,
     pub max_tasks: usize,
-    /// Routes of this vehicle are checked in O(1) from cached arrays (no breaks, no duration
-    /// limit, no set-up times); otherwise each candidate is re-simulated.
+    /// Routes of this vehicle are checked in O(1) from cached arrays (no duration limit);
+    /// otherwise each candidate is re-simulated.
     pub fast: bool,
     /// Vehicles of one class are interchangeable (only one empty one is tried per insertion).
     pub class: usize,
 }
 
+/// Matrices up to this many locations are copied with the ghost row and column (and the cost
+/// chosen by the objective) for branch-free look-ups; bigger ones are borrowed: on a
+/// 5 000-order day the matrix is most of the memory.
+const FLAT_LOCATIONS: usize = 2048;
+
+/// Travel times and arc costs over all locations and the ghost, row-major.
+#[derive(Debug, Clone)]
+struct Flat {
+    n: usize,
+    dur: Vec<Time>,
+    cost: Vec<i64>,
+}
+
 /// The search's view of a problem.
 #[derive(Debug, Clone)]
-pub(crate) struct Instance {
-    pub n_loc: usize,
+pub(crate) struct Instance<'p> {
+    /// The open-start/open-end location, at zero travel from everywhere.
     pub ghost: usize,
-    dur: Vec<Time>,
-    arc_cost: Vec<i64>,
+    matrix: &'p Matrix,
+    /// Arcs cost distance (else duration).
+    by_distance: bool,
+    flat: Option<Flat>,
     pub dims: usize,
     pub n_jobs: usize,
     pub loc: Vec<usize>,
@@ -89,37 +106,23 @@ fn windows(tws: &[TimeWindow]) -> Vec<TimeWindow> {
     w
 }
 
-impl Instance {
+impl<'p> Instance<'p> {
     /// Flattens the problem. Eligibility is filled by [`super::precheck`].
-    pub(crate) fn new(p: &Problem) -> Instance {
-        let m = p.matrix.size();
-        let n_loc = m + 1;
-        let ghost = m;
+    pub(crate) fn new(p: &'p Problem) -> Instance<'p> {
+        let ghost = p.matrix.size();
         let by_distance = matches!(
             p.objective,
             Objective::Distance | Objective::VehiclesThenDistance
         );
-        let mut dur = vec![0; n_loc * n_loc];
-        let mut arc_cost = vec![0; n_loc * n_loc];
-        for a in 0..m {
-            for b in 0..m {
-                dur[a * n_loc + b] = p.matrix.duration(a, b);
-                arc_cost[a * n_loc + b] = if by_distance {
-                    p.matrix.distance(a, b)
-                } else {
-                    p.matrix.duration(a, b)
-                };
-            }
-        }
         let dims = p.dimensions;
         let amount = |v: &[Load]| -> Vec<Load> {
             (0..dims).map(|d| v.get(d).copied().unwrap_or(0)).collect()
         };
         let mut inst = Instance {
-            n_loc,
             ghost,
-            dur,
-            arc_cost,
+            matrix: &p.matrix,
+            by_distance,
+            flat: None,
             dims,
             n_jobs: p.jobs.len(),
             loc: Vec::new(),
@@ -177,7 +180,6 @@ impl Instance {
             });
         }
         inst.set_weights(p);
-        let has_setup = inst.setup.iter().any(|&s| s > 0);
         let mut classes: Vec<&super::problem::Vehicle> = Vec::new();
         for v in &p.vehicles {
             let class = match classes.iter().position(|c| {
@@ -213,7 +215,7 @@ impl Instance {
                 max_duration: v.max_duration,
                 max_travel: v.max_travel_time.unwrap_or(INF),
                 max_tasks: v.max_tasks.unwrap_or(usize::MAX),
-                fast: v.breaks.is_empty() && v.max_duration.is_none() && !has_setup,
+                fast: v.max_duration.is_none(),
                 class,
             });
         }
@@ -224,6 +226,17 @@ impl Instance {
             inst.vehicle_cost = inst.cost_bound().saturating_add(1);
         }
         inst.allowed = vec![false; inst.tasks.len() * inst.vehicles.len()];
+        if ghost < FLAT_LOCATIONS {
+            let n = ghost + 1;
+            let (mut dur, mut cost) = (vec![0; n * n], vec![0; n * n]);
+            for a in 0..n {
+                for b in 0..n {
+                    dur[a * n + b] = inst.tt(a, b);
+                    cost[a * n + b] = inst.cost(a, b);
+                }
+            }
+            inst.flat = Some(Flat { n, dur, cost });
+        }
         inst
     }
 
@@ -256,20 +269,39 @@ impl Instance {
 
     /// An upper bound of any solution's routing cost.
     fn cost_bound(&self) -> i64 {
-        let max_arc = self.arc_cost.iter().copied().max().unwrap_or(0);
+        let m = self.matrix.size();
+        let max_arc = (0..m)
+            .flat_map(|a| (0..m).map(move |b| (a, b)))
+            .map(|(a, b)| self.cost(a, b))
+            .max()
+            .unwrap_or(0);
         max_arc.saturating_mul((self.loc.len() + 2 * self.vehicles.len().max(1)) as i64 + 2)
     }
 
     /// Travel time between two locations (the ghost is at zero distance from everything).
     #[inline]
     pub(crate) fn tt(&self, a: usize, b: usize) -> Time {
-        self.dur[a * self.n_loc + b]
+        if let Some(f) = &self.flat {
+            f.dur[a * f.n + b]
+        } else if a == self.ghost || b == self.ghost {
+            0
+        } else {
+            self.matrix.duration(a, b)
+        }
     }
 
     /// Objective cost of the arc between two locations.
     #[inline]
     pub(crate) fn cost(&self, a: usize, b: usize) -> i64 {
-        self.arc_cost[a * self.n_loc + b]
+        if let Some(f) = &self.flat {
+            f.cost[a * f.n + b]
+        } else if a == self.ghost || b == self.ghost {
+            0
+        } else if self.by_distance {
+            self.matrix.distance(a, b)
+        } else {
+            self.matrix.duration(a, b)
+        }
     }
 
     /// The node's windows (never empty).
@@ -282,12 +314,6 @@ impl Instance {
     #[inline]
     pub(crate) fn earliest(&self, node: usize, t: Time) -> Time {
         earliest_in(self.windows(node), t)
-    }
-
-    /// Latest service start at `node` no later than `t`, or `-INF`.
-    #[inline]
-    pub(crate) fn latest(&self, node: usize, t: Time) -> Time {
-        latest_in(self.windows(node), t)
     }
 
     /// Start load and change of load of a node.

@@ -22,8 +22,9 @@
 //! order) under simulated annealing, with intra-route 2-opt and or-opt on each new best. For the
 //! vehicles-first objectives, half of the iterations in the first half of the budget run fleet
 //! minimisation (empty the smallest route; reinsert guided by absence counters). Insertion
-//! checks are O(1) from cached forward/backward times and load maxima on vehicles without
-//! breaks, duration limits or set-up times, and full re-simulations otherwise. Workers (rayon)
+//! checks are O(1) from cached forward times, latest departures and load maxima (breaks are
+//! elements of the route where the simulation places them) on vehicles without a duration
+//! limit, and full re-simulations otherwise. Workers (rayon)
 //! meet every 500 iterations to share the best solution.
 //!
 //! # Example

@@ -8,6 +8,9 @@ use super::solution::Reason;
 /// Fills `inst.allowed` and returns, per task, the reason it can never be served (if any).
 pub(crate) fn precheck(p: &Problem, inst: &mut Instance) -> Vec<Option<Reason>> {
     let nv = p.vehicles.len();
+    let classes = inst.vehicles.iter().map(|v| v.class + 1).max().unwrap_or(0);
+    // Interchangeable vehicles give the same verdict: one simulation per class and task.
+    let mut verdict: Vec<Option<bool>> = vec![None; classes];
     let mut reasons = Vec::with_capacity(inst.tasks.len());
     for t in 0..inst.tasks.len() {
         let (skills, pinned) = if t < p.jobs.len() {
@@ -44,8 +47,12 @@ pub(crate) fn precheck(p: &Problem, inst: &mut Instance) -> Vec<Option<Reason>> 
             vec![task.first, task.second]
         };
         let mut any = false;
+        verdict.fill(None);
         for &v in &fits {
-            if simulate(inst, v, &nodes, None).is_some() {
+            let class = inst.vehicles[v].class;
+            let ok =
+                *verdict[class].get_or_insert_with(|| simulate(inst, v, &nodes, None).is_some());
+            if ok {
                 inst.allowed[t * nv + v] = true;
                 any = true;
             }

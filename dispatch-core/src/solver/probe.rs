@@ -11,15 +11,15 @@ use super::rng::Rng;
 use super::state::State;
 
 /// A constructed solution over which insertion evaluations can be timed.
-pub struct InsertionProbe {
-    inst: Instance,
+pub struct InsertionProbe<'p> {
+    inst: Instance<'p>,
     state: State,
     tasks: Vec<u32>,
 }
 
-impl InsertionProbe {
+impl<'p> InsertionProbe<'p> {
     /// Pre-checks `problem` and builds a first solution by greedy insertion.
-    pub fn new(problem: &Problem, seed: u64) -> InsertionProbe {
+    pub fn new(problem: &'p Problem, seed: u64) -> InsertionProbe<'p> {
         let mut inst = Instance::new(problem);
         let reasons = precheck(problem, &mut inst);
         let mut tasks: Vec<u32> = (0..reasons.len())
@@ -34,6 +34,7 @@ impl InsertionProbe {
         let opts = Recreate {
             blink: 0.0,
             allow_new: true,
+            full_scan: 1.0,
         };
         let mut scratch = RecreateScratch::default();
         recreate(&inst, &nb, &mut state, &all, &mut rng, opts, &mut scratch);

@@ -28,6 +28,10 @@ pub(crate) struct Recreate {
     pub blink: f64,
     /// Whether unused vehicles may be opened.
     pub allow_new: bool,
+    /// Probability that a task fitting none of its neighbours' routes is tried on every route.
+    /// Below 1 on big days: the tasks left out are retried at every iteration, and scanning
+    /// all routes for each of them made an iteration quadratic in the size of the day.
+    pub full_scan: f64,
 }
 
 /// Reusable buffers of [`recreate`].
@@ -90,7 +94,7 @@ pub(crate) fn recreate(
         }
         let mut best: Option<(usize, Cand)> = None;
         let mut best_total = i64::MAX;
-        let mut try_route = |r: usize, best: &mut Option<(usize, Cand)>| {
+        let mut try_route = |r: usize, best: &mut Option<(usize, Cand)>, blink: &mut Blink| {
             let route = &s.routes[r];
             if !inst.is_allowed(t, route.vehicle) {
                 return;
@@ -101,7 +105,7 @@ pub(crate) fn recreate(
                 0
             };
             let bound = best_total.saturating_sub(fixed);
-            if let Some(c) = best_insertion(inst, route, t, bound, &mut blink) {
+            if let Some(c) = best_insertion(inst, route, t, bound, blink) {
                 best_total = c.delta.saturating_add(fixed);
                 *best = Some((r, c));
             }
@@ -124,18 +128,23 @@ pub(crate) fn recreate(
             }
             sc.near.sort_unstable();
             for &r in &sc.near {
-                try_route(r, &mut best);
+                try_route(r, &mut best, &mut blink);
             }
         }
         if opts.allow_new {
             for &r in &sc.empty {
-                try_route(r, &mut best);
+                try_route(r, &mut best, &mut blink);
             }
         }
-        if !granular || best.is_none() {
+        let full = match best {
+            _ if !granular => true,
+            None => opts.full_scan >= 1.0 || blink.rng.unit() < opts.full_scan,
+            Some(_) => false,
+        };
+        if full {
             for r in 0..s.routes.len() {
                 if sc.mark[r] != sc.stamp && !s.routes[r].is_empty() {
-                    try_route(r, &mut best);
+                    try_route(r, &mut best, &mut blink);
                 }
             }
         }

@@ -1,34 +1,58 @@
 //! One vehicle's route with cached per-position data, so that inserting a visit (or a shipment
-//! pair) is checked in constant time: earliest service starts (forward), latest service starts
-//! that keep the rest feasible (backward), and loads with prefix and suffix maxima.
+//! pair) is checked in constant time: earliest service starts (forward), latest departures that
+//! keep the rest feasible (backward), and loads with prefix and suffix maxima.
 //!
-//! Positions: 0 is the start, `1..=n` the visits, `n + 1` the end.
+//! The vehicle's breaks are elements of the route where the full simulation takes them
+//! ([`arrange`]): a break has no location (it is taken where the vehicle is), so the leg into
+//! it is zero and the leg after it starts from the visit before it.
+//!
+//! Positions: 0 is the start, `1..=m` the elements (visits and breaks), `m + 1` the end.
 
-use super::instance::{Instance, INF, NONE};
-use super::problem::{Load, Time};
+use super::instance::{earliest_in, latest_in, Instance, BREAK, INF, NONE};
+use super::problem::{Load, Time, TimeWindow};
+use super::schedule::arrange;
 
 /// A route and its caches (valid after [`Route::update`]).
 #[derive(Debug, Clone)]
 pub(crate) struct Route {
     pub vehicle: usize,
+    /// The visits in order (breaks excluded): what the search changes.
     pub nodes: Vec<u32>,
-    /// Node at each position (`NONE` at start and end).
+    /// Element at each position: a node, `BREAK | b`, or `NONE` at start and end.
     pub pnode: Vec<u32>,
+    /// Location at each position (a break's is the location before it).
     pub locs: Vec<usize>,
-    /// Service time at each position (0 at start and end).
-    pub serv: Vec<Time>,
-    /// Earliest service start (position 0: departure; `n + 1`: arrival at the end).
+    /// Location of the first visit (or the end) at or after each position.
+    pub nloc: Vec<usize>,
+    /// Visits at positions `1..=k`: where a visit inserted after position `k` goes in `nodes`.
+    pub nidx: Vec<usize>,
+    /// Travel time and cost of the arc across the gap after each position (`locs[k]` to
+    /// `nloc[k + 1]`): what an insertion there replaces.
+    pub gap_tt: Vec<Time>,
+    pub gap_cost: Vec<i64>,
+    /// Set-up plus service time at each position (a break's length; 0 at start and end).
+    pub busy: Vec<Time>,
+    /// Earliest service start (position 0: departure; `m + 1`: arrival at the end).
     pub es: Vec<Time>,
-    /// Latest service start keeping the rest of the route feasible.
+    /// Latest service start at each position `1..=m` keeping the rest feasible.
     pub ls: Vec<Time>,
-    /// Load after each position `0..=n`, `dims` per position.
+    /// Latest departure from each position keeping the rest of the route feasible (`m + 1`:
+    /// latest arrival).
+    pub ld: Vec<Time>,
+    /// Load after each position `0..=m`, `dims` per position.
     pub loads: Vec<Load>,
     /// Maximum load over positions `0..=k`.
     pub pmax: Vec<Load>,
-    /// Maximum load over positions `k..=n`.
+    /// Maximum load over positions `k..=m`.
     pub smax: Vec<Load>,
     pub travel: Time,
     pub cost: i64,
+}
+
+/// True for a break element.
+#[inline]
+pub(crate) fn is_break(x: u32) -> bool {
+    x != NONE && x & BREAK != 0
 }
 
 impl Route {
@@ -39,9 +63,14 @@ impl Route {
             nodes: Vec::new(),
             pnode: Vec::new(),
             locs: Vec::new(),
-            serv: Vec::new(),
+            nloc: Vec::new(),
+            nidx: Vec::new(),
+            gap_tt: Vec::new(),
+            gap_cost: Vec::new(),
+            busy: Vec::new(),
             es: Vec::new(),
             ls: Vec::new(),
+            ld: Vec::new(),
             loads: Vec::new(),
             pmax: Vec::new(),
             smax: Vec::new(),
@@ -58,82 +87,210 @@ impl Route {
         self.nodes.len()
     }
 
+    /// Number of elements (visits and breaks): positions are `0..=elements() + 1`.
+    #[inline]
+    pub(crate) fn elements(&self) -> usize {
+        self.pnode.len() - 2
+    }
+
     /// True when the route has no visit (the vehicle is unused).
     #[inline]
     pub(crate) fn is_empty(&self) -> bool {
         self.nodes.is_empty()
     }
 
-    /// Recomputes every cache from `nodes`.
+    /// The windows of the element at position `k` (`1..=m`).
+    #[inline]
+    pub(crate) fn windows<'a>(&self, inst: &'a Instance, k: usize) -> &'a [TimeWindow] {
+        let x = self.pnode[k];
+        if is_break(x) {
+            &inst.vehicles[self.vehicle].breaks[(x & !BREAK) as usize].windows
+        } else {
+            inst.windows(x as usize)
+        }
+    }
+
+    /// Recomputes every cache from `nodes`: one forward and one backward pass, each matrix arc
+    /// looked up once.
     pub(crate) fn update(&mut self, inst: &Instance) {
         let vd = &inst.vehicles[self.vehicle];
-        let n = self.nodes.len();
-        let dims = inst.dims;
-        self.pnode.clear();
-        self.pnode.push(NONE);
-        self.pnode.extend_from_slice(&self.nodes);
-        self.pnode.push(NONE);
-        self.locs.clear();
+        let mut pnode = std::mem::take(&mut self.pnode);
+        if vd.breaks.is_empty() {
+            pnode.clear();
+            pnode.push(NONE);
+            pnode.extend_from_slice(&self.nodes);
+        } else {
+            arrange(inst, self.vehicle, &self.nodes, &mut pnode);
+            pnode.insert(0, NONE);
+        }
+        pnode.push(NONE);
+        self.pnode = pnode;
+        let m = self.elements();
+        for v in [&mut self.locs, &mut self.nidx, &mut self.nloc] {
+            v.clear();
+        }
+        for v in [&mut self.busy, &mut self.es, &mut self.gap_tt] {
+            v.clear();
+        }
+        self.gap_cost.clear();
         self.locs.push(vd.start);
-        self.locs
-            .extend(self.nodes.iter().map(|&x| inst.loc[x as usize]));
-        self.locs.push(vd.end);
-        self.serv.clear();
-        self.serv.push(0);
-        self.serv
-            .extend(self.nodes.iter().map(|&x| inst.service[x as usize]));
-        self.serv.push(0);
+        self.busy.push(0);
+        self.nidx.push(0);
+        self.es.push(vd.shift.start);
+        // Forward: locations, busy times, earliest starts; `gap_tt`/`gap_cost` hold the arc into
+        // each position for now (zero into a break).
+        self.gap_tt.push(0);
+        self.gap_cost.push(0);
         self.travel = 0;
         self.cost = 0;
-        for k in 0..=n {
-            self.travel += inst.tt(self.locs[k], self.locs[k + 1]);
-            self.cost += inst.cost(self.locs[k], self.locs[k + 1]);
+        for k in 1..=m + 1 {
+            let x = self.pnode[k];
+            let prev = self.locs[k - 1];
+            let depart = self.es[k - 1] + self.busy[k - 1];
+            if is_break(x) {
+                let b = &vd.breaks[(x & !BREAK) as usize];
+                self.locs.push(prev);
+                self.busy.push(b.service);
+                self.nidx.push(self.nidx[k - 1]);
+                self.es.push(earliest_in(&b.windows, depart));
+                self.gap_tt.push(0);
+                self.gap_cost.push(0);
+                continue;
+            }
+            let (l, busy) = if x == NONE {
+                (vd.end, 0)
+            } else {
+                let x = x as usize;
+                let l = inst.loc[x];
+                let setup = if l != prev { inst.setup[x] } else { 0 };
+                (l, setup + inst.service[x])
+            };
+            let (tt, cost) = (inst.tt(prev, l), inst.cost(prev, l));
+            self.travel += tt;
+            self.cost += cost;
+            self.locs.push(l);
+            self.busy.push(busy);
+            self.nidx.push(self.nidx[k - 1] + usize::from(x != NONE));
+            self.es.push(if x == NONE {
+                depart + tt
+            } else {
+                inst.earliest(x as usize, depart + tt)
+            });
+            self.gap_tt.push(tt);
+            self.gap_cost.push(cost);
         }
-        self.es.clear();
-        self.es.push(vd.shift.start);
-        for k in 1..=n {
-            let arr = self.es[k - 1] + self.serv[k - 1] + inst.tt(self.locs[k - 1], self.locs[k]);
-            self.es.push(inst.earliest(self.pnode[k] as usize, arr));
-        }
-        self.es
-            .push(self.es[n] + self.serv[n] + inst.tt(self.locs[n], self.locs[n + 1]));
+        // Backward: next visit's location, the arc across each gap, latest departures.
+        self.nloc.resize(m + 2, vd.end);
+        self.ld.clear();
+        self.ld.resize(m + 2, -INF);
+        self.ld[m + 1] = vd.shift.end;
         self.ls.clear();
-        self.ls.resize(n + 2, -INF);
-        self.ls[n + 1] = vd.shift.end;
-        for k in (1..=n).rev() {
-            let bound = self.ls[k + 1] - inst.tt(self.locs[k], self.locs[k + 1]) - self.serv[k];
-            self.ls[k] = inst.latest(self.pnode[k] as usize, bound);
+        self.ls.resize(m + 2, -INF);
+        self.ls[m + 1] = vd.shift.end;
+        let (mut tt_next, mut cost_next) = (self.gap_tt[m + 1], self.gap_cost[m + 1]);
+        let mut latest_next = vd.shift.end;
+        for k in (0..=m).rev() {
+            let leg_next = self.gap_tt[k + 1];
+            if !is_break(self.pnode[k + 1]) {
+                tt_next = self.gap_tt[k + 1];
+                cost_next = self.gap_cost[k + 1];
+            }
+            self.ld[k] = latest_next - leg_next;
+            if k > 0 {
+                latest_next = latest_in(self.windows(inst, k), self.ld[k] - self.busy[k]);
+                self.ls[k] = latest_next;
+                self.nloc[k] = if is_break(self.pnode[k]) {
+                    self.nloc[k + 1]
+                } else {
+                    self.locs[k]
+                };
+            }
+            self.gap_tt[k + 1] = tt_next;
+            self.gap_cost[k + 1] = cost_next;
         }
-        self.ls[0] = (self.ls[1] - inst.tt(self.locs[0], self.locs[1])).min(vd.shift.end);
+        self.nloc[0] = vd.start;
+        self.gap_tt.remove(0);
+        self.gap_cost.remove(0);
+        self.ld[0] = self.ld[0].min(vd.shift.end);
+        self.update_loads(inst);
+    }
+
+    fn update_loads(&mut self, inst: &Instance) {
+        let dims = inst.dims;
+        let m = self.elements();
         self.loads.clear();
-        self.loads.resize((n + 1) * dims, 0);
+        self.loads.resize((m + 1) * dims, 0);
         for &x in &self.nodes {
             let (s, _) = inst.loads(x as usize);
             for (l, v) in self.loads[..dims].iter_mut().zip(s) {
                 *l += v;
             }
         }
-        for k in 1..=n {
-            let (_, delta) = inst.loads(self.pnode[k] as usize);
+        for k in 1..=m {
             let (before, after) = self.loads.split_at_mut(k * dims);
             let prev = &before[(k - 1) * dims..];
+            let x = self.pnode[k];
+            if is_break(x) {
+                after[..dims].copy_from_slice(prev);
+                continue;
+            }
+            let (_, delta) = inst.loads(x as usize);
             for ((l, p), v) in after[..dims].iter_mut().zip(prev).zip(delta) {
                 *l = p + v;
             }
         }
         self.pmax.clone_from(&self.loads);
-        for k in 1..=n {
+        for k in 1..=m {
             for d in 0..dims {
                 let i = k * dims + d;
                 self.pmax[i] = self.pmax[i].max(self.pmax[i - dims]);
             }
         }
         self.smax.clone_from(&self.loads);
-        for k in (0..n).rev() {
+        for k in (0..m).rev() {
             for d in 0..dims {
                 let i = k * dims + d;
                 self.smax[i] = self.smax[i].max(self.smax[i + dims]);
             }
+        }
+    }
+
+    /// Whether the elements from position `k` on stay feasible when the vehicle leaves the
+    /// previous one at `t` from location `from` (a changed predecessor). Walks over breaks
+    /// (zero legs) to the next visit, whose set-up and leg depend on `from`: O(breaks).
+    #[inline]
+    pub(crate) fn fits_from(
+        &self,
+        inst: &Instance,
+        mut k: usize,
+        mut t: Time,
+        from: usize,
+    ) -> bool {
+        let m = self.elements();
+        loop {
+            if k == m + 1 {
+                return t + inst.tt(from, self.locs[k]) <= self.ld[k];
+            }
+            let x = self.pnode[k];
+            if is_break(x) {
+                let s = earliest_in(self.windows(inst, k), t);
+                if s >= INF {
+                    return false;
+                }
+                t = s + self.busy[k];
+                k += 1;
+                continue;
+            }
+            let x = x as usize;
+            let l = self.locs[k];
+            let arrive = t + inst.tt(from, l);
+            if inst.setup[x] == 0 || (l != from) == (l != self.locs[k - 1]) {
+                // Same busy time as before: the cached latest start decides.
+                return arrive <= self.ls[k];
+            }
+            let s = inst.earliest(x, arrive);
+            let setup = if l != from { inst.setup[x] } else { 0 };
+            return s < INF && s + setup + inst.service[x] <= self.ld[k];
         }
     }
 }

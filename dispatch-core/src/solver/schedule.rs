@@ -9,7 +9,7 @@
 //! location: it is taken where the vehicle is, before it travels on. The vehicle leaves as
 //! late as possible without delaying the route, so the duration is the least possible.
 
-use super::instance::{earliest_in, latest_in, Instance, INF};
+use super::instance::{earliest_in, latest_in, Instance, BREAK, INF};
 use super::problem::{Time, TimeWindow};
 use super::solution::{ScheduledStep, Step};
 
@@ -64,14 +64,9 @@ fn backward(inst: &Instance, v: usize, elems: &[Elem], end_leg: Time, ls: &mut V
     }
 }
 
-/// Simulates `nodes` on vehicle `v`; `None` when any constraint is violated. With `out`, the
-/// scheduled steps (breaks included) are written there.
-pub(crate) fn simulate(
-    inst: &Instance,
-    v: usize,
-    nodes: &[u32],
-    out: Option<&mut Vec<ScheduledStep>>,
-) -> Option<Timing> {
+/// The visits as schedule elements, and the last leg to the end; `None` beyond `max_tasks` or
+/// `max_travel_time`.
+fn elements(inst: &Instance, v: usize, nodes: &[u32]) -> Option<(Vec<Elem>, Time)> {
     let vd = &inst.vehicles[v];
     if nodes.len() > vd.max_tasks {
         return None;
@@ -94,17 +89,71 @@ pub(crate) fn simulate(
     }
     let end_leg = inst.tt(prev, vd.end);
     travel += end_leg;
-    if travel > vd.max_travel {
-        return None;
+    (travel <= vd.max_travel).then_some((elems, end_leg))
+}
+
+/// Places the vehicle's breaks (each at the first gap where it fits, in the order of their
+/// windows); `None` when one fits nowhere.
+fn place_breaks(
+    inst: &Instance,
+    v: usize,
+    elems: &mut Vec<Elem>,
+    end_leg: Time,
+    es: &mut Vec<Time>,
+    ls: &mut Vec<Time>,
+) -> Option<()> {
+    let vd = &inst.vehicles[v];
+    if elems.is_empty() {
+        return Some(());
     }
-    let (mut es, mut ls) = (Vec::new(), Vec::new());
-    if !nodes.is_empty() {
-        let mut order: Vec<usize> = (0..vd.breaks.len()).collect();
-        order.sort_by_key(|&b| (vd.breaks[b].windows.first().map(|w| w.start), b));
-        for b in order {
-            place_break(inst, v, &mut elems, end_leg, b, &mut es, &mut ls)?;
+    let mut order: Vec<usize> = (0..vd.breaks.len()).collect();
+    order.sort_by_key(|&b| (vd.breaks[b].windows.first().map(|w| w.start), b));
+    for b in order {
+        place_break(inst, v, elems, end_leg, b, es, ls)?;
+    }
+    Some(())
+}
+
+/// The visits of `nodes` with the vehicle's breaks where [`simulate`] takes them: a visit is its
+/// node, break `b` is `BREAK | b`. False (and `out` holds only the visits) when a break fits
+/// nowhere or a route limit is exceeded.
+pub(crate) fn arrange(inst: &Instance, v: usize, nodes: &[u32], out: &mut Vec<u32>) -> bool {
+    out.clear();
+    let placed = elements(inst, v, nodes).and_then(|(mut elems, end_leg)| {
+        let (mut es, mut ls) = (Vec::new(), Vec::new());
+        place_breaks(inst, v, &mut elems, end_leg, &mut es, &mut ls)?;
+        Some(elems)
+    });
+    match placed {
+        Some(elems) => {
+            out.extend(elems.iter().map(|e| {
+                if e.id >= 0 {
+                    e.id as u32
+                } else {
+                    BREAK | !e.id as u32
+                }
+            }));
+            true
+        }
+        None => {
+            out.extend_from_slice(nodes);
+            false
         }
     }
+}
+
+/// Simulates `nodes` on vehicle `v`; `None` when any constraint is violated. With `out`, the
+/// scheduled steps (breaks included) are written there.
+pub(crate) fn simulate(
+    inst: &Instance,
+    v: usize,
+    nodes: &[u32],
+    out: Option<&mut Vec<ScheduledStep>>,
+) -> Option<Timing> {
+    let vd = &inst.vehicles[v];
+    let (mut elems, end_leg) = elements(inst, v, nodes)?;
+    let (mut es, mut ls) = (Vec::new(), Vec::new());
+    place_breaks(inst, v, &mut elems, end_leg, &mut es, &mut ls)?;
     let arrive = forward(inst, v, &elems, vd.shift.start, &mut es) + end_leg;
     if arrive > vd.shift.end {
         return None;

@@ -14,6 +14,8 @@ use super::{Config, Control, Progress};
 
 /// Iterations each worker runs between two meetings.
 const EPOCH: u64 = 500;
+/// Tasks the construction inserts between two looks at the clock.
+const CONSTRUCTION_CHUNK: usize = 32;
 /// Temperature schedule when the budget's length is unknown: restart every this many.
 const CYCLE: u64 = 200_000;
 /// Share of the budget in which vehicles-first objectives alternate fleet minimisation with
@@ -25,6 +27,7 @@ const FLEET_SHARE: f64 = 0.5;
 pub(crate) struct Params {
     pub ruin: RuinParams,
     pub blink: f64,
+    pub full_scan: f64,
     pub t0: f64,
     pub tf: f64,
 }
@@ -53,6 +56,7 @@ impl Params {
                 split_rate: 0.5,
             },
             blink: 0.01,
+            full_scan: 0.1,
             // Tuned on Solomon R2/RC and Homberger 200 samples at 1-15 s (noisy, 2 shared cores).
             t0: 4.0 * arc,
             tf: 0.04 * arc,
@@ -75,7 +79,7 @@ struct Worker {
 
 /// Everything a worker reads while it runs.
 struct Ctx<'a> {
-    inst: &'a Instance,
+    inst: &'a Instance<'a>,
     nb: &'a Neighbours,
     params: Params,
     control: &'a dyn Control,
@@ -103,7 +107,7 @@ impl Worker {
         let inst = ctx.inst;
         let p = ctx.params;
         for it in 0..count {
-            if it % 16 == 0 && ctx.control.should_stop() {
+            if ctx.control.should_stop() {
                 self.stopped = true;
                 return it;
             }
@@ -130,6 +134,7 @@ impl Worker {
             let opts = Recreate {
                 blink: p.blink,
                 allow_new: true,
+                full_scan: p.full_scan,
             };
             recreate(
                 inst,
@@ -209,16 +214,20 @@ pub(crate) fn run(
     let opts = Recreate {
         blink: 0.0,
         allow_new: true,
+        full_scan: 1.0,
     };
-    recreate(
-        inst,
-        nb,
-        &mut init,
-        &all,
-        &mut rng,
-        opts,
-        &mut RecreateScratch::default(),
-    );
+    // In chunks, so that a time limit shorter than the construction still holds: the tasks
+    // not reached are left out.
+    let mut scratch = RecreateScratch::default();
+    for (k, chunk) in all.chunks(CONSTRUCTION_CHUNK).enumerate() {
+        if k > 0 && control.should_stop() {
+            for &t in chunk {
+                init.leave_out(inst, t as usize);
+            }
+            continue;
+        }
+        recreate(inst, nb, &mut init, chunk, &mut rng, opts, &mut scratch);
+    }
     let mut best_score = init.score(inst);
     report(control, 0, &init);
     let threads = config.threads.max(1);

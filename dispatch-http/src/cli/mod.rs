@@ -1,7 +1,8 @@
-//! Command-line surface of the `dispatch` binary (`serve`, `seed`, `solve`).
+//! Command-line surface of the `dispatch` binary (`serve`, `seed`, `solve`, `export-problem`).
 
 use clap::{Parser, Subcommand};
 
+pub mod export_problem;
 pub mod seed;
 pub mod serve;
 pub mod solve;
@@ -23,6 +24,8 @@ pub enum Command {
     Seed(seed::SeedArgs),
     /// Solve one routing instance file with the built-in solver and print the solution.
     Solve(solve::SolveArgs),
+    /// Write the VROOM-style problem (with its travel matrix) an optimisation solved.
+    ExportProblem(export_problem::ExportProblemArgs),
     /// Inspect failed webhook deliveries and re-send them.
     Webhooks(webhooks::WebhooksArgs),
 }

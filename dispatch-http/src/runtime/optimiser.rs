@@ -223,8 +223,14 @@ fn run(shared: &Shared, job: &Optimisation) {
         outcome
     });
     match outcome {
-        Ok(JobOutcome::Succeeded { solution_id }) => {
-            tracing::info!(job = %job.id, solution = solution_id, elapsed = ?control.started.elapsed(), "optimisation succeeded")
+        Ok(JobOutcome::Succeeded {
+            solution_id,
+            problem_error,
+        }) => {
+            tracing::info!(job = %job.id, solution = solution_id, elapsed = ?control.started.elapsed(), "optimisation succeeded");
+            if let Some(error) = problem_error {
+                tracing::warn!(job = %job.id, %error, "the solved problem could not be kept for export");
+            }
         }
         Ok(JobOutcome::Failed(reason)) => {
             tracing::warn!(job = %job.id, %reason, "optimisation failed")

@@ -11,14 +11,16 @@ use axum::routing::{delete, get, post};
 use axum::{Json, Router};
 use dispatch_core::error::ValidationErrors;
 use dispatch_core::model::order_input::OrderInput;
-use dispatch_core::service::order_reads::{self, OrderQuery};
+use dispatch_core::service::order_reads::{self, OrderDetail, OrderQuery};
 use dispatch_core::service::orders::{self, WrittenOrder};
+use dispatch_core::service::plan_reads::StopView;
 use dispatch_core::service::ServiceError;
 use serde_json::{json, Value};
 
 use super::order_json::body_issue;
 use super::order_render::{render_order, render_summary};
 use super::order_wire::{read_order, OrderBody};
+use super::plan_render::render_stop;
 use super::wire::type_name;
 use crate::error::ApiError;
 use crate::extract::{Caller, IdPath, JsonBody};
@@ -150,10 +152,28 @@ async fn list(
         date: page.filter("date").map(str::to_owned),
     };
     let request = page.request;
-    let rows = state
-        .blocking(move |s| Ok(order_reads::list(&*s.store, p.scope(), &query, &request)?))
+    let (rows, (stops, catalog)) = state
+        .blocking(move |s| {
+            let rows = order_reads::list(&*s.store, p.scope(), &query, &request)?;
+            let ids: Vec<i64> = rows.items.iter().map(|o| o.id).collect();
+            let stops = order_reads::stops_of(&*s.store, p.scope(), &ids)?;
+            Ok((rows, stops))
+        })
         .await?;
-    let items: Vec<Value> = rows.items.iter().map(render_summary).collect();
+    let items: Vec<Value> = rows
+        .items
+        .iter()
+        .zip(&stops)
+        .map(|(o, on)| {
+            let mut summary = render_summary(o);
+            summary["stops"] = Value::Array(
+                on.iter()
+                    .map(|(view, route)| render_stop(view, route, &catalog, false))
+                    .collect(),
+            );
+            summary
+        })
+        .collect();
     Ok(page.respond(rows.next, Json(json!({ "orders": items }))))
 }
 
@@ -171,9 +191,7 @@ async fn read(
     let detail = state
         .blocking(move |s| Ok(order_reads::get(&*s.store, p.scope(), id)?))
         .await?;
-    Ok(Json(
-        json!({ "order": render_order(&detail.order, &detail.attachments, &detail.catalog) }),
-    ))
+    Ok(Json(json!({ "order": full_order(&detail) })))
 }
 
 async fn update(
@@ -211,9 +229,28 @@ async fn update(
         Vec::new()
     };
     Ok(Json(json!({
-        "order": render_order(&detail.order, &detail.attachments, &detail.catalog),
+        "order": full_order(&detail),
         "errors": errors,
     })))
+}
+
+/// The full order with the stops serving it.
+fn full_order(detail: &OrderDetail) -> Value {
+    let mut order = render_order(&detail.order, &detail.attachments, &detail.catalog);
+    order["stops"] = Value::Array(
+        detail
+            .stops
+            .iter()
+            .map(|(stop, route)| {
+                let view = StopView {
+                    stop: stop.clone(),
+                    orders: vec![detail.order.clone()],
+                };
+                render_stop(&view, route, &detail.catalog, false)
+            })
+            .collect(),
+    );
+    order
 }
 
 async fn delete_by_number(

@@ -7,7 +7,7 @@
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use dispatch_core::model::optimisation::Optimisation;
@@ -29,6 +29,7 @@ pub fn routes() -> Router<AppState> {
         .route("/plans/optimise/orders", post(optimise_orders))
         .route("/plans/optimise/orders-for-ids", post(optimise_ids))
         .route("/plans/optimise/{id}", get(read_optimisation))
+        .route("/plans/optimise/{id}/problem", get(read_problem))
         .route("/plans", get(list))
         .route("/plans/{id}", get(read))
 }
@@ -94,6 +95,25 @@ async fn read_optimisation(
         .blocking(move |s| Ok(plan_reads::get_optimisation(&*s.store, p.scope(), &id)?))
         .await?;
     Ok(Json(job_json(&job, &plan)))
+}
+
+/// The problem as stored: a JSON document written by the solver's VROOM writer.
+async fn read_problem(
+    State(state): State<AppState>,
+    Caller(p): Caller,
+    Path(raw): Path<String>,
+) -> Result<Response, ApiError> {
+    let id = uuid::Uuid::parse_str(&raw)
+        .map_err(|_| ApiError::not_found("optimisation"))?
+        .to_string();
+    let problem = state
+        .blocking(move |s| Ok(plan_reads::get_problem(&*s.store, p.scope(), &id)?))
+        .await?;
+    Ok((
+        [(axum::http::header::CONTENT_TYPE, "application/json")],
+        problem,
+    )
+        .into_response())
 }
 
 async fn read(

@@ -134,11 +134,31 @@ async fn a_finished_optimisation_shows_routes_stops_and_the_reason_of_each_unser
     assert_eq!(s["operation_time"], operation.to_string());
     assert_eq!(s["distance"], route["planned_distance"]);
 
-    // Orders stay OPEN until dispatch.
+    // Orders stay OPEN until dispatch; an order read lists the stop serving it.
     let r = app
         .get(&format!("/v2/orders/{}", routed[0]), &app.north())
         .await;
-    assert_eq!(r.ok()["order"]["status"], "OPEN");
+    let order = &r.ok()["order"];
+    assert_eq!(order["status"], "OPEN");
+    let order_stops = order["stops"].as_array().unwrap();
+    assert_eq!(order_stops.len(), 1);
+    assert_eq!(order_stops[0]["route_id"], id);
+    assert!(order_stops[0].get("orders").is_none());
+    let on_route = stops
+        .iter()
+        .find(|s| s["orders"][0]["id"] == routed[0])
+        .unwrap();
+    assert_eq!(order_stops[0]["id"], on_route["id"]);
+    assert_eq!(
+        order_stops[0]["estimated_arrival_time"],
+        on_route["estimated_arrival_time"]
+    );
+    // The order list shows the same stops; an unserved order has none.
+    let r = app.get("/v2/orders?limit=100", &app.north()).await;
+    let listed: Vec<Value> = r.ok()["orders"].as_array().unwrap().clone();
+    let of = |id: i64| listed.iter().find(|o| o["id"] == id).unwrap()["stops"].clone();
+    assert_eq!(of(routed[0]), Value::Array(order_stops.clone()));
+    assert_eq!(of(crane), json!([]));
     workers.shutdown();
 }
 
@@ -190,6 +210,13 @@ async fn re_optimising_replaces_undispatched_routes_and_keeps_dispatched_ones() 
         .get(&format!("/v2/routes/{old_route}"), &app.north())
         .await;
     assert_eq!(r.ok()["route"]["plan_id"], plan);
+    // An order's read shows its stop on the plan's current route only.
+    let r = app
+        .get(&format!("/v2/orders/{}", routed[0]), &app.north())
+        .await;
+    let order_stops = r.ok()["order"]["stops"].as_array().unwrap().clone();
+    assert_eq!(order_stops.len(), 1);
+    assert_eq!(order_stops[0]["route_id"], routes[0]["id"]);
     assert_eq!(
         app.get("/v2/routes", &app.north()).await.ok()["routes"]
             .as_array()

@@ -9,7 +9,7 @@ use dispatch_core::ports::store::{
 };
 use dispatch_core::time::Timestamp;
 use rusqlite::{params, OptionalExtension, Row};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::{ts, Db, Sql};
 
@@ -126,7 +126,7 @@ impl Db<'_> {
                 scope.depot_id,
                 event.name(),
                 event.type_id(),
-                event_payload(event).to_string(),
+                event.payload().to_string(),
                 now.millis(),
                 resend_of
             ])
@@ -257,38 +257,6 @@ impl OutboxRepo for Db<'_> {
             depot_id,
         };
         self.insert_event(scope, &event, now, Some(id)).map(Some)
-    }
-}
-
-/// An event's payload object (the webhook's `data`).
-fn event_payload(e: &DomainEvent) -> Value {
-    match e {
-        DomainEvent::OrderStatus {
-            order_id,
-            order_number,
-            status,
-        } => {
-            json!({"order_id": order_id, "order_number": order_number, "status": status})
-        }
-        DomainEvent::PlanCreated { id }
-        | DomainEvent::PlanDispatched { id }
-        | DomainEvent::RouteEdited { id }
-        | DomainEvent::RouteDeleted { id }
-        | DomainEvent::RouteCompleted { id }
-        | DomainEvent::PlanDeleted { id } => json!({ "id": id }),
-        DomainEvent::OrderOnDelivery {
-            order_id,
-            order_number,
-            route_id,
-            eta,
-            time_to_arrival,
-        } => json!({
-            "order_id": order_id,
-            "order_number": order_number,
-            "route_id": route_id,
-            "eta": eta,
-            "time_to_arrival": time_to_arrival,
-        }),
     }
 }
 

@@ -5,7 +5,7 @@ use dispatch_core::model::optimisation::{JobState, Optimisation, Queue};
 use dispatch_core::model::organisation::DepotScope;
 use dispatch_core::model::plan::{NewPlan, Plan, Solution, UnservedOrder};
 use dispatch_core::paging::{Cursor, Page, PageRequest};
-use dispatch_core::ports::store::{OptimisationRepo, PlanRepo, StoreError};
+use dispatch_core::ports::store::{OptimisationRepo, PlanRepo, StoreError, KEPT_PROBLEMS};
 use dispatch_core::time::{Date, Timestamp};
 use rusqlite::{params, OptionalExtension, Row};
 use serde_json::{json, Value};
@@ -86,15 +86,7 @@ impl PlanRepo for Db<'_> {
             .st()?
             .execute(params![id, scope.depot_id, plan.date.to_string(), now.millis()])
             .st()?;
-        Ok(Plan {
-            id,
-            depot_id: scope.depot_id,
-            date: plan.date,
-            dispatched: false,
-            active_solution_id: None,
-            created: now,
-            updated: now,
-        })
+        Ok(plan.stored(id, scope.depot_id, now))
     }
 
     fn get_plan(&mut self, scope: DepotScope, id: i64) -> Result<Option<Plan>, StoreError> {
@@ -238,6 +230,23 @@ impl PlanRepo for Db<'_> {
         .transpose()
     }
 
+    fn plan_scope(&mut self, plan_id: i64) -> Result<Option<DepotScope>, StoreError> {
+        self.0
+            .prepare_cached(
+                "SELECT d.organisation_id, d.id FROM plans p JOIN depots d ON d.id = p.depot_id \
+                 WHERE p.id = ?1",
+            )
+            .st()?
+            .query_row([plan_id], |r| {
+                Ok(DepotScope {
+                    organisation_id: r.get(0)?,
+                    depot_id: r.get(1)?,
+                })
+            })
+            .optional()
+            .st()
+    }
+
     fn order_ids_due(&mut self, scope: DepotScope, date: Date) -> Result<Vec<i64>, StoreError> {
         let mut stmt = self
             .0
@@ -369,6 +378,16 @@ impl OptimisationRepo for Db<'_> {
             .pop())
     }
 
+    fn optimisation_scope(&mut self, id: &str) -> Result<Option<DepotScope>, StoreError> {
+        Ok(self
+            .jobs_where("id = ?1", &[&id])?
+            .pop()
+            .map(|j| DepotScope {
+                organisation_id: j.organisation_id,
+                depot_id: j.depot_id,
+            }))
+    }
+
     fn latest_optimisation_of_plan(
         &mut self,
         scope: DepotScope,
@@ -464,5 +483,64 @@ impl OptimisationRepo for Db<'_> {
             )));
         }
         Ok(())
+    }
+
+    fn store_problem(
+        &mut self,
+        job: &Optimisation,
+        problem: &str,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        self.0
+            .prepare_cached(
+                "INSERT OR REPLACE INTO optimisation_problems \
+                 (optimisation_id, depot_id, plan_id, problem, created, seq) VALUES (?1, ?2, ?3, ?4, ?5, \
+                 (SELECT coalesce(max(seq), 0) + 1 FROM optimisation_problems))",
+            )
+            .st()?
+            .execute(params![job.id, job.depot_id, job.plan_id, problem, now.millis()])
+            .st()?;
+        self.0
+            .prepare_cached(
+                "DELETE FROM optimisation_problems WHERE depot_id = ?1 AND seq NOT IN \
+                 (SELECT seq FROM optimisation_problems WHERE depot_id = ?1 ORDER BY seq DESC LIMIT ?2)",
+            )
+            .st()?
+            .execute(params![job.depot_id, KEPT_PROBLEMS as i64])
+            .st()?;
+        Ok(())
+    }
+
+    fn get_problem(
+        &mut self,
+        scope: DepotScope,
+        optimisation_id: &str,
+    ) -> Result<Option<String>, StoreError> {
+        self.0
+            .prepare_cached(
+                "SELECT problem FROM optimisation_problems WHERE depot_id = ?1 AND optimisation_id = ?2",
+            )
+            .st()?
+            .query_row(params![scope.depot_id, optimisation_id], |r| r.get(0))
+            .optional()
+            .st()
+    }
+
+    fn latest_problem_of_plan(
+        &mut self,
+        scope: DepotScope,
+        plan_id: i64,
+    ) -> Result<Option<(String, String)>, StoreError> {
+        self.0
+            .prepare_cached(
+                "SELECT optimisation_id, problem FROM optimisation_problems \
+                 WHERE depot_id = ?1 AND plan_id = ?2 ORDER BY seq DESC LIMIT 1",
+            )
+            .st()?
+            .query_row(params![scope.depot_id, plan_id], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .optional()
+            .st()
     }
 }

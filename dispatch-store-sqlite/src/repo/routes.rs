@@ -119,23 +119,7 @@ impl RouteRepo for Db<'_> {
                 now.millis()
             ])
             .st()?;
-        Ok(Route {
-            id: self.0.last_insert_rowid(),
-            depot_id: scope.depot_id,
-            plan_id: route.plan_id,
-            solution_id: route.solution_id,
-            name: route.name.clone(),
-            dispatched: false,
-            is_locked: false,
-            date: route.date,
-            vehicle_id: route.vehicle_id,
-            timing: t,
-            started_ts: None,
-            completed_ts: None,
-            actual_distance_m: None,
-            created: now,
-            updated: now,
-        })
+        Ok(route.stored(self.0.last_insert_rowid(), scope.depot_id, now))
     }
 
     fn get_route(&mut self, scope: DepotScope, id: i64) -> Result<Option<Route>, StoreError> {

@@ -9,6 +9,7 @@ mod orders;
 mod outbox;
 mod plans;
 mod route_log;
+mod routes;
 
 use super::{NewDepot, OrganisationRepo, ReferenceRepo, Store, StoreError, StoreTx, VehicleRepo};
 use crate::model::notification::{Channel, NotificationTemplate};

@@ -45,6 +45,8 @@ pub trait PlanRepo {
     ) -> Result<Solution, StoreError>;
     /// One solution of the depot.
     fn get_solution(&mut self, scope: DepotScope, id: i64) -> Result<Option<Solution>, StoreError>;
+    /// The depot of a plan, whatever depot (operator tools such as `dispatch export-problem`).
+    fn plan_scope(&mut self, plan_id: i64) -> Result<Option<DepotScope>, StoreError>;
     /// Ids of the depot's live orders due on `date`, ascending.
     fn order_ids_due(&mut self, scope: DepotScope, date: Date) -> Result<Vec<i64>, StoreError>;
 }
@@ -60,6 +62,8 @@ pub trait OptimisationRepo {
         scope: DepotScope,
         id: &str,
     ) -> Result<Option<Optimisation>, StoreError>;
+    /// The depot of a job, whatever depot (operator tools).
+    fn optimisation_scope(&mut self, id: &str) -> Result<Option<DepotScope>, StoreError>;
     /// The plan's most recently created job.
     fn latest_optimisation_of_plan(
         &mut self,
@@ -89,7 +93,30 @@ pub trait OptimisationRepo {
     ) -> Result<bool, StoreError>;
     /// Overwrites a job's state, attempts, solution, error, lease and `updated`.
     fn update_optimisation(&mut self, job: &Optimisation) -> Result<(), StoreError>;
+    /// Keeps the problem (VROOM-style JSON) a job solved; only the depot's
+    /// [`KEPT_PROBLEMS`] newest problems stay.
+    fn store_problem(
+        &mut self,
+        job: &Optimisation,
+        problem: &str,
+        now: Timestamp,
+    ) -> Result<(), StoreError>;
+    /// The problem a job of the depot solved, if still kept.
+    fn get_problem(
+        &mut self,
+        scope: DepotScope,
+        optimisation_id: &str,
+    ) -> Result<Option<String>, StoreError>;
+    /// The newest kept problem of a plan: the optimisation id and the problem.
+    fn latest_problem_of_plan(
+        &mut self,
+        scope: DepotScope,
+        plan_id: i64,
+    ) -> Result<Option<(String, String)>, StoreError>;
 }
+
+/// How many solved problems a depot keeps for export (the newest).
+pub const KEPT_PROBLEMS: usize = 20;
 
 /// A route in a list: the route and how many stops it has.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -75,7 +75,7 @@ mod tests {
     use crate::solver::problem::*;
 
     /// Depot 0 at (0,0); visits 1 (0,10), 2 (10,10), 3 (10,0), 4 (5,20); travel = distance.
-    fn square() -> Instance {
+    fn square() -> Problem {
         let pts = [(0i64, 0i64), (0, 10), (10, 10), (10, 0), (5, 20)];
         let mut d = Vec::new();
         for a in pts {
@@ -98,7 +98,7 @@ mod tests {
             priority: 0,
             pinned_vehicle: None,
         };
-        let p = Problem {
+        Problem {
             name: "square".into(),
             matrix: Matrix::new(5, d.clone(), d).expect("square"),
             jobs: (1..5).map(|l| job(l as u64, l)).collect(),
@@ -117,8 +117,7 @@ mod tests {
             }],
             dimensions: 1,
             objective: Objective::Distance,
-        };
-        Instance::new(&p)
+        }
     }
 
     fn cost(inst: &Instance, nodes: &[u32]) -> i64 {
@@ -128,7 +127,8 @@ mod tests {
 
     #[test]
     fn two_opt_uncrosses_a_route() {
-        let inst = square();
+        let p = square();
+        let inst = Instance::new(&p);
         // Jobs are nodes 0..4 at locations 1..5: 0 -> (0,10) -> (10,0) -> (10,10) -> (5,20).
         let mut nodes = vec![0, 2, 1, 3];
         let before = cost(&inst, &nodes);
@@ -138,7 +138,8 @@ mod tests {
 
     #[test]
     fn or_opt_moves_a_misplaced_visit() {
-        let inst = square();
+        let p = square();
+        let inst = Instance::new(&p);
         // (5,20) visited first, before (0,10): it belongs between (0,10) and (10,10).
         let mut nodes = vec![3, 0, 1, 2];
         let before = cost(&inst, &nodes);
@@ -149,7 +150,8 @@ mod tests {
 
     #[test]
     fn moves_that_break_capacity_order_are_refused() {
-        let inst = square();
+        let p = square();
+        let inst = Instance::new(&p);
         // A sequence is infeasible when its start load exceeds the capacity.
         assert!(feasible(&inst, 0, &[0, 1, 2, 3]));
         let mut small = inst.clone();

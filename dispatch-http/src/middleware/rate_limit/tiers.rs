@@ -138,6 +138,7 @@ pub const ENDPOINT_TIERS: &[(&str, &str, Tier)] = {
         ("POST", "/plans/optimise/orders", Strict),
         ("POST", "/plans/optimise/orders-for-ids", Strict),
         ("GET", "/plans/optimise/{id}", Standard),
+        ("GET", "/plans/optimise/{id}/problem", Standard),
         ("GET", "/plans", Listing),
         ("GET", "/plans/{id}", Standard),
         ("DELETE", "/plans/{id}", Bulk),

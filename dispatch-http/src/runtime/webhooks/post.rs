@@ -14,37 +14,7 @@ const MAX_ANSWER_BYTES: usize = 64 * 1024;
 
 /// The request body: `{ "type": <event name>, "data": <payload object> }`.
 pub fn body(event: &DomainEvent) -> Value {
-    json!({ "type": event.name(), "data": data(event) })
-}
-
-/// The event's payload object (spec: Events, data payload column).
-fn data(event: &DomainEvent) -> Value {
-    match event {
-        DomainEvent::OrderStatus {
-            order_id,
-            order_number,
-            status,
-        } => json!({"order_id": order_id, "order_number": order_number, "status": status}),
-        DomainEvent::PlanCreated { id }
-        | DomainEvent::PlanDispatched { id }
-        | DomainEvent::RouteEdited { id }
-        | DomainEvent::RouteDeleted { id }
-        | DomainEvent::RouteCompleted { id }
-        | DomainEvent::PlanDeleted { id } => json!({ "id": id }),
-        DomainEvent::OrderOnDelivery {
-            order_id,
-            order_number,
-            route_id,
-            eta,
-            time_to_arrival,
-        } => json!({
-            "order_id": order_id,
-            "order_number": order_number,
-            "route_id": route_id,
-            "eta": eta,
-            "time_to_arrival": time_to_arrival,
-        }),
-    }
+    json!({ "type": event.name(), "data": event.payload() })
 }
 
 /// Makes one attempt. `delivery_id` goes out as `x-dispatch-delivery` so receivers can drop

@@ -1,15 +1,15 @@
-//! The in-memory planning repositories: plans, solutions, optimisation jobs, routes, stops.
+//! The in-memory plan and optimisation repositories (routes and stops: [`super::routes`]).
 
 use super::orders::page_of;
 use super::State;
 use crate::model::optimisation::{JobState, Optimisation, Queue};
 use crate::model::organisation::DepotScope;
 use crate::model::plan::{NewPlan, Plan, Solution, UnservedOrder};
-use crate::model::route::{NewRoute, Route};
-use crate::model::stop::{Stop, StopVisit};
+use crate::model::route::Route;
+use crate::model::stop::Stop;
 use crate::paging::{Page, PageRequest};
 use crate::ports::store::{
-    OptimisationRepo, OrderFilter, OrderRepo, PlanRepo, RouteRepo, RouteSummary, StoreError,
+    OptimisationRepo, OrderFilter, OrderRepo, PlanRepo, StoreError, KEPT_PROBLEMS,
 };
 use crate::time::{Date, Timestamp};
 
@@ -19,8 +19,11 @@ pub(super) struct Planning {
     plans: Vec<Plan>,
     solutions: Vec<(i64, Solution)>,
     jobs: Vec<Optimisation>,
-    routes: Vec<Route>,
-    stops: Vec<(i64, Stop)>,
+    /// (depot, plan, optimisation id, problem), oldest first.
+    problems: Vec<(i64, i64, String, String)>,
+    pub(super) routes: Vec<Route>,
+    /// (depot, stop).
+    pub(super) stops: Vec<(i64, Stop)>,
 }
 
 impl PlanRepo for State {
@@ -30,15 +33,7 @@ impl PlanRepo for State {
         plan: &NewPlan,
         now: Timestamp,
     ) -> Result<Plan, StoreError> {
-        let plan = Plan {
-            id: self.id(),
-            depot_id: scope.depot_id,
-            date: plan.date,
-            dispatched: false,
-            active_solution_id: None,
-            created: now,
-            updated: now,
-        };
+        let plan = plan.stored(self.id(), scope.depot_id, now);
         self.planning.plans.push(plan.clone());
         Ok(plan)
     }
@@ -90,6 +85,7 @@ impl PlanRepo for State {
         p.plans.retain(|x| x.id != id);
         p.solutions.retain(|(_, s)| s.plan_id != id);
         p.jobs.retain(|j| j.plan_id != id);
+        p.problems.retain(|(_, plan, _, _)| *plan != id);
         let gone: Vec<i64> = p
             .routes
             .iter()
@@ -129,6 +125,23 @@ impl PlanRepo for State {
             .iter()
             .find(|(d, s)| *d == scope.depot_id && s.id == id)
             .map(|(_, s)| s.clone()))
+    }
+
+    fn plan_scope(&mut self, plan_id: i64) -> Result<Option<DepotScope>, StoreError> {
+        let Some(depot) = self
+            .planning
+            .plans
+            .iter()
+            .find(|p| p.id == plan_id)
+            .map(|p| p.depot_id)
+        else {
+            return Ok(None);
+        };
+        Ok(self
+            .depots
+            .iter()
+            .find(|d| d.id == depot)
+            .map(|d| d.scope()))
     }
 
     fn order_ids_due(&mut self, scope: DepotScope, date: Date) -> Result<Vec<i64>, StoreError> {
@@ -175,6 +188,18 @@ impl OptimisationRepo for State {
             .iter()
             .find(|j| j.depot_id == scope.depot_id && j.id == id)
             .cloned())
+    }
+
+    fn optimisation_scope(&mut self, id: &str) -> Result<Option<DepotScope>, StoreError> {
+        Ok(self
+            .planning
+            .jobs
+            .iter()
+            .find(|j| j.id == id)
+            .map(|j| DepotScope {
+                organisation_id: j.organisation_id,
+                depot_id: j.depot_id,
+            }))
     }
 
     fn latest_optimisation_of_plan(
@@ -265,169 +290,59 @@ impl OptimisationRepo for State {
             ))),
         }
     }
-}
 
-impl RouteRepo for State {
-    fn insert_route(
+    fn store_problem(
         &mut self,
-        scope: DepotScope,
-        route: &NewRoute,
-        now: Timestamp,
-    ) -> Result<Route, StoreError> {
-        let route = Route {
-            id: self.id(),
-            depot_id: scope.depot_id,
-            plan_id: route.plan_id,
-            solution_id: route.solution_id,
-            name: route.name.clone(),
-            dispatched: false,
-            is_locked: false,
-            date: route.date,
-            vehicle_id: route.vehicle_id,
-            timing: route.timing,
-            started_ts: None,
-            completed_ts: None,
-            actual_distance_m: None,
-            created: now,
-            updated: now,
-        };
-        self.planning.routes.push(route.clone());
-        Ok(route)
+        job: &Optimisation,
+        problem: &str,
+        _now: Timestamp,
+    ) -> Result<(), StoreError> {
+        let problems = &mut self.planning.problems;
+        problems.retain(|(_, _, id, _)| *id != job.id);
+        problems.push((
+            job.depot_id,
+            job.plan_id,
+            job.id.clone(),
+            problem.to_owned(),
+        ));
+        let depot = job.depot_id;
+        let kept = problems.iter().filter(|(d, ..)| *d == depot).count();
+        let mut surplus = kept.saturating_sub(KEPT_PROBLEMS);
+        problems.retain(|(d, ..)| {
+            let drop = *d == depot && surplus > 0;
+            if drop {
+                surplus -= 1;
+            }
+            !drop
+        });
+        Ok(())
     }
 
-    fn get_route(&mut self, scope: DepotScope, id: i64) -> Result<Option<Route>, StoreError> {
+    fn get_problem(
+        &mut self,
+        scope: DepotScope,
+        optimisation_id: &str,
+    ) -> Result<Option<String>, StoreError> {
         Ok(self
             .planning
-            .routes
+            .problems
             .iter()
-            .find(|r| r.depot_id == scope.depot_id && r.id == id)
-            .cloned())
+            .find(|(d, _, id, _)| *d == scope.depot_id && id == optimisation_id)
+            .map(|(.., p)| p.clone()))
     }
 
-    fn update_route(&mut self, scope: DepotScope, route: &Route) -> Result<bool, StoreError> {
-        match self
-            .planning
-            .routes
-            .iter_mut()
-            .find(|r| r.depot_id == scope.depot_id && r.id == route.id)
-        {
-            Some(slot) => {
-                *slot = Route {
-                    depot_id: slot.depot_id,
-                    plan_id: slot.plan_id,
-                    solution_id: slot.solution_id,
-                    date: slot.date,
-                    created: slot.created,
-                    ..route.clone()
-                };
-                Ok(true)
-            }
-            None => Ok(false),
-        }
-    }
-
-    fn list_routes(
-        &mut self,
-        scope: DepotScope,
-        page: &PageRequest,
-    ) -> Result<Page<RouteSummary>, StoreError> {
-        let planning = &self.planning;
-        let rows = planning
-            .routes
-            .iter()
-            .filter(|r| r.depot_id == scope.depot_id)
-            .map(|r| {
-                let stops = planning
-                    .stops
-                    .iter()
-                    .filter(|(_, s)| s.route_id == r.id)
-                    .count() as u32;
-                (
-                    r.updated,
-                    r.id,
-                    RouteSummary {
-                        route: r.clone(),
-                        stops,
-                    },
-                )
-            })
-            .collect();
-        Ok(page_of(rows, page))
-    }
-
-    fn routes_of_plan(
+    fn latest_problem_of_plan(
         &mut self,
         scope: DepotScope,
         plan_id: i64,
-    ) -> Result<Vec<Route>, StoreError> {
+    ) -> Result<Option<(String, String)>, StoreError> {
         Ok(self
             .planning
-            .routes
+            .problems
             .iter()
-            .filter(|r| r.depot_id == scope.depot_id && r.plan_id == plan_id)
-            .cloned()
-            .collect())
-    }
-
-    fn routes_of_order(
-        &mut self,
-        scope: DepotScope,
-        order_id: i64,
-    ) -> Result<Vec<Route>, StoreError> {
-        let planning = &self.planning;
-        Ok(planning
-            .routes
-            .iter()
-            .filter(|r| {
-                r.depot_id == scope.depot_id
-                    && planning
-                        .stops
-                        .iter()
-                        .any(|(_, s)| s.route_id == r.id && s.visit.order_ids.contains(&order_id))
-            })
-            .cloned()
-            .collect())
-    }
-
-    fn list_stops(&mut self, scope: DepotScope, route_id: i64) -> Result<Vec<Stop>, StoreError> {
-        let mut stops: Vec<Stop> = self
-            .planning
-            .stops
-            .iter()
-            .filter(|(d, s)| *d == scope.depot_id && s.route_id == route_id)
-            .map(|(_, s)| s.clone())
-            .collect();
-        stops.sort_by_key(|s| s.sequence);
-        Ok(stops)
-    }
-
-    fn replace_stops(
-        &mut self,
-        scope: DepotScope,
-        route_id: i64,
-        visits: &[StopVisit],
-        now: Timestamp,
-    ) -> Result<Vec<Stop>, StoreError> {
-        if self.get_route(scope, route_id)?.is_none() {
-            return Err(StoreError::Backend(format!(
-                "route {route_id} is not in the depot"
-            )));
-        }
-        self.planning.stops.retain(|(_, s)| s.route_id != route_id);
-        let mut out = Vec::with_capacity(visits.len());
-        for (sequence, visit) in visits.iter().enumerate() {
-            let stop = Stop {
-                id: self.id(),
-                route_id,
-                sequence: sequence as u32,
-                visit: visit.clone(),
-                actual_completed_ts: None,
-                created: now,
-            };
-            self.planning.stops.push((scope.depot_id, stop.clone()));
-            out.push(stop);
-        }
-        Ok(out)
+            .rev()
+            .find(|(d, plan, ..)| *d == scope.depot_id && *plan == plan_id)
+            .map(|(_, _, id, p)| (id.clone(), p.clone())))
     }
 }
 

@@ -1,0 +1,74 @@
+//! `dispatch export-problem`: writes the VROOM-style JSON problem an optimisation solved, with
+//! the exact travel matrix it used, so a plan can be inspected, re-solved with
+//! `dispatch solve --format vroom` or handed to VROOM.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use dispatch_core::ports::store::{Store, StoreError, StoreTx};
+use dispatch_store_sqlite::SqliteStore;
+
+#[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("what").required(true).args(["plan", "optimisation"])))]
+pub struct ExportProblemArgs {
+    /// SQLite database file of the service.
+    #[arg(long, default_value = "./dispatch.db")]
+    pub db: PathBuf,
+    /// The plan whose newest kept problem to write.
+    #[arg(long)]
+    pub plan: Option<i64>,
+    /// The optimisation (UUID, as POST /plans/optimise/* answered it) whose problem to write.
+    #[arg(long)]
+    pub optimisation: Option<String>,
+    /// Write to this file instead of stdout.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+pub fn run(args: ExportProblemArgs) -> Result<(), String> {
+    if !args.db.exists() {
+        return Err(format!("no database at {}", args.db.display()));
+    }
+    let store = SqliteStore::open(&args.db)
+        .map_err(|e| format!("cannot open database {}: {e}", args.db.display()))?;
+    let store: &dyn Store = &store;
+    let problem = store
+        .read(|tx| Ok::<_, StoreError>(find(tx, &args)))
+        .map_err(|e| format!("cannot read the database: {e}"))??;
+    match &args.out {
+        Some(path) => std::fs::write(path, problem)
+            .map_err(|e| format!("cannot write {}: {e}", path.display())),
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(problem.as_bytes())
+                .and_then(|()| out.write_all(b"\n"))
+                .map_err(|e| format!("cannot write to stdout: {e}"))
+        }
+    }
+}
+
+fn find(tx: &mut dyn StoreTx, args: &ExportProblemArgs) -> Result<String, String> {
+    let read = |e: StoreError| format!("cannot read the database: {e}");
+    match (&args.optimisation, args.plan) {
+        (Some(id), _) => {
+            let scope = tx
+                .optimisation_scope(id)
+                .map_err(read)?
+                .ok_or_else(|| format!("no optimisation {id}"))?;
+            tx.get_problem(scope, id)
+                .map_err(read)?
+                .ok_or_else(|| format!("the problem of optimisation {id} is not kept (it did not run, or newer ones replaced it)"))
+        }
+        (None, Some(plan)) => {
+            let scope = tx
+                .plan_scope(plan)
+                .map_err(read)?
+                .ok_or_else(|| format!("no plan {plan}"))?;
+            tx.latest_problem_of_plan(scope, plan)
+                .map_err(read)?
+                .map(|(_, problem)| problem)
+                .ok_or_else(|| format!("no kept problem of plan {plan} (not optimised yet, or newer problems replaced it)"))
+        }
+        (None, None) => Err("give --plan or --optimisation".into()),
+    }
+}
