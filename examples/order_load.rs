@@ -164,6 +164,7 @@ fn main() {
             SqliteIdempotencyStore::open(store_path).expect("open the idempotency store"),
         ),
         jobs: Default::default(),
+        routing: Default::default(),
     };
     let runtime = tokio::runtime::Runtime::new().expect("a runtime");
     let listener = runtime

@@ -59,6 +59,8 @@ pub struct AppState {
     pub idempotency: Arc<dyn IdempotencyStore>,
     /// Wakes the optimisation workers when a job is queued.
     pub jobs: runtime::JobSignal,
+    /// The route endpoints' matrix, dispatch deadline and booking queues.
+    pub routing: Arc<runtime::Routing>,
 }
 
 impl AppState {

@@ -103,6 +103,10 @@ impl From<ServiceError> for ApiError {
                     axum::http::header::RETRY_AFTER,
                     axum::http::HeaderValue::from(retry_after_s),
                 ),
+            ServiceError::AlreadyDispatched => ApiError::new(
+                ErrorName::AlreadyDispatched,
+                "already dispatched; dispatch is one-way",
+            ),
             ServiceError::Store(e) => ApiError::internal(e),
         }
     }

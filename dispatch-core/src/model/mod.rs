@@ -3,6 +3,7 @@
 pub mod attachment;
 pub mod customer;
 pub mod customer_validate;
+pub mod dispatch;
 pub mod line_item;
 pub mod location;
 pub mod notification;
@@ -20,6 +21,7 @@ pub mod organisation;
 pub mod plan;
 pub mod reference;
 pub mod route;
+pub mod route_edit;
 pub mod stop;
 pub mod vehicle;
 pub mod zone;

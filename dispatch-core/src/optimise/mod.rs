@@ -341,4 +341,4 @@ pub fn optimise_day(
 }
 
 /// Re-export for callers that time given sequences.
-pub use timing::{reoptimise_route, time_route};
+pub use timing::{reoptimise_route, reoptimise_with_additions, time_route, RouteWithAdditions};

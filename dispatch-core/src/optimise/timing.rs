@@ -1,10 +1,11 @@
 //! One route at a time, for edits of existing routes: timing a given stop sequence (route
 //! reversal, appended stops) and re-solving one route while never returning a worse one.
 
-use super::from_solution::planned_route;
+use super::describe::describe;
+use super::from_solution::{planned_route, task_orders};
 use super::simulate::{simulate, Mode};
 use super::to_problem::{build, Checks};
-use super::{BuiltDay, DayRequest, OptimiseError, PlannedRoute, Visit};
+use super::{BuiltDay, DayRequest, OptimiseError, PlannedRoute, UnservedOrder, Visit};
 use crate::model::order::Side;
 use crate::ports::matrix::TravelMatrix;
 use crate::solver::solution::Step;
@@ -102,27 +103,7 @@ pub fn reoptimise_route(
         Ok(route) => Some(planned_route(&built, &route, Some(&groups))),
         Err(_) => None,
     };
-    // Only this vehicle, only the route's tasks, all pinned to it.
-    let p = &mut built.problem;
-    p.vehicles = vec![p.vehicles[v].clone()];
-    built.vehicle_ids = vec![vehicle_id];
-    let on_route = &steps;
-    let keep_job: Vec<bool> = (0..p.jobs.len())
-        .map(|i| on_route.contains(&Step::Job(i)))
-        .collect();
-    let keep_ship: Vec<bool> = (0..p.shipments.len())
-        .map(|i| on_route.contains(&Step::Pickup(i)) || on_route.contains(&Step::Delivery(i)))
-        .collect();
-    keep(&mut p.jobs, &keep_job);
-    keep(&mut built.job_visits, &keep_job);
-    keep(&mut p.shipments, &keep_ship);
-    keep(&mut built.shipment_orders, &keep_ship);
-    for j in &mut p.jobs {
-        j.pinned_vehicle = None;
-    }
-    for s in &mut p.shipments {
-        s.pinned_vehicle = None;
-    }
+    only_route(&mut built, v, vehicle_id, &steps);
     let solution = solver::solve(&built.problem, config, control);
     let solved = match (solution.unassigned.is_empty(), solution.routes.first()) {
         (true, Some(r)) => Some(planned_route(&built, r, None)),
@@ -134,4 +115,103 @@ pub fn reoptimise_route(
         (_, Some(p)) => Ok(p),
         (None, None) => time_route(req, matrix, vehicle_id, current),
     }
+}
+
+/// Narrows `built` to vehicle `v` (now index 0) and the tasks of `steps`, none pinned.
+fn only_route(built: &mut BuiltDay, v: usize, vehicle_id: i64, steps: &[Step]) {
+    let p = &mut built.problem;
+    p.vehicles = vec![p.vehicles[v].clone()];
+    built.vehicle_ids = vec![vehicle_id];
+    let keep_job: Vec<bool> = (0..p.jobs.len())
+        .map(|i| steps.contains(&Step::Job(i)))
+        .collect();
+    let keep_ship: Vec<bool> = (0..p.shipments.len())
+        .map(|i| steps.contains(&Step::Pickup(i)) || steps.contains(&Step::Delivery(i)))
+        .collect();
+    keep(&mut p.jobs, &keep_job);
+    keep(&mut built.job_visits, &keep_job);
+    keep(&mut p.shipments, &keep_ship);
+    keep(&mut built.shipment_orders, &keep_ship);
+    for j in &mut p.jobs {
+        j.pinned_vehicle = None;
+    }
+    for s in &mut p.shipments {
+        s.pinned_vehicle = None;
+    }
+}
+
+/// A route re-solved with orders added to it, and the added orders it declined.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RouteWithAdditions {
+    /// The route: its present orders and the added orders it accepted.
+    pub route: PlannedRoute,
+    /// Added orders left out, with the constraint that kept each out.
+    pub declined: Vec<UnservedOrder>,
+}
+
+/// Re-solves the route of `vehicle_id` serving `current` (its stops in their present order)
+/// plus `added` (one visit each). The present sequence with the additions appended is the
+/// incumbent: it stands when it is feasible and drives no more than the solver's route. The
+/// solver may decline added orders (with their reason) but never a present one: when it
+/// cannot place a present order (the route was already infeasible), the present stops are
+/// kept in their order and the additions it did place are appended.
+pub fn reoptimise_with_additions(
+    req: &DayRequest,
+    matrix: &dyn TravelMatrix,
+    vehicle_id: i64,
+    current: &[Vec<Visit>],
+    added: &[Visit],
+    config: &solver::Config,
+    control: &dyn solver::Control,
+) -> Result<RouteWithAdditions, OptimiseError> {
+    let mut built = build(req, matrix, Checks::LocationOnly)?;
+    let v = vehicle_index(&built, vehicle_id)?;
+    let mut all: Vec<Vec<Visit>> = current.to_vec();
+    all.extend(added.iter().map(|a| vec![*a]));
+    let (steps, groups) = steps_of(&built, &all)?;
+    let appended = simulate(&built, v, &steps, Mode::Strict)
+        .ok()
+        .map(|route| planned_route(&built, &route, Some(&groups)));
+    only_route(&mut built, v, vehicle_id, &steps);
+    let solution = solver::solve(&built.problem, config, control);
+    let added_ids: Vec<i64> = added.iter().map(|a| a.order_id).collect();
+    let mut declined = Vec::new();
+    let mut present_left_out = false;
+    for u in &solution.unassigned {
+        for order_id in task_orders(&built, u.task) {
+            if added_ids.contains(&order_id) {
+                declined.push(UnservedOrder {
+                    order_id,
+                    reason: u.reason.into(),
+                    description: describe(&built, u.task, u.reason),
+                });
+            } else {
+                present_left_out = true;
+            }
+        }
+    }
+    declined.sort_by_key(|d| added_ids.iter().position(|&a| a == d.order_id));
+    if present_left_out {
+        let kept: Vec<Vec<Visit>> = all
+            .into_iter()
+            .filter(|stop| {
+                !stop
+                    .iter()
+                    .any(|v| declined.iter().any(|d| d.order_id == v.order_id))
+            })
+            .collect();
+        let route = time_route(req, matrix, vehicle_id, &kept)?;
+        return Ok(RouteWithAdditions { route, declined });
+    }
+    let solved = solution
+        .routes
+        .first()
+        .map(|r| planned_route(&built, r, None));
+    let route = match (solved, appended) {
+        (Some(s), Some(a)) if declined.is_empty() && a.travel_time_s <= s.travel_time_s => a,
+        (Some(s), _) => s,
+        (None, Some(a)) => a,
+        (None, None) => time_route(req, matrix, vehicle_id, current)?,
+    };
+    Ok(RouteWithAdditions { route, declined })
 }

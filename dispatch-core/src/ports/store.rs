@@ -28,6 +28,7 @@ mod notifications;
 mod orders;
 mod outbox;
 mod plans;
+mod route_log;
 
 pub use customers::CustomerRepo;
 pub use memory::InMemoryStore;
@@ -35,6 +36,7 @@ pub use notifications::{DueTask, NewTask, NotificationRepo, TaskFilter, INTERRUP
 pub use orders::{NewAttachment, NumberedOrder, OrderFilter, OrderRepo, OrderSummary};
 pub use outbox::{DeliveryOutcome, DeliveryRecord, DeliveryState, OutboxEvent, OutboxRepo};
 pub use plans::{OptimisationRepo, PlanRepo, RouteRepo, RouteSummary, KEPT_PROBLEMS};
+pub use route_log::{RouteAuditEntry, RouteLogRepo};
 
 use crate::model::location::Coordinates;
 use crate::model::notification::{Channel, NotificationTemplate};
@@ -154,6 +156,7 @@ pub trait StoreTx:
     + PlanRepo
     + OptimisationRepo
     + RouteRepo
+    + RouteLogRepo
     + OutboxRepo
     + IdempotencyRepo
     + NotificationRepo
@@ -169,6 +172,7 @@ impl<
             + PlanRepo
             + OptimisationRepo
             + RouteRepo
+            + RouteLogRepo
             + OutboxRepo
             + NotificationRepo
             + IdempotencyRepo

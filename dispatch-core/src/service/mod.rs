@@ -1,7 +1,9 @@
 //! Use cases written against the ports. Each opens its own transaction(s) and returns typed
 //! outcomes; adapters map [`ServiceError`] to their wire format once.
 
+pub mod booking;
 pub mod customers;
+pub mod dispatch;
 pub mod notifications;
 pub mod optimisation;
 pub mod order_reads;
@@ -10,6 +12,9 @@ pub mod order_statuses;
 pub mod orders;
 pub mod plan_reads;
 pub mod plans;
+pub mod route_day;
+pub mod route_orders;
+pub mod routes;
 pub mod vehicles;
 pub mod zones;
 
@@ -40,6 +45,9 @@ pub enum ServiceError {
         /// Seconds to wait before retrying.
         retry_after_s: u64,
     },
+    /// A repeat dispatch of a plan or route (409 ALREADY_DISPATCHED).
+    #[error("already dispatched")]
+    AlreadyDispatched,
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),

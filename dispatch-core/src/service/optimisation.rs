@@ -257,7 +257,7 @@ fn save(
     })
 }
 
-fn timing(r: &PlannedRoute) -> RouteTiming {
+pub(crate) fn timing(r: &PlannedRoute) -> RouteTiming {
     RouteTiming {
         start_time_s: r.start_time.seconds(),
         end_time_s: r.end_time.seconds(),
@@ -268,7 +268,7 @@ fn timing(r: &PlannedRoute) -> RouteTiming {
     }
 }
 
-fn visits(
+pub(crate) fn visits(
     r: &PlannedRoute,
     date: crate::time::Date,
     orders: &HashMap<i64, &Order>,

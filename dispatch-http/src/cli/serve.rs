@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use dispatch_core::ports::clock::Clock;
-use dispatch_core::service::optimisation::NoFollowUp;
+use dispatch_core::service::dispatch::AutoDispatch;
 use dispatch_store_sqlite::idempotency::SqliteIdempotencyStore;
 use dispatch_store_sqlite::{SqliteGazetteer, SqliteStore};
 
@@ -147,6 +147,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
                 .map_err(|e| format!("cannot open database {}: {e}", args.db.display()))?,
         ),
         jobs: Default::default(),
+        routing: Arc::new(crate::runtime::Routing::new(travel.clone())),
     };
     let senders = args.notifier.senders()?;
     let listener = tokio::net::TcpListener::bind(&args.listen)
@@ -159,7 +160,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         state.store.clone(),
         state.clock.clone(),
         travel,
-        Arc::new(NoFollowUp),
+        Arc::new(AutoDispatch),
         state.jobs.clone(),
         args.optimiser_config(),
     );

@@ -4,10 +4,12 @@
 
 pub mod notifications;
 pub mod optimiser;
+mod routing;
 mod signal;
 pub mod webhooks;
 
 pub use optimiser::{Optimiser, OptimiserConfig};
+pub use routing::{Routing, DISPATCH_DEADLINE};
 pub use signal::JobSignal;
 
 use std::time::Duration;

@@ -1,6 +1,8 @@
 //! The `/v2` API: one router per resource, merged here. Wire types live beside their handlers.
 
+pub mod booking;
 pub mod customers;
+pub mod dispatch;
 pub mod notifications;
 pub mod order_attachments;
 pub mod order_json;
@@ -12,6 +14,8 @@ pub mod plan_render;
 pub mod plan_wire;
 pub mod plans;
 pub mod reference;
+pub mod route_edits;
+pub mod route_orders;
 pub mod routes;
 pub mod vehicles;
 pub mod wire;
@@ -34,4 +38,8 @@ pub fn router() -> Router<AppState> {
         .merge(notifications::routes())
         .merge(plans::routes())
         .merge(routes::routes())
+        .merge(dispatch::routes())
+        .merge(route_edits::routes())
+        .merge(route_orders::routes())
+        .merge(booking::routes())
 }

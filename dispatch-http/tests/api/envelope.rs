@@ -144,6 +144,7 @@ async fn a_panicking_handler_is_a_500_envelope_without_internals() {
         rate_limits_enabled: false,
         idempotency: Arc::new(InMemoryStore::new()),
         jobs: Default::default(),
+        routing: Default::default(),
     };
     let routes: Router<AppState> = Router::new().route(
         "/boom",

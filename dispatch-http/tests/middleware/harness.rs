@@ -41,6 +41,7 @@ fn router(path: &PathBuf, clock: Arc<ManualClock>, rate_limits: bool) -> Router 
         rate_limits_enabled: rate_limits,
         idempotency: Arc::new(SqliteIdempotencyStore::open(path).expect("open keys")),
         jobs: Default::default(),
+        routing: Default::default(),
     };
     app(state)
 }

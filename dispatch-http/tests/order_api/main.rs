@@ -145,6 +145,7 @@ impl Api {
             rate_limits_enabled: false,
             idempotency: Arc::new(SqliteIdempotencyStore::open(store.path()).unwrap()),
             jobs: Default::default(),
+            routing: Default::default(),
         };
         Api {
             app: app(state),

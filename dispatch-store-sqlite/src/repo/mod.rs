@@ -11,6 +11,7 @@ mod organisation;
 mod outbox;
 mod plans;
 mod reference;
+mod route_log;
 mod routes;
 mod vehicle;
 

@@ -8,6 +8,7 @@ mod notifications;
 mod orders;
 mod outbox;
 mod plans;
+mod route_log;
 mod routes;
 
 use super::{NewDepot, OrganisationRepo, ReferenceRepo, Store, StoreError, StoreTx, VehicleRepo};
@@ -60,6 +61,7 @@ struct State {
     outbox: outbox::Outbox,
     notifications: notifications::Notifications,
     planning: plans::Planning,
+    route_log: route_log::RouteLog,
     idempotency: idempotency::Records,
 }
 

@@ -152,6 +152,7 @@ impl TestApp {
                 SqliteIdempotencyStore::open(dir.path().join("test.db")).expect("open keys"),
             ),
             jobs: Default::default(),
+            routing: Default::default(),
         };
         TestApp {
             router: app(state.clone()),

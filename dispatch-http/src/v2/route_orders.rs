@@ -1,0 +1,302 @@
+//! `POST /routes/{id}/add-orders` and `/remove-orders`: the request
+//! `{orders: [{id?, order_number?}] (1-10), settings?: {allow_dispatched?, reoptimize?}}` and
+//! the response `{orders: [{id, order_number, stops: [{id, route: {id}}]}], errors: [{name,
+//! description, details: {id, order_number}}]}`. A NOT_PLACED entry also carries `reason` and
+//! `reason_description` (beside `name` and inside `details`).
+
+use axum::extract::State;
+use axum::routing::post;
+use axum::{Json, Router};
+use dispatch_core::error::{IssueCode, PathSegment, ValidationErrors, ValidationIssue};
+use dispatch_core::model::route_edit::{EditFailure, MAX_ORDERS_PER_EDIT};
+use dispatch_core::service::route_orders::{self, EditOutcome, EditSettings, OrderRef};
+use serde_json::{json, Map, Value};
+
+use super::wire::type_name;
+use crate::error::ApiError;
+use crate::extract::{Caller, IdPath, JsonBody};
+use crate::rejection::invalid;
+use crate::AppState;
+
+/// Routes of this module.
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/routes/{id}/add-orders", post(add))
+        .route("/routes/{id}/remove-orders", post(remove))
+}
+
+fn issue(
+    path: Vec<PathSegment>,
+    code: IssueCode,
+    expected: &str,
+    received: &str,
+    message: &str,
+) -> ValidationIssue {
+    ValidationIssue::new(code, path, expected, received, message)
+}
+
+fn read_ref(i: usize, v: &Value, errors: &mut ValidationErrors) -> Option<OrderRef> {
+    let at = |key: Option<&str>| {
+        let mut p: Vec<PathSegment> = vec!["orders".into(), i.into()];
+        if let Some(k) = key {
+            p.push(k.into());
+        }
+        p
+    };
+    let Some(o) = v.as_object() else {
+        errors.push(issue(
+            at(None),
+            IssueCode::InvalidType,
+            "object",
+            type_name(v),
+            "each order reference is an object",
+        ));
+        return None;
+    };
+    let before = errors.0.len();
+    for key in o.keys().filter(|k| *k != "id" && *k != "order_number") {
+        errors.push(issue(
+            at(Some(key)),
+            IssueCode::UnrecognizedKeys,
+            "id or order_number",
+            key,
+            "an order reference has only id and order_number",
+        ));
+    }
+    let id = match o.get("id") {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(n)) if n.as_i64().is_some() => n.as_i64(),
+        Some(Value::String(s)) if s.parse::<i64>().is_ok() => s.parse().ok(),
+        Some(other) => {
+            errors.push(issue(
+                at(Some("id")),
+                IssueCode::InvalidType,
+                "integer",
+                type_name(other),
+                "id must be an integer",
+            ));
+            None
+        }
+    };
+    let number = match o.get("order_number") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(other) => {
+            errors.push(issue(
+                at(Some("order_number")),
+                IssueCode::InvalidType,
+                "string",
+                type_name(other),
+                "order_number must be a string",
+            ));
+            None
+        }
+    };
+    if errors.0.len() > before {
+        return None;
+    }
+    if id.is_none() && number.is_none() {
+        errors.push(issue(
+            at(None),
+            IssueCode::Custom,
+            "id or order_number",
+            "neither",
+            "each order reference needs an id or an order_number",
+        ));
+        return None;
+    }
+    Some(OrderRef {
+        id,
+        order_number: number,
+    })
+}
+
+fn read_settings(s: Option<&Value>, errors: &mut ValidationErrors) -> EditSettings {
+    let mut settings = EditSettings::default();
+    let Some(s) = s.filter(|s| !s.is_null()) else {
+        return settings;
+    };
+    let Some(o) = s.as_object() else {
+        errors.push(issue(
+            vec!["settings".into()],
+            IssueCode::InvalidType,
+            "object",
+            type_name(s),
+            "settings must be an object",
+        ));
+        return settings;
+    };
+    for (key, slot) in [
+        ("allow_dispatched", &mut settings.allow_dispatched),
+        ("reoptimize", &mut settings.reoptimize),
+    ] {
+        match o.get(key) {
+            None | Some(Value::Null) => {}
+            Some(Value::Bool(b)) => *slot = *b,
+            Some(other) => errors.push(issue(
+                vec!["settings".into(), key.into()],
+                IssueCode::InvalidType,
+                "boolean",
+                type_name(other),
+                &format!("{key} must be a boolean"),
+            )),
+        }
+    }
+    settings
+}
+
+/// Reads the request body.
+pub fn read_request(body: &Value) -> Result<(Vec<OrderRef>, EditSettings), ApiError> {
+    let mut errors = ValidationErrors::default();
+    let empty = Map::new();
+    let o = match body.as_object() {
+        Some(o) => o,
+        None => {
+            errors.push(issue(
+                vec![],
+                IssueCode::InvalidType,
+                "object",
+                type_name(body),
+                "the body must be an object",
+            ));
+            &empty
+        }
+    };
+    let mut refs = Vec::new();
+    match o.get("orders") {
+        Some(Value::Array(list)) if (1..=MAX_ORDERS_PER_EDIT).contains(&list.len()) => {
+            for (i, v) in list.iter().enumerate() {
+                refs.extend(read_ref(i, v, &mut errors));
+            }
+        }
+        Some(Value::Array(list)) => {
+            let code = if list.is_empty() {
+                IssueCode::TooSmall
+            } else {
+                IssueCode::TooBig
+            };
+            errors.push(issue(
+                vec!["orders".into()],
+                code,
+                "1 to 10 order references",
+                &format!("{} references", list.len()),
+                "orders takes 1 to 10 order references",
+            ));
+        }
+        Some(other) => errors.push(issue(
+            vec!["orders".into()],
+            IssueCode::InvalidType,
+            "array",
+            type_name(other),
+            "orders must be an array",
+        )),
+        None if body.is_object() => errors.push(issue(
+            vec!["orders".into()],
+            IssueCode::InvalidType,
+            "array",
+            "undefined",
+            "orders is required",
+        )),
+        None => {}
+    }
+    let settings = read_settings(o.get("settings"), &mut errors);
+    if errors.0.is_empty() {
+        Ok((refs, settings))
+    } else {
+        Err(invalid(&errors))
+    }
+}
+
+/// The response body.
+pub fn render(out: &EditOutcome) -> Value {
+    let orders: Vec<Value> = out
+        .orders
+        .iter()
+        .map(|o| {
+            let stops: Vec<Value> = o
+                .stops
+                .iter()
+                .map(|s| json!({"id": s, "route": {"id": out.route_id}}))
+                .collect();
+            json!({"id": o.id, "order_number": o.order_number, "stops": stops})
+        })
+        .collect();
+    let errors: Vec<Value> = out
+        .errors
+        .iter()
+        .map(|e| {
+            let mut details = json!({"id": e.id, "order_number": e.order_number});
+            let mut entry = json!({
+                "name": e.failure.name(),
+                "description": e.failure.description(),
+            });
+            if let EditFailure::NotPlaced {
+                reason,
+                description,
+            } = &e.failure
+            {
+                for target in [&mut entry, &mut details] {
+                    target["reason"] = json!(reason);
+                    target["reason_description"] = json!(description);
+                }
+            }
+            entry["details"] = details;
+            entry
+        })
+        .collect();
+    json!({"orders": orders, "errors": errors})
+}
+
+/// The add or remove use case.
+type EditCall = fn(
+    &dyn dispatch_core::ports::store::Store,
+    &dyn dispatch_core::ports::matrix::TravelMatrix,
+    dispatch_core::model::organisation::DepotScope,
+    i64,
+    &[OrderRef],
+    EditSettings,
+    dispatch_core::time::Timestamp,
+) -> Result<EditOutcome, dispatch_core::service::ServiceError>;
+
+async fn edit(
+    state: AppState,
+    caller: Caller,
+    id: i64,
+    body: Value,
+    call: EditCall,
+) -> Result<Json<Value>, ApiError> {
+    let (refs, settings) = read_request(&body)?;
+    let scope = caller.0.scope();
+    let out = state
+        .blocking(move |s| {
+            Ok(call(
+                &*s.store,
+                &*s.routing.matrix,
+                scope,
+                id,
+                &refs,
+                settings,
+                s.clock.now(),
+            )?)
+        })
+        .await?;
+    Ok(Json(render(&out)))
+}
+
+async fn add(
+    State(state): State<AppState>,
+    caller: Caller,
+    IdPath(id): IdPath,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Value>, ApiError> {
+    edit(state, caller, id, body, route_orders::add_orders).await
+}
+
+async fn remove(
+    State(state): State<AppState>,
+    caller: Caller,
+    IdPath(id): IdPath,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Value>, ApiError> {
+    edit(state, caller, id, body, route_orders::remove_orders).await
+}

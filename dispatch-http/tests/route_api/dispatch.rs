@@ -1,0 +1,550 @@
+//! POST /plans/{id}/dispatch, POST /routes/{id}/dispatch, DELETE /plans/{id}, PUT /routes/{id}.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use dispatch_core::events::DomainEvent;
+use dispatch_http::runtime::Routing;
+use serde_json::json;
+
+use super::*;
+
+#[tokio::test]
+async fn plan_dispatch_routes_every_order_and_fires_plans_dispatched_once() {
+    let app = TestApp::new();
+    let v1 = vehicle(&app, "Van 1").await;
+    let v2 = vehicle(&app, "Van 2").await;
+    let o = orders(&app, "D", 3).await;
+    let laid = lay_out(
+        &app,
+        &[(Some(v1), vec![o[0], o[1]]), (Some(v2), vec![o[2]])],
+    );
+    let r = app
+        .post(
+            &format!("/v2/plans/{}/dispatch", laid.plan),
+            &app.north(),
+            json!(null),
+        )
+        .await;
+    assert_eq!(
+        r.ok(),
+        &json!({"plan": {"id": laid.plan, "dispatched": true,
+            "routes": [{"id": laid.routes[0]}, {"id": laid.routes[1]}]}})
+    );
+    for id in &o {
+        assert_eq!(status_of(&app, *id).await, "ROUTED");
+        assert_eq!(status_events(&app, *id), vec!["ROUTED"]);
+    }
+    assert_eq!(
+        count(&app, &DomainEvent::PlanDispatched { id: laid.plan }),
+        1
+    );
+    let plan = app
+        .get(&format!("/v2/plans/{}", laid.plan), &app.north())
+        .await;
+    let routes = plan.ok()["plan"]["routes"].as_array().unwrap().clone();
+    assert!(routes.iter().all(|r| r["dispatched"] == true));
+    let list = app.get("/v2/plans", &app.north()).await;
+    assert_eq!(list.ok()["plans"][0]["dispatched"], true);
+}
+
+#[tokio::test]
+async fn a_repeat_dispatch_is_409_already_dispatched_and_changes_nothing() {
+    let app = TestApp::new();
+    let v = vehicle(&app, "Van").await;
+    let o = orders(&app, "R", 1).await;
+    let laid = lay_out(&app, &[(Some(v), o.clone())]);
+    let path = format!("/v2/plans/{}/dispatch", laid.plan);
+    app.post(&path, &app.north(), json!(null)).await.ok();
+    app.post(&path, &app.north(), json!(null))
+        .await
+        .envelope(409, "ALREADY_DISPATCHED");
+    app.post(
+        &format!("/v2/routes/{}/dispatch", laid.routes[0]),
+        &app.north(),
+        json!(null),
+    )
+    .await
+    .envelope(409, "ALREADY_DISPATCHED");
+    assert_eq!(status_events(&app, o[0]), vec!["ROUTED"]);
+    assert_eq!(
+        count(&app, &DomainEvent::PlanDispatched { id: laid.plan }),
+        1
+    );
+}
+
+#[tokio::test]
+async fn the_active_solution_id_dispatches_and_an_earlier_solution_id_is_400() {
+    let app = TestApp::new();
+    let v = vehicle(&app, "Van").await;
+    let o = orders(&app, "S", 2).await;
+    let first = lay_out(&app, &[(Some(v), vec![o[0]])]);
+    let second = reoptimised(&app, first.plan, &[(Some(v), vec![o[0], o[1]])]);
+    app.post(
+        &format!("/v2/plans/{}/dispatch", first.solution),
+        &app.north(),
+        json!(null),
+    )
+    .await
+    .envelope(400, "INVALID_INPUT");
+    let r = app
+        .post(
+            &format!("/v2/plans/{}/dispatch", second.solution),
+            &app.north(),
+            json!(null),
+        )
+        .await;
+    assert_eq!(r.ok()["plan"]["id"], first.plan);
+    assert_eq!(r.ok()["plan"]["routes"], json!([{"id": second.routes[0]}]));
+    // The superseded route was not dispatched and cannot be.
+    let old = app
+        .get(&format!("/v2/routes/{}", first.routes[0]), &app.north())
+        .await;
+    assert_eq!(old.ok()["route"]["dispatched"], false);
+}
+
+#[tokio::test]
+async fn routes_dispatched_one_by_one_dispatch_the_plan_with_the_last() {
+    let app = TestApp::new();
+    let v1 = vehicle(&app, "Van 1").await;
+    let v2 = vehicle(&app, "Van 2").await;
+    let v3 = vehicle(&app, "Van 3").await;
+    let o = orders(&app, "L", 3).await;
+    let laid = lay_out(
+        &app,
+        &[
+            (Some(v1), vec![o[0]]),
+            (Some(v2), vec![o[1]]),
+            (Some(v3), vec![o[2]]),
+        ],
+    );
+    let r = app
+        .post(
+            &format!("/v2/routes/{}/dispatch", laid.routes[0]),
+            &app.north(),
+            json!(null),
+        )
+        .await;
+    assert_eq!(
+        r.ok(),
+        &json!({"route": {"id": laid.routes[0], "dispatched": true}})
+    );
+    assert_eq!(status_of(&app, o[0]).await, "ROUTED");
+    assert_eq!(status_of(&app, o[1]).await, "OPEN");
+    assert_eq!(
+        count(&app, &DomainEvent::PlanDispatched { id: laid.plan }),
+        0
+    );
+    // The plan call skips the dispatched route and lists only what it dispatched.
+    app.post(
+        &format!("/v2/routes/{}/dispatch", laid.routes[1]),
+        &app.north(),
+        json!(null),
+    )
+    .await
+    .ok();
+    let plan = app
+        .get(&format!("/v2/plans/{}", laid.plan), &app.north())
+        .await;
+    assert_eq!(plan.ok()["plan"]["routes"][0]["dispatched"], true);
+    app.post(
+        &format!("/v2/routes/{}/dispatch", laid.routes[2]),
+        &app.north(),
+        json!(null),
+    )
+    .await
+    .ok();
+    assert_eq!(
+        count(&app, &DomainEvent::PlanDispatched { id: laid.plan }),
+        1
+    );
+    app.post(
+        &format!("/v2/plans/{}/dispatch", laid.plan),
+        &app.north(),
+        json!(null),
+    )
+    .await
+    .envelope(409, "ALREADY_DISPATCHED");
+}
+
+#[tokio::test]
+async fn plan_dispatch_skips_routes_already_dispatched() {
+    let app = TestApp::new();
+    let v1 = vehicle(&app, "Van 1").await;
+    let v2 = vehicle(&app, "Van 2").await;
+    let o = orders(&app, "K", 2).await;
+    let laid = lay_out(&app, &[(Some(v1), vec![o[0]]), (Some(v2), vec![o[1]])]);
+    app.post(
+        &format!("/v2/routes/{}/dispatch", laid.routes[0]),
+        &app.north(),
+        json!(null),
+    )
+    .await
+    .ok();
+    let r = app
+        .post(
+            &format!("/v2/plans/{}/dispatch", laid.plan),
+            &app.north(),
+            json!(null),
+        )
+        .await;
+    assert_eq!(r.ok()["plan"]["routes"], json!([{"id": laid.routes[1]}]));
+    assert_eq!(status_events(&app, o[0]), vec!["ROUTED"]);
+    assert_eq!(
+        count(&app, &DomainEvent::PlanDispatched { id: laid.plan }),
+        1
+    );
+}
+
+#[tokio::test]
+async fn a_plan_still_optimising_or_a_route_without_vehicle_is_400_and_nothing_changes() {
+    let app = TestApp::new();
+    let v = vehicle(&app, "Van").await;
+    let o = orders(&app, "B", 2).await;
+    let laid = lay_out(&app, &[(Some(v), vec![o[0]]), (None, vec![o[1]])]);
+    let r = app
+        .post(
+            &format!("/v2/plans/{}/dispatch", laid.plan),
+            &app.north(),
+            json!(null),
+        )
+        .await;
+    r.envelope(400, "INVALID_INPUT");
+    assert!(r.body["description"].as_str().unwrap().contains("vehicle"));
+    app.post(
+        &format!("/v2/routes/{}/dispatch", laid.routes[1]),
+        &app.north(),
+        json!(null),
+    )
+    .await
+    .envelope(400, "INVALID_INPUT");
+    assert_eq!(status_of(&app, o[0]).await, "OPEN");
+    let busy = lay_out(&app, &[(Some(v), vec![])]);
+    queue_job(&app, busy.plan);
+    let r = app
+        .post(
+            &format!("/v2/plans/{}/dispatch", busy.plan),
+            &app.north(),
+            json!(null),
+        )
+        .await;
+    r.envelope(400, "INVALID_INPUT");
+    assert!(r.body["description"]
+        .as_str()
+        .unwrap()
+        .contains("optimising"));
+    app.post(
+        &format!("/v2/routes/{}/dispatch", busy.routes[0]),
+        &app.north(),
+        json!(null),
+    )
+    .await
+    .envelope(400, "INVALID_INPUT");
+}
+
+#[tokio::test]
+async fn dispatch_of_unknown_or_foreign_ids_is_404_and_bad_ids_400() {
+    let app = TestApp::new();
+    let v = vehicle(&app, "Van").await;
+    let laid = lay_out(&app, &[(Some(v), vec![])]);
+    for path in [
+        format!("/v2/plans/{}/dispatch", laid.plan),
+        format!("/v2/routes/{}/dispatch", laid.routes[0]),
+    ] {
+        app.post(&path, &app.south(), json!(null))
+            .await
+            .envelope(404, "RESOURCE_NOT_FOUND");
+    }
+    app.post("/v2/plans/999999/dispatch", &app.north(), json!(null))
+        .await
+        .envelope(404, "RESOURCE_NOT_FOUND");
+    app.post("/v2/routes/abc/dispatch", &app.north(), json!(null))
+        .await
+        .envelope(400, "INVALID_INPUT");
+}
+
+#[tokio::test]
+async fn two_dispatches_of_one_plan_at_once_give_one_200_and_one_409() {
+    for _ in 0..3 {
+        let app = TestApp::new();
+        let v = vehicle(&app, "Van").await;
+        let o = orders(&app, "C", 4).await;
+        let laid = lay_out(&app, &[(Some(v), o.clone())]);
+        let path = format!("/v2/plans/{}/dispatch", laid.plan);
+        let route_path = format!("/v2/routes/{}/dispatch", laid.routes[0]);
+        let key = app.north();
+        let (a, b) = tokio::join!(
+            app.post(&path, &key, json!(null)),
+            app.post(&route_path, &key, json!(null))
+        );
+        let mut codes = [a.status.as_u16(), b.status.as_u16()];
+        codes.sort_unstable();
+        assert_eq!(codes, [200, 409], "{:#} {:#}", a.body, b.body);
+        for id in &o {
+            assert_eq!(status_events(&app, *id), vec!["ROUTED"]);
+        }
+        assert_eq!(
+            count(&app, &DomainEvent::PlanDispatched { id: laid.plan }),
+            1
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_dispatch_past_its_deadline_is_503_and_a_retry_tells_the_truth() {
+    let mut app = TestApp::new();
+    let v = vehicle(&app, "Van").await;
+    let o = orders(&app, "T", 2).await;
+    let laid = lay_out(&app, &[(Some(v), o.clone())]);
+    let mut routing = Routing::default();
+    routing.dispatch_deadline = Duration::from_millis(150);
+    let mut state = app.state.clone();
+    state.routing = Arc::new(routing);
+    app.router = dispatch_http::app(state);
+    // Another writer holds the database for a while: the dispatch waits behind it.
+    let db = app.store.clone();
+    let blocker = std::thread::spawn(move || {
+        let db: &dyn Store = &*db;
+        db.transaction(|_| {
+            std::thread::sleep(Duration::from_millis(800));
+            Ok::<_, dispatch_core::ports::store::StoreError>(())
+        })
+        .unwrap();
+    });
+    std::thread::sleep(Duration::from_millis(100));
+    let path = format!("/v2/plans/{}/dispatch", laid.plan);
+    let r = app.post(&path, &app.north(), json!(null)).await;
+    r.envelope(503, "SERVICE_UNAVAILABLE");
+    assert!(r.headers.get("retry-after").is_some());
+    blocker.join().unwrap();
+    // The first attempt goes through once the database is free; then the retry says so.
+    let plan_path = format!("/v2/plans/{}", laid.plan);
+    for _ in 0..100 {
+        let plan = app.get(&plan_path, &app.north()).await;
+        if plan.ok()["plan"]["routes"][0]["dispatched"] == true {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let retry = app.post(&path, &app.north(), json!(null)).await;
+    retry.envelope(409, "ALREADY_DISPATCHED");
+    assert_eq!(status_of(&app, o[0]).await, "ROUTED");
+}
+
+#[tokio::test]
+async fn deleting_a_plan_reopens_dispatched_orders_and_fires_its_events() {
+    let app = TestApp::new();
+    let v1 = vehicle(&app, "Van 1").await;
+    let v2 = vehicle(&app, "Van 2").await;
+    let o = orders(&app, "X", 5).await;
+    let first = lay_out(&app, &[(Some(v1), vec![o[0], o[1]])]);
+    app.post(
+        &format!("/v2/routes/{}/dispatch", first.routes[0]),
+        &app.north(),
+        json!(null),
+    )
+    .await
+    .ok();
+    // A re-optimisation leaves the dispatched route on the plan beside the new ones.
+    let second = reoptimised(&app, first.plan, &[(Some(v2), vec![o[2], o[3]])]);
+    set_status(&app, o[1], "DELIVERED");
+    // o[4] is ROUTED by another plan's dispatched route and also on an undispatched one here.
+    let other = lay_out(&app, &[(Some(v2), vec![o[4]])]);
+    app.post(
+        &format!("/v2/plans/{}/dispatch", other.plan),
+        &app.north(),
+        json!(null),
+    )
+    .await
+    .ok();
+    let r = app
+        .delete(&format!("/v2/plans/{}", first.plan), &app.north())
+        .await;
+    assert_eq!(r.ok(), &json!({"deleted": {"plans_count": 1}}));
+    assert_eq!(status_of(&app, o[0]).await, "OPEN");
+    assert_eq!(status_events(&app, o[0]), vec!["ROUTED", "OPEN"]);
+    assert_eq!(status_of(&app, o[1]).await, "DELIVERED");
+    assert_eq!(status_events(&app, o[2]), Vec::<String>::new());
+    assert_eq!(status_of(&app, o[4]).await, "ROUTED");
+    assert_eq!(
+        count(
+            &app,
+            &DomainEvent::RouteDeleted {
+                id: first.routes[0]
+            }
+        ),
+        1
+    );
+    assert_eq!(
+        count(
+            &app,
+            &DomainEvent::RouteDeleted {
+                id: second.routes[0]
+            }
+        ),
+        0
+    );
+    assert_eq!(count(&app, &DomainEvent::PlanDeleted { id: first.plan }), 1);
+    for path in [
+        format!("/v2/plans/{}", first.plan),
+        format!("/v2/routes/{}", first.routes[0]),
+        format!("/v2/routes/{}", second.routes[0]),
+    ] {
+        app.get(&path, &app.north())
+            .await
+            .envelope(404, "RESOURCE_NOT_FOUND");
+    }
+    let routes = app.get("/v2/routes", &app.north()).await;
+    assert_eq!(routes.ok()["routes"].as_array().unwrap().len(), 1);
+    app.post(
+        &format!("/v2/plans/{}/dispatch", first.plan),
+        &app.north(),
+        json!(null),
+    )
+    .await
+    .envelope(404, "RESOURCE_NOT_FOUND");
+    app.delete(&format!("/v2/plans/{}", first.plan), &app.north())
+        .await
+        .envelope(404, "RESOURCE_NOT_FOUND");
+}
+
+#[tokio::test]
+async fn deleting_an_undispatched_plan_keeps_statuses_and_cancels_its_job() {
+    let app = TestApp::new();
+    let v = vehicle(&app, "Van").await;
+    let o = orders(&app, "U", 1).await;
+    let laid = lay_out(&app, &[(Some(v), o.clone())]);
+    let job = queue_job(&app, laid.plan);
+    app.delete(&format!("/v2/plans/{}", laid.plan), &app.north())
+        .await
+        .ok();
+    assert_eq!(status_events(&app, o[0]), Vec::<String>::new());
+    assert_eq!(
+        count(&app, &DomainEvent::RouteDeleted { id: laid.routes[0] }),
+        0
+    );
+    assert_eq!(count(&app, &DomainEvent::PlanDeleted { id: laid.plan }), 1);
+    app.get(&format!("/v2/plans/optimise/{job}"), &app.north())
+        .await
+        .envelope(404, "RESOURCE_NOT_FOUND");
+    let scope = north_scope(&app);
+    let gone = store(&app)
+        .read(|tx| tx.get_optimisation(scope, &job))
+        .unwrap();
+    assert!(gone.is_none(), "the job is cancelled with its plan");
+    app.delete(&format!("/v2/plans/{}", laid.plan), &app.south())
+        .await
+        .envelope(404, "RESOURCE_NOT_FOUND");
+}
+
+#[tokio::test]
+async fn put_route_sets_is_locked_only_and_answers_without_stops() {
+    let app = TestApp::new();
+    let v = vehicle(&app, "Van").await;
+    let o = orders(&app, "P", 2).await;
+    let laid = lay_out(&app, &[(Some(v), o.clone())]);
+    let path = format!("/v2/routes/{}", laid.routes[0]);
+    let r = app
+        .put(&path, &app.north(), json!({"is_locked": true}))
+        .await;
+    let route = &r.ok()["route"];
+    assert_eq!(route["is_locked"], true);
+    assert_eq!(route["id"], laid.routes[0]);
+    assert!(route.get("stops").is_none(), "{route:#}");
+    assert!(route["vehicle"].is_object());
+    let read = app.get(&path, &app.north()).await;
+    assert_eq!(read.ok()["route"]["is_locked"], true);
+    assert_eq!(read.ok()["route"]["stops"].as_array().unwrap().len(), 2);
+    // Not enforced: a locked route still dispatches.
+    app.post(&format!("{path}/dispatch"), &app.north(), json!(null))
+        .await
+        .ok();
+    let r = app
+        .put(&path, &app.north(), json!({"is_locked": false}))
+        .await;
+    assert_eq!(r.ok()["route"]["is_locked"], false);
+    assert_eq!(
+        app.put(&path, &app.north(), json!({"is_locked": "yes"}))
+            .await
+            .invalid_paths(),
+        vec!["is_locked"]
+    );
+    assert_eq!(
+        app.put(&path, &app.north(), json!({"is_locked": true, "name": "x"}))
+            .await
+            .invalid_paths(),
+        vec!["name"]
+    );
+    app.put(&path, &app.north(), json!([]))
+        .await
+        .envelope(400, "INVALID_INPUT");
+    app.put(&path, &app.south(), json!({"is_locked": true}))
+        .await
+        .envelope(404, "RESOURCE_NOT_FOUND");
+    app.put(
+        "/v2/routes/424242",
+        &app.north(),
+        json!({"is_locked": true}),
+    )
+    .await
+    .envelope(404, "RESOURCE_NOT_FOUND");
+}
+
+#[tokio::test]
+async fn auto_dispatch_dispatches_the_plan_when_its_optimisation_ends() {
+    use dispatch_core::service::dispatch::AutoDispatch;
+    use dispatch_http::runtime::{Optimiser, OptimiserConfig};
+    let app = TestApp::new();
+    vehicle(&app, "Van").await;
+    let o = orders(&app, "A", 4).await;
+    let workers = Optimiser::start(
+        app.state.store.clone(),
+        app.state.clock.clone(),
+        app.state.routing.matrix.clone(),
+        Arc::new(AutoDispatch),
+        app.state.jobs.clone(),
+        OptimiserConfig {
+            workers: 1,
+            solver_threads: 1,
+            min_budget: Duration::from_millis(200),
+            max_budget: Duration::from_millis(200),
+            lease: Duration::from_secs(10),
+            poll: Duration::from_millis(50),
+        },
+    );
+    let r = app
+        .post(
+            "/v2/plans/optimise/orders",
+            &app.north(),
+            json!({"delivery_date": DAY, "settings": {"auto_dispatch": true}}),
+        )
+        .await;
+    let plan = r.ok()["plan"]["id"].as_i64().unwrap();
+    let mut dispatched = false;
+    for _ in 0..200 {
+        let p = app.get(&format!("/v2/plans/{plan}"), &app.north()).await;
+        let routes = p.ok()["plan"]["routes"].as_array().unwrap().clone();
+        if !routes.is_empty() && routes.iter().all(|r| r["dispatched"] == true) {
+            dispatched = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    tokio::task::spawn_blocking(move || workers.shutdown())
+        .await
+        .unwrap();
+    assert!(dispatched, "the plan was not dispatched");
+    let list = app.get("/v2/plans", &app.north()).await;
+    assert_eq!(list.ok()["plans"][0]["dispatched"], true);
+    for id in &o {
+        assert_eq!(status_of(&app, *id).await, "ROUTED");
+    }
+    assert_eq!(count(&app, &DomainEvent::PlanDispatched { id: plan }), 1);
+    app.post(
+        &format!("/v2/plans/{plan}/dispatch"),
+        &app.north(),
+        json!(null),
+    )
+    .await
+    .envelope(409, "ALREADY_DISPATCHED");
+}
