@@ -9,6 +9,7 @@ mod common;
 mod booking;
 mod dispatch;
 mod edits;
+mod notify;
 
 use common::TestApp;
 use dispatch_core::events::DomainEvent;

@@ -1,0 +1,125 @@
+//! Dispatch and the depot's planned-start notifications (spec: States and transitions, the
+//! dispatch row), through the real router: dispatching a route cancels each of its orders'
+//! earlier Scheduled tasks of the planned-start template and schedules a new one with the
+//! stop's ETA; other templates, and orders of routes not dispatched, keep their tasks.
+
+use dispatch_http::setup;
+use serde_json::json;
+
+use super::*;
+
+/// Names the depot's "On the way" SMS template as its planned-start template; the ids of the
+/// SMS and the e-mail template.
+fn with_planned_start(app: &TestApp) -> (i64, i64) {
+    let mut seed = common::fixture_seed();
+    let north = &mut seed["organisations"][0]["depots"][0];
+    north["notification_templates"][0]["body"] = json!("Order {order_number} at {eta}");
+    north["settings"] = json!({"notifications": {"planned_start_template": "On the way"}});
+    let parsed = setup::parse(&seed.to_string()).expect("seed parses");
+    let out = setup::apply(&*app.store, &parsed, now(app)).expect("seed applies");
+    let templates = &out["organisations"][0]["depots"][0]["notification_templates"];
+    let id = |name: &str| {
+        templates
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap()["id"]
+            .as_i64()
+            .unwrap()
+    };
+    (id("On the way"), id("Delivered"))
+}
+
+/// Every task of North, as (order id, template id, status, message).
+async fn tasks(app: &TestApp) -> Vec<(i64, i64, String, String)> {
+    let r = app
+        .get("/v2/notification-tasks?limit=100", &app.north())
+        .await;
+    let mut all: Vec<_> = r.ok()["notification_tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["order"]["id"].as_i64().unwrap(),
+                t["template"]["id"].as_i64().unwrap(),
+                t["status"].as_str().unwrap().to_owned(),
+                t["message"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    all.sort();
+    all
+}
+
+fn task(order: i64, template: i64, status: &str, message: &str) -> (i64, i64, String, String) {
+    (order, template, status.to_owned(), message.to_owned())
+}
+
+#[tokio::test]
+async fn dispatch_cancels_superseded_tasks_and_schedules_the_planned_start_notifications() {
+    let app = TestApp::new();
+    let (sms, email) = with_planned_start(&app);
+    let van = vehicle(&app, "Van 1").await;
+    let list = (0..3)
+        .map(|i| {
+            let mut o = delivery(&format!("N-{i}"), 51.50 + 0.004 * i as f64, -0.12);
+            o["emails"] = json!([format!("n{i}@example.com")]);
+            o
+        })
+        .collect();
+    let o = post_orders(&app, list).await;
+    let laid = lay_out(
+        &app,
+        &[(Some(van), vec![o[0], o[1]]), (Some(van), vec![o[2]])],
+    );
+    let r = app
+        .post(
+            "/v2/notifications/schedule/orders",
+            &app.north(),
+            json!({"orders": [o[0], o[2]], "templates": [sms, email],
+                   "send_time_utc": "2026-11-24T07:00:00.000Z"}),
+        )
+        .await;
+    assert_eq!(r.ok()["notifications"].as_array().unwrap().len(), 4);
+    let earlier = "Order N-0 at ";
+    let earlier_2 = "Order N-2 at ";
+
+    let r = app
+        .post(
+            &format!("/v2/routes/{}/dispatch", laid.routes[0]),
+            &app.north(),
+            json!(null),
+        )
+        .await;
+    r.ok();
+    let mut expected = vec![
+        task(o[0], sms, "Cancelled", earlier),
+        task(o[0], sms, "Scheduled", "Order N-0 at 09:00"),
+        task(o[0], email, "Scheduled", "Delivered"),
+        task(o[1], sms, "Scheduled", "Order N-1 at 09:10"),
+        task(o[2], sms, "Scheduled", earlier_2),
+        task(o[2], email, "Scheduled", "Delivered"),
+    ];
+    expected.sort();
+    assert_eq!(
+        tasks(&app).await,
+        expected,
+        "only the dispatched route's orders"
+    );
+
+    let r = app
+        .post(
+            &format!("/v2/routes/{}/dispatch", laid.routes[1]),
+            &app.north(),
+            json!(null),
+        )
+        .await;
+    r.ok();
+    expected.retain(|t| t != &task(o[2], sms, "Scheduled", earlier_2));
+    expected.push(task(o[2], sms, "Cancelled", earlier_2));
+    expected.push(task(o[2], sms, "Scheduled", "Order N-2 at 09:00"));
+    expected.sort();
+    assert_eq!(tasks(&app).await, expected);
+}
