@@ -100,6 +100,13 @@ impl Receiver {
         self.shared.hits.lock().unwrap().clone()
     }
 
+    /// The hits after the first `from` (for readers that keep up with a long run without
+    /// copying everything each time).
+    pub fn hits_since(&self, from: usize) -> Vec<Hit> {
+        let hits = self.shared.hits.lock().unwrap();
+        hits.get(from..).map(<[Hit]>::to_vec).unwrap_or_default()
+    }
+
     pub fn count(&self) -> usize {
         self.shared.hits.lock().unwrap().len()
     }
