@@ -18,7 +18,7 @@ mod migrations;
 mod repo;
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, RwLock};
 
 use dispatch_core::ports::store::{Store, StoreError, StoreTx};
 use rusqlite::Connection;
@@ -38,7 +38,12 @@ pub struct SqliteStore {
     /// tail latency of concurrent writes jump by hundreds of milliseconds. The busy timeout
     /// still arbitrates between processes (`seed` next to `serve`).
     write_gate: Mutex<()>,
+    /// Told after every commit of this process that appended outbox events.
+    outbox_observers: RwLock<Vec<OutboxObserver>>,
 }
+
+/// Called after a commit that appended outbox events.
+type OutboxObserver = Arc<dyn Fn() + Send + Sync>;
 
 impl std::fmt::Debug for SqliteStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -58,12 +63,23 @@ impl SqliteStore {
             path,
             idle: Mutex::new(vec![conn]),
             write_gate: Mutex::new(()),
+            outbox_observers: RwLock::new(Vec::new()),
         })
     }
 
     /// The database file.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Calls `observer` after every commit of this store that appended outbox events (never for
+    /// a rolled-back one), on the committing thread: how the webhook worker of `serve` hears of
+    /// new events at once. Commits of other processes are not seen; their reader has to poll.
+    pub fn on_outbox_commit(&self, observer: impl Fn() + Send + Sync + 'static) {
+        self.outbox_observers
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(Arc::new(observer));
     }
 
     /// The schema version after migrations (the number of applied migrations).
@@ -121,8 +137,24 @@ impl Store for SqliteStore {
         &self,
         work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
-        let _gate = self.write_gate.lock().unwrap_or_else(|e| e.into_inner());
-        self.run("BEGIN IMMEDIATE", work)
+        let enclosing = repo::outbox::take_appended();
+        let result = {
+            let _gate = self.write_gate.lock().unwrap_or_else(|e| e.into_inner());
+            self.run("BEGIN IMMEDIATE", work)
+        };
+        let appended = repo::outbox::take_appended();
+        repo::outbox::set_appended(enclosing);
+        if result.is_ok() && appended {
+            for observer in self
+                .outbox_observers
+                .read()
+                .unwrap_or_else(|e| e.into_inner())
+                .iter()
+            {
+                observer();
+            }
+        }
+        result
     }
 
     fn run_read(

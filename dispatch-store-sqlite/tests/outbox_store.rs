@@ -167,3 +167,114 @@ fn outbox_conforms_on_sqlite() {
 fn outbox_conforms_in_memory() {
     conformance(&InMemoryStore::new());
 }
+
+/// Retention: finished rows older than their cut go (in batches of at most `limit`), pending
+/// rows and rows a re-send names stay, ERROR rows have their own cut (or none).
+fn purge_conformance(store: &dyn Store) {
+    let (a, _) = depots(store);
+    let ids: Vec<i64> = store
+        .transaction(|tx| {
+            for i in 0..7 {
+                tx.append_event(a, &DomainEvent::PlanCreated { id: i }, at(10))?;
+            }
+            let ids: Vec<i64> = tx.pending_events(0, 10)?.iter().map(|e| e.id).collect();
+            let done = |id, state, when| DeliveryOutcome {
+                at: at(when),
+                ..outcome(id, state, 1, None)
+            };
+            tx.mark_deliveries(&[
+                done(ids[0], DeliveryState::Delivered, 100),
+                done(ids[1], DeliveryState::Skipped, 150),
+                done(ids[2], DeliveryState::Delivered, 900),
+                done(ids[3], DeliveryState::Error, 100),
+                done(ids[4], DeliveryState::Error, 100),
+                done(ids[5], DeliveryState::Delivered, 120),
+            ])?;
+            tx.resend_event(ids[4], at(200))?;
+            Ok::<_, StoreError>(ids)
+        })
+        .unwrap();
+    let state = |id: i64| {
+        store
+            .read(|tx| tx.get_delivery(id))
+            .unwrap()
+            .map(|d| d.state)
+    };
+    let purge = |before: i64, failed: Option<i64>, limit: usize| {
+        store
+            .transaction(|tx| tx.purge_deliveries(at(before), failed.map(at), limit))
+            .unwrap()
+    };
+    assert_eq!(purge(500, None, 2), 2, "at most the limit");
+    assert_eq!(purge(500, None, 10), 1, "then the rest");
+    for id in [ids[0], ids[1], ids[5]] {
+        assert_eq!(state(id), None, "finished before the cut: gone");
+    }
+    assert_eq!(
+        state(ids[2]),
+        Some(DeliveryState::Delivered),
+        "after the cut"
+    );
+    assert_eq!(
+        state(ids[3]),
+        Some(DeliveryState::Error),
+        "ERROR without a cut"
+    );
+    assert_eq!(state(ids[6]), Some(DeliveryState::Pending), "pending never");
+    assert_eq!(purge(5000, Some(500), 10), 2);
+    assert_eq!(state(ids[2]), None);
+    assert_eq!(state(ids[3]), None, "ERROR past its own cut");
+    assert_eq!(
+        state(ids[4]),
+        Some(DeliveryState::Error),
+        "an ERROR a pending re-send names stays"
+    );
+    assert_eq!(state(ids[6]), Some(DeliveryState::Pending));
+}
+
+#[test]
+fn outbox_retention_conforms_on_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(dir.path().join("outbox.db")).unwrap();
+    purge_conformance(&store);
+}
+
+#[test]
+fn outbox_retention_conforms_in_memory() {
+    purge_conformance(&InMemoryStore::new());
+}
+
+#[test]
+fn a_commit_that_appended_events_tells_the_observer_and_others_do_not() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    let sqlite = SqliteStore::open(dir.path().join("outbox.db")).unwrap();
+    let told = Arc::new(AtomicUsize::new(0));
+    let counter = told.clone();
+    sqlite.on_outbox_commit(move || {
+        counter.fetch_add(1, Ordering::SeqCst);
+    });
+    let store: &dyn Store = &sqlite;
+    let (a, _) = depots(store);
+    assert_eq!(told.load(Ordering::SeqCst), 0, "no event appended");
+    let rolled_back: Result<(), StoreError> = store.transaction(|tx| {
+        tx.append_event(a, &DomainEvent::PlanCreated { id: 1 }, at(10))?;
+        Err(StoreError::Conflict("the change failed".into()))
+    });
+    assert!(rolled_back.is_err());
+    assert_eq!(told.load(Ordering::SeqCst), 0, "rolled back");
+    store
+        .transaction(|tx| tx.append_event(a, &DomainEvent::PlanCreated { id: 2 }, at(10)))
+        .unwrap();
+    assert_eq!(told.load(Ordering::SeqCst), 1, "committed");
+    store.read(|tx| tx.pending_events(0, 10)).unwrap();
+    store
+        .transaction(|tx| tx.pending_events(0, 10).map(|_| ()))
+        .unwrap();
+    assert_eq!(
+        told.load(Ordering::SeqCst),
+        1,
+        "reads and writes without events"
+    );
+}

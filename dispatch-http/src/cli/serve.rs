@@ -12,6 +12,7 @@ use dispatch_store_sqlite::{SqliteGazetteer, SqliteStore};
 
 use crate::clock::SystemClock;
 use crate::runtime::notifications::NotifierArgs;
+use crate::runtime::webhooks::{Retention, WebhookConfig};
 use crate::runtime::{Optimiser, OptimiserConfig};
 use crate::server::ConnectionLimits;
 use crate::travel::TravelArgs;
@@ -59,9 +60,52 @@ pub struct ServeArgs {
     /// Travel times and distances: great-circle (--speed-kmh) or an OSRM server (--osrm-url).
     #[command(flatten)]
     pub travel: TravelArgs,
+    /// Webhook delivery: parallel deliveries per depot, outbox scan interval, retention.
+    #[command(flatten)]
+    pub webhooks: WebhookArgs,
     /// Notification senders (SMTP e-mail, HTTP SMS gateway; recorded only by default).
     #[command(flatten)]
     pub notifier: NotifierArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct WebhookArgs {
+    /// Deliveries in flight at once per depot (events of one order, plan or route always go
+    /// one after another).
+    #[arg(long, env = "DISPATCH_WEBHOOK_LANES", default_value_t = 32, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub webhook_lanes: u16,
+    /// Seconds between scans of the outbox for events committed by other processes (`dispatch
+    /// seed`, `dispatch webhooks resend`); this process's own changes are sent at once.
+    #[arg(long, env = "DISPATCH_WEBHOOK_POLL", default_value_t = 0.25, value_parser = positive_seconds)]
+    pub webhook_poll: f64,
+    /// Days a DELIVERED or SKIPPED delivery record is kept (0: forever).
+    #[arg(long, env = "DISPATCH_WEBHOOK_RETENTION_DAYS", default_value_t = 7)]
+    pub webhook_retention_days: u32,
+    /// Days an ERROR delivery record is kept (0: forever); one a re-send names stays as long
+    /// as the re-send.
+    #[arg(
+        long,
+        env = "DISPATCH_WEBHOOK_ERROR_RETENTION_DAYS",
+        default_value_t = 30
+    )]
+    pub webhook_error_retention_days: u32,
+}
+
+impl WebhookArgs {
+    /// The delivery worker's configuration these flags describe.
+    pub fn config(&self) -> WebhookConfig {
+        let days = |n: u32| (n > 0).then(|| Duration::from_secs(u64::from(n) * 86_400));
+        WebhookConfig {
+            lanes_per_depot: usize::from(self.webhook_lanes),
+            poll_interval: Duration::from_secs_f64(self.webhook_poll),
+            retention: Retention {
+                finished: days(self.webhook_retention_days),
+                failed: days(self.webhook_error_retention_days),
+                ..Retention::default()
+            },
+            ..WebhookConfig::default()
+        }
+    }
 }
 
 fn positive_seconds(s: &str) -> Result<f64, String> {
@@ -128,6 +172,11 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         SqliteStore::open(&args.db)
             .map_err(|e| format!("cannot open database {}: {e}", args.db.display()))?,
     );
+    // Set up before anything can commit: every commit of this process that appends events
+    // wakes the webhook worker.
+    let outbox_commits = Arc::new(tokio::sync::Notify::new());
+    let wake = outbox_commits.clone();
+    store.on_outbox_commit(move || wake.notify_one());
     let clock = Arc::new(SystemClock);
     if let Some(key) = setup::bootstrap_default(&*store, clock.now())
         .map_err(|e| format!("cannot create the default depot: {e}"))?
@@ -169,7 +218,13 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     tracing::info!(%addr, db = %args.db.display(), "serving");
 
     let (stopping_tx, mut stopping) = tokio::sync::watch::channel(false);
-    let background = crate::runtime::start(&state, senders, stopping.clone())?;
+    let background = crate::runtime::start(
+        &state,
+        senders,
+        args.webhooks.config(),
+        outbox_commits,
+        stopping.clone(),
+    )?;
     let limits = args.connection_limits();
     let server = crate::server::serve(listener, crate::app(state), limits, async move {
         shutdown_signal().await;

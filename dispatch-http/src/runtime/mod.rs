@@ -12,9 +12,10 @@ pub use optimiser::{Optimiser, OptimiserConfig};
 pub use routing::{Routing, DISPATCH_DEADLINE};
 pub use signal::JobSignal;
 
+use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::watch;
+use tokio::sync::{watch, Notify};
 use tokio::task::JoinHandle;
 
 use crate::AppState;
@@ -28,16 +29,19 @@ pub struct Workers {
 }
 
 /// Starts every background worker over the state's store and clock; they stop when `stopping`
-/// turns true.
+/// turns true. `outbox_commits` is notified after this process commits outbox events.
 pub fn start(
     state: &AppState,
     senders: notifications::ChannelSenders,
+    webhooks: webhooks::WebhookConfig,
+    outbox_commits: Arc<Notify>,
     stopping: watch::Receiver<bool>,
 ) -> Result<Workers, String> {
     let webhooks = webhooks::spawn(
         state.store.clone(),
         state.clock.clone(),
-        webhooks::WebhookConfig::default(),
+        webhooks,
+        outbox_commits,
         stopping.clone(),
     )?;
     let notifications =

@@ -8,7 +8,7 @@ mod order_codec;
 mod order_rows;
 mod orders;
 mod organisation;
-mod outbox;
+pub(crate) mod outbox;
 mod plans;
 mod reference;
 mod route_log;

@@ -1,6 +1,8 @@
 //! The event outbox on SQLite: rows of `event_outbox` with their delivery outcome. Pending
 //! rows (`outcome IS NULL`) are found through partial indexes, so a long delivered history
-//! does not slow the worker down.
+//! does not slow the worker down; finished rows are purged by age through `(outcome, finished)`.
+
+use std::cell::Cell;
 
 use dispatch_core::events::DomainEvent;
 use dispatch_core::model::organisation::DepotScope;
@@ -12,6 +14,23 @@ use rusqlite::{params, OptionalExtension, Row};
 use serde_json::Value;
 
 use super::{ts, Db, Sql};
+
+thread_local! {
+    /// Whether the transaction running on this thread appended an event. A transaction runs on
+    /// one thread from `BEGIN` to `COMMIT`, so the store reads this after committing to tell the
+    /// delivery worker there is something new (see `SqliteStore::on_outbox_commit`).
+    static APPENDED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether an event was appended on this thread since the last call; clears the mark.
+pub(crate) fn take_appended() -> bool {
+    APPENDED.with(|a| a.replace(false))
+}
+
+/// Restores the mark of an enclosing transaction (see `SqliteStore::run`).
+pub(crate) fn set_appended(appended: bool) {
+    APPENDED.with(|a| a.set(appended));
+}
 
 fn corrupt(what: &str) -> StoreError {
     StoreError::Backend(format!("corrupt stored {what}"))
@@ -131,6 +150,7 @@ impl Db<'_> {
                 resend_of
             ])
             .st()?;
+        set_appended(true);
         Ok(self.0.last_insert_rowid())
     }
 }
@@ -208,6 +228,33 @@ impl OutboxRepo for Db<'_> {
             .st()?;
         }
         Ok(())
+    }
+
+    fn purge_deliveries(
+        &mut self,
+        finished_before: Timestamp,
+        failed_before: Option<Timestamp>,
+        limit_to: usize,
+    ) -> Result<usize, StoreError> {
+        // Candidates come from the `(outcome, finished)` index; a row a re-send names stays
+        // (found through the partial index on `resend_of`).
+        let mut stmt = self
+            .0
+            .prepare_cached(
+                "DELETE FROM event_outbox WHERE id IN (\
+                 SELECT e.id FROM event_outbox e \
+                 WHERE ((e.outcome IN ('DELIVERED', 'SKIPPED') AND e.finished < ?1) \
+                     OR (e.outcome = 'ERROR' AND e.finished < ?2)) \
+                   AND NOT EXISTS (SELECT 1 FROM event_outbox r WHERE r.resend_of = e.id) \
+                 LIMIT ?3)",
+            )
+            .st()?;
+        stmt.execute(params![
+            finished_before.millis(),
+            failed_before.map_or(i64::MIN, Timestamp::millis),
+            limit(limit_to)
+        ])
+        .st()
     }
 
     fn list_deliveries(

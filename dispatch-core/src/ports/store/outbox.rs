@@ -123,6 +123,16 @@ pub trait OutboxRepo {
     ) -> Result<Vec<OutboxEvent>, StoreError>;
     /// Records finished deliveries. Rows that are no longer pending keep their first outcome.
     fn mark_deliveries(&mut self, outcomes: &[DeliveryOutcome]) -> Result<(), StoreError>;
+    /// Deletes at most `limit` finished deliveries that are old enough: DELIVERED and SKIPPED ones
+    /// finished before `finished_before`, ERROR ones finished before `failed_before` (`None`:
+    /// ERROR records are kept). A delivery that a re-send names is kept while the re-send
+    /// exists. Pending deliveries are never deleted. Returns how many were deleted.
+    fn purge_deliveries(
+        &mut self,
+        finished_before: Timestamp,
+        failed_before: Option<Timestamp>,
+        limit: usize,
+    ) -> Result<usize, StoreError>;
     /// Deliveries in `state` (of one depot, or of all), newest first, at most `limit`.
     fn list_deliveries(
         &mut self,

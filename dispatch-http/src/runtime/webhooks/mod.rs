@@ -11,12 +11,17 @@
 //!   the shared scan and reads them from the depot's own backlog once there is room, so other
 //!   depots' events keep flowing. Attempts in flight are bounded overall.
 //! - The API never waits for a receiver: requests only append to the outbox.
+//! - Wake-up: a commit of this process that appended events wakes the dispatcher at once
+//!   (`SqliteStore::on_outbox_commit`); commits of other processes (`dispatch seed`,
+//!   `dispatch webhooks resend`) are found by the scan every [`WebhookConfig::poll_interval`].
+//! - Retention: finished rows are purged by age in small batches ([`retention`]).
 //! - Receiver settings are re-read every [`WebhookConfig::settings_refresh`]: `dispatch seed`
 //!   with a changed `webhook` applies to the next attempt without a restart.
 
 mod lanes;
 mod post;
 mod recorder;
+mod retention;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -26,12 +31,24 @@ use dispatch_core::model::organisation::{DepotScope, Webhook};
 use dispatch_core::ports::clock::Clock;
 use dispatch_core::ports::store::{OutboxEvent, Store, StoreError};
 use dispatch_core::webhook::{RetryPolicy, ATTEMPT_TIMEOUT_MS};
-use tokio::sync::{mpsc, watch, Semaphore};
+use tokio::sync::{mpsc, watch, Notify, Semaphore};
 use tokio::task::JoinHandle;
 
 use lanes::{DepotLanes, LaneContext};
 
 pub use post::body;
+pub use retention::Retention;
+
+/// How often depots with a backlog are checked for room in their lanes (no database read
+/// unless there is room).
+const REFILL_TICK: Duration = Duration::from_millis(5);
+
+/// What ended an idle wait.
+enum Woke {
+    Scan,
+    Settings,
+    Refill,
+}
 
 /// Tuning of the delivery worker; [`WebhookConfig::default`] is the spec's behaviour.
 #[derive(Debug, Clone)]
@@ -46,12 +63,15 @@ pub struct WebhookConfig {
     pub lane_queue: usize,
     /// Attempts in flight across all depots.
     pub max_in_flight: usize,
-    /// How often the outbox is scanned when idle.
+    /// How often the outbox is scanned when nothing woke the worker: the delay of events
+    /// committed by other processes.
     pub poll_interval: Duration,
     /// How often receiver settings are re-read.
     pub settings_refresh: Duration,
     /// Events read per scan.
     pub batch: usize,
+    /// How long finished deliveries are kept.
+    pub retention: Retention,
 }
 
 impl Default for WebhookConfig {
@@ -59,22 +79,24 @@ impl Default for WebhookConfig {
         WebhookConfig {
             policy: RetryPolicy::SPEC,
             attempt_timeout: Duration::from_millis(ATTEMPT_TIMEOUT_MS),
-            lanes_per_depot: 8,
-            lane_queue: 256,
-            max_in_flight: 256,
-            poll_interval: Duration::from_millis(25),
+            lanes_per_depot: 32,
+            lane_queue: 64,
+            max_in_flight: 1024,
+            poll_interval: Duration::from_millis(250),
             settings_refresh: Duration::from_secs(1),
             batch: 1000,
+            retention: Retention::default(),
         }
     }
 }
 
 /// Starts the delivery worker; it stops when `stopping` turns true, leaving undelivered events
-/// pending for the next start.
+/// pending for the next start. `wake` is notified after commits that appended events.
 pub fn spawn(
     store: Arc<dyn Store>,
     clock: Arc<dyn Clock>,
     config: WebhookConfig,
+    wake: Arc<Notify>,
     stopping: watch::Receiver<bool>,
 ) -> Result<JoinHandle<()>, String> {
     let client = reqwest::Client::builder()
@@ -85,6 +107,12 @@ pub fn spawn(
         .map_err(|e| format!("cannot build the webhook HTTP client: {e}"))?;
     let (outcomes, recorded) = mpsc::unbounded_channel();
     let recorder = tokio::spawn(recorder::run(store.clone(), recorded));
+    let purger = tokio::spawn(retention::run(
+        store.clone(),
+        clock.clone(),
+        config.retention,
+        stopping.clone(),
+    ));
     let context = LaneContext {
         client,
         clock,
@@ -94,10 +122,11 @@ pub fn spawn(
         stopping: stopping.clone(),
     };
     Ok(tokio::spawn(async move {
-        Dispatcher::new(store, context).run(stopping).await;
+        Dispatcher::new(store, context).run(&wake, stopping).await;
         // The lanes hold the other senders; the recorder ends once they all stopped and every
         // outcome reached it is written.
         let _ = recorder.await;
+        let _ = purger.await;
     }))
 }
 
@@ -131,7 +160,7 @@ impl Dispatcher {
         }
     }
 
-    async fn run(mut self, mut stopping: watch::Receiver<bool>) {
+    async fn run(mut self, wake: &Notify, mut stopping: watch::Receiver<bool>) {
         loop {
             if *stopping.borrow() {
                 return;
@@ -143,10 +172,39 @@ impl Dispatcher {
                     false
                 }
             };
-            if !busy {
-                tokio::select! {
-                    () = tokio::time::sleep(self.context.config.poll_interval) => {}
+            if busy {
+                continue;
+            }
+            // Idle: the next scan comes when a commit of this process wakes us or the poll
+            // interval passes; receiver settings are re-read on their own schedule meanwhile,
+            // and depots with a backlog are refilled as soon as their lanes have room.
+            let scan_due = tokio::time::Instant::now() + self.context.config.poll_interval;
+            loop {
+                let settings_due = tokio::time::Instant::from_std(
+                    self.settings_read + self.context.config.settings_refresh,
+                );
+                let backlogged = self.depots.values().any(|d| d.backlogged);
+                let woke = tokio::select! {
+                    () = wake.notified() => Woke::Scan,
+                    () = tokio::time::sleep_until(scan_due) => Woke::Scan,
+                    () = tokio::time::sleep_until(settings_due) => Woke::Settings,
+                    () = tokio::time::sleep(REFILL_TICK), if backlogged => Woke::Refill,
                     _ = stopping.wait_for(|s| *s) => return,
+                };
+                match woke {
+                    Woke::Scan => break,
+                    Woke::Settings => {
+                        if let Err(e) = self.refresh_settings().await {
+                            tracing::error!(error = %e, "webhook dispatcher: reading receiver settings failed; retrying");
+                        }
+                    }
+                    Woke::Refill => match self.refill_backlogs().await {
+                        Ok(true) => break,
+                        Ok(false) => {}
+                        Err(e) => {
+                            tracing::error!(error = %e, "webhook dispatcher: reading a depot's backlog failed; retrying");
+                        }
+                    },
                 }
             }
         }

@@ -105,6 +105,32 @@ impl OutboxRepo for State {
         Ok(())
     }
 
+    fn purge_deliveries(
+        &mut self,
+        finished_before: Timestamp,
+        failed_before: Option<Timestamp>,
+        limit: usize,
+    ) -> Result<usize, StoreError> {
+        let rows = &self.outbox.rows;
+        let expired = |r: &DeliveryRecord| {
+            let cut = match r.state {
+                DeliveryState::Pending => None,
+                DeliveryState::Delivered | DeliveryState::Skipped => Some(finished_before),
+                DeliveryState::Error => failed_before,
+            };
+            matches!((r.finished, cut), (Some(f), Some(c)) if f < c)
+                && !rows.iter().any(|other| other.resend_of == Some(r.id))
+        };
+        let doomed: std::collections::HashSet<i64> = rows
+            .iter()
+            .filter(|r| expired(r))
+            .take(limit)
+            .map(|r| r.id)
+            .collect();
+        self.outbox.rows.retain(|r| !doomed.contains(&r.id));
+        Ok(doomed.len())
+    }
+
     fn list_deliveries(
         &mut self,
         state: DeliveryState,

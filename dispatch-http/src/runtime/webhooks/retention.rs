@@ -1,0 +1,89 @@
+//! Outbox retention: delivered and skipped rows are deleted once they are older than
+//! [`Retention::finished`], ERROR rows (what an operator inspects and re-sends) once older than
+//! the longer [`Retention::failed`]. Rows go in small batches, each its own short transaction, so
+//! purging a long history never holds the write lock for long; pending rows are never touched.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use dispatch_core::ports::clock::Clock;
+use dispatch_core::ports::store::{Store, StoreError};
+use dispatch_core::time::Timestamp;
+use tokio::sync::watch;
+
+/// Rows deleted per transaction.
+const BATCH: usize = 500;
+/// Pause between batches while there is more to delete (lets the API's writers in).
+const BETWEEN_BATCHES: Duration = Duration::from_millis(50);
+
+/// How long finished deliveries are kept; `None` keeps them forever.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Retention {
+    /// DELIVERED and SKIPPED rows, from when they finished (default 7 days).
+    pub finished: Option<Duration>,
+    /// ERROR rows, from when they failed (default 30 days); a row a re-send names is kept
+    /// while the re-send is.
+    pub failed: Option<Duration>,
+    /// How often expired rows are looked for (at start, then this often).
+    pub every: Duration,
+}
+
+impl Default for Retention {
+    fn default() -> Self {
+        Retention {
+            finished: Some(Duration::from_secs(7 * 86_400)),
+            failed: Some(Duration::from_secs(30 * 86_400)),
+            every: Duration::from_secs(60),
+        }
+    }
+}
+
+/// Purges expired rows until `stopping` turns true.
+pub async fn run(
+    store: Arc<dyn Store>,
+    clock: Arc<dyn Clock>,
+    retention: Retention,
+    mut stopping: watch::Receiver<bool>,
+) {
+    if retention.finished.is_none() && retention.failed.is_none() {
+        return;
+    }
+    loop {
+        let pause = match purge_batch(&store, &*clock, retention).await {
+            Ok(deleted) if deleted >= BATCH => BETWEEN_BATCHES,
+            Ok(deleted) => {
+                if deleted > 0 {
+                    tracing::debug!(deleted, "old webhook deliveries purged");
+                }
+                retention.every
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "purging old webhook deliveries failed; retrying later");
+                retention.every
+            }
+        };
+        tokio::select! {
+            () = tokio::time::sleep(pause) => {}
+            _ = stopping.wait_for(|s| *s) => return,
+        }
+    }
+}
+
+async fn purge_batch(
+    store: &Arc<dyn Store>,
+    clock: &dyn Clock,
+    retention: Retention,
+) -> Result<usize, StoreError> {
+    let now = clock.now();
+    let before = |keep: Option<Duration>| {
+        keep.map(|d| now.add_millis(-i64::try_from(d.as_millis()).unwrap_or(i64::MAX)))
+    };
+    let finished_before = before(retention.finished).unwrap_or(Timestamp::from_millis(i64::MIN));
+    let failed_before = before(retention.failed);
+    let store = store.clone();
+    tokio::task::spawn_blocking(move || {
+        store.transaction(|tx| tx.purge_deliveries(finished_before, failed_before, BATCH))
+    })
+    .await
+    .map_err(|e| StoreError::Backend(format!("purge task failed: {e}")))?
+}
