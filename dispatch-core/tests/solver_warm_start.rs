@@ -70,7 +70,14 @@ fn instance(points: &[(i64, i64)], windows: &[Option<(i64, i64)>], ships: usize)
         })
         .collect();
     let shipments = (0..ships)
-        .map(|i| shipment(100 + 2 * i as u64, 1 + (i * 3) % (n - 1), 1 + (i * 5 + 2) % (n - 1), 2))
+        .map(|i| {
+            shipment(
+                100 + 2 * i as u64,
+                1 + (i * 3) % (n - 1),
+                1 + (i * 5 + 2) % (n - 1),
+                2,
+            )
+        })
         .collect();
     let vehicles = (0..3)
         .map(|v| {
@@ -147,7 +154,12 @@ fn a_start_that_misses_a_window_is_repaired_and_the_task_served_elsewhere() {
     let points = [(0, 0), (10, 0), (20, 0), (30, 0), (0, 40)];
     let mut jobs: Vec<Job> = (1..=4).map(|i| job(i as u64, i, 1)).collect();
     jobs[2].place.time_windows = vec![TimeWindow { start: 0, end: 35 }];
-    let p = problem(plane(&points), jobs, vec![], vec![vehicle(1, 0, 10), vehicle(2, 0, 10)]);
+    let p = problem(
+        plane(&points),
+        jobs,
+        vec![],
+        vec![vehicle(1, 0, 10), vehicle(2, 0, 10)],
+    );
     let start = [StartRoute {
         vehicle: 0,
         steps: vec![Step::Job(3), Step::Job(0), Step::Job(1), Step::Job(2)],
@@ -204,7 +216,10 @@ fn malformed_starts_are_refused_with_what_is_wrong() {
         }
     );
     assert_eq!(
-        refused(vec![route(0, vec![Step::Job(0)]), route(1, vec![Step::Job(0)])]),
+        refused(vec![
+            route(0, vec![Step::Job(0)]),
+            route(1, vec![Step::Job(0)])
+        ]),
         StartError::Repeated { step: Step::Job(0) }
     );
     assert_eq!(
@@ -212,12 +227,18 @@ fn malformed_starts_are_refused_with_what_is_wrong() {
         StartError::SplitShipment { shipment: 0 }
     );
     assert_eq!(
-        refused(vec![route(0, vec![Step::Pickup(0)]), route(1, vec![Step::Delivery(0)])]),
+        refused(vec![
+            route(0, vec![Step::Pickup(0)]),
+            route(1, vec![Step::Delivery(0)])
+        ]),
         StartError::SplitShipment { shipment: 0 }
     );
     let ok = solve_from(
         &p,
-        &[route(0, vec![Step::Pickup(0), Step::Break(0), Step::Delivery(0)])],
+        &[route(
+            0,
+            vec![Step::Pickup(0), Step::Break(0), Step::Delivery(0)],
+        )],
         &config(1, 10),
         &Never,
     );

@@ -173,7 +173,11 @@ pub fn solve_from(
 /// The search's view of `problem`, the pre-check's verdicts and the tasks worth searching.
 fn prepare(
     problem: &problem::Problem,
-) -> (instance::Instance<'_>, Vec<Option<solution::Reason>>, Vec<u32>) {
+) -> (
+    instance::Instance<'_>,
+    Vec<Option<solution::Reason>>,
+    Vec<u32>,
+) {
     let mut inst = instance::Instance::new(problem);
     let reasons = precheck::precheck(problem, &mut inst);
     let tasks: Vec<u32> = (0..reasons.len())

@@ -120,9 +120,16 @@ pub(crate) fn initial(inst: &Instance, tasks: &[u32], plan: &Plan) -> (State, Ve
     for (v, nodes) in plan {
         let v = *v;
         let task_of = |x: u32| inst.node_task[x as usize] as usize;
-        let firsts = nodes.iter().copied().filter(|&x| inst.tasks[task_of(x)].first == x);
+        let firsts = nodes
+            .iter()
+            .copied()
+            .filter(|&x| inst.tasks[task_of(x)].first == x);
         let on = |keep: &[bool]| -> Vec<u32> {
-            nodes.iter().copied().filter(|&x| keep[task_of(x)]).collect()
+            nodes
+                .iter()
+                .copied()
+                .filter(|&x| keep[task_of(x)])
+                .collect()
         };
         for x in firsts.clone() {
             let t = task_of(x);
