@@ -25,7 +25,8 @@
 //! checks are O(1) from cached forward times, latest departures and load maxima (breaks are
 //! elements of the route where the simulation places them) on vehicles without a duration
 //! limit, and full re-simulations otherwise. Workers (rayon)
-//! meet every 500 iterations to share the best solution.
+//! meet every 500 iterations to share the best solution. [`solve_from`] starts the same search
+//! from given routes instead of the construction.
 //!
 //! # Example
 //! ```
