@@ -11,6 +11,7 @@ pub mod auth;
 pub mod bounded_json;
 pub mod cli;
 pub mod clock;
+pub mod driver;
 pub mod error;
 pub mod extract;
 pub mod keys;
@@ -94,7 +95,8 @@ pub fn app(state: AppState) -> Router {
     );
     let routes = Router::new()
         .route("/healthz", get(healthz))
-        .nest("/v2", api);
+        .nest("/v2", api)
+        .nest("/driver", driver::router(state.clone(), &layers));
     middleware::apply_outer(with_error_handling(routes, state), &layers)
 }
 
