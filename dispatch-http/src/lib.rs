@@ -17,6 +17,7 @@ pub mod extract;
 pub mod keys;
 pub mod middleware;
 pub mod paging;
+pub mod public_url;
 pub mod rejection;
 pub mod runtime;
 pub mod server;
@@ -62,6 +63,8 @@ pub struct AppState {
     pub jobs: runtime::JobSignal,
     /// The route endpoints' matrix, dispatch deadline and booking queues.
     pub routing: Arc<runtime::Routing>,
+    /// `--public-url`: the base of every absolute URL the service emits (never a request header).
+    pub public_url: public_url::PublicUrl,
 }
 
 impl AppState {

@@ -6,7 +6,9 @@ use super::driver::view::{RouteDriverRecords, StopDriverView};
 use super::orders::statuses;
 use super::plan_reads::StopView;
 use super::ServiceError;
-use crate::model::attachment::{Attachment, MAX_ATTACHMENTS_PER_ORDER, MAX_ATTACHMENT_BYTES};
+use crate::model::attachment::{
+    display_name, safe_file_name, Attachment, MAX_ATTACHMENTS_PER_ORDER, MAX_ATTACHMENT_BYTES,
+};
 use crate::model::order::Order;
 use crate::model::order_attachment::sniff;
 use crate::model::order_fields::Catalog;
@@ -208,7 +210,9 @@ pub fn delete_by_number(
 }
 
 /// POST /orders/{id}/attachments: a pdf, png or jpeg file (recognised by its content) of at
-/// most 10 MB, at most two per order.
+/// most 10 MB, at most two per order. `name` (the uploaded file name) is kept for display only,
+/// cut to [`crate::model::attachment::MAX_DISPLAY_NAME_CHARS`]; the file is stored under
+/// [`safe_file_name`].
 pub fn add_attachment(
     store: &dyn Store,
     scope: DepotScope,
@@ -217,6 +221,7 @@ pub fn add_attachment(
     content: &[u8],
     now: Timestamp,
 ) -> Result<Attachment, ServiceError> {
+    let name = display_name(name);
     if content.len() as u64 > MAX_ATTACHMENT_BYTES {
         return Err(ServiceError::invalid(
             vec!["attachment".into()],
@@ -229,10 +234,11 @@ pub fn add_attachment(
         ServiceError::invalid(
             vec!["attachment".into()],
             "a pdf, png, jpg or jpeg file",
-            name,
+            &name,
             "only pdf, png, jpg and jpeg files can be attached",
         )
     })?;
+    let file_name = safe_file_name(&name, kind);
     store.transaction(|tx| {
         tx.get_order(scope, order_id)?
             .ok_or(ServiceError::NotFound("order"))?;
@@ -246,7 +252,8 @@ pub fn add_attachment(
         }
         let file = NewAttachment {
             order_id,
-            name,
+            name: &name,
+            file_name: &file_name,
             mime: kind.mime,
             ext: kind.ext,
             content,
