@@ -165,6 +165,7 @@ fn main() {
         ),
         jobs: Default::default(),
         routing: Default::default(),
+        public_url: Default::default(),
     };
     let runtime = tokio::runtime::Runtime::new().expect("a runtime");
     let listener = runtime

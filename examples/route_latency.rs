@@ -136,6 +136,7 @@ async fn main() {
         idempotency: Arc::new(SqliteIdempotencyStore::open(&db).expect("open keys")),
         jobs: Default::default(),
         routing: Default::default(),
+        public_url: Default::default(),
     };
     let bench = Bench {
         router: app(state),

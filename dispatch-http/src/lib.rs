@@ -11,11 +11,13 @@ pub mod auth;
 pub mod bounded_json;
 pub mod cli;
 pub mod clock;
+pub mod driver;
 pub mod error;
 pub mod extract;
 pub mod keys;
 pub mod middleware;
 pub mod paging;
+pub mod public_url;
 pub mod rejection;
 pub mod runtime;
 pub mod server;
@@ -61,6 +63,8 @@ pub struct AppState {
     pub jobs: runtime::JobSignal,
     /// The route endpoints' matrix, dispatch deadline and booking queues.
     pub routing: Arc<runtime::Routing>,
+    /// `--public-url`: the base of every absolute URL the service emits (never a request header).
+    pub public_url: public_url::PublicUrl,
 }
 
 impl AppState {
@@ -91,7 +95,8 @@ pub fn app(state: AppState) -> Router {
     );
     let routes = Router::new()
         .route("/healthz", get(healthz))
-        .nest("/v2", api);
+        .nest("/v2", api)
+        .nest("/driver", driver::router(state.clone(), &layers));
     middleware::apply_outer(with_error_handling(routes, state), &layers)
 }
 

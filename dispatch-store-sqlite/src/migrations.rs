@@ -14,7 +14,9 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0004_plans.sql"),
     include_str!("../migrations/0005_events_out.sql"),
     include_str!("../migrations/0006_route_log.sql"),
-    include_str!("../migrations/0007_events2.sql"),
+    include_str!("../migrations/0007_driver.sql"),
+    include_str!("../migrations/0008_hardening_attachment_names.sql"),
+    include_str!("../migrations/0009_events2.sql"),
 ];
 
 /// The schema version of a database this program has fully migrated.

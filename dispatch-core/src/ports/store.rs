@@ -23,6 +23,7 @@
 //! later aggregates add their repository trait to it.
 
 mod customers;
+mod driver;
 mod memory;
 mod notifications;
 mod orders;
@@ -31,6 +32,7 @@ mod plans;
 mod route_log;
 
 pub use customers::CustomerRepo;
+pub use driver::DriverRepo;
 pub use memory::InMemoryStore;
 pub use notifications::{DueTask, NewTask, NotificationRepo, TaskFilter, INTERRUPTED};
 pub use orders::{NewAttachment, NumberedOrder, OrderFilter, OrderRepo, OrderSummary};
@@ -160,6 +162,7 @@ pub trait StoreTx:
     + OutboxRepo
     + IdempotencyRepo
     + NotificationRepo
+    + DriverRepo
 {
 }
 
@@ -176,6 +179,7 @@ impl<
             + OutboxRepo
             + NotificationRepo
             + IdempotencyRepo
+            + DriverRepo
             + ?Sized,
     > StoreTx for T
 {

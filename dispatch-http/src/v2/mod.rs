@@ -3,6 +3,7 @@
 pub mod booking;
 pub mod customers;
 pub mod dispatch;
+pub mod driver_credentials;
 pub mod notifications;
 pub mod order_attachments;
 pub mod order_json;
@@ -42,4 +43,5 @@ pub fn router() -> Router<AppState> {
         .merge(route_edits::routes())
         .merge(route_orders::routes())
         .merge(booking::routes())
+        .merge(driver_credentials::routes())
 }

@@ -145,6 +145,7 @@ async fn a_panicking_handler_is_a_500_envelope_without_internals() {
         idempotency: Arc::new(InMemoryStore::new()),
         jobs: Default::default(),
         routing: Default::default(),
+        public_url: Default::default(),
     };
     let routes: Router<AppState> = Router::new().route(
         "/boom",

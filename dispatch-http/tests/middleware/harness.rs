@@ -42,6 +42,7 @@ fn router(path: &PathBuf, clock: Arc<ManualClock>, rate_limits: bool) -> Router 
         idempotency: Arc::new(SqliteIdempotencyStore::open(path).expect("open keys")),
         jobs: Default::default(),
         routing: Default::default(),
+        public_url: dispatch_http::public_url::PublicUrl::parse("http://dispatch.test").unwrap(),
     };
     app(state)
 }

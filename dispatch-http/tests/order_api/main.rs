@@ -146,6 +146,7 @@ impl Api {
             idempotency: Arc::new(SqliteIdempotencyStore::open(store.path()).unwrap()),
             jobs: Default::default(),
             routing: Default::default(),
+            public_url: Default::default(),
         };
         Api {
             app: app(state),

@@ -8,6 +8,7 @@ mod common;
 
 mod booking;
 mod dispatch;
+mod driver;
 mod edits;
 mod notify;
 

@@ -153,6 +153,7 @@ impl TestApp {
             ),
             jobs: Default::default(),
             routing: Default::default(),
+            public_url: Default::default(),
         };
         TestApp {
             router: app(state.clone()),
