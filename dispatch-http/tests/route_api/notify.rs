@@ -53,6 +53,16 @@ async fn tasks(app: &TestApp) -> Vec<(i64, i64, String, String)> {
     all
 }
 
+async fn dispatch_route(app: &TestApp, route: i64) {
+    app.post(
+        &format!("/v2/routes/{route}/dispatch"),
+        &app.north(),
+        json!(null),
+    )
+    .await
+    .ok();
+}
+
 fn task(order: i64, template: i64, status: &str, message: &str) -> (i64, i64, String, String) {
     (order, template, status.to_owned(), message.to_owned())
 }
@@ -65,7 +75,7 @@ async fn dispatch_cancels_superseded_tasks_and_schedules_the_planned_start_notif
     let list = (0..3)
         .map(|i| {
             let mut o = delivery(&format!("N-{i}"), 51.50 + 0.004 * i as f64, -0.12);
-            o["emails"] = json!([format!("n{i}@example.com")]);
+            o["emails"] = json!([{"email": format!("n{i}@example.com")}]);
             o
         })
         .collect();
@@ -86,14 +96,7 @@ async fn dispatch_cancels_superseded_tasks_and_schedules_the_planned_start_notif
     let earlier = "Order N-0 at ";
     let earlier_2 = "Order N-2 at ";
 
-    let r = app
-        .post(
-            &format!("/v2/routes/{}/dispatch", laid.routes[0]),
-            &app.north(),
-            json!(null),
-        )
-        .await;
-    r.ok();
+    dispatch_route(&app, laid.routes[0]).await;
     let mut expected = vec![
         task(o[0], sms, "Cancelled", earlier),
         task(o[0], sms, "Scheduled", "Order N-0 at 09:00"),
@@ -109,14 +112,7 @@ async fn dispatch_cancels_superseded_tasks_and_schedules_the_planned_start_notif
         "only the dispatched route's orders"
     );
 
-    let r = app
-        .post(
-            &format!("/v2/routes/{}/dispatch", laid.routes[1]),
-            &app.north(),
-            json!(null),
-        )
-        .await;
-    r.ok();
+    dispatch_route(&app, laid.routes[1]).await;
     expected.retain(|t| t != &task(o[2], sms, "Scheduled", earlier_2));
     expected.push(task(o[2], sms, "Cancelled", earlier_2));
     expected.push(task(o[2], sms, "Scheduled", "Order N-2 at 09:00"));
