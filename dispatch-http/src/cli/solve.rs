@@ -4,6 +4,7 @@
 
 use std::io::{IsTerminal, Read, Write};
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use clap::ValueEnum;
@@ -76,6 +77,8 @@ struct Deadline {
     terminal: bool,
     /// Divides matrix costs for display (the Euclidean formats' scale).
     unit: f64,
+    /// Search iterations run so far (all threads).
+    iterations: AtomicU64,
 }
 
 impl Control for Deadline {
@@ -106,6 +109,10 @@ impl Control for Deadline {
                 p.iteration, p.vehicles, p.unassigned
             )
         };
+    }
+
+    fn on_iterations(&self, total: u64) {
+        self.iterations.store(total, Ordering::Relaxed);
     }
 
     fn elapsed_fraction(&self) -> Option<f64> {
@@ -253,12 +260,19 @@ pub fn run(args: SolveArgs) -> Result<(), String> {
         } else {
             1.0
         },
+        iterations: AtomicU64::new(0),
     };
     let solution = solve(&instance.problem, &config, &control);
-    let elapsed_s = round(control.started.elapsed().as_secs_f64(), 3);
+    let elapsed = control.started.elapsed().as_secs_f64();
+    let elapsed_s = round(elapsed, 3);
     if control.terminal {
         eprintln!();
     }
+    let iterations = control.iterations.load(Ordering::Relaxed);
+    eprintln!(
+        "done elapsed_s={elapsed_s} iterations={iterations} iterations_per_s={:.1}",
+        iterations as f64 / elapsed.max(1e-9)
+    );
     let (json, violations) = render(&instance, &solution, elapsed_s, args.seed)?;
     println!("{json}");
     match violations.first() {
