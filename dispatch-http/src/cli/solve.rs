@@ -44,7 +44,8 @@ pub struct SolveArgs {
     /// Instance format.
     #[arg(long, value_enum, default_value = "auto")]
     pub format: FormatArg,
-    /// Wall-clock budget in seconds (decimal allowed); the best solution so far is printed.
+    /// Wall-clock budget in seconds from the command's start, reading the file included (decimal
+    /// allowed); the best solution so far is printed.
     #[arg(long, value_name = "SECS", default_value = "10", value_parser = parse_seconds)]
     pub time_limit: f64,
     /// Stop after N search iterations (or at the time limit, whichever comes first).
@@ -219,6 +220,9 @@ fn round(x: f64, decimals: i32) -> f64 {
 }
 
 pub fn run(args: SolveArgs) -> Result<(), String> {
+    // The time limit counts from the start of the command: reading and parsing a big day (a
+    // 157 MB file for 5 000 orders) took 15 % of a 120 s limit when the clock started after it.
+    let started = Instant::now();
     let text = read_input(&args.file)?;
     let format = match args.format {
         FormatArg::Solomon => Format::Solomon,
@@ -252,7 +256,7 @@ pub fn run(args: SolveArgs) -> Result<(), String> {
         max_iterations: args.iterations,
     };
     let control = Deadline {
-        started: Instant::now(),
+        started,
         limit: Duration::from_secs_f64(args.time_limit),
         terminal: std::io::stderr().is_terminal(),
         unit: if instance.plane.is_some() {
