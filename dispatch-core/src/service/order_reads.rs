@@ -2,6 +2,7 @@
 //! order number, and attachments.
 
 use super::customers::catalog;
+use super::driver::view::{RouteDriverRecords, StopDriverView};
 use super::orders::statuses;
 use super::plan_reads::StopView;
 use super::ServiceError;
@@ -30,6 +31,8 @@ pub struct OrderDetail {
     /// The stops serving it on routes its plans show (superseded routes left out), with their
     /// routes.
     pub stops: Vec<(Stop, Route)>,
+    /// What the driver side recorded on each of those stops (parallel to `stops`).
+    pub stop_drivers: Vec<StopDriverView>,
 }
 
 /// GET /orders/{id}: a live order of the depot, else 404.
@@ -40,15 +43,19 @@ pub fn get(store: &dyn Store, scope: DepotScope, id: i64) -> Result<OrderDetail,
             .ok_or(ServiceError::NotFound("order"))?;
         let attachments = tx.list_attachments(scope, id)?;
         let catalog = catalog(tx, scope)?;
-        let stops = order_stops(tx, scope, id)?;
+        let (stops, stop_drivers) = order_stops(tx, scope, id)?.into_iter().unzip();
         Ok(OrderDetail {
             order,
             attachments,
             catalog,
             stops,
+            stop_drivers,
         })
     })
 }
+
+/// A stop serving an order, its route and what the driver recorded on it.
+type ServedStop = ((Stop, Route), StopDriverView);
 
 /// The stops serving an order on routes their plans show (a superseded solution's routes are
 /// left out), with their routes, by route id.
@@ -56,16 +63,18 @@ fn order_stops(
     tx: &mut dyn StoreTx,
     scope: DepotScope,
     order_id: i64,
-) -> Result<Vec<(Stop, Route)>, StoreError> {
+) -> Result<Vec<ServedStop>, StoreError> {
     let mut stops = Vec::new();
     for route in tx.routes_of_order(scope, order_id)? {
         let shown = tx
             .get_plan(scope, route.plan_id)?
             .is_some_and(|p| p.shows_route(&route));
         if shown {
+            let records = RouteDriverRecords::read(tx, scope, route.id)?;
             for stop in tx.list_stops(scope, route.id)? {
                 if stop.visit.order_ids.contains(&order_id) {
-                    stops.push((stop, route.clone()));
+                    let driver = records.of(&stop);
+                    stops.push(((stop, route.clone()), driver));
                 }
             }
         }
@@ -94,9 +103,16 @@ pub fn stops_of(
             out.push(
                 stops
                     .into_iter()
-                    .map(|(stop, route)| {
+                    .map(|((stop, route), driver)| {
                         let orders = order.iter().cloned().collect();
-                        (StopView { stop, orders }, route)
+                        (
+                            StopView {
+                                stop,
+                                orders,
+                                driver,
+                            },
+                            route,
+                        )
                     })
                     .collect(),
             );

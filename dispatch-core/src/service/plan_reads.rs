@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use super::customers::catalog;
+use super::driver::view::{RouteDriverRecords, StopDriverView};
 use super::ServiceError;
 use crate::model::optimisation::Optimisation;
 use crate::model::order::Order;
@@ -24,6 +25,8 @@ pub struct StopView {
     pub stop: Stop,
     /// Its live orders, in the stop's order.
     pub orders: Vec<Order>,
+    /// What the driver side recorded on it.
+    pub driver: StopDriverView,
 }
 
 /// A route with its stops and vehicle.
@@ -99,12 +102,14 @@ pub fn route_view(
     orders: &mut OrderCache,
 ) -> Result<RouteView, StoreError> {
     let mut stops = Vec::new();
+    let records = RouteDriverRecords::read(tx, scope, route.id)?;
     for stop in tx.list_stops(scope, route.id)? {
         let mut served = Vec::with_capacity(stop.visit.order_ids.len());
         for id in &stop.visit.order_ids {
             served.extend(orders.get(tx, scope, *id)?);
         }
         stops.push(StopView {
+            driver: records.of(&stop),
             stop,
             orders: served,
         });

@@ -8,7 +8,10 @@
 //! entries).
 
 pub mod auth;
+mod feed;
 mod routes;
+mod stops;
+mod wire;
 
 use std::sync::Arc;
 
@@ -29,7 +32,11 @@ use auth::DriverAuth;
 
 /// Every driver endpoint (relative to `/driver`), with the auth and rate-limit layers.
 pub fn router(state: AppState, config: &MiddlewareConfig) -> Router<AppState> {
-    let routes = Router::new().route("/me", get(me)).merge(routes::routes());
+    let routes = Router::new()
+        .route("/me", get(me))
+        .merge(routes::routes())
+        .merge(stops::routes())
+        .merge(feed::routes());
     let routes = if config.rate_limits_enabled {
         routes.route_layer(axum::middleware::from_fn_with_state(
             Arc::new(DriverLimits {

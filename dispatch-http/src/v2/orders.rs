@@ -244,10 +244,12 @@ fn full_order(detail: &OrderDetail) -> Value {
         detail
             .stops
             .iter()
-            .map(|(stop, route)| {
+            .zip(&detail.stop_drivers)
+            .map(|((stop, route), driver)| {
                 let view = StopView {
                     stop: stop.clone(),
                     orders: vec![detail.order.clone()],
+                    driver: driver.clone(),
                 };
                 render_stop(&view, route, &detail.catalog, false)
             })
