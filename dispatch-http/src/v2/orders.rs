@@ -76,7 +76,7 @@ async fn write(
                 &*s.store,
                 &*s.geocoder,
                 p.scope(),
-                &inputs,
+                inputs,
                 s.clock.now(),
                 &reply,
             )?;
@@ -209,14 +209,8 @@ async fn update(
     errors.into_result()?;
     let (updated, detail) = state
         .blocking(move |s| {
-            let updated = orders::update(
-                &*s.store,
-                &*s.geocoder,
-                p.scope(),
-                id,
-                &input,
-                s.clock.now(),
-            )?;
+            let updated =
+                orders::update(&*s.store, &*s.geocoder, p.scope(), id, input, s.clock.now())?;
             let detail = order_reads::get(&*s.store, p.scope(), id)?;
             Ok((updated, detail))
         })
