@@ -156,6 +156,7 @@ fn main() {
         .to_owned();
     let store_path = store.path().to_path_buf();
     let state = AppState {
+        public_url: "http://dispatch.test".into(),
         store: store.clone(),
         clock,
         geocoder: Arc::new(SqliteGazetteer::new(store)),

@@ -129,6 +129,7 @@ async fn main() {
         .as_i64()
         .expect("capacity id");
     let state = AppState {
+        public_url: "http://dispatch.test".into(),
         store: store.clone(),
         clock: clock.clone(),
         geocoder: Arc::new(SqliteGazetteer::new(store.clone())),

@@ -13,11 +13,14 @@ pub mod clock;
 pub mod error;
 pub mod extract;
 pub mod keys;
+pub mod links;
 pub mod middleware;
 pub mod paging;
 pub mod rejection;
 pub mod runtime;
 pub mod setup;
+pub mod setup_questionnaires;
+pub mod tracking;
 pub mod travel;
 pub mod v2;
 
@@ -57,6 +60,9 @@ pub struct AppState {
     pub jobs: runtime::JobSignal,
     /// The route endpoints' matrix, dispatch deadline and booking queues.
     pub routing: Arc<runtime::Routing>,
+    /// The service's public address (`http://host:port`, no path): the base of every absolute
+    /// link it hands out (image URLs, tracking links). See [`links::Links`].
+    pub public_url: Arc<str>,
 }
 
 impl AppState {
@@ -88,7 +94,9 @@ pub fn app(state: AppState) -> Router {
     let routes = Router::new()
         .route("/healthz", get(healthz))
         .nest("/v2", api);
-    middleware::apply_outer(with_error_handling(routes, state), &layers)
+    // The tracking page answers HTML, errors included: it stays outside the envelope net.
+    let tracking = tracking::routes(state.clone());
+    middleware::apply_outer(with_error_handling(routes, state).merge(tracking), &layers)
 }
 
 /// Adds what makes every failure an envelope: the unknown-path and wrong-method fallbacks, the

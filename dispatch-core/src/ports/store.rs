@@ -28,6 +28,7 @@ mod notifications;
 mod orders;
 mod outbox;
 mod plans;
+mod pod;
 mod route_log;
 
 pub use customers::CustomerRepo;
@@ -36,6 +37,7 @@ pub use notifications::{DueTask, NewTask, NotificationRepo, TaskFilter, INTERRUP
 pub use orders::{NewAttachment, NumberedOrder, OrderFilter, OrderRepo, OrderSummary};
 pub use outbox::{DeliveryOutcome, DeliveryRecord, DeliveryState, OutboxEvent, OutboxRepo};
 pub use plans::{OptimisationRepo, PlanRepo, RouteRepo, RouteSummary, KEPT_PROBLEMS};
+pub use pod::{NewImage, PendingImage, PodRepo, ProofPlace, QuestionnaireRepo, TrackingRepo};
 pub use route_log::{RouteAuditEntry, RouteLogRepo};
 
 use crate::model::location::Coordinates;
@@ -160,6 +162,9 @@ pub trait StoreTx:
     + OutboxRepo
     + IdempotencyRepo
     + NotificationRepo
+    + QuestionnaireRepo
+    + PodRepo
+    + TrackingRepo
 {
 }
 
@@ -176,6 +181,9 @@ impl<
             + OutboxRepo
             + NotificationRepo
             + IdempotencyRepo
+            + QuestionnaireRepo
+            + PodRepo
+            + TrackingRepo
             + ?Sized,
     > StoreTx for T
 {

@@ -26,8 +26,8 @@ pub struct OrderDetail {
     /// The depot's reference data, to name capacity types and custom fields.
     pub catalog: Catalog,
     /// The stops serving it on routes its plans show (superseded routes left out), with their
-    /// routes.
-    pub stops: Vec<(Stop, Route)>,
+    /// proof of delivery and their routes.
+    pub stops: OrderStops,
 }
 
 /// GET /orders/{id}: a live order of the depot, else 404.
@@ -38,7 +38,19 @@ pub fn get(store: &dyn Store, scope: DepotScope, id: i64) -> Result<OrderDetail,
             .ok_or(ServiceError::NotFound("order"))?;
         let attachments = tx.list_attachments(scope, id)?;
         let catalog = catalog(tx, scope)?;
-        let stops = order_stops(tx, scope, id)?;
+        let mut stops = Vec::new();
+        for (stop, route) in order_stops(tx, scope, id)? {
+            let proof = super::pod::stop_proof(tx, scope, &stop)?;
+            let orders = vec![order.clone()];
+            stops.push((
+                StopView {
+                    stop,
+                    orders,
+                    proof,
+                },
+                route,
+            ));
+        }
         Ok(OrderDetail {
             order,
             attachments,
@@ -94,9 +106,17 @@ pub fn stops_of(
                     .into_iter()
                     .map(|(stop, route)| {
                         let orders = order.iter().cloned().collect();
-                        (StopView { stop, orders }, route)
+                        let proof = super::pod::stop_proof(tx, scope, &stop)?;
+                        Ok((
+                            StopView {
+                                stop,
+                                orders,
+                                proof,
+                            },
+                            route,
+                        ))
                     })
-                    .collect(),
+                    .collect::<Result<_, StoreError>>()?,
             );
         }
         Ok::<_, StoreError>((out, catalog(tx, scope)?))

@@ -117,7 +117,8 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     // Everything that can fail is opened before the listening line: scripts take that line to
     // mean the service is ready.
     let travel = args.travel.matrix()?;
-    let state = AppState {
+    let mut state = AppState {
+        public_url: "http://localhost".into(),
         store: store.clone(),
         clock,
         geocoder: Arc::new(SqliteGazetteer::new(store)),
@@ -136,11 +137,14 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     let addr = listener
         .local_addr()
         .map_err(|e| format!("cannot read the bound address: {e}"))?;
+    state.public_url = format!("http://{addr}").into();
     let optimiser = Optimiser::start(
         state.store.clone(),
         state.clock.clone(),
         travel,
-        Arc::new(AutoDispatch),
+        Arc::new(AutoDispatch {
+            links: Arc::new(crate::links::Links::of(&state)),
+        }),
         state.jobs.clone(),
         args.optimiser_config(),
     );

@@ -13,6 +13,8 @@ pub mod orders;
 pub mod plan_render;
 pub mod plan_wire;
 pub mod plans;
+pub mod pod;
+pub mod pod_render;
 pub mod reference;
 pub mod route_edits;
 pub mod route_orders;
@@ -42,4 +44,5 @@ pub fn router() -> Router<AppState> {
         .merge(route_edits::routes())
         .merge(route_orders::routes())
         .merge(booking::routes())
+        .merge(pod::routes())
 }

@@ -138,6 +138,7 @@ async fn a_non_numeric_id_is_400_invalid_input_at_id() {
 #[tokio::test]
 async fn a_panicking_handler_is_a_500_envelope_without_internals() {
     let state = AppState {
+        public_url: "http://dispatch.test".into(),
         store: Arc::new(InMemoryStore::new()),
         clock: Arc::new(ManualClock::new(Timestamp::from_millis(0))),
         geocoder: Arc::new(InMemoryGazetteer::new()),

@@ -35,6 +35,7 @@ pub struct Service {
 fn router(path: &PathBuf, clock: Arc<ManualClock>, rate_limits: bool) -> Router {
     let store = Arc::new(SqliteStore::open(path).expect("open store"));
     let state = AppState {
+        public_url: "http://dispatch.test".into(),
         store: store.clone(),
         clock,
         geocoder: Arc::new(SqliteGazetteer::new(store)),

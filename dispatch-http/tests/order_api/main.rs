@@ -139,6 +139,7 @@ impl Api {
             depot_id: depot(0)["id"].as_i64().unwrap(),
         };
         let state = AppState {
+            public_url: "http://dispatch.test".into(),
             store: store.clone(),
             clock: clock.clone(),
             geocoder: Arc::new(SqliteGazetteer::new(store.clone())),

@@ -9,6 +9,8 @@ mod common;
 mod booking;
 mod dispatch;
 mod edits;
+mod pod;
+mod tracking_browser;
 
 use common::TestApp;
 use dispatch_core::events::DomainEvent;

@@ -10,6 +10,7 @@ mod orders;
 mod organisation;
 mod outbox;
 mod plans;
+mod pod;
 mod reference;
 mod route_log;
 mod routes;

@@ -8,6 +8,7 @@ mod notifications;
 mod orders;
 mod outbox;
 mod plans;
+mod pod;
 mod route_log;
 mod routes;
 
@@ -62,6 +63,7 @@ struct State {
     notifications: notifications::Notifications,
     planning: plans::Planning,
     route_log: route_log::RouteLog,
+    proofs: pod::Proofs,
     idempotency: idempotency::Records,
 }
 

@@ -144,6 +144,7 @@ impl TestApp {
         let seed_output =
             setup::apply(&*store, &seed, Timestamp::from_millis(START)).expect("fixture applies");
         let state = AppState {
+            public_url: "http://dispatch.test".into(),
             store: store.clone(),
             clock: clock.clone(),
             geocoder: Arc::new(SqliteGazetteer::new(store.clone())),
