@@ -15,7 +15,11 @@ fn chromium() -> Option<PathBuf> {
         .iter()
         .flat_map(|name| {
             std::env::var_os("PATH")
-                .map(|p| std::env::split_paths(&p).map(|d| d.join(name)).collect::<Vec<_>>())
+                .map(|p| {
+                    std::env::split_paths(&p)
+                        .map(|d| d.join(name))
+                        .collect::<Vec<_>>()
+                })
                 .unwrap_or_default()
         })
         .find(|p| p.is_file())
@@ -73,7 +77,12 @@ async fn the_tracking_page_renders_in_headless_chromium() {
 
     let dir = tempfile::tempdir().unwrap();
     let shot = dir.path().join("tracking.png");
-    let (b, d, u, s) = (browser.clone(), dir.path().to_owned(), url.clone(), shot.clone());
+    let (b, d, u, s) = (
+        browser.clone(),
+        dir.path().to_owned(),
+        url.clone(),
+        shot.clone(),
+    );
     let dom = tokio::task::spawn_blocking(move || {
         let dom = run_chromium(&b, &d.join("dom"), &u, &["--dump-dom"]);
         run_chromium(
@@ -89,20 +98,29 @@ async fn the_tracking_page_renders_in_headless_chromium() {
     server.abort();
 
     assert!(dom.contains("Your delivery"), "{dom}");
-    assert!(dom.contains("<strong id=\"order-number\">P-0</strong>"), "{dom}");
+    assert!(
+        dom.contains("<strong id=\"order-number\">P-0</strong>"),
+        "{dom}"
+    );
     assert!(dom.contains("Scheduled for delivery"), "{dom}");
-    assert!(dom.contains("between <time>08:30</time> and <time>09:30</time>"), "{dom}");
+    assert!(
+        dom.contains("between <time>08:30</time> and <time>09:30</time>"),
+        "{dom}"
+    );
     assert!(!dom.contains("P-1"), "another stop's order leaked: {dom}");
 
     let png = image::open(&shot).expect("a screenshot file").to_rgb8();
     assert_eq!((png.width(), png.height()), (480, 640));
     let first = *png.get_pixel(0, 0);
     let varied = png.pixels().filter(|p| **p != first).count();
-    assert!(varied > 2_000, "the screenshot is blank ({varied} pixels differ)");
+    assert!(
+        varied > 2_000,
+        "the screenshot is blank ({varied} pixels differ)"
+    );
     // The status banner's background (#e8eefc) only appears when the style sheet applied.
-    let banner = png
-        .pixels()
-        .filter(|p| p.0 == [0xe8, 0xee, 0xfc])
-        .count();
-    assert!(banner > 1_000, "the page's style did not apply ({banner} banner pixels)");
+    let banner = png.pixels().filter(|p| p.0 == [0xe8, 0xee, 0xfc]).count();
+    assert!(
+        banner > 1_000,
+        "the page's style did not apply ({banner} banner pixels)"
+    );
 }

@@ -134,6 +134,8 @@ pub const ENDPOINT_TIERS: &[(&str, &str, Tier)] = {
         // Driver questionnaires and images
         ("GET", "/driver-questionnaire-submission/{id}", Standard),
         ("GET", "/driver-questionnaire-images/{id}", Standard),
+        ("GET", "/proof-of-delivery-photos/{id}", Standard),
+        ("GET", "/proof-of-delivery-signatures/{id}", Standard),
         // Plans and optimisation (spec: optimise strict, list listing, dispatch dispatch)
         ("POST", "/plans/optimise/orders", Strict),
         ("POST", "/plans/optimise/orders-for-ids", Strict),
