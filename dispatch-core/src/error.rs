@@ -101,14 +101,32 @@ impl ValidationIssue {
     }
 }
 
-/// Every violated rule of one input, collected rather than stopping at the first.
+/// Most issues one [`ValidationErrors`] keeps: later ones are dropped, so the errors of a
+/// hostile input (every field of every item wrong) cannot take memory without bound.
+pub const MAX_ISSUES: usize = 100;
+
+/// Every violated rule of one input, collected rather than stopping at the first (up to
+/// [`MAX_ISSUES`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq, thiserror::Error)]
 pub struct ValidationErrors(pub Vec<ValidationIssue>);
 
 impl ValidationErrors {
-    /// Adds one issue.
+    /// Adds one issue (dropped beyond [`MAX_ISSUES`]).
     pub fn push(&mut self, issue: ValidationIssue) {
+        if self.0.len() >= MAX_ISSUES {
+            return;
+        }
         self.0.push(issue);
+    }
+
+    /// Adds issues, up to [`MAX_ISSUES`] in all.
+    pub fn extend(&mut self, issues: impl IntoIterator<Item = ValidationIssue>) {
+        for issue in issues
+            .into_iter()
+            .take(MAX_ISSUES.saturating_sub(self.0.len()))
+        {
+            self.0.push(issue);
+        }
     }
 
     /// True when nothing was violated.

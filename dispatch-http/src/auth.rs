@@ -63,14 +63,13 @@ pub async fn require_access_key(
         )
         .into_response();
     };
+    let presented_again = presented.clone();
     let found = state
         .blocking(move |s| crate::keys::authenticate(&*s.store, &presented).map_err(ApiError::from))
         .await;
     let key = match found {
         Ok(Some(key)) => key,
-        Ok(None) => {
-            return ApiError::new(ErrorName::Unauthorized, "invalid access key").into_response()
-        }
+        Ok(None) => return unknown_key(&state, presented_again).await,
         Err(e) => return e.into_response(),
     };
     let permission = match key.permission {
@@ -88,4 +87,23 @@ pub async fn require_access_key(
         permission,
     });
     next.run(req).await
+}
+
+/// A key that is no access key: 403 PERMISSION when it is a driver credential (it exists, it
+/// just may not call depot endpoints), 401 UNAUTHORIZED otherwise.
+async fn unknown_key(state: &AppState, presented: String) -> Response {
+    let driver = state
+        .blocking(move |s| {
+            crate::driver::auth::is_driver_credential(&*s.store, &presented).map_err(ApiError::from)
+        })
+        .await;
+    match driver {
+        Ok(true) => ApiError::new(
+            ErrorName::Permission,
+            "driver credentials can only call the driver API (/driver/...)",
+        )
+        .into_response(),
+        Ok(false) => ApiError::new(ErrorName::Unauthorized, "invalid access key").into_response(),
+        Err(e) => e.into_response(),
+    }
 }

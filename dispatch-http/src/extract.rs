@@ -1,14 +1,16 @@
 //! Extractors whose every rejection is an envelope: the JSON body, numeric path ids and the
 //! authenticated caller.
 
-use axum::body::Bytes;
-use axum::extract::{FromRequest, FromRequestParts, Path, Request};
+use axum::extract::{FromRequest, FromRequestParts, MatchedPath, Path, Request};
+use axum::http::header;
 use axum::http::request::Parts;
-use axum::http::{header, StatusCode};
 use dispatch_core::error::{IssueCode, PathSegment, ValidationErrors, ValidationIssue};
 use serde_json::Value;
 
 use crate::auth::Principal;
+use crate::bounded_json::{
+    self, BoundedJsonError, ReadBodyError, MAX_BATCH_ITEMS, MAX_JSON_VALUES,
+};
 use crate::error::{ApiError, ErrorName};
 use crate::rejection::invalid;
 
@@ -33,7 +35,7 @@ pub struct JsonBody(pub Value);
 impl<S: Send + Sync> FromRequest<S> for JsonBody {
     type Rejection = ApiError;
 
-    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+    async fn from_request(req: Request, _: &S) -> Result<Self, Self::Rejection> {
         if let Some(ct) = req.headers().get(header::CONTENT_TYPE) {
             let ct = ct.to_str().unwrap_or("").to_ascii_lowercase();
             let essence = ct.split(';').next().unwrap_or("").trim();
@@ -47,19 +49,21 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
                 ));
             }
         }
-        let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
-            if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                crate::rejection::body_too_large(&format!("{} bytes", crate::MAX_BODY_BYTES))
-            } else {
-                one_issue(
+        let (parts, body) = req.into_parts();
+        let bytes = bounded_json::read_body(&parts.headers, body, crate::MAX_BODY_BYTES)
+            .await
+            .map_err(|e| match e {
+                ReadBodyError::TooLarge => {
+                    crate::rejection::body_too_large(&format!("{} bytes", crate::MAX_BODY_BYTES))
+                }
+                ReadBodyError::Unreadable(e) => one_issue(
                     IssueCode::Custom,
                     vec![],
                     "a readable body",
                     "unreadable body",
-                    &format!("the body could not be read: {rejection}"),
-                )
-            }
-        })?;
+                    &format!("the body could not be read: {e}"),
+                ),
+            })?;
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Err(one_issue(
                 IssueCode::Required,
@@ -69,16 +73,74 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
                 "a JSON body is required",
             ));
         }
-        serde_json::from_slice(&bytes).map(JsonBody).map_err(|e| {
-            one_issue(
-                IssueCode::InvalidType,
-                vec![],
-                "valid JSON",
-                "malformed JSON",
-                &format!("malformed JSON: {e}"),
-            )
-        })
+        // The bytes are dropped on return: from here on a request holds its parsed body only.
+        bounded_json::parse(&bytes)
+            .map(JsonBody)
+            .map_err(|e| match e {
+                BoundedJsonError::Malformed(e) => one_issue(
+                    IssueCode::InvalidType,
+                    vec![],
+                    "valid JSON",
+                    "malformed JSON",
+                    &format!("malformed JSON: {e}"),
+                ),
+                BoundedJsonError::TooManyItems => one_issue(
+                    IssueCode::TooBig,
+                    vec![],
+                    &format!("at most {MAX_BATCH_ITEMS} items"),
+                    &format!("more than {MAX_BATCH_ITEMS} items"),
+                    &format!("a request carries at most {MAX_BATCH_ITEMS} items"),
+                ),
+                BoundedJsonError::TooManyValues => one_issue(
+                    IssueCode::TooBig,
+                    vec![],
+                    &format!("at most {MAX_JSON_VALUES} JSON values"),
+                    &format!("more than {MAX_JSON_VALUES} JSON values"),
+                    &format!("a body holds at most {MAX_JSON_VALUES} JSON values"),
+                ),
+            })
     }
+}
+
+/// The one path parameter of a route, percent-decoded. A segment that is not UTF-8 once decoded
+/// is read lossily (U+FFFD for each bad sequence), so it names nothing, like any other unknown
+/// value, instead of failing the request.
+#[derive(Debug, Clone)]
+pub struct PathText(pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for PathText {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        if let Ok(Path(text)) = Path::<String>::from_request_parts(parts, state).await {
+            return Ok(PathText(text));
+        }
+        lossy_param(parts)
+            .map(PathText)
+            .ok_or_else(|| ApiError::internal("a route without exactly one path parameter"))
+    }
+}
+
+/// The segment of the request path where the matched route has its one `{param}`, decoded
+/// lossily.
+fn lossy_param(parts: &Parts) -> Option<String> {
+    let template = parts.extensions.get::<MatchedPath>()?.as_str().to_owned();
+    // Counted from the end: a nested router sees its URI without the prefix of the template.
+    let params: Vec<usize> = template
+        .rsplit('/')
+        .enumerate()
+        .filter(|(_, s)| s.starts_with('{'))
+        .map(|(i, _)| i)
+        .collect();
+    let [from_end] = params[..] else {
+        return None;
+    };
+    let segment = parts.uri.path().rsplit('/').nth(from_end)?;
+    Some(
+        percent_encoding::percent_decode_str(segment)
+            .decode_utf8_lossy()
+            .into_owned(),
+    )
 }
 
 /// A numeric `{id}` path parameter; anything else is 400 INVALID_INPUT at path `id`.
@@ -89,9 +151,7 @@ impl<S: Send + Sync> FromRequestParts<S> for IdPath {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
-        let Path(raw) = Path::<String>::from_request_parts(parts, state)
-            .await
-            .map_err(|e| ApiError::internal(format!("id path parameter: {e}")))?;
+        let PathText(raw) = PathText::from_request_parts(parts, state).await?;
         raw.parse::<i64>().map(IdPath).map_err(|_| {
             one_issue(
                 IssueCode::InvalidType,

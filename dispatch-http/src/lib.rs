@@ -8,8 +8,10 @@
 #![allow(clippy::result_large_err)]
 
 pub mod auth;
+pub mod bounded_json;
 pub mod cli;
 pub mod clock;
+pub mod driver;
 pub mod error;
 pub mod extract;
 pub mod keys;
@@ -18,6 +20,7 @@ pub mod middleware;
 pub mod paging;
 pub mod rejection;
 pub mod runtime;
+pub mod server;
 pub mod setup;
 pub mod setup_questionnaires;
 pub mod tracking;
@@ -39,9 +42,11 @@ use tower_http::catch_panic::CatchPanicLayer;
 use crate::error::ApiError;
 
 /// Largest accepted request body (JSON); larger bodies get 400 INVALID_INPUT (`too_big`). The largest
-/// valid request is a POST /customers of 100 customers with 40000-character notes: up to 16 MB
-/// in UTF-8 before the other fields, so the limit leaves room above that.
-pub const MAX_BODY_BYTES: usize = 32 * 1024 * 1024;
+/// valid request is a POST /customers of 100 customers with 40000-character notes: about 16 MB
+/// of UTF-8 with 4-byte characters and every other field at its longest, so the limit leaves a
+/// quarter above that. It bounds memory too: a request holds its body and its parsed form at
+/// most (see `bounded_json`), about twice the limit (was 32 MiB: 70 MB for one request).
+pub const MAX_BODY_BYTES: usize = 20 * 1024 * 1024;
 
 /// What every handler and layer can reach.
 #[derive(Clone)]
@@ -93,7 +98,8 @@ pub fn app(state: AppState) -> Router {
     );
     let routes = Router::new()
         .route("/healthz", get(healthz))
-        .nest("/v2", api);
+        .nest("/v2", api)
+        .nest("/driver", driver::router(state.clone(), &layers));
     // The tracking page answers HTML, errors included: it stays outside the envelope net.
     let tracking = tracking::routes(state.clone());
     middleware::apply_outer(with_error_handling(routes, state).merge(tracking), &layers)
@@ -117,14 +123,12 @@ async fn healthz() -> axum::Json<serde_json::Value> {
     axum::Json(serde_json::json!({ "status": "ok" }))
 }
 
-/// Serves `app(state)` on `listener` until `shutdown` completes, then finishes requests in
-/// flight.
+/// Serves `app(state)` on `listener` with the default [`server::ConnectionLimits`] until
+/// `shutdown` completes, then finishes requests in flight.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, app(state))
-        .with_graceful_shutdown(shutdown)
-        .await
+    server::serve(listener, app(state), Default::default(), shutdown).await
 }

@@ -14,7 +14,8 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0004_plans.sql"),
     include_str!("../migrations/0005_events_out.sql"),
     include_str!("../migrations/0006_route_log.sql"),
-    include_str!("../migrations/0007_pod.sql"),
+    include_str!("../migrations/0007_driver.sql"),
+    include_str!("../migrations/0008_pod.sql"),
 ];
 
 /// The schema version of a database this program has fully migrated.

@@ -4,6 +4,7 @@ pub mod attachment;
 pub mod customer;
 pub mod customer_validate;
 pub mod dispatch;
+pub mod driver;
 pub mod line_item;
 pub mod location;
 pub mod notification;

@@ -62,7 +62,7 @@ pub fn merge_posted_order(
     ) {
         Ok(items) => items,
         Err(e) => {
-            errs.0.extend(e.0);
+            errs.extend(e.0);
             Vec::new()
         }
     };
@@ -230,7 +230,7 @@ pub fn apply_order_update(
             &base(&existing.status),
         ) {
             Ok(items) => order.line_items = items,
-            Err(e) => errs.0.extend(e.0),
+            Err(e) => errs.extend(e.0),
         }
     }
     if let Some(v) = changes.order_value {

@@ -179,7 +179,7 @@ pub fn validate_order_batch(
                 check_type_needs(&mut errs, i, &changes);
                 out.push(changes);
             }
-            Err(e) => errs.0.extend(e.0.into_iter().map(|issue| issue.under(i))),
+            Err(e) => errs.extend(e.0.into_iter().map(|issue| issue.under(i))),
         }
     }
     for (i, input) in inputs.iter().enumerate() {

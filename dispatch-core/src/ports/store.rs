@@ -23,6 +23,7 @@
 //! later aggregates add their repository trait to it.
 
 mod customers;
+mod driver;
 mod memory;
 mod notifications;
 mod orders;
@@ -32,6 +33,7 @@ mod pod;
 mod route_log;
 
 pub use customers::CustomerRepo;
+pub use driver::DriverRepo;
 pub use memory::InMemoryStore;
 pub use notifications::{DueTask, NewTask, NotificationRepo, TaskFilter, INTERRUPTED};
 pub use orders::{NewAttachment, NumberedOrder, OrderFilter, OrderRepo, OrderSummary};
@@ -162,6 +164,7 @@ pub trait StoreTx:
     + OutboxRepo
     + IdempotencyRepo
     + NotificationRepo
+    + DriverRepo
     + QuestionnaireRepo
     + PodRepo
     + TrackingRepo
@@ -181,6 +184,7 @@ impl<
             + OutboxRepo
             + NotificationRepo
             + IdempotencyRepo
+            + DriverRepo
             + QuestionnaireRepo
             + PodRepo
             + TrackingRepo

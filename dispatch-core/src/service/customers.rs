@@ -54,7 +54,7 @@ pub fn upsert_batch(
     for (i, input) in inputs.iter().enumerate() {
         match validate_customer(input, CustomerWrite::Upsert) {
             Ok(c) => changes.push(c),
-            Err(e) => errs.0.extend(e.0.into_iter().map(|issue| issue.under(i))),
+            Err(e) => errs.extend(e.0.into_iter().map(|issue| issue.under(i))),
         }
     }
     errs.into_result()?;

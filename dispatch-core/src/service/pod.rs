@@ -7,8 +7,10 @@
 
 use std::collections::HashMap;
 
+use super::driver::{owned_route, owned_stop};
 use super::ServiceError;
 use crate::error::{IssueCode, PathSegment, ValidationErrors, ValidationIssue};
+use crate::model::driver::Driver;
 use crate::model::organisation::DepotScope;
 use crate::model::pod::ImageBytes;
 use crate::model::pod::{
@@ -19,52 +21,11 @@ use crate::model::pod::{
 use crate::model::questionnaire::{
     check_answers, AnswerInput, AnswerType, Questionnaire, QuestionnaireType,
 };
-use crate::model::route::Route;
 use crate::model::stop::Stop;
 use crate::ports::clock::Clock;
 use crate::ports::images::ImageCodec;
 use crate::ports::store::{NewImage, ProofPlace, Store, StoreError, StoreTx};
 use crate::time::Timestamp;
-
-/// Who uploads: a driver credential's depot and vehicle.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DriverScope {
-    /// The depot.
-    pub scope: DepotScope,
-    /// The credential's vehicle: only its dispatched routes can be touched.
-    pub vehicle_id: i64,
-}
-
-/// The route `route_id` if it is a dispatched route of the driver's vehicle; any other route
-/// (another vehicle's, undispatched, unknown) is "not found" so nothing leaks.
-pub fn driver_route(
-    tx: &mut dyn StoreTx,
-    driver: DriverScope,
-    route_id: i64,
-) -> Result<Route, ServiceError> {
-    tx.get_route(driver.scope, route_id)?
-        .filter(|r| r.dispatched && r.vehicle_id == Some(driver.vehicle_id))
-        .ok_or(ServiceError::NotFound("route"))
-}
-
-/// A stop of a dispatched route of the driver's vehicle, with its route.
-pub fn driver_stop(
-    tx: &mut dyn StoreTx,
-    driver: DriverScope,
-    stop_id: i64,
-) -> Result<(Stop, Route), ServiceError> {
-    let missing = || ServiceError::NotFound("stop");
-    let route_id = tx
-        .route_of_stop(driver.scope, stop_id)?
-        .ok_or_else(missing)?;
-    let route = driver_route(tx, driver, route_id).map_err(|_| missing())?;
-    let stop = tx
-        .list_stops(driver.scope, route.id)?
-        .into_iter()
-        .find(|s| s.id == stop_id)
-        .ok_or_else(missing)?;
-    Ok((stop, route))
-}
 
 fn place_of(stop: &Stop) -> ProofPlace {
     ProofPlace {
@@ -128,7 +89,7 @@ pub struct SignatureInput {
 pub fn add_signature(
     store: &dyn Store,
     codec: &dyn ImageCodec,
-    driver: DriverScope,
+    driver: &Driver,
     stop_id: i64,
     input: &SignatureInput,
     now: Timestamp,
@@ -162,7 +123,7 @@ pub fn add_signature(
     errors.into_result()?;
     let info = info.ok_or(ServiceError::NotFound("image"))?;
     store.transaction(|tx| {
-        let (stop, _) = driver_stop(tx, driver, stop_id)?;
+        let (_, stop) = owned_stop(tx, driver, stop_id)?;
         let place = place_of(&stop);
         let meta = tx.insert_image(
             driver.scope,
@@ -195,7 +156,7 @@ pub fn add_signature(
 pub fn add_photos(
     store: &dyn Store,
     codec: &dyn ImageCodec,
-    driver: DriverScope,
+    driver: &Driver,
     stop_id: i64,
     photos: &[Vec<u8>],
     now: Timestamp,
@@ -217,7 +178,7 @@ pub fn add_photos(
         .collect();
     errors.into_result()?;
     store.transaction(|tx| {
-        let (stop, _) = driver_stop(tx, driver, stop_id)?;
+        let (_, stop) = owned_stop(tx, driver, stop_id)?;
         let mut out = Vec::new();
         for (bytes, info) in photos.iter().zip(infos) {
             let info = info.ok_or(ServiceError::NotFound("image"))?;
@@ -269,7 +230,7 @@ fn bad(key: &str, expected: &str, message: &str) -> ServiceError {
 pub fn submit(
     store: &dyn Store,
     codec: &dyn ImageCodec,
-    driver: DriverScope,
+    driver: &Driver,
     input: &SubmissionInput,
     now: Timestamp,
 ) -> Result<Submission, ServiceError> {
@@ -309,7 +270,7 @@ pub fn submit(
     store.transaction(|tx| {
         let place = match input.stop_id {
             Some(stop_id) => {
-                let (stop, route) = driver_stop(tx, driver, stop_id)?;
+                let (route, stop) = owned_stop(tx, driver, stop_id)?;
                 if input.route_id.is_some_and(|r| r != route.id) {
                     return Err(bad(
                         "route_id",
@@ -321,7 +282,7 @@ pub fn submit(
             }
             None => {
                 let route_id = input.route_id.ok_or(ServiceError::NotFound("route"))?;
-                let route = driver_route(tx, driver, route_id)?;
+                let route = owned_route(tx, driver, route_id)?;
                 ProofPlace {
                     route_id: route.id,
                     stop_id: None,

@@ -1,4 +1,5 @@
 use super::*;
+use crate::model::driver::Driver;
 use crate::model::order::Side;
 use crate::model::organisation::DepotSettings;
 use crate::model::pod::{ImageFormat, StoredAnswer};
@@ -41,8 +42,8 @@ impl ImageCodec for FakeCodec {
 
 struct Day {
     store: InMemoryStore,
-    driver: DriverScope,
-    other: DriverScope,
+    driver: Driver,
+    other: Driver,
     stop: i64,
     route: i64,
 }
@@ -122,11 +123,13 @@ fn day() -> Day {
         .unwrap();
     Day {
         store,
-        driver: DriverScope {
+        driver: Driver {
+            credential_id: 0,
             scope,
             vehicle_id: 7,
         },
-        other: DriverScope {
+        other: Driver {
+            credential_id: 0,
             scope,
             vehicle_id: 8,
         },
@@ -148,7 +151,8 @@ fn a_signature_is_filed_for_the_stop_and_served_once_compressed() {
         lng: Some(-0.1),
         image: b"IMG sig".to_vec(),
     };
-    let (sig, meta) = add_signature(&d.store, &FakeCodec, d.driver, d.stop, &input, at(5)).unwrap();
+    let (sig, meta) =
+        add_signature(&d.store, &FakeCodec, &d.driver, d.stop, &input, at(5)).unwrap();
     assert_eq!(sig.signed_by, "J. Smith");
     let pending = read_image(&d.store, d.driver.scope, meta.id, ImageKind::Signature).unwrap();
     assert_eq!(pending, ImageRead::Pending { id: meta.id });
@@ -188,7 +192,7 @@ fn another_vehicles_driver_cannot_touch_the_stop_and_nothing_is_stored() {
     let err = add_photos(
         &d.store,
         &FakeCodec,
-        d.other,
+        &d.other,
         d.stop,
         &[b"IMG".to_vec()],
         at(1),
@@ -205,7 +209,7 @@ fn undecodable_photos_are_refused_at_their_position_before_anything_is_stored() 
     let d = day();
     let photos = [b"IMG ok".to_vec(), b"<svg/>".to_vec(), Vec::new()];
     let Err(ServiceError::Invalid(e)) =
-        add_photos(&d.store, &FakeCodec, d.driver, d.stop, &photos, at(1))
+        add_photos(&d.store, &FakeCodec, &d.driver, d.stop, &photos, at(1))
     else {
         panic!("expected a validation error");
     };
@@ -223,7 +227,7 @@ fn a_failed_compression_serves_the_upload_as_it_came() {
     let metas = add_photos(
         &d.store,
         &FakeCodec,
-        d.driver,
+        &d.driver,
         d.stop,
         &[b"IMGBAD".to_vec()],
         at(1),
@@ -260,7 +264,7 @@ fn a_visit_submission_stores_answers_with_their_images_and_lists_under_the_stop(
             },
         ],
     };
-    let s = submit(&d.store, &FakeCodec, d.driver, &input, at(3)).unwrap();
+    let s = submit(&d.store, &FakeCodec, &d.driver, &input, at(3)).unwrap();
     assert_eq!(s.head.stop_id, Some(d.stop));
     assert_eq!(s.route_id, d.route);
     let StoredAnswer { image_ids, .. } = &s.answers[1];
@@ -276,11 +280,11 @@ fn a_visit_submission_stores_answers_with_their_images_and_lists_under_the_stop(
         ..input.clone()
     };
     assert!(matches!(
-        submit(&d.store, &FakeCodec, d.driver, &no_stop, at(4)),
+        submit(&d.store, &FakeCodec, &d.driver, &no_stop, at(4)),
         Err(ServiceError::Invalid(_))
     ));
     assert_eq!(
-        submit(&d.store, &FakeCodec, d.other, &input, at(4)),
+        submit(&d.store, &FakeCodec, &d.other, &input, at(4)),
         Err(ServiceError::NotFound("stop"))
     );
 }

@@ -13,6 +13,7 @@ use dispatch_store_sqlite::{SqliteGazetteer, SqliteStore};
 use crate::clock::SystemClock;
 use crate::runtime::notifications::NotifierArgs;
 use crate::runtime::{Optimiser, OptimiserConfig};
+use crate::server::ConnectionLimits;
 use crate::travel::TravelArgs;
 use crate::{setup, AppState};
 
@@ -45,6 +46,16 @@ pub struct ServeArgs {
     /// taken up again this long after its last renewal.
     #[arg(long, default_value_t = 10.0, value_parser = positive_seconds)]
     pub job_lease: f64,
+    /// Seconds a connection has to send a complete request head, from its opening or from its
+    /// previous response (so also how long an idle kept-alive connection stays open).
+    #[arg(long, default_value_t = 10.0, value_parser = positive_seconds)]
+    pub header_read_timeout: f64,
+    /// Seconds a request has to send its whole body, from the end of its head.
+    #[arg(long, default_value_t = 30.0, value_parser = positive_seconds)]
+    pub body_read_timeout: f64,
+    /// Most connections open at once; more wait in the listen backlog.
+    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_connections: u32,
     /// Travel times and distances: great-circle (--speed-kmh) or an OSRM server (--osrm-url).
     #[command(flatten)]
     pub travel: TravelArgs,
@@ -63,6 +74,15 @@ fn positive_seconds(s: &str) -> Result<f64, String> {
 }
 
 impl ServeArgs {
+    /// The connection bounds these flags describe.
+    pub fn connection_limits(&self) -> ConnectionLimits {
+        ConnectionLimits {
+            header_read_timeout: Duration::from_secs_f64(self.header_read_timeout),
+            body_read_timeout: Duration::from_secs_f64(self.body_read_timeout),
+            max_connections: self.max_connections as usize,
+        }
+    }
+
     /// The optimisation pool these flags describe.
     pub fn optimiser_config(&self) -> OptimiserConfig {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -154,7 +174,8 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
 
     let (stopping_tx, mut stopping) = tokio::sync::watch::channel(false);
     let background = crate::runtime::start(&state, senders, stopping.clone())?;
-    let server = crate::serve(listener, state, async move {
+    let limits = args.connection_limits();
+    let server = crate::server::serve(listener, crate::app(state), limits, async move {
         shutdown_signal().await;
         let _ = stopping_tx.send(true);
     });

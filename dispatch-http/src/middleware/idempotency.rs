@@ -37,11 +37,11 @@ use dispatch_core::ports::clock::Clock;
 use dispatch_core::ports::idempotency::{
     Claim, ClaimToken, IdempotencyScope, IdempotencyStore, IdempotencyStoreError, StoredResponse,
 };
-use http_body_util::LengthLimitError;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
 use crate::auth::Principal;
+use crate::bounded_json::ReadBodyError;
 use crate::error::{ApiError, ErrorName};
 use crate::middleware::rate_limit::RateLimited;
 use crate::middleware::route_key::strip_api_prefix;
@@ -118,7 +118,14 @@ pub async fn enforce(State(state): State<Arc<Idempotency>>, req: Request, next: 
     ) else {
         return next.run(req).await;
     };
-    let key = String::from_utf8_lossy(raw_key.as_bytes()).into_owned();
+    // Decoding lossily would let two different keys collide.
+    let Ok(key) = std::str::from_utf8(raw_key.as_bytes()).map(str::to_owned) else {
+        return ApiError::new(
+            ErrorName::IdempotencyInvalidKey,
+            "idempotency-key must be UTF-8 text",
+        )
+        .into_response();
+    };
     let chars = key.chars().count();
     if chars == 0 || chars > MAX_KEY_CHARS {
         return ApiError::new(
@@ -135,9 +142,15 @@ pub async fn enforce(State(state): State<Arc<Idempotency>>, req: Request, next: 
     };
 
     let (parts, body) = req.into_parts();
-    let bytes = match to_bytes(body, crate::MAX_BODY_BYTES).await {
+    let bytes = match crate::bounded_json::read_body(&parts.headers, body, crate::MAX_BODY_BYTES)
+        .await
+    {
         Ok(bytes) => bytes,
-        Err(e) => return unreadable_body(e).into_response(),
+        Err(ReadBodyError::TooLarge) => {
+            return crate::rejection::body_too_large(&format!("{} bytes", crate::MAX_BODY_BYTES))
+                .into_response()
+        }
+        Err(ReadBodyError::Unreadable(e)) => return unreadable_body(e).into_response(),
     };
     let digest = body_digest(&bytes);
     let token = ClaimToken(uuid::Uuid::new_v4().to_string());
@@ -176,12 +189,9 @@ pub async fn enforce(State(state): State<Arc<Idempotency>>, req: Request, next: 
     }
 }
 
-/// The extractors' answers for a body that is too large or cannot be read (both 400).
+/// The extractors' answer for a body that cannot be read (400).
 fn unreadable_body(e: axum::Error) -> ApiError {
     let message = format!("the body could not be read: {e}");
-    if e.into_inner().downcast_ref::<LengthLimitError>().is_some() {
-        return crate::rejection::body_too_large(&format!("{} bytes", crate::MAX_BODY_BYTES));
-    }
     crate::rejection::invalid(&ValidationErrors(vec![ValidationIssue::new(
         IssueCode::Custom,
         vec![],
@@ -317,14 +327,14 @@ async fn blocking<T: Send + 'static>(
         .unwrap_or_else(|e| Err(IdempotencyStoreError(e.to_string())))
 }
 
-/// SHA-256 (hex) of the body's canonical JSON, or of its bytes when it is not JSON.
+/// SHA-256 (hex) of the body's canonical JSON, or of its bytes when it is not JSON (or beyond
+/// the bounds of [`crate::bounded_json`], which the handler refuses anyway).
 pub fn body_digest(bytes: &[u8]) -> String {
     let mut hasher = Sha256::new();
-    match serde_json::from_slice::<Value>(bytes) {
+    match crate::bounded_json::parse(bytes) {
         Ok(value) => {
-            let mut canonical = b"json:".to_vec();
-            write_canonical(&value, &mut canonical);
-            hasher.update(&canonical);
+            hasher.update(b"json:");
+            write_canonical(&value, &mut hasher);
         }
         Err(_) => {
             hasher.update(b"raw:");
@@ -338,34 +348,51 @@ pub fn body_digest(bytes: &[u8]) -> String {
         .collect()
 }
 
-fn write_canonical(value: &Value, out: &mut Vec<u8>) {
+/// Feeds the canonical form straight into the hash: no copy of the document is built.
+fn write_canonical(value: &Value, out: &mut Sha256) {
     match value {
         Value::Object(map) => {
             let mut entries: Vec<(&String, &Value)> = map.iter().collect();
             entries.sort_by(|a, b| a.0.cmp(b.0));
-            out.push(b'{');
+            out.update(b"{");
             for (i, (key, value)) in entries.into_iter().enumerate() {
                 if i > 0 {
-                    out.push(b',');
+                    out.update(b",");
                 }
-                write_canonical(&Value::String(key.clone()), out);
-                out.push(b':');
+                write_json_string(key, out);
+                out.update(b":");
                 write_canonical(value, out);
             }
-            out.push(b'}');
+            out.update(b"}");
         }
         Value::Array(items) => {
-            out.push(b'[');
+            out.update(b"[");
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
-                    out.push(b',');
+                    out.update(b",");
                 }
                 write_canonical(item, out);
             }
-            out.push(b']');
+            out.update(b"]");
         }
-        scalar => out.extend_from_slice(scalar.to_string().as_bytes()),
+        Value::String(s) => write_json_string(s, out),
+        scalar => out.update(scalar.to_string().as_bytes()),
     }
+}
+
+fn write_json_string(s: &str, out: &mut Sha256) {
+    struct Hashing<'h>(&'h mut Sha256);
+    impl std::io::Write for Hashing<'_> {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.update(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    // Writing a string to an infallible writer cannot fail.
+    let _ = serde_json::to_writer(Hashing(out), s);
 }
 
 #[cfg(test)]

@@ -167,6 +167,7 @@ async fn create(
         .enumerate()
         .map(|(i, item)| input(item, vec![i.into()], &[], &mut errors))
         .collect();
+    drop(body); // Only the inputs from here on: a large batch is not held twice.
     errors.into_result()?;
     state
         .blocking(move |s| {
@@ -239,6 +240,7 @@ async fn update(
         &["id", "created", "updated"],
         &mut errors,
     );
+    drop(body);
     errors.into_result()?;
     let (updated, catalog) = state
         .blocking(move |s| {

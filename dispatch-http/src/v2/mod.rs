@@ -3,6 +3,7 @@
 pub mod booking;
 pub mod customers;
 pub mod dispatch;
+pub mod driver_credentials;
 pub mod notifications;
 pub mod order_attachments;
 pub mod order_json;
@@ -44,5 +45,6 @@ pub fn router() -> Router<AppState> {
         .merge(route_edits::routes())
         .merge(route_orders::routes())
         .merge(booking::routes())
+        .merge(driver_credentials::routes())
         .merge(pod::routes())
 }

@@ -4,7 +4,7 @@
 //! is cut off at the limit while streaming, so no more than the limit is ever held in memory.
 
 use axum::extract::multipart::{Multipart, MultipartRejection};
-use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::routing::post;
 use axum::{Json, Router};
@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use super::order_render::render_attachment;
 use crate::error::ApiError;
-use crate::extract::Caller;
+use crate::extract::{Caller, PathText};
 use crate::AppState;
 
 /// Multipart framing allowed on top of the file itself.
@@ -47,7 +47,7 @@ fn bad(message: &str) -> ApiError {
 async fn upload(
     State(state): State<AppState>,
     Caller(p): Caller,
-    Path(raw): Path<String>,
+    PathText(raw): PathText,
     headers: HeaderMap,
     multipart: Result<Multipart, MultipartRejection>,
 ) -> Result<Json<Value>, ApiError> {

@@ -1,7 +1,7 @@
 //! Order statuses of the organisation: `GET`/`POST /order-statuses` and `DELETE
 //! /order-statuses/{status}` (paths fixed by the operator interface).
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get};
@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 
 use super::wire::{object, type_name};
 use crate::error::ApiError;
-use crate::extract::{Caller, JsonBody};
+use crate::extract::{Caller, JsonBody, PathText};
 use crate::AppState;
 
 /// Routes of this module.
@@ -72,7 +72,7 @@ async fn add(
 async fn remove(
     State(state): State<AppState>,
     Caller(p): Caller,
-    Path(status): Path<String>,
+    PathText(status): PathText,
 ) -> Result<Json<Value>, ApiError> {
     let name = status.clone();
     state

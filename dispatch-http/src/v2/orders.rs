@@ -4,7 +4,7 @@
 //! Single reads and updates wrap the order under `order`, as the spec's description says (its
 //! sample shows the fields at top level). POST answers 200 (operator interface).
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
 use axum::routing::{delete, get, post};
@@ -22,7 +22,7 @@ use super::order_wire::{read_order, OrderBody};
 use super::plan_render::render_stop;
 use super::wire::type_name;
 use crate::error::ApiError;
-use crate::extract::{Caller, IdPath, JsonBody};
+use crate::extract::{Caller, IdPath, JsonBody, PathText};
 use crate::links::Links;
 use crate::middleware::idempotency::IdempotencyClaim;
 use crate::paging::PageParams;
@@ -112,6 +112,7 @@ async fn create(
     JsonBody(body): JsonBody,
 ) -> Result<Response, ApiError> {
     let inputs = batch(&body, OrderBody::Post)?;
+    drop(body); // Only the inputs from here on: a large batch is not held twice.
     write(state, caller, claim, inputs).await
 }
 
@@ -126,6 +127,7 @@ async fn create_in_depot(
         return Err(ApiError::not_found("depot"));
     }
     let inputs = batch(&body, OrderBody::DepotPost)?;
+    drop(body); // Only the inputs from here on: a large batch is not held twice.
     write(state, caller, claim, inputs).await
 }
 
@@ -186,7 +188,7 @@ fn order_id(raw: &str) -> Result<i64, ApiError> {
 async fn read(
     State(state): State<AppState>,
     Caller(p): Caller,
-    Path(raw): Path<String>,
+    PathText(raw): PathText,
 ) -> Result<Json<Value>, ApiError> {
     let id = order_id(&raw)?;
     let detail = state
@@ -200,12 +202,13 @@ async fn read(
 async fn update(
     State(state): State<AppState>,
     Caller(p): Caller,
-    Path(raw): Path<String>,
+    PathText(raw): PathText,
     JsonBody(body): JsonBody,
 ) -> Result<Json<Value>, ApiError> {
     let id = order_id(&raw)?;
     let mut errors = ValidationErrors::default();
     let input = read_order(&body, Vec::new(), OrderBody::Put, &mut errors);
+    drop(body);
     errors.into_result()?;
     let (updated, detail) = state
         .blocking(move |s| {
@@ -253,7 +256,7 @@ fn full_order(detail: &OrderDetail, links: &Links) -> Value {
 async fn delete_by_number(
     State(state): State<AppState>,
     Caller(p): Caller,
-    Path(number): Path<String>,
+    PathText(number): PathText,
 ) -> Result<Json<Value>, ApiError> {
     let counts = state
         .blocking(move |s| {

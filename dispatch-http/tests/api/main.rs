@@ -4,6 +4,7 @@ mod common;
 
 mod auth;
 mod envelope;
+mod hardening;
 mod isolation;
 mod reference;
 mod seed;

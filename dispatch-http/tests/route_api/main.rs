@@ -8,8 +8,10 @@ mod common;
 
 mod booking;
 mod dispatch;
+mod driver;
 mod edits;
 mod pod;
+mod pod_uploads;
 mod tracking_browser;
 
 use common::TestApp;

@@ -8,8 +8,9 @@ use std::io::Cursor;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
+use dispatch_core::model::driver::Driver;
 use dispatch_core::model::questionnaire::{AnswerInput, AnswerValue};
-use dispatch_core::service::pod::{self, DriverScope, SignatureInput, SubmissionInput};
+use dispatch_core::service::pod::{self, SignatureInput, SubmissionInput};
 use dispatch_http::runtime::images::Codec;
 use dispatch_http::setup;
 use http_body_util::BodyExt;
@@ -183,7 +184,8 @@ async fn a_delivered_order_shows_its_proof_of_delivery_time_and_no_eta() {
     let app = TestApp::new();
     let (v, o, laid) = dispatched_day(&app, 1).await;
     let stop = route_stops(&app, laid.routes[0]).await[0].clone();
-    let driver = DriverScope {
+    let driver = Driver {
+        credential_id: 0,
         scope: north_scope(&app),
         vehicle_id: v,
     };
@@ -197,7 +199,7 @@ async fn a_delivered_order_shows_its_proof_of_delivery_time_and_no_eta() {
     pod::add_signature(
         &*app.store,
         &Codec,
-        driver,
+        &driver,
         stop["id"].as_i64().unwrap(),
         &input,
         at,
@@ -224,7 +226,8 @@ async fn a_signature_reads_202_until_compressed_then_as_webp_or_base64() {
     let stop_id = route_stops(&app, laid.routes[0]).await[0]["id"]
         .as_i64()
         .unwrap();
-    let driver = DriverScope {
+    let driver = Driver {
+        credential_id: 0,
         scope: north_scope(&app),
         vehicle_id: v,
     };
@@ -235,7 +238,7 @@ async fn a_signature_reads_202_until_compressed_then_as_webp_or_base64() {
         image: png(120, 60),
     };
     let (sig, meta) =
-        pod::add_signature(&*app.store, &Codec, driver, stop_id, &input, now(&app)).unwrap();
+        pod::add_signature(&*app.store, &Codec, &driver, stop_id, &input, now(&app)).unwrap();
     assert_eq!(sig.image_id, meta.id);
     let path = format!("/v2/proof-of-delivery-signatures/{}", meta.id);
     let pending = app.get(&path, &app.north()).await;
@@ -304,12 +307,13 @@ async fn photos_list_on_stop_route_plan_and_order_reads_while_compressing_and_af
     let stop_id = route_stops(&app, laid.routes[0]).await[1]["id"]
         .as_i64()
         .unwrap();
-    let driver = DriverScope {
+    let driver = Driver {
+        credential_id: 0,
         scope: north_scope(&app),
         vehicle_id: v,
     };
     let photos = [png(64, 48), png(30, 30)];
-    let metas = pod::add_photos(&*app.store, &Codec, driver, stop_id, &photos, now(&app)).unwrap();
+    let metas = pod::add_photos(&*app.store, &Codec, &driver, stop_id, &photos, now(&app)).unwrap();
     let stops = route_stops(&app, laid.routes[0]).await;
     assert_eq!(stops[0]["photos"], Value::Null);
     let listed = stops[1]["photos"].as_array().unwrap();
@@ -368,7 +372,8 @@ async fn submissions_read_back_with_answers_of_every_type_and_absolute_image_url
     let stop_id = route_stops(&app, laid.routes[0]).await[0]["id"]
         .as_i64()
         .unwrap();
-    let driver = DriverScope {
+    let driver = Driver {
+        credential_id: 0,
         scope: north_scope(&app),
         vehicle_id: v,
     };
@@ -394,14 +399,14 @@ async fn submissions_read_back_with_answers_of_every_type_and_absolute_image_url
             answer(6, AnswerValue::Absent, vec![png(20, 20), png(10, 30)]),
         ],
     };
-    let s = pod::submit(&*app.store, &Codec, driver, &visit, now(&app)).unwrap();
+    let s = pod::submit(&*app.store, &Codec, &driver, &visit, now(&app)).unwrap();
     let checkin = SubmissionInput {
         questionnaire_id: checkin_q,
         route_id: Some(laid.routes[0]),
         stop_id: None,
         answers: vec![answer(1, AnswerValue::Bool(false), vec![])],
     };
-    let c = pod::submit(&*app.store, &Codec, driver, &checkin, now(&app)).unwrap();
+    let c = pod::submit(&*app.store, &Codec, &driver, &checkin, now(&app)).unwrap();
 
     let r = app
         .get(

@@ -2,6 +2,7 @@
 //! open transaction.
 
 mod customers;
+mod driver;
 mod idempotency;
 mod notifications;
 mod order_codec;

@@ -1,5 +1,5 @@
 //! Questionnaires, submissions, proof-of-delivery images, signatures and tracking tokens
-//! (migration 0007). Image bytes live in `pod_images`: the upload until compressed, then only
+//! (migration 0008). Image bytes live in `pod_images`: the upload until compressed, then only
 //! the WebP copy.
 
 use dispatch_core::model::organisation::DepotScope;
@@ -367,19 +367,6 @@ impl QuestionnaireRepo for Db<'_> {
 }
 
 impl PodRepo for Db<'_> {
-    fn route_of_stop(
-        &mut self,
-        scope: DepotScope,
-        stop_id: i64,
-    ) -> Result<Option<i64>, StoreError> {
-        self.0
-            .prepare_cached("SELECT route_id FROM stops WHERE depot_id = ?1 AND id = ?2")
-            .st()?
-            .query_row(params![scope.depot_id, stop_id], |r| r.get(0))
-            .optional()
-            .st()
-    }
-
     fn insert_image(
         &mut self,
         scope: DepotScope,

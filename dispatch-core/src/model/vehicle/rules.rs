@@ -266,29 +266,40 @@ impl Checker {
     ) -> Option<T> {
         match p {
             Patch::Value(x) => Some(x.clone()),
-            Patch::Null => {
-                self.issue(
-                    IssueCode::InvalidType,
-                    field,
-                    expected,
-                    "null",
-                    &format!("{field} must not be null"),
-                );
-                None
-            }
-            Patch::Absent => {
-                if base.is_none() {
-                    self.issue(
-                        IssueCode::Required,
-                        field,
-                        expected,
-                        "undefined",
-                        &format!("{field} is required"),
-                    );
-                }
-                base
-            }
+            Patch::Null => self.not_given(field, true, base, expected),
+            Patch::Absent => self.not_given(field, false, base, expected),
         }
+    }
+
+    /// A non-nullable property sent as null (an error) or absent (keeps `base`; an error when
+    /// there is none, i.e. required on create).
+    fn not_given<T>(
+        &mut self,
+        field: &str,
+        null: bool,
+        base: Option<T>,
+        expected: &str,
+    ) -> Option<T> {
+        if null {
+            self.issue(
+                IssueCode::InvalidType,
+                field,
+                expected,
+                "null",
+                &format!("{field} must not be null"),
+            );
+            return None;
+        }
+        if base.is_none() {
+            self.issue(
+                IssueCode::Required,
+                field,
+                expected,
+                "undefined",
+                &format!("{field} is required"),
+            );
+        }
+        base
     }
 
     /// A nullable property: absent keeps `base` (nothing on create).
@@ -327,28 +338,8 @@ impl Checker {
                 }
                 parsed
             }
-            Patch::Null => {
-                self.issue(
-                    IssueCode::InvalidType,
-                    field,
-                    expected,
-                    "null",
-                    &format!("{field} must not be null"),
-                );
-                None
-            }
-            Patch::Absent => {
-                if base.is_none() {
-                    self.issue(
-                        IssueCode::Required,
-                        field,
-                        expected,
-                        "undefined",
-                        &format!("{field} is required"),
-                    );
-                }
-                base
-            }
+            Patch::Null => self.not_given(field, true, base, expected),
+            Patch::Absent => self.not_given(field, false, base, expected),
         }
     }
 

@@ -3,6 +3,7 @@
 
 use std::sync::Mutex;
 
+mod driver;
 mod idempotency;
 mod notifications;
 mod orders;
@@ -63,6 +64,7 @@ struct State {
     notifications: notifications::Notifications,
     planning: plans::Planning,
     route_log: route_log::RouteLog,
+    driver: driver::DriverSide,
     proofs: pod::Proofs,
     idempotency: idempotency::Records,
 }

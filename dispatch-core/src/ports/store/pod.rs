@@ -98,10 +98,6 @@ pub trait QuestionnaireRepo {
 
 /// Images and signatures.
 pub trait PodRepo {
-    /// The route holding the depot's stop `stop_id` (stops are addressed by id alone in the
-    /// driver API).
-    fn route_of_stop(&mut self, scope: DepotScope, stop_id: i64)
-        -> Result<Option<i64>, StoreError>;
     /// Stores an accepted image, pending compression.
     fn insert_image(
         &mut self,

@@ -160,6 +160,24 @@ pub const ENDPOINT_TIERS: &[(&str, &str, Tier)] = {
         ("PUT", "/vehicles/{id}", Standard),
         ("PATCH", "/vehicles/{id}", Standard),
         ("DELETE", "/vehicles/{id}", Standard),
+        // Driver credentials of a vehicle (ours): single-resource reads and writes
+        ("POST", "/vehicles/{id}/driver-credentials", Standard),
+        ("GET", "/vehicles/{id}/driver-credentials", Standard),
+        (
+            "DELETE",
+            "/vehicles/{id}/driver-credentials/{credential_id}",
+            Standard,
+        ),
+        // The driver API (ours, under /driver, limited per driver credential): a driver's
+        // single-resource reads and writes are Standard (docs/driver-api.md)
+        ("GET", "/driver/me", Standard),
+        ("GET", "/driver/routes/{id}", Standard),
+        // Proof of delivery: Standard too (a driver sends a signature, photos and a
+        // questionnaire within seconds at one stop: the upload tier would refuse them)
+        ("GET", "/driver/questionnaires", Standard),
+        ("POST", "/driver/stops/{id}/signature", Standard),
+        ("POST", "/driver/stops/{id}/photos", Standard),
+        ("POST", "/driver/questionnaire-submissions", Standard),
     ]
 };
 

@@ -174,19 +174,6 @@ impl QuestionnaireRepo for State {
 }
 
 impl PodRepo for State {
-    fn route_of_stop(
-        &mut self,
-        scope: DepotScope,
-        stop_id: i64,
-    ) -> Result<Option<i64>, StoreError> {
-        Ok(self
-            .planning
-            .stops
-            .iter()
-            .find(|(d, s)| *d == scope.depot_id && s.id == stop_id)
-            .map(|(_, s)| s.route_id))
-    }
-
     fn insert_image(
         &mut self,
         scope: DepotScope,

@@ -1,0 +1,267 @@
+//! Reading a JSON body into a [`Value`] with memory bounded by what the spec allows, not by the
+//! body size: at most [`MAX_JSON_VALUES`] values, and a top-level array is refused as soon as
+//! its element number [`MAX_BATCH_ITEMS`]` + 1` is seen (every batch of the spec carries at
+//! most 100 items). A `Value` costs about a hundred bytes per node, so without these bounds a
+//! 32 MiB body of `[{},{},...]` took gigabytes before any rule looked at it.
+
+use std::cell::Cell;
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Number, Value};
+
+/// Most values (objects, arrays, strings, numbers, booleans, nulls) in one body.
+pub const MAX_JSON_VALUES: usize = 100_000;
+/// Most elements of a top-level array (a batch).
+pub const MAX_BATCH_ITEMS: usize = 100;
+
+/// Reads a whole body of at most `limit` bytes into one buffer, filled in place as chunks
+/// arrive (sized by `Content-Length` when sent): collecting the chunks first and joining them
+/// afterwards held the body twice.
+pub async fn read_body(
+    headers: &axum::http::HeaderMap,
+    mut body: axum::body::Body,
+    limit: usize,
+) -> Result<axum::body::Bytes, ReadBodyError> {
+    use http_body_util::BodyExt;
+
+    let declared = headers
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    if declared.is_some_and(|n| n > limit) {
+        return Err(ReadBodyError::TooLarge);
+    }
+    let mut buffer = Vec::with_capacity(declared.unwrap_or(0));
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(ReadBodyError::Unreadable)?;
+        if let Ok(data) = frame.into_data() {
+            if buffer.len() + data.len() > limit {
+                return Err(ReadBodyError::TooLarge);
+            }
+            buffer.extend_from_slice(&data);
+        }
+    }
+    Ok(buffer.into())
+}
+
+/// Why a body could not be read.
+#[derive(Debug)]
+pub enum ReadBodyError {
+    /// Longer than the limit.
+    TooLarge,
+    /// The connection failed while reading it.
+    Unreadable(axum::Error),
+}
+
+/// Why a body was not read.
+#[derive(Debug)]
+pub enum BoundedJsonError {
+    /// More than [`MAX_JSON_VALUES`] values.
+    TooManyValues,
+    /// A top-level array of more than [`MAX_BATCH_ITEMS`] elements.
+    TooManyItems,
+    /// Not JSON (or trailing characters).
+    Malformed(serde_json::Error),
+}
+
+/// Parses `bytes` as one JSON document within the bounds.
+pub fn parse(bytes: &[u8]) -> Result<Value, BoundedJsonError> {
+    let budget = Budget {
+        left: Cell::new(MAX_JSON_VALUES),
+        exceeded: Cell::new(None),
+    };
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let parsed = Node {
+        budget: &budget,
+        top: true,
+    }
+    .deserialize(&mut de)
+    .and_then(|value| de.end().map(|()| value));
+    parsed.map_err(|e| match budget.exceeded.get() {
+        Some(limit) => limit.into(),
+        None => BoundedJsonError::Malformed(e),
+    })
+}
+
+#[derive(Clone, Copy)]
+enum Limit {
+    Values,
+    Items,
+}
+
+struct Budget {
+    left: Cell<usize>,
+    exceeded: Cell<Option<Limit>>,
+}
+
+impl From<Limit> for BoundedJsonError {
+    fn from(limit: Limit) -> Self {
+        match limit {
+            Limit::Values => BoundedJsonError::TooManyValues,
+            Limit::Items => BoundedJsonError::TooManyItems,
+        }
+    }
+}
+
+impl Budget {
+    fn fail<E: de::Error>(&self, limit: Limit) -> E {
+        self.exceeded.set(Some(limit));
+        E::custom("a JSON limit was exceeded")
+    }
+
+    fn take<E: de::Error>(&self) -> Result<(), E> {
+        match self.left.get() {
+            0 => Err(self.fail(Limit::Values)),
+            n => {
+                self.left.set(n - 1);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// One value to read; `top` for the document itself.
+struct Node<'b> {
+    budget: &'b Budget,
+    top: bool,
+}
+
+impl<'b> Node<'b> {
+    fn child(&self) -> Node<'b> {
+        Node {
+            budget: self.budget,
+            top: false,
+        }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Node<'_> {
+    type Value = Value;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Node<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Value, E> {
+        self.budget.take()?;
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Value, E> {
+        self.budget.take()?;
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Value, E> {
+        self.budget.take()?;
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
+        self.budget.take()?;
+        Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Value, E> {
+        self.budget.take()?;
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Value, E> {
+        self.budget.take()?;
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
+        self.budget.take()?;
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        self.budget.take()?;
+        let mut items = Vec::new();
+        loop {
+            if self.top && items.len() == MAX_BATCH_ITEMS {
+                // Skipped without allocating: only whether there is one more matters.
+                return match seq.next_element::<IgnoredAny>()? {
+                    Some(_) => Err(self.budget.fail(Limit::Items)),
+                    None => Ok(Value::Array(items)),
+                };
+            }
+            match seq.next_element_seed(self.child())? {
+                Some(item) => items.push(item),
+                None => return Ok(Value::Array(items)),
+            }
+        }
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        self.budget.take()?;
+        let mut object = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let value = map.next_value_seed(self.child())?;
+            object.insert(key, value);
+        }
+        Ok(Value::Object(object))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn documents_within_the_bounds_read_as_serde_json_reads_them() {
+        for text in [
+            r#"{"a": [1, -2, 3.5, "x", null, true, {"b": {}}], "c": "\u00e9"}"#,
+            "[]",
+            "0",
+            r#""s""#,
+        ] {
+            assert_eq!(
+                parse(text.as_bytes()).unwrap(),
+                serde_json::from_str::<Value>(text).unwrap()
+            );
+        }
+    }
+
+    #[test]
+    fn a_top_level_array_stops_at_its_101st_element_and_nested_arrays_do_not() {
+        let batch = |n: usize| format!("[{}]", vec!["{}"; n].join(","));
+        assert!(parse(batch(100).as_bytes()).is_ok());
+        assert!(matches!(
+            parse(batch(101).as_bytes()),
+            Err(BoundedJsonError::TooManyItems)
+        ));
+        let nested = format!("{{\"orders\": {}}}", batch(5000));
+        assert!(parse(nested.as_bytes()).is_ok());
+    }
+
+    #[test]
+    fn more_values_than_the_budget_are_refused() {
+        let many = format!("{{\"a\": [{}]}}", vec!["1"; MAX_JSON_VALUES].join(","));
+        assert!(matches!(
+            parse(many.as_bytes()),
+            Err(BoundedJsonError::TooManyValues)
+        ));
+    }
+
+    #[test]
+    fn malformed_documents_and_trailing_characters_are_malformed() {
+        for text in ["", "{", "[1,]", "{} x", "nul"] {
+            assert!(
+                matches!(parse(text.as_bytes()), Err(BoundedJsonError::Malformed(_))),
+                "{text}"
+            );
+        }
+    }
+}

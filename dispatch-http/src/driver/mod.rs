@@ -1,0 +1,97 @@
+//! The driver API: what a driver's app calls, beside `/v2` under `/driver`. Every endpoint
+//! takes a driver credential ([`auth::DriverAuth`]) and reaches only the dispatched routes of
+//! the credential's vehicle. `docs/driver-api.md` documents it for users.
+//!
+//! Layers, outermost first: the request id, log and feature layers of the whole service; the
+//! driver auth layer ([`auth::require_driver`]); the rate limit per credential, with the tier
+//! of each endpoint from the one table (`middleware/rate_limit/tiers.rs`, `/driver/...`
+//! entries).
+
+pub mod auth;
+mod pod;
+mod routes;
+
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use dispatch_core::ports::clock::Clock;
+use serde_json::{json, Value};
+
+use crate::error::ApiError;
+use crate::middleware::features::{rate_limit_429_applies, Features};
+use crate::middleware::rate_limit::{rejection_response, tier_of, RateLimiter, FALLBACK_TIER};
+use crate::middleware::{MiddlewareConfig, RouteKey};
+use crate::AppState;
+use auth::DriverAuth;
+
+/// Every driver endpoint (relative to `/driver`), with the auth and rate-limit layers.
+pub fn router(state: AppState, config: &MiddlewareConfig) -> Router<AppState> {
+    let routes = Router::new()
+        .route("/me", get(me))
+        .merge(routes::routes())
+        .merge(pod::routes());
+    let routes = if config.rate_limits_enabled {
+        routes.route_layer(axum::middleware::from_fn_with_state(
+            Arc::new(DriverLimits {
+                limiter: RateLimiter::new(config.clock.clone()),
+                clock: config.clock.clone(),
+            }),
+            limit,
+        ))
+    } else {
+        routes
+    };
+    routes.route_layer(axum::middleware::from_fn_with_state(
+        state,
+        auth::require_driver,
+    ))
+}
+
+/// The limiter of driver credentials: separate from the access keys' one, so credential and
+/// key ids never share a window.
+struct DriverLimits {
+    limiter: RateLimiter,
+    clock: Arc<dyn Clock>,
+}
+
+async fn limit(State(limits): State<Arc<DriverLimits>>, req: Request, next: Next) -> Response {
+    let (Some(auth), Some(route)) = (
+        req.extensions().get::<DriverAuth>().copied(),
+        RouteKey::of_request(&req),
+    ) else {
+        return next.run(req).await;
+    };
+    let tier = tier_of(&route).unwrap_or_else(|| {
+        tracing::warn!(method = %route.method(), path = route.path(), "driver route missing from the rate tier table");
+        FALLBACK_TIER
+    });
+    match limits.limiter.check(auth.credential_id, tier) {
+        Ok(()) => next.run(req).await,
+        Err(rejection) => {
+            let use_429 =
+                rate_limit_429_applies(req.extensions().get::<Features>(), limits.clock.now());
+            rejection_response(tier, rejection, use_429).into_response()
+        }
+    }
+}
+
+/// `GET /driver/me`: who the credential is (depot and vehicle).
+async fn me(State(state): State<AppState>, auth: DriverAuth) -> Result<Json<Value>, ApiError> {
+    let vehicle = state
+        .blocking(move |s| {
+            Ok(s.store
+                .read(|tx| tx.get_vehicle(auth.scope(), auth.vehicle_id))?)
+        })
+        .await?;
+    Ok(Json(json!({
+        "driver": {
+            "credential_id": auth.credential_id,
+            "depot_id": auth.depot_id,
+            "vehicle": vehicle.map(|v| json!({"id": v.id, "name": v.fields.name})),
+        }
+    })))
+}

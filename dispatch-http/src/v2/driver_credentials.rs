@@ -1,0 +1,162 @@
+//! Driver credentials of a vehicle, managed by the depot (ours; `docs/driver-api.md`):
+//! `POST /vehicles/{id}/driver-credentials` (body optional: `{name}`; the answer carries the
+//! credential in clear, the only time it is shown), `GET /vehicles/{id}/driver-credentials`
+//! and `DELETE /vehicles/{id}/driver-credentials/{credential_id}` (revokes).
+//! Creating and revoking need an `all` key (the auth layer refuses writes of `read` keys).
+
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::routing::{delete, get};
+use axum::{Json, Router};
+use dispatch_core::error::{IssueCode, ValidationErrors, ValidationIssue};
+use dispatch_core::model::driver::DriverCredential;
+use dispatch_core::service::driver::credentials;
+use serde_json::{json, Value};
+
+use super::wire::{object, ts, type_name};
+use crate::driver::auth::new_credential;
+use crate::error::ApiError;
+use crate::extract::{Caller, IdPath};
+use crate::rejection::invalid;
+use crate::AppState;
+
+/// Routes of this module.
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/vehicles/{id}/driver-credentials", get(list).post(create))
+        .route(
+            "/vehicles/{id}/driver-credentials/{credential_id}",
+            delete(revoke),
+        )
+}
+
+fn render(c: &DriverCredential) -> Value {
+    json!({
+        "id": c.id,
+        "vehicle_id": c.vehicle_id,
+        "name": c.name,
+        "created": ts(c.created),
+        "revoked": c.revoked.map(ts),
+    })
+}
+
+/// The optional body: nothing, or `{name?: string}`.
+fn read_name(body: &[u8]) -> Result<Option<String>, ApiError> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(None);
+    }
+    let value: Value = serde_json::from_slice(body).map_err(|e| {
+        invalid(&ValidationErrors(vec![ValidationIssue::new(
+            IssueCode::InvalidType,
+            vec![],
+            "valid JSON",
+            "malformed JSON",
+            format!("malformed JSON: {e}"),
+        )]))
+    })?;
+    let obj = object(&value)?;
+    let mut errors = ValidationErrors::default();
+    for key in obj.keys().filter(|k| k.as_str() != "name") {
+        errors.push(ValidationIssue::new(
+            IssueCode::UnrecognizedKeys,
+            vec![key.as_str().into()],
+            "name",
+            key,
+            "a driver credential has only a name",
+        ));
+    }
+    let name = match obj.get("name") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(other) => {
+            errors.push(ValidationIssue::new(
+                IssueCode::InvalidType,
+                vec!["name".into()],
+                "string",
+                type_name(other),
+                "name must be a string",
+            ));
+            None
+        }
+    };
+    if errors.is_empty() {
+        Ok(name)
+    } else {
+        Err(invalid(&errors))
+    }
+}
+
+async fn create(
+    State(state): State<AppState>,
+    Caller(p): Caller,
+    IdPath(vehicle_id): IdPath,
+    body: Bytes,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    let name = read_name(&body)?;
+    let (clear, hash) = new_credential()?;
+    let created = state
+        .blocking(move |s| {
+            Ok(credentials::create(
+                &*s.store,
+                p.scope(),
+                vehicle_id,
+                name.as_deref(),
+                hash,
+                s.clock.now(),
+            )?)
+        })
+        .await?;
+    let mut out = render(&created);
+    out["credential"] = json!(clear);
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({ "driver_credential": out })),
+    ))
+}
+
+async fn list(
+    State(state): State<AppState>,
+    Caller(p): Caller,
+    IdPath(vehicle_id): IdPath,
+) -> Result<Json<Value>, ApiError> {
+    let all = state
+        .blocking(move |s| Ok(credentials::list(&*s.store, p.scope(), vehicle_id)?))
+        .await?;
+    Ok(Json(
+        json!({ "driver_credentials": all.iter().map(render).collect::<Vec<_>>() }),
+    ))
+}
+
+fn integer(name: &str, raw: &str) -> Result<i64, ApiError> {
+    raw.parse().map_err(|_| {
+        invalid(&ValidationErrors(vec![ValidationIssue::new(
+            IssueCode::InvalidType,
+            vec![name.into()],
+            "integer id",
+            raw,
+            format!("{name} must be an integer"),
+        )]))
+    })
+}
+
+async fn revoke(
+    State(state): State<AppState>,
+    Caller(p): Caller,
+    Path((vehicle, credential)): Path<(String, String)>,
+) -> Result<Json<Value>, ApiError> {
+    let vehicle_id = integer("id", &vehicle)?;
+    let id = integer("credential_id", &credential)?;
+    let revoked = state
+        .blocking(move |s| {
+            Ok(credentials::revoke(
+                &*s.store,
+                p.scope(),
+                vehicle_id,
+                id,
+                s.clock.now(),
+            )?)
+        })
+        .await?;
+    Ok(Json(json!({ "driver_credential": render(&revoked) })))
+}
