@@ -256,6 +256,9 @@ async fn photos(
     })).collect::<Vec<_>>()})))
 }
 
+/// Records one problem of the body: path, code, what was expected, a sentence.
+type Issues<'a> = dyn FnMut(Vec<PathSegment>, IssueCode, &str, &str) + 'a;
+
 /// Reads the submission body; every problem is collected with its path.
 fn read_submission(body: &Value) -> Result<SubmissionInput, ApiError> {
     let mut errors = ValidationErrors::default();
@@ -276,7 +279,7 @@ fn read_submission(body: &Value) -> Result<SubmissionInput, ApiError> {
         }
     }
     let id = |key: &str,
-              issue: &mut dyn FnMut(Vec<PathSegment>, IssueCode, &str, &str)|
+              issue: &mut Issues<'_>|
      -> Option<i64> {
         match obj.get(key) {
             None | Some(Value::Null) => None,
@@ -339,7 +342,7 @@ fn read_submission(body: &Value) -> Result<SubmissionInput, ApiError> {
 fn read_answer(
     i: usize,
     a: &Value,
-    issue: &mut dyn FnMut(Vec<PathSegment>, IssueCode, &str, &str),
+    issue: &mut Issues<'_>,
 ) -> Option<AnswerInput> {
     let at = |key: &str| -> Vec<PathSegment> { vec!["answers".into(), i.into(), key.into()] };
     let Some(obj) = a.as_object() else {
