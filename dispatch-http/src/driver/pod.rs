@@ -278,9 +278,7 @@ fn read_submission(body: &Value) -> Result<SubmissionInput, ApiError> {
             );
         }
     }
-    let id = |key: &str,
-              issue: &mut Issues<'_>|
-     -> Option<i64> {
+    let id = |key: &str, issue: &mut Issues<'_>| -> Option<i64> {
         match obj.get(key) {
             None | Some(Value::Null) => None,
             Some(v) => v.as_i64().or_else(|| {
@@ -339,11 +337,7 @@ fn read_submission(body: &Value) -> Result<SubmissionInput, ApiError> {
     })
 }
 
-fn read_answer(
-    i: usize,
-    a: &Value,
-    issue: &mut Issues<'_>,
-) -> Option<AnswerInput> {
+fn read_answer(i: usize, a: &Value, issue: &mut Issues<'_>) -> Option<AnswerInput> {
     let at = |key: &str| -> Vec<PathSegment> { vec!["answers".into(), i.into(), key.into()] };
     let Some(obj) = a.as_object() else {
         issue(
