@@ -21,7 +21,7 @@ use super::auth::DriverAuth;
 use crate::error::ApiError;
 use crate::extract::{IdPath, JsonBody};
 use crate::links::Links;
-use crate::runtime::images::Codec;
+use crate::runtime::images::{self, Codec};
 use crate::v2::pod_render::render_submission;
 use crate::AppState;
 
@@ -198,6 +198,7 @@ async fn signature(
             )?)
         })
         .await?;
+    images::wake();
     Ok(Json(json!({"signature": {
         "id": meta.id,
         "stop_id": sig.stop_id,
@@ -249,6 +250,7 @@ async fn photos(
             )?)
         })
         .await?;
+    images::wake();
     Ok(Json(json!({"photos": metas.iter().map(|m| json!({
         "id": m.id,
         "url": links.image(ImageKind::Photo, m.id),
@@ -450,6 +452,7 @@ async fn submit(
             )?)
         })
         .await?;
+    images::wake();
     Ok((
         StatusCode::CREATED,
         Json(json!({ "driver_questionnaire_submission": render_submission(&submission, &links) })),

@@ -1,11 +1,12 @@
 //! Proof-of-delivery images: the codec (decode on upload, WebP re-encoding) and the
-//! compression worker. The worker polls the store for images still pending
+//! compression worker. Uploads wake the worker, which compresses what is pending
 //! (`dispatch_core::service::pod::compress_pending`); the pending state is a stored row, so a
 //! compression interrupted by a crash is simply done again after the restart.
 
 use std::io::Cursor;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use dispatch_core::model::pod::{
     ImageFormat, ImageInfo, ImageRejection, MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE,
@@ -18,8 +19,10 @@ use image::{DynamicImage, ImageReader, Limits};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-/// How often pending images are looked for.
-pub const POLL: Duration = Duration::from_millis(250);
+/// How often the worker looks at its wake-up counter (no store access).
+const TICK: Duration = Duration::from_millis(100);
+/// How often the store is asked for pending images without a wake-up.
+pub const IDLE_POLL: Duration = Duration::from_secs(60);
 /// Images compressed per round at most.
 const BATCH: usize = 8;
 /// Quality of lossy (photo) WebP copies.
@@ -89,47 +92,79 @@ impl ImageCodec for Codec {
     }
 }
 
-/// Starts the compression worker; it stops when `stopping` turns true (an image in progress
-/// is finished or, when interrupted, compressed again after the next start).
+/// Uploads accepted by this process since it started: the worker compresses when it changes.
+static UPLOADS: AtomicU64 = AtomicU64::new(0);
+
+/// Tells the worker that an upload committed (the upload handlers call it).
+pub fn wake() {
+    UPLOADS.fetch_add(1, Ordering::Release);
+}
+
+/// Whether the store holds images still waiting for compression (left by a crash): asked once
+/// at start, before the service listens.
+pub fn pending_at_start(store: &dyn Store) -> Result<bool, String> {
+    store
+        .read(|tx| tx.pending_images(1))
+        .map(|p| !p.is_empty())
+        .map_err(|e| format!("cannot read pending images: {e}"))
+}
+
+/// Starts the compression worker on a thread of its own (image work is CPU-heavy and must not
+/// hold the runtime's blocking pool). It touches the store only when an upload woke it, when
+/// `pending` images were left from before the start, and every [`IDLE_POLL`] otherwise. It
+/// stops when `stopping` turns true (an image in progress is finished or, when interrupted by
+/// a crash, compressed again after the next start).
 pub fn spawn(
     store: Arc<dyn Store>,
     clock: Arc<dyn Clock>,
+    pending: bool,
     mut stopping: watch::Receiver<bool>,
 ) -> JoinHandle<()> {
-    tokio::spawn(async move {
-        loop {
-            let (store, clock) = (store.clone(), clock.clone());
-            let round = tokio::task::spawn_blocking(move || {
-                compress_pending(&*store, &Codec, &*clock, BATCH)
-            })
-            .await;
-            let busy = match round {
-                Ok(Ok(done)) => {
-                    if done > 0 {
-                        tracing::debug!(done, "images compressed");
-                    }
-                    done == BATCH
-                }
-                Ok(Err(e)) => {
-                    tracing::error!(error = %e, "image compression: store failed; retrying");
-                    false
-                }
-                Err(e) => {
-                    tracing::error!(error = %e, "image compression round failed");
-                    false
-                }
+    let (stop_tx, stop_rx) = std::sync::mpsc::channel::<()>();
+    let worker = std::thread::Builder::new()
+        .name("image-compression".into())
+        .spawn(move || {
+            let mut seen = UPLOADS.load(Ordering::Acquire);
+            let mut next_round = match pending {
+                true => Instant::now(),
+                false => Instant::now() + IDLE_POLL,
             };
-            if *stopping.borrow() {
-                return;
-            }
-            if !busy {
-                tokio::select! {
-                    () = tokio::time::sleep(POLL) => {}
-                    _ = stopping.wait_for(|s| *s) => return,
+            loop {
+                let uploads = UPLOADS.load(Ordering::Acquire);
+                if uploads != seen || Instant::now() >= next_round {
+                    seen = uploads;
+                    let busy = round(&*store, &*clock);
+                    next_round = Instant::now() + if busy { Duration::ZERO } else { IDLE_POLL };
+                }
+                match stop_rx.recv_timeout(TICK) {
+                    Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+                    _ => return,
                 }
             }
+        });
+    tokio::spawn(async move {
+        let _ = stopping.wait_for(|s| *s).await;
+        let _ = stop_tx.send(());
+        if let Ok(worker) = worker {
+            let _ = tokio::task::spawn_blocking(move || worker.join()).await;
         }
     })
+}
+
+/// One batch; true when the batch was full (more may be waiting).
+fn round(store: &dyn Store, clock: &dyn Clock) -> bool {
+    match compress_pending(store, &Codec, clock, BATCH) {
+        Ok(done) => {
+            if done > 0 {
+                tracing::debug!(done, "images compressed");
+            }
+            done == BATCH
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "image compression: store failed; retrying");
+            false
+        }
+    }
 }
 
 #[cfg(test)]

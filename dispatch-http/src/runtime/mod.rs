@@ -29,10 +29,12 @@ pub struct Workers {
 }
 
 /// Starts every background worker over the state's store and clock; they stop when `stopping`
-/// turns true.
+/// turns true. `images_pending`: images were left waiting for compression (see
+/// [`images::pending_at_start`]).
 pub fn start(
     state: &AppState,
     senders: notifications::ChannelSenders,
+    images_pending: bool,
     stopping: watch::Receiver<bool>,
 ) -> Result<Workers, String> {
     let webhooks = webhooks::spawn(
@@ -47,7 +49,12 @@ pub fn start(
         senders,
         stopping.clone(),
     );
-    let images = images::spawn(state.store.clone(), state.clock.clone(), stopping);
+    let images = images::spawn(
+        state.store.clone(),
+        state.clock.clone(),
+        images_pending,
+        stopping,
+    );
     Ok(Workers {
         tasks: vec![
             ("webhook delivery", webhooks),
