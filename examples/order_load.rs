@@ -156,7 +156,6 @@ fn main() {
         .to_owned();
     let store_path = store.path().to_path_buf();
     let state = AppState {
-        public_url: "http://dispatch.test".into(),
         store: store.clone(),
         clock,
         geocoder: Arc::new(SqliteGazetteer::new(store)),
@@ -166,6 +165,7 @@ fn main() {
         ),
         jobs: Default::default(),
         routing: Default::default(),
+        public_url: Default::default(),
     };
     let runtime = tokio::runtime::Runtime::new().expect("a runtime");
     let listener = runtime

@@ -129,7 +129,6 @@ async fn main() {
         .as_i64()
         .expect("capacity id");
     let state = AppState {
-        public_url: "http://dispatch.test".into(),
         store: store.clone(),
         clock: clock.clone(),
         geocoder: Arc::new(SqliteGazetteer::new(store.clone())),
@@ -137,6 +136,7 @@ async fn main() {
         idempotency: Arc::new(SqliteIdempotencyStore::open(&db).expect("open keys")),
         jobs: Default::default(),
         routing: Default::default(),
+        public_url: Default::default(),
     };
     let bench = Bench {
         router: app(state),

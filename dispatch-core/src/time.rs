@@ -2,6 +2,8 @@
 //! dates (`YYYY-MM-DD`), times of day (`HH:mm`), timestamps (`YYYY-MM-DDTHH:mm:ss.SSSZ`)
 //! and the update-time filter (either `YYYY-MM-DD hh:mm:ss` or a timestamp).
 
+pub mod zone;
+
 use std::fmt;
 
 use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, Utc, Weekday as ChronoWeekday};

@@ -18,6 +18,7 @@ pub mod keys;
 pub mod links;
 pub mod middleware;
 pub mod paging;
+pub mod public_url;
 pub mod rejection;
 pub mod runtime;
 pub mod server;
@@ -65,9 +66,8 @@ pub struct AppState {
     pub jobs: runtime::JobSignal,
     /// The route endpoints' matrix, dispatch deadline and booking queues.
     pub routing: Arc<runtime::Routing>,
-    /// The service's public address (`http://host:port`, no path): the base of every absolute
-    /// link it hands out (image URLs, tracking links). See [`links::Links`].
-    pub public_url: Arc<str>,
+    /// `--public-url`: the base of every absolute URL the service emits (never a request header).
+    pub public_url: public_url::PublicUrl,
 }
 
 impl AppState {

@@ -30,9 +30,9 @@ impl Links {
         }
     }
 
-    /// The links of the running service.
+    /// The links of the running service, under its `--public-url`.
     pub fn of(state: &AppState) -> Links {
-        Links::new(&state.public_url)
+        Links::new(state.public_url.as_str())
     }
 
     /// The absolute URL of an image's read endpoint.

@@ -13,13 +13,13 @@
 //!   carries apply and filter parameters sent beside it are ignored, so a page never mixes two
 //!   filter sets. An empty `page_info` means the first page; anything that does not decode is
 //!   400 INVALID_INPUT with a `validationErrors` entry at path `["page_info"]`.
-//! - The next URL is absolute, built from the request's `Host` (scheme from
-//!   `X-Forwarded-Proto` when a proxy set it, `http` otherwise) and the request's own path (so it
-//!   keeps `/v2`), with `page_info`, `limit` and the original filters; it is relative (path and
-//!   query only) if the request had no host. No `rel="next"` on the last page.
+//! - The next URL is absolute: the service's public base URL ([`PublicUrl`], `serve
+//!   --public-url`) and the request's own path (so it keeps `/v2`), with `page_info`, `limit`
+//!   and the original filters. Never the request's `Host` or `X-Forwarded-*` headers: a client
+//!   chooses those. No `rel="next"` on the last page.
 
-use axum::extract::{FromRequestParts, OriginalUri};
-use axum::http::header::{HOST, LINK};
+use axum::extract::{FromRef, FromRequestParts, OriginalUri};
+use axum::http::header::LINK;
 use axum::http::request::Parts;
 use axum::http::HeaderValue;
 use axum::response::{IntoResponse, Response};
@@ -31,6 +31,7 @@ use dispatch_core::time::{Timestamp, UpdatedAtMin};
 use serde::{Deserialize, Serialize};
 
 use crate::error::ApiError;
+use crate::public_url::PublicUrl;
 
 /// Rows per page when `limit` is absent or unusable; also the maximum.
 pub const DEFAULT_LIMIT: usize = 100;
@@ -78,10 +79,10 @@ pub fn decode_page_info(value: &str) -> Option<(Cursor, Vec<(String, String)>)> 
     ))
 }
 
-/// Where the next-page URL points: everything of the request's URL but its query.
+/// Where the next-page URL points: the public base URL and the request's path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct LinkBase {
-    origin: Option<String>,
+    public_url: PublicUrl,
     path: String,
 }
 
@@ -164,12 +165,9 @@ impl PageParams {
         for (name, value) in &self.filters {
             query.append_pair(name, value);
         }
-        format!(
-            "{}{}?{}",
-            self.base.origin.as_deref().unwrap_or(""),
-            self.base.path,
-            query.finish()
-        )
+        self.base
+            .public_url
+            .absolute_url(&format!("{}?{}", self.base.path, query.finish()))
     }
 
     /// `Link: <URL>; rel="next"` for the page after `next`; `None` on the last page.
@@ -199,40 +197,40 @@ fn malformed(value: &str) -> ApiError {
     )]))
 }
 
-fn link_base(parts: &Parts) -> LinkBase {
+/// Bytes a request path may carry that cannot stand inside `Link: <...>` as they are.
+const LINK_UNSAFE: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'<')
+    .add(b'>')
+    .add(b'\\')
+    .add(b'^')
+    .add(b'`')
+    .add(b'{')
+    .add(b'|')
+    .add(b'}');
+
+fn link_base(parts: &Parts, public_url: PublicUrl) -> LinkBase {
     let path = parts
         .extensions
         .get::<OriginalUri>()
-        .map(|u| u.0.path().to_owned())
-        .unwrap_or_else(|| parts.uri.path().to_owned());
-    let host = parts
-        .headers
-        .get(HOST)
-        .and_then(|h| h.to_str().ok())
-        .map(str::to_owned)
-        .or_else(|| parts.uri.authority().map(|a| a.to_string()))
-        .filter(|h| !h.is_empty() && !h.contains(['/', '<', '>', ' ']));
-    let scheme = match parts
-        .headers
-        .get("x-forwarded-proto")
-        .and_then(|h| h.to_str().ok())
-        .and_then(|h| h.split(',').next())
-        .map(str::trim)
-    {
-        Some("https") => "https",
-        _ => "http",
-    };
+        .map_or_else(|| parts.uri.path(), |u| u.0.path());
     LinkBase {
-        origin: host.map(|h| format!("{scheme}://{h}")),
-        path,
+        public_url,
+        path: percent_encoding::percent_encode(path.as_bytes(), LINK_UNSAFE).to_string(),
     }
 }
 
-impl<S: Send + Sync> FromRequestParts<S> for PageParams {
+impl<S> FromRequestParts<S> for PageParams
+where
+    S: Send + Sync,
+    PublicUrl: FromRef<S>,
+{
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
-        Self::parse(parts.uri.query().unwrap_or(""), link_base(parts))
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        let base = link_base(parts, PublicUrl::from_ref(state));
+        Self::parse(parts.uri.query().unwrap_or(""), base)
     }
 }
 

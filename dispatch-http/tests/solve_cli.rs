@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
+use tempfile::TempPath;
 
 fn dispatch(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_dispatch"))
@@ -14,12 +15,16 @@ fn dispatch(args: &[&str]) -> Output {
         .expect("run dispatch")
 }
 
-fn temp_file(name: &str, content: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("dispatch-solve-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, content).unwrap();
-    path
+/// A file holding `content`, its name ending in `name` (the format is told by the extension);
+/// deleted when the returned path is dropped, also when the test fails.
+fn temp_file(name: &str, content: &str) -> TempPath {
+    let mut file = tempfile::Builder::new()
+        .prefix("dispatch-solve-cli-")
+        .suffix(&format!("-{name}"))
+        .tempfile()
+        .unwrap();
+    file.write_all(content.as_bytes()).unwrap();
+    file.into_temp_path()
 }
 
 /// A benchmark instance shipped in the repository's `instances/` folder.

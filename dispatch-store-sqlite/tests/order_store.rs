@@ -254,6 +254,7 @@ fn conformance(store: &dyn Store) {
             let file = NewAttachment {
                 order_id: o1,
                 name: "a.pdf",
+                file_name: "a.pdf",
                 mime: "application/pdf",
                 ext: "pdf",
                 content: b"%PDF-",

@@ -5,6 +5,7 @@ pub mod customer;
 pub mod customer_validate;
 pub mod dispatch;
 pub mod driver;
+pub mod driver_visit;
 pub mod line_item;
 pub mod location;
 pub mod notification;

@@ -85,7 +85,8 @@ pub fn time_route(
 }
 
 /// Re-solves the route of `vehicle_id` serving the orders of `current` (its stops in their
-/// present order): the solver's route is returned when it serves every order on time and
+/// present order), warm-started from the present sequence (repaired first when it breaks a
+/// constraint): the solver's route is returned when it serves every order on time and
 /// drives less than the present sequence, else the present sequence, re-timed. Stops of the
 /// result are merged by location, as planning does.
 pub fn reoptimise_route(
@@ -103,8 +104,8 @@ pub fn reoptimise_route(
         Ok(route) => Some(planned_route(&built, &route, Some(&groups))),
         Err(_) => None,
     };
-    only_route(&mut built, v, vehicle_id, &steps);
-    let solution = solver::solve(&built.problem, config, control);
+    let start = only_route(&mut built, v, vehicle_id, &steps);
+    let solution = solve_warm(&built, start, config, control);
     let solved = match (solution.unassigned.is_empty(), solution.routes.first()) {
         (true, Some(r)) => Some(planned_route(&built, r, None)),
         _ => None,
@@ -117,8 +118,9 @@ pub fn reoptimise_route(
     }
 }
 
-/// Narrows `built` to vehicle `v` (now index 0) and the tasks of `steps`, none pinned.
-fn only_route(built: &mut BuiltDay, v: usize, vehicle_id: i64, steps: &[Step]) {
+/// Narrows `built` to vehicle `v` (now index 0) and the tasks of `steps`, none pinned; returns
+/// `steps` renumbered for the narrowed problem.
+fn only_route(built: &mut BuiltDay, v: usize, vehicle_id: i64, steps: &[Step]) -> Vec<Step> {
     let p = &mut built.problem;
     p.vehicles = vec![p.vehicles[v].clone()];
     built.vehicle_ids = vec![vehicle_id];
@@ -127,6 +129,16 @@ fn only_route(built: &mut BuiltDay, v: usize, vehicle_id: i64, steps: &[Step]) {
         .collect();
     let keep_ship: Vec<bool> = (0..p.shipments.len())
         .map(|i| steps.contains(&Step::Pickup(i)) || steps.contains(&Step::Delivery(i)))
+        .collect();
+    let rank = |keep: &[bool], i: usize| keep[..i].iter().filter(|&&k| k).count();
+    let renumbered = steps
+        .iter()
+        .map(|&s| match s {
+            Step::Job(i) => Step::Job(rank(&keep_job, i)),
+            Step::Pickup(i) => Step::Pickup(rank(&keep_ship, i)),
+            Step::Delivery(i) => Step::Delivery(rank(&keep_ship, i)),
+            Step::Break(b) => Step::Break(b),
+        })
         .collect();
     keep(&mut p.jobs, &keep_job);
     keep(&mut built.job_visits, &keep_job);
@@ -137,6 +149,26 @@ fn only_route(built: &mut BuiltDay, v: usize, vehicle_id: i64, steps: &[Step]) {
     }
     for s in &mut p.shipments {
         s.pinned_vehicle = None;
+    }
+    renumbered
+}
+
+/// Solves the narrowed problem warm-started from `start` (the route's present visits on its
+/// vehicle, now index 0); a start the solver refuses as malformed (a shipment with only one
+/// of its visits on the route) is solved from scratch instead.
+fn solve_warm(
+    built: &BuiltDay,
+    start: Vec<Step>,
+    config: &solver::Config,
+    control: &dyn solver::Control,
+) -> solver::solution::Solution {
+    let start = [solver::StartRoute {
+        vehicle: 0,
+        steps: start,
+    }];
+    match solver::solve_from(&built.problem, &start, config, control) {
+        Ok(warm) => warm.solution,
+        Err(_) => solver::solve(&built.problem, config, control),
     }
 }
 
@@ -150,8 +182,9 @@ pub struct RouteWithAdditions {
 }
 
 /// Re-solves the route of `vehicle_id` serving `current` (its stops in their present order)
-/// plus `added` (one visit each). The present sequence with the additions appended is the
-/// incumbent: it stands when it is feasible and drives no more than the solver's route. The
+/// plus `added` (one visit each), warm-started from the present sequence with the additions
+/// inserted at their cheapest places. The present sequence with the additions appended is the
+/// fallback: it stands when it is feasible and drives no more than the solver's route. The
 /// solver may decline added orders (with their reason) but never a present one: when it
 /// cannot place a present order (the route was already infeasible), the present stops are
 /// kept in their order and the additions it did place are appended.
@@ -169,11 +202,13 @@ pub fn reoptimise_with_additions(
     let mut all: Vec<Vec<Visit>> = current.to_vec();
     all.extend(added.iter().map(|a| vec![*a]));
     let (steps, groups) = steps_of(&built, &all)?;
+    let present_steps = groups.partition_point(|&g| g < current.len());
     let appended = simulate(&built, v, &steps, Mode::Strict)
         .ok()
         .map(|route| planned_route(&built, &route, Some(&groups)));
-    only_route(&mut built, v, vehicle_id, &steps);
-    let solution = solver::solve(&built.problem, config, control);
+    let mut start = only_route(&mut built, v, vehicle_id, &steps);
+    start.truncate(present_steps);
+    let solution = solve_warm(&built, start, config, control);
     let added_ids: Vec<i64> = added.iter().map(|a| a.order_id).collect();
     let mut declined = Vec::new();
     let mut present_left_out = false;

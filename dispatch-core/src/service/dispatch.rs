@@ -14,12 +14,14 @@ use crate::model::dispatch::{
     dispatch_plan as decide_plan, dispatch_route as decide_route, DispatchDecision,
     DispatchRejection, PlanFacts, PlanTarget, RouteFacts,
 };
+use crate::model::driver_visit::FeedKind;
 use crate::model::optimisation::Optimisation;
 use crate::model::organisation::DepotScope;
 use crate::model::plan::Plan;
 use crate::ports::clock::Clock;
 use crate::ports::store::{Store, StoreError, StoreTx};
 use crate::ports::tracking::TrackingLinks;
+use crate::service::driver::feed::route_changed;
 use crate::status::{OrderEvent, OPEN, ROUTED};
 use crate::time::Timestamp;
 
@@ -184,6 +186,8 @@ fn apply(
         route.dispatched = true;
         route.updated = now;
         tx.update_route(scope, &route)?;
+        // The route is pushed to its driver.
+        route_changed(tx, scope, &route, FeedKind::Dispatched, now)?;
     }
     // Superseded notification tasks cancelled, planned-start notifications scheduled.
     on_dispatch(tx, scope, &routed, now)?;
@@ -237,6 +241,7 @@ pub fn delete_plan(
                 }
             }
             tx.append_event(scope, &DomainEvent::RouteDeleted { id: route.id }, now)?;
+            route_changed(tx, scope, &route, FeedKind::Deleted, now)?;
         }
         tx.delete_plan(scope, id)?;
         tx.append_event(scope, &DomainEvent::PlanDeleted { id }, now)?;

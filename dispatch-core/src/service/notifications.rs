@@ -176,6 +176,38 @@ pub fn on_dispatch(
     Ok(out)
 }
 
+/// The on-delivery notification of one order (the driver side, when its stop comes within the
+/// depot's on-delivery window). **Call it inside the transaction that fires
+/// `orders.on_delivery`.** When the depot names an on-delivery template (seed:
+/// `settings.notifications.on_delivery_template`), one task from it is scheduled for now,
+/// rendered with `eta` (`HH:mm`); an order nobody can be sent it to is reported in `skipped`.
+/// Without such a template nothing happens.
+pub fn on_delivery(
+    tx: &mut dyn StoreTx,
+    scope: DepotScope,
+    order_id: i64,
+    eta: &str,
+    now: Timestamp,
+) -> Result<Scheduled, ServiceError> {
+    let mut out = Scheduled::default();
+    let Some(template_id) = tx.notification_settings(scope)?.on_delivery_template else {
+        return Ok(out);
+    };
+    let Some(template) = tx
+        .list_notification_templates(scope)?
+        .into_iter()
+        .find(|t| t.id == template_id)
+    else {
+        return Ok(out);
+    };
+    let order = tx
+        .get_order(scope, order_id)?
+        .ok_or(ServiceError::NotFound("order"))?;
+    let ctx = context(tx, scope, &order, Some(eta.to_owned()), None)?;
+    schedule_pair(tx, scope, &order, &ctx, &template, now, now, &mut out)?;
+    Ok(out)
+}
+
 #[allow(clippy::too_many_arguments)]
 fn schedule_pair(
     tx: &mut dyn StoreTx,

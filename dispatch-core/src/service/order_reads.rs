@@ -2,10 +2,13 @@
 //! order number, and attachments.
 
 use super::customers::catalog;
+use super::driver::view::{RouteDriverRecords, StopDriverView};
 use super::orders::statuses;
 use super::plan_reads::StopView;
 use super::ServiceError;
-use crate::model::attachment::{Attachment, MAX_ATTACHMENTS_PER_ORDER, MAX_ATTACHMENT_BYTES};
+use crate::model::attachment::{
+    display_name, safe_file_name, Attachment, MAX_ATTACHMENTS_PER_ORDER, MAX_ATTACHMENT_BYTES,
+};
 use crate::model::order::Order;
 use crate::model::order_attachment::sniff;
 use crate::model::order_fields::Catalog;
@@ -39,13 +42,14 @@ pub fn get(store: &dyn Store, scope: DepotScope, id: i64) -> Result<OrderDetail,
         let attachments = tx.list_attachments(scope, id)?;
         let catalog = catalog(tx, scope)?;
         let mut stops = Vec::new();
-        for (stop, route) in order_stops(tx, scope, id)? {
+        for ((stop, route), driver) in order_stops(tx, scope, id)? {
             let proof = super::pod::stop_proof(tx, scope, &stop)?;
             let orders = vec![order.clone()];
             stops.push((
                 StopView {
                     stop,
                     orders,
+                    driver,
                     proof,
                 },
                 route,
@@ -60,22 +64,27 @@ pub fn get(store: &dyn Store, scope: DepotScope, id: i64) -> Result<OrderDetail,
     })
 }
 
+/// A stop serving an order, its route and what the driver recorded on it.
+type ServedStop = ((Stop, Route), StopDriverView);
+
 /// The stops serving an order on routes their plans show (a superseded solution's routes are
 /// left out), with their routes, by route id.
 fn order_stops(
     tx: &mut dyn StoreTx,
     scope: DepotScope,
     order_id: i64,
-) -> Result<Vec<(Stop, Route)>, StoreError> {
+) -> Result<Vec<ServedStop>, StoreError> {
     let mut stops = Vec::new();
     for route in tx.routes_of_order(scope, order_id)? {
         let shown = tx
             .get_plan(scope, route.plan_id)?
             .is_some_and(|p| p.shows_route(&route));
         if shown {
+            let records = RouteDriverRecords::read(tx, scope, route.id)?;
             for stop in tx.list_stops(scope, route.id)? {
                 if stop.visit.order_ids.contains(&order_id) {
-                    stops.push((stop, route.clone()));
+                    let driver = records.of(&stop);
+                    stops.push(((stop, route.clone()), driver));
                 }
             }
         }
@@ -104,13 +113,14 @@ pub fn stops_of(
             out.push(
                 stops
                     .into_iter()
-                    .map(|(stop, route)| {
+                    .map(|((stop, route), driver)| {
                         let orders = order.iter().cloned().collect();
                         let proof = super::pod::stop_proof(tx, scope, &stop)?;
                         Ok((
                             StopView {
                                 stop,
                                 orders,
+                                driver,
                                 proof,
                             },
                             route,
@@ -212,7 +222,9 @@ pub fn delete_by_number(
 }
 
 /// POST /orders/{id}/attachments: a pdf, png or jpeg file (recognised by its content) of at
-/// most 10 MB, at most two per order.
+/// most 10 MB, at most two per order. `name` (the uploaded file name) is kept for display only,
+/// cut to [`crate::model::attachment::MAX_DISPLAY_NAME_CHARS`]; the file is stored under
+/// [`safe_file_name`].
 pub fn add_attachment(
     store: &dyn Store,
     scope: DepotScope,
@@ -221,6 +233,7 @@ pub fn add_attachment(
     content: &[u8],
     now: Timestamp,
 ) -> Result<Attachment, ServiceError> {
+    let name = display_name(name);
     if content.len() as u64 > MAX_ATTACHMENT_BYTES {
         return Err(ServiceError::invalid(
             vec!["attachment".into()],
@@ -233,10 +246,11 @@ pub fn add_attachment(
         ServiceError::invalid(
             vec!["attachment".into()],
             "a pdf, png, jpg or jpeg file",
-            name,
+            &name,
             "only pdf, png, jpg and jpeg files can be attached",
         )
     })?;
+    let file_name = safe_file_name(&name, kind);
     store.transaction(|tx| {
         tx.get_order(scope, order_id)?
             .ok_or(ServiceError::NotFound("order"))?;
@@ -250,7 +264,8 @@ pub fn add_attachment(
         }
         let file = NewAttachment {
             order_id,
-            name,
+            name: &name,
+            file_name: &file_name,
             mime: kind.mime,
             ext: kind.ext,
             content,

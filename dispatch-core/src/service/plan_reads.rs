@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use super::customers::catalog;
+use super::driver::view::{RouteDriverRecords, StopDriverView};
 use super::ServiceError;
 use crate::model::optimisation::Optimisation;
 use crate::model::order::Order;
@@ -25,6 +26,8 @@ pub struct StopView {
     pub stop: Stop,
     /// Its live orders, in the stop's order.
     pub orders: Vec<Order>,
+    /// What the driver side recorded on it.
+    pub driver: StopDriverView,
     /// Its proof of delivery and tracking token.
     pub proof: StopProof,
 }
@@ -104,6 +107,7 @@ pub fn route_view(
     orders: &mut OrderCache,
 ) -> Result<RouteView, StoreError> {
     let mut stops = Vec::new();
+    let records = RouteDriverRecords::read(tx, scope, route.id)?;
     for stop in tx.list_stops(scope, route.id)? {
         let mut served = Vec::with_capacity(stop.visit.order_ids.len());
         for id in &stop.visit.order_ids {
@@ -111,6 +115,7 @@ pub fn route_view(
         }
         let proof = super::pod::stop_proof(tx, scope, &stop)?;
         stops.push(StopView {
+            driver: records.of(&stop),
             stop,
             orders: served,
             proof,

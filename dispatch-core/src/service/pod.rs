@@ -291,6 +291,9 @@ pub fn submit(
             }
         };
         let (id, answer_ids) = tx.insert_submission(scope, &questionnaire, place, &checked, now)?;
+        if questionnaire.def.kind == QuestionnaireType::RouteVehicleCheckin {
+            super::driver::progress::link_checkin(tx, driver, place.route_id, id)?;
+        }
         for (a, answer_id) in checked.iter().zip(answer_ids) {
             let lossless = ImageKind::Answer.lossless(Some(a.question.kind));
             for (j, bytes) in input.answers[a.index].images.iter().enumerate() {

@@ -19,6 +19,7 @@ use super::route_day::{
 };
 use super::ServiceError;
 use crate::events::DomainEvent;
+use crate::model::driver_visit::FeedKind;
 use crate::model::order::{Order, OrderType, Side};
 use crate::model::organisation::DepotScope;
 use crate::model::route::Route;
@@ -30,6 +31,7 @@ use crate::optimise::{self, Visit};
 use crate::ports::matrix::TravelMatrix;
 use crate::ports::store::{Store, StoreError, StoreTx};
 use crate::ports::tracking::TrackingLinks;
+use crate::service::driver::feed::route_changed;
 use crate::status::{OrderEvent, OPEN, ROUTED};
 use crate::time::Timestamp;
 
@@ -250,6 +252,7 @@ fn record(
     if route.dispatched {
         tx.append_route_audit(scope, route.id, action, orders, now)?;
         tx.append_event(scope, &DomainEvent::RouteEdited { id: route.id }, now)?;
+        route_changed(tx, scope, route, FeedKind::Edited, now)?;
     }
     Ok(())
 }

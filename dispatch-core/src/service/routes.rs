@@ -5,11 +5,13 @@ use super::plan_reads::{route_view, OrderCache, RouteView};
 use super::route_day::{stop_visits, write_planned, write_untimed, RouteDay};
 use super::ServiceError;
 use crate::events::DomainEvent;
+use crate::model::driver_visit::FeedKind;
 use crate::model::organisation::DepotScope;
 use crate::model::stop::StopVisit;
 use crate::optimise;
 use crate::ports::matrix::TravelMatrix;
 use crate::ports::store::Store;
+use crate::service::driver::feed::route_changed;
 use crate::time::Timestamp;
 
 /// `PUT /routes/{id}`: sets `is_locked`; the route's `updated` moves only when the flag changes.
@@ -92,6 +94,7 @@ pub fn reverse(
         if route.dispatched {
             tx.append_route_audit(scope, id, "reversed", &ids, now)?;
             tx.append_event(scope, &DomainEvent::RouteEdited { id }, now)?;
+            route_changed(tx, scope, &route, FeedKind::Edited, now)?;
         }
         Ok(route_view(tx, scope, route, &mut OrderCache::default())?)
     })

@@ -25,7 +25,8 @@
 //! checks are O(1) from cached forward times, latest departures and load maxima (breaks are
 //! elements of the route where the simulation places them) on vehicles without a duration
 //! limit, and full re-simulations otherwise. Workers (rayon)
-//! meet every 500 iterations to share the best solution.
+//! meet every 500 iterations to share the best solution. [`solve_from`] starts the same search
+//! from given routes instead of the construction.
 //!
 //! # Example
 //! ```
@@ -79,6 +80,9 @@ mod search;
 pub mod solution;
 mod state;
 pub mod travel;
+mod warm;
+
+pub use warm::{StartError, StartRoute};
 
 /// How the search runs. The same problem, `seed`, `threads` and `max_iterations` give the same
 /// solution as long as [`Control::should_stop`] never fires.
@@ -124,13 +128,62 @@ pub fn solve(
     config: &Config,
     control: &dyn Control,
 ) -> solution::Solution {
+    let (inst, reasons, tasks) = prepare(problem);
+    let init = state::State::empty(&inst, &tasks);
+    let nb = neighbours::Neighbours::new(&inst, 40);
+    let best = search::run(&inst, &nb, init, config, control);
+    output::to_solution(&inst, &best, &reasons)
+}
+
+/// A solution found from a given start, and what the start could not keep.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WarmSolution {
+    /// The best solution found; never worse (by the objective) than the start after repair.
+    pub solution: solution::Solution,
+    /// Tasks the start had on a route that could not keep them (the task cannot be served at
+    /// all, is not allowed on that vehicle, or broke a constraint of the route), as
+    /// `Step::Job` or `Step::Pickup`: the search tried to place them elsewhere.
+    pub displaced: Vec<solution::Step>,
+}
+
+/// Solves `problem` warm-started from `start`: its routes are the first incumbent, the tasks it
+/// leaves out are inserted by the construction, and the search goes on from there. Routes that
+/// break a constraint are repaired (see [`WarmSolution::displaced`]); a malformed start is an
+/// error. Deterministic per seed like [`solve`].
+pub fn solve_from(
+    problem: &problem::Problem,
+    start: &[StartRoute],
+    config: &Config,
+    control: &dyn Control,
+) -> Result<WarmSolution, StartError> {
+    let (inst, reasons, tasks) = prepare(problem);
+    let plan = warm::validate(&inst, start)?;
+    let (init, displaced) = warm::initial(&inst, &tasks, &plan);
+    let nb = neighbours::Neighbours::new(&inst, 40);
+    let best = search::run(&inst, &nb, init, config, control);
+    let displaced = displaced
+        .into_iter()
+        .map(|t| output::task_step(&inst, t as usize))
+        .collect();
+    Ok(WarmSolution {
+        solution: output::to_solution(&inst, &best, &reasons),
+        displaced,
+    })
+}
+
+/// The search's view of `problem`, the pre-check's verdicts and the tasks worth searching.
+fn prepare(
+    problem: &problem::Problem,
+) -> (
+    instance::Instance<'_>,
+    Vec<Option<solution::Reason>>,
+    Vec<u32>,
+) {
     let mut inst = instance::Instance::new(problem);
     let reasons = precheck::precheck(problem, &mut inst);
     let tasks: Vec<u32> = (0..reasons.len())
         .filter(|&t| reasons[t].is_none())
         .map(|t| t as u32)
         .collect();
-    let nb = neighbours::Neighbours::new(&inst, 40);
-    let best = search::run(&inst, &nb, &tasks, config, control);
-    output::to_solution(&inst, &best, &reasons)
+    (inst, reasons, tasks)
 }

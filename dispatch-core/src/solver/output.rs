@@ -42,13 +42,18 @@ pub(crate) fn to_solution(inst: &Instance, s: &State, reasons: &[Option<Reason>]
     let unassigned = left_out
         .into_iter()
         .map(|(t, reason)| Unassigned {
-            task: if t < inst.n_jobs {
-                Step::Job(t)
-            } else {
-                Step::Pickup(t - inst.n_jobs)
-            },
+            task: task_step(inst, t),
             reason,
         })
         .collect();
     Solution { routes, unassigned }
+}
+
+/// The public step naming task `t`: `Step::Job` or, for a shipment, `Step::Pickup`.
+pub(crate) fn task_step(inst: &Instance, t: usize) -> Step {
+    if t < inst.n_jobs {
+        Step::Job(t)
+    } else {
+        Step::Pickup(t - inst.n_jobs)
+    }
 }

@@ -12,8 +12,10 @@ use super::instance::{earliest_in, latest_in, Instance, BREAK, INF, NONE};
 use super::problem::{Load, Time, TimeWindow};
 use super::schedule::arrange;
 
+mod plain;
+
 /// A route and its caches (valid after [`Route::update`]).
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) struct Route {
     pub vehicle: usize,
     /// The visits in order (breaks excluded): what the search changes.
@@ -47,6 +49,53 @@ pub(crate) struct Route {
     pub smax: Vec<Load>,
     pub travel: Time,
     pub cost: i64,
+}
+
+impl Clone for Route {
+    fn clone(&self) -> Route {
+        let mut r = Route {
+            vehicle: self.vehicle,
+            nodes: Vec::new(),
+            pnode: Vec::new(),
+            locs: Vec::new(),
+            nloc: Vec::new(),
+            nidx: Vec::new(),
+            gap_tt: Vec::new(),
+            gap_cost: Vec::new(),
+            busy: Vec::new(),
+            es: Vec::new(),
+            ls: Vec::new(),
+            ld: Vec::new(),
+            loads: Vec::new(),
+            pmax: Vec::new(),
+            smax: Vec::new(),
+            travel: 0,
+            cost: 0,
+        };
+        r.clone_from(self);
+        r
+    }
+
+    /// Reuses this route's buffers: the search's journal saves routes into recycled ones.
+    fn clone_from(&mut self, o: &Route) {
+        self.vehicle = o.vehicle;
+        self.nodes.clone_from(&o.nodes);
+        self.pnode.clone_from(&o.pnode);
+        self.locs.clone_from(&o.locs);
+        self.nloc.clone_from(&o.nloc);
+        self.nidx.clone_from(&o.nidx);
+        self.gap_tt.clone_from(&o.gap_tt);
+        self.gap_cost.clone_from(&o.gap_cost);
+        self.busy.clone_from(&o.busy);
+        self.es.clone_from(&o.es);
+        self.ls.clone_from(&o.ls);
+        self.ld.clone_from(&o.ld);
+        self.loads.clone_from(&o.loads);
+        self.pmax.clone_from(&o.pmax);
+        self.smax.clone_from(&o.smax);
+        self.travel = o.travel;
+        self.cost = o.cost;
+    }
 }
 
 /// True for a break element.
@@ -113,6 +162,16 @@ impl Route {
     /// Recomputes every cache from `nodes`: one forward and one backward pass, each matrix arc
     /// looked up once.
     pub(crate) fn update(&mut self, inst: &Instance) {
+        let vd = &inst.vehicles[self.vehicle];
+        if vd.breaks.is_empty() {
+            self.update_plain(inst);
+        } else {
+            self.update_general(inst);
+        }
+    }
+
+    /// [`Route::update`] for any vehicle: breaks are placed by the simulation.
+    fn update_general(&mut self, inst: &Instance) {
         let vd = &inst.vehicles[self.vehicle];
         let mut pnode = std::mem::take(&mut self.pnode);
         if vd.breaks.is_empty() {
@@ -217,6 +276,15 @@ impl Route {
 
     fn update_loads(&mut self, inst: &Instance) {
         let dims = inst.dims;
+        if dims == 1 {
+            self.update_loads_1(inst);
+        } else {
+            self.update_loads_n(inst);
+        }
+    }
+
+    fn update_loads_n(&mut self, inst: &Instance) {
+        let dims = inst.dims;
         let m = self.elements();
         self.loads.clear();
         self.loads.resize((m + 1) * dims, 0);
@@ -294,3 +362,6 @@ impl Route {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -198,18 +198,19 @@ impl Worker {
     }
 }
 
-/// Builds a first solution and improves it until the budget is spent.
+/// Completes `init` (its left-out tasks inserted by cheapest insertion) and improves it until
+/// the budget is spent. The best solution is never worse than the completed `init`.
 pub(crate) fn run(
     inst: &Instance,
     nb: &Neighbours,
-    tasks: &[u32],
+    mut init: State,
     config: &Config,
     control: &dyn Control,
 ) -> State {
     let params = Params::for_instance(inst, nb);
     let mut rng = Rng::new(config.seed, 0);
-    let mut init = State::empty(inst, tasks);
     let mut all = init.take_unassigned(inst);
+    let searchable = !all.is_empty() || init.routes.iter().any(|r| !r.is_empty());
     order(inst, nb, &mut all, &mut rng);
     let opts = Recreate {
         blink: 0.0,
@@ -265,7 +266,7 @@ pub(crate) fn run(
             Some(max) => EPOCH.min((max - done).div_ceil(threads as u64)),
             None => EPOCH,
         };
-        if tasks.is_empty() {
+        if !searchable {
             break;
         }
         let run = |w: &mut Worker| w.run(&ctx, per, done);

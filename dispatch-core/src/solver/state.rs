@@ -4,6 +4,13 @@
 use super::instance::{Instance, NONE};
 use super::route::Route;
 
+/// A copy starts with an empty journal: states are copied between moves, never during one.
+impl Clone for Journal {
+    fn clone(&self) -> Journal {
+        Journal::default()
+    }
+}
+
 /// A solution under search.
 #[derive(Debug, Clone)]
 pub(crate) struct State {
@@ -18,10 +25,12 @@ pub(crate) struct State {
     journal: Journal,
 }
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 struct Journal {
     active: bool,
     routes: Vec<(usize, Route)>,
+    /// Saved routes no longer needed, reused as buffers (no allocation per move).
+    spare: Vec<Route>,
     tasks: Vec<(usize, u32)>,
     unassigned: Vec<u32>,
     totals: (i128, i64, usize),
@@ -69,7 +78,7 @@ impl State {
     pub(crate) fn begin(&mut self) {
         let j = &mut self.journal;
         j.active = true;
-        j.routes.clear();
+        j.spare.extend(j.routes.drain(..).map(|(_, r)| r));
         j.tasks.clear();
         j.unassigned.clone_from(&self.unassigned);
         j.totals = (self.unassigned_weight, self.routing, self.used);
@@ -88,8 +97,9 @@ impl State {
     /// Undoes the changes since [`State::begin`].
     pub(crate) fn rollback(&mut self) {
         let j = &mut self.journal;
-        while let Some((r, old)) = j.routes.pop() {
-            self.routes[r] = old;
+        while let Some((r, mut old)) = j.routes.pop() {
+            std::mem::swap(&mut self.routes[r], &mut old);
+            j.spare.push(old);
         }
         while let Some((t, old)) = j.tasks.pop() {
             self.route_of[t] = old;
@@ -102,8 +112,16 @@ impl State {
     /// Gives mutable access to a route, saving it to the journal first. Call
     /// [`State::refresh`] after changing it.
     pub(crate) fn route_mut(&mut self, r: usize) -> &mut Route {
-        if self.journal.active && !self.journal.routes.iter().any(|(x, _)| *x == r) {
-            self.journal.routes.push((r, self.routes[r].clone()));
+        let j = &mut self.journal;
+        if j.active && !j.routes.iter().any(|(x, _)| *x == r) {
+            let saved = match j.spare.pop() {
+                Some(mut spare) => {
+                    spare.clone_from(&self.routes[r]);
+                    spare
+                }
+                None => self.routes[r].clone(),
+            };
+            j.routes.push((r, saved));
         }
         self.routing -= self.routes[r].cost;
         if !self.routes[r].is_empty() {

@@ -11,6 +11,7 @@ use dispatch_store_sqlite::idempotency::SqliteIdempotencyStore;
 use dispatch_store_sqlite::{SqliteGazetteer, SqliteStore};
 
 use crate::clock::SystemClock;
+use crate::public_url::PublicUrl;
 use crate::runtime::notifications::NotifierArgs;
 use crate::runtime::{Optimiser, OptimiserConfig};
 use crate::server::ConnectionLimits;
@@ -25,6 +26,13 @@ pub struct ServeArgs {
     /// Address to bind; port 0 picks a free port.
     #[arg(long, default_value = "127.0.0.1:8080")]
     pub listen: String,
+    /// The URL clients reach this service at (scheme, host, port, optional path prefix), the
+    /// base of every absolute URL it emits (paging links, image URLs, tracking links); set it
+    /// when the service runs behind a proxy or binds 0.0.0.0. Default: http:// and the bound
+    /// address (the real port when --listen gave port 0). Request headers (Host,
+    /// X-Forwarded-*) are never used.
+    #[arg(long, value_name = "URL", value_parser = PublicUrl::parse)]
+    pub public_url: Option<PublicUrl>,
     /// `off` disables every rate tier.
     #[arg(long, value_parser = ["on", "off"], default_value = "on")]
     pub rate_limits: String,
@@ -137,8 +145,22 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     // Everything that can fail is opened before the listening line: scripts take that line to
     // mean the service is ready.
     let travel = args.travel.matrix()?;
-    let mut state = AppState {
-        public_url: "http://localhost".into(),
+    let listener = tokio::net::TcpListener::bind(&args.listen)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| format!("cannot read the bound address: {e}"))?;
+    let public_url = match &args.public_url {
+        Some(url) => url.clone(),
+        None => {
+            if addr.ip().is_unspecified() {
+                tracing::warn!(%addr, "bound to every interface: links will name {addr}; set --public-url to the address clients use");
+            }
+            PublicUrl::for_listen_addr(addr)
+        }
+    };
+    let state = AppState {
         store: store.clone(),
         clock,
         geocoder: Arc::new(SqliteGazetteer::new(store)),
@@ -149,15 +171,9 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         ),
         jobs: Default::default(),
         routing: Arc::new(crate::runtime::Routing::new(travel.clone())),
+        public_url,
     };
     let senders = args.notifier.senders()?;
-    let listener = tokio::net::TcpListener::bind(&args.listen)
-        .await
-        .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
-    let addr = listener
-        .local_addr()
-        .map_err(|e| format!("cannot read the bound address: {e}"))?;
-    state.public_url = format!("http://{addr}").into();
     let optimiser = Optimiser::start(
         state.store.clone(),
         state.clock.clone(),
@@ -171,7 +187,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     let images_pending = crate::runtime::images::pending_at_start(&*state.store)?;
     println!("listening on http://{addr}/v2");
     let _ = std::io::stdout().flush();
-    tracing::info!(%addr, db = %args.db.display(), "serving");
+    tracing::info!(%addr, public_url = state.public_url.as_str(), db = %args.db.display(), "serving");
 
     let (stopping_tx, mut stopping) = tokio::sync::watch::channel(false);
     let background = crate::runtime::start(&state, senders, images_pending, stopping.clone())?;

@@ -8,8 +8,11 @@
 //! entries).
 
 pub mod auth;
+mod feed;
 mod pod;
 mod routes;
+mod stops;
+mod wire;
 
 use std::sync::Arc;
 
@@ -33,6 +36,8 @@ pub fn router(state: AppState, config: &MiddlewareConfig) -> Router<AppState> {
     let routes = Router::new()
         .route("/me", get(me))
         .merge(routes::routes())
+        .merge(stops::routes())
+        .merge(feed::routes())
         .merge(pod::routes());
     let routes = if config.rate_limits_enabled {
         routes.route_layer(axum::middleware::from_fn_with_state(

@@ -12,7 +12,7 @@ fn params(query: &str) -> Result<PageParams, ApiError> {
     PageParams::parse(
         query,
         LinkBase {
-            origin: Some("http://api.test".into()),
+            public_url: PublicUrl::parse("http://api.test").unwrap(),
             path: "/v2/orders".into(),
         },
     )
@@ -136,7 +136,7 @@ fn with_page_info_the_cursors_filters_win_over_filters_sent_beside_it() {
     assert_eq!(tampered.filter("date"), None);
 }
 
-async fn link_of(headers: &[(&str, &str)], uri: &str) -> Option<String> {
+async fn link_of(public_url: &str, headers: &[(&str, &str)], uri: &str) -> Option<String> {
     let list = Router::new().route(
         "/orders",
         get(|page: PageParams| async move {
@@ -144,7 +144,9 @@ async fn link_of(headers: &[(&str, &str)], uri: &str) -> Option<String> {
             page.respond(next, Json(json!({ "orders": [] })))
         }),
     );
-    let app = Router::new().nest("/v2", list);
+    let app = Router::new()
+        .nest("/v2", list)
+        .with_state(PublicUrl::parse(public_url).unwrap());
     let mut req = Request::builder().uri(uri);
     for (k, v) in headers {
         req = req.header(*k, *v);
@@ -161,8 +163,8 @@ async fn link_of(headers: &[(&str, &str)], uri: &str) -> Option<String> {
 }
 
 #[tokio::test]
-async fn the_next_url_is_absolute_on_the_requests_host_and_keeps_the_v2_path() {
-    let link = link_of(&[("host", "127.0.0.1:8080")], "/v2/orders?status=OPEN")
+async fn the_next_url_is_absolute_on_the_public_url_and_keeps_the_v2_path() {
+    let link = link_of("http://127.0.0.1:8080", &[], "/v2/orders?status=OPEN")
         .await
         .unwrap();
     assert!(
@@ -173,26 +175,70 @@ async fn the_next_url_is_absolute_on_the_requests_host_and_keeps_the_v2_path() {
         link.ends_with("&limit=100&status=OPEN>; rel=\"next\""),
         "{link}"
     );
-    let proxied = link_of(
-        &[("host", "api.example.com"), ("x-forwarded-proto", "https")],
-        "/v2/orders",
+    let prefixed = link_of("https://example.com/dispatch/", &[], "/v2/orders")
+        .await
+        .unwrap();
+    assert!(
+        prefixed.starts_with("<https://example.com/dispatch/v2/orders?page_info="),
+        "{prefixed}"
+    );
+}
+
+#[tokio::test]
+async fn host_and_forwarded_headers_never_reach_the_next_url() {
+    let link = link_of(
+        "https://api.example.com",
+        &[
+            ("host", "attacker.example"),
+            ("x-forwarded-host", "forwarded.example"),
+            ("x-forwarded-proto", "http"),
+            ("x-forwarded-port", "4444"),
+            ("forwarded", "host=rfc7239.example;proto=http"),
+        ],
+        "http://absolute-form.example/v2/orders",
     )
     .await
     .unwrap();
     assert!(
-        proxied.starts_with("<https://api.example.com/v2/orders?page_info="),
-        "{proxied}"
+        link.starts_with("<https://api.example.com/v2/orders?page_info="),
+        "{link}"
     );
-    let hostless = link_of(&[], "/v2/orders").await.unwrap();
-    assert!(hostless.starts_with("</v2/orders?page_info="), "{hostless}");
+    for planted in ["attacker", "forwarded", "4444", "rfc7239", "absolute-form"] {
+        assert!(!link.contains(planted), "{planted} in {link}");
+    }
+}
+
+#[tokio::test]
+async fn a_path_with_link_breaking_bytes_is_percent_encoded_in_the_next_url() {
+    let list = Router::new().route(
+        "/{any}",
+        get(|page: PageParams| async move { page.respond(Some(cursor(1, 1)), Json(json!({}))) }),
+    );
+    let app = list.with_state(PublicUrl::default());
+    let response = app
+        .oneshot(
+            Request::builder()
+                .uri("/a\"b{c}|d^e")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    let link = response.headers()[LINK].to_str().unwrap();
+    assert!(
+        link.starts_with("<http://127.0.0.1:8080/a%22b%7Bc%7D%7Cd%5Ee?"),
+        "{link}"
+    );
 }
 
 #[tokio::test]
 async fn the_extractor_rejects_a_malformed_page_info_in_the_envelope() {
-    let list = Router::new().route(
-        "/orders",
-        get(|page: PageParams| async move { page.respond(None, Json(json!({}))) }),
-    );
+    let list = Router::new()
+        .route(
+            "/orders",
+            get(|page: PageParams| async move { page.respond(None, Json(json!({}))) }),
+        )
+        .with_state(PublicUrl::default());
     let response = list
         .oneshot(
             Request::builder()

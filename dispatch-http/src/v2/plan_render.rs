@@ -6,11 +6,13 @@
 //! times of day `HH:mm` in the depot's time zone on the route's date; timestamps ISO 8601 UTC.
 //! Plan summaries carry their route durations as strings of the same seconds (`"5400"`).
 
+use dispatch_core::model::driver_visit::PhoneCall;
 use dispatch_core::model::order::{Order, OrderType, Side};
 use dispatch_core::model::order_fields::Catalog;
 use dispatch_core::model::plan::Plan;
 use dispatch_core::model::route::Route;
 use dispatch_core::ports::store::RouteSummary;
+use dispatch_core::service::driver::view::StopDriverView;
 use dispatch_core::service::plan_reads::{
     PlanSummaryView, PlanView, RouteView, StopView, UnservedView,
 };
@@ -37,20 +39,39 @@ fn opt_ts(t: Option<dispatch_core::time::Timestamp>) -> Value {
     t.map_or(Value::Null, ts)
 }
 
-fn stop_order(o: &Order, catalog: &Catalog) -> Value {
+/// A served order with its line items; with the depot's `partial_orders` setting a finished
+/// stop lists only the items delivered on it, with the delivered quantity. Once the stop has
+/// an outcome each item also says what was delivered (`delivered_quantity`, `failed_reason`).
+fn stop_order(o: &Order, catalog: &Catalog, driver: &StopDriverView) -> Value {
+    let outcome = |id: i64| {
+        driver
+            .visits
+            .iter()
+            .flat_map(|v| v.delivered.iter())
+            .find(|x| x.line_item_id == id)
+    };
     let items: Vec<Value> = o
         .line_items
         .iter()
-        .map(|li| {
-            json!({
+        .filter_map(|li| {
+            let quantity = match &driver.delivered_only {
+                Some(delivered) => delivered.iter().find(|(id, _)| *id == li.id)?.1,
+                None => li.quantity,
+            };
+            let mut item = json!({
                 "id": li.id,
                 "product_code": li.product_code,
                 "product_name": li.product_name,
-                "quantity": li.quantity,
+                "quantity": quantity,
                 "status": li.status.as_str(),
                 "date": li.date.map(|d| d.to_string()),
                 "custom_fields": render_custom_fields(&li.custom_fields, catalog),
-            })
+            });
+            if let Some(x) = outcome(li.id) {
+                item["delivered_quantity"] = json!(x.delivered);
+                item["failed_reason"] = json!(x.failed_reason);
+            }
+            Some(item)
         })
         .collect();
     json!({
@@ -88,19 +109,37 @@ pub fn render_stop(
     put("planned_distance", json!(v.planned_distance_m));
     put("arrival_date", json!(v.arrival_date.to_string()));
     put("departure_date", json!(v.departure_date.to_string()));
-    put("estimated_arrival_time", json!(clock(v.arrival_s)));
-    put("estimated_departure_time", json!(clock(v.departure_s)));
+    let driver = &view.driver;
+    let visit = driver.visit.as_ref();
+    let (arrival, departure) = driver
+        .eta_clock
+        .clone()
+        .unwrap_or_else(|| (clock(v.arrival_s), clock(v.departure_s)));
+    put("estimated_arrival_time", json!(arrival));
+    put("estimated_departure_time", json!(departure));
+    put("eta", visit.and_then(|x| x.eta).map_or(Value::Null, ts));
+    let completed = visit.and_then(|x| x.completed).or(stop.actual_completed_ts);
     put(
         "actual_completed_ts",
-        stop.actual_completed_ts
-            .map_or(Value::Null, |t| json!(bare_ts(t))),
+        completed.map_or(Value::Null, |t| json!(bare_ts(t))),
     );
-    put("actual_arrival_time", Value::Null);
-    put("actual_completed_lat", Value::Null);
-    put("actual_completed_lng", Value::Null);
-    put("actual_duration", Value::Null);
+    let arrived = visit.and_then(|x| x.arrived);
+    put(
+        "actual_arrival_time",
+        arrived.map_or(Value::Null, |t| json!(bare_ts(t))),
+    );
+    let at = visit.and_then(|x| x.completed_at);
+    put("actual_completed_lat", json!(at.map(|p| p.lat)));
+    put("actual_completed_lng", json!(at.map(|p| p.lng)));
+    put(
+        "actual_duration",
+        match (arrived, completed) {
+            (Some(a), Some(c)) => json!((c.millis() - a.millis()).max(0) / 1000),
+            _ => Value::Null,
+        },
+    );
     put("delivery_notes", json!(end.and_then(|e| e.notes.clone())));
-    put("driver_notes", Value::Null);
+    put("driver_notes", json!(visit.and_then(|x| x.notes.clone())));
     put(
         "vehicle_assignment",
         first
@@ -108,7 +147,12 @@ pub fn render_stop(
             .map_or(Value::Null, |id| json!({ "vehicle_id": id })),
     );
     put("directions", json!([]));
-    put("failed_reason", Value::Null);
+    put(
+        "failed_reason",
+        visit
+            .and_then(|x| x.failed_reason.as_ref())
+            .map_or(Value::Null, |r| json!({ "reason": r })),
+    );
     put(
         "tags",
         json!(first.map(|o| o.tags.clone()).unwrap_or_default()),
@@ -139,7 +183,10 @@ pub fn render_stop(
                 .collect::<Vec<_>>())
             .unwrap_or_default()),
     );
-    put("driver_phone_calls", json!([]));
+    put(
+        "driver_phone_calls",
+        Value::Array(driver.phone_calls.iter().map(render_phone_call).collect()),
+    );
     put(
         "route",
         json!({"id": route.id, "date": route.date.to_string(), "started_ts": opt_ts(route.started_ts)}),
@@ -148,10 +195,25 @@ pub fn render_stop(
     if orders {
         m.insert(
             "orders".into(),
-            Value::Array(view.orders.iter().map(|o| stop_order(o, catalog)).collect()),
+            Value::Array(
+                view.orders
+                    .iter()
+                    .map(|o| stop_order(o, catalog, &view.driver))
+                    .collect(),
+            ),
         );
     }
     Value::Object(m)
+}
+
+/// A phone call the driver recorded (`driver_phone_calls` entry).
+pub fn render_phone_call(call: &PhoneCall) -> Value {
+    json!({
+        "initiated_at": ts(call.initiated_at),
+        "recorded_at": ts(call.recorded_at),
+        "lat": call.position.map(|p| p.lat),
+        "lng": call.position.map(|p| p.lng),
+    })
 }
 
 fn vehicle(view: &RouteView) -> Value {

@@ -138,7 +138,6 @@ async fn a_non_numeric_id_is_400_invalid_input_at_id() {
 #[tokio::test]
 async fn a_panicking_handler_is_a_500_envelope_without_internals() {
     let state = AppState {
-        public_url: "http://dispatch.test".into(),
         store: Arc::new(InMemoryStore::new()),
         clock: Arc::new(ManualClock::new(Timestamp::from_millis(0))),
         geocoder: Arc::new(InMemoryGazetteer::new()),
@@ -146,6 +145,7 @@ async fn a_panicking_handler_is_a_500_envelope_without_internals() {
         idempotency: Arc::new(InMemoryStore::new()),
         jobs: Default::default(),
         routing: Default::default(),
+        public_url: Default::default(),
     };
     let routes: Router<AppState> = Router::new().route(
         "/boom",

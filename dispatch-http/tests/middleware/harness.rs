@@ -35,7 +35,6 @@ pub struct Service {
 fn router(path: &PathBuf, clock: Arc<ManualClock>, rate_limits: bool) -> Router {
     let store = Arc::new(SqliteStore::open(path).expect("open store"));
     let state = AppState {
-        public_url: "http://dispatch.test".into(),
         store: store.clone(),
         clock,
         geocoder: Arc::new(SqliteGazetteer::new(store)),
@@ -43,6 +42,7 @@ fn router(path: &PathBuf, clock: Arc<ManualClock>, rate_limits: bool) -> Router 
         idempotency: Arc::new(SqliteIdempotencyStore::open(path).expect("open keys")),
         jobs: Default::default(),
         routing: Default::default(),
+        public_url: dispatch_http::public_url::PublicUrl::parse("http://dispatch.test").unwrap(),
     };
     app(state)
 }

@@ -8,11 +8,16 @@ const BOUNDARY: &str = "XyZ123boundary";
 const PDF: &[u8] = b"%PDF-1.4\n1 0 obj\n<<>>\nendobj\n";
 
 fn multipart(field: &str, name: &str, content: &[u8]) -> Vec<u8> {
-    let mut body = format!(
-        "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"{field}\"; filename=\"{name}\"\r\n\
-         Content-Type: application/octet-stream\r\n\r\n"
-    )
-    .into_bytes();
+    multipart_named(field, name.as_bytes(), content)
+}
+
+/// A multipart body whose file name is `name` as raw bytes (not necessarily UTF-8).
+fn multipart_named(field: &str, name: &[u8], content: &[u8]) -> Vec<u8> {
+    let mut body =
+        format!("--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"{field}\"; filename=\"")
+            .into_bytes();
+    body.extend_from_slice(name);
+    body.extend_from_slice(b"\"\r\nContent-Type: application/octet-stream\r\n\r\n");
     body.extend_from_slice(content);
     body.extend_from_slice(format!("\r\n--{BOUNDARY}--\r\n").as_bytes());
     body
@@ -146,4 +151,67 @@ async fn attachments_need_the_attachment_field_and_a_known_order() {
         )
         .await;
     assert_eq!(json_body.status, StatusCode::BAD_REQUEST);
+}
+
+const PNG: &[u8] = &[0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A, 0, 0];
+
+/// `(name, file_name)` of every attachment row of the database, as stored.
+fn stored_names(api: &Api) -> Vec<(String, String)> {
+    let db = rusqlite::Connection::open(api.store.path()).unwrap();
+    let mut stmt = db
+        .prepare("SELECT name, file_name FROM order_attachments ORDER BY id")
+        .unwrap();
+    stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn uploaded_names_are_kept_for_display_and_the_file_is_stored_under_a_sanitised_name() {
+    let api = Api::start();
+    let long = format!("{}.png", "n".repeat(5000));
+    let cases: [(&[u8], &str, &str); 5] = [
+        (b"../../x.png", "../../x.png", "x.png"),
+        (
+            b"<img onerror=alert(1)>.png",
+            "<img onerror=alert(1)>.png",
+            "img onerror_alert(1).png",
+        ),
+        (b"..\\..\\boot.ini", "..\\..\\boot.ini", "boot_ini.png"),
+        (
+            long.as_bytes(),
+            &long[..255],
+            &format!("{}.png", "n".repeat(100)),
+        ),
+        // Not UTF-8: the multipart reader sees no usable name.
+        (b"\xff\xfe../x.png", "attachment", "attachment.png"),
+    ];
+    let mut expected = Vec::new();
+    for (i, (uploaded, display, safe)) in cases.into_iter().enumerate() {
+        let id = api.post_orders(json!([delivery(&format!("N{i}"))])).await[0].to_string();
+        let r = upload(&api, &id, multipart_named("attachment", uploaded, PNG)).await;
+        assert_eq!(r.status, StatusCode::OK, "{display}: {}", r.body);
+        assert_eq!(r.body["name"], display);
+        let order = api.get(&format!("/v2/orders/{id}")).await.body["order"].clone();
+        assert_eq!(order["attachments"][0]["name"], display);
+        expected.push((display.to_owned(), safe.to_owned()));
+    }
+    assert_eq!(stored_names(&api), expected);
+}
+
+#[tokio::test]
+async fn control_characters_in_a_file_name_never_reach_the_stored_name() {
+    let api = Api::start();
+    let id = api.post_orders(json!([delivery("A")])).await[0].to_string();
+    for uploaded in [&b"a\0b.png"[..], b"a\x1b[31mb.png", b"a\rb.png"] {
+        let r = upload(&api, &id, multipart_named("attachment", uploaded, PNG)).await;
+        if r.status != StatusCode::OK {
+            assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.body);
+            assert_eq!(r.body["name"], "INVALID_INPUT");
+        }
+    }
+    for (_, safe) in stored_names(&api) {
+        assert!(!safe.chars().any(char::is_control), "{safe:?}");
+    }
 }

@@ -139,7 +139,6 @@ impl Api {
             depot_id: depot(0)["id"].as_i64().unwrap(),
         };
         let state = AppState {
-            public_url: "http://dispatch.test".into(),
             store: store.clone(),
             clock: clock.clone(),
             geocoder: Arc::new(SqliteGazetteer::new(store.clone())),
@@ -147,6 +146,7 @@ impl Api {
             idempotency: Arc::new(SqliteIdempotencyStore::open(store.path()).unwrap()),
             jobs: Default::default(),
             routing: Default::default(),
+            public_url: Default::default(),
         };
         Api {
             app: app(state),

@@ -112,7 +112,7 @@ async fn dispatch_gives_each_stop_a_tracking_link_that_the_notification_carries(
         .map(|s| s["tracking_link"].as_str().unwrap())
         .collect();
     for link in &links {
-        let token = link.strip_prefix("http://dispatch.test/track/").unwrap();
+        let token = link.strip_prefix("http://127.0.0.1:8080/track/").unwrap();
         assert_eq!(token.len(), 32);
         assert!(token.bytes().all(|c| c.is_ascii_hexdigit()));
         // Not derived from ids: no id appears in it.
@@ -151,7 +151,7 @@ async fn the_tracking_page_shows_only_its_orders_status_and_eta_window() {
     let path = stops[1]["tracking_link"]
         .as_str()
         .unwrap()
-        .trim_start_matches("http://dispatch.test")
+        .trim_start_matches("http://127.0.0.1:8080")
         .to_owned();
     let (status, headers, body) = raw_get(&app, &path, None).await;
     assert_eq!(status, StatusCode::OK);
@@ -209,7 +209,7 @@ async fn a_delivered_order_shows_its_proof_of_delivery_time_and_no_eta() {
     let path = stop["tracking_link"]
         .as_str()
         .unwrap()
-        .trim_start_matches("http://dispatch.test")
+        .trim_start_matches("http://127.0.0.1:8080")
         .to_owned();
     let (_, _, body) = raw_get(&app, &path, None).await;
     let html = String::from_utf8(body).unwrap();
@@ -253,7 +253,7 @@ async fn a_signature_reads_202_until_compressed_then_as_webp_or_base64() {
     assert_eq!(stop["signature"]["is_compressed"], false);
     assert_eq!(
         stop["signature"]["url"],
-        format!("http://dispatch.test{path}")
+        format!("http://127.0.0.1:8080{path}")
     );
 
     assert_eq!(compress_all(&app), 1);
@@ -322,7 +322,7 @@ async fn photos_list_on_stop_route_plan_and_order_reads_while_compressing_and_af
     assert_eq!(
         listed[0]["url"],
         format!(
-            "http://dispatch.test/v2/proof-of-delivery-photos/{}",
+            "http://127.0.0.1:8080/v2/proof-of-delivery-photos/{}",
             metas[0].id
         )
     );
@@ -448,7 +448,7 @@ async fn submissions_read_back_with_answers_of_every_type_and_absolute_image_url
     let images = answers[5]["images"].as_array().unwrap();
     assert_eq!(images.len(), 2);
     let url = images[0].as_str().unwrap();
-    let path = url.strip_prefix("http://dispatch.test").unwrap();
+    let path = url.strip_prefix("http://127.0.0.1:8080").unwrap();
     assert!(path.starts_with("/v2/driver-questionnaire-images/"));
     assert_eq!(
         app.get(path, &app.north()).await.status,

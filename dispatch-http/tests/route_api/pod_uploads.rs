@@ -120,7 +120,7 @@ async fn a_driver_signs_and_photographs_a_stop_and_the_depot_reads_both_back() {
         .get(
             &format!(
                 "{}?encoding=base64",
-                url.trim_start_matches("http://dispatch.test")
+                url.trim_start_matches("http://127.0.0.1:8080")
             ),
             &app.north(),
         )

@@ -73,7 +73,7 @@ async fn the_tracking_page_renders_in_headless_chromium() {
     let addr = listener.local_addr().unwrap();
     let router = app.router.clone();
     let server = tokio::spawn(async move { axum::serve(listener, router).await });
-    let url = link.replace("http://dispatch.test", &format!("http://{addr}"));
+    let url = link.replace("http://127.0.0.1:8080", &format!("http://{addr}"));
 
     let dir = tempfile::tempdir().unwrap();
     let shot = dir.path().join("tracking.png");

@@ -251,7 +251,7 @@ impl OrderRepo for Db<'_> {
         let mut stmt = self
             .0
             .prepare_cached(
-                "SELECT id, order_id, depot_id, name, mime, ext, size, created, modified FROM order_attachments \
+                "SELECT id, order_id, depot_id, name, mime, ext, size, created, modified, file_name FROM order_attachments \
                  WHERE depot_id = ?1 AND order_id = ?2 ORDER BY id",
             )
             .st()?;
@@ -262,6 +262,7 @@ impl OrderRepo for Db<'_> {
                     order_id: r.get(1)?,
                     depot_id: r.get(2)?,
                     name: r.get(3)?,
+                    file_name: r.get(9)?,
                     mime: r.get(4)?,
                     ext: r.get(5)?,
                     size: r.get(6)?,
@@ -282,8 +283,8 @@ impl OrderRepo for Db<'_> {
     ) -> Result<Attachment, StoreError> {
         self.0
             .prepare_cached(
-                "INSERT INTO order_attachments (depot_id, order_id, name, mime, ext, size, content, created, modified) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)",
+                "INSERT INTO order_attachments (depot_id, order_id, name, mime, ext, size, content, created, modified, file_name) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9)",
             )
             .st()?
             .execute(params![
@@ -294,7 +295,8 @@ impl OrderRepo for Db<'_> {
                 a.ext,
                 a.content.len() as i64,
                 a.content,
-                now.millis()
+                now.millis(),
+                a.file_name
             ])
             .st()?;
         Ok(Attachment {
@@ -302,6 +304,7 @@ impl OrderRepo for Db<'_> {
             order_id: a.order_id,
             depot_id: scope.depot_id,
             name: a.name.to_owned(),
+            file_name: a.file_name.to_owned(),
             mime: a.mime.to_owned(),
             ext: a.ext.to_owned(),
             size: a.content.len() as u64,

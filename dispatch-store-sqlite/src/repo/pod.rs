@@ -1,5 +1,5 @@
 //! Questionnaires, submissions, proof-of-delivery images, signatures and tracking tokens
-//! (migration 0008). Image bytes live in `pod_images`: the upload until compressed, then only
+//! (migration 0009). Image bytes live in `pod_images`: the upload until compressed, then only
 //! the WebP copy.
 
 use dispatch_core::model::organisation::DepotScope;

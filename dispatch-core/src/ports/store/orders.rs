@@ -58,8 +58,11 @@ pub struct OrderSummary {
 pub struct NewAttachment<'a> {
     /// The order.
     pub order_id: i64,
-    /// File name as uploaded.
+    /// File name as uploaded, for display ([`crate::model::attachment::display_name`]).
     pub name: &'a str,
+    /// The sanitised name it is stored and served under
+    /// ([`crate::model::attachment::safe_file_name`]).
+    pub file_name: &'a str,
     /// Media type found from the content.
     pub mime: &'a str,
     /// Extension matching the content.

@@ -40,7 +40,7 @@ fn locations(inst: &Instance, v: usize, nodes: &[u32]) -> Vec<usize> {
 }
 
 /// Whether a visit sequence satisfies every constraint on vehicle `v`.
-fn feasible(inst: &Instance, v: usize, nodes: &[u32]) -> bool {
+pub(crate) fn feasible(inst: &Instance, v: usize, nodes: &[u32]) -> bool {
     let cap = &inst.vehicles[v].capacity;
     let dims = inst.dims;
     let mut load = vec![0; dims];

@@ -171,7 +171,18 @@ pub const ENDPOINT_TIERS: &[(&str, &str, Tier)] = {
         // The driver API (ours, under /driver, limited per driver credential): a driver's
         // single-resource reads and writes are Standard (docs/driver-api.md)
         ("GET", "/driver/me", Standard),
+        ("GET", "/driver/day", Standard),
         ("GET", "/driver/routes/{id}", Standard),
+        ("POST", "/driver/routes/{id}/start", Standard),
+        ("POST", "/driver/routes/{id}/positions", Standard),
+        ("POST", "/driver/routes/{id}/complete", Standard),
+        ("POST", "/driver/stops/{id}/arrive", Standard),
+        ("POST", "/driver/stops/{id}/complete", Standard),
+        ("POST", "/driver/stops/{id}/fail", Standard),
+        ("PUT", "/driver/stops/{id}/notes", Standard),
+        ("POST", "/driver/stops/{id}/phone-calls", Standard),
+        ("GET", "/driver/events", Standard),
+        ("GET", "/driver/feed", Standard),
         // Proof of delivery: Standard too (a driver sends a signature, photos and a
         // questionnaire within seconds at one stop: the upload tier would refuse them)
         ("GET", "/driver/questionnaires", Standard),

@@ -144,7 +144,6 @@ impl TestApp {
         let seed_output =
             setup::apply(&*store, &seed, Timestamp::from_millis(START)).expect("fixture applies");
         let state = AppState {
-            public_url: "http://dispatch.test".into(),
             store: store.clone(),
             clock: clock.clone(),
             geocoder: Arc::new(SqliteGazetteer::new(store.clone())),
@@ -154,6 +153,7 @@ impl TestApp {
             ),
             jobs: Default::default(),
             routing: Default::default(),
+            public_url: Default::default(),
         };
         TestApp {
             router: app(state.clone()),

@@ -335,6 +335,7 @@ impl OrderRepo for State {
             order_id: attachment.order_id,
             depot_id: scope.depot_id,
             name: attachment.name.to_owned(),
+            file_name: attachment.file_name.to_owned(),
             mime: attachment.mime.to_owned(),
             ext: attachment.ext.to_owned(),
             size: attachment.content.len() as u64,

@@ -1,0 +1,347 @@
+//! ETAs of the stops still ahead on a started route, and the on-delivery moment.
+//!
+//! From the latest reported position, the stops without an outcome are driven in their route
+//! order on the travel matrix the planning uses (the service's `TravelMatrix`): the ETA of the
+//! next stop is the position's time plus the drive; each later one adds the previous stop's
+//! planned service time (its planned departure minus arrival) and the drive on. A stop the
+//! driver has arrived at is left at its arrival and the drive on starts when its planned
+//! service would end. Nobody waits for time windows: an ETA is the earliest arrival.
+//!
+//! The estimate is computed outside any transaction (the matrix may ask a routing service) and
+//! then written in one ([`apply`]), which also fires `orders.on_delivery` once per stop when
+//! its ETA comes within the depot's on-delivery window and the stop has contact details, and
+//! schedules the depot's on-delivery notification for it. The depot's on-delivery
+//! notifications are configured when it names an on-delivery template or window
+//! (`settings.notifications`); the window is [`DEFAULT_WINDOW_MINUTES`] when only a template is
+//! named. Event formats (docs/api.md): `eta` is `HH:mm` in the depot's time zone,
+//! `time_to_arrival` whole minutes from now, rounded up, never negative.
+
+use super::access::owned_route;
+use crate::events::DomainEvent;
+use crate::model::driver::Driver;
+use crate::model::driver_visit::TrackPoint;
+use crate::model::order::Order;
+use crate::model::route::Route;
+use crate::model::stop::Stop;
+use crate::ports::matrix::{MatrixError, Point, TravelMatrix};
+use crate::ports::store::{Store, StoreTx};
+use crate::service::notifications;
+use crate::service::ServiceError;
+use crate::time::zone::DepotZone;
+use crate::time::Timestamp;
+
+/// The on-delivery window when the depot names an on-delivery template but no window.
+pub const DEFAULT_WINDOW_MINUTES: u32 = 30;
+
+/// A stop still ahead.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ahead {
+    /// The stop.
+    pub stop_id: i64,
+    /// Where it is.
+    pub point: Point,
+    /// Its planned service time, seconds.
+    pub service_s: i64,
+    /// When the driver arrived, if already there.
+    pub arrived: Option<Timestamp>,
+}
+
+/// What an estimate starts from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EtaInput {
+    /// The latest reported position.
+    pub from: TrackPoint,
+    /// The stops without an outcome, in route order.
+    pub ahead: Vec<Ahead>,
+}
+
+/// The input of an estimate for a started, uncompleted route with a reported position;
+/// `None` otherwise (nothing to estimate).
+pub fn input(
+    store: &dyn Store,
+    driver: &Driver,
+    route_id: i64,
+) -> Result<Option<EtaInput>, ServiceError> {
+    store.read(|tx| {
+        let route = owned_route(tx, driver, route_id)?;
+        if route.started_ts.is_none() || route.completed_ts.is_some() {
+            return Ok(None);
+        }
+        let Some(from) = tx.track(driver.scope, route_id)?.last().copied() else {
+            return Ok(None);
+        };
+        let visits = tx.driver_visits(driver.scope, route_id)?;
+        let mut ahead = Vec::new();
+        for stop in tx.list_stops(driver.scope, route_id)? {
+            let mine: Vec<_> = visits
+                .iter()
+                .filter(|v| stop.visit.order_ids.contains(&v.order_id))
+                .collect();
+            if mine.iter().any(|v| v.outcome.is_some()) {
+                continue;
+            }
+            let (Some(lat), Some(lng)) = (stop.visit.lat, stop.visit.lng) else {
+                continue;
+            };
+            ahead.push(Ahead {
+                stop_id: stop.id,
+                point: Point::new(lng, lat),
+                service_s: planned_service_s(&stop),
+                arrived: mine.iter().find_map(|v| v.arrived),
+            });
+        }
+        Ok(Some(EtaInput { from, ahead }))
+    })
+}
+
+fn planned_service_s(stop: &Stop) -> i64 {
+    let v = &stop.visit;
+    // A visit spans midnight at most a few times; count the days between its dates.
+    let days = (0..7)
+        .find(|d| v.arrival_date.add_days(*d) >= v.departure_date)
+        .unwrap_or(0);
+    (days * 86_400 + v.departure_s - v.arrival_s).max(0)
+}
+
+/// The ETA of each stop ahead that the driver has not reached yet.
+pub fn estimate(
+    input: &EtaInput,
+    matrix: &dyn TravelMatrix,
+) -> Result<Vec<(i64, Timestamp)>, MatrixError> {
+    let mut points = vec![Point::new(input.from.at.lng, input.from.at.lat)];
+    points.extend(input.ahead.iter().map(|a| a.point));
+    let m = matrix.matrix(&points)?;
+    let mut clock = input.from.time;
+    let mut etas = Vec::new();
+    for (i, stop) in input.ahead.iter().enumerate() {
+        match stop.arrived {
+            Some(arrived) => {
+                clock = clock.max(arrived.add_millis(stop.service_s * 1000));
+            }
+            None => {
+                let eta = clock.add_millis(m.duration(i, i + 1) * 1000);
+                etas.push((stop.stop_id, eta));
+                clock = eta.add_millis(stop.service_s * 1000);
+            }
+        }
+    }
+    Ok(etas)
+}
+
+/// Whether anyone can be told the stop is near: a delivery contact, a customer or an e-mail.
+fn has_contact(tx: &mut dyn StoreTx, driver: &Driver, order: &Order) -> Result<bool, ServiceError> {
+    let present = |v: &Option<String>| v.as_deref().is_some_and(|s| !s.trim().is_empty());
+    if present(&order.delivery.contact_number)
+        || present(&order.delivery.contact_email)
+        || !order.emails.is_empty()
+    {
+        return Ok(true);
+    }
+    let customer = match order.customer_id {
+        Some(id) => tx.get_customer(driver.scope, id)?,
+        None => None,
+    };
+    Ok(customer.is_some_and(|c| present(&c.phone) || present(&c.email)))
+}
+
+/// One `orders.on_delivery` that fired.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OnDelivery {
+    /// The stop.
+    pub stop_id: i64,
+    /// The event.
+    pub event: DomainEvent,
+}
+
+/// Writes the estimate: each stop's ETA, and the on-delivery event and notification of the
+/// stops that came within the window. Stops that changed or finished meanwhile are left alone.
+pub fn apply(
+    store: &dyn Store,
+    driver: &Driver,
+    route_id: i64,
+    etas: &[(i64, Timestamp)],
+    now: Timestamp,
+) -> Result<Vec<OnDelivery>, ServiceError> {
+    store.transaction(|tx| {
+        let route: Route = owned_route(tx, driver, route_id)?;
+        if route.completed_ts.is_some() {
+            return Ok(Vec::new());
+        }
+        let settings = tx.notification_settings(driver.scope)?;
+        let window = match (
+            settings.on_delivery_template,
+            settings.on_delivery_window_minutes,
+        ) {
+            (_, Some(minutes)) => Some(minutes),
+            (Some(_), None) => Some(DEFAULT_WINDOW_MINUTES),
+            (None, None) => None,
+        };
+        let zone = DepotZone::named(
+            &tx.get_depot(driver.scope)?
+                .map(|d| d.settings.timezone)
+                .unwrap_or_default(),
+        );
+        let stops = tx.list_stops(driver.scope, route_id)?;
+        let mut visits = tx.driver_visits(driver.scope, route_id)?;
+        let mut fired = Vec::new();
+        for (stop_id, eta) in etas {
+            let Some(stop) = stops.iter().find(|s| s.id == *stop_id) else {
+                continue;
+            };
+            let mut mine: Vec<_> = stop
+                .visit
+                .order_ids
+                .iter()
+                .map(|order_id| {
+                    visits
+                        .iter()
+                        .find(|v| v.order_id == *order_id)
+                        .cloned()
+                        .unwrap_or(crate::model::driver_visit::DriverVisit {
+                            route_id,
+                            order_id: *order_id,
+                            ..Default::default()
+                        })
+                })
+                .collect();
+            if mine.iter().any(|v| v.outcome.is_some()) {
+                continue;
+            }
+            let due = window.is_some_and(|w| eta.millis() - now.millis() <= i64::from(w) * 60_000);
+            let already = mine.iter().any(|v| v.on_delivery.is_some());
+            if due && !already {
+                if let Some(order) = match stop.visit.order_ids.first() {
+                    Some(id) => tx.get_order(driver.scope, *id)?,
+                    None => None,
+                } {
+                    if has_contact(tx, driver, &order)? {
+                        let event = DomainEvent::OrderOnDelivery {
+                            order_id: order.id,
+                            order_number: order.order_number.clone(),
+                            route_id,
+                            eta: zone.clock(*eta),
+                            time_to_arrival: minutes_until(now, *eta),
+                        };
+                        tx.append_event(driver.scope, &event, now)?;
+                        for id in &stop.visit.order_ids {
+                            notifications::on_delivery(
+                                tx,
+                                driver.scope,
+                                *id,
+                                &zone.clock(*eta),
+                                now,
+                            )?;
+                        }
+                        for v in &mut mine {
+                            v.on_delivery = Some(now);
+                        }
+                        fired.push(OnDelivery {
+                            stop_id: *stop_id,
+                            event,
+                        });
+                    }
+                }
+            }
+            for v in &mut mine {
+                v.eta = Some(*eta);
+                tx.put_driver_visit(driver.scope, v, now)?;
+            }
+            visits.retain(|v| !stop.visit.order_ids.contains(&v.order_id));
+        }
+        Ok(fired)
+    })
+}
+
+/// Whole minutes from `now` to `eta`, rounded up, never negative.
+pub fn minutes_until(now: Timestamp, eta: Timestamp) -> i64 {
+    let ms = (eta.millis() - now.millis()).max(0);
+    (ms + 59_999) / 60_000
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::driver_visit::LatLng;
+    use crate::ports::matrix::GreatCircle;
+
+    #[test]
+    fn etas_add_the_drive_and_the_planned_service_of_each_stop_ahead() {
+        let speed = GreatCircle::new(36.0).unwrap(); // 10 m/s
+        let from = TrackPoint {
+            at: LatLng { lat: 0.0, lng: 0.0 },
+            time: Timestamp::from_millis(1_000_000),
+        };
+        let east = |deg: f64| Point::new(deg, 0.0);
+        let input = EtaInput {
+            from,
+            ahead: vec![
+                Ahead {
+                    stop_id: 1,
+                    point: east(0.01),
+                    service_s: 300,
+                    arrived: None,
+                },
+                Ahead {
+                    stop_id: 2,
+                    point: east(0.02),
+                    service_s: 300,
+                    arrived: None,
+                },
+            ],
+        };
+        let etas = estimate(&input, &speed).unwrap();
+        let leg = speed
+            .matrix(&[east(0.0), east(0.01)])
+            .unwrap()
+            .duration(0, 1);
+        assert!(leg > 100 && leg < 120, "{leg}");
+        assert_eq!(etas[0], (1, from.time.add_millis(leg * 1000)));
+        let leg2 = speed
+            .matrix(&[east(0.01), east(0.02)])
+            .unwrap()
+            .duration(0, 1);
+        assert_eq!(
+            etas[1],
+            (2, from.time.add_millis((leg + 300 + leg2) * 1000))
+        );
+    }
+
+    #[test]
+    fn a_stop_being_served_holds_the_next_eta_until_its_service_ends() {
+        let speed = GreatCircle::new(36.0).unwrap();
+        let arrived = Timestamp::from_millis(1_000_000);
+        let input = EtaInput {
+            from: TrackPoint {
+                at: LatLng {
+                    lat: 0.0,
+                    lng: 0.01,
+                },
+                time: arrived.add_millis(60_000),
+            },
+            ahead: vec![
+                Ahead {
+                    stop_id: 1,
+                    point: Point::new(0.01, 0.0),
+                    service_s: 600,
+                    arrived: Some(arrived),
+                },
+                Ahead {
+                    stop_id: 2,
+                    point: Point::new(0.01, 0.0),
+                    service_s: 300,
+                    arrived: None,
+                },
+            ],
+        };
+        let etas = estimate(&input, &speed).unwrap();
+        assert_eq!(etas, vec![(2, arrived.add_millis(600_000))]);
+    }
+
+    #[test]
+    fn minutes_to_arrival_round_up_and_never_go_negative() {
+        let now = Timestamp::from_millis(0);
+        assert_eq!(minutes_until(now, Timestamp::from_millis(1)), 1);
+        assert_eq!(minutes_until(now, Timestamp::from_millis(600_000)), 10);
+        assert_eq!(minutes_until(now, Timestamp::from_millis(-5)), 0);
+    }
+}

@@ -1,0 +1,230 @@
+//! Pushing route changes to the driver (spec: dispatch "pushes the route to the driver").
+//!
+//! `GET /driver/events` is a Server-Sent Events stream: one event per change of a route
+//! dispatched to the vehicle (`event: dispatched | edited | deleted`, `id:` the feed cursor,
+//! `data:` `{id, kind, route_id, created, route}` with the route as `GET /driver/routes/{id}`
+//! shows it now, `null` once it is gone). A reconnecting client sends `Last-Event-ID` (browsers
+//! do this themselves) and receives every change committed after that id, so nothing is missed
+//! while it was away; a new client (no `Last-Event-ID`, no `after` query) starts at the present
+//! and first gets `event: ready` carrying the current cursor. Comments keep idle connections
+//! alive every 15 s.
+//!
+//! `GET /driver/feed?after=N&wait=S` is the long-polling form of the same feed: the changes
+//! after cursor `N` (the present when absent), waiting up to `S` seconds (0 to 30, default 25)
+//! for the first one; the answer carries `cursor` for the next call.
+//!
+//! The feed is a table written in each change's own transaction (`driver_feed`), so a change
+//! is pushed exactly when it committed; each open stream looks for new rows every
+//! [`POLL_INTERVAL`].
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::time::Duration;
+
+use axum::extract::{Query, State};
+use axum::http::HeaderMap;
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::routing::get;
+use axum::{Json, Router};
+use dispatch_core::error::{IssueCode, ValidationErrors, ValidationIssue};
+use dispatch_core::model::driver::Driver;
+use dispatch_core::model::driver_visit::{FeedEntry, FeedKind};
+use dispatch_core::service::driver::feed;
+use futures_util::stream::{self, Stream};
+use serde_json::{json, Value};
+
+use super::auth::DriverAuth;
+use super::routes::route_json;
+use crate::error::ApiError;
+use crate::rejection::invalid;
+use crate::v2::wire::ts;
+use crate::AppState;
+
+/// How often an open stream looks for new changes.
+pub const POLL_INTERVAL: Duration = Duration::from_millis(250);
+/// The longest long-poll wait, seconds.
+pub const MAX_WAIT_S: u64 = 30;
+const DEFAULT_WAIT_S: u64 = 25;
+
+/// Routes of this module.
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/events", get(events))
+        .route("/feed", get(long_poll))
+}
+
+fn bad(path: &str, expected: &str, got: &str) -> ApiError {
+    invalid(&ValidationErrors(vec![ValidationIssue::new(
+        IssueCode::InvalidType,
+        vec![path.into()],
+        expected,
+        got,
+        format!("{path} must be {expected}"),
+    )]))
+}
+
+fn cursor(raw: &str, path: &str) -> Result<i64, ApiError> {
+    raw.trim()
+        .parse::<i64>()
+        .ok()
+        .filter(|n| *n >= 0)
+        .ok_or_else(|| bad(path, "a non-negative integer", raw))
+}
+
+/// The params of the feed endpoints: `after` and `wait`; nothing else.
+fn params(query: &[(String, String)]) -> Result<(Option<i64>, u64), ApiError> {
+    let mut after = None;
+    let mut wait = DEFAULT_WAIT_S;
+    for (key, value) in query {
+        match key.as_str() {
+            "after" => after = Some(cursor(value, "after")?),
+            "wait" => {
+                wait = value
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|w| *w <= MAX_WAIT_S)
+                    .ok_or_else(|| bad("wait", "an integer from 0 to 30", value))?
+            }
+            other => {
+                return Err(invalid(&ValidationErrors(vec![ValidationIssue::new(
+                    IssueCode::UnrecognizedKeys,
+                    vec![other.into()],
+                    "after, wait",
+                    other,
+                    format!("unknown query parameter {other}"),
+                )])))
+            }
+        }
+    }
+    Ok((after, wait))
+}
+
+async fn next_batch(
+    state: &AppState,
+    driver: Driver,
+    after: i64,
+) -> Result<Vec<FeedEntry>, ApiError> {
+    state
+        .blocking(move |s| Ok(feed::after(&*s.store, &driver, after)?))
+        .await
+}
+
+async fn start_cursor(
+    state: &AppState,
+    driver: Driver,
+    after: Option<i64>,
+) -> Result<i64, ApiError> {
+    match after {
+        Some(a) => Ok(a),
+        None => {
+            state
+                .blocking(move |s| Ok(feed::latest(&*s.store, &driver)?))
+                .await
+        }
+    }
+}
+
+/// One feed message as the driver sees it, with the route as it is now.
+async fn message(state: &AppState, driver: Driver, entry: FeedEntry) -> Value {
+    let route = match entry.kind {
+        FeedKind::Deleted => Value::Null,
+        _ => route_json(state, driver, entry.route_id)
+            .await
+            .unwrap_or(Value::Null),
+    };
+    json!({
+        "id": entry.id,
+        "kind": entry.kind.as_str(),
+        "route_id": entry.route_id,
+        "created": ts(entry.created),
+        "route": route,
+    })
+}
+
+async fn long_poll(
+    State(state): State<AppState>,
+    auth: DriverAuth,
+    Query(query): Query<Vec<(String, String)>>,
+) -> Result<Json<Value>, ApiError> {
+    let (after, wait) = params(&query)?;
+    let driver = auth.driver();
+    let mut cursor = start_cursor(&state, driver, after).await?;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(wait);
+    let entries = loop {
+        let entries = next_batch(&state, driver, cursor).await?;
+        if !entries.is_empty() || tokio::time::Instant::now() >= deadline {
+            break entries;
+        }
+        tokio::time::sleep(POLL_INTERVAL).await;
+    };
+    let mut messages = Vec::with_capacity(entries.len());
+    for entry in entries {
+        cursor = entry.id;
+        messages.push(message(&state, driver, entry).await);
+    }
+    Ok(Json(json!({ "messages": messages, "cursor": cursor })))
+}
+
+struct Subscription {
+    state: AppState,
+    driver: Driver,
+    cursor: i64,
+    pending: VecDeque<FeedEntry>,
+    greeted: bool,
+}
+
+async fn events(
+    State(state): State<AppState>,
+    auth: DriverAuth,
+    headers: HeaderMap,
+    Query(query): Query<Vec<(String, String)>>,
+) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
+    let (mut after, _) = params(&query)?;
+    if let Some(last) = headers.get("last-event-id") {
+        let raw = last
+            .to_str()
+            .map_err(|_| bad("Last-Event-ID", "a non-negative integer", "?"))?;
+        after = Some(cursor(raw, "Last-Event-ID")?);
+    }
+    let driver = auth.driver();
+    let start = start_cursor(&state, driver, after).await?;
+    let subscription = Subscription {
+        state,
+        driver,
+        cursor: start,
+        pending: VecDeque::new(),
+        greeted: false,
+    };
+    let stream = stream::unfold(subscription, |mut sub| async move {
+        if !sub.greeted {
+            sub.greeted = true;
+            let ready = Event::default()
+                .event("ready")
+                .id(sub.cursor.to_string())
+                .data(json!({ "cursor": sub.cursor }).to_string());
+            return Some((Ok(ready), sub));
+        }
+        loop {
+            if let Some(entry) = sub.pending.pop_front() {
+                let data = message(&sub.state, sub.driver, entry).await;
+                let event = Event::default()
+                    .event(entry.kind.as_str())
+                    .id(entry.id.to_string())
+                    .data(data.to_string());
+                return Some((Ok(event), sub));
+            }
+            match next_batch(&sub.state, sub.driver, sub.cursor).await {
+                Ok(entries) if !entries.is_empty() => {
+                    sub.cursor = entries.last().map_or(sub.cursor, |e| e.id);
+                    sub.pending.extend(entries);
+                }
+                Ok(_) => tokio::time::sleep(POLL_INTERVAL).await,
+                Err(e) => {
+                    tracing::warn!(error = %e.description, "driver feed read failed");
+                    tokio::time::sleep(POLL_INTERVAL * 4).await;
+                }
+            }
+        }
+    });
+    Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
+}
