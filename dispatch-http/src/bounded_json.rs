@@ -1,8 +1,11 @@
 //! Reading a JSON body into a [`Value`] with memory bounded by what the spec allows, not by the
-//! body size: at most [`MAX_JSON_VALUES`] values, and a top-level array is refused as soon as
+//! body size: at most [`MAX_JSON_VALUES`] values, a top-level array is refused as soon as
 //! its element number [`MAX_BATCH_ITEMS`]` + 1` is seen (every batch of the spec carries at
-//! most 100 items). A `Value` costs about a hundred bytes per node, so without these bounds a
-//! 32 MiB body of `[{},{},...]` took gigabytes before any rule looked at it.
+//! most 100 items), and one item (a top-level array's element, or the whole body when it is
+//! not an array) holds at most [`MAX_ITEM_TEXT_BYTES`] of strings and keys. A `Value` costs
+//! about a hundred bytes per node, so without these bounds a 32 MiB body of `[{},{},...]` took
+//! gigabytes before any rule looked at it; and the rows written for one item are copied a few
+//! times on their way into SQLite, so one item the size of the body would cost several bodies.
 
 use std::cell::Cell;
 use std::fmt;
@@ -14,10 +17,15 @@ use serde_json::{Map, Number, Value};
 pub const MAX_JSON_VALUES: usize = 100_000;
 /// Most elements of a top-level array (a batch).
 pub const MAX_BATCH_ITEMS: usize = 100;
+/// Most bytes of strings and object keys in one item (UTF-8, as parsed). The largest item the
+/// spec's field limits allow is a customer with 40000-character notes of 4-byte characters,
+/// about 162 KB; orders have fewer stated limits, and 1 MiB leaves them room.
+pub const MAX_ITEM_TEXT_BYTES: usize = 1024 * 1024;
 
 /// Reads a whole body of at most `limit` bytes into one buffer, filled in place as chunks
 /// arrive (sized by `Content-Length` when sent): collecting the chunks first and joining them
-/// afterwards held the body twice.
+/// afterwards held the body twice. A body that arrives whole in one chunk (as the idempotency
+/// layer hands on the body it has read) is returned as it is, not copied.
 pub async fn read_body(
     headers: &axum::http::HeaderMap,
     mut body: axum::body::Body,
@@ -38,6 +46,9 @@ pub async fn read_body(
         if let Ok(data) = frame.into_data() {
             if buffer.len() + data.len() > limit {
                 return Err(ReadBodyError::TooLarge);
+            }
+            if buffer.is_empty() && declared == Some(data.len()) {
+                return Ok(data);
             }
             buffer.extend_from_slice(&data);
         }
@@ -61,6 +72,9 @@ pub enum BoundedJsonError {
     TooManyValues,
     /// A top-level array of more than [`MAX_BATCH_ITEMS`] elements.
     TooManyItems,
+    /// An item with more than [`MAX_ITEM_TEXT_BYTES`] of text: the position of the item in
+    /// the top-level array, `None` when the body is not an array.
+    ItemTooLarge(Option<usize>),
     /// Not JSON (or trailing characters).
     Malformed(serde_json::Error),
 }
@@ -69,6 +83,7 @@ pub enum BoundedJsonError {
 pub fn parse(bytes: &[u8]) -> Result<Value, BoundedJsonError> {
     let budget = Budget {
         left: Cell::new(MAX_JSON_VALUES),
+        text_left: Cell::new(MAX_ITEM_TEXT_BYTES),
         exceeded: Cell::new(None),
     };
     let mut de = serde_json::Deserializer::from_slice(bytes);
@@ -88,10 +103,13 @@ pub fn parse(bytes: &[u8]) -> Result<Value, BoundedJsonError> {
 enum Limit {
     Values,
     Items,
+    ItemText(Option<usize>),
 }
 
 struct Budget {
     left: Cell<usize>,
+    /// Text bytes the current item may still hold.
+    text_left: Cell<usize>,
     exceeded: Cell<Option<Limit>>,
 }
 
@@ -100,6 +118,7 @@ impl From<Limit> for BoundedJsonError {
         match limit {
             Limit::Values => BoundedJsonError::TooManyValues,
             Limit::Items => BoundedJsonError::TooManyItems,
+            Limit::ItemText(index) => BoundedJsonError::ItemTooLarge(index),
         }
     }
 }
@@ -117,6 +136,17 @@ impl Budget {
                 self.left.set(n - 1);
                 Ok(())
             }
+        }
+    }
+
+    /// Charges `bytes` of text to the current item.
+    fn take_text<E: de::Error>(&self, bytes: usize) -> Result<(), E> {
+        match self.text_left.get().checked_sub(bytes) {
+            Some(left) => {
+                self.text_left.set(left);
+                Ok(())
+            }
+            None => Err(self.fail(Limit::ItemText(None))),
         }
     }
 }
@@ -173,11 +203,13 @@ impl<'de> Visitor<'de> for Node<'_> {
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Value, E> {
         self.budget.take()?;
+        self.budget.take_text(v.len())?;
         Ok(Value::String(v.to_owned()))
     }
 
     fn visit_string<E: de::Error>(self, v: String) -> Result<Value, E> {
         self.budget.take()?;
+        self.budget.take_text(v.len())?;
         Ok(Value::String(v))
     }
 
@@ -197,9 +229,22 @@ impl<'de> Visitor<'de> for Node<'_> {
                     None => Ok(Value::Array(items)),
                 };
             }
-            match seq.next_element_seed(self.child())? {
-                Some(item) => items.push(item),
-                None => return Ok(Value::Array(items)),
+            if self.top {
+                self.budget.text_left.set(MAX_ITEM_TEXT_BYTES);
+            }
+            match seq.next_element_seed(self.child()) {
+                Ok(Some(item)) => items.push(item),
+                Ok(None) => return Ok(Value::Array(items)),
+                Err(e) => {
+                    if let (true, Some(Limit::ItemText(None))) =
+                        (self.top, self.budget.exceeded.get())
+                    {
+                        self.budget
+                            .exceeded
+                            .set(Some(Limit::ItemText(Some(items.len()))));
+                    }
+                    return Err(e);
+                }
             }
         }
     }
@@ -208,6 +253,7 @@ impl<'de> Visitor<'de> for Node<'_> {
         self.budget.take()?;
         let mut object = Map::new();
         while let Some(key) = map.next_key::<String>()? {
+            self.budget.take_text(key.len())?;
             let value = map.next_value_seed(self.child())?;
             object.insert(key, value);
         }
@@ -252,6 +298,34 @@ mod tests {
         assert!(matches!(
             parse(many.as_bytes()),
             Err(BoundedJsonError::TooManyValues)
+        ));
+    }
+
+    #[test]
+    fn an_item_over_the_text_bound_is_refused_with_its_position() {
+        // Just under half the bound: two fit in one item with their keys, three do not.
+        let long = "é".repeat(MAX_ITEM_TEXT_BYTES / 4 - 8);
+        let at_bound = format!(r#"[{{"a": "x"}}, {{"n": "{long}", "m": "{long}"}}]"#);
+        assert!(parse(at_bound.as_bytes()).is_ok());
+        let over = format!(r#"[{{"a": "x"}}, {{"n": "{long}", "m": "{long}", "o": "{long}"}}]"#);
+        assert!(matches!(
+            parse(over.as_bytes()),
+            Err(BoundedJsonError::ItemTooLarge(Some(1)))
+        ));
+        let each_at_bound = format!(r#"[{{"n": "{long}{long}"}}, {{"n": "{long}{long}"}}]"#);
+        assert!(
+            parse(each_at_bound.as_bytes()).is_ok(),
+            "the bound is per item"
+        );
+        let object = format!(r#"{{"n": "{long}{long}", "m": "{long}"}}"#);
+        assert!(matches!(
+            parse(object.as_bytes()),
+            Err(BoundedJsonError::ItemTooLarge(None))
+        ));
+        let long_key = format!(r#"{{"{long}{long}{long}": 1}}"#);
+        assert!(matches!(
+            parse(long_key.as_bytes()),
+            Err(BoundedJsonError::ItemTooLarge(None))
         ));
     }
 

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::auth::Principal;
 use crate::bounded_json::{
-    self, BoundedJsonError, ReadBodyError, MAX_BATCH_ITEMS, MAX_JSON_VALUES,
+    self, BoundedJsonError, ReadBodyError, MAX_BATCH_ITEMS, MAX_ITEM_TEXT_BYTES, MAX_JSON_VALUES,
 };
 use crate::error::{ApiError, ErrorName};
 use crate::rejection::invalid;
@@ -32,6 +32,11 @@ fn one_issue(
 #[derive(Debug, Clone)]
 pub struct JsonBody(pub Value);
 
+/// A body already parsed within the bounds by an outer layer (the idempotency layer, which
+/// fingerprints it): [`JsonBody`] takes it instead of parsing the body again.
+#[derive(Debug, Clone)]
+pub struct ParsedJson(pub Value);
+
 impl<S: Send + Sync> FromRequest<S> for JsonBody {
     type Rejection = ApiError;
 
@@ -49,7 +54,10 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
                 ));
             }
         }
-        let (parts, body) = req.into_parts();
+        let (mut parts, body) = req.into_parts();
+        if let Some(ParsedJson(value)) = parts.extensions.remove::<ParsedJson>() {
+            return Ok(JsonBody(value));
+        }
         let bytes = bounded_json::read_body(&parts.headers, body, crate::MAX_BODY_BYTES)
             .await
             .map_err(|e| match e {
@@ -90,6 +98,16 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
                     &format!("at most {MAX_BATCH_ITEMS} items"),
                     &format!("more than {MAX_BATCH_ITEMS} items"),
                     &format!("a request carries at most {MAX_BATCH_ITEMS} items"),
+                ),
+                BoundedJsonError::ItemTooLarge(index) => one_issue(
+                    IssueCode::TooBig,
+                    index.map(|i| vec![i.into()]).unwrap_or_default(),
+                    &format!("at most {MAX_ITEM_TEXT_BYTES} bytes of text in one item"),
+                    &format!("more than {MAX_ITEM_TEXT_BYTES} bytes of text"),
+                    &format!(
+                        "one item (or a body that is not a batch) holds at most \
+                         {MAX_ITEM_TEXT_BYTES} bytes of strings and keys"
+                    ),
                 ),
                 BoundedJsonError::TooManyValues => one_issue(
                     IssueCode::TooBig,

@@ -42,10 +42,11 @@ use tower_http::catch_panic::CatchPanicLayer;
 
 use crate::error::ApiError;
 
-/// Largest accepted request body (JSON); larger bodies get 400 INVALID_INPUT (`too_big`). The largest
-/// valid request is a POST /customers of 100 customers with 40000-character notes: about 16 MB
-/// of UTF-8 with 4-byte characters and every other field at its longest, so the limit leaves a
-/// quarter above that. It bounds memory too: a request holds its body and its parsed form at
+/// Largest accepted request body (JSON), counted in bytes as sent; larger bodies get 400
+/// INVALID_INPUT (`too_big`). The largest valid request is a POST /customers of 100 customers
+/// with 40000-character notes: about 16 MB of UTF-8 with 4-byte characters and every other
+/// field at its longest, so the limit leaves a quarter above that — when the text is sent as
+/// UTF-8: as `\u` escapes the same batch is 24 to 48 MB and is refused. It bounds memory too: a request holds its body and its parsed form at
 /// most (see `bounded_json`), about twice the limit (was 32 MiB: 70 MB for one request).
 pub const MAX_BODY_BYTES: usize = 20 * 1024 * 1024;
 

@@ -45,7 +45,7 @@ fn input(account: &str) -> CustomerInput {
 }
 
 fn upsert(existing: Option<&Customer>, input: &CustomerInput, now: i64) -> CustomerMerge {
-    let changes = validate_customer(input, CustomerWrite::Upsert).unwrap();
+    let changes = validate_customer(input.clone(), CustomerWrite::Upsert).unwrap();
     merge_customer(
         existing,
         &changes,
@@ -65,12 +65,12 @@ fn paths(errs: &ValidationErrors) -> Vec<String> {
 
 #[test]
 fn account_is_required_on_create_and_at_most_100_chars() {
-    let err = validate_customer(&CustomerInput::default(), CustomerWrite::Upsert).unwrap_err();
+    let err = validate_customer(CustomerInput::default(), CustomerWrite::Upsert).unwrap_err();
     assert_eq!(err.0[0].code, IssueCode::Required);
     assert_eq!(err.0[0].path, vec![PathSegment::Key("account".into())]);
-    let err = validate_customer(&input(&"a".repeat(101)), CustomerWrite::Upsert).unwrap_err();
+    let err = validate_customer(input(&"a".repeat(101)), CustomerWrite::Upsert).unwrap_err();
     assert_eq!(err.0[0].code, IssueCode::TooBig);
-    assert!(validate_customer(&CustomerInput::default(), CustomerWrite::Update).is_ok());
+    assert!(validate_customer(CustomerInput::default(), CustomerWrite::Update).is_ok());
 }
 
 #[test]
@@ -81,7 +81,7 @@ fn field_lengths_follow_the_size_limits() {
     i.postcode = Some(Some("p".repeat(21)));
     i.phone = Some(Some("1".repeat(31)));
     i.notes = Some(Some("x".repeat(40_001)));
-    let err = validate_customer(&i, CustomerWrite::Upsert).unwrap_err();
+    let err = validate_customer(i.clone(), CustomerWrite::Upsert).unwrap_err();
     assert_eq!(
         paths(&err),
         ["name", "address", "postcode", "phone", "notes"]
@@ -101,7 +101,7 @@ fn duration_is_1_to_9999_minutes() {
         let mut i = input("A");
         i.duration = Some(Some(d));
         assert_eq!(
-            validate_customer(&i, CustomerWrite::Upsert).is_ok(),
+            validate_customer(i.clone(), CustomerWrite::Upsert).is_ok(),
             ok,
             "{d}"
         );
@@ -112,7 +112,7 @@ fn duration_is_1_to_9999_minutes() {
 fn email_must_be_an_email_address() {
     let mut i = input("A");
     i.email = Some(Some("not-an-email".into()));
-    let err = validate_customer(&i, CustomerWrite::Upsert).unwrap_err();
+    let err = validate_customer(i.clone(), CustomerWrite::Upsert).unwrap_err();
     assert_eq!(err.0[0].code, IssueCode::InvalidString);
 }
 
@@ -125,18 +125,18 @@ fn at_most_two_time_windows_and_to_optional_only_on_create() {
     };
     let mut i = input("A");
     i.time_windows = Some(vec![w(None), w(Some("09:00")), w(Some("10:00"))]);
-    let err = validate_customer(&i, CustomerWrite::Upsert).unwrap_err();
+    let err = validate_customer(i.clone(), CustomerWrite::Upsert).unwrap_err();
     assert_eq!(paths(&err), ["time_windows"]);
     i.time_windows = Some(vec![w(None)]);
-    assert!(validate_customer(&i, CustomerWrite::Upsert).is_ok());
-    let err = validate_customer(&i, CustomerWrite::Update).unwrap_err();
+    assert!(validate_customer(i.clone(), CustomerWrite::Upsert).is_ok());
+    let err = validate_customer(i.clone(), CustomerWrite::Update).unwrap_err();
     assert_eq!(paths(&err), ["time_windows.0.to"]);
     i.time_windows = Some(vec![TimeWindowInput {
         from: Some("8:00".into()),
         to: None,
         kind: None,
     }]);
-    let err = validate_customer(&i, CustomerWrite::Upsert).unwrap_err();
+    let err = validate_customer(i.clone(), CustomerWrite::Upsert).unwrap_err();
     assert_eq!(paths(&err), ["time_windows.0.from"]);
 }
 
@@ -144,15 +144,15 @@ fn at_most_two_time_windows_and_to_optional_only_on_create() {
 fn customer_needs_an_address_or_both_coordinates() {
     let mut i = input("A");
     i.address = None;
-    let changes = validate_customer(&i, CustomerWrite::Upsert).unwrap();
+    let changes = validate_customer(i.clone(), CustomerWrite::Upsert).unwrap();
     let err = merge_customer(None, &changes, &catalog(), CustomerWrite::Upsert, at(1)).unwrap_err();
     assert_eq!(paths(&err), ["address"]);
     i.lat = Some(Some(51.5));
-    let changes = validate_customer(&i, CustomerWrite::Upsert).unwrap();
+    let changes = validate_customer(i.clone(), CustomerWrite::Upsert).unwrap();
     let err = merge_customer(None, &changes, &catalog(), CustomerWrite::Upsert, at(1)).unwrap_err();
     assert_eq!(paths(&err), ["lng"]);
     i.lng = Some(Some(-0.1));
-    let changes = validate_customer(&i, CustomerWrite::Upsert).unwrap();
+    let changes = validate_customer(i.clone(), CustomerWrite::Upsert).unwrap();
     let m = merge_customer(None, &changes, &catalog(), CustomerWrite::Upsert, at(1)).unwrap();
     assert!(!m.needs_geocoding);
 }
@@ -190,7 +190,7 @@ fn changing_the_address_without_coordinates_clears_them_and_geocodes() {
         address: Some(Some("2 Low St".into())),
         ..CustomerInput::default()
     };
-    let changes = validate_customer(&moved, CustomerWrite::Update).unwrap();
+    let changes = validate_customer(moved.clone(), CustomerWrite::Update).unwrap();
     let m = merge_customer(
         Some(&created),
         &changes,
@@ -224,7 +224,7 @@ fn customer_update_matches_custom_fields_by_id_only() {
         }]),
         ..CustomerInput::default()
     };
-    let changes = validate_customer(&i, CustomerWrite::Update).unwrap();
+    let changes = validate_customer(i.clone(), CustomerWrite::Update).unwrap();
     let m = merge_customer(
         Some(&created),
         &changes,
@@ -238,7 +238,7 @@ fn customer_update_matches_custom_fields_by_id_only() {
         account: Some(Some("A".into())),
         ..i
     };
-    let changes = validate_customer(&with_account, CustomerWrite::Upsert).unwrap();
+    let changes = validate_customer(with_account.clone(), CustomerWrite::Upsert).unwrap();
     let m = merge_customer(
         Some(&created),
         &changes,

@@ -48,17 +48,18 @@ pub struct CustomerInput {
 }
 
 /// Checks every field rule of one customer write. Paths are relative to the customer
-/// object; put batch positions in front with [`ValidationIssue::under`].
+/// object; put batch positions in front with [`ValidationIssue::under`]. The input is
+/// consumed: its strings move into the changes (a batch of long notes is not held twice).
 pub fn validate_customer(
-    input: &CustomerInput,
+    input: CustomerInput,
     write: CustomerWrite,
 ) -> Result<CustomerChanges, ValidationErrors> {
     let mut errs = ValidationErrors::default();
     let mut out = CustomerChanges::default();
-    match (&input.account, write) {
+    match (input.account, write) {
         (Some(Some(account)), _) => {
-            check_len(&mut errs, key_path(&["account"]), account, 1, 100);
-            out.account = Some(account.clone());
+            check_len(&mut errs, key_path(&["account"]), &account, 1, 100);
+            out.account = Some(account);
         }
         (None, CustomerWrite::Update) => {}
         _ => errs.push(required(
@@ -66,15 +67,15 @@ pub fn validate_customer(
             "string of at most 100 characters",
         )),
     }
-    out.name = text(&mut errs, "name", &input.name, 100);
-    out.address = text(&mut errs, "address", &input.address, 255);
-    out.postcode = text(&mut errs, "postcode", &input.postcode, 20);
-    out.phone = text(&mut errs, "phone", &input.phone, 30);
-    out.notes = text(&mut errs, "notes", &input.notes, 40_000);
+    out.name = text(&mut errs, "name", input.name, 100);
+    out.address = text(&mut errs, "address", input.address, 255);
+    out.postcode = text(&mut errs, "postcode", input.postcode, 20);
+    out.phone = text(&mut errs, "phone", input.phone, 30);
+    out.notes = text(&mut errs, "notes", input.notes, 40_000);
     if let Some(Some(email)) = &input.email {
         check_email(&mut errs, key_path(&["email"]), email);
     }
-    out.email = input.email.clone();
+    out.email = input.email;
     check_coordinates(
         &mut errs,
         (key_path(&["lat"]), input.lat.flatten()),
@@ -95,9 +96,9 @@ pub fn validate_customer(
             }
         }
     }
-    out.capacities = input.capacities.clone();
-    out.skills = input.skills.clone();
-    out.tags = input.tags.clone();
+    out.capacities = input.capacities;
+    out.skills = input.skills;
+    out.tags = input.tags;
     if let Some(fields) = &input.custom_fields {
         for (i, f) in fields.iter().enumerate() {
             if f.value.is_none() {
@@ -107,7 +108,7 @@ pub fn validate_customer(
             }
         }
     }
-    out.custom_fields = input.custom_fields.clone();
+    out.custom_fields = input.custom_fields;
     if let Some(windows) = &input.time_windows {
         out.time_windows = Some(time_windows(&mut errs, windows, write));
     }
@@ -120,11 +121,11 @@ fn cap_path(i: usize) -> Vec<crate::error::PathSegment> {
     p
 }
 
-fn text(errs: &mut ValidationErrors, key: &str, value: &Sent<String>, max: usize) -> Sent<String> {
-    if let Some(Some(v)) = value {
+fn text(errs: &mut ValidationErrors, key: &str, value: Sent<String>, max: usize) -> Sent<String> {
+    if let Some(Some(v)) = &value {
         check_len(errs, key_path(&[key]), v, 0, max);
     }
-    value.clone()
+    value
 }
 
 fn time_windows(

@@ -36,7 +36,7 @@ pub fn upsert_batch(
     store: &dyn Store,
     geocoder: &dyn Geocoder,
     scope: DepotScope,
-    inputs: &[CustomerInput],
+    inputs: Vec<CustomerInput>,
     now: Timestamp,
     last: &dyn BeforeCommit<Vec<WrittenCustomer>>,
 ) -> Result<Vec<WrittenCustomer>, ServiceError> {
@@ -51,7 +51,8 @@ pub fn upsert_batch(
         return Err(errs.into());
     }
     let mut changes = Vec::with_capacity(inputs.len());
-    for (i, input) in inputs.iter().enumerate() {
+    // Each input moves into its changes: the batch is held once.
+    for (i, input) in inputs.into_iter().enumerate() {
         match validate_customer(input, CustomerWrite::Upsert) {
             Ok(c) => changes.push(c),
             Err(e) => errs.extend(e.0.into_iter().map(|issue| issue.under(i))),
@@ -129,7 +130,7 @@ pub fn update(
     geocoder: &dyn Geocoder,
     scope: DepotScope,
     id: i64,
-    input: &CustomerInput,
+    input: CustomerInput,
     now: Timestamp,
 ) -> Result<UpdatedCustomer, ServiceError> {
     let change = validate_customer(input, CustomerWrite::Update)?;

@@ -59,7 +59,7 @@ fn bulk_write_creates_then_updates_by_account_in_request_order() {
         &store,
         &geo,
         a,
-        &[customer("A", "1 High St"), customer("B", "1 High St")],
+        vec![customer("A", "1 High St"), customer("B", "1 High St")],
         at(1),
         &(),
     )
@@ -68,7 +68,15 @@ fn bulk_write_creates_then_updates_by_account_in_request_order() {
         first.iter().map(|w| w.account.as_str()).collect::<Vec<_>>(),
         ["A", "B"]
     );
-    let again = upsert_batch(&store, &geo, a, &[customer("B", "1 High St")], at(2), &()).unwrap();
+    let again = upsert_batch(
+        &store,
+        &geo,
+        a,
+        vec![customer("B", "1 High St")],
+        at(2),
+        &(),
+    )
+    .unwrap();
     assert_eq!(again[0].id, first[1].id);
     let stored = get(&store, a, first[0].id).unwrap();
     assert_eq!((stored.lat, stored.lng), (Some(51.5), Some(-0.1)));
@@ -77,7 +85,7 @@ fn bulk_write_creates_then_updates_by_account_in_request_order() {
 #[test]
 fn a_failed_geocode_saves_the_customer_without_coordinates() {
     let (store, geo, a, _) = setup();
-    let w = upsert_batch(&store, &geo, a, &[customer("A", "Nowhere")], at(1), &()).unwrap();
+    let w = upsert_batch(&store, &geo, a, vec![customer("A", "Nowhere")], at(1), &()).unwrap();
     assert!(w[0].geocoding_failed);
     let stored = get(&store, a, w[0].id).unwrap();
     assert_eq!(stored.lat, None);
@@ -88,7 +96,7 @@ fn any_invalid_customer_rejects_the_batch_with_its_index_in_the_path() {
     let (store, geo, a, _) = setup();
     let mut bad = customer("B", "x");
     bad.email = Some(Some("nope".into()));
-    let err = upsert_batch(&store, &geo, a, &[customer("A", "x"), bad], at(1), &()).unwrap_err();
+    let err = upsert_batch(&store, &geo, a, vec![customer("A", "x"), bad], at(1), &()).unwrap_err();
     let ServiceError::Invalid(e) = err else {
         panic!("{err:?}")
     };
@@ -114,7 +122,7 @@ fn put_refuses_the_account_of_another_customer_and_unknown_ids() {
         &store,
         &geo,
         a,
-        &[customer("A", "x"), customer("B", "x")],
+        vec![customer("A", "x"), customer("B", "x")],
         at(1),
         &(),
     )
@@ -124,11 +132,11 @@ fn put_refuses_the_account_of_another_customer_and_unknown_ids() {
         ..CustomerInput::default()
     };
     assert!(matches!(
-        update(&store, &geo, a, w[0].id, &change, at(2)),
+        update(&store, &geo, a, w[0].id, change.clone(), at(2)),
         Err(ServiceError::Invalid(_))
     ));
     assert!(matches!(
-        update(&store, &geo, a, 999, &change, at(2)),
+        update(&store, &geo, a, 999, change, at(2)),
         Err(ServiceError::NotFound(_))
     ));
 }
@@ -136,7 +144,7 @@ fn put_refuses_the_account_of_another_customer_and_unknown_ids() {
 #[test]
 fn customers_are_invisible_to_another_depot() {
     let (store, geo, a, b) = setup();
-    let w = upsert_batch(&store, &geo, a, &[customer("A", "x")], at(1), &()).unwrap();
+    let w = upsert_batch(&store, &geo, a, vec![customer("A", "x")], at(1), &()).unwrap();
     assert!(matches!(
         get(&store, b, w[0].id),
         Err(ServiceError::NotFound(_))

@@ -152,7 +152,10 @@ pub async fn enforce(State(state): State<Arc<Idempotency>>, req: Request, next: 
         }
         Err(ReadBodyError::Unreadable(e)) => return unreadable_body(e).into_response(),
     };
-    let digest = body_digest(&bytes);
+    // Parsed once: the handler's `JsonBody` takes this tree instead of parsing the body again,
+    // so a large body is not held as two trees.
+    let parsed = crate::bounded_json::parse(&bytes).ok();
+    let digest = digest_of(&bytes, parsed.as_ref());
     let token = ClaimToken(uuid::Uuid::new_v4().to_string());
     let now = state.clock.now();
     let claim = {
@@ -165,6 +168,10 @@ pub async fn enforce(State(state): State<Arc<Idempotency>>, req: Request, next: 
             let mut req = Request::from_parts(parts, Body::from(bytes));
             req.extensions_mut()
                 .insert(IdempotencyClaim::new(scope.clone(), token.clone()));
+            if let Some(value) = parsed {
+                req.extensions_mut()
+                    .insert(crate::extract::ParsedJson(value));
+            }
             execute(state, scope, token, req, next).await
         }
         Ok(Claim::InProgress) => ApiError::new(
@@ -330,13 +337,19 @@ async fn blocking<T: Send + 'static>(
 /// SHA-256 (hex) of the body's canonical JSON, or of its bytes when it is not JSON (or beyond
 /// the bounds of [`crate::bounded_json`], which the handler refuses anyway).
 pub fn body_digest(bytes: &[u8]) -> String {
+    digest_of(bytes, crate::bounded_json::parse(bytes).ok().as_ref())
+}
+
+/// [`body_digest`] of `bytes` when `parsed` is what they parse to (`None`: not JSON within the
+/// bounds).
+fn digest_of(bytes: &[u8], parsed: Option<&Value>) -> String {
     let mut hasher = Sha256::new();
-    match crate::bounded_json::parse(bytes) {
-        Ok(value) => {
+    match parsed {
+        Some(value) => {
             hasher.update(b"json:");
-            write_canonical(&value, &mut hasher);
+            write_canonical(value, &mut hasher);
         }
-        Err(_) => {
+        None => {
             hasher.update(b"raw:");
             hasher.update(bytes);
         }

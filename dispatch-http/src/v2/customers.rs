@@ -153,7 +153,7 @@ async fn create(
     claim: IdempotencyClaim,
     JsonBody(body): JsonBody,
 ) -> Result<Response, ApiError> {
-    let Value::Array(items) = &body else {
+    let Value::Array(items) = body else {
         return Err(body_issue(
             "an array of customers",
             type_name(&body),
@@ -162,12 +162,12 @@ async fn create(
         .into());
     };
     let mut errors = ValidationErrors::default();
+    // Each parsed item is dropped as soon as its input is read: the batch is never held twice.
     let inputs: Vec<CustomerInput> = items
-        .iter()
+        .into_iter()
         .enumerate()
-        .map(|(i, item)| input(item, vec![i.into()], &[], &mut errors))
+        .map(|(i, item)| input(&item, vec![i.into()], &[], &mut errors))
         .collect();
-    drop(body); // Only the inputs from here on: a large batch is not held twice.
     errors.into_result()?;
     state
         .blocking(move |s| {
@@ -176,7 +176,7 @@ async fn create(
                 &*s.store,
                 &*s.geocoder,
                 p.scope(),
-                &inputs,
+                inputs,
                 s.clock.now(),
                 &reply,
             )?;
@@ -249,7 +249,7 @@ async fn update(
                 &*s.geocoder,
                 p.scope(),
                 id,
-                &change,
+                change,
                 s.clock.now(),
             )?;
             Ok((updated, catalog_of(s, p.scope())?))

@@ -41,20 +41,22 @@ pub fn routes() -> Router<AppState> {
         )
 }
 
-fn batch(body: &Value, kind: OrderBody) -> Result<Vec<OrderInput>, ApiError> {
+/// Reads a batch; each parsed item is dropped as soon as its input is read, so the batch is
+/// never held twice.
+fn batch(body: Value, kind: OrderBody) -> Result<Vec<OrderInput>, ApiError> {
     let Value::Array(items) = body else {
         return Err(body_issue(
             "an array of orders",
-            type_name(body),
+            type_name(&body),
             "the body must be an array of orders",
         )
         .into());
     };
     let mut errors = ValidationErrors::default();
     let inputs = items
-        .iter()
+        .into_iter()
         .enumerate()
-        .map(|(i, item)| read_order(item, vec![i.into()], kind, &mut errors))
+        .map(|(i, item)| read_order(&item, vec![i.into()], kind, &mut errors))
         .collect();
     errors.into_result()?;
     Ok(inputs)
@@ -111,8 +113,7 @@ async fn create(
     claim: IdempotencyClaim,
     JsonBody(body): JsonBody,
 ) -> Result<Response, ApiError> {
-    let inputs = batch(&body, OrderBody::Post)?;
-    drop(body); // Only the inputs from here on: a large batch is not held twice.
+    let inputs = batch(body, OrderBody::Post)?;
     write(state, caller, claim, inputs).await
 }
 
@@ -126,8 +127,7 @@ async fn create_in_depot(
     if depot != caller.0.depot_id {
         return Err(ApiError::not_found("depot"));
     }
-    let inputs = batch(&body, OrderBody::DepotPost)?;
-    drop(body); // Only the inputs from here on: a large batch is not held twice.
+    let inputs = batch(body, OrderBody::DepotPost)?;
     write(state, caller, claim, inputs).await
 }
 
