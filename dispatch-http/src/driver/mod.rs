@@ -12,6 +12,7 @@ mod feed;
 mod pod;
 mod routes;
 mod stops;
+mod submission_wire;
 mod wire;
 
 use std::sync::Arc;

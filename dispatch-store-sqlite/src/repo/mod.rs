@@ -12,6 +12,7 @@ mod organisation;
 mod outbox;
 mod plans;
 mod pod;
+mod questionnaires;
 mod reference;
 mod route_log;
 mod routes;
