@@ -2,13 +2,15 @@
 //! what dispatch does to them, and sending the due ones ([`send_due`]).
 
 use crate::model::customer::Customer;
-use crate::model::notification::{Channel, NotificationTask, NotificationTemplate};
+use crate::model::notification::{
+    Channel, NotificationSettings, NotificationTask, NotificationTemplate,
+};
 use crate::model::notification_render::{render, RenderContext};
 use crate::model::order::{Order, Side};
 use crate::model::order_fields::is_email;
 use crate::model::organisation::DepotScope;
 use crate::ports::idempotency::BeforeCommit;
-use crate::ports::store::{NewTask, Store, StoreTx};
+use crate::ports::store::{NewTask, Store, StoreError, StoreTx};
 use crate::service::ServiceError;
 use crate::time::Timestamp;
 
@@ -140,14 +142,7 @@ pub fn on_dispatch(
     now: Timestamp,
 ) -> Result<DispatchNotifications, ServiceError> {
     let mut out = DispatchNotifications::default();
-    let Some(template_id) = tx.notification_settings(scope)?.planned_start_template else {
-        return Ok(out);
-    };
-    let Some(template) = tx
-        .list_notification_templates(scope)?
-        .into_iter()
-        .find(|t| t.id == template_id)
-    else {
+    let Some(template) = configured_template(tx, scope, |s| s.planned_start_template)? else {
         return Ok(out);
     };
     for d in orders {
@@ -190,14 +185,7 @@ pub fn on_delivery(
     now: Timestamp,
 ) -> Result<Scheduled, ServiceError> {
     let mut out = Scheduled::default();
-    let Some(template_id) = tx.notification_settings(scope)?.on_delivery_template else {
-        return Ok(out);
-    };
-    let Some(template) = tx
-        .list_notification_templates(scope)?
-        .into_iter()
-        .find(|t| t.id == template_id)
-    else {
+    let Some(template) = configured_template(tx, scope, |s| s.on_delivery_template)? else {
         return Ok(out);
     };
     let order = tx
@@ -206,6 +194,22 @@ pub fn on_delivery(
     let ctx = context(tx, scope, &order, Some(eta.to_owned()), None)?;
     schedule_pair(tx, scope, &order, &ctx, &template, now, now, &mut out)?;
     Ok(out)
+}
+
+/// The depot's template that `pick` names in its automatic-notification settings, while it
+/// exists.
+fn configured_template(
+    tx: &mut dyn StoreTx,
+    scope: DepotScope,
+    pick: impl Fn(&NotificationSettings) -> Option<i64>,
+) -> Result<Option<NotificationTemplate>, StoreError> {
+    let Some(id) = pick(&tx.notification_settings(scope)?) else {
+        return Ok(None);
+    };
+    Ok(tx
+        .list_notification_templates(scope)?
+        .into_iter()
+        .find(|t| t.id == id))
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -6,7 +6,9 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use dispatch_core::error::{IssueCode, ValidationErrors, ValidationIssue};
 use dispatch_core::model::driver::Driver;
+use dispatch_core::model::route::Route;
 use dispatch_core::service::driver::{day, eta, progress, track};
+use dispatch_core::service::ServiceError;
 use dispatch_core::time::{Date, Timestamp};
 use serde_json::{json, Value};
 
@@ -97,6 +99,20 @@ async fn read_day(
     ))
 }
 
+/// Runs a route action of the driver, then answers with the route.
+async fn act(
+    state: AppState,
+    auth: DriverAuth,
+    id: i64,
+    action: impl FnOnce(&AppState, &Driver, Timestamp) -> Result<Route, ServiceError> + Send + 'static,
+) -> Result<Json<Value>, ApiError> {
+    let driver = auth.driver();
+    state
+        .blocking(move |s| Ok(action(s, &driver, s.clock.now())?))
+        .await?;
+    read(State(state), auth, IdPath(id)).await
+}
+
 async fn start(
     State(state): State<AppState>,
     auth: DriverAuth,
@@ -104,19 +120,10 @@ async fn start(
     wire::DriverBody(body): wire::DriverBody,
 ) -> Result<Json<Value>, ApiError> {
     let reported = wire::reported_body(&body)?;
-    let driver = auth.driver();
-    state
-        .blocking(move |s| {
-            Ok(progress::start_route(
-                &*s.store,
-                &driver,
-                id,
-                reported,
-                s.clock.now(),
-            )?)
-        })
-        .await?;
-    read(State(state), auth, IdPath(id)).await
+    act(state, auth, id, move |s, driver, now| {
+        progress::start_route(&*s.store, driver, id, reported, now)
+    })
+    .await
 }
 
 async fn complete(
@@ -126,19 +133,10 @@ async fn complete(
     wire::DriverBody(body): wire::DriverBody,
 ) -> Result<Json<Value>, ApiError> {
     let reported = wire::reported_body(&body)?;
-    let driver = auth.driver();
-    state
-        .blocking(move |s| {
-            Ok(progress::complete_route(
-                &*s.store,
-                &driver,
-                id,
-                reported,
-                s.clock.now(),
-            )?)
-        })
-        .await?;
-    read(State(state), auth, IdPath(id)).await
+    act(state, auth, id, move |s, driver, now| {
+        progress::complete_route(&*s.store, driver, id, reported, now)
+    })
+    .await
 }
 
 async fn positions(

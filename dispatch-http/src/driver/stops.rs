@@ -8,6 +8,8 @@ use axum::{Json, Router};
 use dispatch_core::model::driver::Driver;
 use dispatch_core::service::driver::day;
 use dispatch_core::service::driver::visits::{self, CompleteStop, FailStop};
+use dispatch_core::service::ServiceError;
+use dispatch_core::time::Timestamp;
 use serde_json::{json, Value};
 
 use super::auth::DriverAuth;
@@ -42,6 +44,22 @@ async fn stop_json(
     ))
 }
 
+/// Runs a stop action (a use case answering with the stop's route), then refreshes the route's
+/// ETAs and answers with the stop.
+async fn act(
+    state: AppState,
+    auth: DriverAuth,
+    stop_id: i64,
+    action: impl FnOnce(&AppState, &Driver, Timestamp) -> Result<i64, ServiceError> + Send + 'static,
+) -> Result<Json<Value>, ApiError> {
+    let driver = auth.driver();
+    let route_id = state
+        .blocking(move |s| Ok(action(s, &driver, s.clock.now())?))
+        .await?;
+    refresh_etas(&state, driver, route_id).await;
+    stop_json(&state, driver, stop_id).await
+}
+
 async fn arrive(
     State(state): State<AppState>,
     auth: DriverAuth,
@@ -49,20 +67,10 @@ async fn arrive(
     DriverBody(body): DriverBody,
 ) -> Result<Json<Value>, ApiError> {
     let reported = wire::reported_body(&body)?;
-    let driver = auth.driver();
-    let route_id = state
-        .blocking(move |s| {
-            Ok(visits::arrive(
-                &*s.store,
-                &driver,
-                id,
-                reported,
-                s.clock.now(),
-            )?)
-        })
-        .await?;
-    refresh_etas(&state, driver, route_id).await;
-    stop_json(&state, driver, id).await
+    act(state, auth, id, move |s, driver, now| {
+        visits::arrive(&*s.store, driver, id, reported, now)
+    })
+    .await
 }
 
 async fn complete(
@@ -77,20 +85,10 @@ async fn complete(
         line_items,
         notes,
     };
-    let driver = auth.driver();
-    let route_id = state
-        .blocking(move |s| {
-            Ok(visits::complete(
-                &*s.store,
-                &driver,
-                id,
-                &input,
-                s.clock.now(),
-            )?)
-        })
-        .await?;
-    refresh_etas(&state, driver, route_id).await;
-    stop_json(&state, driver, id).await
+    act(state, auth, id, move |s, driver, now| {
+        visits::complete(&*s.store, driver, id, &input, now)
+    })
+    .await
 }
 
 async fn fail(
@@ -105,12 +103,10 @@ async fn fail(
         reason,
         notes,
     };
-    let driver = auth.driver();
-    let route_id = state
-        .blocking(move |s| Ok(visits::fail(&*s.store, &driver, id, &input, s.clock.now())?))
-        .await?;
-    refresh_etas(&state, driver, route_id).await;
-    stop_json(&state, driver, id).await
+    act(state, auth, id, move |s, driver, now| {
+        visits::fail(&*s.store, driver, id, &input, now)
+    })
+    .await
 }
 
 async fn notes(

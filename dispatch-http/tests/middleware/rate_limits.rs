@@ -183,3 +183,41 @@ async fn every_served_endpoint_is_limited_by_the_burst_of_its_table_tier() {
     }
     assert!(served.len() >= 25, "only {served:?}");
 }
+
+#[tokio::test]
+async fn driver_endpoints_are_standard_tier_per_driver_credential() {
+    let s = Service::start(true);
+    let id = s.post("/v2/vehicles", &[], &vehicle("V")).await.json()["vehicle"]["id"].clone();
+    let credential = |r: crate::harness::Resp| {
+        r.json()["driver_credential"]["credential"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let path = format!("/v2/vehicles/{id}/driver-credentials");
+    let one = credential(s.post(&path, &[], &json!({})).await);
+    let two = credential(s.post(&path, &[], &json!({})).await);
+    s.advance_secs(60);
+    for i in 0..5 {
+        let r = s.get("/driver/me", &[("x-access-key", &one)]).await;
+        assert_eq!(r.status, 200, "{i}");
+    }
+    let r = s.get("/driver/me", &[("x-access-key", &one)]).await;
+    assert_eq!(
+        r.assert_error(403, "FORBIDDEN")["details"]["retry_after_seconds"],
+        1
+    );
+    let r = s.get("/driver/me", &[("x-access-key", &one), OPT_IN]).await;
+    r.assert_error(429, "RATE_LIMIT_EXCEEDED");
+    // Another credential, and the depot's key, have windows of their own.
+    assert_eq!(
+        s.get("/driver/me", &[("x-access-key", &two)]).await.status,
+        200
+    );
+    assert_eq!(s.get(&format!("/v2/vehicles/{id}"), &[]).await.status, 200);
+    s.advance_secs(1);
+    assert_eq!(
+        s.get("/driver/me", &[("x-access-key", &one)]).await.status,
+        200
+    );
+}

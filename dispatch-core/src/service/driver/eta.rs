@@ -182,7 +182,7 @@ pub fn apply(
                 .unwrap_or_default(),
         );
         let stops = tx.list_stops(driver.scope, route_id)?;
-        let mut visits = tx.driver_visits(driver.scope, route_id)?;
+        let visits = tx.driver_visits(driver.scope, route_id)?;
         let mut fired = Vec::new();
         for (stop_id, eta) in etas {
             let Some(stop) = stops.iter().find(|s| s.id == *stop_id) else {
@@ -246,7 +246,6 @@ pub fn apply(
                 v.eta = Some(*eta);
                 tx.put_driver_visit(driver.scope, v, now)?;
             }
-            visits.retain(|v| !stop.visit.order_ids.contains(&v.order_id));
         }
         Ok(fired)
     })

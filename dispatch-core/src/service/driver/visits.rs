@@ -260,6 +260,54 @@ fn settle_order(
     Ok(())
 }
 
+/// How a visit ended, as completing and failing record it.
+struct Ending<'a> {
+    time: Timestamp,
+    outcome: VisitOutcome,
+    reported: &'a Reported,
+    failed_reason: Option<&'a str>,
+    notes: &'a Option<String>,
+    /// The status of an order without line items.
+    whole: &'a str,
+}
+
+/// Ends the visit of a stop of a started route: each order's line items take their outcome
+/// (one status transition per order) and the visits record the ending.
+fn finish(
+    store: &dyn Store,
+    driver: &Driver,
+    stop_id: i64,
+    ending: &Ending<'_>,
+    now: Timestamp,
+    outcomes: impl FnOnce(&mut dyn StoreTx, &Stop) -> Result<Vec<(i64, Vec<ItemOutcome>)>, ServiceError>,
+) -> Result<i64, ServiceError> {
+    store.transaction(|tx| {
+        let (route, stop) = owned_stop(tx, driver, stop_id)?;
+        on_the_road(&route)?;
+        let mut visits = visits_of(tx, driver, &route, &stop)?;
+        not_finished(&visits)?;
+        for (order_id, items) in outcomes(tx, &stop)? {
+            settle_order(tx, driver, order_id, &items, ending.whole, now)?;
+            let v = visits
+                .iter_mut()
+                .find(|v| v.order_id == order_id)
+                .expect("a visit per order of the stop");
+            v.arrived.get_or_insert(ending.time);
+            v.completed = Some(ending.time);
+            v.outcome = Some(ending.outcome);
+            v.completed_at = ending.reported.at;
+            v.failed_reason = ending.failed_reason.map(str::to_owned);
+            v.delivered = items;
+            v.eta = None;
+            if ending.notes.is_some() {
+                v.notes.clone_from(ending.notes);
+            }
+        }
+        save(tx, driver, &visits, now)?;
+        Ok(route.id)
+    })
+}
+
 /// Completes a stop of a started route: each line item of its orders is delivered in full
 /// unless reported otherwise; statuses follow; `actual_completed_ts` and the position are
 /// recorded. A finished stop is refused. Returns the route.
@@ -274,30 +322,16 @@ pub fn complete(
     if let Some(notes) = &input.notes {
         check_text("notes", notes, 0, MAX_NOTES_CHARS)?;
     }
-    store.transaction(|tx| {
-        let (route, stop) = owned_stop(tx, driver, stop_id)?;
-        on_the_road(&route)?;
-        let mut visits = visits_of(tx, driver, &route, &stop)?;
-        not_finished(&visits)?;
-        let outcomes = item_outcomes(tx, driver, &stop, &input.line_items)?;
-        for (order_id, items) in &outcomes {
-            settle_order(tx, driver, *order_id, items, DELIVERED, now)?;
-            let v = visits
-                .iter_mut()
-                .find(|v| v.order_id == *order_id)
-                .expect("a visit per order of the stop");
-            v.arrived.get_or_insert(time);
-            v.completed = Some(time);
-            v.outcome = Some(VisitOutcome::Completed);
-            v.completed_at = input.reported.at;
-            v.delivered = items.clone();
-            v.eta = None;
-            if input.notes.is_some() {
-                v.notes.clone_from(&input.notes);
-            }
-        }
-        save(tx, driver, &visits, now)?;
-        Ok(route.id)
+    let ending = Ending {
+        time,
+        outcome: VisitOutcome::Completed,
+        reported: &input.reported,
+        failed_reason: None,
+        notes: &input.notes,
+        whole: DELIVERED,
+    };
+    finish(store, driver, stop_id, &ending, now, |tx, stop| {
+        item_outcomes(tx, driver, stop, &input.line_items)
     })
 }
 
@@ -315,38 +349,26 @@ pub fn fail(
     if let Some(notes) = &input.notes {
         check_text("notes", notes, 0, MAX_NOTES_CHARS)?;
     }
-    store.transaction(|tx| {
-        let (route, stop) = owned_stop(tx, driver, stop_id)?;
-        on_the_road(&route)?;
-        let mut visits = visits_of(tx, driver, &route, &stop)?;
-        not_finished(&visits)?;
-        let outcomes = item_outcomes(tx, driver, &stop, &[])?;
-        for (order_id, items) in &outcomes {
-            let none: Vec<ItemOutcome> = items
-                .iter()
-                .map(|o| ItemOutcome {
-                    delivered: 0,
-                    ..o.clone()
-                })
-                .collect();
-            settle_order(tx, driver, *order_id, &none, UNDELIVERED, now)?;
-            let v = visits
-                .iter_mut()
-                .find(|v| v.order_id == *order_id)
-                .expect("a visit per order of the stop");
-            v.arrived.get_or_insert(time);
-            v.completed = Some(time);
-            v.outcome = Some(VisitOutcome::Failed);
-            v.completed_at = input.reported.at;
-            v.failed_reason = Some(input.reason.clone());
-            v.delivered = none;
-            v.eta = None;
-            if input.notes.is_some() {
-                v.notes.clone_from(&input.notes);
-            }
-        }
-        save(tx, driver, &visits, now)?;
-        Ok(route.id)
+    let ending = Ending {
+        time,
+        outcome: VisitOutcome::Failed,
+        reported: &input.reported,
+        failed_reason: Some(&input.reason),
+        notes: &input.notes,
+        whole: UNDELIVERED,
+    };
+    finish(store, driver, stop_id, &ending, now, |tx, stop| {
+        let all = item_outcomes(tx, driver, stop, &[])?;
+        Ok(all
+            .into_iter()
+            .map(|(order_id, items)| {
+                let none = items
+                    .into_iter()
+                    .map(|o| ItemOutcome { delivered: 0, ..o })
+                    .collect();
+                (order_id, none)
+            })
+            .collect())
     })
 }
 

@@ -1,0 +1,73 @@
+//! A driver's day through the API alone, against the real `dispatch serve` binary on a
+//! temporary database, with a webhook receiver on loopback: orders and a van, optimisation,
+//! dispatch, a driver credential, the driver's day, start, positions, stops completed in full
+//! and in part and failed, notes, a phone call, the route completed — then what the depot reads
+//! and what its receiver got. `docs/driver-api.md` explains every call.
+//!
+//! ```text
+//! cargo build -p dispatch-http --bin dispatch
+//! cargo run --example driver_day
+//! ```
+
+#[path = "../tests/support/driver_day.rs"]
+mod driver_day;
+#[path = "../tests/webhooks/receiver.rs"]
+mod receiver;
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use std::time::Duration;
+
+use receiver::{Behaviour, Receiver};
+
+fn main() {
+    let hooks = Receiver::start(Behaviour::Ok);
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let db = dir.path().join("driver_day.db");
+    let seeded = support::seed(&db, &driver_day::seed_file(&hooks.url()));
+    let key = seeded["organisations"][0]["depots"][0]["access_keys"][0]["key"]
+        .as_str()
+        .expect("a key")
+        .to_owned();
+    let server = support::Server::start_with(
+        &db,
+        &[
+            "--rate-limits",
+            "off",
+            "--solve-time",
+            "1",
+            "--solve-time-min",
+            "1",
+        ],
+    );
+    let day = driver_day::play(&server, &key);
+    for line in &day.log {
+        println!("- {line}");
+    }
+    println!("\nGET /v2/routes/{}:", day.route_id);
+    println!(
+        "  started_ts {}  completed_ts {}  actual_distance {} m",
+        day.route["started_ts"], day.route["completed_ts"], day.route["actual_distance"]
+    );
+    for stop in day.route["stops"].as_array().into_iter().flatten() {
+        println!(
+            "  stop {} order {}: arrived {} completed {} ({} s) failed_reason {} notes {}",
+            stop["id"],
+            stop["orders"][0]["order_number"],
+            stop["actual_arrival_time"],
+            stop["actual_completed_ts"],
+            stop["actual_duration"],
+            stop["failed_reason"],
+            stop["driver_notes"]
+        );
+    }
+    println!("\nGET /v2/orders/{{id}}:");
+    for order in &day.order_reads {
+        println!("  {} {}", order["order_number"], order["status"]);
+    }
+    println!("\nwebhooks received:");
+    for hit in hooks.wait_for(15, Duration::from_secs(30)) {
+        println!("  {} {}", hit.body["type"], hit.body["data"]);
+    }
+    server.terminate();
+}

@@ -1,0 +1,156 @@
+//! The full day, end to end through the real `dispatch` binary and a webhook receiver
+//! on loopback: optimise, dispatch, the driver starts, reports positions, completes stops in full
+//! and in part, fails one, writes notes and records a call, completes the route — and every
+//! depot read (routes, plans, orders, notification tasks) and every event (`orders.status`,
+//! `orders.on_delivery`, `routes.completed`) shows it. The scenario is shared with
+//! `examples/driver_day.rs`.
+
+#[path = "support/driver_day.rs"]
+mod driver_day;
+#[path = "webhooks/receiver.rs"]
+mod receiver;
+mod support;
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use driver_day::{Outcome, ORDERS};
+use receiver::{Behaviour, Receiver};
+use serde_json::{json, Value};
+
+fn stop_of(route: &Value, order: i64) -> &Value {
+    route["stops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["orders"][0]["id"] == order)
+        .expect("a stop per order")
+}
+
+#[test]
+fn a_full_day_played_through_the_api_shows_in_every_read_and_event() {
+    let hooks = Receiver::start(Behaviour::Ok);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("day.db");
+    let seeded = support::seed(&db, &driver_day::seed_file(&hooks.url()));
+    let key = seeded["organisations"][0]["depots"][0]["access_keys"][0]["key"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let server = support::Server::start_with(
+        &db,
+        &[
+            "--rate-limits",
+            "off",
+            "--solve-time",
+            "1",
+            "--solve-time-min",
+            "1",
+        ],
+    );
+    let day = driver_day::play(&server, &key);
+    eprintln!("{}", day.log.join("\n"));
+
+    // Dispatch was pushed to the driver.
+    assert_eq!(day.pushed["kind"], "dispatched");
+    assert_eq!(day.pushed["route_id"], day.route_id);
+    assert!(!day.position_reports[0]["etas"]
+        .as_array()
+        .unwrap()
+        .is_empty());
+
+    // Statuses derived from the line items.
+    let want = [
+        "DELIVERED",
+        "PARTIALLY_DELIVERED",
+        "UNDELIVERED",
+        "DELIVERED",
+    ];
+    for (read, status) in day.order_reads.iter().zip(want) {
+        assert_eq!(read["status"], status, "{read:#}");
+        assert!(
+            read["stops"][0]["actual_completed_ts"].is_string(),
+            "{read:#}"
+        );
+    }
+
+    // The route, as the depot reads it, and the same route inside the plan.
+    let route = &day.route;
+    assert!(support::is_timestamp(&route["started_ts"]));
+    assert_eq!(route["completed_ts"], day.completed["completed_ts"]);
+    assert!(route["actual_distance"].as_i64().unwrap() > 0);
+    let plan_route = day.plan["routes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == day.route_id)
+        .unwrap();
+    assert_eq!(plan_route["stops"], route["stops"]);
+    for (i, (number, _, outcome)) in ORDERS.iter().enumerate() {
+        let stop = stop_of(route, day.orders[i]);
+        assert!(
+            stop["actual_arrival_time"].is_string(),
+            "{number}: {stop:#}"
+        );
+        assert!(stop["actual_duration"].is_number(), "{number}: {stop:#}");
+        match outcome {
+            Outcome::Full => assert!(stop["failed_reason"].is_null()),
+            Outcome::Partial => {
+                // partial_orders: only what was delivered on the stop is listed.
+                let items = stop["orders"][0]["line_items"].as_array().unwrap();
+                assert_eq!(items.len(), 1, "{number}: {stop:#}");
+                assert_eq!(items[0]["product_code"], "TILES");
+                assert_eq!(items[0]["quantity"], 7);
+                assert_eq!(items[0]["failed_reason"], "3 broken");
+            }
+            Outcome::Fail => {
+                assert_eq!(stop["failed_reason"], json!({"reason": "nobody home"}));
+                assert_eq!(stop["driver_notes"], "left a card");
+                assert_eq!(stop["driver_phone_calls"].as_array().unwrap().len(), 1);
+            }
+        }
+    }
+
+    // The depot's on-delivery notification went out once per stop.
+    let tasks = server.get("/v2/notification-tasks", &key).json();
+    assert_eq!(
+        tasks["notification_tasks"].as_array().unwrap().len(),
+        ORDERS.len()
+    );
+
+    // Every event reached the receiver: plans.created, 4 x ROUTED, plans.dispatched,
+    // 4 x orders.on_delivery, the 4 outcomes and routes.completed.
+    let hits = hooks.wait_for(15, Duration::from_secs(30));
+    let mut by_type: HashMap<String, Vec<Value>> = HashMap::new();
+    for hit in &hits {
+        by_type
+            .entry(hit.body["type"].as_str().unwrap().to_owned())
+            .or_default()
+            .push(hit.body["data"].clone());
+    }
+    assert_eq!(
+        by_type["routes.completed"],
+        vec![json!({"id": day.route_id})]
+    );
+    let on_delivery = &by_type["orders.on_delivery"];
+    assert_eq!(on_delivery.len(), ORDERS.len(), "{on_delivery:#?}");
+    for data in on_delivery {
+        assert_eq!(data["route_id"], day.route_id);
+        assert!(data["eta"].as_str().unwrap().len() == 5, "{data}");
+        assert!(data["time_to_arrival"].as_i64().unwrap() >= 0);
+    }
+    for (i, status) in want.iter().enumerate() {
+        let statuses: Vec<&Value> = by_type["orders.status"]
+            .iter()
+            .filter(|d| d["order_id"] == day.orders[i])
+            .map(|d| &d["status"])
+            .collect();
+        assert_eq!(
+            statuses,
+            vec![&json!("ROUTED"), &json!(status)],
+            "{}",
+            ORDERS[i].0
+        );
+    }
+    server.terminate();
+}

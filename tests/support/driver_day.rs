@@ -1,0 +1,352 @@
+//! One depot day played through the API of the real `dispatch` binary alone, as a driver's app
+//! and a depot's integration would: orders and a van, optimisation, dispatch, a driver
+//! credential, the driver's day and the pushed dispatch, start, position reports, stops
+//! completed in full and in part and failed, notes and a phone call, the route completed; then
+//! every read the depot makes and every webhook its receiver got. Used by `tests/driver_day.rs`
+//! (which asserts on it) and `examples/driver_day.rs` (which prints it).
+
+#![allow(dead_code)] // the test and the example read different parts of a day
+
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::support::{Reply, Server};
+
+/// One order of the day: its number, its line items as (code, quantity), what the driver does.
+pub type DayOrder = (&'static str, &'static [(&'static str, i64)], Outcome);
+
+/// The day's orders.
+pub const ORDERS: [DayOrder; 4] = [
+    ("DAY-1", &[("BREAD", 2), ("MILK", 1)], Outcome::Full),
+    ("DAY-2", &[("TILES", 10), ("GLUE", 2)], Outcome::Partial),
+    ("DAY-3", &[("SOFA", 1)], Outcome::Fail),
+    ("DAY-4", &[], Outcome::Full),
+];
+
+/// What the driver does at a stop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Everything delivered.
+    Full,
+    /// Some delivered: 7 of the first item, none of the second.
+    Partial,
+    /// Nobody home.
+    Fail,
+}
+
+/// The seed of the day's depot: North at (51.50, -0.12), UTC, webhooks to `receiver`, SMS
+/// on-delivery notifications within an hour, partial orders.
+pub fn seed_file(receiver: &str) -> Value {
+    json!({"organisations": [{"name": "Acme", "depots": [{
+        "name": "North", "address": "1 Depot Way", "lat": 51.50, "lng": -0.12,
+        "settings": {
+            "partial_orders": true,
+            "webhook": {"url": receiver, "username": "hook", "password": "secret"},
+            "notifications": {"on_delivery_template": "On the way", "on_delivery_window_minutes": 60}
+        },
+        "access_keys": [{"name": "integration", "permission": "all"}],
+        "notification_templates": [
+            {"type": "SMS", "name": "On the way", "body": "Order {order_number} arrives about {eta}"}
+        ]
+    }]}]})
+}
+
+/// Everything the day showed.
+#[derive(Debug, Default)]
+pub struct Day {
+    /// The date played (today, UTC).
+    pub date: String,
+    /// What happened, one line per step, for people.
+    pub log: Vec<String>,
+    /// Order ids by position in [`ORDERS`].
+    pub orders: Vec<i64>,
+    /// The plan and the route.
+    pub plan_id: i64,
+    pub route_id: i64,
+    /// The first message of the driver's feed after dispatch.
+    pub pushed: Value,
+    /// `POST /driver/routes/{id}/positions` answers.
+    pub position_reports: Vec<Value>,
+    /// The stop answers of the driver's actions, by order number.
+    pub stop_answers: Vec<(String, Value)>,
+    /// Depot reads afterwards: `GET /v2/routes/{id}`, `/v2/plans/{id}`, `/v2/orders/{id}`.
+    pub route: Value,
+    pub plan: Value,
+    pub order_reads: Vec<Value>,
+    /// `POST /driver/routes/{id}/complete`'s route.
+    pub completed: Value,
+}
+
+fn ok(reply: Reply, what: &str) -> Value {
+    assert!(
+        (200..300).contains(&reply.status),
+        "{what}: {} {}",
+        reply.status,
+        String::from_utf8_lossy(&reply.raw)
+    );
+    reply.json()
+}
+
+fn now() -> String {
+    let ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    dispatch_core::time::Timestamp::from_millis(ms).to_string()
+}
+
+/// Plays the day on `server` with North's `key`.
+pub fn play(server: &Server, key: &str) -> Day {
+    let mut day = Day {
+        date: now()[..10].to_owned(),
+        ..Day::default()
+    };
+    let vehicle = ok(
+        server.post(
+            "/v2/vehicles",
+            key,
+            &json!({"name": "Van 1", "availability": "always", "start_location": "depot", "end_location": "depot"}),
+        ),
+        "vehicle",
+    )["vehicle"]["id"]
+        .as_i64()
+        .unwrap();
+    let orders: Vec<Value> = ORDERS
+        .iter()
+        .enumerate()
+        .map(|(i, (number, items, _))| {
+            let mut o = json!({
+                "order_number": number, "type": "delivery",
+                "delivery_address": format!("{} High St", i + 1), "delivery_contact_number": "07000 000000",
+                "delivery_lat": 51.502 + 0.002 * i as f64, "delivery_lng": -0.118 - 0.001 * i as f64,
+                "delivery_duration": 5, "delivery_date": day.date,
+            });
+            if !items.is_empty() {
+                o["line_items"] = Value::Array(
+                    items
+                        .iter()
+                        .map(|(code, q)| json!({"product_code": code, "product_name": code, "product_quantity": q}))
+                        .collect(),
+                );
+            }
+            o
+        })
+        .collect();
+    let created = ok(
+        server.post("/v2/orders", key, &Value::Array(orders)),
+        "orders",
+    );
+    day.orders = created["orders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["id"].as_str().unwrap().parse().unwrap())
+        .collect();
+    day.log.push(format!(
+        "{} orders and van {vehicle} for {}",
+        day.orders.len(),
+        day.date
+    ));
+
+    let started = ok(
+        server.post(
+            "/v2/plans/optimise/orders",
+            key,
+            &json!({"delivery_date": day.date, "settings": {}}),
+        ),
+        "optimise",
+    );
+    let job = started["optimisation"]["id"].as_str().unwrap().to_owned();
+    day.plan_id = started["plan"]["id"].as_i64().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while ok(server.get(&format!("/v2/plans/optimise/{job}"), key), "job")["optimisation"]
+        ["in_progress"]
+        == true
+    {
+        assert!(Instant::now() < deadline, "the optimisation never ended");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let plan = ok(
+        server.get(&format!("/v2/plans/{}", day.plan_id), key),
+        "plan",
+    );
+    day.route_id = plan["plan"]["routes"][0]["id"].as_i64().expect("a route");
+    day.log.push(format!(
+        "plan {} optimised: route {}",
+        day.plan_id, day.route_id
+    ));
+    ok(
+        server.post(
+            &format!("/v2/plans/{}/dispatch", day.plan_id),
+            key,
+            &json!(null),
+        ),
+        "dispatch",
+    );
+    day.log.push("plan dispatched".into());
+
+    let credential = ok(
+        server.post(
+            &format!("/v2/vehicles/{vehicle}/driver-credentials"),
+            key,
+            &json!({"name": "Sam"}),
+        ),
+        "credential",
+    )["driver_credential"]["credential"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let driver = credential.as_str();
+    let feed = ok(server.get("/driver/feed?after=0&wait=0", driver), "feed");
+    day.pushed = feed["messages"][0].clone();
+    day.log.push(format!(
+        "driver feed: {} {}",
+        day.pushed["kind"], day.pushed["route_id"]
+    ));
+    let today = ok(
+        server.get(&format!("/driver/day?date={}", day.date), driver),
+        "day",
+    );
+    let route = &today["routes"][0];
+    let stops: Vec<(i64, i64)> = route["stops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["id"].as_i64().unwrap(),
+                s["orders"][0]["id"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    day.log.push(format!(
+        "the driver's day: route {} with {} stops",
+        route["id"],
+        stops.len()
+    ));
+
+    ok(
+        server.post(
+            &format!("/driver/routes/{}/start", day.route_id),
+            driver,
+            &json!({"lat": 51.5, "lng": -0.12}),
+        ),
+        "start",
+    );
+    let report = |lat: f64, lng: f64| {
+        ok(
+            server.post(
+                &format!("/driver/routes/{}/positions", day.route_id),
+                driver,
+                &json!({"positions": [{"lat": lat, "lng": lng, "time": now()}]}),
+            ),
+            "positions",
+        )
+    };
+    day.position_reports.push(report(51.500, -0.120));
+    day.log
+        .push(format!("started; ETAs {}", day.position_reports[0]["etas"]));
+
+    for (stop, order_id) in &stops {
+        let index = day.orders.iter().position(|o| o == order_id).unwrap();
+        let (number, _, outcome) = ORDERS[index];
+        let read = ok(server.get(&format!("/v2/orders/{order_id}"), key), "order");
+        let read = if read["order"].is_object() {
+            read["order"].clone()
+        } else {
+            read
+        };
+        ok(
+            server.post(&format!("/driver/stops/{stop}/arrive"), driver, &json!({})),
+            "arrive",
+        );
+        let answer = match outcome {
+            Outcome::Full => ok(
+                server.post(
+                    &format!("/driver/stops/{stop}/complete"),
+                    driver,
+                    &json!({"lat": 51.501, "lng": -0.119}),
+                ),
+                "complete",
+            ),
+            Outcome::Partial => {
+                let items = read["line_items"].as_array().unwrap();
+                ok(
+                    server.post(
+                        &format!("/driver/stops/{stop}/complete"),
+                        driver,
+                        &json!({"line_items": [
+                            {"id": items[0]["id"], "delivered_quantity": 7, "failed_reason": "3 broken"},
+                            {"id": items[1]["id"], "delivered_quantity": 0, "failed_reason": "not loaded"}
+                        ]}),
+                    ),
+                    "partial",
+                )
+            }
+            Outcome::Fail => {
+                ok(
+                    server.put(
+                        &format!("/driver/stops/{stop}/notes"),
+                        driver,
+                        &json!({"notes": "left a card"}),
+                    ),
+                    "notes",
+                );
+                ok(
+                    server.post(
+                        &format!("/driver/stops/{stop}/phone-calls"),
+                        driver,
+                        &json!({}),
+                    ),
+                    "call",
+                );
+                ok(
+                    server.post(
+                        &format!("/driver/stops/{stop}/fail"),
+                        driver,
+                        &json!({"reason": "nobody home"}),
+                    ),
+                    "fail",
+                )
+            }
+        };
+        day.log.push(format!("{number}: {outcome:?}"));
+        day.stop_answers
+            .push((number.to_owned(), answer["stop"].clone()));
+        day.position_reports.push(report(51.502, -0.118));
+    }
+    day.completed = ok(
+        server.post(
+            &format!("/driver/routes/{}/complete", day.route_id),
+            driver,
+            &json!({}),
+        ),
+        "complete route",
+    )["route"]
+        .clone();
+    day.log.push(format!(
+        "route completed at {}",
+        day.completed["completed_ts"]
+    ));
+
+    day.route = ok(
+        server.get(&format!("/v2/routes/{}", day.route_id), key),
+        "route",
+    )["route"]
+        .clone();
+    day.plan = ok(
+        server.get(&format!("/v2/plans/{}", day.plan_id), key),
+        "plan",
+    )["plan"]
+        .clone();
+    for id in &day.orders {
+        let read = ok(server.get(&format!("/v2/orders/{id}"), key), "order");
+        day.order_reads.push(if read["order"].is_object() {
+            read["order"].clone()
+        } else {
+            read
+        });
+    }
+    day
+}
