@@ -23,6 +23,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use clap::{Parser, ValueEnum};
@@ -95,11 +96,15 @@ struct Args {
     smoke: bool,
 }
 
-struct Deadline(Instant, Duration);
+/// A wall-clock deadline that also counts the search's iterations.
+struct Deadline(Instant, Duration, AtomicU64);
 
 impl Control for Deadline {
     fn should_stop(&self) -> bool {
         self.0.elapsed() >= self.1
+    }
+    fn on_iterations(&self, total: u64) {
+        self.2.store(total, Ordering::Relaxed);
     }
     fn elapsed_fraction(&self) -> Option<f64> {
         Some((self.0.elapsed().as_secs_f64() / self.1.as_secs_f64().max(1e-9)).min(1.0))
@@ -191,6 +196,7 @@ struct Row {
     gap: Option<f64>,
     at_bks_vehicles: Option<bool>,
     time: f64,
+    iterations: u64,
     feasible: bool,
     note: String,
 }
@@ -222,12 +228,14 @@ fn run_one(path: &Path, args: &Args) -> Result<Row, String> {
         max_iterations: args.iterations,
     };
     let started = Instant::now();
-    let solution = solve(
-        &inst.problem,
-        &config,
-        &Deadline(started, Duration::from_secs_f64(args.time_limit)),
+    let control = Deadline(
+        started,
+        Duration::from_secs_f64(args.time_limit),
+        AtomicU64::new(0),
     );
+    let solution = solve(&inst.problem, &config, &control);
     let time = started.elapsed().as_secs_f64();
+    let iterations = control.2.load(Ordering::Relaxed);
     let report = checker::check(&inst.problem, &solution);
     let exact = check_plane(&inst.problem, &solution, plane);
     let mut note: Vec<String> = report
@@ -265,6 +273,7 @@ fn run_one(path: &Path, args: &Args) -> Result<Row, String> {
             .map(|v| report.vehicles <= v),
         bks: reference,
         time,
+        iterations,
         feasible,
         note: note.join("; "),
     })
@@ -280,7 +289,7 @@ fn table_row(r: &Row) -> String {
         None => ("-".into(), "-".into(), "-"),
     };
     format!(
-        "| {:<10} | {:>3} | {:>10.2} | {:>10.1} | {:>3} | {:>10} | {:<6} | {:>7} | {:>6.2} | {}{} |",
+        "| {:<10} | {:>3} | {:>10.2} | {:>10.1} | {:>3} | {:>10} | {:<6} | {:>7} | {:>6.2} | {:>8.0} | {}{} |",
         r.name,
         r.vehicles,
         r.distance,
@@ -290,6 +299,7 @@ fn table_row(r: &Row) -> String {
         kind,
         r.gap.map_or("-".into(), |g| format!("{:.2}", if g.abs() < 0.005 { 0.0 } else { g })),
         r.time,
+        r.iterations as f64 / r.time.max(1e-9),
         if r.feasible { "yes" } else { "NO" },
         if r.note.is_empty() { String::new() } else { format!(" ({})", r.note) }
     )
@@ -313,7 +323,7 @@ fn summary(rows: &[Row]) -> String {
         }
     };
     format!(
-        "instances: {}  infeasible or incomplete: {}  mean gap: {:.2} % (over {})  at BKS vehicle count: {}/{}  mean vehicles: {} (BKS {})  mean time: {} s",
+        "instances: {}  infeasible or incomplete: {}  mean gap: {:.2} % (over {})  at BKS vehicle count: {}/{}  mean vehicles: {} (BKS {})  mean time: {} s  mean iterations/s: {}",
         rows.len(),
         rows.iter().filter(|r| !r.feasible).count(),
         mean_gap,
@@ -323,6 +333,7 @@ fn summary(rows: &[Row]) -> String {
         mean(&|r| Some(r.vehicles as f64)),
         mean(&|r| r.bks.and_then(|((v, _), _)| v).map(|v| v as f64)),
         mean(&|r| Some(r.time)),
+        mean(&|r| Some(r.iterations as f64 / r.time.max(1e-9))),
     )
 }
 
@@ -351,9 +362,9 @@ fn main() -> Result<(), String> {
     if files.is_empty() {
         return Err("no instance selected".into());
     }
-    let header = "| instance   | veh |   distance |     DIMACS | BKS veh |   BKS dist | ref    |   gap % | time s | feasible |";
+    let header = "| instance   | veh |   distance |     DIMACS | BKS veh |   BKS dist | ref    |   gap % | time s |   iter/s | feasible |";
     let mut out = format!(
-        "commit {}{}; objective {:?}, convention {:?}, time limit {} s, iterations {:?}, threads {}, seed {}\n\n{header}\n|---|---|---|---|---|---|---|---|---|---|\n",
+        "commit {}{}; objective {:?}, convention {:?}, time limit {} s, iterations {:?}, threads {}, seed {}; load average at start {}\n\n{header}\n|---|---|---|---|---|---|---|---|---|---|---|\n",
         git(&["rev-parse", "--short", "HEAD"]),
         if git(&["status", "--porcelain", "--untracked-files=no"]).is_empty() { "" } else { " (dirty)" },
         args.objective,
@@ -362,6 +373,10 @@ fn main() -> Result<(), String> {
         args.iterations,
         args.threads,
         args.seed,
+        std::fs::read_to_string("/proc/loadavg")
+            .ok()
+            .and_then(|l| l.split_whitespace().next().map(str::to_owned))
+            .unwrap_or_else(|| "unknown".to_owned()),
     );
     print!("{out}");
     let mut rows = Vec::new();

@@ -61,6 +61,11 @@ def ours(instance, seconds, threads, extra=()):
     sol = json.loads(out)
     sol["elapsed_s"] = wall
     sol["rss_mb"] = rss
+    # `dispatch solve` ends its stderr with "done elapsed_s=.. iterations=N iterations_per_s=X".
+    done = [l for l in err.splitlines() if l.startswith("done ")]
+    fields = dict(kv.split("=", 1) for kv in done[-1].split()[1:]) if done else {}
+    sol["iterations"] = int(fields.get("iterations", 0))
+    sol["it_s"] = float(fields["iterations_per_s"]) if "iterations_per_s" in fields else None
     return sol
 
 
@@ -171,9 +176,9 @@ def depots(args):
               "rule" + (f" (capped at {args.vroom_cap:g} s)" if args.vroom_cap else "") +
               ". Assigned tasks (a shipment is two) and cost (travel time, s) as the checker "
               "recomputes them. Target: assigned >= VROOM's and, at equal count, lower cost.", "",
-              "| day | tasks | ours assigned | ours cost | ours s | ours RSS MB | VROOM assigned | "
-              "VROOM cost | VROOM s | cost ratio | target |",
-              "|---|---|---|---|---|---|---|---|---|---|---|"]
+              "| day | tasks | ours assigned | ours cost | ours s | ours it/s | ours RSS MB | "
+              "VROOM assigned | VROOM cost | VROOM s | cost ratio | target |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for f in files:
         o = ours(f, args.time_limit, args.threads)
         co = check(f, o, "exact")
@@ -201,7 +206,8 @@ def depots(args):
             verdict += f"; VROOM's routes fail the checker ({code})"
         feas = "" if co["feasible"] else " x"
         lines.append(f"| {f.stem} | {co.get('tasks')} | {co.get('assigned')}{feas} | "
-                     f"{co.get('travel_time')} | {fmt(o['elapsed_s'], 1)} | {fmt(o['rss_mb'], 0)} | "
+                     f"{co.get('travel_time')} | {fmt(o['elapsed_s'], 1)} | {fmt(o['it_s'], 1)} | "
+                     f"{fmt(o['rss_mb'], 0)} | "
                      f"{cv.get('assigned', '-')} | {cv.get('travel_time', '-')} | "
                      f"{fmt(v['elapsed_s'], 1)} | {fmt(ratio, 3)} | {verdict} |")
     lines += ["", "A route fails the checker when it breaks dispatch's model. VROOM may take a "

@@ -120,6 +120,10 @@ pub trait Control: Sync {
     fn elapsed_fraction(&self) -> Option<f64> {
         None
     }
+    /// Called (from the calling thread) with the search iterations run so far, over all
+    /// threads, each time the workers meet and once at the end: for iterations-per-second
+    /// figures.
+    fn on_iterations(&self, _total: u64) {}
 }
 
 /// Solves `problem`: every task ends up on a route or in `unassigned` with its reason.

@@ -5,7 +5,7 @@
 use super::fleet::{Fleet, Scratch};
 use super::instance::Instance;
 use super::neighbours::Neighbours;
-use super::operators::improve;
+use super::operators::{improve, improve_between};
 use super::recreate::{order, recreate, Recreate, RecreateScratch};
 use super::rng::Rng;
 use super::ruin::{ruin, RuinParams};
@@ -278,14 +278,16 @@ pub(crate) fn run(
             _ => workers.iter_mut().map(run).collect(),
         };
         done += counts.iter().sum::<u64>();
+        control.on_iterations(done);
         let (idx, w) = workers
             .iter()
             .enumerate()
             .min_by_key(|(i, w)| (w.best_score, *i))
             .expect("at least one worker");
         if w.best_score < best_score {
-            best_score = w.best_score;
             best = w.best.clone();
+            polish(inst, nb, &mut best, control);
+            best_score = best.score(inst);
             report(control, done, &best);
         }
         let _ = idx;
@@ -303,7 +305,21 @@ pub(crate) fn run(
             break;
         }
     }
+    control.on_iterations(done);
     best
+}
+
+/// Inter-route then intra-route local search on a new best solution, at the workers' meeting:
+/// the annealing's own trajectory stays as it was (on 12 Homberger 200 instances, searching
+/// every worker's new best this way made the mean gap worse, 0.63 -> 0.79 %), and the workers
+/// restart from the polished best like from any better one.
+fn polish(inst: &Instance, nb: &Neighbours, best: &mut State, control: &dyn Control) {
+    let used: Vec<usize> = (0..best.routes.len())
+        .filter(|&r| !best.routes[r].is_empty())
+        .collect();
+    let mut routes = improve_between(inst, nb, best, &used, &|| control.should_stop());
+    routes.retain(|&r| !best.routes[r].is_empty());
+    improve(inst, best, &routes);
 }
 
 fn report(control: &dyn Control, iteration: u64, s: &State) {

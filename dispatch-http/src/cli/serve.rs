@@ -178,16 +178,19 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         state.store.clone(),
         state.clock.clone(),
         travel,
-        Arc::new(AutoDispatch),
+        Arc::new(AutoDispatch {
+            links: Arc::new(crate::links::Links::of(&state)),
+        }),
         state.jobs.clone(),
         args.optimiser_config(),
     );
+    let images_pending = crate::runtime::images::pending_at_start(&*state.store)?;
     println!("listening on http://{addr}/v2");
     let _ = std::io::stdout().flush();
     tracing::info!(%addr, public_url = state.public_url.as_str(), db = %args.db.display(), "serving");
 
     let (stopping_tx, mut stopping) = tokio::sync::watch::channel(false);
-    let background = crate::runtime::start(&state, senders, stopping.clone())?;
+    let background = crate::runtime::start(&state, senders, images_pending, stopping.clone())?;
     let limits = args.connection_limits();
     let server = crate::server::serve(listener, crate::app(state), limits, async move {
         shutdown_signal().await;

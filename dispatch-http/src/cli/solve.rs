@@ -4,6 +4,7 @@
 
 use std::io::{IsTerminal, Read, Write};
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use clap::ValueEnum;
@@ -43,7 +44,8 @@ pub struct SolveArgs {
     /// Instance format.
     #[arg(long, value_enum, default_value = "auto")]
     pub format: FormatArg,
-    /// Wall-clock budget in seconds (decimal allowed); the best solution so far is printed.
+    /// Wall-clock budget in seconds from the command's start, reading the file included (decimal
+    /// allowed); the best solution so far is printed.
     #[arg(long, value_name = "SECS", default_value = "10", value_parser = parse_seconds)]
     pub time_limit: f64,
     /// Stop after N search iterations (or at the time limit, whichever comes first).
@@ -76,6 +78,8 @@ struct Deadline {
     terminal: bool,
     /// Divides matrix costs for display (the Euclidean formats' scale).
     unit: f64,
+    /// Search iterations run so far (all threads).
+    iterations: AtomicU64,
 }
 
 impl Control for Deadline {
@@ -106,6 +110,10 @@ impl Control for Deadline {
                 p.iteration, p.vehicles, p.unassigned
             )
         };
+    }
+
+    fn on_iterations(&self, total: u64) {
+        self.iterations.store(total, Ordering::Relaxed);
     }
 
     fn elapsed_fraction(&self) -> Option<f64> {
@@ -212,6 +220,9 @@ fn round(x: f64, decimals: i32) -> f64 {
 }
 
 pub fn run(args: SolveArgs) -> Result<(), String> {
+    // The time limit counts from the start of the command: reading and parsing a big day (a
+    // 157 MB file for 5 000 orders) took 15 % of a 120 s limit when the clock started after it.
+    let started = Instant::now();
     let text = read_input(&args.file)?;
     let format = match args.format {
         FormatArg::Solomon => Format::Solomon,
@@ -245,7 +256,7 @@ pub fn run(args: SolveArgs) -> Result<(), String> {
         max_iterations: args.iterations,
     };
     let control = Deadline {
-        started: Instant::now(),
+        started,
         limit: Duration::from_secs_f64(args.time_limit),
         terminal: std::io::stderr().is_terminal(),
         unit: if instance.plane.is_some() {
@@ -253,12 +264,19 @@ pub fn run(args: SolveArgs) -> Result<(), String> {
         } else {
             1.0
         },
+        iterations: AtomicU64::new(0),
     };
     let solution = solve(&instance.problem, &config, &control);
-    let elapsed_s = round(control.started.elapsed().as_secs_f64(), 3);
+    let elapsed = control.started.elapsed().as_secs_f64();
+    let elapsed_s = round(elapsed, 3);
     if control.terminal {
         eprintln!();
     }
+    let iterations = control.iterations.load(Ordering::Relaxed);
+    eprintln!(
+        "done elapsed_s={elapsed_s} iterations={iterations} iterations_per_s={:.1}",
+        iterations as f64 / elapsed.max(1e-9)
+    );
     let (json, violations) = render(&instance, &solution, elapsed_s, args.seed)?;
     println!("{json}");
     match violations.first() {

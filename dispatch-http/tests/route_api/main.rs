@@ -10,6 +10,9 @@ mod booking;
 mod dispatch;
 mod driver;
 mod edits;
+mod pod;
+mod pod_uploads;
+mod tracking_browser;
 
 use common::TestApp;
 use dispatch_core::events::DomainEvent;

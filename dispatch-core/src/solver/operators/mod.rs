@@ -1,10 +1,19 @@
-//! Intra-route local search, applied to the routes a new best solution changed: segment
-//! reversal (2-opt) and segment relocation (or-opt). Cost deltas come in O(1) from prefix sums;
-//! only improving moves are then checked, by loads, pickup-before-delivery and a full
-//! re-simulation, so every constraint (breaks and limits included) is respected.
+//! Local search, applied to the routes a new best solution changed: between routes
+//! ([`improve_between`]: relocate, swap, 2-opt* on granular neighbourhoods), then within each
+//! route ([`improve`]: segment reversal (2-opt) and segment relocation (or-opt)). Cost deltas
+//! come in O(1); only improving moves are then checked, by loads, pickup-before-delivery and a
+//! full re-simulation, so every constraint (breaks and limits included) is respected.
 
+mod inter;
+#[cfg(test)]
+mod inter_tests;
 mod or_opt;
+mod relocate;
+mod swap;
 mod two_opt;
+mod two_opt_star;
+
+pub(crate) use inter::improve_between;
 
 use super::instance::{Instance, NONE};
 use super::schedule::simulate;
