@@ -15,6 +15,7 @@ pub mod driver;
 pub mod error;
 pub mod extract;
 pub mod keys;
+pub mod links;
 pub mod middleware;
 pub mod paging;
 pub mod public_url;
@@ -22,6 +23,8 @@ pub mod rejection;
 pub mod runtime;
 pub mod server;
 pub mod setup;
+pub mod setup_questionnaires;
+pub mod tracking;
 pub mod travel;
 pub mod v2;
 
@@ -98,7 +101,9 @@ pub fn app(state: AppState) -> Router {
         .route("/healthz", get(healthz))
         .nest("/v2", api)
         .nest("/driver", driver::router(state.clone(), &layers));
-    middleware::apply_outer(with_error_handling(routes, state), &layers)
+    // The tracking page answers HTML, errors included: it stays outside the envelope net.
+    let tracking = tracking::routes(state.clone());
+    middleware::apply_outer(with_error_handling(routes, state).merge(tracking), &layers)
 }
 
 /// Adds what makes every failure an envelope: the unknown-path and wrong-method fallbacks, the

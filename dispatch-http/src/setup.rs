@@ -79,6 +79,9 @@ pub struct SeedDepot {
     /// The offline geocoder's table.
     #[serde(default)]
     pub gazetteer: Vec<SeedPlace>,
+    /// Driver questionnaires (see [`crate::setup_questionnaires`]).
+    #[serde(default)]
+    pub questionnaires: Vec<crate::setup_questionnaires::SeedQuestionnaire>,
 }
 
 /// Depot settings of a seed file.
@@ -362,6 +365,7 @@ fn apply_depot(
         };
         tx.upsert_gazetteer_entry(scope, &entry)?;
     }
+    let questionnaires = crate::setup_questionnaires::apply(tx, scope, &d.questionnaires, now)?;
     Ok(json!({
         "id": depot.id,
         "name": depot.name,
@@ -371,6 +375,7 @@ fn apply_depot(
         "tags": tags,
         "zone_groups": zone_groups,
         "notification_templates": templates,
+        "questionnaires": questionnaires,
     }))
 }
 
@@ -490,6 +495,7 @@ fn validate(seed: &SeedFile) -> Result<(), SeedError> {
                     ));
                 }
             }
+            crate::setup_questionnaires::validate(&at, &d.questionnaires, &mut problems);
             for (i, p) in d.gazetteer.iter().enumerate() {
                 if Coordinates::new(p.lat, p.lng).is_none()
                     || (p.address.is_none() && p.postcode.is_none())

@@ -16,7 +16,8 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0006_route_log.sql"),
     include_str!("../migrations/0007_driver.sql"),
     include_str!("../migrations/0008_hardening_attachment_names.sql"),
-    include_str!("../migrations/0009_events2.sql"),
+    include_str!("../migrations/0009_pod.sql"),
+    include_str!("../migrations/0010_events2.sql"),
 ];
 
 /// The schema version of a database this program has fully migrated.

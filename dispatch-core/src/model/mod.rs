@@ -21,6 +21,8 @@ pub mod order_validate;
 pub mod order_value;
 pub mod organisation;
 pub mod plan;
+pub mod pod;
+pub mod questionnaire;
 pub mod reference;
 pub mod route;
 pub mod route_edit;

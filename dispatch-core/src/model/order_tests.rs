@@ -65,7 +65,7 @@ fn item(code: &str, qty: f64, price: Option<f64>) -> LineItemInput {
 }
 
 fn batch_paths(inputs: &[OrderInput]) -> Vec<String> {
-    validate_order_batch(inputs, &statuses())
+    validate_order_batch(inputs.to_vec(), &statuses())
         .unwrap_err()
         .0
         .iter()
@@ -79,7 +79,7 @@ fn create(input: &OrderInput, now: i64) -> Order {
 
 fn post(existing: Option<&Order>, input: &OrderInput, now: i64) -> OrderMerge {
     let (cat, st, start) = (catalog(), statuses(), Status::open());
-    let changes = validate_order_batch(std::slice::from_ref(input), &st)
+    let changes = validate_order_batch(vec![input.clone()], &st)
         .unwrap()
         .remove(0);
     merge_posted_order(existing, &changes, None, ctx(&cat, &st, &start, now)).unwrap()
@@ -87,7 +87,7 @@ fn post(existing: Option<&Order>, input: &OrderInput, now: i64) -> OrderMerge {
 
 fn put(existing: &Order, input: &OrderInput, taken: bool) -> Result<OrderMerge, Vec<String>> {
     let (cat, st, start) = (catalog(), statuses(), Status::open());
-    let changes = validate_order(input, OrderWrite::Update, &st)
+    let changes = validate_order(input.clone(), OrderWrite::Update, &st)
         .map_err(|e| e.0.iter().map(|i| render(&i.path)).collect::<Vec<_>>())?;
     apply_order_update(existing, &changes, taken, ctx(&cat, &st, &start, 99))
         .map_err(|e| e.0.iter().map(|i| render(&i.path)).collect())
@@ -116,7 +116,7 @@ fn a_shipment_needs_pickup_and_delivery_data() {
     assert_eq!(batch_paths(&[o.clone()]), ["0.pickup_address"]);
     o.pickup.lat = Some(Some(1.0));
     o.pickup.lng = Some(Some(2.0));
-    assert!(validate_order_batch(&[o], &statuses()).is_ok());
+    assert!(validate_order_batch(vec![o], &statuses()).is_ok());
 }
 
 #[test]
@@ -139,7 +139,7 @@ fn an_exchange_reference_must_be_shared_by_exactly_two_orders() {
         ..delivery(n)
     };
     assert_eq!(batch_paths(&[ex("A")]), ["0.order_exchange.reference"]);
-    assert!(validate_order_batch(&[ex("A"), ex("B")], &statuses()).is_ok());
+    assert!(validate_order_batch(vec![ex("A"), ex("B")], &statuses()).is_ok());
     assert_eq!(batch_paths(&[ex("A"), ex("B"), ex("C")]).len(), 3);
 }
 
@@ -193,7 +193,7 @@ fn line_items_need_code_name_and_integer_quantity_within_limits() {
         },
     ]);
     let (cat, st, start) = (catalog(), statuses(), Status::open());
-    let errs = validate_order_batch(&[o], &st).unwrap_err();
+    let errs = validate_order_batch(vec![o], &st).unwrap_err();
     let paths: Vec<String> = errs.0.iter().map(|i| render(&i.path)).collect();
     assert_eq!(
         paths,
@@ -208,7 +208,7 @@ fn line_items_need_code_name_and_integer_quantity_within_limits() {
         product_code: Some("B".into()),
         ..LineItemInput::default()
     }]);
-    let changes = validate_order_batch(&[o], &st).unwrap().remove(0);
+    let changes = validate_order_batch(vec![o], &st).unwrap().remove(0);
     let errs = merge_posted_order(None, &changes, None, ctx(&cat, &st, &start, 1)).unwrap_err();
     let paths: Vec<String> = errs.0.iter().map(|i| render(&i.path)).collect();
     assert_eq!(
@@ -276,7 +276,9 @@ fn order_value_is_settable_only_without_valued_line_items() {
     );
     o.line_items = Some(vec![item("A", 1.0, Some(1.0))]);
     let (cat, st, start) = (catalog(), statuses(), Status::open());
-    let changes = validate_order_batch(&[o.clone()], &st).unwrap().remove(0);
+    let changes = validate_order_batch(vec![o.clone()], &st)
+        .unwrap()
+        .remove(0);
     assert!(merge_posted_order(None, &changes, None, ctx(&cat, &st, &start, 1)).is_err());
     o.order_value = Some(Some(10.555));
     assert_eq!(batch_paths(&[o]), ["0.order_value"]);

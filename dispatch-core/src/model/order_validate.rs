@@ -20,18 +20,23 @@ use crate::model::order_value::Money;
 use crate::status::StatusSet;
 use crate::time::{Date, Weekday};
 
-/// Checks every field rule of one order. Paths are relative to the order object.
+/// Checks every field rule of one order. Paths are relative to the order object. The input is
+/// taken by value so its strings move into the changes: a body-sized batch is held once, not
+/// twice.
 pub fn validate_order(
-    input: &OrderInput,
+    input: OrderInput,
     write: OrderWrite,
     statuses: &StatusSet,
 ) -> Result<OrderChanges, ValidationErrors> {
     let mut errs = ValidationErrors::default();
     let mut out = OrderChanges::default();
-    match &input.order_number {
+    // Time windows are read before the fields move; their issues keep their place after the ends'.
+    let mut window_errs = ValidationErrors::default();
+    out.time_windows = time_windows(&mut window_errs, &input);
+    match input.order_number {
         Some(Some(n)) => {
-            check_len(&mut errs, key_path(&["order_number"]), n, 1, usize::MAX);
-            out.order_number = Some(n.clone());
+            check_len(&mut errs, key_path(&["order_number"]), &n, 1, usize::MAX);
+            out.order_number = Some(n);
         }
         None if write == OrderWrite::Update => {}
         _ => errs.push(required(key_path(&["order_number"]), "string")),
@@ -59,10 +64,10 @@ pub fn validate_order(
     if let Some(c) = &input.customer {
         check_customer(&mut errs, c);
     }
-    out.customer = input.customer.clone();
+    out.customer = input.customer;
     out.customer_id = input.customer_id;
-    out.delivery = endpoint(&mut errs, "delivery", &input.delivery);
-    out.pickup = endpoint(&mut errs, "pickup", &input.pickup);
+    out.delivery = endpoint(&mut errs, "delivery", input.delivery);
+    out.pickup = endpoint(&mut errs, "pickup", input.pickup);
     out.delivery_date = input.delivery_date.as_ref().map(|d| {
         d.as_ref().and_then(|d| {
             let parsed = Date::parse(d);
@@ -78,17 +83,17 @@ pub fn validate_order(
             parsed
         })
     });
-    out.time_windows = time_windows(&mut errs, input);
-    match &input.order_exchange {
+    errs.extend(window_errs.0);
+    match input.order_exchange {
         Some(Some(r)) => {
             check_len(
                 &mut errs,
                 key_path(&["order_exchange", "reference"]),
-                r,
+                &r,
                 1,
                 usize::MAX,
             );
-            out.exchange_reference = Some(r.clone());
+            out.exchange_reference = Some(r);
         }
         Some(None) => errs.push(required(
             key_path(&["order_exchange", "reference"]),
@@ -111,9 +116,9 @@ pub fn validate_order(
             );
         }
     }
-    out.emails = input.emails.clone();
-    out.tags = input.tags.clone();
-    out.skills = input.skills.clone();
+    out.emails = input.emails;
+    out.tags = input.tags;
+    out.skills = input.skills;
     for (i, cap) in input.capacities.iter().flatten().enumerate() {
         let p: Vec<PathSegment> = vec!["capacities".into(), i.into(), "capacity".into()];
         match cap.capacity {
@@ -121,7 +126,7 @@ pub fn validate_order(
             None => errs.push(required(p, "number")),
         }
     }
-    out.capacities = input.capacities.clone();
+    out.capacities = input.capacities;
     for (i, f) in input.custom_fields.iter().flatten().enumerate() {
         if f.value.is_none() {
             errs.push(required(
@@ -130,7 +135,7 @@ pub fn validate_order(
             ));
         }
     }
-    out.custom_fields = input.custom_fields.clone();
+    out.custom_fields = input.custom_fields;
     out.order_value = input.order_value.map(|v| {
         v.and_then(|v| match Money::parse(v) {
             Ok(m) => Some(m),
@@ -151,14 +156,14 @@ pub fn validate_order(
         }
         check_unique_codes(&mut errs, &key_path(&["line_items"]), items);
     }
-    out.line_items = input.line_items.clone();
+    out.line_items = input.line_items;
     errs.into_result().map(|()| out)
 }
 
 /// Checks a POST /orders batch: every order's field rules, then the rules across orders.
 /// Paths start with the order's position in the batch.
 pub fn validate_order_batch(
-    inputs: &[OrderInput],
+    inputs: Vec<OrderInput>,
     statuses: &StatusSet,
 ) -> Result<Vec<OrderChanges>, ValidationErrors> {
     let mut errs = ValidationErrors::default();
@@ -172,16 +177,9 @@ pub fn validate_order_batch(
         ));
         return Err(errs);
     }
-    let mut out = Vec::with_capacity(inputs.len());
-    for (i, input) in inputs.iter().enumerate() {
-        match validate_order(input, OrderWrite::Create, statuses) {
-            Ok(changes) => {
-                check_type_needs(&mut errs, i, &changes);
-                out.push(changes);
-            }
-            Err(e) => errs.extend(e.0.into_iter().map(|issue| issue.under(i))),
-        }
-    }
+    // The rules across orders read the inputs before they move into their changes; their
+    // issues still come after every order's own.
+    let mut across = ValidationErrors::default();
     for (i, input) in inputs.iter().enumerate() {
         let Some(Some(number)) = &input.order_number else {
             continue;
@@ -190,7 +188,7 @@ pub fn validate_order_batch(
             .iter()
             .any(|o| matches!(&o.order_number, Some(Some(n)) if n == number))
         {
-            errs.push(custom(
+            across.push(custom(
                 vec![i.into(), "order_number".into()],
                 "an order_number not repeated in the request",
                 number,
@@ -207,7 +205,7 @@ pub fn validate_order_batch(
             .filter(|o| matches!(&o.order_exchange, Some(Some(r)) if r == reference))
             .count();
         if sharing != 2 {
-            errs.push(custom(
+            across.push(custom(
                 vec![i.into(), "order_exchange".into(), "reference".into()],
                 "a reference shared by exactly two orders of the request",
                 reference,
@@ -215,6 +213,17 @@ pub fn validate_order_batch(
             ));
         }
     }
+    let mut out = Vec::with_capacity(inputs.len());
+    for (i, input) in inputs.into_iter().enumerate() {
+        match validate_order(input, OrderWrite::Create, statuses) {
+            Ok(changes) => {
+                check_type_needs(&mut errs, i, &changes);
+                out.push(changes);
+            }
+            Err(e) => errs.extend(e.0.into_iter().map(|issue| issue.under(i))),
+        }
+    }
+    errs.extend(across.0);
     errs.into_result().map(|()| out)
 }
 
@@ -268,7 +277,7 @@ fn check_customer(errs: &mut ValidationErrors, c: &OrderCustomerInput) {
     crate::model::order_fields::check_coordinates(errs, (at("lat"), c.lat), (at("lng"), c.lng));
 }
 
-fn endpoint(errs: &mut ValidationErrors, side: &str, e: &EndpointInput) -> EndpointChanges {
+fn endpoint(errs: &mut ValidationErrors, side: &str, e: EndpointInput) -> EndpointChanges {
     let key = |k: &str| format!("{side}_{k}");
     let at = |k: &str| vec![PathSegment::Key(key(k))];
     if let Some(Some(v)) = &e.contact_email {
@@ -303,16 +312,16 @@ fn endpoint(errs: &mut ValidationErrors, side: &str, e: &EndpointInput) -> Endpo
             .collect()
     });
     EndpointChanges {
-        contact_name: e.contact_name.clone(),
-        contact_number: e.contact_number.clone(),
-        contact_email: e.contact_email.clone(),
-        address: e.address.clone(),
-        country_code: e.country_code.clone(),
-        postcode: e.postcode.clone(),
+        contact_name: e.contact_name,
+        contact_number: e.contact_number,
+        contact_email: e.contact_email,
+        address: e.address,
+        country_code: e.country_code,
+        postcode: e.postcode,
         lat: e.lat,
         lng: e.lng,
         duration: e.duration,
-        notes: e.notes.clone(),
+        notes: e.notes,
         available_days,
     }
 }

@@ -4,6 +4,8 @@
 pub mod clock;
 pub mod geocoder;
 pub mod idempotency;
+pub mod images;
 pub mod matrix;
 pub mod notifier;
 pub mod store;
+pub mod tracking;

@@ -29,6 +29,7 @@ mod notifications;
 mod orders;
 mod outbox;
 mod plans;
+mod pod;
 mod route_log;
 
 pub use customers::CustomerRepo;
@@ -38,6 +39,7 @@ pub use notifications::{DueTask, NewTask, NotificationRepo, TaskFilter, INTERRUP
 pub use orders::{NewAttachment, NumberedOrder, OrderFilter, OrderRepo, OrderSummary};
 pub use outbox::{DeliveryOutcome, DeliveryRecord, DeliveryState, OutboxEvent, OutboxRepo};
 pub use plans::{OptimisationRepo, PlanRepo, RouteRepo, RouteSummary, KEPT_PROBLEMS};
+pub use pod::{NewImage, PendingImage, PodRepo, ProofPlace, QuestionnaireRepo, TrackingRepo};
 pub use route_log::{RouteAuditEntry, RouteLogRepo};
 
 use crate::model::location::Coordinates;
@@ -163,6 +165,9 @@ pub trait StoreTx:
     + IdempotencyRepo
     + NotificationRepo
     + DriverRepo
+    + QuestionnaireRepo
+    + PodRepo
+    + TrackingRepo
 {
 }
 
@@ -180,6 +185,9 @@ impl<
             + NotificationRepo
             + IdempotencyRepo
             + DriverRepo
+            + QuestionnaireRepo
+            + PodRepo
+            + TrackingRepo
             + ?Sized,
     > StoreTx for T
 {

@@ -7,6 +7,7 @@ use super::notifications::{on_dispatch, DispatchedOrder};
 use super::optimisation::JobFollowUp;
 use super::orders::apply_status_event;
 use super::plans::cancel_plan_jobs;
+use super::tracking::issue_link;
 use super::ServiceError;
 use crate::events::DomainEvent;
 use crate::model::dispatch::{
@@ -19,6 +20,7 @@ use crate::model::organisation::DepotScope;
 use crate::model::plan::Plan;
 use crate::ports::clock::Clock;
 use crate::ports::store::{Store, StoreError, StoreTx};
+use crate::ports::tracking::TrackingLinks;
 use crate::service::driver::feed::route_changed;
 use crate::status::{OrderEvent, OPEN, ROUTED};
 use crate::time::Timestamp;
@@ -95,9 +97,11 @@ fn resolve_plan(
     Ok((plan, target))
 }
 
-/// `POST /plans/{id}/dispatch`: `id` is the plan's or its active solution's.
+/// `POST /plans/{id}/dispatch`: `id` is the plan's or its active solution's. Every order it
+/// routes gets its customer tracking link from `links`.
 pub fn dispatch_plan(
     store: &dyn Store,
+    links: &dyn TrackingLinks,
     scope: DepotScope,
     id: i64,
     now: Timestamp,
@@ -106,13 +110,14 @@ pub fn dispatch_plan(
         let (plan, target) = resolve_plan(tx, scope, id)?;
         let facts = plan_facts(tx, scope, &plan)?;
         let decision = decide_plan(&facts, target).map_err(rejection)?;
-        apply(tx, scope, plan, decision, now)
+        apply(tx, links, scope, plan, decision, now)
     })
 }
 
 /// `POST /routes/{id}/dispatch`.
 pub fn dispatch_route(
     store: &dyn Store,
+    links: &dyn TrackingLinks,
     scope: DepotScope,
     id: i64,
     now: Timestamp,
@@ -126,16 +131,17 @@ pub fn dispatch_route(
             .ok_or(ServiceError::NotFound("route"))?;
         let facts = plan_facts(tx, scope, &plan)?;
         let decision = decide_route(&facts, id).map_err(rejection)?;
-        apply(tx, scope, plan, decision, now)
+        apply(tx, links, scope, plan, decision, now)
     })
 }
 
 /// Dispatches the decided routes: each becomes dispatched, its OPEN orders ROUTED (one
-/// `orders.status` row each), and the plan dispatched with `plans.dispatched` when decided.
-/// An order already ROUTED by another dispatched route refuses the whole dispatch: an order
-/// is on one dispatched route at most.
+/// `orders.status` row each, and its customer tracking link), and the plan dispatched with
+/// `plans.dispatched` when decided. An order already ROUTED by another dispatched route refuses
+/// the whole dispatch: an order is on one dispatched route at most.
 fn apply(
     tx: &mut dyn StoreTx,
+    links: &dyn TrackingLinks,
     scope: DepotScope,
     mut plan: Plan,
     decision: DispatchDecision,
@@ -154,10 +160,11 @@ fn apply(
                 match order.status.as_str() {
                     OPEN => {
                         apply_status_event(tx, scope, order_id, OrderEvent::Dispatched, now)?;
+                        let link = issue_link(tx, scope, order_id, links, now)?;
                         routed.push(DispatchedOrder {
                             order_id,
                             eta: Some(clock_text(stop.visit.arrival_s)),
-                            tracking_link: None,
+                            tracking_link: Some(link),
                         });
                     }
                     ROUTED => {
@@ -243,16 +250,18 @@ pub fn delete_plan(
 }
 
 /// `settings.auto_dispatch` as the optimisation runner's follow-up: a succeeded job whose
-/// request asked for it dispatches its plan.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct AutoDispatch;
+/// request asked for it dispatches its plan (tracking links from `links`).
+pub struct AutoDispatch {
+    /// Issues the customer tracking links of the orders it routes.
+    pub links: std::sync::Arc<dyn TrackingLinks>,
+}
 
 impl JobFollowUp for AutoDispatch {
     fn after_success(&self, store: &dyn Store, job: &Optimisation, clock: &dyn Clock) {
         if job.spec.settings.auto_dispatch {
             // A plan that cannot be dispatched stays undispatched and says why on a manual
             // dispatch; a store failure leaves it for the same.
-            let _ = auto_dispatch(store, job, clock);
+            let _ = auto_dispatch(store, &*self.links, job, clock);
         }
     }
 }
@@ -261,6 +270,7 @@ impl JobFollowUp for AutoDispatch {
 /// someone dispatched (or deleted) in between is left as it is.
 pub fn auto_dispatch(
     store: &dyn Store,
+    links: &dyn TrackingLinks,
     job: &Optimisation,
     clock: &dyn Clock,
 ) -> Result<Option<Dispatched>, ServiceError> {
@@ -268,7 +278,7 @@ pub fn auto_dispatch(
         organisation_id: job.organisation_id,
         depot_id: job.depot_id,
     };
-    match dispatch_plan(store, scope, job.plan_id, clock.now()) {
+    match dispatch_plan(store, links, scope, job.plan_id, clock.now()) {
         Ok(done) => Ok(Some(done)),
         Err(ServiceError::AlreadyDispatched | ServiceError::NotFound(_)) => Ok(None),
         Err(e) => Err(e),

@@ -13,9 +13,11 @@ pub mod order_statuses;
 pub mod orders;
 pub mod plan_reads;
 pub mod plans;
+pub mod pod;
 pub mod route_day;
 pub mod route_orders;
 pub mod routes;
+pub mod tracking;
 pub mod vehicles;
 pub mod zones;
 

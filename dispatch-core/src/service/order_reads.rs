@@ -29,10 +29,8 @@ pub struct OrderDetail {
     /// The depot's reference data, to name capacity types and custom fields.
     pub catalog: Catalog,
     /// The stops serving it on routes its plans show (superseded routes left out), with their
-    /// routes.
-    pub stops: Vec<(Stop, Route)>,
-    /// What the driver side recorded on each of those stops (parallel to `stops`).
-    pub stop_drivers: Vec<StopDriverView>,
+    /// proof of delivery and their routes.
+    pub stops: OrderStops,
 }
 
 /// GET /orders/{id}: a live order of the depot, else 404.
@@ -43,13 +41,25 @@ pub fn get(store: &dyn Store, scope: DepotScope, id: i64) -> Result<OrderDetail,
             .ok_or(ServiceError::NotFound("order"))?;
         let attachments = tx.list_attachments(scope, id)?;
         let catalog = catalog(tx, scope)?;
-        let (stops, stop_drivers) = order_stops(tx, scope, id)?.into_iter().unzip();
+        let mut stops = Vec::new();
+        for ((stop, route), driver) in order_stops(tx, scope, id)? {
+            let proof = super::pod::stop_proof(tx, scope, &stop)?;
+            let orders = vec![order.clone()];
+            stops.push((
+                StopView {
+                    stop,
+                    orders,
+                    driver,
+                    proof,
+                },
+                route,
+            ));
+        }
         Ok(OrderDetail {
             order,
             attachments,
             catalog,
             stops,
-            stop_drivers,
         })
     })
 }
@@ -105,16 +115,18 @@ pub fn stops_of(
                     .into_iter()
                     .map(|((stop, route), driver)| {
                         let orders = order.iter().cloned().collect();
-                        (
+                        let proof = super::pod::stop_proof(tx, scope, &stop)?;
+                        Ok((
                             StopView {
                                 stop,
                                 orders,
                                 driver,
+                                proof,
                             },
                             route,
-                        )
+                        ))
                     })
-                    .collect(),
+                    .collect::<Result<_, StoreError>>()?,
             );
         }
         Ok::<_, StoreError>((out, catalog(tx, scope)?))

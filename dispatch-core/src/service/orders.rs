@@ -44,7 +44,7 @@ pub fn upsert_batch(
     store: &dyn Store,
     geocoder: &dyn Geocoder,
     scope: DepotScope,
-    inputs: &[OrderInput],
+    inputs: Vec<OrderInput>,
     now: Timestamp,
     last: &dyn BeforeCommit<Vec<WrittenOrder>>,
 ) -> Result<Vec<WrittenOrder>, ServiceError> {
@@ -153,7 +153,7 @@ pub fn update(
     geocoder: &dyn Geocoder,
     scope: DepotScope,
     id: i64,
-    input: &OrderInput,
+    input: OrderInput,
     now: Timestamp,
 ) -> Result<UpdatedOrder, ServiceError> {
     let statuses = store.read(|tx| statuses(tx, scope))?;

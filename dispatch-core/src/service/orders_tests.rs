@@ -37,7 +37,7 @@ fn post(
     scope: DepotScope,
     orders: &[OrderInput],
 ) -> Vec<WrittenOrder> {
-    upsert_batch(store, geo, scope, orders, at(1), &()).unwrap()
+    upsert_batch(store, geo, scope, orders.to_vec(), at(1), &()).unwrap()
 }
 
 #[test]
@@ -108,7 +108,7 @@ fn orders_without_customer_are_refused_where_the_depot_requires_one() {
         })
         .unwrap();
     assert!(matches!(
-        upsert_batch(&store, &geo, a, &[order("A")], at(1), &()),
+        upsert_batch(&store, &geo, a, vec![order("A")], at(1), &()),
         Err(ServiceError::Permission(_))
     ));
     let with = OrderInput {
@@ -118,7 +118,7 @@ fn orders_without_customer_are_refused_where_the_depot_requires_one() {
         }),
         ..order("A")
     };
-    let w = upsert_batch(&store, &geo, a, &[with], at(1), &()).unwrap();
+    let w = upsert_batch(&store, &geo, a, vec![with], at(1), &()).unwrap();
     let stored = order_reads::get(&store, a, w[0].id).unwrap().order;
     let customer = crate::service::customers::get(&store, a, stored.customer_id.unwrap()).unwrap();
     assert_eq!(
@@ -150,7 +150,7 @@ fn a_line_item_status_change_writes_an_orders_status_event_to_the_outbox() {
         line_items: Some(vec![item(Some("DELIVERED"))]),
         ..OrderInput::default()
     };
-    let updated = update(&store, &geo, a, w[0].id, &change, at(2)).unwrap();
+    let updated = update(&store, &geo, a, w[0].id, change, at(2)).unwrap();
     assert_eq!(updated.order.status.as_str(), "DELIVERED");
     let dyn_store: &dyn Store = &store;
     let events = dyn_store.read(|tx| tx.list_events(a)).unwrap();

@@ -12,6 +12,7 @@ use crate::model::order::Order;
 use crate::model::order_fields::Catalog;
 use crate::model::organisation::DepotScope;
 use crate::model::plan::{Plan, UnservedOrder};
+use crate::model::pod::{StopProof, SubmissionRef};
 use crate::model::route::Route;
 use crate::model::stop::Stop;
 use crate::model::vehicle::Vehicle;
@@ -27,6 +28,8 @@ pub struct StopView {
     pub orders: Vec<Order>,
     /// What the driver side recorded on it.
     pub driver: StopDriverView,
+    /// Its proof of delivery and tracking token.
+    pub proof: StopProof,
 }
 
 /// A route with its stops and vehicle.
@@ -38,6 +41,8 @@ pub struct RouteView {
     pub stops: Vec<StopView>,
     /// Its vehicle, unless deleted.
     pub vehicle: Option<Vehicle>,
+    /// Questionnaire submissions made on it (route-level and at its stops).
+    pub submissions: Vec<SubmissionRef>,
 }
 
 /// An unserved order of a plan's active solution.
@@ -108,20 +113,24 @@ pub fn route_view(
         for id in &stop.visit.order_ids {
             served.extend(orders.get(tx, scope, *id)?);
         }
+        let proof = super::pod::stop_proof(tx, scope, &stop)?;
         stops.push(StopView {
             driver: records.of(&stop),
             stop,
             orders: served,
+            proof,
         });
     }
     let vehicle = match route.vehicle_id {
         Some(id) => tx.get_vehicle(scope, id)?,
         None => None,
     };
+    let submissions = tx.submissions_of_route(scope, route.id)?;
     Ok(RouteView {
         route,
         stops,
         vehicle,
+        submissions,
     })
 }
 

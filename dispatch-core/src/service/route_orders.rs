@@ -30,6 +30,7 @@ use crate::model::stop::{Stop, StopVisit};
 use crate::optimise::{self, Visit};
 use crate::ports::matrix::TravelMatrix;
 use crate::ports::store::{Store, StoreError, StoreTx};
+use crate::ports::tracking::TrackingLinks;
 use crate::service::driver::feed::route_changed;
 use crate::status::{OrderEvent, OPEN, ROUTED};
 use crate::time::Timestamp;
@@ -316,10 +317,13 @@ fn decide_all(
     Ok((accepted, positions))
 }
 
-/// `POST /routes/{id}/add-orders`.
+/// `POST /routes/{id}/add-orders`; an order added to a dispatched route gets its customer
+/// tracking link from `links`.
+#[allow(clippy::too_many_arguments)]
 pub fn add_orders(
     store: &dyn Store,
     matrix: &dyn TravelMatrix,
+    links: &dyn TrackingLinks,
     scope: DepotScope,
     route_id: i64,
     refs: &[OrderRef],
@@ -414,10 +418,11 @@ pub fn add_orders(
                     .iter()
                     .find(|s| s.visit.order_ids.contains(&order.id))
                     .map(|s| super::dispatch::clock_text(s.visit.arrival_s));
+                let link = super::tracking::issue_link(tx, scope, order.id, links, now)?;
                 let notify = DispatchedOrder {
                     order_id: order.id,
                     eta,
-                    tracking_link: None,
+                    tracking_link: Some(link),
                 };
                 on_dispatch(tx, scope, &[notify], now)?;
             }

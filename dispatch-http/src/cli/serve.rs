@@ -227,10 +227,13 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         state.store.clone(),
         state.clock.clone(),
         travel,
-        Arc::new(AutoDispatch),
+        Arc::new(AutoDispatch {
+            links: Arc::new(crate::links::Links::of(&state)),
+        }),
         state.jobs.clone(),
         args.optimiser_config(),
     );
+    let images_pending = crate::runtime::images::pending_at_start(&*state.store)?;
     println!("listening on http://{addr}/v2");
     let _ = std::io::stdout().flush();
     tracing::info!(%addr, public_url = state.public_url.as_str(), db = %args.db.display(), "serving");
@@ -241,6 +244,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         senders,
         args.webhooks.config(),
         outbox_commits,
+        images_pending,
         stopping.clone(),
     )?;
     let limits = args.connection_limits();

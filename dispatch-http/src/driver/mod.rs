@@ -9,8 +9,10 @@
 
 pub mod auth;
 mod feed;
+mod pod;
 mod routes;
 mod stops;
+mod submission_wire;
 mod wire;
 
 use std::sync::Arc;
@@ -36,7 +38,8 @@ pub fn router(state: AppState, config: &MiddlewareConfig) -> Router<AppState> {
         .route("/me", get(me))
         .merge(routes::routes())
         .merge(stops::routes())
-        .merge(feed::routes());
+        .merge(feed::routes())
+        .merge(pod::routes());
     let routes = if config.rate_limits_enabled {
         routes.route_layer(axum::middleware::from_fn_with_state(
             Arc::new(DriverLimits {

@@ -16,6 +16,7 @@ use super::auth::DriverAuth;
 use super::wire;
 use crate::error::ApiError;
 use crate::extract::IdPath;
+use crate::links::Links;
 use crate::rejection::invalid;
 use crate::v2::plan_render::render_route;
 use crate::v2::wire::ts;
@@ -50,7 +51,7 @@ pub(super) async fn route_json(
     let (view, catalog) = state
         .blocking(move |s| Ok(day::route(&*s.store, &driver, id)?))
         .await?;
-    Ok(render_route(&view, &catalog))
+    Ok(render_route(&view, &catalog, &Links::of(state)))
 }
 
 async fn read_day(
@@ -84,13 +85,14 @@ async fn read_day(
         }
     }
     let driver = auth.driver();
+    let links = Links::of(&state);
     let view = state
         .blocking(move |s| Ok(day::day(&*s.store, &driver, date, s.clock.now())?))
         .await?;
     let routes: Vec<Value> = view
         .routes
         .iter()
-        .map(|r| render_route(r, &view.catalog))
+        .map(|r| render_route(r, &view.catalog, &links))
         .collect();
     Ok(Json(
         json!({ "date": view.date.to_string(), "routes": routes }),

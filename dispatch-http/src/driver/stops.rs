@@ -40,7 +40,7 @@ async fn stop_json(
         .blocking(move |s| Ok(day::stop(&*s.store, &driver, stop_id)?))
         .await?;
     Ok(Json(
-        json!({ "stop": render_stop(&view, &route, &catalog, true) }),
+        json!({ "stop": render_stop(&view, &route, &catalog, &crate::links::Links::of(state), true) }),
     ))
 }
 

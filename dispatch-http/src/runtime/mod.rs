@@ -1,7 +1,8 @@
-//! Background work of the service, off the request path: the optimisation workers and webhook
-//! delivery. Each is a small loop over a core use case, started by `dispatch serve` beside the
-//! HTTP server and stopped with it.
+//! Background work of the service, off the request path: the optimisation workers, webhook
+//! delivery, notification sending and image compression. Each is a small loop over a core use
+//! case, started by `dispatch serve` beside the HTTP server and stopped with it.
 
+pub mod images;
 pub mod notifications;
 pub mod optimiser;
 mod routing;
@@ -30,11 +31,14 @@ pub struct Workers {
 
 /// Starts every background worker over the state's store and clock; they stop when `stopping`
 /// turns true. `outbox_commits` is notified after this process commits outbox events.
+/// `images_pending`: images were left waiting for compression (see
+/// [`images::pending_at_start`]).
 pub fn start(
     state: &AppState,
     senders: notifications::ChannelSenders,
     webhooks: webhooks::WebhookConfig,
     outbox_commits: Arc<Notify>,
+    images_pending: bool,
     stopping: watch::Receiver<bool>,
 ) -> Result<Workers, String> {
     let webhooks = webhooks::spawn(
@@ -44,12 +48,23 @@ pub fn start(
         outbox_commits,
         stopping.clone(),
     )?;
-    let notifications =
-        notifications::spawn(state.store.clone(), state.clock.clone(), senders, stopping);
+    let notifications = notifications::spawn(
+        state.store.clone(),
+        state.clock.clone(),
+        senders,
+        stopping.clone(),
+    );
+    let images = images::spawn(
+        state.store.clone(),
+        state.clock.clone(),
+        images_pending,
+        stopping,
+    );
     Ok(Workers {
         tasks: vec![
             ("webhook delivery", webhooks),
             ("notification sending", notifications),
+            ("image compression", images),
         ],
     })
 }

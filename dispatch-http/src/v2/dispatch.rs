@@ -15,6 +15,7 @@ use serde_json::{json, Value};
 
 use crate::error::ApiError;
 use crate::extract::{Caller, IdPath};
+use crate::links::Links;
 use crate::AppState;
 
 /// Seconds a client is told to wait before re-posting a dispatch that timed out.
@@ -55,7 +56,7 @@ async fn dispatch_plan(
 ) -> Result<Json<Value>, ApiError> {
     let scope = p.scope();
     let done = within_deadline(&state, move |s| {
-        dispatch::dispatch_plan(&*s.store, scope, id, s.clock.now())
+        dispatch::dispatch_plan(&*s.store, &Links::of(s), scope, id, s.clock.now())
     })
     .await?;
     let routes: Vec<Value> = done.routes.iter().map(|id| json!({ "id": id })).collect();
@@ -71,7 +72,7 @@ async fn dispatch_route(
 ) -> Result<Json<Value>, ApiError> {
     let scope = p.scope();
     within_deadline(&state, move |s| {
-        dispatch::dispatch_route(&*s.store, scope, id, s.clock.now())
+        dispatch::dispatch_route(&*s.store, &Links::of(s), scope, id, s.clock.now())
     })
     .await?;
     Ok(Json(json!({ "route": { "id": id, "dispatched": true } })))

@@ -14,6 +14,8 @@ pub mod orders;
 pub mod plan_render;
 pub mod plan_wire;
 pub mod plans;
+pub mod pod;
+pub mod pod_render;
 pub mod reference;
 pub mod route_edits;
 pub mod route_orders;
@@ -44,4 +46,5 @@ pub fn router() -> Router<AppState> {
         .merge(route_orders::routes())
         .merge(booking::routes())
         .merge(driver_credentials::routes())
+        .merge(pod::routes())
 }

@@ -13,7 +13,6 @@ use dispatch_core::error::ValidationErrors;
 use dispatch_core::model::order_input::OrderInput;
 use dispatch_core::service::order_reads::{self, OrderDetail, OrderQuery};
 use dispatch_core::service::orders::{self, WrittenOrder};
-use dispatch_core::service::plan_reads::StopView;
 use dispatch_core::service::ServiceError;
 use serde_json::{json, Value};
 
@@ -24,6 +23,7 @@ use super::plan_render::render_stop;
 use super::wire::type_name;
 use crate::error::ApiError;
 use crate::extract::{Caller, IdPath, JsonBody, PathText};
+use crate::links::Links;
 use crate::middleware::idempotency::IdempotencyClaim;
 use crate::paging::PageParams;
 use crate::AppState;
@@ -76,7 +76,7 @@ async fn write(
                 &*s.store,
                 &*s.geocoder,
                 p.scope(),
-                &inputs,
+                inputs,
                 s.clock.now(),
                 &reply,
             )?;
@@ -154,6 +154,7 @@ async fn list(
         date: page.filter("date").map(str::to_owned),
     };
     let request = page.request;
+    let links = Links::of(&state);
     let (rows, (stops, catalog)) = state
         .blocking(move |s| {
             let rows = order_reads::list(&*s.store, p.scope(), &query, &request)?;
@@ -170,7 +171,7 @@ async fn list(
             let mut summary = render_summary(o);
             summary["stops"] = Value::Array(
                 on.iter()
-                    .map(|(view, route)| render_stop(view, route, &catalog, false))
+                    .map(|(view, route)| render_stop(view, route, &catalog, &links, false))
                     .collect(),
             );
             summary
@@ -193,7 +194,9 @@ async fn read(
     let detail = state
         .blocking(move |s| Ok(order_reads::get(&*s.store, p.scope(), id)?))
         .await?;
-    Ok(Json(json!({ "order": full_order(&detail) })))
+    Ok(Json(
+        json!({ "order": full_order(&detail, &Links::of(&state)) }),
+    ))
 }
 
 async fn update(
@@ -209,14 +212,8 @@ async fn update(
     errors.into_result()?;
     let (updated, detail) = state
         .blocking(move |s| {
-            let updated = orders::update(
-                &*s.store,
-                &*s.geocoder,
-                p.scope(),
-                id,
-                &input,
-                s.clock.now(),
-            )?;
+            let updated =
+                orders::update(&*s.store, &*s.geocoder, p.scope(), id, input, s.clock.now())?;
             let detail = order_reads::get(&*s.store, p.scope(), id)?;
             Ok((updated, detail))
         })
@@ -232,27 +229,19 @@ async fn update(
         Vec::new()
     };
     Ok(Json(json!({
-        "order": full_order(&detail),
+        "order": full_order(&detail, &Links::of(&state)),
         "errors": errors,
     })))
 }
 
 /// The full order with the stops serving it.
-fn full_order(detail: &OrderDetail) -> Value {
+fn full_order(detail: &OrderDetail, links: &Links) -> Value {
     let mut order = render_order(&detail.order, &detail.attachments, &detail.catalog);
     order["stops"] = Value::Array(
         detail
             .stops
             .iter()
-            .zip(&detail.stop_drivers)
-            .map(|((stop, route), driver)| {
-                let view = StopView {
-                    stop: stop.clone(),
-                    orders: vec![detail.order.clone()],
-                    driver: driver.clone(),
-                };
-                render_stop(&view, route, &detail.catalog, false)
-            })
+            .map(|(view, route)| render_stop(view, route, &detail.catalog, links, false))
             .collect(),
     );
     order

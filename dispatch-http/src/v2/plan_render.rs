@@ -19,7 +19,9 @@ use dispatch_core::service::plan_reads::{
 use serde_json::{json, Map, Value};
 
 use super::order_json::render_custom_fields;
+use super::pod_render::{put_stop_proof, render_submission_refs};
 use super::wire::{opt_num, ts};
+use crate::links::Links;
 
 /// Seconds after midnight as `HH:mm` (wrapping at 24 h: the date says which day).
 pub fn clock(seconds: i64) -> String {
@@ -81,7 +83,13 @@ fn stop_order(o: &Order, catalog: &Catalog, driver: &StopDriverView) -> Value {
 }
 
 /// One stop of a route; `orders` adds the served orders (route and plan reads).
-pub fn render_stop(view: &StopView, route: &Route, catalog: &Catalog, orders: bool) -> Value {
+pub fn render_stop(
+    view: &StopView,
+    route: &Route,
+    catalog: &Catalog,
+    links: &Links,
+    orders: bool,
+) -> Value {
     let stop = &view.stop;
     let v = &stop.visit;
     let first = view.orders.first();
@@ -132,11 +140,6 @@ pub fn render_stop(view: &StopView, route: &Route, catalog: &Catalog, orders: bo
     );
     put("delivery_notes", json!(end.and_then(|e| e.notes.clone())));
     put("driver_notes", json!(visit.and_then(|x| x.notes.clone())));
-    put("signature_lat", Value::Null);
-    put("signature_lng", Value::Null);
-    put("signed_by", Value::Null);
-    put("tracking_link", Value::Null);
-    put("photos", Value::Null);
     put(
         "vehicle_assignment",
         first
@@ -144,7 +147,6 @@ pub fn render_stop(view: &StopView, route: &Route, catalog: &Catalog, orders: bo
             .map_or(Value::Null, |id| json!({ "vehicle_id": id })),
     );
     put("directions", json!([]));
-    put("driver_questionnaire_submissions", json!([]));
     put(
         "failed_reason",
         visit
@@ -189,9 +191,10 @@ pub fn render_stop(view: &StopView, route: &Route, catalog: &Catalog, orders: bo
         "route",
         json!({"id": route.id, "date": route.date.to_string(), "started_ts": opt_ts(route.started_ts)}),
     );
+    put_stop_proof(&mut m, &view.proof, links);
     if orders {
-        put(
-            "orders",
+        m.insert(
+            "orders".into(),
             Value::Array(
                 view.orders
                     .iter()
@@ -221,7 +224,7 @@ fn vehicle(view: &RouteView) -> Value {
 }
 
 /// A full route: its fields, vehicle and stops with their orders.
-pub fn render_route(view: &RouteView, catalog: &Catalog) -> Value {
+pub fn render_route(view: &RouteView, catalog: &Catalog, links: &Links) -> Value {
     let r = &view.route;
     json!({
         "id": r.id,
@@ -240,10 +243,10 @@ pub fn render_route(view: &RouteView, catalog: &Catalog) -> Value {
         "planned_distance": r.timing.distance_m,
         "actual_distance": r.actual_distance_m,
         "vehicle": vehicle(view),
-        "stops": view.stops.iter().map(|s| render_stop(s, r, catalog, true)).collect::<Vec<_>>(),
+        "stops": view.stops.iter().map(|s| render_stop(s, r, catalog, links, true)).collect::<Vec<_>>(),
         "created": ts(r.created),
         "updated": ts(r.updated),
-        "driver_questionnaire_submissions": [],
+        "driver_questionnaire_submissions": render_submission_refs(&view.submissions),
     })
 }
 
@@ -302,8 +305,14 @@ fn plan_total(routes: impl Iterator<Item = i64>) -> i64 {
     routes.sum()
 }
 
-/// A full plan (`GET /plans/{id}`): empty `routes` and `unserved` while it has no result.
-pub fn render_plan(view: &PlanView) -> Value {
+/// A full plan (`GET /plans/{id}`): empty `routes` and `unserved` while it has no result;
+/// its `driver_questionnaire_submissions` are those of all its routes.
+pub fn render_plan(view: &PlanView, links: &Links) -> Value {
+    let submissions: Vec<_> = view
+        .routes
+        .iter()
+        .flat_map(|r| r.submissions.iter().cloned())
+        .collect();
     let p = &view.plan;
     json!({
         "id": p.id,
@@ -312,11 +321,11 @@ pub fn render_plan(view: &PlanView) -> Value {
         "solution_id": p.active_solution_id,
         "optimisation": view.optimisation.as_ref().map(|o| json!({"id": o.id, "in_progress": o.in_progress()})),
         "total_time": plan_total(view.routes.iter().map(|r| r.route.timing.total_time_s)),
-        "routes": view.routes.iter().map(|r| render_route(r, &view.catalog)).collect::<Vec<_>>(),
+        "routes": view.routes.iter().map(|r| render_route(r, &view.catalog, links)).collect::<Vec<_>>(),
         "unserved": view.unserved.iter().map(render_unserved).collect::<Vec<_>>(),
         "created": ts(p.created),
         "updated": ts(p.updated),
-        "driver_questionnaire_submissions": [],
+        "driver_questionnaire_submissions": render_submission_refs(&submissions),
     })
 }
 

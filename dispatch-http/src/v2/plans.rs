@@ -19,6 +19,7 @@ use super::plan_render::{render_plan, render_plan_summary};
 use super::plan_wire::{read_optimise, Variant};
 use crate::error::ApiError;
 use crate::extract::{Caller, IdPath, JsonBody};
+use crate::links::Links;
 use crate::middleware::idempotency::IdempotencyClaim;
 use crate::paging::PageParams;
 use crate::AppState;
@@ -124,7 +125,9 @@ async fn read(
     let view = state
         .blocking(move |s| Ok(plan_reads::get_plan(&*s.store, p.scope(), id)?))
         .await?;
-    Ok(Json(json!({ "plan": render_plan(&view) })))
+    Ok(Json(
+        json!({ "plan": render_plan(&view, &Links::of(&state)) }),
+    ))
 }
 
 async fn list(

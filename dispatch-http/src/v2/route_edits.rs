@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 use super::plan_render::render_route;
 use crate::error::ApiError;
 use crate::extract::{Caller, IdPath, JsonBody};
+use crate::links::Links;
 use crate::rejection::invalid;
 use crate::AppState;
 
@@ -94,7 +95,7 @@ async fn update(
         })
         .await?;
     // Without stops, the depot's custom-field names are not needed.
-    let mut route = render_route(&view, &Catalog::default());
+    let mut route = render_route(&view, &Catalog::default(), &Links::of(&state));
     if let Some(o) = route.as_object_mut() {
         o.remove("stops");
     }
@@ -114,5 +115,7 @@ async fn reverse(
             Ok((view, plan_reads::get_route(&*s.store, scope, id)?.1))
         })
         .await?;
-    Ok(Json(json!({ "route": render_route(&view, &catalog) })))
+    Ok(Json(
+        json!({ "route": render_route(&view, &catalog, &Links::of(&state)) }),
+    ))
 }

@@ -10,11 +10,13 @@ use axum::{Json, Router};
 use dispatch_core::error::{IssueCode, PathSegment, ValidationErrors, ValidationIssue};
 use dispatch_core::model::route_edit::{EditFailure, MAX_ORDERS_PER_EDIT};
 use dispatch_core::service::route_orders::{self, EditOutcome, EditSettings, OrderRef};
+use dispatch_core::service::ServiceError;
 use serde_json::{json, Map, Value};
 
 use super::wire::type_name;
 use crate::error::ApiError;
 use crate::extract::{Caller, IdPath, JsonBody};
+use crate::links::Links;
 use crate::rejection::invalid;
 use crate::AppState;
 
@@ -247,38 +249,15 @@ pub fn render(out: &EditOutcome) -> Value {
     json!({"orders": orders, "errors": errors})
 }
 
-/// The add or remove use case.
-type EditCall = fn(
-    &dyn dispatch_core::ports::store::Store,
-    &dyn dispatch_core::ports::matrix::TravelMatrix,
-    dispatch_core::model::organisation::DepotScope,
-    i64,
-    &[OrderRef],
-    EditSettings,
-    dispatch_core::time::Timestamp,
-) -> Result<EditOutcome, dispatch_core::service::ServiceError>;
+/// The add or remove use case, on the state's store and matrix.
+type EditCall = Box<
+    dyn FnOnce(&AppState, &[OrderRef], EditSettings) -> Result<EditOutcome, ServiceError> + Send,
+>;
 
-async fn edit(
-    state: AppState,
-    caller: Caller,
-    id: i64,
-    body: Value,
-    call: EditCall,
-) -> Result<Json<Value>, ApiError> {
+async fn edit(state: AppState, body: Value, call: EditCall) -> Result<Json<Value>, ApiError> {
     let (refs, settings) = read_request(&body)?;
-    let scope = caller.0.scope();
     let out = state
-        .blocking(move |s| {
-            Ok(call(
-                &*s.store,
-                &*s.routing.matrix,
-                scope,
-                id,
-                &refs,
-                settings,
-                s.clock.now(),
-            )?)
-        })
+        .blocking(move |s| Ok(call(s, &refs, settings)?))
         .await?;
     Ok(Json(render(&out)))
 }
@@ -289,7 +268,14 @@ async fn add(
     IdPath(id): IdPath,
     JsonBody(body): JsonBody,
 ) -> Result<Json<Value>, ApiError> {
-    edit(state, caller, id, body, route_orders::add_orders).await
+    let scope = caller.0.scope();
+    let call: EditCall = Box::new(move |s, refs, settings| {
+        let links = Links::of(s);
+        let matrix = &*s.routing.matrix;
+        let now = s.clock.now();
+        route_orders::add_orders(&*s.store, matrix, &links, scope, id, refs, settings, now)
+    });
+    edit(state, body, call).await
 }
 
 async fn remove(
@@ -298,5 +284,18 @@ async fn remove(
     IdPath(id): IdPath,
     JsonBody(body): JsonBody,
 ) -> Result<Json<Value>, ApiError> {
-    edit(state, caller, id, body, route_orders::remove_orders).await
+    let scope = caller.0.scope();
+    let call: EditCall = Box::new(move |s, refs, settings| {
+        let now = s.clock.now();
+        route_orders::remove_orders(
+            &*s.store,
+            &*s.routing.matrix,
+            scope,
+            id,
+            refs,
+            settings,
+            now,
+        )
+    });
+    edit(state, body, call).await
 }

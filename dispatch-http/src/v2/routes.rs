@@ -11,6 +11,7 @@ use serde_json::{json, Value};
 use super::plan_render::{render_route, render_route_summary};
 use crate::error::ApiError;
 use crate::extract::{Caller, IdPath};
+use crate::links::Links;
 use crate::paging::PageParams;
 use crate::AppState;
 
@@ -29,7 +30,9 @@ async fn read(
     let (view, catalog) = state
         .blocking(move |s| Ok(plan_reads::get_route(&*s.store, p.scope(), id)?))
         .await?;
-    Ok(Json(json!({ "route": render_route(&view, &catalog) })))
+    Ok(Json(
+        json!({ "route": render_route(&view, &catalog, &Links::of(&state)) }),
+    ))
 }
 
 async fn list(

@@ -501,7 +501,9 @@ async fn auto_dispatch_dispatches_the_plan_when_its_optimisation_ends() {
         app.state.store.clone(),
         app.state.clock.clone(),
         app.state.routing.matrix.clone(),
-        Arc::new(AutoDispatch),
+        Arc::new(AutoDispatch {
+            links: Arc::new(dispatch_http::links::Links::of(&app.state)),
+        }),
         app.state.jobs.clone(),
         OptimiserConfig {
             workers: 1,

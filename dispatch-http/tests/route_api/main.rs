@@ -11,6 +11,9 @@ mod dispatch;
 mod driver;
 mod edits;
 mod notify;
+mod pod;
+mod pod_uploads;
+mod tracking_browser;
 
 use common::TestApp;
 use dispatch_core::events::DomainEvent;

@@ -11,6 +11,8 @@ mod orders;
 mod organisation;
 pub(crate) mod outbox;
 mod plans;
+mod pod;
+mod questionnaires;
 mod reference;
 mod route_log;
 mod routes;

@@ -9,6 +9,7 @@ mod notifications;
 mod orders;
 mod outbox;
 mod plans;
+mod pod;
 mod route_log;
 mod routes;
 
@@ -64,6 +65,7 @@ struct State {
     planning: plans::Planning,
     route_log: route_log::RouteLog,
     driver: driver::DriverSide,
+    proofs: pod::Proofs,
     idempotency: idempotency::Records,
 }
 

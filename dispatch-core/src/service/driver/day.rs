@@ -88,6 +88,7 @@ pub fn stop(
         }
         let view = StopView {
             driver: records.of(&stop),
+            proof: crate::service::pod::stop_proof(tx, driver.scope, &stop)?,
             stop,
             orders: served,
         };

@@ -57,7 +57,7 @@ fn fixture() -> (InMemoryStore, DepotScope, [i64; 2], [i64; 3]) {
         &store,
         &geo,
         a,
-        &[
+        vec![
             order("P", Some("+44 1"), None),
             order("E", None, Some("ann@example.com")),
             order("X", None, None),

@@ -134,6 +134,8 @@ pub const ENDPOINT_TIERS: &[(&str, &str, Tier)] = {
         // Driver questionnaires and images
         ("GET", "/driver-questionnaire-submission/{id}", Standard),
         ("GET", "/driver-questionnaire-images/{id}", Standard),
+        ("GET", "/proof-of-delivery-photos/{id}", Standard),
+        ("GET", "/proof-of-delivery-signatures/{id}", Standard),
         // Plans and optimisation (spec: optimise strict, list listing, dispatch dispatch)
         ("POST", "/plans/optimise/orders", Strict),
         ("POST", "/plans/optimise/orders-for-ids", Strict),
@@ -181,6 +183,12 @@ pub const ENDPOINT_TIERS: &[(&str, &str, Tier)] = {
         ("POST", "/driver/stops/{id}/phone-calls", Standard),
         ("GET", "/driver/events", Standard),
         ("GET", "/driver/feed", Standard),
+        // Proof of delivery: Standard too (a driver sends a signature, photos and a
+        // questionnaire within seconds at one stop: the upload tier would refuse them)
+        ("GET", "/driver/questionnaires", Standard),
+        ("POST", "/driver/stops/{id}/signature", Standard),
+        ("POST", "/driver/stops/{id}/photos", Standard),
+        ("POST", "/driver/questionnaire-submissions", Standard),
     ]
 };
 

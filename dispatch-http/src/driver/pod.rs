@@ -1,0 +1,285 @@
+//! The driver's proof-of-delivery uploads (relative to `/driver`):
+//! `GET /questionnaires` (the depot's definitions), `POST /stops/{id}/signature` and
+//! `POST /stops/{id}/photos` (multipart), `POST /questionnaire-submissions` (JSON, images as
+//! base64). Every image is size- and type-checked and fully decoded before anything is stored
+//! (`dispatch_core::service::pod`); stops and routes are the credential vehicle's only.
+
+use axum::extract::multipart::{Field, Multipart, MultipartRejection};
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::StatusCode;
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use dispatch_core::error::{IssueCode, PathSegment, ValidationErrors, ValidationIssue};
+use dispatch_core::model::pod::{ImageKind, MAX_IMAGE_BYTES, MAX_PHOTOS_PER_UPLOAD};
+use dispatch_core::model::questionnaire::Questionnaire;
+use dispatch_core::service::pod::{self, SignatureInput};
+use dispatch_core::service::ServiceError;
+use serde_json::{json, Value};
+
+use super::auth::DriverAuth;
+use crate::error::ApiError;
+use crate::extract::{IdPath, JsonBody};
+use crate::links::Links;
+use crate::runtime::images::{self, Codec};
+use crate::v2::pod_render::render_submission;
+use crate::AppState;
+
+/// Multipart framing allowed on top of the files.
+const MULTIPART_OVERHEAD: usize = 64 * 1024;
+
+/// Routes of this module.
+pub fn routes() -> Router<AppState> {
+    let one = MAX_IMAGE_BYTES + MULTIPART_OVERHEAD;
+    let many = MAX_IMAGE_BYTES * MAX_PHOTOS_PER_UPLOAD + MULTIPART_OVERHEAD;
+    Router::new()
+        .route("/questionnaires", get(list_questionnaires))
+        .route(
+            "/stops/{id}/signature",
+            post(signature).layer(DefaultBodyLimit::max(one)),
+        )
+        .route(
+            "/stops/{id}/photos",
+            post(photos).layer(DefaultBodyLimit::max(many)),
+        )
+        .route("/questionnaire-submissions", post(submit))
+}
+
+fn render_questionnaire(q: &Questionnaire) -> Value {
+    json!({
+        "id": q.id,
+        "type": q.def.kind.as_str(),
+        "title": q.def.title,
+        "questions": q.def.questions.iter().map(|x| json!({
+            "id": x.id, "type": x.kind.as_str(), "question": x.question,
+            "required": x.required, "options": x.options,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+async fn list_questionnaires(
+    State(state): State<AppState>,
+    auth: DriverAuth,
+) -> Result<Json<Value>, ApiError> {
+    let all = state
+        .blocking(move |s| Ok(pod::questionnaires(&*s.store, auth.scope())?))
+        .await?;
+    Ok(Json(
+        json!({ "questionnaires": all.iter().map(render_questionnaire).collect::<Vec<_>>() }),
+    ))
+}
+
+fn bad(path: Vec<PathSegment>, expected: &str, message: &str) -> ApiError {
+    ServiceError::invalid(path, expected, "", message).into()
+}
+
+fn multipart_error(e: axum::extract::multipart::MultipartError) -> ApiError {
+    if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        crate::rejection::body_too_large("the upload limit (10 MB per image)")
+    } else {
+        bad(
+            vec![],
+            "multipart/form-data",
+            &format!("unreadable multipart body: {e}"),
+        )
+    }
+}
+
+/// Reads a field, refusing more than `limit` bytes while streaming.
+async fn read_field(mut field: Field<'_>, name: &str, limit: usize) -> Result<Vec<u8>, ApiError> {
+    let mut content = Vec::new();
+    while let Some(chunk) = field.chunk().await.map_err(multipart_error)? {
+        if content.len() + chunk.len() > limit {
+            return Err(bad(
+                vec![name.into()],
+                "at most 10 MB",
+                "the image is larger than 10 MB",
+            ));
+        }
+        content.extend_from_slice(&chunk);
+    }
+    Ok(content)
+}
+
+fn text(bytes: Vec<u8>, name: &str) -> Result<String, ApiError> {
+    String::from_utf8(bytes).map_err(|_| bad(vec![name.into()], "UTF-8 text", "not UTF-8 text"))
+}
+
+fn coordinate(raw: &str, name: &str) -> Result<f64, ApiError> {
+    raw.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite())
+        .ok_or_else(|| {
+            bad(
+                vec![name.into()],
+                "a number",
+                &format!("{name} must be a number"),
+            )
+        })
+}
+
+fn multipart_body(m: Result<Multipart, MultipartRejection>) -> Result<Multipart, ApiError> {
+    m.map_err(|e| {
+        bad(
+            vec![],
+            "multipart/form-data",
+            &format!("the body must be multipart/form-data: {e}"),
+        )
+    })
+}
+
+/// `POST /driver/stops/{id}/signature`: fields `signature` (the image), `signed_by`, and
+/// optionally `lat` and `lng`.
+async fn signature(
+    State(state): State<AppState>,
+    auth: DriverAuth,
+    IdPath(stop_id): IdPath,
+    multipart: Result<Multipart, MultipartRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let mut multipart = multipart_body(multipart)?;
+    let (mut image, mut signed_by, mut lat, mut lng) = (None, None, None, None);
+    while let Some(field) = multipart.next_field().await.map_err(multipart_error)? {
+        let name = field.name().unwrap_or_default().to_owned();
+        match name.as_str() {
+            "signature" if image.is_none() => {
+                image = Some(read_field(field, "signature", MAX_IMAGE_BYTES).await?)
+            }
+            "signed_by" => signed_by = Some(text(read_field(field, &name, 1024).await?, &name)?),
+            "lat" => {
+                lat = Some(coordinate(
+                    &text(read_field(field, &name, 64).await?, &name)?,
+                    &name,
+                )?)
+            }
+            "lng" => {
+                lng = Some(coordinate(
+                    &text(read_field(field, &name, 64).await?, &name)?,
+                    &name,
+                )?)
+            }
+            _ => {
+                return Err(bad(
+                    vec![name.as_str().into()],
+                    "the fields signature, signed_by, lat, lng",
+                    "unknown or repeated field",
+                ))
+            }
+        }
+    }
+    let image = image.ok_or_else(|| {
+        ApiError::from(ServiceError::Invalid(ValidationErrors(vec![
+            ValidationIssue::new(
+                IssueCode::Required,
+                vec!["signature".into()],
+                "an image file",
+                "",
+                "the field signature (the signature image) is required",
+            ),
+        ])))
+    })?;
+    let input = SignatureInput {
+        signed_by: signed_by.unwrap_or_default(),
+        lat,
+        lng,
+        image,
+    };
+    let links = Links::of(&state);
+    let (sig, meta) = state
+        .blocking(move |s| {
+            let driver = auth.driver();
+            Ok(pod::add_signature(
+                &*s.store,
+                &Codec,
+                &driver,
+                stop_id,
+                &input,
+                s.clock.now(),
+            )?)
+        })
+        .await?;
+    images::wake();
+    Ok(Json(json!({"signature": {
+        "id": meta.id,
+        "stop_id": sig.stop_id,
+        "url": links.image(ImageKind::Signature, meta.id),
+        "is_compressed": meta.is_ready(),
+        "signed_by": sig.signed_by,
+        "signature_lat": sig.lat,
+        "signature_lng": sig.lng,
+    }})))
+}
+
+/// `POST /driver/stops/{id}/photos`: 1 to 5 files in fields named `photo`.
+async fn photos(
+    State(state): State<AppState>,
+    auth: DriverAuth,
+    IdPath(stop_id): IdPath,
+    multipart: Result<Multipart, MultipartRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let mut multipart = multipart_body(multipart)?;
+    let mut files = Vec::new();
+    while let Some(field) = multipart.next_field().await.map_err(multipart_error)? {
+        if field.name() != Some("photo") {
+            return Err(bad(
+                vec!["photo".into()],
+                "fields named photo",
+                "the only accepted field is photo",
+            ));
+        }
+        if files.len() == MAX_PHOTOS_PER_UPLOAD {
+            return Err(bad(
+                vec!["photo".into()],
+                "1 to 5 photos",
+                "at most 5 photos per request",
+            ));
+        }
+        files.push(read_field(field, "photo", MAX_IMAGE_BYTES).await?);
+    }
+    let links = Links::of(&state);
+    let metas = state
+        .blocking(move |s| {
+            let driver = auth.driver();
+            Ok(pod::add_photos(
+                &*s.store,
+                &Codec,
+                &driver,
+                stop_id,
+                &files,
+                s.clock.now(),
+            )?)
+        })
+        .await?;
+    images::wake();
+    Ok(Json(json!({"photos": metas.iter().map(|m| json!({
+        "id": m.id,
+        "url": links.image(ImageKind::Photo, m.id),
+        "is_compressed": m.is_ready(),
+    })).collect::<Vec<_>>()})))
+}
+
+/// `POST /driver/questionnaire-submissions`.
+async fn submit(
+    State(state): State<AppState>,
+    auth: DriverAuth,
+    JsonBody(body): JsonBody,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    let input = super::submission_wire::read_submission(&body)?;
+    let links = Links::of(&state);
+    let submission = state
+        .blocking(move |s| {
+            let driver = auth.driver();
+            Ok(pod::submit(
+                &*s.store,
+                &Codec,
+                &driver,
+                &input,
+                s.clock.now(),
+            )?)
+        })
+        .await?;
+    images::wake();
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({ "driver_questionnaire_submission": render_submission(&submission, &links) })),
+    ))
+}

@@ -1,0 +1,447 @@
+//! The driver's proof-of-delivery uploads (`/driver/...`) over the real router: multipart
+//! signatures and photos, JSON questionnaire submissions with base64 images, what the depot
+//! reads back, and every kind of bad input (the envelope, nothing stored).
+
+use axum::body::Body;
+use axum::http::{Method, Request, StatusCode};
+use base64::Engine;
+use dispatch_core::service::pod;
+use dispatch_http::runtime::images::Codec;
+use serde_json::json;
+
+use super::driver::{credential, driven_route};
+use super::pod::{png, route_stops, seed_questionnaires};
+use super::*;
+
+/// One multipart part: a text field or a file.
+enum Part<'a> {
+    Text(&'a str, &'a str),
+    File(&'a str, &'a str, &'a [u8]),
+}
+
+const BOUNDARY: &str = "----dispatch-test-boundary";
+
+fn multipart(parts: &[Part<'_>]) -> Vec<u8> {
+    let mut body = Vec::new();
+    for part in parts {
+        body.extend_from_slice(format!("--{BOUNDARY}\r\n").as_bytes());
+        match part {
+            Part::Text(name, value) => {
+                body.extend_from_slice(
+                    format!("Content-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n")
+                        .as_bytes(),
+                );
+            }
+            Part::File(name, file, bytes) => {
+                body.extend_from_slice(
+                    format!(
+                        "Content-Disposition: form-data; name=\"{name}\"; filename=\"{file}\"\r\nContent-Type: application/octet-stream\r\n\r\n"
+                    )
+                    .as_bytes(),
+                );
+                body.extend_from_slice(bytes);
+                body.extend_from_slice(b"\r\n");
+            }
+        }
+    }
+    body.extend_from_slice(format!("--{BOUNDARY}--\r\n").as_bytes());
+    body
+}
+
+async fn upload(app: &TestApp, path: &str, key: &str, parts: &[Part<'_>]) -> common::Resp {
+    let request = Request::builder()
+        .method(Method::POST)
+        .uri(path)
+        .header("x-access-key", key)
+        .header(
+            "content-type",
+            format!("multipart/form-data; boundary={BOUNDARY}"),
+        )
+        .body(Body::from(multipart(parts)))
+        .unwrap();
+    app.send(request).await
+}
+
+fn compress_all(app: &TestApp) -> usize {
+    pod::compress_pending(&*app.store, &Codec, &*app.clock, 100).unwrap()
+}
+
+fn stored_images(app: &TestApp) -> usize {
+    store(app).read(|tx| tx.pending_images(1000)).unwrap().len()
+}
+
+#[tokio::test]
+async fn a_driver_signs_and_photographs_a_stop_and_the_depot_reads_both_back() {
+    let app = TestApp::new();
+    let (_, key, route, o) = driven_route(&app, "U", 2).await;
+    let stop = route_stops(&app, route).await[1]["id"].as_i64().unwrap();
+    let sig = png(200, 80);
+    let r = upload(
+        &app,
+        &format!("/driver/stops/{stop}/signature"),
+        &key,
+        &[
+            Part::Text("signed_by", "Ann Lee"),
+            Part::Text("lat", "51.5012"),
+            Part::Text("lng", "-0.1201"),
+            Part::File("signature", "sig.png", &sig),
+        ],
+    )
+    .await;
+    let signature = r.ok()["signature"].clone();
+    assert_eq!(signature["signed_by"], "Ann Lee");
+    assert_eq!(signature["stop_id"], stop);
+    assert_eq!(signature["is_compressed"], false);
+    let (a, b) = (png(64, 48), png(48, 64));
+    let r = upload(
+        &app,
+        &format!("/driver/stops/{stop}/photos"),
+        &key,
+        &[
+            Part::File("photo", "a.jpg", &a),
+            Part::File("photo", "b.png", &b),
+        ],
+    )
+    .await;
+    let photos = r.ok()["photos"].as_array().unwrap().clone();
+    assert_eq!(photos.len(), 2);
+
+    let read = route_stops(&app, route).await[1].clone();
+    assert_eq!(read["signed_by"], "Ann Lee");
+    assert_eq!(read["signature_lat"], 51.5012);
+    assert_eq!(read["signature_lng"], -0.1201);
+    assert_eq!(read["photos"].as_array().unwrap().len(), 2);
+    assert_eq!(compress_all(&app), 3);
+    let order = app.get(&format!("/v2/orders/{}", o[1]), &app.north()).await;
+    let photo = &order.ok()["order"]["stops"][0]["photos"][0];
+    assert_eq!(photo["is_compressed"], true);
+    let url = photo["url"].as_str().unwrap();
+    let b64 = app
+        .get(
+            &format!(
+                "{}?encoding=base64",
+                url.trim_start_matches("http://127.0.0.1:8080")
+            ),
+            &app.north(),
+        )
+        .await;
+    assert_eq!(b64.ok()["content_type"], "image/webp");
+    // A second signature replaces the first on the stop.
+    upload(
+        &app,
+        &format!("/driver/stops/{stop}/signature"),
+        &key,
+        &[
+            Part::Text("signed_by", "Bo"),
+            Part::File("signature", "s.png", &sig),
+        ],
+    )
+    .await
+    .ok();
+    let read = route_stops(&app, route).await[1].clone();
+    assert_eq!(read["signed_by"], "Bo");
+    assert_eq!(read["signature_lat"], Value::Null);
+}
+
+#[tokio::test]
+async fn bad_uploads_get_the_envelope_and_store_nothing() {
+    let app = TestApp::new();
+    let (_, key, route, _) = driven_route(&app, "B", 1).await;
+    let stop = route_stops(&app, route).await[0]["id"].as_i64().unwrap();
+    let sig_path = format!("/driver/stops/{stop}/signature");
+    let photo_path = format!("/driver/stops/{stop}/photos");
+    let good = png(20, 20);
+    let svg = b"<svg xmlns='http://www.w3.org/2000/svg'><script>alert(1)</script></svg>".to_vec();
+    let mut truncated = png(60, 60);
+    truncated.truncate(truncated.len() / 2);
+
+    let cases: Vec<(&str, Vec<Part<'_>>, &str)> = vec![
+        (
+            &sig_path,
+            vec![Part::File("signature", "s.png", &good)],
+            "signed_by",
+        ),
+        (&sig_path, vec![Part::Text("signed_by", "A")], "signature"),
+        (
+            &sig_path,
+            vec![
+                Part::Text("signed_by", "A"),
+                Part::Text("lat", "51.5"),
+                Part::File("signature", "s.png", &good),
+            ],
+            "lat",
+        ),
+        (
+            &sig_path,
+            vec![
+                Part::Text("signed_by", "A"),
+                Part::Text("lat", "north"),
+                Part::File("signature", "s.png", &good),
+            ],
+            "lat",
+        ),
+        (
+            &sig_path,
+            vec![
+                Part::Text("signed_by", "A"),
+                Part::File("signature", "s.svg", &svg),
+            ],
+            "image",
+        ),
+        (
+            &sig_path,
+            vec![Part::Text("signed_by", "A"), Part::Text("colour", "red")],
+            "colour",
+        ),
+        (
+            &photo_path,
+            vec![
+                Part::File("photo", "x.png", &good),
+                Part::File("photo", "evil.png", &svg),
+            ],
+            "photo.1",
+        ),
+        (
+            &photo_path,
+            vec![Part::File("photo", "cut.png", &truncated)],
+            "photo.0",
+        ),
+        (
+            &photo_path,
+            vec![Part::File("picture", "x.png", &good)],
+            "photo",
+        ),
+        (&photo_path, vec![], "photo"),
+    ];
+    for (path, parts, at) in cases {
+        let r = upload(&app, path, &key, &parts).await;
+        assert_eq!(r.invalid_paths(), [at], "{path}");
+    }
+    let six: Vec<Part<'_>> = (0..6)
+        .map(|_| Part::File("photo", "x.png", &good))
+        .collect();
+    assert_eq!(
+        upload(&app, &photo_path, &key, &six).await.invalid_paths(),
+        ["photo"]
+    );
+    let json_body = app.post(&photo_path, &key, json!({"photo": "x"})).await;
+    json_body.envelope(400, "INVALID_INPUT");
+    let big = vec![0u8; 11 * 1024 * 1024];
+    let r = upload(
+        &app,
+        &sig_path,
+        &key,
+        &[
+            Part::Text("signed_by", "A"),
+            Part::File("signature", "big.png", &big),
+        ],
+    )
+    .await;
+    r.envelope(400, "INVALID_INPUT");
+    assert_eq!(stored_images(&app), 0, "nothing was stored");
+
+    // Another vehicle's driver, a depot key, no key: refused, nothing stored.
+    let v2 = vehicle(&app, "Other van").await;
+    let other = credential(&app, v2).await;
+    upload(
+        &app,
+        &photo_path,
+        &other,
+        &[Part::File("photo", "x.png", &good)],
+    )
+    .await
+    .envelope(404, "RESOURCE_NOT_FOUND");
+    upload(
+        &app,
+        &photo_path,
+        &app.north(),
+        &[Part::File("photo", "x.png", &good)],
+    )
+    .await
+    .envelope(403, "PERMISSION");
+    upload(
+        &app,
+        "/driver/stops/999999/photos",
+        &key,
+        &[Part::File("photo", "x.png", &good)],
+    )
+    .await
+    .envelope(404, "RESOURCE_NOT_FOUND");
+    upload(
+        &app,
+        "/driver/stops/abc/photos",
+        &key,
+        &[Part::File("photo", "x.png", &good)],
+    )
+    .await
+    .envelope(400, "INVALID_INPUT");
+    assert_eq!(stored_images(&app), 0);
+    let stop_read = route_stops(&app, route).await[0].clone();
+    assert_eq!(stop_read["photos"], Value::Null);
+    assert_eq!(stop_read["signed_by"], Value::Null);
+}
+
+fn b64(bytes: &[u8]) -> String {
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+#[tokio::test]
+async fn questionnaires_are_listed_to_drivers_and_submissions_are_checked_against_them() {
+    let app = TestApp::new();
+    seed_questionnaires(&app);
+    let (_, key, route, _) = driven_route(&app, "Q", 1).await;
+    let stop = route_stops(&app, route).await[0]["id"].as_i64().unwrap();
+    let list = app.get("/driver/questionnaires", &key).await;
+    let qs = list.ok()["questionnaires"].as_array().unwrap().clone();
+    assert_eq!(qs.len(), 2);
+    assert_eq!(
+        qs[0]["questions"][2]["options"],
+        json!(["Porch", "Neighbour"])
+    );
+    assert_eq!(qs[0]["questions"][0]["required"], true);
+    let (visit, checkin) = (qs[0]["id"].as_i64().unwrap(), qs[1]["id"].as_i64().unwrap());
+
+    let body = json!({"questionnaire_id": visit, "stop_id": stop, "answers": [
+        {"question_id": 1, "value": true},
+        {"question_id": 2, "value": "Behind the gate"},
+        {"question_id": 3, "value": "Neighbour"},
+        {"question_id": 4, "value": ["Sealed"]},
+        {"question_id": 5, "value": "Ann", "images": [b64(&png(80, 30))]},
+        {"question_id": 6, "images": [format!("data:image/png;base64,{}", b64(&png(30, 30)))]}
+    ]});
+    let r = app
+        .post("/driver/questionnaire-submissions", &key, body)
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:#}", r.body);
+    let created = r.body["driver_questionnaire_submission"].clone();
+    let id = created["id"].as_i64().unwrap();
+    let read = app
+        .get(
+            &format!("/v2/driver-questionnaire-submission/{id}"),
+            &app.north(),
+        )
+        .await;
+    assert_eq!(read.ok()["driver_questionnaire_submission"], created);
+    assert_eq!(
+        created["driver_questionnaire_answers"][3]["data"],
+        "[\"Sealed\"]"
+    );
+    assert_eq!(
+        created["driver_questionnaire_answers"][5]["images"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    let checkin_body = json!({"questionnaire_id": checkin, "route_id": route, "answers": [{"question_id": 1, "value": true}]});
+    let r = app
+        .post(
+            "/driver/questionnaire-submissions",
+            &key,
+            checkin_body.clone(),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:#}", r.body);
+    let before = stored_images(&app);
+
+    let bad = |body: Value| {
+        let app = &app;
+        let key = key.clone();
+        async move {
+            app.post("/driver/questionnaire-submissions", &key, body)
+                .await
+                .invalid_paths()
+        }
+    };
+    assert_eq!(
+        bad(
+            json!({"questionnaire_id": visit, "stop_id": stop, "answers": [
+                {"question_id": 1, "value": "yes"},
+                {"question_id": 3, "value": "Garage"},
+                {"question_id": 4, "value": "Sealed"},
+                {"question_id": 5, "images": []},
+                {"question_id": 6, "images": ["!!!not base64"]},
+                {"question_id": 2, "value": 7},
+                {"question_id": 9, "value": true}
+            ]})
+        )
+        .await,
+        ["answers.4.images.0", "answers.5.value"]
+    );
+    assert_eq!(
+        bad(
+            json!({"questionnaire_id": visit, "stop_id": stop, "answers": [
+                {"question_id": 1, "value": "yes"},
+                {"question_id": 3, "value": "Garage"},
+                {"question_id": 4, "value": "Sealed"},
+                {"question_id": 5, "images": []},
+                {"question_id": 6, "images": [b64(b"GIF89a")]},
+                {"question_id": 9, "value": true}
+            ]})
+        )
+        .await,
+        [
+            "answers.0.value",
+            "answers.1.value",
+            "answers.2.value",
+            "answers.3.images",
+            "answers.5.question_id"
+        ]
+    );
+    assert_eq!(
+        bad(
+            json!({"questionnaire_id": visit, "stop_id": stop, "answers": [
+                {"question_id": 6, "images": [b64(b"GIF89a")]}
+            ]})
+        )
+        .await,
+        ["answers"]
+    );
+    assert_eq!(
+        bad(
+            json!({"questionnaire_id": visit, "stop_id": stop, "answers": [
+                {"question_id": 1, "value": true}, {"question_id": 6, "images": [b64(b"GIF89a")]}
+            ]})
+        )
+        .await,
+        ["answers.1.images.0"]
+    );
+    assert_eq!(
+        bad(json!({"stop_id": stop, "answers": []})).await,
+        ["questionnaire_id"]
+    );
+    assert_eq!(
+        bad(json!({"questionnaire_id": visit, "stop_id": stop})).await,
+        ["answers"]
+    );
+    assert_eq!(
+        bad(json!({"questionnaire_id": visit, "answers": []})).await,
+        ["stop_id"]
+    );
+    assert_eq!(
+        bad(json!({"questionnaire_id": 999999, "stop_id": stop, "answers": []})).await,
+        ["questionnaire_id"]
+    );
+    assert_eq!(
+        bad(json!({"questionnaire_id": checkin, "stop_id": stop, "answers": []})).await,
+        ["route_id"]
+    );
+    assert_eq!(
+        bad(json!({"questionnaire_id": "one", "extra": 1, "answers": {}})).await,
+        ["extra", "questionnaire_id", "answers"]
+    );
+    app.post("/driver/questionnaire-submissions", &key, json!([1]))
+        .await
+        .envelope(400, "INVALID_INPUT");
+    // Another vehicle's driver cannot answer for this route or stop.
+    let v2 = vehicle(&app, "Other van").await;
+    let other = credential(&app, v2).await;
+    app.post("/driver/questionnaire-submissions", &other, checkin_body)
+        .await
+        .envelope(404, "RESOURCE_NOT_FOUND");
+    assert_eq!(
+        stored_images(&app),
+        before,
+        "refused submissions store no image"
+    );
+}
