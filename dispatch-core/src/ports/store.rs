@@ -22,6 +22,8 @@
 //! ([`OrganisationRepo`], [`ReferenceRepo`], [`VehicleRepo`]); [`StoreTx`] is all of them, and
 //! later aggregates add their repository trait to it.
 
+#[cfg(any(test, feature = "conformance"))]
+pub mod conformance;
 mod customers;
 mod driver;
 mod memory;
