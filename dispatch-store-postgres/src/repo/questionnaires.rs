@@ -89,7 +89,7 @@ impl QuestionnaireRepo for Db<'_> {
                 "INSERT INTO questionnaires (depot_id, type, title, questions, created, updated) \
                  VALUES (?1, ?2, ?3, ?4, ?5, ?5) ON CONFLICT (depot_id, title) DO UPDATE SET \
                  type = excluded.type, questions = excluded.questions, updated = excluded.updated \
-                 WHERE type <> excluded.type OR questions <> excluded.questions",
+                 WHERE questionnaires.type <> excluded.type OR questionnaires.questions <> excluded.questions",
             )
             .st()?
             .execute(params![
