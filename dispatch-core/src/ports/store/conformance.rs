@@ -10,7 +10,7 @@ pub mod plans;
 pub mod reference;
 
 pub use orders::customers_and_orders;
-pub use outbox::{outbox_delivery, outbox_retention};
+pub use outbox::{ids_grow_across_purges, outbox_delivery, outbox_retention};
 pub use plans::{planning, vehicle_deletion_keeps_routes};
 pub use reference::organisation_reference_and_vehicles;
 
@@ -56,6 +56,7 @@ macro_rules! store_conformance {
             customers_and_orders,
             outbox_delivery,
             outbox_retention,
+            ids_grow_across_purges,
             planning,
             vehicle_deletion_keeps_routes,
             concurrent_writers_all_commit,
