@@ -37,7 +37,7 @@ pub fn routes() -> Router<AppState> {
 
 fn job_json(job: &Optimisation, plan: &Plan) -> Value {
     json!({
-        "optimisation": {"id": job.id, "in_progress": job.in_progress()},
+        "optimisation": {"id": job.id, "in_progress": job.in_progress(), "error": job.error},
         "plan": {"id": plan.id, "dispatched": plan.dispatched},
     })
 }

@@ -57,7 +57,10 @@ async fn a_finished_optimisation_shows_routes_stops_and_the_reason_of_each_unser
     let p = r.ok()["plan"].clone();
     assert!(p["solution_id"].is_i64(), "{p:#}");
     assert_ne!(p["solution_id"], plan);
-    assert_eq!(p["optimisation"], json!({"id": job, "in_progress": false}));
+    assert_eq!(
+        p["optimisation"],
+        json!({"id": job, "in_progress": false, "error": null})
+    );
     let routes = p["routes"].as_array().unwrap();
     assert_eq!(routes.len(), 1, "{p:#}");
     let route = &routes[0];
