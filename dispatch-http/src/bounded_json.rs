@@ -9,6 +9,8 @@
 //! The body itself is read in segments ([`BodyBytes`]) that parsing frees as it goes, so a
 //! request never holds its whole body beside its whole parsed form.
 
+use dispatch_core::model::customer::MAX_CUSTOMERS_PER_REQUEST;
+use dispatch_core::model::order::MAX_ORDERS_PER_REQUEST;
 use std::cell::Cell;
 use std::fmt;
 use std::io::BufReader;
@@ -24,7 +26,11 @@ pub use body::{read_body, BodyBytes, ReadBodyError};
 /// each is a node of the parsed tree (a key of an ordered map costs as much as a value).
 pub const MAX_JSON_VALUES: usize = 100_000;
 /// Most elements of a top-level array (a batch).
-pub const MAX_BATCH_ITEMS: usize = 100;
+pub const MAX_BATCH_ITEMS: usize = if MAX_ORDERS_PER_REQUEST > MAX_CUSTOMERS_PER_REQUEST {
+    MAX_ORDERS_PER_REQUEST
+} else {
+    MAX_CUSTOMERS_PER_REQUEST
+};
 /// Most bytes of strings and object keys in one item (UTF-8, as parsed). The largest item the
 /// spec's field limits allow is a customer with 40000-character notes of 4-byte characters,
 /// about 162 KB; orders have fewer stated limits, and 1 MiB leaves them room.

@@ -57,11 +57,7 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
             }
         }
         let (mut parts, body) = req.into_parts();
-        let read = match parts.extensions.remove::<ReadJson>() {
-            Some(ReadJson(read)) => read,
-            None => json_of(read_bounded(&parts.headers, body).await?, &mut |_| {}),
-        };
-        match read? {
+        match bounded_body(&mut parts, body).await? {
             Some(value) => Ok(JsonBody(value)),
             None => Err(one_issue(
                 IssueCode::Required,
@@ -71,6 +67,33 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
                 "a JSON body is required",
             )),
         }
+    }
+}
+
+/// A JSON body that may be absent (nothing or only whitespace: `None`), for actions whose every
+/// property is optional. Read and parsed within the same bounds as [`JsonBody`]; no
+/// content-type is required.
+#[derive(Debug, Clone)]
+pub struct OptionalJsonBody(pub Option<Value>);
+
+impl<S: Send + Sync> FromRequest<S> for OptionalJsonBody {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, _: &S) -> Result<Self, Self::Rejection> {
+        let (mut parts, body) = req.into_parts();
+        bounded_body(&mut parts, body)
+            .await
+            .map(OptionalJsonBody)
+    }
+}
+
+/// Reads a body within [`crate::MAX_BODY_BYTES`] and parses it within the bounds of
+/// [`bounded_json`]; `None` for an empty (or whitespace-only) body. A body an outer layer already
+/// read ([`ReadJson`]) is taken as it was read.
+async fn bounded_body(parts: &mut Parts, body: Body) -> Result<Option<Value>, ApiError> {
+    match parts.extensions.remove::<ReadJson>() {
+        Some(ReadJson(read)) => read,
+        None => json_of(read_bounded(&parts.headers, body).await?, &mut |_| {}),
     }
 }
 
