@@ -72,6 +72,11 @@ impl PostgresStore {
         })
     }
 
+    /// Whether `url` is a PostgreSQL address this store can use (without connecting).
+    pub fn check_url(url: &str) -> Result<(), String> {
+        pool::Pool::new(url, 1).map(drop).map_err(|e| e.to_string())
+    }
+
     /// The database this store works on, without its password.
     pub fn target(&self) -> &str {
         self.pool.target()

@@ -2,6 +2,7 @@
 
 use clap::{Parser, Subcommand};
 
+pub mod database;
 pub mod export_problem;
 pub mod seed;
 pub mod serve;

@@ -1,15 +1,13 @@
 //! `dispatch serve`.
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use dispatch_core::ports::clock::Clock;
 use dispatch_core::service::dispatch::AutoDispatch;
-use dispatch_store_sqlite::idempotency::SqliteIdempotencyStore;
-use dispatch_store_sqlite::{SqliteGazetteer, SqliteStore};
 
+use super::database::{Database, Service};
 use crate::clock::SystemClock;
 use crate::public_url::PublicUrl;
 use crate::runtime::notifications::NotifierArgs;
@@ -21,9 +19,10 @@ use crate::{setup, AppState};
 
 #[derive(Debug, clap::Args)]
 pub struct ServeArgs {
-    /// SQLite database file; created with its schema if missing.
-    #[arg(long, default_value = "./dispatch.db")]
-    pub db: PathBuf,
+    /// SQLite database file (created with its schema if missing) or PostgreSQL URL
+    /// `postgres://USER[:PASSWORD]@HOST[:PORT]/DBNAME`; the schema is created or upgraded on start.
+    #[arg(long, default_value = "./dispatch.db", value_parser = Database::parse)]
+    pub db: Database,
     /// Address to bind; port 0 picks a free port.
     #[arg(long, default_value = "127.0.0.1:8080")]
     pub listen: String,
@@ -177,25 +176,47 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
-    runtime.block_on(serve(args))
+    // The database is opened and the default depot made before the runtime runs: store calls
+    // block (PostgreSQL's client refuses to run on a runtime thread at all).
+    let opened = open(&args)?;
+    runtime.block_on(serve(args, opened))
 }
 
-async fn serve(args: ServeArgs) -> Result<(), String> {
-    let store = Arc::new(
-        SqliteStore::open(&args.db)
-            .map_err(|e| format!("cannot open database {}: {e}", args.db.display()))?,
-    );
+/// The database, opened before the runtime starts.
+struct Opened {
+    service: Service,
+    /// Woken by every commit of this process that appended outbox events.
+    outbox_commits: Arc<tokio::sync::Notify>,
+    images_pending: bool,
+}
+
+fn open(args: &ServeArgs) -> Result<Opened, String> {
     // Set up before anything can commit: every commit of this process that appends events
     // wakes the webhook worker.
     let outbox_commits = Arc::new(tokio::sync::Notify::new());
     let wake = outbox_commits.clone();
-    store.on_outbox_commit(move || wake.notify_one());
-    let clock = Arc::new(SystemClock);
-    if let Some(key) = setup::bootstrap_default(&*store, clock.now())
+    let service = args.db.open_service(Arc::new(move || wake.notify_one()))?;
+    if let Some(key) = setup::bootstrap_default(&*service.store, SystemClock.now())
         .map_err(|e| format!("cannot create the default depot: {e}"))?
     {
         println!("access key: {key}");
     }
+    let images_pending = crate::runtime::images::pending_at_start(&*service.store)?;
+    Ok(Opened {
+        service,
+        outbox_commits,
+        images_pending,
+    })
+}
+
+async fn serve(args: ServeArgs, opened: Opened) -> Result<(), String> {
+    let Opened {
+        service,
+        outbox_commits,
+        images_pending,
+    } = opened;
+    let store = service.store.clone();
+    let clock = Arc::new(SystemClock);
     // Everything that can fail is opened before the listening line: scripts take that line to
     // mean the service is ready.
     let travel = args.travel.matrix()?;
@@ -217,12 +238,9 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     let state = AppState {
         store: store.clone(),
         clock,
-        geocoder: Arc::new(SqliteGazetteer::new(store)),
+        geocoder: service.geocoder,
         rate_limits_enabled: args.rate_limits == "on",
-        idempotency: Arc::new(
-            SqliteIdempotencyStore::open(&args.db)
-                .map_err(|e| format!("cannot open database {}: {e}", args.db.display()))?,
-        ),
+        idempotency: service.idempotency,
         jobs: Default::default(),
         routing: Arc::new(crate::runtime::Routing::new(travel.clone())),
         public_url,
@@ -238,10 +256,9 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         state.jobs.clone(),
         args.optimiser_config(),
     );
-    let images_pending = crate::runtime::images::pending_at_start(&*state.store)?;
     println!("listening on http://{addr}/v2");
     let _ = std::io::stdout().flush();
-    tracing::info!(%addr, public_url = state.public_url.as_str(), db = %args.db.display(), "serving");
+    tracing::info!(%addr, public_url = state.public_url.as_str(), db = %args.db, "serving");
 
     let (stopping_tx, mut stopping) = tokio::sync::watch::channel(false);
     let background = crate::runtime::start(
