@@ -96,12 +96,18 @@ fn stop_orders(app: &TestApp, route: i64) -> Vec<Vec<i64>> {
     stops.into_iter().map(|s| s.visit.order_ids).collect()
 }
 
+/// A route of two stops (`o[0]`, `o[1]`) and a third order `o[2]` to add; the route's id.
+async fn two_stops_and_one_to_add(app: &TestApp) -> (i64, Vec<i64>) {
+    let v = vehicle(app, "Van").await;
+    let o = orders(app, "A", 3).await;
+    let laid = lay_out(app, &[(Some(v), vec![o[0], o[1]])]);
+    (laid.routes[0], o)
+}
+
 #[tokio::test]
 async fn other_writers_go_on_while_a_route_edit_computes_its_stops() {
     let app = TestApp::new();
-    let v = vehicle(&app, "Van").await;
-    let o = orders(&app, "A", 3).await;
-    let laid = lay_out(&app, &[(Some(v), vec![o[0], o[1]])]);
+    let (route, o) = two_stops_and_one_to_add(&app).await;
     let (scope, store) = (north_scope(&app), app.store.clone());
     let other_writer_done = AtomicBool::new(false);
     let matrix = hooked(&app, |_| {
@@ -115,14 +121,14 @@ async fn other_writers_go_on_while_a_route_edit_computes_its_stops() {
         });
         other_writer_done.store(done, Ordering::SeqCst);
     });
-    let out = add(&app, &matrix, laid.routes[0], o[2]).unwrap();
+    let out = add(&app, &matrix, route, o[2]).unwrap();
     assert_eq!(out.errors, vec![]);
     assert!(
         other_writer_done.load(Ordering::SeqCst),
         "another writer waited for the route edit to compute"
     );
     assert_eq!(
-        stop_orders(&app, laid.routes[0]),
+        stop_orders(&app, route),
         vec![vec![o[0]], vec![o[1]], vec![o[2]]]
     );
 }
@@ -130,10 +136,8 @@ async fn other_writers_go_on_while_a_route_edit_computes_its_stops() {
 #[tokio::test]
 async fn an_edit_whose_route_changed_while_it_computed_is_computed_again_on_the_new_route() {
     let app = TestApp::new();
-    let v = vehicle(&app, "Van").await;
-    let o = orders(&app, "A", 3).await;
-    let laid = lay_out(&app, &[(Some(v), vec![o[0], o[1]])]);
-    let (scope, store, route) = (north_scope(&app), app.store.clone(), laid.routes[0]);
+    let (route, o) = two_stops_and_one_to_add(&app).await;
+    let (scope, store) = (north_scope(&app), app.store.clone());
     let matrix = hooked(&app, |call| {
         if call == 0 {
             assert!(commits_meanwhile(&store, touch_route(scope, route)));
@@ -154,10 +158,8 @@ async fn an_edit_whose_route_changed_while_it_computed_is_computed_again_on_the_
 #[tokio::test]
 async fn an_edit_whose_route_keeps_changing_is_503_and_writes_nothing() {
     let app = TestApp::new();
-    let v = vehicle(&app, "Van").await;
-    let o = orders(&app, "A", 3).await;
-    let laid = lay_out(&app, &[(Some(v), vec![o[0], o[1]])]);
-    let (scope, store, route) = (north_scope(&app), app.store.clone(), laid.routes[0]);
+    let (route, o) = two_stops_and_one_to_add(&app).await;
+    let (scope, store) = (north_scope(&app), app.store.clone());
     let matrix = hooked(&app, |_| {
         assert!(commits_meanwhile(&store, touch_route(scope, route)));
     });
