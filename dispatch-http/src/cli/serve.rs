@@ -239,6 +239,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         args.optimiser_config(),
     );
     let images_pending = crate::runtime::images::pending_at_start(&*state.store)?;
+    let signalled = shutdown_signal()?;
     println!("listening on http://{addr}/v2");
     let _ = std::io::stdout().flush();
     tracing::info!(%addr, public_url = state.public_url.as_str(), db = %args.db.display(), "serving");
@@ -254,7 +255,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     )?;
     let limits = args.connection_limits();
     let server = crate::server::serve(listener, crate::app(state), limits, async move {
-        shutdown_signal().await;
+        signalled.await;
         let _ = stopping_tx.send(true);
     });
     // In-flight requests get a grace period; a client that never finishes cannot hold the
@@ -276,25 +277,27 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// Completes on SIGINT or SIGTERM.
-async fn shutdown_signal() {
-    let interrupt = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Listens for SIGINT and SIGTERM from the moment it is called (before `listening on` is
+/// printed, so a script that signals right after that line gets the graceful exit 0, not death
+/// by the signal); the future completes on the first of them.
+fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, String> {
     #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
+    let (mut interrupt, mut terminate) = {
+        use tokio::signal::unix::{signal, SignalKind};
+        let listen = |kind| signal(kind).map_err(|e| format!("cannot listen for signals: {e}"));
+        (
+            listen(SignalKind::interrupt())?,
+            listen(SignalKind::terminate())?,
+        )
     };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = interrupt => {},
-        () = terminate => {},
-    }
-    tracing::info!("shutting down: finishing requests in flight");
+    Ok(async move {
+        #[cfg(unix)]
+        tokio::select! {
+            _ = interrupt.recv() => {},
+            _ = terminate.recv() => {},
+        }
+        #[cfg(not(unix))]
+        let _ = tokio::signal::ctrl_c().await;
+        tracing::info!("shutting down: finishing requests in flight");
+    })
 }
