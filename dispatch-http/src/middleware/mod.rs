@@ -75,6 +75,7 @@ where
     S: Clone + Send + Sync + 'static,
 {
     router
+        .layer(axum::middleware::from_fn(request_log::expose_route))
         .layer(axum::middleware::from_fn_with_state(
             config.clock.clone(),
             features::negotiate,
