@@ -1,15 +1,17 @@
 //! Extractors whose every rejection is an envelope: the JSON body, numeric path ids and the
 //! authenticated caller.
 
+use axum::body::Body;
 use axum::extract::{FromRequest, FromRequestParts, MatchedPath, Path, Request};
-use axum::http::header;
 use axum::http::request::Parts;
+use axum::http::{header, HeaderMap};
 use dispatch_core::error::{IssueCode, PathSegment, ValidationErrors, ValidationIssue};
 use serde_json::Value;
 
 use crate::auth::Principal;
 use crate::bounded_json::{
-    self, BoundedJsonError, ReadBodyError, MAX_BATCH_ITEMS, MAX_ITEM_TEXT_BYTES, MAX_JSON_VALUES,
+    self, BodyBytes, BoundedJsonError, ReadBodyError, MAX_BATCH_ITEMS, MAX_ITEM_TEXT_BYTES,
+    MAX_JSON_VALUES,
 };
 use crate::error::{ApiError, ErrorName};
 use crate::rejection::invalid;
@@ -32,10 +34,10 @@ fn one_issue(
 #[derive(Debug, Clone)]
 pub struct JsonBody(pub Value);
 
-/// A body already parsed within the bounds by an outer layer (the idempotency layer, which
-/// fingerprints it): [`JsonBody`] takes it instead of parsing the body again.
+/// A body an outer layer already read (the idempotency layer, which fingerprints it): what
+/// reading it gave, so [`JsonBody`] neither reads nor parses it again.
 #[derive(Debug, Clone)]
-pub struct ParsedJson(pub Value);
+pub struct ReadJson(pub Result<Option<Value>, ApiError>);
 
 impl<S: Send + Sync> FromRequest<S> for JsonBody {
     type Rejection = ApiError;
@@ -55,69 +57,105 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
             }
         }
         let (mut parts, body) = req.into_parts();
-        if let Some(ParsedJson(value)) = parts.extensions.remove::<ParsedJson>() {
-            return Ok(JsonBody(value));
-        }
-        let bytes = bounded_json::read_body(&parts.headers, body, crate::MAX_BODY_BYTES)
-            .await
-            .map_err(|e| match e {
-                ReadBodyError::TooLarge => {
-                    crate::rejection::body_too_large(&format!("{} bytes", crate::MAX_BODY_BYTES))
-                }
-                ReadBodyError::Unreadable(e) => one_issue(
-                    IssueCode::Custom,
-                    vec![],
-                    "a readable body",
-                    "unreadable body",
-                    &format!("the body could not be read: {e}"),
-                ),
-            })?;
-        if bytes.iter().all(u8::is_ascii_whitespace) {
-            return Err(one_issue(
+        match bounded_body(&mut parts, body).await? {
+            Some(value) => Ok(JsonBody(value)),
+            None => Err(one_issue(
                 IssueCode::Required,
                 vec![],
                 "a JSON body",
                 "empty body",
                 "a JSON body is required",
-            ));
+            )),
         }
-        // The bytes are dropped on return: from here on a request holds its parsed body only.
-        bounded_json::parse(&bytes)
-            .map(JsonBody)
-            .map_err(|e| match e {
-                BoundedJsonError::Malformed(e) => one_issue(
-                    IssueCode::InvalidType,
-                    vec![],
-                    "valid JSON",
-                    "malformed JSON",
-                    &format!("malformed JSON: {e}"),
-                ),
-                BoundedJsonError::TooManyItems => one_issue(
-                    IssueCode::TooBig,
-                    vec![],
-                    &format!("at most {MAX_BATCH_ITEMS} items"),
-                    &format!("more than {MAX_BATCH_ITEMS} items"),
-                    &format!("a request carries at most {MAX_BATCH_ITEMS} items"),
-                ),
-                BoundedJsonError::ItemTooLarge(index) => one_issue(
-                    IssueCode::TooBig,
-                    index.map(|i| vec![i.into()]).unwrap_or_default(),
-                    &format!("at most {MAX_ITEM_TEXT_BYTES} bytes of text in one item"),
-                    &format!("more than {MAX_ITEM_TEXT_BYTES} bytes of text"),
-                    &format!(
-                        "one item (or a body that is not a batch) holds at most \
-                         {MAX_ITEM_TEXT_BYTES} bytes of strings and keys"
-                    ),
-                ),
-                BoundedJsonError::TooManyValues => one_issue(
-                    IssueCode::TooBig,
-                    vec![],
-                    &format!("at most {MAX_JSON_VALUES} JSON values"),
-                    &format!("more than {MAX_JSON_VALUES} JSON values"),
-                    &format!("a body holds at most {MAX_JSON_VALUES} JSON values"),
-                ),
-            })
     }
+}
+
+/// A JSON body that may be absent (nothing or only whitespace: `None`), for actions whose every
+/// property is optional. Read and parsed within the same bounds as [`JsonBody`]; no
+/// content-type is required.
+#[derive(Debug, Clone)]
+pub struct OptionalJsonBody(pub Option<Value>);
+
+impl<S: Send + Sync> FromRequest<S> for OptionalJsonBody {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, _: &S) -> Result<Self, Self::Rejection> {
+        let (mut parts, body) = req.into_parts();
+        bounded_body(&mut parts, body)
+            .await
+            .map(OptionalJsonBody)
+    }
+}
+
+/// Reads a body within [`crate::MAX_BODY_BYTES`] and parses it within the bounds of
+/// [`bounded_json`]; `None` for an empty (or whitespace-only) body. A body an outer layer already
+/// read ([`ReadJson`]) is taken as it was read.
+async fn bounded_body(parts: &mut Parts, body: Body) -> Result<Option<Value>, ApiError> {
+    match parts.extensions.remove::<ReadJson>() {
+        Some(ReadJson(read)) => read,
+        None => json_of(read_bounded(&parts.headers, body).await?, &mut |_| {}),
+    }
+}
+
+/// Reads a body of at most [`crate::MAX_BODY_BYTES`]: a longer one is 400 INVALID_INPUT
+/// (`too_big`), one that cannot be read 400 INVALID_INPUT.
+pub async fn read_bounded(headers: &HeaderMap, body: Body) -> Result<BodyBytes, ApiError> {
+    bounded_json::read_body(headers, body, crate::MAX_BODY_BYTES)
+        .await
+        .map_err(|e| match e {
+            ReadBodyError::TooLarge => {
+                crate::rejection::body_too_large(&format!("{} bytes", crate::MAX_BODY_BYTES))
+            }
+            ReadBodyError::Unreadable(e) => one_issue(
+                IssueCode::Custom,
+                vec![],
+                "a readable body",
+                "unreadable body",
+                &format!("the body could not be read: {e}"),
+            ),
+        })
+}
+
+/// Parses a body read by [`read_bounded`] within the bounds of [`bounded_json`], freeing it as
+/// it goes and handing every byte to `observe`; `None` for an empty (or whitespace-only) body.
+/// Malformed JSON is 400 INVALID_INPUT, a body beyond a bound 400 INVALID_INPUT (`too_big`).
+pub fn json_of(
+    bytes: BodyBytes,
+    observe: &mut dyn FnMut(&[u8]),
+) -> Result<Option<Value>, ApiError> {
+    bounded_json::parse_optional(bytes, observe).map_err(|e| match e {
+        BoundedJsonError::Malformed(e) => one_issue(
+            IssueCode::InvalidType,
+            vec![],
+            "valid JSON",
+            "malformed JSON",
+            &format!("malformed JSON: {e}"),
+        ),
+        BoundedJsonError::TooManyItems => one_issue(
+            IssueCode::TooBig,
+            vec![],
+            &format!("at most {MAX_BATCH_ITEMS} items"),
+            &format!("more than {MAX_BATCH_ITEMS} items"),
+            &format!("a request carries at most {MAX_BATCH_ITEMS} items"),
+        ),
+        BoundedJsonError::ItemTooLarge(index) => one_issue(
+            IssueCode::TooBig,
+            index.map(|i| vec![i.into()]).unwrap_or_default(),
+            &format!("at most {MAX_ITEM_TEXT_BYTES} bytes of text in one item"),
+            &format!("more than {MAX_ITEM_TEXT_BYTES} bytes of text"),
+            &format!(
+                "one item (or a body that is not a batch) holds at most \
+                 {MAX_ITEM_TEXT_BYTES} bytes of strings and keys"
+            ),
+        ),
+        BoundedJsonError::TooManyValues => one_issue(
+            IssueCode::TooBig,
+            vec![],
+            &format!("at most {MAX_JSON_VALUES} JSON values and keys"),
+            &format!("more than {MAX_JSON_VALUES} JSON values and keys"),
+            &format!("a body holds at most {MAX_JSON_VALUES} JSON values and object keys"),
+        ),
+    })
 }
 
 /// The one path parameter of a route, percent-decoded. A segment that is not UTF-8 once decoded
