@@ -81,9 +81,7 @@ impl<S: Send + Sync> FromRequest<S> for OptionalJsonBody {
 
     async fn from_request(req: Request, _: &S) -> Result<Self, Self::Rejection> {
         let (mut parts, body) = req.into_parts();
-        bounded_body(&mut parts, body)
-            .await
-            .map(OptionalJsonBody)
+        bounded_body(&mut parts, body).await.map(OptionalJsonBody)
     }
 }
 
