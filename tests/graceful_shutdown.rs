@@ -12,34 +12,27 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use support::{binary, send, Fixture, Request};
+use support::{binary, send, Fixture, Request, Serving};
 
 #[test]
 fn sigterm_drains_a_request_in_flight_and_refuses_new_connections() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("drain.db");
     let fixture = Fixture::seed(&db);
-    let mut child = Command::new(binary())
-        .args([
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--rate-limits",
-            "off",
-            "--db",
-        ])
-        .arg(&db)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut out = std::io::BufRead::lines(std::io::BufReader::new(child.stdout.take().unwrap()));
-    let addr = loop {
-        let line = out.next().unwrap().unwrap();
-        if let Some(url) = line.strip_prefix("listening on http://") {
-            break url.strip_suffix("/v2").unwrap().to_owned();
-        }
-    };
+    let mut serving = Serving::start(
+        Command::new(binary())
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--rate-limits",
+                "off",
+                "--db",
+            ])
+            .arg(&db)
+            .stderr(Stdio::null()),
+    );
+    let addr = serving.addr.clone();
 
     // A request whose body is still arriving when the signal comes.
     let body = json!({"name": "In flight", "availability": "full_day",
@@ -62,7 +55,7 @@ fn sigterm_drains_a_request_in_flight_and_refuses_new_connections() {
     std::thread::sleep(Duration::from_millis(300));
     let signalled = Instant::now();
     assert!(Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
+        .args(["-TERM", &serving.child.id().to_string()])
         .status()
         .unwrap()
         .success());
@@ -87,7 +80,7 @@ fn sigterm_drains_a_request_in_flight_and_refuses_new_connections() {
     assert_eq!(reply.status, 200, "{}", reply.text());
     assert_eq!(reply.json()["vehicle"]["name"], "In flight");
 
-    let status = child.wait().unwrap();
+    let status = serving.child.wait().unwrap();
     assert!(status.success(), "{status:?}");
     assert!(signalled.elapsed() < Duration::from_secs(25));
 

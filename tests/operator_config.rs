@@ -5,58 +5,37 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 
-use support::{binary, send, Fixture, Request};
+use serde_json::json;
 
-/// `dispatch serve` with exactly `args` and `env` (nothing added), waited for until it listens.
-struct Serve {
-    child: Child,
-    addr: String,
-}
+use support::{binary, send, Fixture, Request, Serving};
 
-impl Serve {
-    fn start(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Serve {
-        let mut child = Command::new(binary())
+/// `dispatch serve` with exactly `args` and `env` (nothing added), run in `dir`.
+fn serve(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Serving {
+    Serving::start(
+        Command::new(binary())
             .current_dir(dir)
             .arg("serve")
             .args(args)
             .env_remove("RUST_LOG")
             .envs(env.iter().copied())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        // Owned from here on, so a failed start still reaps the process.
-        let mut serve = Serve {
-            child,
-            addr: String::new(),
-        };
-        for line in BufReader::new(stdout).lines() {
-            if let Some(url) = line.unwrap().strip_prefix("listening on http://") {
-                serve.addr = url.strip_suffix("/v2").unwrap().to_owned();
-                return serve;
-            }
-        }
-        panic!("serve exited before listening");
-    }
-
-    /// Statuses of two GET /v2/capacities sent at once (the reference tier allows one a second).
-    fn two_reference_reads(&self, key: &str) -> (u16, u16) {
-        let first = send(&self.addr, Request::new("GET", "/v2/capacities", Some(key))).status;
-        let second = send(&self.addr, Request::new("GET", "/v2/capacities", Some(key))).status;
-        (first, second)
-    }
+            .stderr(Stdio::null()),
+    )
 }
 
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// Status of the third of three booking checks sent at once: the strict tier allows two in
+/// 15 seconds, so it is refused (403) when rate limits are on, however slow the machine.
+fn third_strict_call(serving: &Serving, key: &str) -> u16 {
+    let body = json!({"date": "2026-11-24", "order": {"type": "delivery", "delivery_lat": 51.5, "delivery_lng": -0.1}});
+    let call = || {
+        let request = Request::new("POST", "/v2/booking/availability", Some(key)).json(&body);
+        send(&serving.addr, request).status
+    };
+    call();
+    call();
+    call()
 }
 
 fn run(args: &[&str], env: &[(&str, &str)]) -> Output {
@@ -80,31 +59,29 @@ fn serve_flags_come_from_dispatch_variables_and_a_flag_given_wins() {
         ("DISPATCH_LISTEN", "127.0.0.1:0"),
         ("DISPATCH_RATE_LIMITS", "off"),
     ];
-    let serve = Serve::start(dir.path(), &[], &env);
-    assert_eq!(serve.two_reference_reads(&fixture.key), (200, 200));
-    drop(serve);
+    let running = serve(dir.path(), &[], &env);
+    assert_eq!(third_strict_call(&running, &fixture.key), 200);
+    drop(running);
     assert!(
         !dir.path().join("dispatch.db").exists(),
         "DISPATCH_DB was used"
     );
 
     // The flag wins over its variable.
-    let serve = Serve::start(dir.path(), &["--rate-limits", "on"], &env);
-    let (first, second) = serve.two_reference_reads(&fixture.key);
-    assert_eq!(first, 200);
-    assert!(second == 403 || second == 429, "rate limited: {second}");
-    drop(serve);
-    let serve = Serve::start(dir.path(), &["--db", "flag.db"], &env);
+    let running = serve(dir.path(), &["--rate-limits", "on"], &env);
+    assert_eq!(third_strict_call(&running, &fixture.key), 403);
+    drop(running);
+    let running = serve(dir.path(), &["--db", "flag.db"], &env);
     assert_eq!(
         send(
-            &serve.addr,
+            &running.addr,
             Request::new("GET", "/v2/capacities", Some(&fixture.key))
         )
         .status,
         401,
         "the flag's (empty) database, not DISPATCH_DB's"
     );
-    drop(serve);
+    drop(running);
     assert!(dir.path().join("flag.db").exists());
 
     // A bad value from the environment is refused like a bad flag; a flag given replaces it
@@ -116,12 +93,12 @@ fn serve_flags_come_from_dispatch_variables_and_a_flag_given_wins() {
     assert!(!out.status.success());
     let message = String::from_utf8_lossy(&out.stderr);
     assert!(message.contains("HOST:PORT"), "{message}");
-    let serve = Serve::start(
+    let running = serve(
         dir.path(),
         &["--listen", "127.0.0.1:0"],
         &[("DISPATCH_LISTEN", "8080"), ("DISPATCH_DB", "env.db")],
     );
-    drop(serve);
+    drop(running);
 
     // Other subcommands read DISPATCH_DB too.
     let out = run(
@@ -231,22 +208,15 @@ fn dispatch_help_describes_the_program() {
 fn logs_carry_no_colour_codes_when_stderr_is_not_a_terminal() {
     let dir = tempfile::tempdir().unwrap();
     let log = std::fs::File::create(dir.path().join("serve.log")).unwrap();
-    let mut child = Command::new(binary())
-        .args(["serve", "--listen", "127.0.0.1:0", "--db"])
-        .arg(dir.path().join("colour.db"))
-        .env_remove("NO_COLOR")
-        .env("RUST_LOG", "debug")
-        .stdout(Stdio::piped())
-        .stderr(log)
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let addr = loop {
-        let line = lines.next().unwrap().unwrap();
-        if let Some(url) = line.strip_prefix("listening on http://") {
-            break url.strip_suffix("/v2").unwrap().to_owned();
-        }
-    };
+    let mut serving = Serving::start(
+        Command::new(binary())
+            .args(["serve", "--listen", "127.0.0.1:0", "--db"])
+            .arg(dir.path().join("colour.db"))
+            .env_remove("NO_COLOR")
+            .env("RUST_LOG", "debug")
+            .stderr(log),
+    );
+    let addr = serving.addr.clone();
     assert_eq!(
         send(&addr, Request::new("GET", "/healthz", None)).status,
         200
@@ -255,7 +225,7 @@ fn logs_carry_no_colour_codes_when_stderr_is_not_a_terminal() {
         send(&addr, Request::new("GET", "/v2/nowhere", None)).status,
         404
     );
-    support::terminate(&mut child);
+    serving.terminate();
     let text = std::fs::read_to_string(dir.path().join("serve.log")).unwrap();
     assert!(text.contains("request"), "{text}");
     assert!(!text.contains('\u{1b}'), "escape codes in {text}");

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 use serde_json::{json, Value};
-use support::{binary, seed, Fixture, Server};
+use support::{binary, seed, Fixture, Server, Serving};
 
 fn dispatch(args: &[&str], db: &Path) -> Output {
     Command::new(binary())
@@ -246,21 +246,20 @@ fn the_first_key_is_printed_by_the_first_start_that_succeeds_with_a_pointer_to_k
     );
     drop(busy);
 
-    let mut child = Command::new(binary())
-        .args(["serve", "--listen", "127.0.0.1:0", "--db"])
-        .arg(&db)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(child.stdout.take().unwrap()));
-    let first = lines.next().unwrap().unwrap();
-    let key = first.strip_prefix("access key: ").expect(&first).to_owned();
-    let listening = lines.next().unwrap().unwrap();
-    assert!(listening.starts_with("listening on http://"), "{listening}");
-    child.kill().unwrap();
-    let out = child.wait_with_output().unwrap();
-    let log = stderr(&out);
+    let log_path = dir.path().join("serve.log");
+    let serving = Serving::start(
+        Command::new(binary())
+            .args(["serve", "--listen", "127.0.0.1:0", "--db"])
+            .arg(&db)
+            .stderr(std::fs::File::create(&log_path).unwrap()),
+    );
+    assert_eq!(serving.printed.len(), 1, "{:?}", serving.printed);
+    let key = serving.printed[0]
+        .strip_prefix("access key: ")
+        .expect("the key first")
+        .to_owned();
+    drop(serving);
+    let log = std::fs::read_to_string(&log_path).unwrap();
     assert!(log.contains("dispatch keys create"), "{log}");
     assert!(log.contains("shown only on this first start"), "{log}");
     assert!(!log.contains(&key), "the key itself stays off stderr");

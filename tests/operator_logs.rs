@@ -5,12 +5,11 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use serde_json::{json, Value};
-use support::{binary, fixture_file, send, Fixture, Request};
+use support::{binary, fixture_file, send, Fixture, Request, Serving};
 
 fn call(
     addr: &str,
@@ -44,29 +43,22 @@ struct Secrets {
 /// it with SIGTERM and returns what it wrote to stderr.
 fn logs_of_a_session(dir: &Path, db: &Path, flags: &[&str], secrets: &mut Secrets) -> String {
     let log_path = dir.join(format!("serve-{}.log", flags.join("-")));
-    let mut child = Command::new(binary())
-        .args([
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--rate-limits",
-            "off",
-            "--db",
-        ])
-        .arg(db)
-        .args(flags)
-        .env("RUST_LOG", "debug")
-        .stdout(Stdio::piped())
-        .stderr(std::fs::File::create(&log_path).unwrap())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let addr = loop {
-        let line = lines.next().unwrap().unwrap();
-        if let Some(url) = line.strip_prefix("listening on http://") {
-            break url.strip_suffix("/v2").unwrap().to_owned();
-        }
-    };
+    let mut serving = Serving::start(
+        Command::new(binary())
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--rate-limits",
+                "off",
+                "--db",
+            ])
+            .arg(db)
+            .args(flags)
+            .env("RUST_LOG", "debug")
+            .stderr(std::fs::File::create(&log_path).unwrap()),
+    );
+    let addr = serving.addr.clone();
     assert_eq!(
         call(&addr, "GET", "/v2/depots", Some(&secrets.key), None).status,
         200
@@ -120,7 +112,7 @@ fn logs_of_a_session(dir: &Path, db: &Path, flags: &[&str], secrets: &mut Secret
     assert_eq!(call(&addr, "GET", &driver_in_query, None, None).status, 401);
     let tracking = format!("/track/{}", secrets.tracking_token);
     assert_eq!(call(&addr, "GET", &tracking, None, None).status, 404);
-    support::terminate(&mut child);
+    serving.terminate();
     std::fs::read_to_string(log_path).unwrap()
 }
 

@@ -288,6 +288,55 @@ impl Drop for Server {
     }
 }
 
+/// A `dispatch serve` started from a command the caller built (its flags, environment and
+/// stderr), once it printed its listening line; killed and reaped when dropped.
+pub struct Serving {
+    pub child: Child,
+    /// HOST:PORT it listens on.
+    pub addr: String,
+    /// The stdout lines before the listening line (`access key: KEY` on a first start).
+    pub printed: Vec<String>,
+}
+
+impl Serving {
+    /// Spawns `command` (a `dispatch serve ...`) with stdout piped and waits for it to listen.
+    pub fn start(command: &mut Command) -> Serving {
+        let mut child = command
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("spawn dispatch serve");
+        let stdout = child.stdout.take().expect("stdout");
+        // Owned from here on, so a failed start still reaps the process.
+        let mut serving = Serving {
+            child,
+            addr: String::new(),
+            printed: Vec::new(),
+        };
+        for line in BufReader::new(stdout).lines() {
+            let line = line.expect("read stdout");
+            if let Some(url) = line.strip_prefix("listening on http://") {
+                serving.addr = url.strip_suffix("/v2").expect("ends with /v2").to_owned();
+                return serving;
+            }
+            serving.printed.push(line);
+        }
+        panic!("serve exited before listening: {:?}", serving.printed);
+    }
+
+    /// SIGTERM, then waits for the exit.
+    #[cfg(unix)]
+    pub fn terminate(&mut self) -> std::process::ExitStatus {
+        terminate(&mut self.child)
+    }
+}
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 /// Sends `request` to the server at `addr` (HOST:PORT) over a fresh connection with
 /// `Connection: close`.
 pub fn send(addr: &str, request: Request<'_>) -> Reply {

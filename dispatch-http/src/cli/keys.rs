@@ -35,31 +35,31 @@ pub enum KeysCommand {
     },
     /// Create a key for a depot and print it (`access key: KEY`); it is shown only this once.
     Create {
-        /// SQLite database file of the service.
-        #[arg(long, default_value = "./dispatch.db")]
-        db: PathBuf,
-        /// The depot's id (see `dispatch keys list`).
-        #[arg(long)]
-        depot: i64,
-        /// A name for the key, unique within the depot.
-        #[arg(long)]
-        name: String,
+        #[command(flatten)]
+        key: DepotKey,
         /// `all` may call every endpoint, `read` only GET endpoints.
         #[arg(long, value_parser = ["all", "read"], default_value = "all")]
         permission: String,
     },
     /// Revoke a depot's key: requests with it are refused from now on.
     Revoke {
-        /// SQLite database file of the service.
-        #[arg(long, default_value = "./dispatch.db")]
-        db: PathBuf,
-        /// The depot's id.
-        #[arg(long)]
-        depot: i64,
-        /// The key's name.
-        #[arg(long)]
-        name: String,
+        #[command(flatten)]
+        key: DepotKey,
     },
+}
+
+/// Which key of which depot (`create` and `revoke`).
+#[derive(Debug, clap::Args)]
+pub struct DepotKey {
+    /// SQLite database file of the service.
+    #[arg(long, default_value = "./dispatch.db")]
+    db: PathBuf,
+    /// The depot's id (see `dispatch keys list`).
+    #[arg(long)]
+    depot: i64,
+    /// The key's name, unique within the depot.
+    #[arg(long)]
+    name: String,
 }
 
 pub fn run(args: KeysArgs) -> Result<(), String> {
@@ -71,9 +71,7 @@ pub fn run(args: KeysArgs) -> Result<(), String> {
             println!("{text}");
         }
         KeysCommand::Create {
-            db,
-            depot,
-            name,
+            key: DepotKey { db, depot, name },
             permission,
         } => {
             if name.trim().is_empty() {
@@ -92,7 +90,9 @@ pub fn run(args: KeysArgs) -> Result<(), String> {
                 .map_err(|e: KeyCommandError| e.0)?;
             println!("access key: {clear}");
         }
-        KeysCommand::Revoke { db, depot, name } => {
+        KeysCommand::Revoke {
+            key: DepotKey { db, depot, name },
+        } => {
             open(&db)?
                 .transaction(|tx| {
                     let scope = depot_scope(tx, depot)?
