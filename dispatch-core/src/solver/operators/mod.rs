@@ -1,15 +1,18 @@
 //! Local search, applied to the routes a new best solution changed: between routes
-//! ([`improve_between`]: relocate, swap, 2-opt* on granular neighbourhoods), then within each
-//! route ([`improve`]: segment reversal (2-opt) and segment relocation (or-opt)). Cost deltas
-//! come in O(1); only improving moves are then checked, by loads, pickup-before-delivery and a
-//! full re-simulation, so every constraint (breaks and limits included) is respected.
+//! ([`improve_between`]: relocate, swap, 2-opt* and SWAP* on granular neighbourhoods), then
+//! within each route ([`improve`]: segment reversal (2-opt) and segment relocation (or-opt)).
+//! Cost deltas come in O(1). Between routes, feasibility comes from the routes' cached arrays
+//! ([`edit`]); 2-opt* and the intra-route moves confirm their improving moves by a full
+//! re-simulation, so every constraint (breaks and limits included) is respected.
 
+mod edit;
 mod inter;
 #[cfg(test)]
 mod inter_tests;
 mod or_opt;
 mod relocate;
 mod swap;
+mod swap_star;
 mod two_opt;
 mod two_opt_star;
 
