@@ -23,8 +23,9 @@ const CYCLE: u64 = 200_000;
 const FLEET_SHARE: f64 = 0.5;
 /// Up to this many left-out tasks, every iteration retries all of them. Beyond (big days with
 /// hundreds that fit nowhere), an iteration retries those near the visits it removed and a
-/// random sample: retrying all of them made an iteration cost O(left out x routes), 90 % of
-/// the time on a 5 000-order day.
+/// random sample: retrying all of them made an iteration cost O(left out x routes) (on a
+/// 2 000-order day, 62 % of the samples in the insertion search; at 5 000 orders this took the
+/// search from 18 to 42 iterations per second).
 const RETRY_ALL: usize = 64;
 /// Random left-out tasks retried per iteration beyond [`RETRY_ALL`] (on average).
 const RETRY_SAMPLE: f64 = 24.0;
