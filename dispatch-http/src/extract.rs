@@ -1,9 +1,10 @@
 //! Extractors whose every rejection is an envelope: the JSON body, numeric path ids and the
 //! authenticated caller.
 
+use axum::body::Body;
 use axum::extract::{FromRequest, FromRequestParts, MatchedPath, Path, Request};
-use axum::http::header;
 use axum::http::request::Parts;
+use axum::http::{header, HeaderMap};
 use dispatch_core::error::{IssueCode, PathSegment, ValidationErrors, ValidationIssue};
 use serde_json::Value;
 
@@ -58,66 +59,90 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
         if let Some(ParsedJson(value)) = parts.extensions.remove::<ParsedJson>() {
             return Ok(JsonBody(value));
         }
-        let bytes = bounded_json::read_body(&parts.headers, body, crate::MAX_BODY_BYTES)
-            .await
-            .map_err(|e| match e {
-                ReadBodyError::TooLarge => {
-                    crate::rejection::body_too_large(&format!("{} bytes", crate::MAX_BODY_BYTES))
-                }
-                ReadBodyError::Unreadable(e) => one_issue(
-                    IssueCode::Custom,
-                    vec![],
-                    "a readable body",
-                    "unreadable body",
-                    &format!("the body could not be read: {e}"),
-                ),
-            })?;
-        if bytes.iter().all(u8::is_ascii_whitespace) {
-            return Err(one_issue(
+        match bounded_body(&parts.headers, body).await? {
+            Some(value) => Ok(JsonBody(value)),
+            None => Err(one_issue(
                 IssueCode::Required,
                 vec![],
                 "a JSON body",
                 "empty body",
                 "a JSON body is required",
-            ));
+            )),
         }
-        // The bytes are dropped on return: from here on a request holds its parsed body only.
-        bounded_json::parse(&bytes)
-            .map(JsonBody)
-            .map_err(|e| match e {
-                BoundedJsonError::Malformed(e) => one_issue(
-                    IssueCode::InvalidType,
-                    vec![],
-                    "valid JSON",
-                    "malformed JSON",
-                    &format!("malformed JSON: {e}"),
-                ),
-                BoundedJsonError::TooManyItems => one_issue(
-                    IssueCode::TooBig,
-                    vec![],
-                    &format!("at most {MAX_BATCH_ITEMS} items"),
-                    &format!("more than {MAX_BATCH_ITEMS} items"),
-                    &format!("a request carries at most {MAX_BATCH_ITEMS} items"),
-                ),
-                BoundedJsonError::ItemTooLarge(index) => one_issue(
-                    IssueCode::TooBig,
-                    index.map(|i| vec![i.into()]).unwrap_or_default(),
-                    &format!("at most {MAX_ITEM_TEXT_BYTES} bytes of text in one item"),
-                    &format!("more than {MAX_ITEM_TEXT_BYTES} bytes of text"),
-                    &format!(
-                        "one item (or a body that is not a batch) holds at most \
-                         {MAX_ITEM_TEXT_BYTES} bytes of strings and keys"
-                    ),
-                ),
-                BoundedJsonError::TooManyValues => one_issue(
-                    IssueCode::TooBig,
-                    vec![],
-                    &format!("at most {MAX_JSON_VALUES} JSON values"),
-                    &format!("more than {MAX_JSON_VALUES} JSON values"),
-                    &format!("a body holds at most {MAX_JSON_VALUES} JSON values"),
-                ),
-            })
     }
+}
+
+/// A JSON body that may be absent (nothing or only whitespace: `None`), for actions whose every
+/// property is optional. Read and parsed within the same bounds as [`JsonBody`]; no
+/// content-type is required.
+#[derive(Debug, Clone)]
+pub struct OptionalJsonBody(pub Option<Value>);
+
+impl<S: Send + Sync> FromRequest<S> for OptionalJsonBody {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, _: &S) -> Result<Self, Self::Rejection> {
+        let (parts, body) = req.into_parts();
+        bounded_body(&parts.headers, body)
+            .await
+            .map(OptionalJsonBody)
+    }
+}
+
+/// Reads a body within [`crate::MAX_BODY_BYTES`] and parses it within the bounds of
+/// [`bounded_json`]; `None` for an empty (or whitespace-only) body.
+async fn bounded_body(headers: &HeaderMap, body: Body) -> Result<Option<Value>, ApiError> {
+    let bytes = bounded_json::read_body(headers, body, crate::MAX_BODY_BYTES)
+        .await
+        .map_err(|e| match e {
+            ReadBodyError::TooLarge => {
+                crate::rejection::body_too_large(&format!("{} bytes", crate::MAX_BODY_BYTES))
+            }
+            ReadBodyError::Unreadable(e) => one_issue(
+                IssueCode::Custom,
+                vec![],
+                "a readable body",
+                "unreadable body",
+                &format!("the body could not be read: {e}"),
+            ),
+        })?;
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(None);
+    }
+    // The bytes are dropped on return: from here on a request holds its parsed body only.
+    bounded_json::parse(&bytes).map(Some).map_err(|e| match e {
+        BoundedJsonError::Malformed(e) => one_issue(
+            IssueCode::InvalidType,
+            vec![],
+            "valid JSON",
+            "malformed JSON",
+            &format!("malformed JSON: {e}"),
+        ),
+        BoundedJsonError::TooManyItems => one_issue(
+            IssueCode::TooBig,
+            vec![],
+            &format!("at most {MAX_BATCH_ITEMS} items"),
+            &format!("more than {MAX_BATCH_ITEMS} items"),
+            &format!("a request carries at most {MAX_BATCH_ITEMS} items"),
+        ),
+        BoundedJsonError::ItemTooLarge(index) => one_issue(
+            IssueCode::TooBig,
+            index.map(|i| vec![i.into()]).unwrap_or_default(),
+            &format!("at most {MAX_ITEM_TEXT_BYTES} bytes of text in one item"),
+            &format!("more than {MAX_ITEM_TEXT_BYTES} bytes of text"),
+            &format!(
+                "one item (or a body that is not a batch) holds at most \
+                     {MAX_ITEM_TEXT_BYTES} bytes of strings and keys"
+            ),
+        ),
+        BoundedJsonError::TooManyValues => one_issue(
+            IssueCode::TooBig,
+            vec![],
+            &format!("at most {MAX_JSON_VALUES} JSON values"),
+            &format!("more than {MAX_JSON_VALUES} JSON values"),
+            &format!("a body holds at most {MAX_JSON_VALUES} JSON values"),
+        ),
+    })
 }
 
 /// The one path parameter of a route, percent-decoded. A segment that is not UTF-8 once decoded
