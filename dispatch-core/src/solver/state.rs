@@ -209,42 +209,16 @@ impl State {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::solver::fixtures::{job, plane, vehicle};
     use crate::solver::problem::*;
 
     fn problem() -> Problem {
-        let d = vec![0, 3, 4, 3, 0, 5, 4, 5, 0];
-        let job = |id: u64, location| Job {
-            id,
-            place: Place {
-                location,
-                setup: 0,
-                service: 0,
-                time_windows: vec![],
-            },
-            delivery: vec![1],
-            pickup: vec![0],
-            skills: Skills::default(),
-            priority: 0,
-            pinned_vehicle: None,
-        };
-        let vehicle = |id| Vehicle {
-            id,
-            start: Some(0),
-            end: Some(0),
-            capacity: vec![5],
-            skills: Skills::default(),
-            shift: TimeWindow::ALWAYS,
-            breaks: vec![],
-            max_duration: None,
-            max_travel_time: None,
-            max_tasks: None,
-        };
         Problem {
             name: "clone".into(),
-            matrix: Matrix::new(3, d.clone(), d).expect("square"),
+            matrix: plane(&[(0, 0), (3, 0), (0, 4)]),
             jobs: vec![job(1, 1), job(2, 2)],
             shipments: vec![],
-            vehicles: vec![vehicle(1), vehicle(2)],
+            vehicles: vec![vehicle(1, 5), vehicle(2, 5)],
             dimensions: 1,
             objective: Objective::Distance,
         }

@@ -6,6 +6,7 @@
 use super::inter::{improve_with, InterMove};
 use super::{relocate::Relocate, swap::Swap, two_opt_star::TwoOptStar};
 use crate::solver::checker;
+use crate::solver::fixtures::{self, job, vehicle};
 use crate::solver::instance::Instance;
 use crate::solver::neighbours::Neighbours;
 use crate::solver::output::to_solution;
@@ -47,52 +48,11 @@ const SWAP_STAR: Op = Op {
 };
 const ALL: [&Op; 4] = [&RELOCATE, &SWAP, &TWO_OPT_STAR, &SWAP_STAR];
 
-fn jobs_at(points: usize) -> Vec<Job> {
-    (1..=points)
-        .map(|l| Job {
-            id: l as u64,
-            place: Place {
-                location: l,
-                setup: 0,
-                service: 0,
-                time_windows: vec![],
-            },
-            delivery: vec![1],
-            pickup: vec![0],
-            skills: Skills::default(),
-            priority: 0,
-            pinned_vehicle: None,
-        })
-        .collect()
-}
-
-fn vehicle(id: u64, cap: i64) -> Vehicle {
-    Vehicle {
-        id,
-        start: Some(0),
-        end: Some(0),
-        capacity: vec![cap],
-        skills: Skills::default(),
-        shift: TimeWindow::ALWAYS,
-        breaks: vec![],
-        max_duration: None,
-        max_travel_time: None,
-        max_tasks: None,
-    }
-}
-
 /// Rounded Euclidean matrix over the depot (0,0) and `points`.
 fn plane(points: &[(i64, i64)]) -> Matrix {
     let mut pts = vec![(0i64, 0i64)];
     pts.extend_from_slice(points);
-    let mut d = Vec::new();
-    for a in &pts {
-        for b in &pts {
-            let (x, y) = ((a.0 - b.0) as f64, (a.1 - b.1) as f64);
-            d.push((x * x + y * y).sqrt().round() as i64);
-        }
-    }
-    Matrix::new(pts.len(), d.clone(), d).expect("square")
+    fixtures::plane(&pts)
 }
 
 /// Jobs at `points` (node i at location i + 1), two vehicles of capacity `cap`.
@@ -100,7 +60,7 @@ fn problem(points: &[(i64, i64)], cap: i64) -> Problem {
     Problem {
         name: "two routes".into(),
         matrix: plane(points),
-        jobs: jobs_at(points.len()),
+        jobs: (1..=points.len()).map(|l| job(l as u64, l)).collect(),
         shipments: vec![],
         vehicles: vec![vehicle(1, cap), vehicle(2, cap)],
         dimensions: 1,

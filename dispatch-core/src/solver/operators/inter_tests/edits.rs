@@ -12,6 +12,7 @@ use crate::solver::rng::Rng;
 use crate::solver::route::{is_break, Route};
 use crate::solver::schedule::simulate;
 use crate::solver::solution::Step;
+use crate::solver::state::State;
 use crate::solver::warm::initial;
 
 /// Random edits of one route: a removal, an insertion, or both (an exchange or a move).
@@ -35,11 +36,10 @@ fn random_edits(r: &Route, jobs: usize, outside: &[u32], rng: &mut Rng) -> Vec<E
     edits
 }
 
-#[test]
-fn edits_accepted_by_the_caches_simulate_at_the_predicted_cost() {
-    let (mut accepted, mut exact) = (0, 0);
+/// Runs `f` on 60 seeded random days, each with its random start repaired to feasible.
+fn each_start(stream: u64, mut f: impl FnMut(u64, &Instance, &State, &mut Rng)) {
     for seed in 0..60 {
-        let mut rng = Rng::new(seed, 11);
+        let mut rng = Rng::new(seed, stream);
         let p = random::day(&mut rng);
         let plan = random::plan(&p, &mut rng);
         let mut inst = Instance::new(&p);
@@ -48,6 +48,14 @@ fn edits_accepted_by_the_caches_simulate_at_the_predicted_cost() {
             .filter(|&t| reasons[t as usize].is_none())
             .collect();
         let (s, _) = initial(&inst, &tasks, &plan);
+        f(seed, &inst, &s, &mut rng);
+    }
+}
+
+#[test]
+fn edits_accepted_by_the_caches_simulate_at_the_predicted_cost() {
+    let (mut accepted, mut exact) = (0, 0);
+    each_start(11, |seed, inst, s, rng| {
         // Jobs off a route (a shipment's visits alone would break precedence).
         let outside: Vec<u32> = s
             .unassigned
@@ -57,18 +65,18 @@ fn edits_accepted_by_the_caches_simulate_at_the_predicted_cost() {
             .collect();
         for r in &s.routes {
             for _ in 0..30 {
-                let edits = random_edits(r, inst.n_jobs, &outside, &mut rng);
+                let edits = random_edits(r, inst.n_jobs, &outside, rng);
                 if edits.is_empty() {
                     continue;
                 }
                 let nodes = edited(r, &edits);
-                let sim = feasible(&inst, r.vehicle, &nodes);
-                let got = evaluate(&inst, r, &edits);
+                let sim = feasible(inst, r.vehicle, &nodes);
+                let got = evaluate(inst, r, &edits);
                 if let Some(delta) = got {
                     assert!(sim, "seed {seed}: {edits:?} accepted, does not simulate");
-                    let mut after = Route::new(&inst, r.vehicle);
+                    let mut after = Route::new(inst, r.vehicle);
                     after.nodes = nodes;
-                    after.update(&inst);
+                    after.update(inst);
                     assert_eq!(delta, after.cost - r.cost, "seed {seed}: {edits:?}");
                     accepted += 1;
                 }
@@ -83,7 +91,7 @@ fn edits_accepted_by_the_caches_simulate_at_the_predicted_cost() {
                 }
             }
         }
-    }
+    });
     assert!(
         accepted > 200 && exact > 200,
         "accepted {accepted}, exact {exact}"
@@ -93,19 +101,10 @@ fn edits_accepted_by_the_caches_simulate_at_the_predicted_cost() {
 #[test]
 fn break_routes_place_their_break_where_the_simulation_takes_it() {
     let mut compared = 0;
-    for seed in 0..60 {
-        let mut rng = Rng::new(seed, 13);
-        let p = random::day(&mut rng);
-        let plan = random::plan(&p, &mut rng);
-        let mut inst = Instance::new(&p);
-        let reasons = precheck(&p, &mut inst);
-        let tasks: Vec<u32> = (0..inst.tasks.len() as u32)
-            .filter(|&t| reasons[t as usize].is_none())
-            .collect();
-        let (s, _) = initial(&inst, &tasks, &plan);
+    each_start(13, |seed, inst, s, _| {
         for r in s.routes.iter().filter(|r| !r.is_empty()) {
             let mut steps = Vec::new();
-            let timing = simulate(&inst, r.vehicle, &r.nodes, Some(&mut steps));
+            let timing = simulate(inst, r.vehicle, &r.nodes, Some(&mut steps));
             assert!(timing.is_some(), "seed {seed}: a kept route must simulate");
             let sim_breaks: Vec<usize> = steps
                 .iter()
@@ -128,6 +127,6 @@ fn break_routes_place_their_break_where_the_simulation_takes_it() {
             }
             compared += 1;
         }
-    }
+    });
     assert!(compared > 60, "compared {compared}");
 }
