@@ -8,7 +8,10 @@ use crate::repo::{db_err, Sql};
 use crate::sql::{params, Connection};
 
 /// The migrations, in order.
-const MIGRATIONS: &[&str] = &[include_str!("../migrations/0001_init.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("../migrations/0001_init.sql"),
+    include_str!("../migrations/0002_ops.sql"),
+];
 
 /// The schema version of a database this program has fully migrated.
 pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;
