@@ -12,7 +12,9 @@ mod driver;
 mod edits;
 mod notify;
 mod pod;
+mod pod_submissions;
 mod pod_uploads;
+mod tracking;
 mod tracking_browser;
 
 use common::TestApp;
