@@ -81,9 +81,17 @@ pub enum BoundedJsonError {
 
 /// Parses `bytes` as one JSON document within the bounds.
 pub fn parse(bytes: &[u8]) -> Result<Value, BoundedJsonError> {
+    parse_with_item_text(bytes, MAX_ITEM_TEXT_BYTES)
+}
+
+/// [`parse`] with another bound on the text of one item: the bodies that carry images as
+/// base64 strings (questionnaire submissions) allow text up to their body limit, since their
+/// strings are the images; the bounds on values and batch items stay.
+pub fn parse_with_item_text(bytes: &[u8], item_text: usize) -> Result<Value, BoundedJsonError> {
     let budget = Budget {
         left: Cell::new(MAX_JSON_VALUES),
-        text_left: Cell::new(MAX_ITEM_TEXT_BYTES),
+        item_text,
+        text_left: Cell::new(item_text),
         exceeded: Cell::new(None),
     };
     let mut de = serde_json::Deserializer::from_slice(bytes);
@@ -108,6 +116,8 @@ enum Limit {
 
 struct Budget {
     left: Cell<usize>,
+    /// The bound on the text of one item.
+    item_text: usize,
     /// Text bytes the current item may still hold.
     text_left: Cell<usize>,
     exceeded: Cell<Option<Limit>>,
@@ -230,7 +240,7 @@ impl<'de> Visitor<'de> for Node<'_> {
                 };
             }
             if self.top {
-                self.budget.text_left.set(MAX_ITEM_TEXT_BYTES);
+                self.budget.text_left.set(self.budget.item_text);
             }
             match seq.next_element_seed(self.child()) {
                 Ok(Some(item)) => items.push(item),
@@ -326,6 +336,28 @@ mod tests {
         assert!(matches!(
             parse(long_key.as_bytes()),
             Err(BoundedJsonError::ItemTooLarge(None))
+        ));
+    }
+
+    #[test]
+    fn a_wider_item_text_bound_admits_long_strings_and_keeps_the_other_bounds() {
+        let photo = format!(
+            r#"{{"images": ["{}"]}}"#,
+            "A".repeat(3 * MAX_ITEM_TEXT_BYTES)
+        );
+        assert!(matches!(
+            parse(photo.as_bytes()),
+            Err(BoundedJsonError::ItemTooLarge(None))
+        ));
+        assert!(parse_with_item_text(photo.as_bytes(), 4 * MAX_ITEM_TEXT_BYTES).is_ok());
+        assert!(matches!(
+            parse_with_item_text(photo.as_bytes(), 2 * MAX_ITEM_TEXT_BYTES),
+            Err(BoundedJsonError::ItemTooLarge(None))
+        ));
+        let many = format!("{{\"a\": [{}]}}", vec!["1"; MAX_JSON_VALUES].join(","));
+        assert!(matches!(
+            parse_with_item_text(many.as_bytes(), usize::MAX),
+            Err(BoundedJsonError::TooManyValues)
         ));
     }
 

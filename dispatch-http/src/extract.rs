@@ -41,83 +41,103 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, _: &S) -> Result<Self, Self::Rejection> {
-        if let Some(ct) = req.headers().get(header::CONTENT_TYPE) {
-            let ct = ct.to_str().unwrap_or("").to_ascii_lowercase();
-            let essence = ct.split(';').next().unwrap_or("").trim();
-            if essence != "application/json" && !essence.ends_with("+json") {
-                return Err(one_issue(
-                    IssueCode::InvalidType,
-                    vec![],
-                    "content-type application/json",
-                    essence,
-                    "the body must be JSON (content-type application/json)",
-                ));
-            }
-        }
-        let (mut parts, body) = req.into_parts();
-        if let Some(ParsedJson(value)) = parts.extensions.remove::<ParsedJson>() {
-            return Ok(JsonBody(value));
-        }
-        let bytes = bounded_json::read_body(&parts.headers, body, crate::MAX_BODY_BYTES)
+        read_json(req, MAX_ITEM_TEXT_BYTES).await.map(JsonBody)
+    }
+}
+
+/// A JSON body that carries images as base64 strings (`POST /driver/questionnaire-submissions`):
+/// [`JsonBody`] with the text of the body bounded by the body limit
+/// ([`crate::MAX_BODY_BYTES`]) instead of [`MAX_ITEM_TEXT_BYTES`], so a phone photo of a few
+/// MB fits. The bounds on values and batch items stay; every other body keeps [`JsonBody`].
+#[derive(Debug, Clone)]
+pub struct ImageJsonBody(pub Value);
+
+impl<S: Send + Sync> FromRequest<S> for ImageJsonBody {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, _: &S) -> Result<Self, Self::Rejection> {
+        read_json(req, crate::MAX_BODY_BYTES)
             .await
-            .map_err(|e| match e {
-                ReadBodyError::TooLarge => {
-                    crate::rejection::body_too_large(&format!("{} bytes", crate::MAX_BODY_BYTES))
-                }
-                ReadBodyError::Unreadable(e) => one_issue(
-                    IssueCode::Custom,
-                    vec![],
-                    "a readable body",
-                    "unreadable body",
-                    &format!("the body could not be read: {e}"),
-                ),
-            })?;
-        if bytes.iter().all(u8::is_ascii_whitespace) {
+            .map(ImageJsonBody)
+    }
+}
+
+/// Reads a JSON body within the bounds, with at most `item_text` bytes of text per item.
+async fn read_json(req: Request, item_text: usize) -> Result<Value, ApiError> {
+    if let Some(ct) = req.headers().get(header::CONTENT_TYPE) {
+        let ct = ct.to_str().unwrap_or("").to_ascii_lowercase();
+        let essence = ct.split(';').next().unwrap_or("").trim();
+        if essence != "application/json" && !essence.ends_with("+json") {
             return Err(one_issue(
-                IssueCode::Required,
+                IssueCode::InvalidType,
                 vec![],
-                "a JSON body",
-                "empty body",
-                "a JSON body is required",
+                "content-type application/json",
+                essence,
+                "the body must be JSON (content-type application/json)",
             ));
         }
-        // The bytes are dropped on return: from here on a request holds its parsed body only.
-        bounded_json::parse(&bytes)
-            .map(JsonBody)
-            .map_err(|e| match e {
-                BoundedJsonError::Malformed(e) => one_issue(
-                    IssueCode::InvalidType,
-                    vec![],
-                    "valid JSON",
-                    "malformed JSON",
-                    &format!("malformed JSON: {e}"),
-                ),
-                BoundedJsonError::TooManyItems => one_issue(
-                    IssueCode::TooBig,
-                    vec![],
-                    &format!("at most {MAX_BATCH_ITEMS} items"),
-                    &format!("more than {MAX_BATCH_ITEMS} items"),
-                    &format!("a request carries at most {MAX_BATCH_ITEMS} items"),
-                ),
-                BoundedJsonError::ItemTooLarge(index) => one_issue(
-                    IssueCode::TooBig,
-                    index.map(|i| vec![i.into()]).unwrap_or_default(),
-                    &format!("at most {MAX_ITEM_TEXT_BYTES} bytes of text in one item"),
-                    &format!("more than {MAX_ITEM_TEXT_BYTES} bytes of text"),
-                    &format!(
-                        "one item (or a body that is not a batch) holds at most \
-                         {MAX_ITEM_TEXT_BYTES} bytes of strings and keys"
-                    ),
-                ),
-                BoundedJsonError::TooManyValues => one_issue(
-                    IssueCode::TooBig,
-                    vec![],
-                    &format!("at most {MAX_JSON_VALUES} JSON values"),
-                    &format!("more than {MAX_JSON_VALUES} JSON values"),
-                    &format!("a body holds at most {MAX_JSON_VALUES} JSON values"),
-                ),
-            })
     }
+    let (mut parts, body) = req.into_parts();
+    if let Some(ParsedJson(value)) = parts.extensions.remove::<ParsedJson>() {
+        return Ok(value);
+    }
+    let bytes = bounded_json::read_body(&parts.headers, body, crate::MAX_BODY_BYTES)
+        .await
+        .map_err(|e| match e {
+            ReadBodyError::TooLarge => {
+                crate::rejection::body_too_large(&format!("{} bytes", crate::MAX_BODY_BYTES))
+            }
+            ReadBodyError::Unreadable(e) => one_issue(
+                IssueCode::Custom,
+                vec![],
+                "a readable body",
+                "unreadable body",
+                &format!("the body could not be read: {e}"),
+            ),
+        })?;
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(one_issue(
+            IssueCode::Required,
+            vec![],
+            "a JSON body",
+            "empty body",
+            "a JSON body is required",
+        ));
+    }
+    // The bytes are dropped on return: from here on a request holds its parsed body only.
+    bounded_json::parse_with_item_text(&bytes, item_text).map_err(|e| match e {
+        BoundedJsonError::Malformed(e) => one_issue(
+            IssueCode::InvalidType,
+            vec![],
+            "valid JSON",
+            "malformed JSON",
+            &format!("malformed JSON: {e}"),
+        ),
+        BoundedJsonError::TooManyItems => one_issue(
+            IssueCode::TooBig,
+            vec![],
+            &format!("at most {MAX_BATCH_ITEMS} items"),
+            &format!("more than {MAX_BATCH_ITEMS} items"),
+            &format!("a request carries at most {MAX_BATCH_ITEMS} items"),
+        ),
+        BoundedJsonError::ItemTooLarge(index) => one_issue(
+            IssueCode::TooBig,
+            index.map(|i| vec![i.into()]).unwrap_or_default(),
+            &format!("at most {item_text} bytes of text in one item"),
+            &format!("more than {item_text} bytes of text"),
+            &format!(
+                "one item (or a body that is not a batch) holds at most \
+                     {item_text} bytes of strings and keys"
+            ),
+        ),
+        BoundedJsonError::TooManyValues => one_issue(
+            IssueCode::TooBig,
+            vec![],
+            &format!("at most {MAX_JSON_VALUES} JSON values"),
+            &format!("more than {MAX_JSON_VALUES} JSON values"),
+            &format!("a body holds at most {MAX_JSON_VALUES} JSON values"),
+        ),
+    })
 }
 
 /// The one path parameter of a route, percent-decoded. A segment that is not UTF-8 once decoded

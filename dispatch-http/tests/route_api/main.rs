@@ -12,6 +12,7 @@ mod driver;
 mod edits;
 mod notify;
 mod pod;
+mod pod_limits;
 mod pod_submissions;
 mod pod_uploads;
 mod tracking;
