@@ -7,6 +7,8 @@
 //! gigabytes before any rule looked at it; and the rows written for one item are copied a few
 //! times on their way into SQLite, so one item the size of the body would cost several bodies.
 
+use dispatch_core::model::customer::MAX_CUSTOMERS_PER_REQUEST;
+use dispatch_core::model::order::MAX_ORDERS_PER_REQUEST;
 use std::cell::Cell;
 use std::fmt;
 
@@ -16,7 +18,11 @@ use serde_json::{Map, Number, Value};
 /// Most values (objects, arrays, strings, numbers, booleans, nulls) in one body.
 pub const MAX_JSON_VALUES: usize = 100_000;
 /// Most elements of a top-level array (a batch).
-pub const MAX_BATCH_ITEMS: usize = 100;
+pub const MAX_BATCH_ITEMS: usize = if MAX_ORDERS_PER_REQUEST > MAX_CUSTOMERS_PER_REQUEST {
+    MAX_ORDERS_PER_REQUEST
+} else {
+    MAX_CUSTOMERS_PER_REQUEST
+};
 /// Most bytes of strings and object keys in one item (UTF-8, as parsed). The largest item the
 /// spec's field limits allow is a customer with 40000-character notes of 4-byte characters,
 /// about 162 KB; orders have fewer stated limits, and 1 MiB leaves them room.

@@ -1,9 +1,10 @@
 //! Extractors whose every rejection is an envelope: the JSON body, numeric path ids and the
 //! authenticated caller.
 
+use axum::body::Body;
 use axum::extract::{FromRequest, FromRequestParts, MatchedPath, Path, Request};
-use axum::http::header;
 use axum::http::request::Parts;
+use axum::http::{header, HeaderMap};
 use dispatch_core::error::{IssueCode, PathSegment, ValidationErrors, ValidationIssue};
 use serde_json::Value;
 
@@ -41,7 +42,7 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, _: &S) -> Result<Self, Self::Rejection> {
-        read_json(req, MAX_ITEM_TEXT_BYTES).await.map(JsonBody)
+        required_json(req, MAX_ITEM_TEXT_BYTES).await.map(JsonBody)
     }
 }
 
@@ -56,14 +57,14 @@ impl<S: Send + Sync> FromRequest<S> for ImageJsonBody {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, _: &S) -> Result<Self, Self::Rejection> {
-        read_json(req, crate::MAX_BODY_BYTES)
+        required_json(req, crate::MAX_BODY_BYTES)
             .await
             .map(ImageJsonBody)
     }
 }
 
-/// Reads a JSON body within the bounds, with at most `item_text` bytes of text per item.
-async fn read_json(req: Request, item_text: usize) -> Result<Value, ApiError> {
+/// A JSON body that must be there, with at most `item_text` bytes of text per item.
+async fn required_json(req: Request, item_text: usize) -> Result<Value, ApiError> {
     if let Some(ct) = req.headers().get(header::CONTENT_TYPE) {
         let ct = ct.to_str().unwrap_or("").to_ascii_lowercase();
         let essence = ct.split(';').next().unwrap_or("").trim();
@@ -81,7 +82,44 @@ async fn read_json(req: Request, item_text: usize) -> Result<Value, ApiError> {
     if let Some(ParsedJson(value)) = parts.extensions.remove::<ParsedJson>() {
         return Ok(value);
     }
-    let bytes = bounded_json::read_body(&parts.headers, body, crate::MAX_BODY_BYTES)
+    match bounded_body(&parts.headers, body, item_text).await? {
+        Some(value) => Ok(value),
+        None => Err(one_issue(
+            IssueCode::Required,
+            vec![],
+            "a JSON body",
+            "empty body",
+            "a JSON body is required",
+        )),
+    }
+}
+
+/// A JSON body that may be absent (nothing or only whitespace: `None`), for actions whose every
+/// property is optional. Read and parsed within the same bounds as [`JsonBody`]; no
+/// content-type is required.
+#[derive(Debug, Clone)]
+pub struct OptionalJsonBody(pub Option<Value>);
+
+impl<S: Send + Sync> FromRequest<S> for OptionalJsonBody {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, _: &S) -> Result<Self, Self::Rejection> {
+        let (parts, body) = req.into_parts();
+        bounded_body(&parts.headers, body, MAX_ITEM_TEXT_BYTES)
+            .await
+            .map(OptionalJsonBody)
+    }
+}
+
+/// Reads a body within [`crate::MAX_BODY_BYTES`] and parses it within the bounds of
+/// [`bounded_json`], with at most `item_text` bytes of text per item; `None` for an empty (or
+/// whitespace-only) body.
+async fn bounded_body(
+    headers: &HeaderMap,
+    body: Body,
+    item_text: usize,
+) -> Result<Option<Value>, ApiError> {
+    let bytes = bounded_json::read_body(headers, body, crate::MAX_BODY_BYTES)
         .await
         .map_err(|e| match e {
             ReadBodyError::TooLarge => {
@@ -96,48 +134,44 @@ async fn read_json(req: Request, item_text: usize) -> Result<Value, ApiError> {
             ),
         })?;
     if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Err(one_issue(
-            IssueCode::Required,
-            vec![],
-            "a JSON body",
-            "empty body",
-            "a JSON body is required",
-        ));
+        return Ok(None);
     }
     // The bytes are dropped on return: from here on a request holds its parsed body only.
-    bounded_json::parse_with_item_text(&bytes, item_text).map_err(|e| match e {
-        BoundedJsonError::Malformed(e) => one_issue(
-            IssueCode::InvalidType,
-            vec![],
-            "valid JSON",
-            "malformed JSON",
-            &format!("malformed JSON: {e}"),
-        ),
-        BoundedJsonError::TooManyItems => one_issue(
-            IssueCode::TooBig,
-            vec![],
-            &format!("at most {MAX_BATCH_ITEMS} items"),
-            &format!("more than {MAX_BATCH_ITEMS} items"),
-            &format!("a request carries at most {MAX_BATCH_ITEMS} items"),
-        ),
-        BoundedJsonError::ItemTooLarge(index) => one_issue(
-            IssueCode::TooBig,
-            index.map(|i| vec![i.into()]).unwrap_or_default(),
-            &format!("at most {item_text} bytes of text in one item"),
-            &format!("more than {item_text} bytes of text"),
-            &format!(
-                "one item (or a body that is not a batch) holds at most \
-                     {item_text} bytes of strings and keys"
+    bounded_json::parse_with_item_text(&bytes, item_text)
+        .map(Some)
+        .map_err(|e| match e {
+            BoundedJsonError::Malformed(e) => one_issue(
+                IssueCode::InvalidType,
+                vec![],
+                "valid JSON",
+                "malformed JSON",
+                &format!("malformed JSON: {e}"),
             ),
-        ),
-        BoundedJsonError::TooManyValues => one_issue(
-            IssueCode::TooBig,
-            vec![],
-            &format!("at most {MAX_JSON_VALUES} JSON values"),
-            &format!("more than {MAX_JSON_VALUES} JSON values"),
-            &format!("a body holds at most {MAX_JSON_VALUES} JSON values"),
-        ),
-    })
+            BoundedJsonError::TooManyItems => one_issue(
+                IssueCode::TooBig,
+                vec![],
+                &format!("at most {MAX_BATCH_ITEMS} items"),
+                &format!("more than {MAX_BATCH_ITEMS} items"),
+                &format!("a request carries at most {MAX_BATCH_ITEMS} items"),
+            ),
+            BoundedJsonError::ItemTooLarge(index) => one_issue(
+                IssueCode::TooBig,
+                index.map(|i| vec![i.into()]).unwrap_or_default(),
+                &format!("at most {item_text} bytes of text in one item"),
+                &format!("more than {item_text} bytes of text"),
+                &format!(
+                    "one item (or a body that is not a batch) holds at most \
+                     {item_text} bytes of strings and keys"
+                ),
+            ),
+            BoundedJsonError::TooManyValues => one_issue(
+                IssueCode::TooBig,
+                vec![],
+                &format!("at most {MAX_JSON_VALUES} JSON values"),
+                &format!("more than {MAX_JSON_VALUES} JSON values"),
+                &format!("a body holds at most {MAX_JSON_VALUES} JSON values"),
+            ),
+        })
 }
 
 /// The one path parameter of a route, percent-decoded. A segment that is not UTF-8 once decoded

@@ -218,7 +218,7 @@ fn check(app: &TestApp, runtime: &tokio::runtime::Runtime, request: Request<Body
         reply.status,
         reply.body
     );
-    if reply.status.is_client_error() && reply.status != 405 {
+    if reply.status.is_client_error() {
         let body = &reply.body;
         assert!(body["name"].is_string(), "{what}: {body:#}");
         assert_eq!(

@@ -10,7 +10,7 @@ use crate::model::order::{
 };
 use crate::model::order_fields::{
     bad_enum, check_country, check_email, check_len, check_range, custom, key_path, parse_time,
-    render, required,
+    render, required, TimeWindowInput,
 };
 pub use crate::model::order_input::{
     EndpointChanges, EndpointInput, OrderChanges, OrderCustomerInput, OrderInput, OrderWrite,
@@ -24,15 +24,18 @@ use crate::time::{Date, Weekday};
 /// taken by value so its strings move into the changes: a body-sized batch is held once, not
 /// twice.
 pub fn validate_order(
-    input: OrderInput,
+    mut input: OrderInput,
     write: OrderWrite,
     statuses: &StatusSet,
 ) -> Result<OrderChanges, ValidationErrors> {
     let mut errs = ValidationErrors::default();
     let mut out = OrderChanges::default();
-    // Time windows are read before the fields move; their issues keep their place after the ends'.
-    let mut window_errs = ValidationErrors::default();
-    out.time_windows = time_windows(&mut window_errs, &input);
+    // The ends move into their changes below; their window lists are checked after them.
+    let windows = [
+        input.delivery.time_windows.take(),
+        input.pickup.time_windows.take(),
+        input.time_windows.take(),
+    ];
     match input.order_number {
         Some(Some(n)) => {
             check_len(&mut errs, key_path(&["order_number"]), &n, 1, usize::MAX);
@@ -83,7 +86,7 @@ pub fn validate_order(
             parsed
         })
     });
-    errs.extend(window_errs.0);
+    out.time_windows = time_windows(&mut errs, windows);
     match input.order_exchange {
         Some(Some(r)) => {
             check_len(
@@ -326,19 +329,15 @@ fn endpoint(errs: &mut ValidationErrors, side: &str, e: EndpointInput) -> Endpoi
     }
 }
 
-fn time_windows(errs: &mut ValidationErrors, input: &OrderInput) -> Option<Vec<OrderTimeWindow>> {
+/// Checks the delivery, pickup and combined window lists (in that order) of one order.
+fn time_windows(
+    errs: &mut ValidationErrors,
+    [delivery, pickup, combined]: [Option<Vec<TimeWindowInput>>; 3],
+) -> Option<Vec<OrderTimeWindow>> {
     let lists = [
-        (
-            "delivery_time_windows",
-            Some(Side::Delivery),
-            &input.delivery.time_windows,
-        ),
-        (
-            "pickup_time_windows",
-            Some(Side::Pickup),
-            &input.pickup.time_windows,
-        ),
-        ("time_windows", None, &input.time_windows),
+        ("delivery_time_windows", Some(Side::Delivery), delivery),
+        ("pickup_time_windows", Some(Side::Pickup), pickup),
+        ("time_windows", None, combined),
     ];
     if lists.iter().all(|(_, _, l)| l.is_none()) {
         return None;

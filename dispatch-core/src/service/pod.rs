@@ -14,13 +14,10 @@ use crate::model::driver::Driver;
 use crate::model::organisation::DepotScope;
 use crate::model::pod::ImageBytes;
 use crate::model::pod::{
-    Compression, ImageInfo, ImageKind, ImageMeta, ImageRead, ImageRejection, StopProof,
-    StopSignature, Submission, COMPRESSED_PHOTO_SIDE, MAX_IMAGE_BYTES, MAX_PHOTOS_PER_UPLOAD,
-    MAX_SIGNED_BY_CHARS,
+    ImageInfo, ImageKind, ImageMeta, ImageRead, ImageRejection, StopProof, StopSignature,
+    Submission, COMPRESSED_PHOTO_SIDE, MAX_IMAGE_BYTES, MAX_PHOTOS_PER_UPLOAD, MAX_SIGNED_BY_CHARS,
 };
-use crate::model::questionnaire::{
-    check_answers, AnswerInput, AnswerType, Questionnaire, QuestionnaireType,
-};
+use crate::model::questionnaire::{check_answers, AnswerInput, Questionnaire, QuestionnaireType};
 use crate::model::stop::Stop;
 use crate::ports::clock::Clock;
 use crate::ports::images::ImageCodec;
@@ -440,17 +437,6 @@ pub fn stop_proof(
         submissions: tx.submissions_of_visit(scope, stop.route_id, order)?,
         tracking_token: tx.tracking_token(scope, order)?,
     })
-}
-
-/// Whether an answer type's images are listed in submission reads (all stored images are
-/// fully uploaded: a submission and its images commit together).
-pub fn answer_has_images(kind: AnswerType) -> bool {
-    kind.has_images()
-}
-
-/// Whether an image record is pending (for renderers).
-pub fn is_pending(meta: &ImageMeta) -> bool {
-    meta.compression == Compression::Pending
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@ use crate::model::driver::Driver;
 use crate::model::order::Side;
 use crate::model::organisation::DepotSettings;
 use crate::model::pod::{ImageFormat, StoredAnswer};
-use crate::model::questionnaire::{AnswerValue, Question, QuestionnaireDef};
+use crate::model::questionnaire::{AnswerType, AnswerValue, Question, QuestionnaireDef};
 use crate::model::route::{NewRoute, RouteTiming};
 use crate::model::stop::StopVisit;
 use crate::ports::clock::ManualClock;

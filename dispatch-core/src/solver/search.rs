@@ -318,6 +318,10 @@ fn polish(inst: &Instance, nb: &Neighbours, best: &mut State, control: &dyn Cont
         .filter(|&r| !best.routes[r].is_empty())
         .collect();
     let mut routes = improve_between(inst, nb, best, &used, &|| control.should_stop());
+    // The intra-route passes do not look at the clock: past the deadline, stop here.
+    if control.should_stop() {
+        return;
+    }
     routes.retain(|&r| !best.routes[r].is_empty());
     improve(inst, best, &routes);
 }

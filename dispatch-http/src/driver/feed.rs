@@ -22,7 +22,7 @@ use std::convert::Infallible;
 use std::time::Duration;
 
 use axum::extract::{Query, State};
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::routing::get;
 use axum::{Json, Router};
@@ -124,21 +124,25 @@ async fn start_cursor(
     }
 }
 
-/// One feed message as the driver sees it, with the route as it is now.
-async fn message(state: &AppState, driver: Driver, entry: FeedEntry) -> Value {
+/// One feed message as the driver sees it, with the route as it is now (`null` once the route
+/// is no longer the driver's). A failed read is an error, not `null`: `null` tells the driver
+/// the route is gone.
+async fn message(state: &AppState, driver: Driver, entry: FeedEntry) -> Result<Value, ApiError> {
     let route = match entry.kind {
         FeedKind::Deleted => Value::Null,
-        _ => route_json(state, driver, entry.route_id)
-            .await
-            .unwrap_or(Value::Null),
+        _ => match route_json(state, driver, entry.route_id).await {
+            Ok(route) => route,
+            Err(e) if e.status == StatusCode::NOT_FOUND => Value::Null,
+            Err(e) => return Err(e),
+        },
     };
-    json!({
+    Ok(json!({
         "id": entry.id,
         "kind": entry.kind.as_str(),
         "route_id": entry.route_id,
         "created": ts(entry.created),
         "route": route,
-    })
+    }))
 }
 
 async fn long_poll(
@@ -160,7 +164,7 @@ async fn long_poll(
     let mut messages = Vec::with_capacity(entries.len());
     for entry in entries {
         cursor = entry.id;
-        messages.push(message(&state, driver, entry).await);
+        messages.push(message(&state, driver, entry).await?);
     }
     Ok(Json(json!({ "messages": messages, "cursor": cursor })))
 }
@@ -206,12 +210,21 @@ async fn events(
         }
         loop {
             if let Some(entry) = sub.pending.pop_front() {
-                let data = message(&sub.state, sub.driver, entry).await;
-                let event = Event::default()
-                    .event(entry.kind.as_str())
-                    .id(entry.id.to_string())
-                    .data(data.to_string());
-                return Some((Ok(event), sub));
+                match message(&sub.state, sub.driver, entry).await {
+                    Ok(data) => {
+                        let event = Event::default()
+                            .event(entry.kind.as_str())
+                            .id(entry.id.to_string())
+                            .data(data.to_string());
+                        return Some((Ok(event), sub));
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e.description, "driver feed read failed");
+                        sub.pending.push_front(entry);
+                        tokio::time::sleep(POLL_INTERVAL * 4).await;
+                        continue;
+                    }
+                }
             }
             match next_batch(&sub.state, sub.driver, sub.cursor).await {
                 Ok(entries) if !entries.is_empty() => {

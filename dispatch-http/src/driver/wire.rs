@@ -1,9 +1,7 @@
 //! Driver request bodies: every property typed and checked at its path; unknown properties are
 //! refused (a misspelt field must not silently do nothing on the road).
 
-use axum::body::Bytes;
 use axum::extract::{FromRequest, Request};
-use axum::http::StatusCode;
 use dispatch_core::error::{IssueCode, ValidationErrors, ValidationIssue};
 use dispatch_core::model::driver_visit::{LatLng, TrackPoint};
 use dispatch_core::patch::Patch;
@@ -13,6 +11,7 @@ use dispatch_core::time::Timestamp;
 use serde_json::{Map, Value};
 
 use crate::error::ApiError;
+use crate::extract::OptionalJsonBody;
 use crate::rejection::invalid;
 use crate::v2::wire::{object, type_name, Reader};
 
@@ -319,7 +318,7 @@ fn done<T>(errors: ValidationErrors, value: T) -> Result<T, ApiError> {
 }
 
 /// A driver request body: JSON, or nothing at all (read as `{}`, for actions whose every
-/// property is optional). Malformed JSON is 400 INVALID_INPUT; a body over the limit too.
+/// property is optional), read within the bounds of every JSON body ([`OptionalJsonBody`]).
 #[derive(Debug, Clone)]
 pub struct DriverBody(pub Value);
 
@@ -327,38 +326,9 @@ impl<S: Send + Sync> FromRequest<S> for DriverBody {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
-            if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                crate::rejection::body_too_large(&format!("{} bytes", crate::MAX_BODY_BYTES))
-            } else {
-                one(
-                    IssueCode::Custom,
-                    "a readable body",
-                    "unreadable body",
-                    format!("the body could not be read: {rejection}"),
-                )
-            }
-        })?;
-        if bytes.iter().all(u8::is_ascii_whitespace) {
-            return Ok(DriverBody(Value::Object(Map::new())));
-        }
-        serde_json::from_slice(&bytes).map(DriverBody).map_err(|e| {
-            one(
-                IssueCode::InvalidType,
-                "valid JSON",
-                "malformed JSON",
-                format!("malformed JSON: {e}"),
-            )
-        })
+        let OptionalJsonBody(body) = OptionalJsonBody::from_request(req, state).await?;
+        Ok(DriverBody(
+            body.unwrap_or_else(|| Value::Object(Map::new())),
+        ))
     }
-}
-
-fn one(code: IssueCode, expected: &str, received: &str, message: String) -> ApiError {
-    invalid(&ValidationErrors(vec![ValidationIssue::new(
-        code,
-        vec![],
-        expected,
-        received,
-        message,
-    )]))
 }

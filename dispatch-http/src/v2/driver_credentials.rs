@@ -4,7 +4,6 @@
 //! and `DELETE /vehicles/{id}/driver-credentials/{credential_id}` (revokes).
 //! Creating and revoking need an `all` key (the auth layer refuses writes of `read` keys).
 
-use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::{delete, get};
@@ -17,7 +16,7 @@ use serde_json::{json, Value};
 use super::wire::{object, ts, type_name};
 use crate::driver::auth::new_credential;
 use crate::error::ApiError;
-use crate::extract::{Caller, IdPath};
+use crate::extract::{Caller, IdPath, OptionalJsonBody};
 use crate::rejection::invalid;
 use crate::AppState;
 
@@ -42,19 +41,10 @@ fn render(c: &DriverCredential) -> Value {
 }
 
 /// The optional body: nothing, or `{name?: string}`.
-fn read_name(body: &[u8]) -> Result<Option<String>, ApiError> {
-    if body.iter().all(u8::is_ascii_whitespace) {
+fn read_name(body: Option<Value>) -> Result<Option<String>, ApiError> {
+    let Some(value) = body else {
         return Ok(None);
-    }
-    let value: Value = serde_json::from_slice(body).map_err(|e| {
-        invalid(&ValidationErrors(vec![ValidationIssue::new(
-            IssueCode::InvalidType,
-            vec![],
-            "valid JSON",
-            "malformed JSON",
-            format!("malformed JSON: {e}"),
-        )]))
-    })?;
+    };
     let obj = object(&value)?;
     let mut errors = ValidationErrors::default();
     for key in obj.keys().filter(|k| k.as_str() != "name") {
@@ -91,9 +81,9 @@ async fn create(
     State(state): State<AppState>,
     Caller(p): Caller,
     IdPath(vehicle_id): IdPath,
-    body: Bytes,
+    OptionalJsonBody(body): OptionalJsonBody,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
-    let name = read_name(&body)?;
+    let name = read_name(body)?;
     let (clear, hash) = new_credential()?;
     let created = state
         .blocking(move |s| {

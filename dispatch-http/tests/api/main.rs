@@ -1,5 +1,6 @@
 //! HTTP tests of the v2 API: the real router over a real SQLite file, spoken to in JSON.
 
+#[allow(dead_code)] // shared with the other test crates, which use different parts
 mod common;
 
 mod auth;

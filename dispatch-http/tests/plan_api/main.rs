@@ -13,6 +13,7 @@ mod solving;
 use std::time::Duration;
 
 use common::TestApp;
+pub use common::{post_orders, post_vehicle};
 use dispatch_core::ports::matrix::GreatCircle;
 use dispatch_core::service::optimisation::NoFollowUp;
 use dispatch_http::runtime::{Optimiser, OptimiserConfig};
@@ -35,27 +36,6 @@ pub fn delivery(number: &str, lat: f64, lng: f64) -> Value {
         "delivery_duration": 5,
         "delivery_date": DAY,
     })
-}
-
-/// Posts orders to North and returns their ids.
-pub async fn post_orders(app: &TestApp, orders: Vec<Value>) -> Vec<i64> {
-    let r = app
-        .post("/v2/orders", &app.north(), Value::Array(orders))
-        .await;
-    r.ok()["orders"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|o| o["id"].as_str().unwrap().parse().unwrap())
-        .collect()
-}
-
-/// Posts a vehicle to North and returns its id.
-pub async fn post_vehicle(app: &TestApp, name: &str) -> i64 {
-    let r = app
-        .post("/v2/vehicles", &app.north(), common::van(name))
-        .await;
-    r.ok()["vehicle"]["id"].as_i64().unwrap()
 }
 
 /// Starts the optimisation workers over the app's store with a short budget per job.

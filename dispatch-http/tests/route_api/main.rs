@@ -19,6 +19,7 @@ mod tracking;
 mod tracking_browser;
 
 use common::TestApp;
+pub use common::{post_orders, post_vehicle as vehicle};
 use dispatch_core::events::DomainEvent;
 use dispatch_core::model::optimisation::{
     JobSpec, JobState, Optimisation, OptimiseSettings, OrderSelection, Queue,
@@ -53,19 +54,6 @@ pub fn delivery(number: &str, lat: f64, lng: f64) -> Value {
     })
 }
 
-/// Posts orders to North and returns their ids.
-pub async fn post_orders(app: &TestApp, orders: Vec<Value>) -> Vec<i64> {
-    let r = app
-        .post("/v2/orders", &app.north(), Value::Array(orders))
-        .await;
-    r.ok()["orders"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|o| o["id"].as_str().unwrap().parse().unwrap())
-        .collect()
-}
-
 /// `n` delivery orders numbered `{prefix}-{i}` spread around the depot; their ids.
 pub async fn orders(app: &TestApp, prefix: &str, n: usize) -> Vec<i64> {
     let list = (0..n)
@@ -79,14 +67,6 @@ pub async fn orders(app: &TestApp, prefix: &str, n: usize) -> Vec<i64> {
         })
         .collect();
     post_orders(app, list).await
-}
-
-/// Posts a vehicle to North and returns its id.
-pub async fn vehicle(app: &TestApp, name: &str) -> i64 {
-    let r = app
-        .post("/v2/vehicles", &app.north(), common::van(name))
-        .await;
-    r.ok()["vehicle"]["id"].as_i64().unwrap()
 }
 
 /// North's scope.

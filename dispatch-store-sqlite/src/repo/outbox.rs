@@ -237,7 +237,9 @@ impl OutboxRepo for Db<'_> {
         limit_to: usize,
     ) -> Result<usize, StoreError> {
         // Candidates come from the `(outcome, finished)` index; a row a re-send names stays
-        // (found through the partial index on `resend_of`).
+        // (found through the partial index on `resend_of`). The newest row always stays: ids
+        // are `MAX(id) + 1`, and an id handed out again would sit behind the delivery
+        // worker's scan position and never be sent.
         let mut stmt = self
             .0
             .prepare_cached(
@@ -246,6 +248,7 @@ impl OutboxRepo for Db<'_> {
                  WHERE ((e.outcome IN ('DELIVERED', 'SKIPPED') AND e.finished < ?1) \
                      OR (e.outcome = 'ERROR' AND e.finished < ?2)) \
                    AND NOT EXISTS (SELECT 1 FROM event_outbox r WHERE r.resend_of = e.id) \
+                   AND e.id < (SELECT MAX(id) FROM event_outbox) \
                  LIMIT ?3)",
             )
             .st()?;

@@ -273,6 +273,25 @@ impl TestApp {
     }
 }
 
+/// Posts orders to North and returns their ids.
+pub async fn post_orders(app: &TestApp, orders: Vec<Value>) -> Vec<i64> {
+    let r = app
+        .post("/v2/orders", &app.north(), Value::Array(orders))
+        .await;
+    r.ok()["orders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["id"].as_str().unwrap().parse().unwrap())
+        .collect()
+}
+
+/// Posts a vehicle ([`van`]) to North and returns its id.
+pub async fn post_vehicle(app: &TestApp, name: &str) -> i64 {
+    let r = app.post("/v2/vehicles", &app.north(), van(name)).await;
+    r.ok()["vehicle"]["id"].as_i64().unwrap()
+}
+
 /// A valid minimal vehicle body.
 pub fn van(name: &str) -> Value {
     json!({"name": name, "availability": "full_day", "start_location": "depot", "end_location": "depot"})

@@ -240,3 +240,26 @@ async fn bad_input_on_every_driver_endpoint_is_an_envelope_never_a_5xx() {
     assert!(depot["stops"][0]["actual_arrival_time"].is_null());
     assert!(depot["actual_distance"].is_null());
 }
+
+#[tokio::test]
+async fn a_driver_body_is_parsed_within_the_bounds_of_every_json_body() {
+    let app = TestApp::new();
+    morning(&app);
+    let (_, key, route, _) = driven_route(&app, "BOUND", 1).await;
+    // 200 000 empty objects: refused while parsing at the 100 000th value, not built first.
+    let body = format!("{{\"positions\": [{}{{}}]}}", "{},".repeat(199_999));
+    let r = app
+        .send(
+            axum::http::Request::builder()
+                .method(Method::POST)
+                .uri(format!("/driver/routes/{route}/positions"))
+                .header("x-access-key", &key)
+                .header("content-type", "application/json")
+                .body(axum::body::Body::from(body))
+                .unwrap(),
+        )
+        .await;
+    r.envelope(400, "INVALID_INPUT");
+    let description = r.body["description"].as_str().unwrap_or_default();
+    assert!(description.contains("JSON values"), "{:#}", r.body);
+}
