@@ -81,7 +81,9 @@ fn main() {
         println!(
             "    {} {:?} -> {} ({} images)",
             a["type"],
-            a["driver_questionnaire_question"]["question"],
+            a["driver_questionnaire_question"]["question"]
+                .as_str()
+                .unwrap_or_default(),
             a["data"],
             a["images"].as_array().map_or(0, Vec::len)
         );
