@@ -18,7 +18,6 @@ use crate::model::driver_visit::FeedKind;
 use crate::model::optimisation::Optimisation;
 use crate::model::organisation::DepotScope;
 use crate::model::plan::Plan;
-use crate::ports::clock::Clock;
 use crate::ports::store::{Store, StoreError, StoreTx};
 use crate::ports::tracking::TrackingLinks;
 use crate::service::driver::feed::route_changed;
@@ -106,12 +105,21 @@ pub fn dispatch_plan(
     id: i64,
     now: Timestamp,
 ) -> Result<Dispatched, ServiceError> {
-    store.transaction(|tx| {
-        let (plan, target) = resolve_plan(tx, scope, id)?;
-        let facts = plan_facts(tx, scope, &plan)?;
-        let decision = decide_plan(&facts, target).map_err(rejection)?;
-        apply(tx, links, scope, plan, decision, now)
-    })
+    store.transaction(|tx| dispatch_plan_in(tx, links, scope, id, now))
+}
+
+/// [`dispatch_plan`] inside the caller's transaction.
+fn dispatch_plan_in(
+    tx: &mut dyn StoreTx,
+    links: &dyn TrackingLinks,
+    scope: DepotScope,
+    id: i64,
+    now: Timestamp,
+) -> Result<Dispatched, ServiceError> {
+    let (plan, target) = resolve_plan(tx, scope, id)?;
+    let facts = plan_facts(tx, scope, &plan)?;
+    let decision = decide_plan(&facts, target).map_err(rejection)?;
+    apply(tx, links, scope, plan, decision, now)
 }
 
 /// `POST /routes/{id}/dispatch`.
@@ -250,37 +258,28 @@ pub fn delete_plan(
 }
 
 /// `settings.auto_dispatch` as the optimisation runner's follow-up: a succeeded job whose
-/// request asked for it dispatches its plan (tracking links from `links`).
+/// request asked for it dispatches its plan in the transaction that saves its result (tracking
+/// links from `links`). A plan already dispatched (or gone) is left as it is; any other
+/// refusal (an order routed meanwhile by another dispatched route ...) is the job's to record.
 pub struct AutoDispatch {
     /// Issues the customer tracking links of the orders it routes.
     pub links: std::sync::Arc<dyn TrackingLinks>,
 }
 
 impl JobFollowUp for AutoDispatch {
-    fn after_success(&self, store: &dyn Store, job: &Optimisation, clock: &dyn Clock) {
-        if job.spec.settings.auto_dispatch {
-            // A plan that cannot be dispatched stays undispatched and says why on a manual
-            // dispatch; a store failure leaves it for the same.
-            let _ = auto_dispatch(store, &*self.links, job, clock);
+    fn with_result(
+        &self,
+        tx: &mut dyn StoreTx,
+        job: &Optimisation,
+        now: Timestamp,
+    ) -> Result<(), ServiceError> {
+        let scope = DepotScope {
+            organisation_id: job.organisation_id,
+            depot_id: job.depot_id,
+        };
+        match dispatch_plan_in(tx, &*self.links, scope, job.plan_id, now) {
+            Ok(_) | Err(ServiceError::AlreadyDispatched | ServiceError::NotFound(_)) => Ok(()),
+            Err(e) => Err(e),
         }
-    }
-}
-
-/// `settings.auto_dispatch`: dispatches the job's plan once its result is committed. A plan
-/// someone dispatched (or deleted) in between is left as it is.
-pub fn auto_dispatch(
-    store: &dyn Store,
-    links: &dyn TrackingLinks,
-    job: &Optimisation,
-    clock: &dyn Clock,
-) -> Result<Option<Dispatched>, ServiceError> {
-    let scope = DepotScope {
-        organisation_id: job.organisation_id,
-        depot_id: job.depot_id,
-    };
-    match dispatch_plan(store, links, scope, job.plan_id, clock.now()) {
-        Ok(done) => Ok(Some(done)),
-        Err(ServiceError::AlreadyDispatched | ServiceError::NotFound(_)) => Ok(None),
-        Err(e) => Err(e),
     }
 }

@@ -62,6 +62,10 @@ pub struct ServeArgs {
     /// Seconds a request has to send its whole body, from the end of its head.
     #[arg(long, default_value_t = 30.0, value_parser = positive_seconds)]
     pub body_read_timeout: f64,
+    /// Seconds a response may wait for the client to read any more of it; a client that
+    /// stops reading is cut off.
+    #[arg(long, default_value_t = 30.0, value_parser = positive_seconds)]
+    pub write_timeout: f64,
     /// Most connections open at once; more wait in the listen backlog.
     #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_connections: u32,
@@ -131,6 +135,7 @@ impl ServeArgs {
         ConnectionLimits {
             header_read_timeout: Duration::from_secs_f64(self.header_read_timeout),
             body_read_timeout: Duration::from_secs_f64(self.body_read_timeout),
+            write_timeout: Duration::from_secs_f64(self.write_timeout),
             max_connections: self.max_connections as usize,
         }
     }

@@ -226,10 +226,14 @@ fn run(shared: &Shared, job: &Optimisation) {
         Ok(JobOutcome::Succeeded {
             solution_id,
             problem_error,
+            follow_up_error,
         }) => {
             tracing::info!(job = %job.id, solution = solution_id, elapsed = ?control.started.elapsed(), "optimisation succeeded");
             if let Some(error) = problem_error {
                 tracing::warn!(job = %job.id, %error, "the solved problem could not be kept for export");
+            }
+            if let Some(error) = follow_up_error {
+                tracing::warn!(job = %job.id, plan = job.plan_id, %error, "the plan was saved undispatched; its job's error says why");
             }
         }
         Ok(JobOutcome::Failed(reason)) => {

@@ -6,6 +6,7 @@
 #[allow(dead_code)]
 mod common;
 
+mod auto_dispatch;
 mod booking;
 mod dispatch;
 mod driver;
