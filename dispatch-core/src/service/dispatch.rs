@@ -5,7 +5,7 @@
 
 use super::notifications::{on_dispatch, DispatchedOrder};
 use super::optimisation::JobFollowUp;
-use super::orders::apply_status_event;
+use super::orders::apply_status_event_to;
 use super::plans::cancel_plan_jobs;
 use super::tracking::issue_link;
 use super::ServiceError;
@@ -16,6 +16,7 @@ use crate::model::dispatch::{
 };
 use crate::model::driver_visit::FeedKind;
 use crate::model::optimisation::Optimisation;
+use crate::model::order::Order;
 use crate::model::organisation::DepotScope;
 use crate::model::plan::Plan;
 use crate::ports::store::{Store, StoreError, StoreTx};
@@ -167,13 +168,8 @@ fn apply(
                 };
                 match order.status.as_str() {
                     OPEN => {
-                        apply_status_event(tx, scope, order_id, OrderEvent::Dispatched, now)?;
-                        let link = issue_link(tx, scope, order_id, links, now)?;
-                        routed.push(DispatchedOrder {
-                            order_id,
-                            eta: Some(clock_text(stop.visit.arrival_s)),
-                            tracking_link: Some(link),
-                        });
+                        let eta = Some(clock_text(stop.visit.arrival_s));
+                        routed.push(route_order(tx, links, scope, order, eta, now)?);
                     }
                     ROUTED => {
                         return Err(ServiceError::invalid(
@@ -212,6 +208,27 @@ fn apply(
     })
 }
 
+/// An OPEN order on a route being dispatched (or on a dispatched route it joins): ROUTED, with
+/// its `orders.status` event, and its customer tracking link. Returns what the dispatch
+/// notifications need of it.
+pub(crate) fn route_order(
+    tx: &mut dyn StoreTx,
+    links: &dyn TrackingLinks,
+    scope: DepotScope,
+    order: Order,
+    eta: Option<String>,
+    now: Timestamp,
+) -> Result<DispatchedOrder, ServiceError> {
+    let order_id = order.id;
+    apply_status_event_to(tx, scope, order, OrderEvent::Dispatched, now)?;
+    let link = issue_link(tx, scope, order_id, links, now)?;
+    Ok(DispatchedOrder {
+        order_id,
+        eta,
+        tracking_link: Some(link),
+    })
+}
+
 /// `HH:mm` of seconds after midnight.
 pub(crate) fn clock_text(seconds: i64) -> String {
     let m = seconds.rem_euclid(86_400) / 60;
@@ -240,11 +257,11 @@ pub fn delete_plan(
             }
             for stop in tx.list_stops(scope, route.id)? {
                 for &order_id in &stop.visit.order_ids {
-                    if tx.get_order(scope, order_id)?.is_some() {
+                    if let Some(order) = tx.get_order(scope, order_id)? {
                         let event = OrderEvent::PlanDeleted {
                             route_dispatched: true,
                         };
-                        apply_status_event(tx, scope, order_id, event, now)?;
+                        apply_status_event_to(tx, scope, order, event, now)?;
                     }
                 }
             }

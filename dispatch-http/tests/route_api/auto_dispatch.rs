@@ -25,8 +25,8 @@ impl<F: Fn() + Sync> solver::Control for Meanwhile<F> {
     }
 }
 
-/// Posts an optimisation of [`DAY`] with `auto_dispatch` and claims its job; no worker runs.
-async fn claimed_job(app: &TestApp) -> (Optimisation, i64) {
+/// Posts an optimisation of [`DAY`] with `auto_dispatch`; its plan's id.
+pub async fn optimise_with_auto_dispatch(app: &TestApp) -> i64 {
     let r = app
         .post(
             "/v2/plans/optimise/orders",
@@ -34,7 +34,12 @@ async fn claimed_job(app: &TestApp) -> (Optimisation, i64) {
             json!({"delivery_date": DAY, "settings": {"auto_dispatch": true}}),
         )
         .await;
-    let plan = r.ok()["plan"]["id"].as_i64().unwrap();
+    r.ok()["plan"]["id"].as_i64().unwrap()
+}
+
+/// [`optimise_with_auto_dispatch`], its job claimed as a worker claims it; no worker runs.
+async fn claimed_job(app: &TestApp) -> (Optimisation, i64) {
+    let plan = optimise_with_auto_dispatch(app).await;
     let at = now(app);
     let job = store(app)
         .transaction(|tx| tx.claim_optimisation(at, at.add_millis(60_000)))

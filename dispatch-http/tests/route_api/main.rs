@@ -10,6 +10,7 @@ mod auto_dispatch;
 mod booking;
 mod dispatch;
 mod driver;
+mod edit_concurrency;
 mod edits;
 mod notify;
 mod pod;
