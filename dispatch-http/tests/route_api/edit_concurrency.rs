@@ -52,14 +52,22 @@ fn commits_meanwhile(
     wait.recv_timeout(Duration::from_secs(3)).unwrap_or(false)
 }
 
-/// Moves the route's `updated` on, as any other change of the route does.
+/// Changes the route: with `timing`, what an edit is computed from (its end moves by a
+/// minute), else only what a driver's positions change (its actual distance); both lock it and
+/// move its `updated` on.
 fn touch_route(
     scope: DepotScope,
     route: i64,
+    timing: bool,
 ) -> impl FnOnce(&mut dyn dispatch_core::ports::store::StoreTx) -> Result<(), ServiceError> {
     move |tx| {
         let mut r = tx.get_route(scope, route)?.unwrap();
-        r.is_locked = !r.is_locked;
+        if timing {
+            r.timing.end_time_s += 60;
+        } else {
+            r.actual_distance_m = Some(r.actual_distance_m.unwrap_or(0) + 100);
+        }
+        r.is_locked = true;
         r.updated = r.updated.add_millis(1);
         tx.update_route(scope, &r)?;
         Ok(())
@@ -140,7 +148,7 @@ async fn an_edit_whose_route_changed_while_it_computed_is_computed_again_on_the_
     let (scope, store) = (north_scope(&app), app.store.clone());
     let matrix = hooked(&app, |call| {
         if call == 0 {
-            assert!(commits_meanwhile(&store, touch_route(scope, route)));
+            assert!(commits_meanwhile(&store, touch_route(scope, route, true)));
         }
     });
     let out = add(&app, &matrix, route, o[2]).unwrap();
@@ -156,12 +164,36 @@ async fn an_edit_whose_route_changed_while_it_computed_is_computed_again_on_the_
 }
 
 #[tokio::test]
+async fn a_change_the_edit_does_not_read_is_kept_without_computing_again() {
+    let app = TestApp::new();
+    let (route, o) = two_stops_and_one_to_add(&app).await;
+    let (scope, store) = (north_scope(&app), app.store.clone());
+    let matrix = hooked(&app, |call| {
+        if call == 0 {
+            assert!(commits_meanwhile(&store, touch_route(scope, route, false)));
+        }
+    });
+    let out = add(&app, &matrix, route, o[2]).unwrap();
+    assert_eq!(out.errors, vec![]);
+    assert_eq!(matrix.calls.load(Ordering::SeqCst), 1, "computed once");
+    let r = super::store(&app)
+        .read(|tx| tx.get_route(scope, route))
+        .unwrap()
+        .unwrap();
+    assert_eq!((r.actual_distance_m, r.is_locked), (Some(100), true));
+    assert_eq!(
+        stop_orders(&app, route),
+        vec![vec![o[0]], vec![o[1]], vec![o[2]]]
+    );
+}
+
+#[tokio::test]
 async fn an_edit_whose_route_keeps_changing_is_503_and_writes_nothing() {
     let app = TestApp::new();
     let (route, o) = two_stops_and_one_to_add(&app).await;
     let (scope, store) = (north_scope(&app), app.store.clone());
     let matrix = hooked(&app, |_| {
-        assert!(commits_meanwhile(&store, touch_route(scope, route)));
+        assert!(commits_meanwhile(&store, touch_route(scope, route, true)));
     });
     let refused = add(&app, &matrix, route, o[2]);
     assert!(

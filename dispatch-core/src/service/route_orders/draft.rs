@@ -85,12 +85,27 @@ pub(super) fn served_side(order: &Order) -> Side {
 }
 
 /// The route being edited as read.
-#[derive(Debug, PartialEq)]
+#[derive(Debug)]
 pub(super) struct Edit {
     pub(super) route: Route,
     stops: Vec<Stop>,
     remembered: Vec<i64>,
     facts: RouteEditFacts,
+}
+
+/// Equal when an edit computed from one holds for the other: the same stops, remembered orders
+/// and decisions, and the same route as far as the computation reads it (vehicle, date, timing,
+/// dispatch). What a driver's positions change on a route (its actual distance, `updated`)
+/// does not make an edit compute again; the write transaction writes over the route as it is
+/// then.
+impl PartialEq for Edit {
+    fn eq(&self, other: &Edit) -> bool {
+        let basis = |r: &Route| (r.id, r.vehicle_id, r.date, r.timing, r.dispatched);
+        basis(&self.route) == basis(&other.route)
+            && self.stops == other.stops
+            && self.remembered == other.remembered
+            && self.facts == other.facts
+    }
 }
 
 fn open_edit(
