@@ -101,6 +101,9 @@ pub async fn serve(
             drop(permit);
         });
     }
+    // Stop accepting at once: new connections are refused instead of waiting in the backlog
+    // while the open ones finish.
+    drop(listener);
     graceful.shutdown().await;
     Ok(())
 }

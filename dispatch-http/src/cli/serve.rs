@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use dispatch_core::ports::clock::Clock;
 use dispatch_core::service::dispatch::AutoDispatch;
 use dispatch_store_sqlite::idempotency::SqliteIdempotencyStore;
 use dispatch_store_sqlite::{SqliteGazetteer, SqliteStore};
@@ -24,8 +23,9 @@ pub struct ServeArgs {
     /// SQLite database file; created with its schema if missing.
     #[arg(long, default_value = "./dispatch.db")]
     pub db: PathBuf,
-    /// Address to bind; port 0 picks a free port.
-    #[arg(long, default_value = "127.0.0.1:8080")]
+    /// Address to bind, HOST:PORT (127.0.0.1:8080, 0.0.0.0:8080, [::1]:8080, localhost:8080);
+    /// port 0 picks a free port.
+    #[arg(long, default_value = "127.0.0.1:8080", value_name = "HOST:PORT", value_parser = host_port)]
     pub listen: String,
     /// The URL clients reach this service at (scheme, host, port, optional path prefix), the
     /// base of every absolute URL it emits (paging links, image URLs, tracking links); set it
@@ -37,6 +37,11 @@ pub struct ServeArgs {
     /// `off` disables every rate tier.
     #[arg(long, value_parser = ["on", "off"], default_value = "on")]
     pub rate_limits: String,
+    /// Log lines on stderr: `text` for people, `json` (one object per line: timestamp, level,
+    /// message and the fields — per request request_id, method, route, status, latency_ms,
+    /// depot_id) for log pipelines. RUST_LOG chooses what is logged.
+    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
     /// Optimisation jobs run at once by this process (default: one per core; 0 runs none, for a
     /// process that only serves HTTP beside another that runs the jobs).
     #[arg(long)]
@@ -120,6 +125,26 @@ impl WebhookArgs {
     }
 }
 
+/// `--listen`: HOST:PORT, checked here so that `--listen 8080` says what is expected instead of
+/// the resolver's "invalid socket address".
+fn host_port(s: &str) -> Result<String, String> {
+    let expected = "expected HOST:PORT, e.g. 127.0.0.1:8080, 0.0.0.0:8080 or [::1]:8080 (port 0 picks a free port)";
+    if s.parse::<u16>().is_ok() {
+        return Err(format!("cannot listen on `{s}`, a port alone: {expected}; 127.0.0.1:{s} serves this machine only, 0.0.0.0:{s} every interface"));
+    }
+    if s.parse::<std::net::SocketAddr>().is_ok() {
+        return Ok(s.to_owned());
+    }
+    match s.rsplit_once(':') {
+        Some((host, port))
+            if !host.is_empty() && !host.contains(':') && port.parse::<u16>().is_ok() =>
+        {
+            Ok(s.to_owned())
+        }
+        _ => Err(format!("cannot listen on `{s}`: {expected}")),
+    }
+}
+
 fn positive_seconds(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 && v <= 86_400.0 => Ok(v),
@@ -161,18 +186,42 @@ impl ServeArgs {
 /// How long in-flight requests may take to finish after SIGINT/SIGTERM.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
 
+/// `--log-format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable lines (colour only at a terminal).
+    Text,
+    /// One JSON object per line.
+    Json,
+}
+
 /// Logs go to stderr: stdout carries only the lines scripts read.
-pub fn init_tracing() {
+pub fn init_tracing(format: LogFormat) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt()
+    let logs = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .try_init();
+        .with_writer(std::io::stderr);
+    let _ = match format {
+        LogFormat::Text => logs.with_ansi(colour_on_stderr()).try_init(),
+        LogFormat::Json => logs
+            .json()
+            .flatten_event(true)
+            .with_current_span(false)
+            .with_span_list(false)
+            .try_init(),
+    };
+}
+
+/// Colour codes only for a person at a terminal: never into files, pipes or log collectors,
+/// and never when `NO_COLOR` is set (no-color.org).
+fn colour_on_stderr() -> bool {
+    use std::io::IsTerminal;
+    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
 pub fn run(args: ServeArgs) -> Result<(), String> {
-    init_tracing();
+    init_tracing(args.log_format);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -191,11 +240,6 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     let wake = outbox_commits.clone();
     store.on_outbox_commit(move || wake.notify_one());
     let clock = Arc::new(SystemClock);
-    if let Some(key) = setup::bootstrap_default(&*store, clock.now())
-        .map_err(|e| format!("cannot create the default depot: {e}"))?
-    {
-        println!("access key: {key}");
-    }
     // Everything that can fail is opened before the listening line: scripts take that line to
     // mean the service is ready.
     let travel = args.travel.matrix()?;
@@ -239,6 +283,18 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         args.optimiser_config(),
     );
     let images_pending = crate::runtime::images::pending_at_start(&*state.store)?;
+    let signalled = shutdown_signal()?;
+    // The default depot and its key come last before the listening line: a start that fails
+    // (a busy port, a bad flag) creates nothing, so the next start still prints the key.
+    if let Some(key) = setup::bootstrap_default(&*state.store, state.clock.now())
+        .map_err(|e| format!("cannot create the default depot: {e}"))?
+    {
+        println!("access key: {key}");
+        eprintln!(
+            "The access key above is shown only on this first start. `dispatch keys list --db {db}` lists depots and keys; `dispatch keys create --db {db} --depot ID --name NAME` makes a new key, `dispatch keys revoke` revokes one.",
+            db = args.db.display()
+        );
+    }
     println!("listening on http://{addr}/v2");
     let _ = std::io::stdout().flush();
     tracing::info!(%addr, public_url = state.public_url.as_str(), db = %args.db.display(), "serving");
@@ -254,7 +310,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     )?;
     let limits = args.connection_limits();
     let server = crate::server::serve(listener, crate::app(state), limits, async move {
-        shutdown_signal().await;
+        signalled.await;
         let _ = stopping_tx.send(true);
     });
     // In-flight requests get a grace period; a client that never finishes cannot hold the
@@ -276,25 +332,27 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// Completes on SIGINT or SIGTERM.
-async fn shutdown_signal() {
-    let interrupt = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Listens for SIGINT and SIGTERM from the moment it is called (before `listening on` is
+/// printed, so a script that signals right after that line gets the graceful exit 0, not death
+/// by the signal); the future completes on the first of them.
+fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, String> {
     #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
+    let (mut interrupt, mut terminate) = {
+        use tokio::signal::unix::{signal, SignalKind};
+        let listen = |kind| signal(kind).map_err(|e| format!("cannot listen for signals: {e}"));
+        (
+            listen(SignalKind::interrupt())?,
+            listen(SignalKind::terminate())?,
+        )
     };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = interrupt => {},
-        () = terminate => {},
-    }
-    tracing::info!("shutting down: finishing requests in flight");
+    Ok(async move {
+        #[cfg(unix)]
+        tokio::select! {
+            _ = interrupt.recv() => {},
+            _ = terminate.recv() => {},
+        }
+        #[cfg(not(unix))]
+        let _ = tokio::signal::ctrl_c().await;
+        tracing::info!("shutting down: finishing requests in flight");
+    })
 }
