@@ -1,8 +1,9 @@
 //! A driver's day through the API alone, against the real `dispatch serve` binary on a
 //! temporary database, with a webhook receiver on loopback: orders and a van, optimisation,
 //! dispatch, a driver credential, the driver's day, start, positions, stops completed in full
-//! and in part and failed, notes, a phone call, the route completed — then what the depot reads
-//! and what its receiver got. `docs/driver-api.md` explains every call.
+//! and in part and failed, notes, a phone call, the van's check-in, a signature, photos and a
+//! questionnaire at a stop, the route completed — then what the depot reads (images and
+//! submissions too) and what its receiver got. `docs/driver-api.md` explains every call.
 //!
 //! ```text
 //! cargo build -p dispatch-http --bin dispatch
@@ -11,6 +12,8 @@
 
 #[path = "../tests/support/driver_day.rs"]
 mod driver_day;
+#[path = "../tests/support/driver_day_pod.rs"]
+mod driver_day_pod;
 #[path = "../tests/webhooks/receiver.rs"]
 mod receiver;
 #[path = "../tests/support/mod.rs"]
@@ -59,6 +62,41 @@ fn main() {
             stop["actual_duration"],
             stop["failed_reason"],
             stop["driver_notes"]
+        );
+    }
+    println!("\nproof of delivery at stop {}:", day.proof.stop_id);
+    let visit = &day.proof_reads.visit;
+    println!(
+        "  GET /v2/driver-questionnaire-submission/{}: {} answers",
+        visit["id"],
+        visit["driver_questionnaire_answers"]
+            .as_array()
+            .map_or(0, Vec::len)
+    );
+    for a in visit["driver_questionnaire_answers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        println!(
+            "    {} {:?} -> {} ({} images)",
+            a["type"],
+            a["driver_questionnaire_question"]["question"]
+                .as_str()
+                .unwrap_or_default(),
+            a["data"],
+            a["images"].as_array().map_or(0, Vec::len)
+        );
+    }
+    for image in &day.proof_reads.images {
+        println!(
+            "  GET {}: {} x 202 (Retry-After {:?}), then {} {} bytes; base64 {} bytes",
+            image.url,
+            image.pending.len(),
+            image.pending.first().and_then(|p| p.0.clone()),
+            image.raw.header("content-type").unwrap_or("?"),
+            image.raw.raw.len(),
+            image.base64["size"]
         );
     }
     println!("\nGET /v2/orders/{{id}}:");

@@ -56,7 +56,7 @@ pub enum BoundedJsonError {
 
 /// Parses `body` as one JSON document within the bounds, freeing its segments as it reads them.
 pub fn parse(body: BodyBytes) -> Result<Value, BoundedJsonError> {
-    parse_observed(body, &mut |_| {})
+    parse_observed(body, MAX_ITEM_TEXT_BYTES, &mut |_| {})
 }
 
 /// [`parse`] of a body that may be absent: `None` when it is empty or only whitespace. Every
@@ -67,20 +67,33 @@ pub fn parse_optional(
     body: BodyBytes,
     observe: &mut dyn FnMut(&[u8]),
 ) -> Result<Option<Value>, BoundedJsonError> {
+    parse_optional_within(body, MAX_ITEM_TEXT_BYTES, observe)
+}
+
+/// [`parse_optional`] with another bound on the text of one item: the bodies that carry
+/// images as base64 strings (questionnaire submissions) allow text up to their body limit,
+/// since their strings are the images; the bounds on values and batch items stay.
+pub fn parse_optional_within(
+    body: BodyBytes,
+    item_text: usize,
+    observe: &mut dyn FnMut(&[u8]),
+) -> Result<Option<Value>, BoundedJsonError> {
     if body.is_blank() {
         body.observe_all(observe);
         return Ok(None);
     }
-    parse_observed(body, observe).map(Some)
+    parse_observed(body, item_text, observe).map(Some)
 }
 
 fn parse_observed(
     body: BodyBytes,
+    item_text: usize,
     observe: &mut dyn FnMut(&[u8]),
 ) -> Result<Value, BoundedJsonError> {
     let budget = Budget {
         left: Cell::new(MAX_JSON_VALUES),
-        text_left: Cell::new(MAX_ITEM_TEXT_BYTES),
+        item_text,
+        text_left: Cell::new(item_text),
         exceeded: Cell::new(None),
     };
     let reader = BufReader::with_capacity(READ_BUFFER, body.drain(observe));
@@ -106,6 +119,8 @@ enum Limit {
 
 struct Budget {
     left: Cell<usize>,
+    /// The bound on the text of one item.
+    item_text: usize,
     /// Text bytes the current item may still hold.
     text_left: Cell<usize>,
     exceeded: Cell<Option<Limit>>,
@@ -228,7 +243,7 @@ impl<'de> Visitor<'de> for Node<'_> {
                 };
             }
             if self.top {
-                self.budget.text_left.set(MAX_ITEM_TEXT_BYTES);
+                self.budget.text_left.set(self.budget.item_text);
             }
             match seq.next_element_seed(self.child()) {
                 Ok(Some(item)) => items.push(item),
@@ -335,6 +350,31 @@ mod tests {
         assert!(matches!(
             parse(long_key.as_bytes().into()),
             Err(BoundedJsonError::ItemTooLarge(None))
+        ));
+    }
+
+    #[test]
+    fn a_wider_item_text_bound_admits_long_strings_and_keeps_the_other_bounds() {
+        let photo = format!(
+            r#"{{"images": ["{}"]}}"#,
+            "A".repeat(3 * MAX_ITEM_TEXT_BYTES)
+        );
+        let within = |text: &str, bound: usize| {
+            parse_optional_within(text.as_bytes().into(), bound, &mut |_| {})
+        };
+        assert!(matches!(
+            parse(photo.as_bytes().into()),
+            Err(BoundedJsonError::ItemTooLarge(None))
+        ));
+        assert!(within(&photo, 4 * MAX_ITEM_TEXT_BYTES).is_ok());
+        assert!(matches!(
+            within(&photo, 2 * MAX_ITEM_TEXT_BYTES),
+            Err(BoundedJsonError::ItemTooLarge(None))
+        ));
+        let many = format!("{{\"a\": [{}]}}", vec!["1"; MAX_JSON_VALUES].join(","));
+        assert!(matches!(
+            within(&many, usize::MAX),
+            Err(BoundedJsonError::TooManyValues)
         ));
     }
 

@@ -43,30 +43,52 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, _: &S) -> Result<Self, Self::Rejection> {
-        if let Some(ct) = req.headers().get(header::CONTENT_TYPE) {
-            let ct = ct.to_str().unwrap_or("").to_ascii_lowercase();
-            let essence = ct.split(';').next().unwrap_or("").trim();
-            if essence != "application/json" && !essence.ends_with("+json") {
-                return Err(one_issue(
-                    IssueCode::InvalidType,
-                    vec![],
-                    "content-type application/json",
-                    essence,
-                    "the body must be JSON (content-type application/json)",
-                ));
-            }
-        }
-        let (mut parts, body) = req.into_parts();
-        match bounded_body(&mut parts, body).await? {
-            Some(value) => Ok(JsonBody(value)),
-            None => Err(one_issue(
-                IssueCode::Required,
+        required_json(req, MAX_ITEM_TEXT_BYTES).await.map(JsonBody)
+    }
+}
+
+/// A JSON body that carries images as base64 strings (`POST /driver/questionnaire-submissions`):
+/// [`JsonBody`] with the text of the body bounded by the body limit
+/// ([`crate::MAX_BODY_BYTES`]) instead of [`MAX_ITEM_TEXT_BYTES`], so a phone photo of a few
+/// MB fits. The bounds on values and batch items stay; every other body keeps [`JsonBody`].
+#[derive(Debug, Clone)]
+pub struct ImageJsonBody(pub Value);
+
+impl<S: Send + Sync> FromRequest<S> for ImageJsonBody {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, _: &S) -> Result<Self, Self::Rejection> {
+        required_json(req, crate::MAX_BODY_BYTES)
+            .await
+            .map(ImageJsonBody)
+    }
+}
+
+/// A JSON body that must be there, with at most `item_text` bytes of text per item.
+async fn required_json(req: Request, item_text: usize) -> Result<Value, ApiError> {
+    if let Some(ct) = req.headers().get(header::CONTENT_TYPE) {
+        let ct = ct.to_str().unwrap_or("").to_ascii_lowercase();
+        let essence = ct.split(';').next().unwrap_or("").trim();
+        if essence != "application/json" && !essence.ends_with("+json") {
+            return Err(one_issue(
+                IssueCode::InvalidType,
                 vec![],
-                "a JSON body",
-                "empty body",
-                "a JSON body is required",
-            )),
+                "content-type application/json",
+                essence,
+                "the body must be JSON (content-type application/json)",
+            ));
         }
+    }
+    let (mut parts, body) = req.into_parts();
+    match bounded_body(&mut parts, body, item_text).await? {
+        Some(value) => Ok(value),
+        None => Err(one_issue(
+            IssueCode::Required,
+            vec![],
+            "a JSON body",
+            "empty body",
+            "a JSON body is required",
+        )),
     }
 }
 
@@ -81,17 +103,28 @@ impl<S: Send + Sync> FromRequest<S> for OptionalJsonBody {
 
     async fn from_request(req: Request, _: &S) -> Result<Self, Self::Rejection> {
         let (mut parts, body) = req.into_parts();
-        bounded_body(&mut parts, body).await.map(OptionalJsonBody)
+        bounded_body(&mut parts, body, MAX_ITEM_TEXT_BYTES)
+            .await
+            .map(OptionalJsonBody)
     }
 }
 
 /// Reads a body within [`crate::MAX_BODY_BYTES`] and parses it within the bounds of
-/// [`bounded_json`]; `None` for an empty (or whitespace-only) body. A body an outer layer already
-/// read ([`ReadJson`]) is taken as it was read.
-async fn bounded_body(parts: &mut Parts, body: Body) -> Result<Option<Value>, ApiError> {
+/// [`bounded_json`], with at most `item_text` bytes of text per item; `None` for an empty (or
+/// whitespace-only) body. A body an outer layer already read ([`ReadJson`]) is taken as it was
+/// read.
+async fn bounded_body(
+    parts: &mut Parts,
+    body: Body,
+    item_text: usize,
+) -> Result<Option<Value>, ApiError> {
     match parts.extensions.remove::<ReadJson>() {
         Some(ReadJson(read)) => read,
-        None => json_of(read_bounded(&parts.headers, body).await?, &mut |_| {}),
+        None => json_within(
+            read_bounded(&parts.headers, body).await?,
+            item_text,
+            &mut |_| {},
+        ),
     }
 }
 
@@ -121,7 +154,16 @@ pub fn json_of(
     bytes: BodyBytes,
     observe: &mut dyn FnMut(&[u8]),
 ) -> Result<Option<Value>, ApiError> {
-    bounded_json::parse_optional(bytes, observe).map_err(|e| match e {
+    json_within(bytes, MAX_ITEM_TEXT_BYTES, observe)
+}
+
+/// [`json_of`] with at most `item_text` bytes of text per item.
+fn json_within(
+    bytes: BodyBytes,
+    item_text: usize,
+    observe: &mut dyn FnMut(&[u8]),
+) -> Result<Option<Value>, ApiError> {
+    bounded_json::parse_optional_within(bytes, item_text, observe).map_err(|e| match e {
         BoundedJsonError::Malformed(e) => one_issue(
             IssueCode::InvalidType,
             vec![],
@@ -139,11 +181,11 @@ pub fn json_of(
         BoundedJsonError::ItemTooLarge(index) => one_issue(
             IssueCode::TooBig,
             index.map(|i| vec![i.into()]).unwrap_or_default(),
-            &format!("at most {MAX_ITEM_TEXT_BYTES} bytes of text in one item"),
-            &format!("more than {MAX_ITEM_TEXT_BYTES} bytes of text"),
+            &format!("at most {item_text} bytes of text in one item"),
+            &format!("more than {item_text} bytes of text"),
             &format!(
                 "one item (or a body that is not a batch) holds at most \
-                 {MAX_ITEM_TEXT_BYTES} bytes of strings and keys"
+                 {item_text} bytes of strings and keys"
             ),
         ),
         BoundedJsonError::TooManyValues => one_issue(

@@ -1,9 +1,11 @@
 //! One depot day played through the API of the real `dispatch` binary alone, as a driver's app
 //! and a depot's integration would: orders and a van, optimisation, dispatch, a driver
 //! credential, the driver's day and the pushed dispatch, start, position reports, stops
-//! completed in full and in part and failed, notes and a phone call, the route completed; then
-//! every read the depot makes and every webhook its receiver got. Used by `tests/driver_day.rs`
-//! (which asserts on it) and `examples/driver_day.rs` (which prints it).
+//! completed in full and in part and failed, notes and a phone call, the route check-in, a
+//! signature, photos and a questionnaire at a stop (`driver_day_pod.rs`), the route completed;
+//! then every read the depot makes (images and submissions included) and every webhook its
+//! receiver got. Used by `tests/driver_day.rs` (which asserts on it) and
+//! `examples/driver_day.rs` (which prints it); both include `driver_day_pod.rs` beside it.
 
 #![allow(dead_code)] // the test and the example read different parts of a day
 
@@ -11,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use crate::driver_day_pod::{self as pod, ProofReads, StopProof};
 use crate::support::{Reply, Server};
 
 /// One order of the day: its number, its line items as (code, quantity), what the driver does.
@@ -35,8 +38,11 @@ pub enum Outcome {
     Fail,
 }
 
+/// The order whose stop gets the signature, photos and questionnaire.
+pub const PROOF_ORDER: &str = "DAY-1";
+
 /// The seed of the day's depot: North at (51.50, -0.12), UTC, webhooks to `receiver`, SMS
-/// on-delivery notifications within an hour, partial orders.
+/// on-delivery notifications within an hour, partial orders, the driver questionnaires.
 pub fn seed_file(receiver: &str) -> Value {
     json!({"organisations": [{"name": "Acme", "depots": [{
         "name": "North", "address": "1 Depot Way", "lat": 51.50, "lng": -0.12,
@@ -48,7 +54,8 @@ pub fn seed_file(receiver: &str) -> Value {
         "access_keys": [{"name": "integration", "permission": "all"}],
         "notification_templates": [
             {"type": "SMS", "name": "On the way", "body": "Order {order_number} arrives about {eta}"}
-        ]
+        ],
+        "questionnaires": pod::questionnaires()
     }]}]})
 }
 
@@ -76,9 +83,25 @@ pub struct Day {
     pub order_reads: Vec<Value>,
     /// `POST /driver/routes/{id}/complete`'s route.
     pub completed: Value,
+    /// The route's check-in submission, as created.
+    pub checkin: Value,
+    /// What the driver uploaded at [`PROOF_ORDER`]'s stop, and the depot's reads of it.
+    pub proof: StopProof,
+    pub proof_reads: ProofReads,
+    /// When the day started playing.
+    pub started: Option<Instant>,
 }
 
-fn ok(reply: Reply, what: &str) -> Value {
+impl Day {
+    /// Logs a step with the seconds since the day started.
+    fn note(&mut self, line: String) {
+        let at = self.started.map_or(0.0, |t| t.elapsed().as_secs_f64());
+        self.log.push(format!("[{at:6.1} s] {line}"));
+    }
+}
+
+/// The reply's JSON, after asserting a 2xx status.
+pub fn ok(reply: Reply, what: &str) -> Value {
     assert!(
         (200..300).contains(&reply.status),
         "{what}: {} {}",
@@ -100,6 +123,7 @@ fn now() -> String {
 pub fn play(server: &Server, key: &str) -> Day {
     let mut day = Day {
         date: now()[..10].to_owned(),
+        started: Some(Instant::now()),
         ..Day::default()
     };
     let vehicle = ok(
@@ -143,7 +167,7 @@ pub fn play(server: &Server, key: &str) -> Day {
         .iter()
         .map(|o| o["id"].as_str().unwrap().parse().unwrap())
         .collect();
-    day.log.push(format!(
+    day.note(format!(
         "{} orders and van {vehicle} for {}",
         day.orders.len(),
         day.date
@@ -172,7 +196,7 @@ pub fn play(server: &Server, key: &str) -> Day {
         "plan",
     );
     day.route_id = plan["plan"]["routes"][0]["id"].as_i64().expect("a route");
-    day.log.push(format!(
+    day.note(format!(
         "plan {} optimised: route {}",
         day.plan_id, day.route_id
     ));
@@ -184,7 +208,7 @@ pub fn play(server: &Server, key: &str) -> Day {
         ),
         "dispatch",
     );
-    day.log.push("plan dispatched".into());
+    day.note("plan dispatched".into());
 
     let credential = ok(
         server.post(
@@ -200,7 +224,7 @@ pub fn play(server: &Server, key: &str) -> Day {
     let driver = credential.as_str();
     let feed = ok(server.get("/driver/feed?after=0&wait=0", driver), "feed");
     day.pushed = feed["messages"][0].clone();
-    day.log.push(format!(
+    day.note(format!(
         "driver feed: {} {}",
         day.pushed["kind"], day.pushed["route_id"]
     ));
@@ -220,7 +244,7 @@ pub fn play(server: &Server, key: &str) -> Day {
             )
         })
         .collect();
-    day.log.push(format!(
+    day.note(format!(
         "the driver's day: route {} with {} stops",
         route["id"],
         stops.len()
@@ -234,10 +258,11 @@ pub fn play(server: &Server, key: &str) -> Day {
         ),
         "start",
     );
+    let route_id = day.route_id;
     let report = |lat: f64, lng: f64| {
         ok(
             server.post(
-                &format!("/driver/routes/{}/positions", day.route_id),
+                &format!("/driver/routes/{route_id}/positions"),
                 driver,
                 &json!({"positions": [{"lat": lat, "lng": lng, "time": now()}]}),
             ),
@@ -245,8 +270,10 @@ pub fn play(server: &Server, key: &str) -> Day {
         )
     };
     day.position_reports.push(report(51.500, -0.120));
-    day.log
-        .push(format!("started; ETAs {}", day.position_reports[0]["etas"]));
+    day.note(format!("started; ETAs {}", day.position_reports[0]["etas"]));
+    let (visit_questionnaire, checkin_questionnaire) = pod::questionnaire_ids(server, driver);
+    day.checkin = pod::check_in(server, driver, checkin_questionnaire, day.route_id);
+    day.note(format!("check-in submission {}", day.checkin["id"]));
 
     for (stop, order_id) in &stops {
         let index = day.orders.iter().position(|o| o == order_id).unwrap();
@@ -261,6 +288,22 @@ pub fn play(server: &Server, key: &str) -> Day {
             server.post(&format!("/driver/stops/{stop}/arrive"), driver, &json!({})),
             "arrive",
         );
+        if number == PROOF_ORDER {
+            day.proof = pod::at_stop(server, driver, visit_questionnaire, *stop);
+            day.note(format!(
+                "{number}: signature, {} photos ({} bytes the largest), questionnaire {}",
+                day.proof.photos.as_array().map_or(0, Vec::len),
+                day.proof.photo_bytes,
+                day.proof.submission["id"],
+            ));
+            day.proof_reads = pod::read_back(server, key, &day.proof, &day.checkin);
+            let waited = day.proof_reads.images.iter();
+            let waited = waited.filter(|i| !i.pending.is_empty()).count();
+            day.note(format!(
+                "{number}: {} images read back, {waited} answered 202 first",
+                day.proof_reads.images.len(),
+            ));
+        }
         let answer = match outcome {
             Outcome::Full => ok(
                 server.post(
@@ -311,7 +354,7 @@ pub fn play(server: &Server, key: &str) -> Day {
                 )
             }
         };
-        day.log.push(format!("{number}: {outcome:?}"));
+        day.note(format!("{number}: {outcome:?}"));
         day.stop_answers
             .push((number.to_owned(), answer["stop"].clone()));
         day.position_reports.push(report(51.502, -0.118));
@@ -325,7 +368,7 @@ pub fn play(server: &Server, key: &str) -> Day {
         "complete route",
     )["route"]
         .clone();
-    day.log.push(format!(
+    day.note(format!(
         "route completed at {}",
         day.completed["completed_ts"]
     ));

@@ -7,6 +7,7 @@ use crate::model::organisation::DepotScope;
 use crate::ports::store::{Store, StoreError, StoreTx};
 use crate::ports::tracking::TrackingLinks;
 use crate::status::{DELIVERED, OPEN, ROUTED};
+use crate::time::zone::DepotZone;
 use crate::time::{Date, Timestamp};
 
 /// Half the width of the ETA window shown to customers, in seconds.
@@ -27,8 +28,9 @@ pub fn issue_link(
     Ok(links.link(&token))
 }
 
-/// When the customer can expect the visit: a window around the planned arrival, in the
-/// depot's local time of day.
+/// When the customer can expect the visit: a window around the live ETA (kept current by the
+/// driver's position reports) or, before there is one, the planned arrival, in the depot's
+/// local time of day.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EtaWindow {
     /// The day.
@@ -78,9 +80,11 @@ pub struct TrackingPage {
     pub status: String,
     /// The status in the customer's terms.
     pub progress: Progress,
-    /// The ETA window while the visit is ahead.
+    /// The ETA window while the visit is ahead (around the live ETA once the driver reports
+    /// positions, the planned arrival before).
     pub eta: Option<EtaWindow>,
-    /// When the delivery was completed (proof-of-delivery time).
+    /// When the delivery was completed (the driver's completion of the visit; else the
+    /// signature's time).
     pub delivered_at: Option<Timestamp>,
 }
 
@@ -123,20 +127,49 @@ pub fn page(store: &dyn Store, token: &str) -> Result<Option<TrackingPage>, Serv
         let status = order.status.as_str().to_owned();
         let started = visit.as_ref().is_some_and(|(_, r)| r.started_ts.is_some());
         let progress = progress(&status, started);
+        // What the driver reported for this order on that route: the completion time and,
+        // while the visit is ahead, the live ETA kept by position reports.
+        let reported = match &visit {
+            Some((stop, _)) => tx
+                .driver_visits(scope, stop.route_id)?
+                .into_iter()
+                .find(|v| v.order_id == order_id),
+            None => None,
+        };
         let delivered_at = match (&visit, progress) {
-            (Some((stop, _)), Progress::Delivered) => match stop.actual_completed_ts {
-                Some(t) => Some(t),
-                None => tx
-                    .signature_of_visit(scope, stop.route_id, order_id)?
-                    .map(|s| s.created),
-            },
+            (Some((stop, _)), Progress::Delivered) => {
+                match reported
+                    .as_ref()
+                    .and_then(|v| v.completed)
+                    .or(stop.actual_completed_ts)
+                {
+                    Some(t) => Some(t),
+                    None => tx
+                        .signature_of_visit(scope, stop.route_id, order_id)?
+                        .map(|s| s.created),
+                }
+            }
             _ => None,
         };
         let eta = match (&visit, progress) {
-            (Some((stop, _)), Progress::Scheduled | Progress::OnItsWay) => Some(EtaWindow::around(
-                stop.visit.arrival_date,
-                stop.visit.arrival_s,
-            )),
+            (Some((stop, _)), Progress::Scheduled | Progress::OnItsWay) => {
+                let live = reported
+                    .as_ref()
+                    .filter(|v| v.outcome.is_none())
+                    .and_then(|v| v.eta);
+                Some(match live {
+                    Some(eta) => {
+                        let zone = DepotZone::named(
+                            &tx.get_depot(scope)?
+                                .map(|d| d.settings.timezone)
+                                .unwrap_or_default(),
+                        );
+                        let date = zone.date_of(eta);
+                        EtaWindow::around(date, zone.seconds_after_midnight(date, eta))
+                    }
+                    None => EtaWindow::around(stop.visit.arrival_date, stop.visit.arrival_s),
+                })
+            }
             _ => None,
         };
         Ok(Some(TrackingPage {

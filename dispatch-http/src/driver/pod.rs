@@ -18,7 +18,7 @@ use serde_json::{json, Value};
 
 use super::auth::DriverAuth;
 use crate::error::ApiError;
-use crate::extract::{IdPath, JsonBody};
+use crate::extract::{IdPath, ImageJsonBody};
 use crate::links::Links;
 use crate::runtime::images::{self, Codec};
 use crate::v2::pod_render::render_submission;
@@ -89,11 +89,18 @@ async fn read_field(mut field: Field<'_>, name: &str, limit: usize) -> Result<Ve
     let mut content = Vec::new();
     while let Some(chunk) = field.chunk().await.map_err(multipart_error)? {
         if content.len() + chunk.len() > limit {
-            return Err(bad(
-                vec![name.into()],
-                "at most 10 MB",
-                "the image is larger than 10 MB",
-            ));
+            let (expected, message) = if limit == MAX_IMAGE_BYTES {
+                (
+                    "at most 10 MB".to_owned(),
+                    "the image is larger than 10 MB".to_owned(),
+                )
+            } else {
+                (
+                    format!("at most {limit} bytes"),
+                    format!("the field {name} is longer than {limit} bytes"),
+                )
+            };
+            return Err(bad(vec![name.into()], &expected, &message));
         }
         content.extend_from_slice(&chunk);
     }
@@ -261,7 +268,7 @@ async fn photos(
 async fn submit(
     State(state): State<AppState>,
     auth: DriverAuth,
-    JsonBody(body): JsonBody,
+    ImageJsonBody(body): ImageJsonBody,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     let input = super::submission_wire::read_submission(&body)?;
     let links = Links::of(&state);

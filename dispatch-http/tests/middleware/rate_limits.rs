@@ -221,3 +221,45 @@ async fn driver_endpoints_are_standard_tier_per_driver_credential() {
         200
     );
 }
+
+#[tokio::test]
+async fn driver_image_uploads_are_upload_tier_per_driver_credential() {
+    let s = Service::start(true);
+    let id = s.post("/v2/vehicles", &[], &vehicle("V")).await.json()["vehicle"]["id"].clone();
+    let path = format!("/v2/vehicles/{id}/driver-credentials");
+    let one = s.post(&path, &[], &json!({})).await.json()["driver_credential"]["credential"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    s.advance_secs(60);
+    let key = [("x-access-key", one.as_str())];
+    for upload in [
+        "/driver/questionnaire-submissions",
+        "/driver/stops/1/signature",
+        "/driver/stops/1/photos",
+    ] {
+        // The first of the second is served (and refused for its body); the next waits.
+        let first = s.post(upload, &key, &json!({})).await;
+        assert_eq!(first.status, 400, "{upload}: {:?}", first.json());
+        let second = s.post(upload, &key, &json!({})).await;
+        assert_eq!(
+            second.assert_error(403, "FORBIDDEN")["details"]["retry_after_seconds"],
+            1,
+            "{upload}"
+        );
+        // Other driver endpoints keep their Standard windows meanwhile.
+        assert_eq!(s.get("/driver/me", &key).await.status, 200);
+        s.advance_secs(1);
+    }
+    // 15 a minute: the 16th upload within a minute waits.
+    for i in 3..15 {
+        let r = s
+            .post("/driver/questionnaire-submissions", &key, &json!({}))
+            .await;
+        assert_eq!(r.status, 400, "{i}");
+        s.advance_secs(1);
+    }
+    s.post("/driver/questionnaire-submissions", &key, &json!({}))
+        .await
+        .assert_error(403, "FORBIDDEN");
+}

@@ -14,7 +14,10 @@ mod edit_concurrency;
 mod edits;
 mod notify;
 mod pod;
+mod pod_limits;
+mod pod_submissions;
 mod pod_uploads;
+mod tracking;
 mod tracking_browser;
 
 use common::TestApp;

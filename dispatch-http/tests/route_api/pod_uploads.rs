@@ -281,7 +281,7 @@ async fn bad_uploads_get_the_envelope_and_store_nothing() {
     assert_eq!(stop_read["signed_by"], Value::Null);
 }
 
-fn b64(bytes: &[u8]) -> String {
+pub fn b64(bytes: &[u8]) -> String {
     base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
@@ -385,8 +385,10 @@ async fn questionnaires_are_listed_to_drivers_and_submissions_are_checked_agains
             "answers.1.value",
             "answers.2.value",
             "answers.3.images",
-            "answers.5.question_id"
-        ]
+            "answers.5.question_id",
+            "answers.4.images.0"
+        ],
+        "the answers' and the images' violations are listed together"
     );
     assert_eq!(
         bad(
@@ -395,7 +397,7 @@ async fn questionnaires_are_listed_to_drivers_and_submissions_are_checked_agains
             ]})
         )
         .await,
-        ["answers"]
+        ["answers", "answers.0.images.0"]
     );
     assert_eq!(
         bad(

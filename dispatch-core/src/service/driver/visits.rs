@@ -141,9 +141,11 @@ fn item_outcomes(
     let mut per_order = Vec::new();
     let mut known = Vec::new();
     for order_id in &stop.visit.order_ids {
-        let order = tx
-            .get_order(driver.scope, *order_id)?
-            .ok_or(ServiceError::NotFound("order"))?;
+        // An order the depot deleted since dispatch has no line items or status to settle;
+        // the visit itself is still recorded (see `finish`).
+        let Some(order) = tx.get_order(driver.scope, *order_id)? else {
+            continue;
+        };
         let mut outcomes = Vec::new();
         for item in &order.line_items {
             known.push(item.id);
@@ -272,7 +274,9 @@ struct Ending<'a> {
 }
 
 /// Ends the visit of a stop of a started route: each order's line items take their outcome
-/// (one status transition per order) and the visits record the ending.
+/// (one status transition per order) and the visits record the ending. An order deleted by the
+/// depot since dispatch keeps its (deleted) record untouched — no status change, no
+/// `orders.status` — but its visit still records what the driver reported at the door.
 fn finish(
     store: &dyn Store,
     driver: &Driver,
@@ -286,12 +290,16 @@ fn finish(
         on_the_road(&route)?;
         let mut visits = visits_of(tx, driver, &route, &stop)?;
         not_finished(&visits)?;
-        for (order_id, items) in outcomes(tx, &stop)? {
-            settle_order(tx, driver, order_id, &items, ending.whole, now)?;
-            let v = visits
-                .iter_mut()
-                .find(|v| v.order_id == order_id)
-                .expect("a visit per order of the stop");
+        let mut settled = outcomes(tx, &stop)?;
+        for v in &mut visits {
+            let items = match settled.iter().position(|(id, _)| *id == v.order_id) {
+                Some(i) => {
+                    let (order_id, items) = settled.swap_remove(i);
+                    settle_order(tx, driver, order_id, &items, ending.whole, now)?;
+                    items
+                }
+                None => Vec::new(),
+            };
             v.arrived.get_or_insert(ending.time);
             v.completed = Some(ending.time);
             v.outcome = Some(ending.outcome);

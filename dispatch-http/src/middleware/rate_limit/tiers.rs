@@ -183,12 +183,13 @@ pub const ENDPOINT_TIERS: &[(&str, &str, Tier)] = {
         ("POST", "/driver/stops/{id}/phone-calls", Standard),
         ("GET", "/driver/events", Standard),
         ("GET", "/driver/feed", Standard),
-        // Proof of delivery: Standard too (a driver sends a signature, photos and a
-        // questionnaire within seconds at one stop: the upload tier would refuse them)
+        // Proof of delivery: the uploads of images are file uploads, the spec's Upload tier
+        // (15 / min, 1 / s: an app sends a stop's signature, photos and questionnaire a second
+        // apart, following Retry-After); the questionnaire list is a single read
         ("GET", "/driver/questionnaires", Standard),
-        ("POST", "/driver/stops/{id}/signature", Standard),
-        ("POST", "/driver/stops/{id}/photos", Standard),
-        ("POST", "/driver/questionnaire-submissions", Standard),
+        ("POST", "/driver/stops/{id}/signature", Upload),
+        ("POST", "/driver/stops/{id}/photos", Upload),
+        ("POST", "/driver/questionnaire-submissions", Upload),
     ]
 };
 

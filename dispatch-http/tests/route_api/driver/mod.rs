@@ -4,6 +4,7 @@
 
 mod credentials;
 mod day;
+mod deleted_orders;
 mod feed;
 mod input;
 mod outcomes;
