@@ -1,6 +1,7 @@
 //! Optimisation jobs with the real `dispatch` binary: a job running when the process is killed
 //! with SIGKILL is taken up again after restart and finishes (never `in_progress` forever); a
-//! job running at SIGTERM saves the best solution found so far; `dispatch export-problem`
+//! job running at SIGTERM goes back to the queue with its best solution so far and resumes
+//! from it after the restart; `dispatch export-problem`
 //! writes the problem a job solved, which `dispatch solve` reads.
 
 use std::process::Command;
@@ -104,7 +105,7 @@ fn a_job_running_at_kill_9_is_resumed_after_restart_and_finishes() {
 
 #[cfg(unix)]
 #[test]
-fn a_job_running_at_sigterm_saves_its_best_solution_before_exit() {
+fn a_job_running_at_sigterm_is_handed_back_and_resumes_after_restart() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("term.db");
     let fixture = Fixture::seed(&db);
@@ -115,8 +116,21 @@ fn a_job_running_at_sigterm_saves_its_best_solution_before_exit() {
     let started = Instant::now();
     assert!(server.terminate().success());
     assert!(started.elapsed() < Duration::from_secs(20));
+    // Handed back, not finished: still in progress, no solution yet, and nobody holds it
+    // (no lease to wait for).
     let server = Server::start_with(&db, &["--rate-limits", "off", "--workers", "0"]);
-    assert!(!in_progress(&server, key, &job));
+    assert!(in_progress(&server, key, &job));
+    assert_eq!(routes(&server, key, plan), 0);
+    assert!(server.terminate().success());
+    let server = start(&db, "2", "10");
+    let resumed = Instant::now();
+    while in_progress(&server, key, &job) {
+        assert!(
+            resumed.elapsed() < Duration::from_secs(20),
+            "the handed-back job never resumed"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
     assert!(routes(&server, key, plan) > 0);
 }
 

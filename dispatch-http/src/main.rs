@@ -9,6 +9,7 @@ fn main() -> ExitCode {
     let cli = dispatch_http::cli::parse();
     let result = match cli.command {
         Command::Serve(args) => dispatch_http::cli::serve::run(*args),
+        Command::Worker(args) => dispatch_http::cli::worker::run(*args),
         Command::Seed(args) => dispatch_http::cli::seed::run(args),
         Command::Solve(args) => match dispatch_http::cli::solve::run(args) {
             Ok(code) => return code,

@@ -9,7 +9,8 @@
 //!   advisory lock ([`WRITE_LOCK`]): writers of every node are serialised exactly as SQLite's
 //!   single writer serialised them, so every rule that relied on that order (order numbers
 //!   unique per depot, one winner per idempotency claim, a route dispatched once, a job claimed
-//!   by one worker) holds across nodes. Reads (`run_read`) are REPEATABLE READ READ ONLY
+//!   by one worker) holds across nodes. Claims of background work (`run_claim`) skip that lock
+//!   and order themselves by row locks with `SKIP LOCKED` instead. Reads (`run_read`) are REPEATABLE READ READ ONLY
 //!   snapshots and never wait for writers. See ARCHITECTURE.md, "PostgreSQL".
 //! - A commit is acknowledged after PostgreSQL reports it durable (`synchronous_commit`, on by
 //!   default).
@@ -153,5 +154,15 @@ impl Store for PostgresStore {
         work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
         self.run("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", work)
+    }
+
+    /// Claims and leases run at READ COMMITTED without the write lock: they order themselves
+    /// by row locks (`FOR UPDATE [SKIP LOCKED]`, see `repo/leases.rs`), so claimers on every
+    /// node never queue behind the API's writers, nor behind each other for different jobs.
+    fn run_claim(
+        &self,
+        work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        self.run("BEGIN ISOLATION LEVEL READ COMMITTED", work)
     }
 }

@@ -72,6 +72,7 @@
 //! names the constraint no vehicle can meet, and `NOT_PLACED` is left for orders that fit a
 //! vehicle alone but found no room beside the others.
 
+pub mod checkpoint;
 mod describe;
 mod exclusions;
 mod from_solution;

@@ -26,6 +26,7 @@
 pub mod conformance;
 mod customers;
 mod driver;
+mod leases;
 mod memory;
 mod notifications;
 mod orders;
@@ -36,6 +37,7 @@ mod route_log;
 
 pub use customers::CustomerRepo;
 pub use driver::DriverRepo;
+pub use leases::{JobCheckpoint, Lease, LeaseRepo};
 pub use memory::InMemoryStore;
 pub use notifications::{DueTask, NewTask, NotificationRepo, TaskFilter, INTERRUPTED};
 pub use orders::{NewAttachment, NumberedOrder, OrderFilter, OrderRepo, OrderSummary};
@@ -86,6 +88,19 @@ pub trait Store: Send + Sync {
         &self,
         work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
     ) -> Result<(), StoreError>;
+
+    /// Runs `work` in a write transaction of background-work bookkeeping: claims and leases,
+    /// which order themselves by the rows [`LeaseRepo`]'s `lock_*` methods lock and touch only
+    /// those rows and the lease tables. A store that serialises its writers with one lock may
+    /// run these beside them (PostgreSQL: row locks with `SKIP LOCKED`, no write lock, so
+    /// claims and heartbeats never queue behind the API's writes). By default, a write
+    /// transaction. `work` is called exactly once.
+    fn run_claim(
+        &self,
+        work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        self.run_write(work)
+    }
 }
 
 impl dyn Store + '_ {
@@ -110,6 +125,15 @@ impl dyn Store + '_ {
             last.before_commit(tx, &result)?;
             Ok(result)
         })
+    }
+
+    /// Runs `work` in a claim transaction ([`Store::run_claim`]) and returns its result; any
+    /// `Err` rolls back.
+    pub fn claim<R, E: From<StoreError>>(
+        &self,
+        work: impl FnOnce(&mut dyn StoreTx) -> Result<R, E>,
+    ) -> Result<R, E> {
+        run(work, |w| self.run_claim(w))
     }
 
     /// Runs `work` in a read snapshot and returns its result.
@@ -170,6 +194,7 @@ pub trait StoreTx:
     + QuestionnaireRepo
     + PodRepo
     + TrackingRepo
+    + LeaseRepo
 {
 }
 
@@ -190,6 +215,7 @@ impl<
             + QuestionnaireRepo
             + PodRepo
             + TrackingRepo
+            + LeaseRepo
             + ?Sized,
     > StoreTx for T
 {

@@ -5,6 +5,7 @@ pub mod booking;
 pub mod customers;
 pub mod dispatch;
 pub mod driver;
+pub mod leases;
 pub mod notifications;
 pub mod optimisation;
 pub mod order_reads;

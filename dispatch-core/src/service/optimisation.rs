@@ -9,6 +9,11 @@
 //! that becomes its active one; the routes of the previous solution leave the plan's reads
 //! unless they were dispatched, and stay readable by id.
 //!
+//! A job belongs to the node that claimed it ([`super::leases`]): every write of its result
+//! first locks the job and checks the run is still that node's. A node that stops gracefully
+//! hands its running jobs back with their best solution so far ([`JobOutcome::HandedBack`]);
+//! the next run, on any node, starts its search from it ([`crate::optimise::checkpoint`]).
+//!
 //! `settings.auto_dispatch` is carried out by [`JobFollowUp::with_result`] inside the transaction
 //! that saves the result, so the two commit together (a crash between them cannot leave a saved
 //! plan undispatched); the dispatch use case plugs in there. A refused follow-up never loses the
@@ -16,10 +21,11 @@
 
 use std::collections::HashMap;
 
+use super::leases::{self, JobClaim};
 use super::plans::select_orders;
 use super::ServiceError;
 use crate::model::customer::Customer;
-use crate::model::optimisation::{JobState, Optimisation, MAX_ATTEMPTS};
+use crate::model::optimisation::{JobState, Optimisation};
 use crate::model::order::Order;
 use crate::model::organisation::DepotScope;
 use crate::model::plan::UnservedOrder;
@@ -28,7 +34,7 @@ use crate::model::stop::StopVisit;
 use crate::optimise::{self, DayPlan, DayRequest, DayTime, PlannedRoute};
 use crate::ports::clock::Clock;
 use crate::ports::matrix::TravelMatrix;
-use crate::ports::store::{Store, StoreError, StoreTx};
+use crate::ports::store::{JobCheckpoint, Store, StoreError, StoreTx};
 use crate::solver;
 use crate::time::Timestamp;
 
@@ -49,6 +55,21 @@ pub enum JobOutcome {
     Failed(String),
     /// The job was cancelled or taken over while it ran; its result was discarded.
     Discarded,
+    /// The node is stopping: the job went back to the queue with its best solution so far.
+    HandedBack,
+}
+
+/// One run of a claimed job, as the node running it drives it.
+pub struct JobRun<'a> {
+    /// The claim.
+    pub claim: &'a JobClaim,
+    /// The solver's settings.
+    pub config: &'a solver::Config,
+    /// Stops the search (budget, cancellation, the node stopping).
+    pub control: &'a dyn solver::Control,
+    /// Asked when the search has ended: `Some(search milliseconds spent on the job in all its
+    /// runs)` when the node is stopping, so the job is handed back rather than finished.
+    pub stopping: &'a dyn Fn() -> Option<u64>,
 }
 
 /// What a succeeded job whose request asked for `settings.auto_dispatch` does with its result.
@@ -133,20 +154,21 @@ fn read_day(tx: &mut dyn StoreTx, job: &Optimisation) -> Result<Day, ServiceErro
     })
 }
 
-/// Runs a claimed job to its end and records the outcome on it.
+/// Runs a claimed job to its end and records the outcome on it (or hands it back when the node
+/// stops meanwhile).
 pub fn run_job(
     store: &dyn Store,
     matrix: &dyn TravelMatrix,
     clock: &dyn Clock,
-    job: &Optimisation,
-    config: &solver::Config,
-    control: &dyn solver::Control,
+    run: &JobRun<'_>,
     follow_up: &dyn JobFollowUp,
 ) -> Result<JobOutcome, ServiceError> {
+    let claim = run.claim;
+    let job = &claim.job;
     let day = match store.read(|tx| read_day(tx, job)) {
         Ok(day) => day,
         Err(ServiceError::Store(e)) => return Err(ServiceError::Store(e)),
-        Err(e) => return fail(store, job, &e.to_string(), clock.now()),
+        Err(e) => return fail(store, claim, &e.to_string(), clock.now()),
     };
     let request = DayRequest {
         depot: &day.depot,
@@ -161,7 +183,7 @@ pub fn run_job(
     };
     let built = match optimise::build_day(&request, matrix) {
         Ok(built) => built,
-        Err(e) => return fail(store, job, &e.to_string(), clock.now()),
+        Err(e) => return fail(store, claim, &e.to_string(), clock.now()),
     };
     // The problem (large: it holds the matrix) is kept before solving, so it can be exported
     // as soon as the job runs, and whatever its outcome.
@@ -174,18 +196,30 @@ pub fn run_job(
                 .map_err(|e| e.to_string())
         })
         .err();
-    let solution = solver::solve(&built.problem, config, control);
+    let solution = solve(&built, claim.checkpoint.as_ref(), run);
+    if let Some(spent_ms) = (run.stopping)() {
+        let checkpoint = JobCheckpoint {
+            routes: optimise::checkpoint::encode(&built, &solution),
+            spent_ms,
+        };
+        let released = leases::release_job(store, claim, Some(&checkpoint), clock.now())?;
+        return Ok(if released {
+            JobOutcome::HandedBack
+        } else {
+            JobOutcome::Discarded
+        });
+    }
     let plan = optimise::plan_from_solution(&built, &solution);
     let now = clock.now();
     let follow_up = job.spec.settings.auto_dispatch.then_some(follow_up);
     let (outcome, follow_up_error) =
-        match store.transaction(|tx| save(tx, job, &day, &plan, now, follow_up, None)) {
+        match store.transaction(|tx| save(tx, claim, &day, &plan, now, follow_up, None)) {
             Ok(outcome) => (outcome, None),
             Err(ServiceError::Store(e)) => return Err(ServiceError::Store(e)),
             Err(refused) => {
                 let reason = format!("auto_dispatch refused: {refused}");
-                let outcome =
-                    store.transaction(|tx| save(tx, job, &day, &plan, now, None, Some(&reason)))?;
+                let outcome = store
+                    .transaction(|tx| save(tx, claim, &day, &plan, now, None, Some(&reason)))?;
                 (outcome, Some(reason))
             }
         };
@@ -199,29 +233,38 @@ pub fn run_job(
     })
 }
 
-/// Whether the stored job is still the run this worker claimed.
-fn still_ours(tx: &mut dyn StoreTx, job: &Optimisation) -> Result<bool, StoreError> {
-    Ok(tx
-        .get_optimisation(scope_of(job), &job.id)?
-        .is_some_and(|j| j.state == JobState::Running && j.attempts == job.attempts))
+/// The search, from the checkpoint an earlier run handed back when there is one that fits the
+/// problem (else from scratch).
+fn solve(
+    built: &optimise::BuiltDay,
+    checkpoint: Option<&JobCheckpoint>,
+    run: &JobRun<'_>,
+) -> solver::solution::Solution {
+    let start = checkpoint.and_then(|c| optimise::checkpoint::decode(built, &c.routes));
+    if let Some(start) = start {
+        if let Ok(warm) = solver::solve_from(&built.problem, &start, run.config, run.control) {
+            return warm.solution;
+        }
+    }
+    solver::solve(&built.problem, run.config, run.control)
 }
 
 fn fail(
     store: &dyn Store,
-    job: &Optimisation,
+    claim: &JobClaim,
     reason: &str,
     now: Timestamp,
 ) -> Result<JobOutcome, ServiceError> {
     Ok(store.transaction(|tx| {
-        if !still_ours(tx, job)? {
+        let Some(mut done) = leases::holds(tx, claim)? else {
             return Ok::<_, StoreError>(JobOutcome::Discarded);
-        }
-        let mut done = job.clone();
+        };
         done.state = JobState::Failed;
         done.error = Some(reason.to_owned());
         done.lease_until = None;
         done.updated = now;
         tx.update_optimisation(&done)?;
+        tx.set_optimisation_checkpoint(&done.id, None)?;
         Ok(JobOutcome::Failed(reason.to_owned()))
     })?)
 }
@@ -231,17 +274,18 @@ fn fail(
 /// the job.
 fn save(
     tx: &mut dyn StoreTx,
-    job: &Optimisation,
+    claim: &JobClaim,
     day: &Day,
     result: &DayPlan,
     now: Timestamp,
     follow_up: Option<&dyn JobFollowUp>,
     refusal: Option<&str>,
 ) -> Result<JobOutcome, ServiceError> {
+    let job = &claim.job;
     let scope = scope_of(job);
-    if !still_ours(tx, job)? {
+    let Some(mut done) = leases::holds(tx, claim)? else {
         return Ok(JobOutcome::Discarded);
-    }
+    };
     let Some(mut plan) = tx.get_plan(scope, job.plan_id)? else {
         return Ok(JobOutcome::Discarded);
     };
@@ -280,13 +324,13 @@ fn save(
     plan.active_solution_id = Some(solution.id);
     plan.updated = now;
     tx.update_plan(scope, &plan)?;
-    let mut done = job.clone();
     done.state = JobState::Succeeded;
     done.solution_id = Some(solution.id);
     done.error = refusal.map(str::to_owned);
     done.lease_until = None;
     done.updated = now;
     tx.update_optimisation(&done)?;
+    tx.set_optimisation_checkpoint(&done.id, None)?;
     if let Some(follow_up) = follow_up {
         follow_up.with_result(tx, &done, now)?;
     }
@@ -345,151 +389,4 @@ pub(crate) fn visits(
             }
         })
         .collect()
-}
-
-/// Hands back jobs whose worker died (lease ended before `now`): re-queued, or failed once
-/// they were started [`MAX_ATTEMPTS`] times. Returns the jobs with their new state.
-pub fn recover_expired(
-    store: &dyn Store,
-    now: Timestamp,
-) -> Result<Vec<Optimisation>, ServiceError> {
-    Ok(store.transaction(|tx| {
-        let mut out = Vec::new();
-        for mut job in tx.expired_optimisations(now)? {
-            if job.attempts >= MAX_ATTEMPTS {
-                job.state = JobState::Failed;
-                job.error = Some(format!(
-                    "the worker running it stopped {} times",
-                    job.attempts
-                ));
-            } else {
-                job.state = JobState::Queued;
-            }
-            job.lease_until = None;
-            job.updated = now;
-            tx.update_optimisation(&job)?;
-            out.push(job);
-        }
-        Ok::<_, StoreError>(out)
-    })?)
-}
-
-/// Whether the job was cancelled (or otherwise taken from this worker) since it was claimed.
-pub fn is_cancelled(store: &dyn Store, job: &Optimisation) -> Result<bool, ServiceError> {
-    Ok(!store.read(|tx| still_ours(tx, job))?)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::optimisation::{JobSpec, OptimiseSettings, OrderSelection, Queue};
-    use crate::model::organisation::DepotSettings;
-    use crate::model::plan::NewPlan;
-    use crate::ports::store::{InMemoryStore, NewDepot};
-    use crate::time::Date;
-
-    fn at(ms: i64) -> Timestamp {
-        Timestamp::from_millis(ms)
-    }
-
-    /// A store with one queued job per entry of `attempts`, each claimed and left running
-    /// with a lease that ended at 100 after that many starts.
-    fn crashed(attempts: &[u32]) -> InMemoryStore {
-        let store = InMemoryStore::new();
-        let s: &dyn Store = &store;
-        s.transaction(|tx| {
-            let org = tx.insert_organisation("Acme", at(0))?;
-            let depot = NewDepot {
-                name: "A".into(),
-                address: None,
-                location: None,
-                settings: DepotSettings::default(),
-            };
-            let scope = tx.insert_depot(org.id, &depot, at(0))?.scope();
-            for (n, tried) in attempts.iter().enumerate() {
-                let date = Date::parse("2026-12-01").unwrap();
-                let plan = tx.insert_plan(scope, &NewPlan { date }, at(0))?;
-                tx.insert_optimisation(&Optimisation {
-                    id: format!("job-{n}"),
-                    depot_id: scope.depot_id,
-                    organisation_id: scope.organisation_id,
-                    plan_id: plan.id,
-                    date,
-                    state: JobState::Running,
-                    queue: Queue::Standard,
-                    spec: JobSpec {
-                        selection: OrderSelection::DueOnDate,
-                        vehicle_ids: None,
-                        zone_group_id: None,
-                        settings: OptimiseSettings::default(),
-                    },
-                    attempts: *tried,
-                    solution_id: None,
-                    error: None,
-                    lease_until: Some(at(100)),
-                    created: at(0),
-                    updated: at(0),
-                })?;
-            }
-            Ok::<_, StoreError>(())
-        })
-        .unwrap();
-        store
-    }
-
-    #[test]
-    fn a_job_whose_worker_died_is_queued_again_once_its_lease_ends() {
-        let store = crashed(&[1]);
-        assert!(recover_expired(&store, at(100)).unwrap().is_empty());
-        let recovered = recover_expired(&store, at(101)).unwrap();
-        assert_eq!(recovered.len(), 1);
-        assert_eq!(recovered[0].state, JobState::Queued);
-        assert_eq!(recovered[0].lease_until, None);
-        let s: &dyn Store = &store;
-        let claimed = s
-            .transaction(|tx| tx.claim_optimisation(at(102), at(200)))
-            .unwrap()
-            .unwrap();
-        assert_eq!((claimed.id.as_str(), claimed.attempts), ("job-0", 2));
-    }
-
-    #[test]
-    fn a_job_that_lost_its_worker_on_every_attempt_fails_with_a_reason() {
-        let store = crashed(&[MAX_ATTEMPTS, MAX_ATTEMPTS - 1]);
-        let recovered = recover_expired(&store, at(500)).unwrap();
-        let states: Vec<(String, JobState)> =
-            recovered.iter().map(|j| (j.id.clone(), j.state)).collect();
-        assert_eq!(
-            states,
-            vec![
-                ("job-0".to_owned(), JobState::Failed),
-                ("job-1".to_owned(), JobState::Queued)
-            ]
-        );
-        assert!(recovered[0].error.as_deref().unwrap().contains("stopped"));
-        assert!(!recovered[0].in_progress());
-    }
-
-    #[test]
-    fn a_result_is_discarded_once_the_job_is_no_longer_this_workers() {
-        let store = crashed(&[1]);
-        let s: &dyn Store = &store;
-        let job = s
-            .read(|tx| {
-                let scope = DepotScope {
-                    organisation_id: 1,
-                    depot_id: 2,
-                };
-                tx.get_optimisation(scope, "job-0")
-            })
-            .unwrap()
-            .unwrap();
-        assert!(!is_cancelled(&store, &job).unwrap());
-        recover_expired(&store, at(101)).unwrap();
-        s.transaction(|tx| tx.claim_optimisation(at(102), at(200)))
-            .unwrap();
-        assert!(is_cancelled(&store, &job).unwrap());
-        let outcome = fail(&store, &job, "too late", at(103)).unwrap();
-        assert_eq!(outcome, JobOutcome::Discarded);
-    }
 }

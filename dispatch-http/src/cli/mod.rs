@@ -1,7 +1,9 @@
-//! Command-line surface of the `dispatch` binary (`serve`, `seed`, `solve`, `export-problem`).
+//! Command-line surface of the `dispatch` binary (`serve`, `worker`, `seed`, `solve`,
+//! `export-problem`, `webhooks`, `keys`).
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
+pub mod background;
 pub mod database;
 pub mod export_problem;
 pub mod keys;
@@ -10,6 +12,7 @@ pub mod serve;
 pub mod solve;
 mod solve_control;
 pub mod webhooks;
+pub mod worker;
 
 /// dispatch: a routing-and-dispatch engine — the v2 REST service for orders, vehicles, route
 /// optimisation and dispatch on an embedded SQLite database, and a VRP solver.
@@ -20,6 +23,7 @@ pub mod webhooks;
     after_help = "Start here:\n  \
         dispatch serve                      run the service on ./dispatch.db (prints an access key on the first start)\n  \
         dispatch seed FILE                  set up organisations, depots and keys from a JSON file\n  \
+        dispatch worker                     background work only (jobs, webhooks, notifications), beside serve --workers off\n  \
         dispatch keys list                  depots and their keys' names; `keys create` makes a new key\n  \
         dispatch solve C101.txt             solve a Solomon, Li & Lim or VROOM-style instance\n\n\
         `dispatch SUBCOMMAND --help` lists every flag; serve's flags can also come from DISPATCH_* variables."
@@ -33,6 +37,8 @@ pub struct Cli {
 pub enum Command {
     /// Run the v2 REST service.
     Serve(Box<serve::ServeArgs>),
+    /// Run only the background work (optimisation jobs, webhooks, notifications), no HTTP.
+    Worker(Box<worker::WorkerArgs>),
     /// Apply a declarative setup file to a database and print what it created.
     Seed(seed::SeedArgs),
     /// Solve one routing instance file with the built-in solver and print the solution.
@@ -85,7 +91,7 @@ fn with_env(mut command: clap::Command, serve: bool) -> clap::Command {
         .map(|c| c.get_name().to_owned())
         .collect();
     for name in names {
-        let serve = serve || name == "serve";
+        let serve = serve || name == "serve" || name == "worker";
         command = command.mut_subcommand(name, |c| with_env(c, serve));
     }
     command

@@ -4,16 +4,11 @@ use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
 
-use dispatch_core::service::dispatch::AutoDispatch;
-
+use super::background::{self, positive_seconds, BackgroundArgs};
 use super::database::Database;
 use crate::clock::SystemClock;
 use crate::public_url::PublicUrl;
-use crate::runtime::notifications::NotifierArgs;
-use crate::runtime::webhooks::{Retention, WebhookConfig};
-use crate::runtime::{Optimiser, OptimiserConfig};
 use crate::server::ConnectionLimits;
-use crate::travel::TravelArgs;
 use crate::{setup, AppState};
 
 #[derive(Debug, clap::Args)]
@@ -41,24 +36,6 @@ pub struct ServeArgs {
     /// depot_id) for log pipelines. RUST_LOG chooses what is logged.
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
-    /// Optimisation jobs run at once by this process (default: one per core; 0 runs none, for a
-    /// process that only serves HTTP beside another that runs the jobs).
-    #[arg(long)]
-    pub workers: Option<usize>,
-    /// Solver threads per optimisation job (default: the cores divided among the workers).
-    #[arg(long)]
-    pub solver_threads: Option<usize>,
-    /// Longest time budget of one optimisation job, in seconds. A job's budget is one second
-    /// plus ten milliseconds per order, within --solve-time-min and this.
-    #[arg(long, default_value_t = 30.0, value_parser = positive_seconds)]
-    pub solve_time: f64,
-    /// Shortest time budget of one optimisation job, in seconds.
-    #[arg(long, default_value_t = 1.0, value_parser = positive_seconds)]
-    pub solve_time_min: f64,
-    /// Seconds a worker's claim on a job lasts without renewal: a job whose process died is
-    /// taken up again this long after its last renewal.
-    #[arg(long, default_value_t = 10.0, value_parser = positive_seconds)]
-    pub job_lease: f64,
     /// Seconds a connection has to send a complete request head, from its opening or from its
     /// previous response (so also how long an idle kept-alive connection stays open).
     #[arg(long, default_value_t = 10.0, value_parser = positive_seconds)]
@@ -73,55 +50,10 @@ pub struct ServeArgs {
     /// Most connections open at once; more wait in the listen backlog.
     #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_connections: u32,
-    /// Travel times and distances: great-circle (--speed-kmh) or an OSRM server (--osrm-url).
+    /// Background work: optimisation jobs, webhooks, notifications, images (`--workers off`:
+    /// none in this process).
     #[command(flatten)]
-    pub travel: TravelArgs,
-    /// Webhook delivery: parallel deliveries per depot, outbox scan interval, retention.
-    #[command(flatten)]
-    pub webhooks: WebhookArgs,
-    /// Notification senders (SMTP e-mail, HTTP SMS gateway; recorded only by default).
-    #[command(flatten)]
-    pub notifier: NotifierArgs,
-}
-
-#[derive(Debug, clap::Args)]
-pub struct WebhookArgs {
-    /// Deliveries in flight at once per depot (events of one order, plan or route always go
-    /// one after another).
-    #[arg(long, env = "DISPATCH_WEBHOOK_LANES", default_value_t = 32, value_parser = clap::value_parser!(u16).range(1..=1024))]
-    pub webhook_lanes: u16,
-    /// Seconds between scans of the outbox for events committed by other processes (`dispatch
-    /// seed`, `dispatch webhooks resend`); this process's own changes are sent at once.
-    #[arg(long, env = "DISPATCH_WEBHOOK_POLL", default_value_t = 0.25, value_parser = positive_seconds)]
-    pub webhook_poll: f64,
-    /// Days a DELIVERED or SKIPPED delivery record is kept (0: forever).
-    #[arg(long, env = "DISPATCH_WEBHOOK_RETENTION_DAYS", default_value_t = 7)]
-    pub webhook_retention_days: u32,
-    /// Days an ERROR delivery record is kept (0: forever); one a re-send names stays as long
-    /// as the re-send.
-    #[arg(
-        long,
-        env = "DISPATCH_WEBHOOK_ERROR_RETENTION_DAYS",
-        default_value_t = 30
-    )]
-    pub webhook_error_retention_days: u32,
-}
-
-impl WebhookArgs {
-    /// The delivery worker's configuration these flags describe.
-    pub fn config(&self) -> WebhookConfig {
-        let days = |n: u32| (n > 0).then(|| Duration::from_secs(u64::from(n) * 86_400));
-        WebhookConfig {
-            lanes_per_depot: usize::from(self.webhook_lanes),
-            poll_interval: Duration::from_secs_f64(self.webhook_poll),
-            retention: Retention {
-                finished: days(self.webhook_retention_days),
-                failed: days(self.webhook_error_retention_days),
-                ..Retention::default()
-            },
-            ..WebhookConfig::default()
-        }
-    }
+    pub background: BackgroundArgs,
 }
 
 /// `--listen`: HOST:PORT, checked here so that `--listen 8080` says what is expected instead of
@@ -144,15 +76,6 @@ fn host_port(s: &str) -> Result<String, String> {
     }
 }
 
-fn positive_seconds(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 && v <= 86_400.0 => Ok(v),
-        _ => Err(format!(
-            "`{s}` is not a number of seconds between 0 and 86400"
-        )),
-    }
-}
-
 impl ServeArgs {
     /// The connection bounds these flags describe.
     pub fn connection_limits(&self) -> ConnectionLimits {
@@ -161,23 +84,6 @@ impl ServeArgs {
             body_read_timeout: Duration::from_secs_f64(self.body_read_timeout),
             write_timeout: Duration::from_secs_f64(self.write_timeout),
             max_connections: self.max_connections as usize,
-        }
-    }
-
-    /// The optimisation pool these flags describe.
-    pub fn optimiser_config(&self) -> OptimiserConfig {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let workers = self.workers.unwrap_or(cores);
-        OptimiserConfig {
-            workers,
-            solver_threads: self
-                .solver_threads
-                .unwrap_or((cores / workers.max(1)).max(1))
-                .max(1),
-            min_budget: Duration::from_secs_f64(self.solve_time_min.min(self.solve_time)),
-            max_budget: Duration::from_secs_f64(self.solve_time),
-            lease: Duration::from_secs_f64(self.job_lease),
-            ..OptimiserConfig::default()
         }
     }
 }
@@ -241,7 +147,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     let clock = Arc::new(SystemClock);
     // Everything that can fail is opened before the listening line: scripts take that line to
     // mean the service is ready.
-    let travel = args.travel.matrix()?;
+    let travel = args.background.travel.matrix()?;
     let listener = tokio::net::TcpListener::bind(&args.listen)
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
@@ -267,20 +173,21 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         routing: Arc::new(crate::runtime::Routing::new(travel.clone())),
         public_url,
     };
-    let senders = args.notifier.senders()?;
-    let optimiser = Optimiser::start(
-        state.store.clone(),
-        state.clock.clone(),
-        travel,
-        Arc::new(AutoDispatch {
-            links: Arc::new(crate::links::Links::of(&state)),
-        }),
-        state.jobs.clone(),
-        args.optimiser_config(),
-    );
-    let pending_in = state.store.clone();
-    let images_pending =
-        blocking(move || crate::runtime::images::pending_at_start(&*pending_in)).await?;
+    let (stopping_tx, mut stopping) = tokio::sync::watch::channel(false);
+    let background = if args.background.enabled() {
+        let context = background::Context {
+            store: state.store.clone(),
+            clock: state.clock.clone(),
+            matrix: travel,
+            links: crate::links::Links::of(&state),
+            signal: state.jobs.clone(),
+            outbox_commits,
+        };
+        Some(background::start(&args.background, context, stopping.clone()).await?)
+    } else {
+        tracing::info!("--workers off: no background work in this process (run `dispatch worker` on the same database)");
+        None
+    };
     let signalled = shutdown_signal()?;
     // The default depot and its key come last before the listening line: a start that fails
     // (a busy port, a bad flag) creates nothing, so the next start still prints the key.
@@ -301,15 +208,6 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     let _ = std::io::stdout().flush();
     tracing::info!(%addr, public_url = state.public_url.as_str(), db = %args.db, "serving");
 
-    let (stopping_tx, mut stopping) = tokio::sync::watch::channel(false);
-    let background = crate::runtime::start(
-        &state,
-        senders,
-        args.webhooks.config(),
-        outbox_commits,
-        images_pending,
-        stopping.clone(),
-    )?;
     let limits = args.connection_limits();
     let server = crate::server::serve(listener, crate::app(state), limits, async move {
         signalled.await;
@@ -325,17 +223,17 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         result = server => result.map_err(|e| format!("server failed: {e}"))?,
         () = deadline => tracing::warn!(?SHUTDOWN_GRACE, "requests still in flight after the grace period; stopping anyway"),
     }
-    // Running jobs stop their search and save the best solution found so far.
-    tokio::task::spawn_blocking(move || optimiser.shutdown())
-        .await
-        .map_err(|e| format!("cannot stop the optimisation workers: {e}"))?;
-    background.stop().await;
+    // Running jobs stop their search and go back to the queue with the best solution found so
+    // far, to resume on the next start or on another node.
+    if let Some(background) = background {
+        background.stop().await?;
+    }
     tracing::info!("stopped");
     Ok(())
 }
 
 /// Runs a blocking start-up step (store calls) on the blocking pool.
-async fn blocking<T: Send + 'static>(
+pub(crate) async fn blocking<T: Send + 'static>(
     step: impl FnOnce() -> Result<T, String> + Send + 'static,
 ) -> Result<T, String> {
     tokio::task::spawn_blocking(step)
@@ -346,7 +244,7 @@ async fn blocking<T: Send + 'static>(
 /// Listens for SIGINT and SIGTERM from the moment it is called (before `listening on` is
 /// printed, so a script that signals right after that line gets the graceful exit 0, not death
 /// by the signal); the future completes on the first of them.
-fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, String> {
+pub(crate) fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, String> {
     #[cfg(unix)]
     let (mut interrupt, mut terminate) = {
         use tokio::signal::unix::{signal, SignalKind};

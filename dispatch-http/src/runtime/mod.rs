@@ -1,8 +1,11 @@
 //! Background work of the service, off the request path: the optimisation workers, webhook
 //! delivery, notification sending and image compression. Each is a small loop over a core use
-//! case, started by `dispatch serve` beside the HTTP server and stopped with it.
+//! case, started by `dispatch serve` beside the HTTP server (unless `--workers off`) or by
+//! `dispatch worker` alone, and stopped with it. Several processes on one database share the
+//! work through leases (`dispatch_core::service::leases`); [`node::node_id`] names each.
 
 pub mod images;
+pub mod node;
 pub mod notifications;
 pub mod optimiser;
 mod routing;
@@ -16,10 +19,10 @@ pub use signal::JobSignal;
 use std::sync::Arc;
 use std::time::Duration;
 
+use dispatch_core::ports::clock::Clock;
+use dispatch_core::ports::store::Store;
 use tokio::sync::{watch, Notify};
 use tokio::task::JoinHandle;
-
-use crate::AppState;
 
 /// How long stopping waits for the workers to record what they finished.
 const STOP_GRACE: Duration = Duration::from_secs(5);
@@ -29,12 +32,15 @@ pub struct Workers {
     tasks: Vec<(&'static str, JoinHandle<()>)>,
 }
 
-/// Starts every background worker over the state's store and clock; they stop when `stopping`
-/// turns true. `outbox_commits` is notified after this process commits outbox events.
-/// `images_pending`: images were left waiting for compression (see
-/// [`images::pending_at_start`]).
+/// Starts the webhook, notification and image workers of node `node` over `store` and
+/// `clock`; they stop when `stopping` turns true. `outbox_commits` is notified after this
+/// process commits outbox events. `images_pending`: images were left waiting for compression
+/// (see [`images::pending_at_start`]).
+#[allow(clippy::too_many_arguments)]
 pub fn start(
-    state: &AppState,
+    store: &Arc<dyn Store>,
+    clock: &Arc<dyn Clock>,
+    node: &str,
     senders: notifications::ChannelSenders,
     webhooks: webhooks::WebhookConfig,
     outbox_commits: Arc<Notify>,
@@ -42,24 +48,16 @@ pub fn start(
     stopping: watch::Receiver<bool>,
 ) -> Result<Workers, String> {
     let webhooks = webhooks::spawn(
-        state.store.clone(),
-        state.clock.clone(),
+        store.clone(),
+        clock.clone(),
         webhooks,
         outbox_commits,
         stopping.clone(),
+        node.to_owned(),
     )?;
-    let notifications = notifications::spawn(
-        state.store.clone(),
-        state.clock.clone(),
-        senders,
-        stopping.clone(),
-    );
-    let images = images::spawn(
-        state.store.clone(),
-        state.clock.clone(),
-        images_pending,
-        stopping,
-    );
+    let notifications =
+        notifications::spawn(store.clone(), clock.clone(), senders, stopping.clone());
+    let images = images::spawn(store.clone(), clock.clone(), images_pending, stopping);
     Ok(Workers {
         tasks: vec![
             ("webhook delivery", webhooks),

@@ -1,11 +1,16 @@
 //! The optimisation workers: a bounded pool of OS threads (the solver is CPU-bound; the async
 //! runtime's threads stay free for HTTP) that claim jobs from the store's durable queue.
 //!
-//! - A worker claims the oldest queued job under a lease and renews it every third of the lease
-//!   while the job runs; a job whose worker died (`kill -9`, power loss) keeps its expired lease
-//!   and is re-queued by the next worker that looks (or failed after
+//! - A worker claims the oldest queued job for this node under a lease
+//!   (`dispatch_core::service::leases`) and renews it every third of the lease while the job
+//!   runs; its result is written only while the run is still this node's. A job whose node died
+//!   (`kill -9`, power loss) keeps its expired lease and is re-queued by the next worker of any
+//!   node that looks (or failed after
 //!   [`MAX_ATTEMPTS`](dispatch_core::model::optimisation::MAX_ATTEMPTS) starts), so no job
-//!   stays `in_progress` forever.
+//!   stays `in_progress` forever and none is completed twice.
+//! - At shutdown running jobs end their search and go back to the queue with their best
+//!   solution so far; the next run (after a restart, or on another node at once) starts there
+//!   with the rest of the budget.
 //! - Each job's budget scales with its size
 //!   ([`time_budget_ms`](dispatch_core::model::optimisation::time_budget_ms)) within the
 //!   `serve` flags' bounds; the search stops at the budget, on cancellation (a renewal finds the
@@ -23,9 +28,8 @@ use dispatch_core::model::optimisation::{time_budget_ms, Optimisation, OrderSele
 use dispatch_core::ports::clock::Clock;
 use dispatch_core::ports::matrix::TravelMatrix;
 use dispatch_core::ports::store::Store;
-use dispatch_core::service::optimisation::{
-    is_cancelled, recover_expired, run_job, JobFollowUp, JobOutcome,
-};
+use dispatch_core::service::leases::{claim_job, expire_jobs, renew_job, JobClaim};
+use dispatch_core::service::optimisation::{run_job, JobFollowUp, JobOutcome, JobRun};
 use dispatch_core::solver;
 
 use super::JobSignal;
@@ -69,6 +73,8 @@ struct Shared {
     follow_up: Arc<dyn JobFollowUp>,
     signal: JobSignal,
     config: OptimiserConfig,
+    /// This node's name on the jobs it claims.
+    node: String,
     stop: AtomicBool,
 }
 
@@ -79,7 +85,7 @@ pub struct Optimiser {
 }
 
 impl Optimiser {
-    /// Starts `config.workers` worker threads.
+    /// Starts `config.workers` worker threads claiming jobs as node `node`.
     pub fn start(
         store: Arc<dyn Store>,
         clock: Arc<dyn Clock>,
@@ -87,6 +93,7 @@ impl Optimiser {
         follow_up: Arc<dyn JobFollowUp>,
         signal: JobSignal,
         config: OptimiserConfig,
+        node: String,
     ) -> Optimiser {
         let shared = Arc::new(Shared {
             store,
@@ -95,6 +102,7 @@ impl Optimiser {
             follow_up,
             signal,
             config,
+            node,
             stop: AtomicBool::new(false),
         });
         let workers = (0..shared.config.workers)
@@ -109,7 +117,8 @@ impl Optimiser {
         Optimiser { shared, workers }
     }
 
-    /// Stops the workers: running jobs end their search now and save the best solution found.
+    /// Stops the workers: running jobs end their search now and go back to the queue with the
+    /// best solution found, to resume from.
     pub fn shutdown(self) {
         self.shared.stop.store(true, Ordering::SeqCst);
         self.shared.signal.notify();
@@ -127,21 +136,22 @@ fn worker(shared: &Shared) {
     let mut seen = shared.signal.current();
     while !shared.stop.load(Ordering::SeqCst) {
         let now = shared.clock.now();
-        match recover_expired(&*shared.store, now) {
+        match expire_jobs(&*shared.store, now) {
             Ok(jobs) => {
                 for job in jobs {
+                    metrics::counter!("dispatch_job_leases_expired_total").increment(1);
                     tracing::warn!(job = %job.id, state = job.state.as_str(), attempts = job.attempts,
-                        "optimisation lost its worker");
+                        "optimisation lost its node (lease expired)");
                 }
             }
             Err(e) => tracing::error!(error = %e, "cannot recover optimisations"),
         }
         let lease_until = now.add_millis(millis(shared.config.lease));
-        match shared
-            .store
-            .transaction(|tx| tx.claim_optimisation(now, lease_until))
-        {
-            Ok(Some(job)) => run(shared, &job),
+        match claim_job(&*shared.store, &shared.node, now, lease_until) {
+            Ok(Some(claim)) => {
+                metrics::counter!("dispatch_job_claims_total").increment(1);
+                run(shared, &claim);
+            }
             Ok(None) => seen = shared.signal.wait(seen, shared.config.poll),
             Err(e) => {
                 tracing::error!(error = %e, "cannot claim an optimisation");
@@ -198,13 +208,20 @@ fn size(shared: &Shared, job: &Optimisation) -> usize {
     }
 }
 
-fn run(shared: &Shared, job: &Optimisation) {
+fn run(shared: &Shared, claim: &JobClaim) {
+    let job = &claim.job;
     let c = &shared.config;
-    let budget = Duration::from_millis(time_budget_ms(
+    let full = time_budget_ms(
         size(shared, job),
         millis(c.min_budget) as u64,
         millis(c.max_budget) as u64,
-    ));
+    );
+    // A resumed job has the rest of its budget (at least the shortest one).
+    let spent = claim.checkpoint.as_ref().map_or(0, |c| c.spent_ms);
+    let budget = Duration::from_millis(
+        full.saturating_sub(spent)
+            .max(millis(c.min_budget.min(c.max_budget)) as u64),
+    );
     let control = JobControl {
         started: Instant::now(),
         budget,
@@ -218,17 +235,27 @@ fn run(shared: &Shared, job: &Optimisation) {
         max_iterations: None,
     };
     let finished = AtomicBool::new(false);
-    tracing::info!(job = %job.id, plan = job.plan_id, attempt = job.attempts, ?budget, "optimisation started");
+    tracing::info!(job = %job.id, plan = job.plan_id, attempt = job.attempts, node = %claim.holder,
+        resumed = claim.checkpoint.is_some(), ?budget, "optimisation started");
     metrics::counter!("dispatch_optimisation_jobs_started_total").increment(1);
+    let stopping = || {
+        shared
+            .stop
+            .load(Ordering::SeqCst)
+            .then(|| spent.saturating_add(millis(control.started.elapsed()) as u64))
+    };
     let outcome = std::thread::scope(|s| {
-        s.spawn(|| heartbeat(shared, job, &control, &finished));
+        s.spawn(|| heartbeat(shared, claim, &control, &finished));
         let outcome = run_job(
             &*shared.store,
             &*shared.matrix,
             &*shared.clock,
-            job,
-            &config,
-            &control,
+            &JobRun {
+                claim,
+                config: &config,
+                control: &control,
+                stopping: &stopping,
+            },
             &*shared.follow_up,
         );
         finished.store(true, Ordering::SeqCst);
@@ -238,6 +265,7 @@ fn run(shared: &Shared, job: &Optimisation) {
         Ok(JobOutcome::Succeeded { .. }) => "succeeded",
         Ok(JobOutcome::Failed(_)) => "failed",
         Ok(JobOutcome::Discarded) => "cancelled",
+        Ok(JobOutcome::HandedBack) => "handed_back",
         Err(_) => "interrupted",
     };
     metrics::counter!("dispatch_optimisation_jobs_finished_total", "outcome" => ended).increment(1);
@@ -249,7 +277,7 @@ fn run(shared: &Shared, job: &Optimisation) {
             problem_error,
             follow_up_error,
         }) => {
-            tracing::info!(job = %job.id, solution = solution_id, elapsed = ?control.started.elapsed(), "optimisation succeeded");
+            tracing::info!(job = %job.id, solution = solution_id, node = %claim.holder, elapsed = ?control.started.elapsed(), "optimisation succeeded");
             if let Some(error) = problem_error {
                 tracing::warn!(job = %job.id, %error, "the solved problem could not be kept for export");
             }
@@ -261,15 +289,19 @@ fn run(shared: &Shared, job: &Optimisation) {
             tracing::warn!(job = %job.id, %reason, "optimisation failed")
         }
         Ok(JobOutcome::Discarded) => {
-            tracing::info!(job = %job.id, "optimisation cancelled; result discarded")
+            tracing::info!(job = %job.id, "optimisation cancelled or taken over; result discarded")
+        }
+        Ok(JobOutcome::HandedBack) => {
+            tracing::info!(job = %job.id, "optimisation handed back with its best solution so far; it resumes on the next node that claims it")
         }
         // The job stays running; its lease runs out and it is tried again.
         Err(e) => tracing::error!(job = %job.id, error = %e, "optimisation interrupted"),
     }
 }
 
-/// Renews the lease while the job runs and flags cancellation when the job is no longer ours.
-fn heartbeat(shared: &Shared, job: &Optimisation, control: &JobControl<'_>, finished: &AtomicBool) {
+/// Renews the lease while the job runs and flags cancellation when the run is no longer this
+/// node's (cancelled, or taken over after the lease ran out).
+fn heartbeat(shared: &Shared, claim: &JobClaim, control: &JobControl<'_>, finished: &AtomicBool) {
     let every = shared.config.lease / 3;
     let mut last = Instant::now();
     while !finished.load(Ordering::SeqCst) {
@@ -279,14 +311,13 @@ fn heartbeat(shared: &Shared, job: &Optimisation, control: &JobControl<'_>, fini
         }
         last = Instant::now();
         let until = shared.clock.now().add_millis(millis(shared.config.lease));
-        let renewed = shared
-            .store
-            .transaction(|tx| tx.renew_optimisation_lease(&job.id, until));
-        let ours = match renewed {
-            Ok(true) => !is_cancelled(&*shared.store, job).unwrap_or(false),
-            Ok(false) => false,
+        let ours = match renew_job(&*shared.store, claim, until) {
+            Ok(ours) => {
+                metrics::counter!("dispatch_job_lease_renewals_total", "outcome" => if ours { "renewed" } else { "lost" }).increment(1);
+                ours
+            }
             Err(e) => {
-                tracing::warn!(job = %job.id, error = %e, "cannot renew the lease");
+                tracing::warn!(job = %claim.job.id, error = %e, "cannot renew the lease");
                 true
             }
         };

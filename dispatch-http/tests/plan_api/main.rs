@@ -54,6 +54,7 @@ pub fn start_workers(app: &TestApp, budget_ms: u64) -> Optimiser {
             lease: Duration::from_secs(10),
             poll: Duration::from_millis(50),
         },
+        "test-node".to_owned(),
     )
 }
 

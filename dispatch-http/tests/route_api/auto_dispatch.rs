@@ -6,7 +6,8 @@ use std::sync::{Arc, Once};
 use dispatch_core::model::optimisation::Optimisation;
 use dispatch_core::ports::store::{StoreError, StoreTx};
 use dispatch_core::service::dispatch::{dispatch_plan, AutoDispatch};
-use dispatch_core::service::optimisation::{run_job, JobFollowUp, JobOutcome};
+use dispatch_core::service::leases::{claim_job, JobClaim};
+use dispatch_core::service::optimisation::{run_job, JobFollowUp, JobOutcome, JobRun};
 use dispatch_core::solver;
 use serde_json::json;
 
@@ -38,11 +39,10 @@ pub async fn optimise_with_auto_dispatch(app: &TestApp) -> i64 {
 }
 
 /// [`optimise_with_auto_dispatch`], its job claimed as a worker claims it; no worker runs.
-async fn claimed_job(app: &TestApp) -> (Optimisation, i64) {
+async fn claimed_job(app: &TestApp) -> (JobClaim, i64) {
     let plan = optimise_with_auto_dispatch(app).await;
     let at = now(app);
-    let job = store(app)
-        .transaction(|tx| tx.claim_optimisation(at, at.add_millis(60_000)))
+    let job = claim_job(store(app), "test-node", at, at.add_millis(60_000))
         .unwrap()
         .expect("the queued job");
     (job, plan)
@@ -50,7 +50,7 @@ async fn claimed_job(app: &TestApp) -> (Optimisation, i64) {
 
 fn run(
     app: &TestApp,
-    job: &Optimisation,
+    job: &JobClaim,
     control: &dyn solver::Control,
     follow: &dyn JobFollowUp,
 ) -> Result<JobOutcome, ServiceError> {
@@ -63,9 +63,12 @@ fn run(
         store(app),
         &*app.state.routing.matrix,
         &*app.state.clock,
-        job,
-        &config,
-        control,
+        &JobRun {
+            claim: job,
+            config: &config,
+            control,
+            stopping: &|| None,
+        },
         follow,
     )
 }
@@ -110,7 +113,7 @@ async fn an_auto_dispatch_refused_after_the_solve_keeps_the_result_and_says_why_
     assert!(reason.contains("ROUTED"), "{reason}");
     // The result is saved, undispatched, and the job says why.
     let read = app
-        .get(&format!("/v2/plans/optimise/{}", job.id), &app.north())
+        .get(&format!("/v2/plans/optimise/{}", job.job.id), &app.north())
         .await;
     let read = read.ok();
     assert_eq!(read["optimisation"]["in_progress"], false);

@@ -513,6 +513,7 @@ async fn auto_dispatch_dispatches_the_plan_when_its_optimisation_ends() {
             lease: Duration::from_secs(10),
             poll: Duration::from_millis(50),
         },
+        "test-node".to_owned(),
     );
     let plan = super::auto_dispatch::optimise_with_auto_dispatch(&app).await;
     let mut dispatched = false;

@@ -4,6 +4,7 @@
 mod customers;
 mod driver;
 mod idempotency;
+mod leases;
 mod notifications;
 mod order_codec;
 mod order_rows;

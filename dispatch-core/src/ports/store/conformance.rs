@@ -4,11 +4,13 @@
 //! Each scenario takes a fresh, empty store. [`store_conformance!`](crate::store_conformance)
 //! turns them into named `#[test]`s for one store, so a store crate writes one line per store.
 
+pub mod leases;
 pub mod orders;
 pub mod outbox;
 pub mod plans;
 pub mod reference;
 
+pub use leases::{concurrent_claims_take_each_job_once, job_leases, named_leases};
 pub use orders::customers_and_orders;
 pub use outbox::{ids_grow_across_purges, outbox_delivery, outbox_retention};
 pub use plans::{planning, vehicle_deletion_keeps_routes};
@@ -60,6 +62,9 @@ macro_rules! store_conformance {
             planning,
             vehicle_deletion_keeps_routes,
             concurrent_writers_all_commit,
+            job_leases,
+            concurrent_claims_take_each_job_once,
+            named_leases,
         );
     };
     (@cases [$($setup:tt)*] [$store:expr] $case:ident, $($rest:tt)*) => {

@@ -5,6 +5,7 @@ use std::sync::Mutex;
 
 mod driver;
 mod idempotency;
+mod leases;
 mod notifications;
 mod orders;
 mod outbox;
@@ -69,6 +70,7 @@ struct State {
     driver: driver::DriverSide,
     proofs: pod::Proofs,
     idempotency: idempotency::Records,
+    leases: leases::Leases,
 }
 
 impl State {

@@ -4,6 +4,7 @@
 //! lanes. A depot's lanes touch only its own receiver: a slow or dead receiver holds up that
 //! depot's lanes and nothing else.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
@@ -36,20 +37,37 @@ pub type Receiver = Arc<RwLock<Option<Webhook>>>;
 pub struct DepotLanes {
     lanes: Vec<mpsc::Sender<OutboxEvent>>,
     pub receiver: Receiver,
+    /// Set when this node lost the depot's lease: queued events are dropped, not delivered.
+    revoked: Arc<AtomicBool>,
 }
 
 impl DepotLanes {
     /// Starts the lanes of a depot whose receiver is `receiver`.
     pub fn start(context: &LaneContext, receiver: Option<Webhook>) -> DepotLanes {
         let receiver: Receiver = Arc::new(RwLock::new(receiver));
+        let revoked = Arc::new(AtomicBool::new(false));
         let lanes = (0..context.config.lanes_per_depot.max(1))
             .map(|_| {
                 let (tx, rx) = mpsc::channel(context.config.lane_queue.max(1));
-                tokio::spawn(run_lane(context.clone(), receiver.clone(), rx));
+                tokio::spawn(run_lane(
+                    context.clone(),
+                    receiver.clone(),
+                    revoked.clone(),
+                    rx,
+                ));
                 tx
             })
             .collect();
-        DepotLanes { lanes, receiver }
+        DepotLanes {
+            lanes,
+            receiver,
+            revoked,
+        }
+    }
+
+    /// Stops the lanes after the delivery in progress: another node delivers the depot now.
+    pub fn revoke(&self) {
+        self.revoked.store(true, Ordering::SeqCst);
     }
 
     /// Queues `event` on its lane; false when that lane's queue is full (the event stays
@@ -68,6 +86,7 @@ impl DepotLanes {
 async fn run_lane(
     context: LaneContext,
     receiver: Receiver,
+    revoked: Arc<AtomicBool>,
     mut queue: mpsc::Receiver<OutboxEvent>,
 ) {
     let mut stopping = context.stopping.clone();
@@ -77,6 +96,9 @@ async fn run_lane(
             _ = stopping.wait_for(|s| *s) => None,
         };
         let Some(event) = event else { return };
+        if revoked.load(Ordering::SeqCst) {
+            return;
+        }
         // `None`: the process is stopping mid-delivery; the event stays pending and is
         // delivered again after the restart (at least once).
         let Some(outcome) = deliver(&context, &receiver, &event).await else {

@@ -14,11 +14,14 @@
 //! - Wake-up: a commit of this process that appended events wakes the dispatcher at once
 //!   (`SqliteStore::on_outbox_commit`); commits of other processes (`dispatch seed`,
 //!   `dispatch webhooks resend`) are found by the scan every [`WebhookConfig::poll_interval`].
+//! - Several nodes: each depot's events go out from one node at a time, the holder of the
+//!   depot's lease ([`leases`]); other nodes skip them.
 //! - Retention: finished rows are purged by age in small batches ([`retention`]).
 //! - Receiver settings are re-read every [`WebhookConfig::settings_refresh`]: `dispatch seed`
 //!   with a changed `webhook` applies to the next attempt without a restart.
 
 mod lanes;
+mod leases;
 mod post;
 mod recorder;
 mod retention;
@@ -35,6 +38,7 @@ use tokio::sync::{mpsc, watch, Notify, Semaphore};
 use tokio::task::JoinHandle;
 
 use lanes::{DepotLanes, LaneContext};
+use leases::{DepotLeases, Take};
 
 pub use post::body;
 pub use retention::Retention;
@@ -46,6 +50,7 @@ const REFILL_TICK: Duration = Duration::from_millis(5);
 /// What ended an idle wait.
 enum Woke {
     Scan,
+    Leases,
     Settings,
     Refill,
 }
@@ -72,6 +77,9 @@ pub struct WebhookConfig {
     pub batch: usize,
     /// How long finished deliveries are kept.
     pub retention: Retention,
+    /// How long a node's hold on a depot's deliveries lasts without renewal: after a node dies,
+    /// another takes its depots over this long after its last renewal.
+    pub lease: Duration,
 }
 
 impl Default for WebhookConfig {
@@ -86,18 +94,21 @@ impl Default for WebhookConfig {
             settings_refresh: Duration::from_secs(1),
             batch: 1000,
             retention: Retention::default(),
+            lease: Duration::from_secs(3),
         }
     }
 }
 
-/// Starts the delivery worker; it stops when `stopping` turns true, leaving undelivered events
-/// pending for the next start. `wake` is notified after commits that appended events.
+/// Starts the delivery worker of node `node`; it stops when `stopping` turns true, leaving
+/// undelivered events pending for the next start (or another node). `wake` is notified after
+/// commits that appended events.
 pub fn spawn(
     store: Arc<dyn Store>,
     clock: Arc<dyn Clock>,
     config: WebhookConfig,
     wake: Arc<Notify>,
     stopping: watch::Receiver<bool>,
+    node: String,
 ) -> Result<JoinHandle<()>, String> {
     let client = reqwest::Client::builder()
         .user_agent(concat!("dispatch-webhooks/", env!("CARGO_PKG_VERSION")))
@@ -113,6 +124,7 @@ pub fn spawn(
         config.retention,
         stopping.clone(),
     ));
+    let leases = DepotLeases::new(store.clone(), clock.clone(), node, config.lease);
     let context = LaneContext {
         client,
         clock,
@@ -122,7 +134,9 @@ pub fn spawn(
         stopping: stopping.clone(),
     };
     Ok(tokio::spawn(async move {
-        Dispatcher::new(store, context).run(&wake, stopping).await;
+        let mut dispatcher = Dispatcher::new(store, context, leases);
+        dispatcher.run(&wake, stopping).await;
+        dispatcher.leases.release_all().await;
         // The lanes hold the other senders; the recorder ends once they all stopped and every
         // outcome reached it is written.
         let _ = recorder.await;
@@ -147,20 +161,22 @@ struct Dispatcher {
     scanned: i64,
     depots: HashMap<i64, DepotState>,
     settings_read: Instant,
+    leases: DepotLeases,
 }
 
 impl Dispatcher {
-    fn new(store: Arc<dyn Store>, context: LaneContext) -> Self {
+    fn new(store: Arc<dyn Store>, context: LaneContext, leases: DepotLeases) -> Self {
         Dispatcher {
             store,
             context,
             scanned: 0,
             depots: HashMap::new(),
             settings_read: Instant::now(),
+            leases,
         }
     }
 
-    async fn run(mut self, wake: &Notify, mut stopping: watch::Receiver<bool>) {
+    async fn run(&mut self, wake: &Notify, mut stopping: watch::Receiver<bool>) {
         loop {
             if *stopping.borrow() {
                 return;
@@ -187,12 +203,18 @@ impl Dispatcher {
                 let woke = tokio::select! {
                     () = wake.notified() => Woke::Scan,
                     () = tokio::time::sleep_until(scan_due) => Woke::Scan,
+                    () = tokio::time::sleep_until(self.leases.renew_due()) => Woke::Leases,
                     () = tokio::time::sleep_until(settings_due) => Woke::Settings,
                     () = tokio::time::sleep(REFILL_TICK), if backlogged => Woke::Refill,
                     _ = stopping.wait_for(|s| *s) => return,
                 };
                 match woke {
                     Woke::Scan => break,
+                    Woke::Leases => {
+                        if let Err(e) = self.renew_leases().await {
+                            tracing::error!(error = %e, "webhook dispatcher: renewing depot leases failed; retrying");
+                        }
+                    }
                     Woke::Settings => {
                         if let Err(e) = self.refresh_settings().await {
                             tracing::error!(error = %e, "webhook dispatcher: reading receiver settings failed; retrying");
@@ -216,6 +238,9 @@ impl Dispatcher {
         if self.settings_read.elapsed() >= self.context.config.settings_refresh {
             self.refresh_settings().await?;
         }
+        if tokio::time::Instant::now() >= self.leases.renew_due() {
+            self.renew_leases().await?;
+        }
         let batch = self.context.config.batch;
         let after = self.scanned;
         let events = self
@@ -231,6 +256,14 @@ impl Dispatcher {
     }
 
     async fn hand_out_scanned(&mut self, event: OutboxEvent) -> Result<(), StoreError> {
+        match self.leases.take(event.scope).await? {
+            Take::Held => {}
+            Take::Other => return Ok(()),
+            Take::Acquired => {
+                self.read_from_start(event.scope).await?;
+                return Ok(());
+            }
+        }
         let depot = self.depot(event.scope).await?;
         if depot.backlogged || event.id <= depot.handed {
             return Ok(());
@@ -285,6 +318,30 @@ impl Dispatcher {
             }
         }
         Ok(more)
+    }
+
+    /// A depot this node just took over: its pending events are read from its own backlog,
+    /// oldest first, whatever the shared scan has passed.
+    async fn read_from_start(&mut self, scope: DepotScope) -> Result<(), StoreError> {
+        let depot = self.depot(scope).await?;
+        depot.handed = 0;
+        depot.backlogged = true;
+        Ok(())
+    }
+
+    /// Renews this node's depot leases: lost depots stop (their queued events are dropped,
+    /// still pending for the new holder); depots taken over are read from the start.
+    async fn renew_leases(&mut self) -> Result<(), StoreError> {
+        let (lost, acquired) = self.leases.tick().await?;
+        for depot in lost {
+            if let Some(state) = self.depots.remove(&depot) {
+                state.lanes.revoke();
+            }
+        }
+        for scope in acquired {
+            self.read_from_start(scope).await?;
+        }
+        Ok(())
     }
 
     async fn depot(&mut self, scope: DepotScope) -> Result<&mut DepotState, StoreError> {

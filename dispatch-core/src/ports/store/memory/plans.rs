@@ -18,7 +18,7 @@ use crate::time::{Date, Timestamp};
 pub(super) struct Planning {
     plans: Vec<Plan>,
     solutions: Vec<(i64, Solution)>,
-    jobs: Vec<Optimisation>,
+    pub(super) jobs: Vec<Optimisation>,
     /// (depot, plan, optimisation id, problem), oldest first.
     problems: Vec<(i64, i64, String, String)>,
     pub(super) routes: Vec<Route>,

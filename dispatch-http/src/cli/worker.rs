@@ -1,0 +1,71 @@
+//! `dispatch worker`: the background work of `serve` — optimisation jobs, webhook deliveries,
+//! notification sends, image compression — without the HTTP API, so solver capacity scales
+//! apart from the API nodes. Any number of workers and `serve` processes share one database:
+//! each job, each depot's webhooks and each notification is claimed by one process at a time
+//! (`dispatch_core::service::leases`).
+
+use std::io::Write;
+use std::sync::Arc;
+
+use super::background::{self, BackgroundArgs};
+use super::database::Database;
+use super::serve::{blocking, init_tracing, shutdown_signal, LogFormat};
+use crate::clock::SystemClock;
+use crate::public_url::PublicUrl;
+
+#[derive(Debug, clap::Args)]
+pub struct WorkerArgs {
+    /// SQLite database file or PostgreSQL URL `postgres://USER[:PASSWORD]@HOST[:PORT]/DBNAME`,
+    /// the one the `serve` processes use; the schema is created or upgraded on start.
+    #[arg(long, default_value = "./dispatch.db", value_parser = Database::parse)]
+    pub db: Database,
+    /// The URL clients reach the API at (as `serve --public-url`): tracking links of plans this
+    /// worker dispatches (`auto_dispatch`) are built on it.
+    #[arg(long, value_name = "URL", value_parser = PublicUrl::parse, default_value = "http://127.0.0.1:8080")]
+    pub public_url: PublicUrl,
+    /// Log lines on stderr: `text` for people, `json` for log pipelines.
+    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+    /// The background work's flags, as on `serve`.
+    #[command(flatten)]
+    pub background: BackgroundArgs,
+}
+
+pub fn run(args: WorkerArgs) -> Result<(), String> {
+    init_tracing(args.log_format);
+    if !args.background.enabled() {
+        return Err("`dispatch worker --workers off` would do nothing: give a number of jobs (0 runs only webhooks, notifications and images)".into());
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the runtime: {e}"))?;
+    runtime.block_on(work(args))
+}
+
+async fn work(args: WorkerArgs) -> Result<(), String> {
+    let outbox_commits = Arc::new(tokio::sync::Notify::new());
+    let wake = outbox_commits.clone();
+    let db = args.db.clone();
+    let service = blocking(move || db.open_service(Arc::new(move || wake.notify_one()))).await?;
+    let matrix = args.background.travel.matrix()?;
+    let signalled = shutdown_signal()?;
+    let (stopping_tx, stopping) = tokio::sync::watch::channel(false);
+    let context = background::Context {
+        store: service.store,
+        clock: Arc::new(SystemClock),
+        matrix,
+        links: crate::links::Links::new(args.public_url.as_str()),
+        signal: Default::default(),
+        outbox_commits,
+    };
+    let running = background::start(&args.background, context, stopping).await?;
+    // The one line scripts wait for, as `serve`'s `listening on`.
+    println!("worker {} running on {}", running.node(), args.db);
+    let _ = std::io::stdout().flush();
+    signalled.await;
+    let _ = stopping_tx.send(true);
+    running.stop().await?;
+    tracing::info!("stopped");
+    Ok(())
+}

@@ -1,0 +1,16 @@
+-- Several nodes on one database (issue 14): which node runs each optimisation job, the best
+-- solution a job was handed back with at a graceful stop, and named leases (one depot's
+-- webhook deliveries go out from one node at a time).
+CREATE TABLE optimisation_leases (
+    optimisation_id TEXT PRIMARY KEY REFERENCES optimisations(id) ON DELETE CASCADE,
+    holder          TEXT,
+    checkpoint      TEXT,
+    spent_ms        INTEGER NOT NULL DEFAULT 0
+);
+
+CREATE TABLE work_leases (
+    name        TEXT PRIMARY KEY,
+    holder      TEXT NOT NULL,
+    token       INTEGER NOT NULL,
+    lease_until INTEGER NOT NULL
+);
