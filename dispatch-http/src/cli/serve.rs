@@ -185,6 +185,8 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     let outbox_commits = Arc::new(tokio::sync::Notify::new());
     let wake = outbox_commits.clone();
     store.on_outbox_commit(move || wake.notify_one());
+    // Every route change appends an event too: driver feed streams look at once.
+    store.on_outbox_commit(crate::driver::wake_subscribers);
     let clock = Arc::new(SystemClock);
     if let Some(key) = setup::bootstrap_default(&*store, clock.now())
         .map_err(|e| format!("cannot create the default depot: {e}"))?
