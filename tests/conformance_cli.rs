@@ -80,6 +80,19 @@ fn serve_prints_the_listening_line_with_the_real_port_and_healthz_needs_no_key()
     assert_eq!(reply.json()["depots"][0]["name"], "Default");
 }
 
+/// Scripts stop the server as soon as it said it listens: the signal must already be handled
+/// then (finish, flush, exit 0), not kill the process.
+#[cfg(unix)]
+#[test]
+fn sigterm_right_after_the_listening_line_exits_0() {
+    for attempt in 0..5 {
+        let dir = tempfile::tempdir().unwrap();
+        let server = Server::start(&dir.path().join("term.db"));
+        let status = server.terminate();
+        assert_eq!(status.code(), Some(0), "attempt {attempt}: {status:?}");
+    }
+}
+
 #[test]
 fn a_seeded_database_gets_no_default_depot_and_no_printed_key() {
     let dir = tempfile::tempdir().unwrap();

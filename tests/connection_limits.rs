@@ -87,3 +87,40 @@ fn beyond_max_connections_a_new_client_waits_for_a_free_slot() {
         "served after {waited:.1} s, before a held connection timed out"
     );
 }
+
+#[test]
+fn a_client_that_stops_reading_its_response_is_cut_off_and_its_connection_freed() {
+    let (_dir, server, fx) = start(&["--write-timeout", "1", "--max-connections", "1"]);
+    // 100 orders with 200 KB of notes each: a listing of about 20 MB, far more than the
+    // socket buffers between the server and a client that reads nothing can take.
+    let notes = "n".repeat(200_000);
+    let batch: Vec<_> = (0..100)
+        .map(|i| json!({"order_number": format!("W{i}"), "type": "delivery", "delivery_lat": 51.5, "delivery_lng": -0.1, "delivery_notes": notes}))
+        .collect();
+    assert_eq!(
+        server.post("/v2/orders", &fx.key, &json!(batch)).status,
+        200
+    );
+    let started = Instant::now();
+    let head = format!(
+        "GET /v2/orders?limit=100 HTTP/1.1\r\nHost: x\r\nx-access-key: {}\r\n\r\n",
+        fx.key
+    );
+    let mut reader = stalled(&server, head.as_bytes());
+    // The only connection slot is the stalled reader's until it is cut off; then a normal
+    // client is served.
+    assert_eq!(server.get("/v2/vehicles", &fx.key).status, 200);
+    let waited = started.elapsed().as_secs_f64();
+    assert!(
+        (0.9..15.0).contains(&waited),
+        "served after {waited:.1} s, not about 1 s"
+    );
+    // What the stalled client gets when it reads at last: part of the listing, then the end.
+    let mut received = Vec::new();
+    let _ = reader.read_to_end(&mut received);
+    assert!(
+        received.len() < 20_000_000,
+        "the whole listing ({} bytes) was kept for the client",
+        received.len()
+    );
+}

@@ -91,6 +91,34 @@ fn pinned_jobs_stay_on_their_vehicle_even_when_sharing_would_be_cheaper() {
 }
 
 #[test]
+fn a_task_pinned_to_a_later_vehicle_of_an_interchangeable_fleet_is_served() {
+    // Three identical vehicles: the unpinned job opens vehicle 0, so the first unused vehicle
+    // is 1, while the pinned job may only open vehicle 2.
+    let mut pinned = job(2, 2, 1);
+    pinned.pinned_vehicle = Some(2);
+    let p = problem(
+        line(),
+        vec![job(1, 1, 1), pinned],
+        vec![],
+        vec![vehicle(1, 0, 10), vehicle(2, 0, 10), vehicle(3, 0, 10)],
+    );
+    for seed in 1..=4 {
+        let sol = solve_checked(&p, seed, 1, 200);
+        assert!(
+            sol.unassigned.is_empty(),
+            "seed {seed}: {:?}",
+            sol.unassigned
+        );
+        let on = sol
+            .routes
+            .iter()
+            .find(|r| r.steps.iter().any(|s| s.step == Step::Job(1)))
+            .map(|r| r.vehicle);
+        assert_eq!(on, Some(2), "seed {seed}");
+    }
+}
+
+#[test]
 fn a_used_vehicle_takes_its_break_inside_the_window() {
     let mut v = vehicle(1, 0, 10);
     v.breaks = vec![Break {

@@ -1,21 +1,29 @@
 //! Reading a JSON body into a [`Value`] with memory bounded by what the spec allows, not by the
-//! body size: at most [`MAX_JSON_VALUES`] values, a top-level array is refused as soon as
+//! body size: at most [`MAX_JSON_VALUES`] values and keys, a top-level array is refused as soon as
 //! its element number [`MAX_BATCH_ITEMS`]` + 1` is seen (every batch of the spec carries at
 //! most 100 items), and one item (a top-level array's element, or the whole body when it is
 //! not an array) holds at most [`MAX_ITEM_TEXT_BYTES`] of strings and keys. A `Value` costs
 //! about a hundred bytes per node, so without these bounds a 32 MiB body of `[{},{},...]` took
 //! gigabytes before any rule looked at it; and the rows written for one item are copied a few
 //! times on their way into SQLite, so one item the size of the body would cost several bodies.
+//! The body itself is read in segments ([`BodyBytes`]) that parsing frees as it goes, so a
+//! request never holds its whole body beside its whole parsed form.
 
 use dispatch_core::model::customer::MAX_CUSTOMERS_PER_REQUEST;
 use dispatch_core::model::order::MAX_ORDERS_PER_REQUEST;
 use std::cell::Cell;
 use std::fmt;
+use std::io::BufReader;
 
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 
-/// Most values (objects, arrays, strings, numbers, booleans, nulls) in one body.
+mod body;
+
+pub use body::{read_body, BodyBytes, ReadBodyError};
+
+/// Most values (objects, arrays, strings, numbers, booleans, nulls) and object keys in one body:
+/// each is a node of the parsed tree (a key of an ordered map costs as much as a value).
 pub const MAX_JSON_VALUES: usize = 100_000;
 /// Most elements of a top-level array (a batch).
 pub const MAX_BATCH_ITEMS: usize = if MAX_ORDERS_PER_REQUEST > MAX_CUSTOMERS_PER_REQUEST {
@@ -28,53 +36,14 @@ pub const MAX_BATCH_ITEMS: usize = if MAX_ORDERS_PER_REQUEST > MAX_CUSTOMERS_PER
 /// about 162 KB; orders have fewer stated limits, and 1 MiB leaves them room.
 pub const MAX_ITEM_TEXT_BYTES: usize = 1024 * 1024;
 
-/// Reads a whole body of at most `limit` bytes into one buffer, filled in place as chunks
-/// arrive (sized by `Content-Length` when sent): collecting the chunks first and joining them
-/// afterwards held the body twice. A body that arrives whole in one chunk (as the idempotency
-/// layer hands on the body it has read) is returned as it is, not copied.
-pub async fn read_body(
-    headers: &axum::http::HeaderMap,
-    mut body: axum::body::Body,
-    limit: usize,
-) -> Result<axum::body::Bytes, ReadBodyError> {
-    use http_body_util::BodyExt;
-
-    let declared = headers
-        .get(axum::http::header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<usize>().ok());
-    if declared.is_some_and(|n| n > limit) {
-        return Err(ReadBodyError::TooLarge);
-    }
-    let mut buffer = Vec::with_capacity(declared.unwrap_or(0));
-    while let Some(frame) = body.frame().await {
-        let frame = frame.map_err(ReadBodyError::Unreadable)?;
-        if let Ok(data) = frame.into_data() {
-            if buffer.len() + data.len() > limit {
-                return Err(ReadBodyError::TooLarge);
-            }
-            if buffer.is_empty() && declared == Some(data.len()) {
-                return Ok(data);
-            }
-            buffer.extend_from_slice(&data);
-        }
-    }
-    Ok(buffer.into())
-}
-
-/// Why a body could not be read.
-#[derive(Debug)]
-pub enum ReadBodyError {
-    /// Longer than the limit.
-    TooLarge,
-    /// The connection failed while reading it.
-    Unreadable(axum::Error),
-}
+/// The buffer between the body's segments and the parser (`serde_json` reads a byte at a
+/// time, which is fast on a `BufReader`).
+const READ_BUFFER: usize = 64 * 1024;
 
 /// Why a body was not read.
 #[derive(Debug)]
 pub enum BoundedJsonError {
-    /// More than [`MAX_JSON_VALUES`] values.
+    /// More than [`MAX_JSON_VALUES`] values and keys.
     TooManyValues,
     /// A top-level array of more than [`MAX_BATCH_ITEMS`] elements.
     TooManyItems,
@@ -85,22 +54,50 @@ pub enum BoundedJsonError {
     Malformed(serde_json::Error),
 }
 
-/// Parses `bytes` as one JSON document within the bounds.
-pub fn parse(bytes: &[u8]) -> Result<Value, BoundedJsonError> {
-    parse_with_item_text(bytes, MAX_ITEM_TEXT_BYTES)
+/// Parses `body` as one JSON document within the bounds, freeing its segments as it reads them.
+pub fn parse(body: BodyBytes) -> Result<Value, BoundedJsonError> {
+    parse_observed(body, MAX_ITEM_TEXT_BYTES, &mut |_| {})
 }
 
-/// [`parse`] with another bound on the text of one item: the bodies that carry images as
-/// base64 strings (questionnaire submissions) allow text up to their body limit, since their
-/// strings are the images; the bounds on values and batch items stay.
-pub fn parse_with_item_text(bytes: &[u8], item_text: usize) -> Result<Value, BoundedJsonError> {
+/// [`parse`] of a body that may be absent: `None` when it is empty or only whitespace. Every
+/// byte of `body` is handed to `observe` once, in order, whatever the outcome (each segment as
+/// parsing leaves it, the rest when parsing stops), so a caller can hash what was sent without
+/// keeping it.
+pub fn parse_optional(
+    body: BodyBytes,
+    observe: &mut dyn FnMut(&[u8]),
+) -> Result<Option<Value>, BoundedJsonError> {
+    parse_optional_within(body, MAX_ITEM_TEXT_BYTES, observe)
+}
+
+/// [`parse_optional`] with another bound on the text of one item: the bodies that carry
+/// images as base64 strings (questionnaire submissions) allow text up to their body limit,
+/// since their strings are the images; the bounds on values and batch items stay.
+pub fn parse_optional_within(
+    body: BodyBytes,
+    item_text: usize,
+    observe: &mut dyn FnMut(&[u8]),
+) -> Result<Option<Value>, BoundedJsonError> {
+    if body.is_blank() {
+        body.observe_all(observe);
+        return Ok(None);
+    }
+    parse_observed(body, item_text, observe).map(Some)
+}
+
+fn parse_observed(
+    body: BodyBytes,
+    item_text: usize,
+    observe: &mut dyn FnMut(&[u8]),
+) -> Result<Value, BoundedJsonError> {
     let budget = Budget {
         left: Cell::new(MAX_JSON_VALUES),
         item_text,
         text_left: Cell::new(item_text),
         exceeded: Cell::new(None),
     };
-    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let reader = BufReader::with_capacity(READ_BUFFER, body.drain(observe));
+    let mut de = serde_json::Deserializer::from_reader(reader);
     let parsed = Node {
         budget: &budget,
         top: true,
@@ -269,6 +266,7 @@ impl<'de> Visitor<'de> for Node<'_> {
         self.budget.take()?;
         let mut object = Map::new();
         while let Some(key) = map.next_key::<String>()? {
+            self.budget.take()?;
             self.budget.take_text(key.len())?;
             let value = map.next_value_seed(self.child())?;
             object.insert(key, value);
@@ -290,7 +288,7 @@ mod tests {
             r#""s""#,
         ] {
             assert_eq!(
-                parse(text.as_bytes()).unwrap(),
+                parse(text.as_bytes().into()).unwrap(),
                 serde_json::from_str::<Value>(text).unwrap()
             );
         }
@@ -299,20 +297,30 @@ mod tests {
     #[test]
     fn a_top_level_array_stops_at_its_101st_element_and_nested_arrays_do_not() {
         let batch = |n: usize| format!("[{}]", vec!["{}"; n].join(","));
-        assert!(parse(batch(100).as_bytes()).is_ok());
+        assert!(parse(batch(100).as_bytes().into()).is_ok());
         assert!(matches!(
-            parse(batch(101).as_bytes()),
+            parse(batch(101).as_bytes().into()),
             Err(BoundedJsonError::TooManyItems)
         ));
         let nested = format!("{{\"orders\": {}}}", batch(5000));
-        assert!(parse(nested.as_bytes()).is_ok());
+        assert!(parse(nested.as_bytes().into()).is_ok());
     }
 
     #[test]
-    fn more_values_than_the_budget_are_refused() {
+    fn more_values_and_keys_than_the_budget_are_refused() {
         let many = format!("{{\"a\": [{}]}}", vec!["1"; MAX_JSON_VALUES].join(","));
         assert!(matches!(
-            parse(many.as_bytes()),
+            parse(many.as_bytes().into()),
+            Err(BoundedJsonError::TooManyValues)
+        ));
+        // An object, its half as many keys and their values fill the budget.
+        let keys = |n: usize| {
+            let entries: Vec<String> = (0..n).map(|i| format!("\"k{i}\":0")).collect();
+            format!("{{{}}}", entries.join(","))
+        };
+        assert!(parse(keys(MAX_JSON_VALUES / 2 - 1).as_bytes().into()).is_ok());
+        assert!(matches!(
+            parse(keys(MAX_JSON_VALUES / 2).as_bytes().into()),
             Err(BoundedJsonError::TooManyValues)
         ));
     }
@@ -322,25 +330,25 @@ mod tests {
         // Just under half the bound: two fit in one item with their keys, three do not.
         let long = "é".repeat(MAX_ITEM_TEXT_BYTES / 4 - 8);
         let at_bound = format!(r#"[{{"a": "x"}}, {{"n": "{long}", "m": "{long}"}}]"#);
-        assert!(parse(at_bound.as_bytes()).is_ok());
+        assert!(parse(at_bound.as_bytes().into()).is_ok());
         let over = format!(r#"[{{"a": "x"}}, {{"n": "{long}", "m": "{long}", "o": "{long}"}}]"#);
         assert!(matches!(
-            parse(over.as_bytes()),
+            parse(over.as_bytes().into()),
             Err(BoundedJsonError::ItemTooLarge(Some(1)))
         ));
         let each_at_bound = format!(r#"[{{"n": "{long}{long}"}}, {{"n": "{long}{long}"}}]"#);
         assert!(
-            parse(each_at_bound.as_bytes()).is_ok(),
+            parse(each_at_bound.as_bytes().into()).is_ok(),
             "the bound is per item"
         );
         let object = format!(r#"{{"n": "{long}{long}", "m": "{long}"}}"#);
         assert!(matches!(
-            parse(object.as_bytes()),
+            parse(object.as_bytes().into()),
             Err(BoundedJsonError::ItemTooLarge(None))
         ));
         let long_key = format!(r#"{{"{long}{long}{long}": 1}}"#);
         assert!(matches!(
-            parse(long_key.as_bytes()),
+            parse(long_key.as_bytes().into()),
             Err(BoundedJsonError::ItemTooLarge(None))
         ));
     }
@@ -351,27 +359,52 @@ mod tests {
             r#"{{"images": ["{}"]}}"#,
             "A".repeat(3 * MAX_ITEM_TEXT_BYTES)
         );
+        let within = |text: &str, bound: usize| {
+            parse_optional_within(text.as_bytes().into(), bound, &mut |_| {})
+        };
         assert!(matches!(
-            parse(photo.as_bytes()),
+            parse(photo.as_bytes().into()),
             Err(BoundedJsonError::ItemTooLarge(None))
         ));
-        assert!(parse_with_item_text(photo.as_bytes(), 4 * MAX_ITEM_TEXT_BYTES).is_ok());
+        assert!(within(&photo, 4 * MAX_ITEM_TEXT_BYTES).is_ok());
         assert!(matches!(
-            parse_with_item_text(photo.as_bytes(), 2 * MAX_ITEM_TEXT_BYTES),
+            within(&photo, 2 * MAX_ITEM_TEXT_BYTES),
             Err(BoundedJsonError::ItemTooLarge(None))
         ));
         let many = format!("{{\"a\": [{}]}}", vec!["1"; MAX_JSON_VALUES].join(","));
         assert!(matches!(
-            parse_with_item_text(many.as_bytes(), usize::MAX),
+            within(&many, usize::MAX),
             Err(BoundedJsonError::TooManyValues)
         ));
+    }
+
+    #[test]
+    fn a_body_of_many_segments_parses_as_one_and_each_byte_is_observed_once_in_order() {
+        let doc = serde_json::json!([{"n": "é".repeat(400_000)}, {"n": "x".repeat(900_000)}]);
+        let text = serde_json::to_vec(&doc).unwrap();
+        let mut seen = Vec::new();
+        let parsed = parse_optional(text.as_slice().into(), &mut |s| seen.extend_from_slice(s));
+        assert_eq!(parsed.unwrap(), Some(doc));
+        assert_eq!(seen, text);
+        for text in [&b"  \n "[..], b"[1, 2,", b"{} x"] {
+            let mut seen = Vec::new();
+            let parsed = parse_optional(text.into(), &mut |s| seen.extend_from_slice(s));
+            assert!(matches!(
+                parsed,
+                Ok(None) | Err(BoundedJsonError::Malformed(_))
+            ));
+            assert_eq!(seen, text);
+        }
     }
 
     #[test]
     fn malformed_documents_and_trailing_characters_are_malformed() {
         for text in ["", "{", "[1,]", "{} x", "nul"] {
             assert!(
-                matches!(parse(text.as_bytes()), Err(BoundedJsonError::Malformed(_))),
+                matches!(
+                    parse(text.as_bytes().into()),
+                    Err(BoundedJsonError::Malformed(_))
+                ),
                 "{text}"
             );
         }

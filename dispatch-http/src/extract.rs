@@ -10,7 +10,8 @@ use serde_json::Value;
 
 use crate::auth::Principal;
 use crate::bounded_json::{
-    self, BoundedJsonError, ReadBodyError, MAX_BATCH_ITEMS, MAX_ITEM_TEXT_BYTES, MAX_JSON_VALUES,
+    self, BodyBytes, BoundedJsonError, ReadBodyError, MAX_BATCH_ITEMS, MAX_ITEM_TEXT_BYTES,
+    MAX_JSON_VALUES,
 };
 use crate::error::{ApiError, ErrorName};
 use crate::rejection::invalid;
@@ -33,10 +34,10 @@ fn one_issue(
 #[derive(Debug, Clone)]
 pub struct JsonBody(pub Value);
 
-/// A body already parsed within the bounds by an outer layer (the idempotency layer, which
-/// fingerprints it): [`JsonBody`] takes it instead of parsing the body again.
+/// A body an outer layer already read (the idempotency layer, which fingerprints it): what
+/// reading it gave, so [`JsonBody`] neither reads nor parses it again.
 #[derive(Debug, Clone)]
-pub struct ParsedJson(pub Value);
+pub struct ReadJson(pub Result<Option<Value>, ApiError>);
 
 impl<S: Send + Sync> FromRequest<S> for JsonBody {
     type Rejection = ApiError;
@@ -79,10 +80,7 @@ async fn required_json(req: Request, item_text: usize) -> Result<Value, ApiError
         }
     }
     let (mut parts, body) = req.into_parts();
-    if let Some(ParsedJson(value)) = parts.extensions.remove::<ParsedJson>() {
-        return Ok(value);
-    }
-    match bounded_body(&parts.headers, body, item_text).await? {
+    match bounded_body(&mut parts, body, item_text).await? {
         Some(value) => Ok(value),
         None => Err(one_issue(
             IssueCode::Required,
@@ -104,8 +102,8 @@ impl<S: Send + Sync> FromRequest<S> for OptionalJsonBody {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, _: &S) -> Result<Self, Self::Rejection> {
-        let (parts, body) = req.into_parts();
-        bounded_body(&parts.headers, body, MAX_ITEM_TEXT_BYTES)
+        let (mut parts, body) = req.into_parts();
+        bounded_body(&mut parts, body, MAX_ITEM_TEXT_BYTES)
             .await
             .map(OptionalJsonBody)
     }
@@ -113,13 +111,27 @@ impl<S: Send + Sync> FromRequest<S> for OptionalJsonBody {
 
 /// Reads a body within [`crate::MAX_BODY_BYTES`] and parses it within the bounds of
 /// [`bounded_json`], with at most `item_text` bytes of text per item; `None` for an empty (or
-/// whitespace-only) body.
+/// whitespace-only) body. A body an outer layer already read ([`ReadJson`]) is taken as it was
+/// read.
 async fn bounded_body(
-    headers: &HeaderMap,
+    parts: &mut Parts,
     body: Body,
     item_text: usize,
 ) -> Result<Option<Value>, ApiError> {
-    let bytes = bounded_json::read_body(headers, body, crate::MAX_BODY_BYTES)
+    match parts.extensions.remove::<ReadJson>() {
+        Some(ReadJson(read)) => read,
+        None => json_within(
+            read_bounded(&parts.headers, body).await?,
+            item_text,
+            &mut |_| {},
+        ),
+    }
+}
+
+/// Reads a body of at most [`crate::MAX_BODY_BYTES`]: a longer one is 400 INVALID_INPUT
+/// (`too_big`), one that cannot be read 400 INVALID_INPUT.
+pub async fn read_bounded(headers: &HeaderMap, body: Body) -> Result<BodyBytes, ApiError> {
+    bounded_json::read_body(headers, body, crate::MAX_BODY_BYTES)
         .await
         .map_err(|e| match e {
             ReadBodyError::TooLarge => {
@@ -132,46 +144,58 @@ async fn bounded_body(
                 "unreadable body",
                 &format!("the body could not be read: {e}"),
             ),
-        })?;
-    if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Ok(None);
-    }
-    // The bytes are dropped on return: from here on a request holds its parsed body only.
-    bounded_json::parse_with_item_text(&bytes, item_text)
-        .map(Some)
-        .map_err(|e| match e {
-            BoundedJsonError::Malformed(e) => one_issue(
-                IssueCode::InvalidType,
-                vec![],
-                "valid JSON",
-                "malformed JSON",
-                &format!("malformed JSON: {e}"),
-            ),
-            BoundedJsonError::TooManyItems => one_issue(
-                IssueCode::TooBig,
-                vec![],
-                &format!("at most {MAX_BATCH_ITEMS} items"),
-                &format!("more than {MAX_BATCH_ITEMS} items"),
-                &format!("a request carries at most {MAX_BATCH_ITEMS} items"),
-            ),
-            BoundedJsonError::ItemTooLarge(index) => one_issue(
-                IssueCode::TooBig,
-                index.map(|i| vec![i.into()]).unwrap_or_default(),
-                &format!("at most {item_text} bytes of text in one item"),
-                &format!("more than {item_text} bytes of text"),
-                &format!(
-                    "one item (or a body that is not a batch) holds at most \
-                     {item_text} bytes of strings and keys"
-                ),
-            ),
-            BoundedJsonError::TooManyValues => one_issue(
-                IssueCode::TooBig,
-                vec![],
-                &format!("at most {MAX_JSON_VALUES} JSON values"),
-                &format!("more than {MAX_JSON_VALUES} JSON values"),
-                &format!("a body holds at most {MAX_JSON_VALUES} JSON values"),
-            ),
         })
+}
+
+/// Parses a body read by [`read_bounded`] within the bounds of [`bounded_json`], freeing it as
+/// it goes and handing every byte to `observe`; `None` for an empty (or whitespace-only) body.
+/// Malformed JSON is 400 INVALID_INPUT, a body beyond a bound 400 INVALID_INPUT (`too_big`).
+pub fn json_of(
+    bytes: BodyBytes,
+    observe: &mut dyn FnMut(&[u8]),
+) -> Result<Option<Value>, ApiError> {
+    json_within(bytes, MAX_ITEM_TEXT_BYTES, observe)
+}
+
+/// [`json_of`] with at most `item_text` bytes of text per item.
+fn json_within(
+    bytes: BodyBytes,
+    item_text: usize,
+    observe: &mut dyn FnMut(&[u8]),
+) -> Result<Option<Value>, ApiError> {
+    bounded_json::parse_optional_within(bytes, item_text, observe).map_err(|e| match e {
+        BoundedJsonError::Malformed(e) => one_issue(
+            IssueCode::InvalidType,
+            vec![],
+            "valid JSON",
+            "malformed JSON",
+            &format!("malformed JSON: {e}"),
+        ),
+        BoundedJsonError::TooManyItems => one_issue(
+            IssueCode::TooBig,
+            vec![],
+            &format!("at most {MAX_BATCH_ITEMS} items"),
+            &format!("more than {MAX_BATCH_ITEMS} items"),
+            &format!("a request carries at most {MAX_BATCH_ITEMS} items"),
+        ),
+        BoundedJsonError::ItemTooLarge(index) => one_issue(
+            IssueCode::TooBig,
+            index.map(|i| vec![i.into()]).unwrap_or_default(),
+            &format!("at most {item_text} bytes of text in one item"),
+            &format!("more than {item_text} bytes of text"),
+            &format!(
+                "one item (or a body that is not a batch) holds at most \
+                 {item_text} bytes of strings and keys"
+            ),
+        ),
+        BoundedJsonError::TooManyValues => one_issue(
+            IssueCode::TooBig,
+            vec![],
+            &format!("at most {MAX_JSON_VALUES} JSON values and keys"),
+            &format!("more than {MAX_JSON_VALUES} JSON values and keys"),
+            &format!("a body holds at most {MAX_JSON_VALUES} JSON values and object keys"),
+        ),
+    })
 }
 
 /// The one path parameter of a route, percent-decoded. A segment that is not UTF-8 once decoded

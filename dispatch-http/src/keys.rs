@@ -25,13 +25,29 @@ pub fn digest(key: &str) -> [u8; 32] {
     Sha256::digest(key.as_bytes()).into()
 }
 
-fn derive(secret: &[u8; 32], depot_id: i64, name: &str) -> String {
+/// Generation 0 (a name never revoked) keeps the original derivation, so keys printed before
+/// revocation existed stay valid; later generations add the generation number.
+fn derive(secret: &[u8; 32], depot_id: i64, name: &str, generation: u32) -> String {
     let mut h = Sha256::new();
     h.update(b"dispatch-access-key-v1");
     h.update(secret);
     h.update(depot_id.to_be_bytes());
     h.update(name.as_bytes());
+    if generation > 0 {
+        h.update(b"\0generation");
+        h.update(generation.to_be_bytes());
+    }
     hex::encode(h.finalize())
+}
+
+/// The clear text of the depot's key named `name` in its current generation.
+fn clear_key(tx: &mut dyn StoreTx, scope: DepotScope, name: &str) -> Result<String, StoreError> {
+    let mut fresh = [0u8; 32];
+    getrandom::fill(&mut fresh)
+        .map_err(|e| StoreError::Backend(format!("no OS randomness: {e}")))?;
+    let secret = tx.installation_secret(SECRET_NAME, fresh)?;
+    let generation = tx.access_key_generation(scope, name)?;
+    Ok(derive(&secret, scope.depot_id, name, generation))
 }
 
 /// The access key presented as `x-access-key`, if it is valid.
@@ -52,11 +68,7 @@ pub fn ensure_key(
     permission: KeyPermission,
     now: Timestamp,
 ) -> Result<(AccessKey, String), StoreError> {
-    let mut fresh = [0u8; 32];
-    getrandom::fill(&mut fresh)
-        .map_err(|e| StoreError::Backend(format!("no OS randomness: {e}")))?;
-    let secret = tx.installation_secret(SECRET_NAME, fresh)?;
-    let clear = derive(&secret, scope.depot_id, name);
+    let clear = clear_key(tx, scope, name)?;
     let key = match tx.find_access_key_by_name(scope, name)? {
         Some(mut key) => {
             if key.permission != permission {
@@ -67,5 +79,44 @@ pub fn ensure_key(
         }
         None => tx.insert_access_key(scope, name, permission, digest(&clear), now)?,
     };
+    Ok((key, clear))
+}
+
+/// Why `dispatch keys create` made no key.
+#[derive(Debug, thiserror::Error)]
+pub enum CreateKeyError {
+    /// The depot already has a key of that name.
+    #[error("depot {depot_id} already has a key named {name:?} (permission {permission}); choose another name, or revoke that key first")]
+    Exists {
+        /// The depot.
+        depot_id: i64,
+        /// The name asked for.
+        name: String,
+        /// The existing key's permission.
+        permission: &'static str,
+    },
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Creates a new key named `name` for the depot and returns it with its clear text (shown
+/// once); refuses a name the depot already has a key of.
+pub fn create_key(
+    tx: &mut dyn StoreTx,
+    scope: DepotScope,
+    name: &str,
+    permission: KeyPermission,
+    now: Timestamp,
+) -> Result<(AccessKey, String), CreateKeyError> {
+    if let Some(existing) = tx.find_access_key_by_name(scope, name)? {
+        return Err(CreateKeyError::Exists {
+            depot_id: scope.depot_id,
+            name: name.into(),
+            permission: existing.permission.as_str(),
+        });
+    }
+    let clear = clear_key(tx, scope, name)?;
+    let key = tx.insert_access_key(scope, name, permission, digest(&clear), now)?;
     Ok((key, clear))
 }

@@ -17,6 +17,7 @@ pub mod extract;
 pub mod keys;
 pub mod links;
 pub mod middleware;
+pub mod observability;
 pub mod paging;
 pub mod public_url;
 pub mod rejection;
@@ -97,8 +98,10 @@ pub fn app(state: AppState) -> Router {
     let api = middleware::apply_inner(v2::router(), &layers).route_layer(
         axum::middleware::from_fn_with_state(state.clone(), auth::require_access_key),
     );
+    observability::handle();
     let routes = Router::new()
         .route("/healthz", get(healthz))
+        .route("/metrics", get(observability::metrics))
         .nest("/v2", api)
         .nest("/driver", driver::router(state.clone(), &layers));
     // The tracking page answers HTML, errors included: it stays outside the envelope net.

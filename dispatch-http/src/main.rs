@@ -3,17 +3,20 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
-use dispatch_http::cli::{Cli, Command};
+use dispatch_http::cli::Command;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = dispatch_http::cli::parse();
     let result = match cli.command {
         Command::Serve(args) => dispatch_http::cli::serve::run(*args),
         Command::Seed(args) => dispatch_http::cli::seed::run(args),
-        Command::Solve(args) => dispatch_http::cli::solve::run(args),
+        Command::Solve(args) => match dispatch_http::cli::solve::run(args) {
+            Ok(code) => return code,
+            Err(message) => Err(message),
+        },
         Command::ExportProblem(args) => dispatch_http::cli::export_problem::run(args),
         Command::Webhooks(args) => dispatch_http::cli::webhooks::run(args),
+        Command::Keys(args) => dispatch_http::cli::keys::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

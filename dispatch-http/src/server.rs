@@ -9,6 +9,9 @@
 //!   stays open (hyper's `header_read_timeout`);
 //! - **body read timeout**: the whole request body must arrive within it, counted from the end
 //!   of the head (`tower_http`'s `RequestBodyDeadlineLayer`); a late body fails the request;
+//! - **write timeout**: a response the client takes no byte of for this long (its socket
+//!   buffers full: a client that stopped reading) fails its connection, which closes and frees
+//!   what it held ([`write_deadline`]); a client reading slowly but steadily is not cut off;
 //! - **max connections**: beyond it, new connections wait in the listen backlog until one
 //!   closes.
 
@@ -24,6 +27,10 @@ use hyper_util::service::TowerToHyperService;
 use tokio::sync::Semaphore;
 use tower_http::timeout::RequestBodyDeadlineLayer;
 
+mod write_deadline;
+
+use write_deadline::WriteDeadline;
+
 /// The bounds on connections (`dispatch serve` flags).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ConnectionLimits {
@@ -31,6 +38,8 @@ pub struct ConnectionLimits {
     pub header_read_timeout: Duration,
     /// Time for a complete request body after its head.
     pub body_read_timeout: Duration,
+    /// Time a response may wait for the client to take any more of it.
+    pub write_timeout: Duration,
     /// Most connections open at once.
     pub max_connections: usize,
 }
@@ -40,6 +49,7 @@ impl Default for ConnectionLimits {
         ConnectionLimits {
             header_read_timeout: Duration::from_secs(10),
             body_read_timeout: Duration::from_secs(30),
+            write_timeout: Duration::from_secs(30),
             max_connections: 1024,
         }
     }
@@ -79,7 +89,10 @@ pub async fn serve(
         let connection = http1::Builder::new()
             .timer(TokioTimer::new())
             .header_read_timeout(limits.header_read_timeout)
-            .serve_connection(TokioIo::new(stream), service);
+            .serve_connection(
+                TokioIo::new(WriteDeadline::new(stream, limits.write_timeout)),
+                service,
+            );
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
             if let Err(e) = connection.await {
@@ -88,6 +101,9 @@ pub async fn serve(
             drop(permit);
         });
     }
+    // Stop accepting at once: new connections are refused instead of waiting in the backlog
+    // while the open ones finish.
+    drop(listener);
     graceful.shutdown().await;
     Ok(())
 }

@@ -13,8 +13,10 @@ use serde_json::{json, Value};
 
 use crate::keys::ensure_key;
 
-/// A seed file. Every key is optional except names; unknown keys are ignored.
+/// A seed file. Every key is optional except names; an unknown key anywhere is refused with its
+/// path, as the API refuses unknown properties.
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SeedFile {
     /// Organisations to create or update.
     #[serde(default)]
@@ -23,6 +25,7 @@ pub struct SeedFile {
 
 /// One organisation of a seed file.
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SeedOrganisation {
     /// Name (the identity).
     pub name: String,
@@ -39,6 +42,7 @@ pub struct SeedOrganisation {
 
 /// Anything identified by its name only.
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Named {
     /// Name.
     pub name: String,
@@ -46,6 +50,7 @@ pub struct Named {
 
 /// One depot of a seed file.
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SeedDepot {
     /// Name (the identity within the organisation).
     pub name: String,
@@ -86,6 +91,7 @@ pub struct SeedDepot {
 
 /// Depot settings of a seed file.
 #[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SeedSettings {
     /// See [`DepotSettings::allow_orders_without_customer`].
     pub allow_orders_without_customer: Option<bool>,
@@ -104,6 +110,7 @@ pub struct SeedSettings {
 /// `settings.notifications` of a seed file: templates named as in the depot's
 /// `notification_templates`. Absent keys leave the setting unset.
 #[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SeedNotifications {
     /// Template sent to each order's customer when its route is dispatched.
     pub planned_start_template: Option<String>,
@@ -115,6 +122,7 @@ pub struct SeedNotifications {
 
 /// Webhook receiver of a seed file.
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SeedWebhook {
     /// URL.
     pub url: String,
@@ -128,6 +136,7 @@ pub struct SeedWebhook {
 
 /// An access key of a seed file.
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SeedKey {
     /// Name (the identity within the depot).
     pub name: String,
@@ -137,6 +146,7 @@ pub struct SeedKey {
 
 /// A capacity type of a seed file.
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SeedCapacityType {
     /// Display name (the identity).
     #[serde(rename = "type")]
@@ -147,6 +157,7 @@ pub struct SeedCapacityType {
 
 /// A zone group of a seed file.
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SeedZoneGroup {
     /// Name.
     pub name: String,
@@ -157,6 +168,7 @@ pub struct SeedZoneGroup {
 
 /// A zone of a seed file.
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SeedZone {
     /// Name.
     pub name: String,
@@ -167,6 +179,7 @@ pub struct SeedZone {
 
 /// A notification template of a seed file.
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SeedTemplate {
     /// `SMS` (the default) or `EMAIL`.
     #[serde(rename = "type", default)]
@@ -180,6 +193,7 @@ pub struct SeedTemplate {
 
 /// A gazetteer row of a seed file.
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SeedPlace {
     /// Address.
     pub address: Option<String>,
@@ -204,7 +218,17 @@ pub enum SeedError {
 
 /// Parses a seed document.
 pub fn parse(text: &str) -> Result<SeedFile, SeedError> {
-    serde_json::from_str(text).map_err(|e| SeedError::Invalid(format!("invalid seed file: {e}")))
+    let mut json = serde_json::Deserializer::from_str(text);
+    let seed = serde_path_to_error::deserialize(&mut json).map_err(|e| {
+        let at = match e.path().to_string() {
+            root if root == "." => "the top level".to_owned(),
+            path => path,
+        };
+        SeedError::Invalid(format!("invalid seed file at {at}: {}", e.inner()))
+    })?;
+    json.end()
+        .map_err(|e| SeedError::Invalid(format!("invalid seed file: {e}")))?;
+    Ok(seed)
 }
 
 /// Applies a seed file in one transaction and returns the output document (the input's tree

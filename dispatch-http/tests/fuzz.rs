@@ -7,7 +7,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use axum::body::Body;
-use axum::http::{Method, Request};
+use axum::http::{HeaderValue, Method, Request};
 use proptest::prelude::*;
 use serde_json::{Map, Value};
 
@@ -45,46 +45,36 @@ static ALLOCATOR: Counting = Counting;
 /// batch of empty objects took about 16 MB.
 const PER_REQUEST_PEAK: usize = 8 << 20;
 
-/// Field names the readers look for, so generated objects reach past "unknown property".
-const KEYS: &[&str] = &[
-    "name",
-    "account",
-    "address",
-    "postcode",
-    "phone",
-    "email",
-    "lat",
-    "lng",
-    "duration",
-    "notes",
-    "capacities",
-    "skills",
-    "tags",
-    "time_windows",
-    "custom_fields",
-    "order_number",
-    "type",
-    "delivery_lat",
-    "delivery_lng",
-    "delivery_address",
-    "line_items",
-    "id",
-    "capacity",
-    "availability",
-    "shift_start",
-    "shift_end",
-    "start_location",
-    "end_location",
-    "break",
-    "delivery_date",
-    "settings",
-    "orders",
-    "from",
-    "to",
-    "value",
-    "status",
-    "customer",
-];
+/// Field names the readers look for, so generated objects reach past "unknown property": every
+/// customer property, and those of orders, vehicles and the other bodies that customers lack.
+fn keys() -> Vec<&'static str> {
+    let mut keys = dispatch_http::v2::customers::PROPERTIES.to_vec();
+    keys.extend([
+        "order_number",
+        "type",
+        "delivery_lat",
+        "delivery_lng",
+        "delivery_address",
+        "line_items",
+        "id",
+        "capacity",
+        "availability",
+        "shift_start",
+        "shift_end",
+        "start_location",
+        "end_location",
+        "break",
+        "delivery_date",
+        "settings",
+        "orders",
+        "from",
+        "to",
+        "value",
+        "status",
+        "customer",
+    ]);
+    keys
+}
 
 fn json_value() -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![
@@ -103,7 +93,7 @@ fn json_value() -> impl Strategy<Value = Value> {
             prop::collection::vec(
                 (
                     prop_oneof![
-                        prop::sample::select(KEYS).prop_map(str::to_owned),
+                        prop::sample::select(keys()).prop_map(str::to_owned),
                         "\\PC{0,6}"
                     ],
                     inner
@@ -122,6 +112,16 @@ fn body() -> impl Strategy<Value = Vec<u8>> {
         2 => prop::collection::vec(json_value(), 0..4).prop_map(|v| Value::Array(v).to_string().into_bytes()),
         1 => (0usize..20_000).prop_map(|n| format!("[{}]", vec!["{}"; n].join(",")).into_bytes()),
         1 => prop::collection::vec(any::<u8>(), 0..64),
+    ]
+}
+
+/// An `idempotency-key` header value: none, a plausible key, or any bytes a header may carry
+/// (empty, over 255 characters, not UTF-8).
+fn idempotency_key() -> impl Strategy<Value = Option<Vec<u8>>> {
+    prop_oneof![
+        2 => Just(None),
+        2 => "[a-zA-Z0-9-]{1,40}".prop_map(|k| Some(k.into_bytes())),
+        1 => prop::collection::vec(prop_oneof![0x20u8..0x7f, 0x80u8..=0xff], 0..300).prop_map(Some),
     ]
 }
 
@@ -240,6 +240,7 @@ proptest! {
         read in prop::sample::select(READS),
         list in prop::sample::select(LISTS),
         body in body(),
+        idempotency_key in idempotency_key(),
         id in segment(),
         query in query(),
     ) {
@@ -247,13 +248,15 @@ proptest! {
         let app = TestApp::new();
         let key = app.north();
         let (method, template) = write;
-        let request = Request::builder()
+        let mut request = Request::builder()
             .method(Method::from_bytes(method.as_bytes()).unwrap())
             .uri(template.replace("{}", &id))
             .header("x-access-key", &key)
-            .header("content-type", "application/json")
-            .body(Body::from(body))
-            .unwrap();
+            .header("content-type", "application/json");
+        if let Some(idempotency_key) = idempotency_key {
+            request = request.header("idempotency-key", HeaderValue::from_bytes(&idempotency_key).unwrap());
+        }
+        let request = request.body(Body::from(body)).unwrap();
         check(&app, &runtime, request);
         for uri in [read.replace("{}", &id), format!("{list}?{query}")] {
             let request = Request::builder()

@@ -24,7 +24,7 @@ impl std::io::Write for Captured {
 }
 
 #[tokio::test(flavor = "current_thread")]
-async fn one_log_line_per_request_with_method_path_status_latency_and_depot() {
+async fn one_log_line_per_request_with_method_route_status_latency_and_depot() {
     let captured = Captured::default();
     let writer = captured.clone();
     let subscriber = tracing_subscriber::fmt()
@@ -54,7 +54,7 @@ async fn one_log_line_per_request_with_method_path_status_latency_and_depot() {
     assert_eq!(lines.len(), 2, "{log}");
     for (line, status) in lines.iter().zip(["200", "401"]) {
         assert!(line.contains("method=GET"), "{line}");
-        assert!(line.contains("path=\"/v2/vehicles\""), "{line}");
+        assert!(line.contains("route=\"/v2/vehicles\""), "{line}");
         assert!(line.contains(&format!("status={status}")), "{line}");
         assert!(line.contains("latency_ms="), "{line}");
     }

@@ -19,6 +19,7 @@ mod repo;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
+use std::time::Instant;
 
 use dispatch_core::ports::store::{Store, StoreError, StoreTx};
 use rusqlite::Connection;
@@ -28,6 +29,11 @@ pub use migrations::SCHEMA_VERSION;
 
 /// Most idle connections kept for reuse.
 const MAX_IDLE_CONNECTIONS: usize = 8;
+
+/// Writers take the lock at once and queue on the busy timeout instead of failing on upgrades.
+const BEGIN_WRITE: &str = "BEGIN IMMEDIATE";
+/// Readers share a snapshot (WAL).
+const BEGIN_READ: &str = "BEGIN DEFERRED";
 
 /// The SQLite store: a small pool of connections to one database file.
 pub struct SqliteStore {
@@ -97,7 +103,10 @@ impl SqliteStore {
         let pooled = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
         let mut conn = match pooled {
             Some(c) => c,
-            None => connection::open(&self.path)?,
+            None => {
+                metrics::counter!("dispatch_db_connections_opened_total").increment(1);
+                connection::open(&self.path)?
+            }
         };
         let result = f(&mut conn);
         let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
@@ -113,9 +122,16 @@ impl SqliteStore {
         work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
         self.with_connection(|conn| {
+            let started = Instant::now();
             conn.execute_batch(begin).map_err(repo::db_err)?;
             let result = work(&mut repo::Db(conn));
-            match result {
+            let kind = if begin == BEGIN_WRITE {
+                "write"
+            } else {
+                "read"
+            };
+            let outcome = if result.is_ok() { "commit" } else { "rollback" };
+            let result = match result {
                 Ok(()) => match conn.execute_batch("COMMIT") {
                     Ok(()) => Ok(()),
                     Err(e) => {
@@ -127,7 +143,14 @@ impl SqliteStore {
                     conn.execute_batch("ROLLBACK").map_err(repo::db_err)?;
                     Err(e)
                 }
-            }
+            };
+            metrics::histogram!(
+                "dispatch_db_transaction_duration_seconds",
+                "kind" => kind,
+                "outcome" => outcome,
+            )
+            .record(started.elapsed().as_secs_f64());
+            result
         })
     }
 }
@@ -139,8 +162,11 @@ impl Store for SqliteStore {
     ) -> Result<(), StoreError> {
         let enclosing = repo::outbox::take_appended();
         let result = {
+            let waiting = Instant::now();
             let _gate = self.write_gate.lock().unwrap_or_else(|e| e.into_inner());
-            self.run("BEGIN IMMEDIATE", work)
+            metrics::histogram!("dispatch_db_write_wait_seconds")
+                .record(waiting.elapsed().as_secs_f64());
+            self.run(BEGIN_WRITE, work)
         };
         let appended = repo::outbox::take_appended();
         repo::outbox::set_appended(enclosing);
@@ -161,6 +187,6 @@ impl Store for SqliteStore {
         &self,
         work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
-        self.run("BEGIN DEFERRED", work)
+        self.run(BEGIN_READ, work)
     }
 }

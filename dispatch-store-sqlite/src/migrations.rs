@@ -18,6 +18,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0008_hardening_attachment_names.sql"),
     include_str!("../migrations/0009_pod.sql"),
     include_str!("../migrations/0010_events2.sql"),
+    include_str!("../migrations/0011_ops.sql"),
 ];
 
 /// The schema version of a database this program has fully migrated.

@@ -64,6 +64,11 @@ impl Reply {
             .collect()
     }
 
+    /// The body as text (lossy).
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.raw).into_owned()
+    }
+
     /// The body as JSON; panics with the text when it is not JSON.
     pub fn json(&self) -> Value {
         serde_json::from_slice(&self.raw).unwrap_or_else(|_| {
@@ -124,6 +129,7 @@ pub fn assert_envelope_shape(reply: &Reply) {
 }
 
 /// A request to send.
+#[derive(Clone)]
 pub struct Request<'a> {
     pub method: &'a str,
     pub path: &'a str,
@@ -223,42 +229,7 @@ impl Server {
     /// Like [`Server::send`], but returns the bytes received as they are (none when the
     /// connection closed without an answer).
     pub fn exchange(&self, request: Request<'_>) -> Vec<u8> {
-        let target = match request.path.strip_prefix("http://") {
-            Some(rest) => {
-                let slash = rest.find('/').expect("absolute URL with a path");
-                assert_eq!(&rest[..slash], self.addr, "URL points at this server");
-                rest[slash..].to_owned()
-            }
-            None => request.path.to_owned(),
-        };
-        let mut stream = TcpStream::connect(&self.addr).expect("connect");
-        stream
-            .set_read_timeout(Some(Duration::from_secs(60)))
-            .unwrap();
-        let mut head = format!(
-            "{} {target} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n",
-            request.method, self.addr
-        );
-        if let Some(key) = request.key {
-            head.push_str(&format!("x-access-key: {key}\r\n"));
-        }
-        for (name, value) in &request.headers {
-            head.push_str(&format!("{name}: {value}\r\n"));
-        }
-        head.push_str(&format!("content-length: {}\r\n\r\n", request.body.len()));
-        stream.write_all(head.as_bytes()).expect("write head");
-        // The body goes out on its own thread while this one reads: the server may answer (and
-        // close) before reading a refused body, and must not wait on a client stuck writing.
-        let mut writer = stream.try_clone().expect("clone stream");
-        let body = request.body;
-        let sending = std::thread::spawn(move || {
-            let _ = writer.write_all(&body);
-        });
-        let mut raw = Vec::new();
-        let _ = stream.read_to_end(&mut raw);
-        let _ = stream.shutdown(std::net::Shutdown::Both);
-        let _ = sending.join();
-        raw
+        exchange(&self.addr, request)
     }
 
     /// `method path` with an optional JSON body.
@@ -315,6 +286,113 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// A `dispatch serve` started from a command the caller built (its flags, environment and
+/// stderr), once it printed its listening line; killed and reaped when dropped.
+pub struct Serving {
+    pub child: Child,
+    /// HOST:PORT it listens on.
+    pub addr: String,
+    /// The stdout lines before the listening line (`access key: KEY` on a first start).
+    pub printed: Vec<String>,
+}
+
+impl Serving {
+    /// Spawns `command` (a `dispatch serve ...`) with stdout piped and waits for it to listen.
+    pub fn start(command: &mut Command) -> Serving {
+        let mut child = command
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("spawn dispatch serve");
+        let stdout = child.stdout.take().expect("stdout");
+        // Owned from here on, so a failed start still reaps the process.
+        let mut serving = Serving {
+            child,
+            addr: String::new(),
+            printed: Vec::new(),
+        };
+        for line in BufReader::new(stdout).lines() {
+            let line = line.expect("read stdout");
+            if let Some(url) = line.strip_prefix("listening on http://") {
+                serving.addr = url.strip_suffix("/v2").expect("ends with /v2").to_owned();
+                return serving;
+            }
+            serving.printed.push(line);
+        }
+        panic!("serve exited before listening: {:?}", serving.printed);
+    }
+
+    /// SIGTERM, then waits for the exit.
+    #[cfg(unix)]
+    pub fn terminate(&mut self) -> std::process::ExitStatus {
+        terminate(&mut self.child)
+    }
+}
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Sends `request` to the server at `addr` (HOST:PORT) over a fresh connection with
+/// `Connection: close`.
+pub fn send(addr: &str, request: Request<'_>) -> Reply {
+    parse_reply(&exchange(addr, request))
+}
+
+/// Like [`send`], but returns the bytes received as they are.
+pub fn exchange(addr: &str, request: Request<'_>) -> Vec<u8> {
+    let target = match request.path.strip_prefix("http://") {
+        Some(rest) => {
+            let slash = rest.find('/').expect("absolute URL with a path");
+            assert_eq!(&rest[..slash], addr, "URL points at this server");
+            rest[slash..].to_owned()
+        }
+        None => request.path.to_owned(),
+    };
+    let mut stream = TcpStream::connect(addr).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    let mut head = format!(
+        "{} {target} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n",
+        request.method, addr
+    );
+    if let Some(key) = request.key {
+        head.push_str(&format!("x-access-key: {key}\r\n"));
+    }
+    for (name, value) in &request.headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str(&format!("content-length: {}\r\n\r\n", request.body.len()));
+    stream.write_all(head.as_bytes()).expect("write head");
+    // The body goes out on its own thread while this one reads: the server may answer (and
+    // close) before reading a refused body, and must not wait on a client stuck writing.
+    let mut writer = stream.try_clone().expect("clone stream");
+    let body = request.body;
+    let sending = std::thread::spawn(move || {
+        let _ = writer.write_all(&body);
+    });
+    let mut raw = Vec::new();
+    let _ = stream.read_to_end(&mut raw);
+    let _ = stream.shutdown(std::net::Shutdown::Both);
+    let _ = sending.join();
+    raw
+}
+
+/// SIGTERM to a child, then waits for it.
+#[cfg(unix)]
+pub fn terminate(child: &mut Child) -> std::process::ExitStatus {
+    let status = Command::new("kill")
+        .arg("-TERM")
+        .arg(child.id().to_string())
+        .status()
+        .expect("kill -TERM");
+    assert!(status.success());
+    child.wait().expect("wait")
 }
 
 pub fn parse_reply(raw: &[u8]) -> Reply {

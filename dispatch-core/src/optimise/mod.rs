@@ -306,7 +306,10 @@ pub enum OptimiseError {
     #[error(transparent)]
     Matrix(#[from] MatrixError),
     /// A vehicle starts or ends at the depot, which has no coordinates.
-    #[error("vehicle {vehicle_id} starts or ends at the depot, which has no coordinates")]
+    #[error(
+        "vehicle {vehicle_id} starts or ends at the depot, which has no coordinates (set the \
+         depot's lat and lng in a seed file and run `dispatch seed`)"
+    )]
     DepotWithoutLocation {
         /// The vehicle.
         vehicle_id: i64,

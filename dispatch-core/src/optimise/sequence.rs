@@ -101,35 +101,50 @@ fn main_reason(refusals: &[Reason]) -> Reason {
         .map_or(Reason::NotPlaced, |(r, _)| r)
 }
 
+/// The vehicle whose plan takes `t` (put in by `put`) at the least extra travel: its index,
+/// the new plan and its route; else every vehicle's refusal. `travels` holds each plan's
+/// present travel (0 when empty).
+fn cheapest_plan(
+    built: &BuiltDay,
+    plans: &[Vec<Task>],
+    travels: &[i64],
+    t: Task,
+    put: impl Fn(&[Task], Task) -> Vec<Task>,
+) -> Result<(usize, Vec<Task>, Route), Vec<Reason>> {
+    let mut best: Option<(i64, usize, Vec<Task>, Route)> = None;
+    let mut refusals = Vec::new();
+    for (v, plan) in plans.iter().enumerate() {
+        let candidate = put(plan, t);
+        match simulate(built, v, &visits(&candidate), Mode::Strict) {
+            Ok(route) => {
+                let extra = travel(built, &route) - travels[v];
+                if best.as_ref().is_none_or(|b| extra < b.0) {
+                    best = Some((extra, v, candidate, route));
+                }
+            }
+            Err(reason) => refusals.push(reason),
+        }
+    }
+    best.map(|(_, v, plan, route)| (v, plan, route))
+        .ok_or(refusals)
+}
+
 /// Every task in request order, appended to the route where it fits at the least extra travel.
 fn append_in_order(built: &BuiltDay, tasks: &[Task]) -> (Vec<Route>, Vec<(Step, Reason)>) {
     let nv = built.problem.vehicles.len();
     let mut plans: Vec<Vec<Task>> = vec![Vec::new(); nv];
+    let mut travels = vec![0; nv];
     let mut routes: Vec<Option<Route>> = vec![None; nv];
     let mut left_out = Vec::new();
+    let append = |plan: &[Task], t: Task| [plan, &[t]].concat();
     for &t in tasks {
-        let mut best: Option<(i64, usize, Route)> = None;
-        let mut refusals = Vec::new();
-        for v in 0..nv {
-            let mut candidate = plans[v].clone();
-            candidate.push(t);
-            match simulate(built, v, &visits(&candidate), Mode::Strict) {
-                Ok(route) => {
-                    let before = routes[v].as_ref().map_or(0, |r| travel(built, r));
-                    let extra = travel(built, &route) - before;
-                    if best.as_ref().is_none_or(|b| extra < b.0) {
-                        best = Some((extra, v, route));
-                    }
-                }
-                Err(reason) => refusals.push(reason),
-            }
-        }
-        match best {
-            Some((_, v, route)) => {
-                plans[v].push(t);
+        match cheapest_plan(built, &plans, &travels, t, append) {
+            Ok((v, plan, route)) => {
+                travels[v] = travel(built, &route);
+                plans[v] = plan;
                 routes[v] = Some(route);
             }
-            None => left_out.push((t, main_reason(&refusals))),
+            Err(refusals) => left_out.push((t, main_reason(&refusals))),
         }
     }
     (routes.into_iter().flatten().collect(), left_out)
@@ -172,30 +187,30 @@ fn repair(
         *plan = kept;
     }
     removed.sort_by_key(|&(t, _)| rank(built, t));
+    let mut travels: Vec<i64> = plans
+        .iter()
+        .enumerate()
+        .map(|(v, plan)| {
+            if plan.is_empty() {
+                return 0;
+            }
+            let route = simulate(built, v, &visits(plan), Mode::Strict);
+            route.map_or(0, |r| travel(built, &r))
+        })
+        .collect();
     let mut left_out = Vec::new();
     for (t, reason) in removed {
         let r = rank(built, t);
-        let mut best: Option<(i64, usize, Vec<Task>)> = None;
-        for (v, plan) in plans.iter().enumerate() {
+        let in_place = |plan: &[Task], t: Task| {
             let at = plan.partition_point(|&x| rank(built, x) < r);
-            let mut candidate = plan.clone();
-            candidate.insert(at, t);
-            let Ok(route) = simulate(built, v, &visits(&candidate), Mode::Strict) else {
-                continue;
-            };
-            let before = if plan.is_empty() {
-                0
-            } else {
-                simulate(built, v, &visits(plan), Mode::Strict).map_or(0, |r| travel(built, &r))
-            };
-            let extra = travel(built, &route) - before;
-            if best.as_ref().is_none_or(|b| extra < b.0) {
-                best = Some((extra, v, candidate));
+            [&plan[..at], &[t], &plan[at..]].concat()
+        };
+        match cheapest_plan(built, &plans, &travels, t, in_place) {
+            Ok((v, plan, route)) => {
+                travels[v] = travel(built, &route);
+                plans[v] = plan;
             }
-        }
-        match best {
-            Some((_, v, candidate)) => plans[v] = candidate,
-            None => left_out.push((t, reason)),
+            Err(_) => left_out.push((t, reason)),
         }
     }
     let routes = plans

@@ -124,19 +124,32 @@ fn only_route(built: &mut BuiltDay, v: usize, vehicle_id: i64, steps: &[Step]) -
     let p = &mut built.problem;
     p.vehicles = vec![p.vehicles[v].clone()];
     built.vehicle_ids = vec![vehicle_id];
-    let keep_job: Vec<bool> = (0..p.jobs.len())
-        .map(|i| steps.contains(&Step::Job(i)))
-        .collect();
-    let keep_ship: Vec<bool> = (0..p.shipments.len())
-        .map(|i| steps.contains(&Step::Pickup(i)) || steps.contains(&Step::Delivery(i)))
-        .collect();
-    let rank = |keep: &[bool], i: usize| keep[..i].iter().filter(|&&k| k).count();
+    let mut keep_job = vec![false; p.jobs.len()];
+    let mut keep_ship = vec![false; p.shipments.len()];
+    for &s in steps {
+        match s {
+            Step::Job(i) => keep_job[i] = true,
+            Step::Pickup(i) | Step::Delivery(i) => keep_ship[i] = true,
+            Step::Break(_) => {}
+        }
+    }
+    // The new index of each kept task: how many kept ones come before it.
+    let ranks = |keep: &[bool]| -> Vec<usize> {
+        keep.iter()
+            .scan(0, |n, &k| {
+                let rank = *n;
+                *n += usize::from(k);
+                Some(rank)
+            })
+            .collect()
+    };
+    let (job_rank, ship_rank) = (ranks(&keep_job), ranks(&keep_ship));
     let renumbered = steps
         .iter()
         .map(|&s| match s {
-            Step::Job(i) => Step::Job(rank(&keep_job, i)),
-            Step::Pickup(i) => Step::Pickup(rank(&keep_ship, i)),
-            Step::Delivery(i) => Step::Delivery(rank(&keep_ship, i)),
+            Step::Job(i) => Step::Job(job_rank[i]),
+            Step::Pickup(i) => Step::Pickup(ship_rank[i]),
+            Step::Delivery(i) => Step::Delivery(ship_rank[i]),
             Step::Break(b) => Step::Break(b),
         })
         .collect();

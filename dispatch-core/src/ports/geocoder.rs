@@ -102,6 +102,39 @@ impl Geocoder for InMemoryGazetteer {
     }
 }
 
+/// The gazetteer geocoder over any [`Store`](crate::ports::store::Store): the depot's gazetteer
+/// table, read fresh on every call, so rows added by `dispatch seed` while the server runs (on
+/// this node or another) are seen at once.
+#[derive(Clone)]
+pub struct StoreGazetteer {
+    store: std::sync::Arc<dyn crate::ports::store::Store>,
+}
+
+impl StoreGazetteer {
+    /// A geocoder reading `store`'s gazetteers.
+    pub fn new(store: std::sync::Arc<dyn crate::ports::store::Store>) -> Self {
+        StoreGazetteer { store }
+    }
+}
+
+impl std::fmt::Debug for StoreGazetteer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StoreGazetteer")
+    }
+}
+
+impl Geocoder for StoreGazetteer {
+    fn geocode(&self, query: &GeocodeQuery<'_>) -> Result<Coordinates, GeocodeError> {
+        let entries = self
+            .store
+            .read(|tx| tx.list_gazetteer(query.scope))
+            .map_err(|e: crate::ports::store::StoreError| {
+                GeocodeError::Unavailable(e.to_string())
+            })?;
+        gazetteer_lookup(&entries, query.address, query.postcode).ok_or(GeocodeError::NoMatch)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

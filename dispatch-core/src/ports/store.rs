@@ -22,6 +22,8 @@
 //! ([`OrganisationRepo`], [`ReferenceRepo`], [`VehicleRepo`]); [`StoreTx`] is all of them, and
 //! later aggregates add their repository trait to it.
 
+#[cfg(any(test, feature = "conformance"))]
+pub mod conformance;
 mod customers;
 mod driver;
 mod memory;
@@ -268,6 +270,24 @@ pub trait OrganisationRepo {
     ) -> Result<(), StoreError>;
     /// The installation secret named `name`; stores `fresh` first when none exists yet.
     fn installation_secret(&mut self, name: &str, fresh: [u8; 32]) -> Result<[u8; 32], StoreError>;
+    /// Every organisation, by id.
+    fn list_organisations(&mut self) -> Result<Vec<Organisation>, StoreError>;
+    /// The organisation's depots, by id.
+    fn list_depots(&mut self, organisation_id: i64) -> Result<Vec<Depot>, StoreError>;
+    /// The depot's keys in force, by name.
+    fn list_access_keys(&mut self, scope: DepotScope) -> Result<Vec<AccessKey>, StoreError>;
+    /// Revokes the depot's key of that name: it stops authenticating with the commit, and the
+    /// name's generation (see [`OrganisationRepo::access_key_generation`]) goes up by one.
+    /// `false` when the depot has no key of that name.
+    fn revoke_access_key(
+        &mut self,
+        scope: DepotScope,
+        name: &str,
+        now: Timestamp,
+    ) -> Result<bool, StoreError>;
+    /// How many times a key of that name was revoked in the depot (0 when never). Keys are
+    /// derived from it, so a key created again under a revoked name is a new key.
+    fn access_key_generation(&mut self, scope: DepotScope, name: &str) -> Result<u32, StoreError>;
 }
 
 /// Reference data of a depot (and organisation-wide third parties and order statuses).

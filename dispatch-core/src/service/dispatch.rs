@@ -5,7 +5,7 @@
 
 use super::notifications::{on_dispatch, DispatchedOrder};
 use super::optimisation::JobFollowUp;
-use super::orders::apply_status_event;
+use super::orders::apply_status_event_to;
 use super::plans::cancel_plan_jobs;
 use super::tracking::issue_link;
 use super::ServiceError;
@@ -16,9 +16,9 @@ use crate::model::dispatch::{
 };
 use crate::model::driver_visit::FeedKind;
 use crate::model::optimisation::Optimisation;
+use crate::model::order::Order;
 use crate::model::organisation::DepotScope;
 use crate::model::plan::Plan;
-use crate::ports::clock::Clock;
 use crate::ports::store::{Store, StoreError, StoreTx};
 use crate::ports::tracking::TrackingLinks;
 use crate::service::driver::feed::route_changed;
@@ -106,12 +106,21 @@ pub fn dispatch_plan(
     id: i64,
     now: Timestamp,
 ) -> Result<Dispatched, ServiceError> {
-    store.transaction(|tx| {
-        let (plan, target) = resolve_plan(tx, scope, id)?;
-        let facts = plan_facts(tx, scope, &plan)?;
-        let decision = decide_plan(&facts, target).map_err(rejection)?;
-        apply(tx, links, scope, plan, decision, now)
-    })
+    store.transaction(|tx| dispatch_plan_in(tx, links, scope, id, now))
+}
+
+/// [`dispatch_plan`] inside the caller's transaction.
+fn dispatch_plan_in(
+    tx: &mut dyn StoreTx,
+    links: &dyn TrackingLinks,
+    scope: DepotScope,
+    id: i64,
+    now: Timestamp,
+) -> Result<Dispatched, ServiceError> {
+    let (plan, target) = resolve_plan(tx, scope, id)?;
+    let facts = plan_facts(tx, scope, &plan)?;
+    let decision = decide_plan(&facts, target).map_err(rejection)?;
+    apply(tx, links, scope, plan, decision, now)
 }
 
 /// `POST /routes/{id}/dispatch`.
@@ -159,13 +168,8 @@ fn apply(
                 };
                 match order.status.as_str() {
                     OPEN => {
-                        apply_status_event(tx, scope, order_id, OrderEvent::Dispatched, now)?;
-                        let link = issue_link(tx, scope, order_id, links, now)?;
-                        routed.push(DispatchedOrder {
-                            order_id,
-                            eta: Some(clock_text(stop.visit.arrival_s)),
-                            tracking_link: Some(link),
-                        });
+                        let eta = Some(clock_text(stop.visit.arrival_s));
+                        routed.push(route_order(tx, links, scope, order, eta, now)?);
                     }
                     ROUTED => {
                         return Err(ServiceError::invalid(
@@ -204,6 +208,27 @@ fn apply(
     })
 }
 
+/// An OPEN order on a route being dispatched (or on a dispatched route it joins): ROUTED, with
+/// its `orders.status` event, and its customer tracking link. Returns what the dispatch
+/// notifications need of it.
+pub(crate) fn route_order(
+    tx: &mut dyn StoreTx,
+    links: &dyn TrackingLinks,
+    scope: DepotScope,
+    order: Order,
+    eta: Option<String>,
+    now: Timestamp,
+) -> Result<DispatchedOrder, ServiceError> {
+    let order_id = order.id;
+    apply_status_event_to(tx, scope, order, OrderEvent::Dispatched, now)?;
+    let link = issue_link(tx, scope, order_id, links, now)?;
+    Ok(DispatchedOrder {
+        order_id,
+        eta,
+        tracking_link: Some(link),
+    })
+}
+
 /// `HH:mm` of seconds after midnight.
 pub(crate) fn clock_text(seconds: i64) -> String {
     let m = seconds.rem_euclid(86_400) / 60;
@@ -232,11 +257,11 @@ pub fn delete_plan(
             }
             for stop in tx.list_stops(scope, route.id)? {
                 for &order_id in &stop.visit.order_ids {
-                    if tx.get_order(scope, order_id)?.is_some() {
+                    if let Some(order) = tx.get_order(scope, order_id)? {
                         let event = OrderEvent::PlanDeleted {
                             route_dispatched: true,
                         };
-                        apply_status_event(tx, scope, order_id, event, now)?;
+                        apply_status_event_to(tx, scope, order, event, now)?;
                     }
                 }
             }
@@ -250,37 +275,28 @@ pub fn delete_plan(
 }
 
 /// `settings.auto_dispatch` as the optimisation runner's follow-up: a succeeded job whose
-/// request asked for it dispatches its plan (tracking links from `links`).
+/// request asked for it dispatches its plan in the transaction that saves its result (tracking
+/// links from `links`). A plan already dispatched (or gone) is left as it is; any other
+/// refusal (an order routed meanwhile by another dispatched route ...) is the job's to record.
 pub struct AutoDispatch {
     /// Issues the customer tracking links of the orders it routes.
     pub links: std::sync::Arc<dyn TrackingLinks>,
 }
 
 impl JobFollowUp for AutoDispatch {
-    fn after_success(&self, store: &dyn Store, job: &Optimisation, clock: &dyn Clock) {
-        if job.spec.settings.auto_dispatch {
-            // A plan that cannot be dispatched stays undispatched and says why on a manual
-            // dispatch; a store failure leaves it for the same.
-            let _ = auto_dispatch(store, &*self.links, job, clock);
+    fn with_result(
+        &self,
+        tx: &mut dyn StoreTx,
+        job: &Optimisation,
+        now: Timestamp,
+    ) -> Result<(), ServiceError> {
+        let scope = DepotScope {
+            organisation_id: job.organisation_id,
+            depot_id: job.depot_id,
+        };
+        match dispatch_plan_in(tx, &*self.links, scope, job.plan_id, now) {
+            Ok(_) | Err(ServiceError::AlreadyDispatched | ServiceError::NotFound(_)) => Ok(()),
+            Err(e) => Err(e),
         }
-    }
-}
-
-/// `settings.auto_dispatch`: dispatches the job's plan once its result is committed. A plan
-/// someone dispatched (or deleted) in between is left as it is.
-pub fn auto_dispatch(
-    store: &dyn Store,
-    links: &dyn TrackingLinks,
-    job: &Optimisation,
-    clock: &dyn Clock,
-) -> Result<Option<Dispatched>, ServiceError> {
-    let scope = DepotScope {
-        organisation_id: job.organisation_id,
-        depot_id: job.depot_id,
-    };
-    match dispatch_plan(store, links, scope, job.plan_id, clock.now()) {
-        Ok(done) => Ok(Some(done)),
-        Err(ServiceError::AlreadyDispatched | ServiceError::NotFound(_)) => Ok(None),
-        Err(e) => Err(e),
     }
 }

@@ -9,8 +9,10 @@
 //! that becomes its active one; the routes of the previous solution leave the plan's reads
 //! unless they were dispatched, and stay readable by id.
 //!
-//! `settings.auto_dispatch` is carried out by [`JobFollowUp::after_success`], called after the
-//! result is committed; the dispatch use case plugs in there.
+//! `settings.auto_dispatch` is carried out by [`JobFollowUp::with_result`] inside the transaction
+//! that saves the result, so the two commit together (a crash between them cannot leave a saved
+//! plan undispatched); the dispatch use case plugs in there. A refused follow-up never loses the
+//! result: it is saved alone, with the refusal on the job's `error` for the reads to show.
 
 use std::collections::HashMap;
 
@@ -39,6 +41,9 @@ pub enum JobOutcome {
         solution_id: i64,
         /// Why the solved problem could not be kept for export, if it could not.
         problem_error: Option<String>,
+        /// Why the follow-up (`auto_dispatch`) refused, if it did: the result was saved without
+        /// it, and the reason is the job's `error`.
+        follow_up_error: Option<String>,
     },
     /// The job failed; the reason is stored on it.
     Failed(String),
@@ -46,11 +51,19 @@ pub enum JobOutcome {
     Discarded,
 }
 
-/// What happens after a job succeeded (its result is committed). The routes issue's dispatch
-/// use case implements it to honour `settings.auto_dispatch`.
+/// What a succeeded job whose request asked for `settings.auto_dispatch` does with its result.
+/// The dispatch use case implements it.
 pub trait JobFollowUp: Send + Sync {
-    /// Called once per succeeded job, outside any transaction.
-    fn after_success(&self, store: &dyn Store, job: &Optimisation, clock: &dyn Clock);
+    /// Runs inside the transaction that saves the job's result (the plan's active solution is
+    /// the new one), so both commit or neither does. A store error rolls everything back and the
+    /// job runs again; any other error is a refusal: the result is then saved without the
+    /// follow-up and the refusal recorded on the job.
+    fn with_result(
+        &self,
+        tx: &mut dyn StoreTx,
+        job: &Optimisation,
+        now: Timestamp,
+    ) -> Result<(), ServiceError>;
 }
 
 /// No follow-up: plans wait for an explicit dispatch.
@@ -58,7 +71,14 @@ pub trait JobFollowUp: Send + Sync {
 pub struct NoFollowUp;
 
 impl JobFollowUp for NoFollowUp {
-    fn after_success(&self, _store: &dyn Store, _job: &Optimisation, _clock: &dyn Clock) {}
+    fn with_result(
+        &self,
+        _tx: &mut dyn StoreTx,
+        _job: &Optimisation,
+        _now: Timestamp,
+    ) -> Result<(), ServiceError> {
+        Ok(())
+    }
 }
 
 /// Everything the optimiser reads for one job.
@@ -156,16 +176,26 @@ pub fn run_job(
         .err();
     let solution = solver::solve(&built.problem, config, control);
     let plan = optimise::plan_from_solution(&built, &solution);
-    let outcome = store.transaction(|tx| save(tx, job, &day, &plan, clock.now()))?;
+    let now = clock.now();
+    let follow_up = job.spec.settings.auto_dispatch.then_some(follow_up);
+    let (outcome, follow_up_error) =
+        match store.transaction(|tx| save(tx, job, &day, &plan, now, follow_up, None)) {
+            Ok(outcome) => (outcome, None),
+            Err(ServiceError::Store(e)) => return Err(ServiceError::Store(e)),
+            Err(refused) => {
+                let reason = format!("auto_dispatch refused: {refused}");
+                let outcome =
+                    store.transaction(|tx| save(tx, job, &day, &plan, now, None, Some(&reason)))?;
+                (outcome, Some(reason))
+            }
+        };
     let JobOutcome::Succeeded { solution_id, .. } = outcome else {
         return Ok(outcome);
     };
-    if job.spec.settings.auto_dispatch {
-        follow_up.after_success(store, job, clock);
-    }
     Ok(JobOutcome::Succeeded {
         solution_id,
         problem_error,
+        follow_up_error,
     })
 }
 
@@ -196,13 +226,18 @@ fn fail(
     })?)
 }
 
+/// Saves the result as the plan's active solution and the job as succeeded, then runs
+/// `follow_up` in the same transaction; `refusal` is a follow-up's earlier refusal, recorded on
+/// the job.
 fn save(
     tx: &mut dyn StoreTx,
     job: &Optimisation,
     day: &Day,
     result: &DayPlan,
     now: Timestamp,
-) -> Result<JobOutcome, StoreError> {
+    follow_up: Option<&dyn JobFollowUp>,
+    refusal: Option<&str>,
+) -> Result<JobOutcome, ServiceError> {
     let scope = scope_of(job);
     if !still_ours(tx, job)? {
         return Ok(JobOutcome::Discarded);
@@ -248,12 +283,17 @@ fn save(
     let mut done = job.clone();
     done.state = JobState::Succeeded;
     done.solution_id = Some(solution.id);
+    done.error = refusal.map(str::to_owned);
     done.lease_until = None;
     done.updated = now;
     tx.update_optimisation(&done)?;
+    if let Some(follow_up) = follow_up {
+        follow_up.with_result(tx, &done, now)?;
+    }
     Ok(JobOutcome::Succeeded {
         solution_id: solution.id,
         problem_error: None,
+        follow_up_error: None,
     })
 }
 

@@ -231,11 +231,22 @@ pub fn apply_status_event(
     event: OrderEvent,
     now: Timestamp,
 ) -> Result<Vec<OrderStatusChanged>, ServiceError> {
-    let mut order = tx
+    let order = tx
         .get_order(scope, order_id)?
         .ok_or(ServiceError::NotFound("order"))?;
+    apply_status_event_to(tx, scope, order, event, now)
+}
+
+/// [`apply_status_event`] for an order the caller has just read in the same transaction.
+pub fn apply_status_event_to(
+    tx: &mut dyn StoreTx,
+    scope: DepotScope,
+    mut order: Order,
+    event: OrderEvent,
+    now: Timestamp,
+) -> Result<Vec<OrderStatusChanged>, ServiceError> {
     let state = OrderState {
-        order_id,
+        order_id: order.id,
         order_number: order.order_number.clone(),
         status: order.status.clone(),
         line_items: order.line_items.iter().map(|i| i.status.clone()).collect(),

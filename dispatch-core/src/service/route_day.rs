@@ -43,6 +43,7 @@ impl solver::Control for ToBudget {
 }
 
 /// The day around one route.
+#[derive(Debug, PartialEq)]
 pub struct RouteDay {
     /// The depot.
     pub depot: Depot,

@@ -1,39 +1,46 @@
-//! `POST /routes/{id}/add-orders` and `/remove-orders`: one write transaction per call. Each
-//! reference is resolved and decided on its own ([`crate::model::route_edit`]); accepted orders
-//! change the route's stops, their status goes through the transition function, the route
-//! remembers every order that was on it, and an edit of a dispatched route writes the route
-//! audit log and `routes.edited`.
+//! `POST /routes/{id}/add-orders` and `/remove-orders`. Each reference is resolved and decided
+//! on its own ([`crate::model::route_edit`]); accepted orders change the route's stops, their
+//! status goes through the transition function, the route remembers every order that was on
+//! it, and an edit of a dispatched route writes the route audit log and `routes.edited`.
 //!
 //! Stops are timed through the bridge after every edit: appended stops (no feasibility check:
 //! late visits start on arrival) or, with `reoptimize`, the route re-solved by the solver with a
-//! fixed seed and iteration budget. A route that cannot be timed (its vehicle was deleted, an
-//! order lost its coordinates) keeps its stored times and gets the new stops without times of
-//! their own: they reuse the last stop's departure.
+//! fixed seed and iteration budget (not when the route keeps more than
+//! [`REOPTIMIZE_STOP_LIMIT`] stops after a removal: it is re-timed as it is). A route that
+//! cannot be timed (its vehicle was deleted, an order lost its coordinates) keeps its stored
+//! times and gets the new stops without times of their own: they reuse the last stop's
+//! departure.
+//!
+//! The travel matrix (a routing server over HTTP, perhaps) and the solver never run inside a
+//! write transaction, where they would hold up every other writer: an edit is computed from a
+//! snapshot read first (`draft`), then a write transaction reads the snapshot again and writes
+//! the computed stops only if nothing they were computed from changed (the route, its stops,
+//! the orders, the vehicle, the depot). If something did, the edit is computed again, up to
+//! [`EDIT_ATTEMPTS`] times, and then answered 503 SERVICE_UNAVAILABLE with `Retry-After`.
 
-use std::collections::HashSet;
+mod draft;
 
-use super::notifications::{on_dispatch, DispatchedOrder};
-use super::orders::apply_status_event;
-use super::route_day::{
-    resolve_config, stop_visits, write_planned, write_untimed, RouteDay, ToBudget,
-};
+use draft::{record, served_side, AddDraft, RemoveDraft};
+
+use super::dispatch::{clock_text, route_order};
+use super::notifications::on_dispatch;
+use super::orders::apply_status_event_to;
+use super::route_day::{resolve_config, stop_visits, write_planned, write_untimed, ToBudget};
 use super::ServiceError;
-use crate::events::DomainEvent;
-use crate::model::driver_visit::FeedKind;
-use crate::model::order::{Order, OrderType, Side};
+use crate::model::order::Order;
 use crate::model::organisation::DepotScope;
 use crate::model::route::Route;
-use crate::model::route_edit::{
-    decide_add, decide_remove, EditFailure, OrderEditFacts, RouteEditFacts, REOPTIMIZE_STOP_LIMIT,
-};
+use crate::model::route_edit::{EditFailure, REOPTIMIZE_STOP_LIMIT};
 use crate::model::stop::{Stop, StopVisit};
-use crate::optimise::{self, Visit};
+use crate::optimise::{self, PlannedRoute, Visit};
 use crate::ports::matrix::TravelMatrix;
 use crate::ports::store::{Store, StoreError, StoreTx};
 use crate::ports::tracking::TrackingLinks;
-use crate::service::driver::feed::route_changed;
 use crate::status::{OrderEvent, OPEN, ROUTED};
 use crate::time::Timestamp;
+
+/// How many times an edit is computed when its route keeps changing while it is computed.
+pub const EDIT_ATTEMPTS: usize = 3;
 
 /// One entry of the request's `orders`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -125,196 +132,39 @@ impl EditOutcome {
     }
 }
 
-/// Resolves a reference to a live order of the depot.
-fn resolve(
-    tx: &mut dyn StoreTx,
-    scope: DepotScope,
-    r: &OrderRef,
-) -> Result<Result<Order, EditFailure>, StoreError> {
-    let by_id = match r.id {
-        Some(id) => match tx.get_order(scope, id)? {
-            Some(o) => Some(o),
-            None => return Ok(Err(EditFailure::OrderNotFound)),
-        },
-        None => None,
-    };
-    let by_number = match &r.order_number {
-        Some(n) => match tx.find_order_by_number(scope, n)? {
-            Some(found) if !found.deleted => Some(found.order),
-            _ => return Ok(Err(EditFailure::OrderNotFound)),
-        },
-        None => None,
-    };
-    Ok(match (by_id, by_number) {
-        (Some(a), Some(b)) if a.id != b.id => Err(EditFailure::IdNumberMismatch),
-        (Some(o), _) | (None, Some(o)) => Ok(o),
-        (None, None) => Err(EditFailure::OrderNotFound),
-    })
+/// A snapshot read for an edit: the edit to compute, or the outcome when nothing is to be
+/// written.
+enum Step<D> {
+    Done(EditOutcome),
+    Edit(D),
 }
 
-fn on_stops(stops: &[Stop], order: i64) -> bool {
-    stops.iter().any(|s| s.visit.order_ids.contains(&order))
-}
-
-/// Whether `order` has a stop on an active route other than `route_id`: a dispatched route,
-/// or one of its plan's current optimisation.
-fn on_other_active_route(
-    tx: &mut dyn StoreTx,
-    scope: DepotScope,
-    route_id: i64,
-    order: i64,
-) -> Result<bool, StoreError> {
-    for r in tx.routes_of_order(scope, order)? {
-        if r.id == route_id {
-            continue;
-        }
-        if r.dispatched {
-            return Ok(true);
-        }
-        if let Some(plan) = tx.get_plan(scope, r.plan_id)? {
-            if plan.active_solution_id == Some(r.solution_id) {
-                return Ok(true);
-            }
-        }
-    }
-    Ok(false)
-}
-
-fn served_side(order: &Order) -> Side {
-    if order.kind == OrderType::Pickup {
-        Side::Pickup
-    } else {
-        Side::Delivery
-    }
-}
-
-struct Edit {
-    route: Route,
-    stops: Vec<Stop>,
-    remembered: Vec<i64>,
-    facts: RouteEditFacts,
-}
-
-fn open_edit(
-    tx: &mut dyn StoreTx,
-    scope: DepotScope,
-    route_id: i64,
-    settings: EditSettings,
-) -> Result<Edit, ServiceError> {
-    let route = tx
-        .get_route(scope, route_id)?
-        .ok_or(ServiceError::NotFound("route"))?;
-    let stops = tx.list_stops(scope, route_id)?;
-    let remembered = tx.remembered_route_orders(scope, route_id)?;
-    let facts = RouteEditFacts {
-        dispatched: route.dispatched,
-        allow_dispatched: settings.allow_dispatched,
-    };
-    Ok(Edit {
-        route,
-        stops,
-        remembered,
-        facts,
-    })
-}
-
-fn facts_of(
-    tx: &mut dyn StoreTx,
-    scope: DepotScope,
-    edit: &Edit,
-    order: &Order,
-    on_route: bool,
-) -> Result<OrderEditFacts, StoreError> {
-    let side = served_side(order);
-    let end = order.endpoint(side);
-    Ok(OrderEditFacts {
-        kind: order.kind,
-        exchange_linked: order.exchange_reference.is_some(),
-        status: order.status.clone(),
-        on_this_route: on_route,
-        ever_on_this_route: on_route || edit.remembered.contains(&order.id),
-        on_other_active_route: on_other_active_route(tx, scope, edit.route.id, order.id)?,
-        locatable: end.lat.is_some() && end.lng.is_some(),
-    })
-}
-
-/// After an accepted edit: remember the orders, and for a dispatched route write the audit
-/// row and `routes.edited`.
-fn record(
-    tx: &mut dyn StoreTx,
-    scope: DepotScope,
-    route: &Route,
-    action: &str,
-    orders: &[i64],
-    now: Timestamp,
-) -> Result<(), StoreError> {
-    tx.remember_route_orders(scope, route.id, orders)?;
-    if route.dispatched {
-        tx.append_route_audit(scope, route.id, action, orders, now)?;
-        tx.append_event(scope, &DomainEvent::RouteEdited { id: route.id }, now)?;
-        route_changed(tx, scope, route, FeedKind::Edited, now)?;
-    }
-    Ok(())
-}
-
-impl Edit {
-    const ADD: bool = false;
-    const REMOVE: bool = true;
-}
-
-/// Resolves and decides every reference in request order: resolved orders get an entry in
-/// `out.orders`, failures one in `out.errors`. Returns the accepted orders and, per accepted
-/// order, its request position (a repeated reference is decided against the earlier one).
-fn decide_all(
-    tx: &mut dyn StoreTx,
-    scope: DepotScope,
-    edit: &Edit,
-    refs: &[OrderRef],
-    out: &mut EditOutcome,
-    removing: bool,
-) -> Result<(Vec<Order>, Vec<usize>), StoreError> {
-    let mut accepted: Vec<Order> = Vec::new();
-    let mut positions = Vec::new();
-    for (position, r) in refs.iter().enumerate() {
-        let order = match resolve(tx, scope, r)? {
-            Ok(o) => o,
-            Err(failure) => {
-                out.errors.push(EditError {
-                    position,
-                    failure,
-                    id: r.id,
-                    order_number: r.order_number.clone(),
-                });
-                continue;
-            }
+/// Reads a draft, computes on it outside any transaction, and applies the computation in a
+/// write transaction whose own reading of the draft must equal the first (else again).
+fn edit_route<D: PartialEq, P>(
+    store: &dyn Store,
+    read: impl Fn(&mut dyn StoreTx) -> Result<Step<D>, ServiceError>,
+    compute: impl Fn(&D) -> P,
+    apply: impl Fn(&mut dyn StoreTx, D, P) -> Result<EditOutcome, ServiceError>,
+) -> Result<EditOutcome, ServiceError> {
+    for _ in 0..EDIT_ATTEMPTS {
+        let draft = match store.read(&read)? {
+            Step::Done(out) => return Ok(out),
+            Step::Edit(draft) => draft,
         };
-        let repeated = accepted.iter().any(|a| a.id == order.id);
-        let on_route = if removing {
-            on_stops(&edit.stops, order.id) && !repeated
-        } else {
-            on_stops(&edit.stops, order.id) || repeated
-        };
-        let facts = facts_of(tx, scope, edit, &order, on_route)?;
-        out.orders.push(EditedOrder {
-            position,
-            id: order.id,
-            order_number: order.order_number.clone(),
-            stops: Vec::new(),
-        });
-        let decision = if removing {
-            decide_remove(edit.facts, &facts)
-        } else {
-            decide_add(edit.facts, &facts)
-        };
-        match decision {
-            Ok(()) => {
-                positions.push(position);
-                accepted.push(order);
-            }
-            Err(failure) => out.fail(position, failure, &order),
+        let computed = compute(&draft);
+        let applied = store.transaction(|tx| match read(tx)? {
+            Step::Edit(again) if again == draft => apply(tx, again, computed).map(Some),
+            _ => Ok(None),
+        })?;
+        if let Some(out) = applied {
+            return Ok(out);
         }
     }
-    Ok((accepted, positions))
+    Err(ServiceError::Unavailable {
+        message: "the route kept changing while this edit was computed; try again".to_owned(),
+        retry_after_s: 1,
+    })
 }
 
 /// `POST /routes/{id}/add-orders`; an order added to a dispatched route gets its customer
@@ -330,109 +180,126 @@ pub fn add_orders(
     settings: EditSettings,
     now: Timestamp,
 ) -> Result<EditOutcome, ServiceError> {
-    store.transaction(|tx| {
-        let mut edit = open_edit(tx, scope, route_id, settings)?;
-        let mut out = EditOutcome::new(route_id);
-        let (accepted, entry_of) = decide_all(tx, scope, &edit, refs, &mut out, Edit::ADD)?;
-        if accepted.is_empty() {
-            return Ok(out.sorted());
-        }
-        if settings.reoptimize && edit.stops.len() + accepted.len() > REOPTIMIZE_STOP_LIMIT {
-            for (order, position) in accepted.iter().zip(&entry_of) {
-                out.fail(*position, EditFailure::ReoptimizeLimit, order);
-            }
-            return Ok(out.sorted());
-        }
-        let present: Vec<StopVisit> = edit.stops.iter().map(|s| s.visit.clone()).collect();
-        let mut ids: Vec<i64> = present.iter().flat_map(|s| s.order_ids.clone()).collect();
-        ids.extend(accepted.iter().map(|o| o.id));
-        let day = RouteDay::read(tx, scope, &edit.route, &ids)?;
-        let added: Vec<Visit> = accepted
-            .iter()
-            .map(|o| Visit {
-                order_id: o.id,
-                side: served_side(o),
-            })
-            .collect();
-        let mut declined: Vec<(i64, EditFailure)> = Vec::new();
-        let stops = match (&day, day.as_ref().and_then(|d| d.vehicle.clone())) {
-            (Some(day), Some(vehicle)) => {
-                let vehicles = [vehicle.clone()];
-                let req = day.request(&edit.route, &vehicles);
-                let current = stop_visits(&present);
-                let planned = if settings.reoptimize {
-                    optimise::reoptimise_with_additions(
-                        &req,
-                        matrix,
-                        vehicle.id,
-                        &current,
-                        &added,
-                        &resolve_config(),
-                        &ToBudget,
-                    )
-                    .map(|r| {
-                        declined = r
-                            .declined
-                            .iter()
-                            .map(|d| {
-                                (
-                                    d.order_id,
-                                    EditFailure::NotPlaced {
-                                        reason: d.reason.code().to_owned(),
-                                        description: d.description.clone(),
-                                    },
-                                )
-                            })
-                            .collect();
-                        r.route
-                    })
-                } else {
-                    let mut all = current;
-                    all.extend(added.iter().map(|a| vec![*a]));
-                    optimise::time_route(&req, matrix, vehicle.id, &all)
-                };
-                match planned {
-                    Ok(planned) => {
-                        write_planned(tx, scope, &mut edit.route, &planned, &day.orders, now)?
-                    }
-                    Err(_) => append_untimed(tx, scope, &mut edit.route, &present, &accepted, now)?,
-                }
-            }
-            _ => append_untimed(tx, scope, &mut edit.route, &present, &accepted, now)?,
+    edit_route(
+        store,
+        |tx| draft::add(tx, scope, route_id, refs, settings),
+        |d| plan_add(d, matrix, settings),
+        |tx, d, planned| apply_add(tx, links, scope, d, planned, now),
+    )
+}
+
+/// What the matrix and the solver made of an add: the timed route (`None`: the new stops are
+/// appended untimed) and the orders a re-solve declined.
+struct PlannedAdd {
+    route: Option<PlannedRoute>,
+    declined: Vec<(i64, EditFailure)>,
+}
+
+fn plan_add(d: &AddDraft, matrix: &dyn TravelMatrix, settings: EditSettings) -> PlannedAdd {
+    let untimed = PlannedAdd {
+        route: None,
+        declined: Vec::new(),
+    };
+    let Some((day, vehicle)) = d
+        .day
+        .as_ref()
+        .and_then(|day| Some((day, day.vehicle.clone()?)))
+    else {
+        return untimed;
+    };
+    let vehicles = [vehicle.clone()];
+    let req = day.request(&d.edit.route, &vehicles);
+    let current = stop_visits(&d.present);
+    let added: Vec<Visit> = d
+        .accepted
+        .iter()
+        .map(|o| Visit {
+            order_id: o.id,
+            side: served_side(o),
+        })
+        .collect();
+    if !settings.reoptimize {
+        let mut all = current;
+        all.extend(added.iter().map(|a| vec![*a]));
+        return PlannedAdd {
+            route: optimise::time_route(&req, matrix, vehicle.id, &all).ok(),
+            declined: Vec::new(),
         };
-        let mut placed = Vec::new();
-        for (order, entry) in accepted.iter().zip(&entry_of) {
-            if let Some((_, failure)) = declined.iter().find(|(id, _)| *id == order.id) {
-                out.fail(*entry, failure.clone(), order);
-                continue;
-            }
-            let stop_ids: Vec<i64> = stops
-                .iter()
-                .filter(|s| s.visit.order_ids.contains(&order.id))
-                .map(|s| s.id)
-                .collect();
-            out.entry(*entry).stops = stop_ids;
-            if edit.route.dispatched && order.status.as_str() == OPEN {
-                apply_status_event(tx, scope, order.id, OrderEvent::Dispatched, now)?;
-                let eta = stops
-                    .iter()
-                    .find(|s| s.visit.order_ids.contains(&order.id))
-                    .map(|s| super::dispatch::clock_text(s.visit.arrival_s));
-                let link = super::tracking::issue_link(tx, scope, order.id, links, now)?;
-                let notify = DispatchedOrder {
-                    order_id: order.id,
-                    eta,
-                    tracking_link: Some(link),
-                };
-                on_dispatch(tx, scope, &[notify], now)?;
-            }
-            placed.push(order.id);
+    }
+    let solved = optimise::reoptimise_with_additions(
+        &req,
+        matrix,
+        vehicle.id,
+        &current,
+        &added,
+        &resolve_config(),
+        &ToBudget,
+    );
+    let Ok(solved) = solved else {
+        return untimed;
+    };
+    let declined = solved
+        .declined
+        .iter()
+        .map(|d| {
+            let failure = EditFailure::NotPlaced {
+                reason: d.reason.code().to_owned(),
+                description: d.description.clone(),
+            };
+            (d.order_id, failure)
+        })
+        .collect();
+    PlannedAdd {
+        route: Some(solved.route),
+        declined,
+    }
+}
+
+fn apply_add(
+    tx: &mut dyn StoreTx,
+    links: &dyn TrackingLinks,
+    scope: DepotScope,
+    d: AddDraft,
+    planned: PlannedAdd,
+    now: Timestamp,
+) -> Result<EditOutcome, ServiceError> {
+    let AddDraft {
+        mut edit,
+        mut out,
+        accepted,
+        entry_of,
+        present,
+        day,
+    } = d;
+    let stops = match (&planned.route, &day) {
+        (Some(route), Some(day)) => {
+            write_planned(tx, scope, &mut edit.route, route, &day.orders, now)?
         }
-        if !placed.is_empty() {
-            record(tx, scope, &edit.route, "orders_added", &placed, now)?;
+        _ => append_untimed(tx, scope, &mut edit.route, &present, &accepted, now)?,
+    };
+    let mut placed = Vec::new();
+    for (order, entry) in accepted.into_iter().zip(&entry_of) {
+        if let Some((_, failure)) = planned.declined.iter().find(|(id, _)| *id == order.id) {
+            out.fail(*entry, failure.clone(), &order);
+            continue;
         }
-        Ok(out.sorted())
-    })
+        let on: Vec<&Stop> = stops
+            .iter()
+            .filter(|s| s.visit.order_ids.contains(&order.id))
+            .collect();
+        out.entry(*entry).stops = on.iter().map(|s| s.id).collect();
+        let id = order.id;
+        if edit.route.dispatched && order.status.as_str() == OPEN {
+            let eta = on.first().map(|s| clock_text(s.visit.arrival_s));
+            let routed = route_order(tx, links, scope, order, eta, now)?;
+            on_dispatch(tx, scope, &[routed], now)?;
+        }
+        placed.push(id);
+    }
+    if !placed.is_empty() {
+        record(tx, scope, &edit.route, "orders_added", &placed, now)?;
+    }
+    Ok(out.sorted())
 }
 
 /// Appends one stop per order after `present` with the last stop's departure as its times.
@@ -481,127 +348,72 @@ pub fn remove_orders(
     settings: EditSettings,
     now: Timestamp,
 ) -> Result<EditOutcome, ServiceError> {
-    store.transaction(|tx| {
-        let mut edit = open_edit(tx, scope, route_id, settings)?;
-        let mut out = EditOutcome::new(route_id);
-        let (mut accepted, entry_of) = decide_all(tx, scope, &edit, refs, &mut out, Edit::REMOVE)?;
-        // A stop shared with an exchange partner that stays cannot be split.
-        let removing: HashSet<i64> = accepted.iter().map(|o| o.id).collect();
-        let mut split = Vec::new();
-        for order in &accepted {
-            let Some(reference) = &order.exchange_reference else {
-                continue;
-            };
-            for stop in edit
-                .stops
-                .iter()
-                .filter(|s| s.visit.order_ids.contains(&order.id))
-            {
-                for other in stop
-                    .visit
-                    .order_ids
-                    .iter()
-                    .filter(|o| !removing.contains(o))
-                {
-                    let partner = tx.get_order(scope, *other)?;
-                    if partner.is_some_and(|p| p.exchange_reference.as_ref() == Some(reference)) {
-                        split.push(order.id);
-                    }
-                }
-            }
+    edit_route(
+        store,
+        |tx| draft::remove(tx, scope, route_id, refs, settings),
+        |d| plan_remove(d, matrix, settings),
+        |tx, d, planned| apply_remove(tx, scope, d, planned, now),
+    )
+}
+
+/// The remaining stops timed: re-solved with `reoptimize` (unless more than
+/// [`REOPTIMIZE_STOP_LIMIT`] remain), else, or when that fails, re-timed as they are; `None`
+/// when the route cannot be timed. A failed re-sequencing leaves the removal standing.
+fn plan_remove(
+    d: &RemoveDraft,
+    matrix: &dyn TravelMatrix,
+    settings: EditSettings,
+) -> Option<PlannedRoute> {
+    let day = d.day.as_ref()?;
+    let vehicle = day.vehicle.clone()?;
+    let vehicles = [vehicle.clone()];
+    let req = day.request(&d.edit.route, &vehicles);
+    let current = stop_visits(&d.kept);
+    let resolved = if settings.reoptimize && d.kept.len() <= REOPTIMIZE_STOP_LIMIT {
+        optimise::reoptimise_route(
+            &req,
+            matrix,
+            vehicle.id,
+            &current,
+            &resolve_config(),
+            &ToBudget,
+        )
+        .ok()
+    } else {
+        None
+    };
+    resolved.or_else(|| optimise::time_route(&req, matrix, vehicle.id, &current).ok())
+}
+
+fn apply_remove(
+    tx: &mut dyn StoreTx,
+    scope: DepotScope,
+    d: RemoveDraft,
+    planned: Option<PlannedRoute>,
+    now: Timestamp,
+) -> Result<EditOutcome, ServiceError> {
+    let RemoveDraft {
+        mut edit,
+        out,
+        accepted,
+        kept,
+        day,
+    } = d;
+    match (&planned, &day) {
+        (Some(route), Some(day)) => {
+            write_planned(tx, scope, &mut edit.route, route, &day.orders, now)?;
         }
-        let mut kept_entries = Vec::new();
-        for (o, entry) in accepted.iter().zip(&entry_of) {
-            if split.contains(&o.id) {
-                out.fail(*entry, EditFailure::StopRebuildFailed, o);
-            } else {
-                kept_entries.push(*entry);
-            }
+        _ => {
+            write_untimed(tx, scope, &mut edit.route, &kept, now)?;
         }
-        accepted.retain(|o| !split.contains(&o.id));
-        let entry_of = kept_entries;
-        if accepted.is_empty() {
-            return Ok(out.sorted());
+    }
+    let mut removed = Vec::new();
+    for order in accepted {
+        removed.push(order.id);
+        if order.status.as_str() == ROUTED || order.status.as_str() == OPEN {
+            apply_status_event_to(tx, scope, order, OrderEvent::RemovedFromRoute, now)?;
         }
-        let removing: HashSet<i64> = accepted.iter().map(|o| o.id).collect();
-        let mut kept: Vec<StopVisit> = Vec::new();
-        for stop in &edit.stops {
-            let hit: Vec<i64> = stop
-                .visit
-                .order_ids
-                .iter()
-                .copied()
-                .filter(|o| removing.contains(o))
-                .collect();
-            for id in &hit {
-                if let Some(i) = accepted.iter().position(|o| o.id == *id) {
-                    out.entry(entry_of[i]).stops.push(stop.id);
-                }
-            }
-            let rest: Vec<i64> = stop
-                .visit
-                .order_ids
-                .iter()
-                .copied()
-                .filter(|o| !removing.contains(o))
-                .collect();
-            if rest.is_empty() {
-                continue;
-            }
-            let mut visit = stop.visit.clone();
-            if !hit.is_empty() {
-                // Rebuilt for the remaining orders: contact and address of the first of them.
-                if let Some(first) = tx.get_order(scope, rest[0])? {
-                    let end = first.endpoint(visit.side);
-                    visit.address = end.address.clone();
-                    visit.postcode = end.postcode.clone();
-                    visit.phone = end.contact_number.clone();
-                }
-                visit.order_ids = rest;
-            }
-            kept.push(visit);
-        }
-        let ids: Vec<i64> = kept.iter().flat_map(|s| s.order_ids.clone()).collect();
-        let day = RouteDay::read(tx, scope, &edit.route, &ids)?;
-        let timed = match (&day, day.as_ref().and_then(|d| d.vehicle.clone())) {
-            (Some(day), Some(vehicle)) => {
-                let vehicles = [vehicle.clone()];
-                let req = day.request(&edit.route, &vehicles);
-                let current = stop_visits(&kept);
-                // A failed re-sequencing leaves the removal standing, re-timed as it is.
-                let planned = if settings.reoptimize {
-                    optimise::reoptimise_route(
-                        &req,
-                        matrix,
-                        vehicle.id,
-                        &current,
-                        &resolve_config(),
-                        &ToBudget,
-                    )
-                    .or_else(|_| optimise::time_route(&req, matrix, vehicle.id, &current))
-                } else {
-                    optimise::time_route(&req, matrix, vehicle.id, &current)
-                };
-                planned.ok().map(|p| (p, day.orders.clone()))
-            }
-            _ => None,
-        };
-        match timed {
-            Some((planned, orders)) => {
-                write_planned(tx, scope, &mut edit.route, &planned, &orders, now)?;
-            }
-            None => {
-                write_untimed(tx, scope, &mut edit.route, &kept, now)?;
-            }
-        }
-        let mut removed = Vec::new();
-        for order in &accepted {
-            if order.status.as_str() == ROUTED || order.status.as_str() == OPEN {
-                apply_status_event(tx, scope, order.id, OrderEvent::RemovedFromRoute, now)?;
-            }
-            removed.push(order.id);
-        }
-        record(tx, scope, &edit.route, "orders_removed", &removed, now)?;
-        Ok(out.sorted())
-    })
+    }
+    record(tx, scope, &edit.route, "orders_removed", &removed, now)?;
+    Ok(out.sorted())
 }

@@ -309,10 +309,24 @@ fn simulates(inst: &Instance, r: &Route, inserts: &[(usize, u32)]) -> bool {
 
 /// Applies a candidate to the route's visit list (caches are refreshed by the caller).
 pub(crate) fn apply(inst: &Instance, r: &mut Route, task: usize, c: Cand) {
+    let mut nodes = std::mem::take(&mut r.nodes);
+    insert_into(inst, r, &mut nodes, task, c);
+    r.nodes = nodes;
+}
+
+/// The route's visit list with a candidate applied.
+pub(crate) fn inserted(inst: &Instance, r: &Route, task: usize, c: Cand) -> Vec<u32> {
+    let mut nodes = Vec::with_capacity(r.len() + 2);
+    nodes.extend_from_slice(&r.nodes);
+    insert_into(inst, r, &mut nodes, task, c);
+    nodes
+}
+
+fn insert_into(inst: &Instance, r: &Route, nodes: &mut Vec<u32>, task: usize, c: Cand) {
     let t = &inst.tasks[task];
     let (i, j) = (r.nidx[c.i], r.nidx[c.j]);
     if t.second != NONE {
-        r.nodes.insert(j, t.second);
+        nodes.insert(j, t.second);
     }
-    r.nodes.insert(i, t.first);
+    nodes.insert(i, t.first);
 }

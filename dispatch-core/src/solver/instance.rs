@@ -180,10 +180,26 @@ impl<'p> Instance<'p> {
             });
         }
         inst.set_weights(p);
+        // A vehicle some task is pinned to is not interchangeable with any other: it gets a
+        // class of its own (else only the first unused vehicle of its class would ever be
+        // tried, and the pinned task could never open it).
+        let mut pinned_to = vec![false; p.vehicles.len()];
+        let pins = p.jobs.iter().map(|j| j.pinned_vehicle);
+        for v in pins
+            .chain(p.shipments.iter().map(|s| s.pinned_vehicle))
+            .flatten()
+        {
+            if let Some(x) = pinned_to.get_mut(v) {
+                *x = true;
+            }
+        }
         let mut classes: Vec<&super::problem::Vehicle> = Vec::new();
-        for v in &p.vehicles {
-            let class = match classes.iter().position(|c| {
-                c.start == v.start
+        let mut alone: Vec<bool> = Vec::new();
+        for (vi, v) in p.vehicles.iter().enumerate() {
+            let found = classes.iter().zip(&alone).position(|(c, &alone)| {
+                !alone
+                    && !pinned_to[vi]
+                    && c.start == v.start
                     && c.end == v.end
                     && c.capacity == v.capacity
                     && c.skills == v.skills
@@ -192,13 +208,12 @@ impl<'p> Instance<'p> {
                     && c.max_duration == v.max_duration
                     && c.max_travel_time == v.max_travel_time
                     && c.max_tasks == v.max_tasks
-            }) {
-                Some(c) => c,
-                None => {
-                    classes.push(v);
-                    classes.len() - 1
-                }
-            };
+            });
+            let class = found.unwrap_or_else(|| {
+                classes.push(v);
+                alone.push(pinned_to[vi]);
+                classes.len() - 1
+            });
             inst.vehicles.push(VehicleData {
                 start: v.start.unwrap_or(ghost),
                 end: v.end.unwrap_or(ghost),

@@ -61,6 +61,8 @@
 //! ```
 
 pub mod checker;
+#[cfg(test)]
+mod fixtures;
 mod fleet;
 pub mod formats;
 mod insertion;

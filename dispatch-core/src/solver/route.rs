@@ -15,7 +15,7 @@ use super::schedule::arrange;
 mod plain;
 
 /// A route and its caches (valid after [`Route::update`]).
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct Route {
     pub vehicle: usize,
     /// The visits in order (breaks excluded): what the search changes.
@@ -53,25 +53,7 @@ pub(crate) struct Route {
 
 impl Clone for Route {
     fn clone(&self) -> Route {
-        let mut r = Route {
-            vehicle: self.vehicle,
-            nodes: Vec::new(),
-            pnode: Vec::new(),
-            locs: Vec::new(),
-            nloc: Vec::new(),
-            nidx: Vec::new(),
-            gap_tt: Vec::new(),
-            gap_cost: Vec::new(),
-            busy: Vec::new(),
-            es: Vec::new(),
-            ls: Vec::new(),
-            ld: Vec::new(),
-            loads: Vec::new(),
-            pmax: Vec::new(),
-            smax: Vec::new(),
-            travel: 0,
-            cost: 0,
-        };
+        let mut r = Route::default();
         r.clone_from(self);
         r
     }
@@ -109,22 +91,7 @@ impl Route {
     pub(crate) fn new(inst: &Instance, v: usize) -> Route {
         let mut r = Route {
             vehicle: v,
-            nodes: Vec::new(),
-            pnode: Vec::new(),
-            locs: Vec::new(),
-            nloc: Vec::new(),
-            nidx: Vec::new(),
-            gap_tt: Vec::new(),
-            gap_cost: Vec::new(),
-            busy: Vec::new(),
-            es: Vec::new(),
-            ls: Vec::new(),
-            ld: Vec::new(),
-            loads: Vec::new(),
-            pmax: Vec::new(),
-            smax: Vec::new(),
-            travel: 0,
-            cost: 0,
+            ..Route::default()
         };
         r.update(inst);
         r
@@ -170,18 +137,12 @@ impl Route {
         }
     }
 
-    /// [`Route::update`] for any vehicle: breaks are placed by the simulation.
+    /// [`Route::update`] for vehicles with breaks: they are placed by the simulation.
     fn update_general(&mut self, inst: &Instance) {
         let vd = &inst.vehicles[self.vehicle];
         let mut pnode = std::mem::take(&mut self.pnode);
-        if vd.breaks.is_empty() {
-            pnode.clear();
-            pnode.push(NONE);
-            pnode.extend_from_slice(&self.nodes);
-        } else {
-            arrange(inst, self.vehicle, &self.nodes, &mut pnode);
-            pnode.insert(0, NONE);
-        }
+        arrange(inst, self.vehicle, &self.nodes, &mut pnode);
+        pnode.insert(0, NONE);
         pnode.push(NONE);
         self.pnode = pnode;
         let m = self.elements();

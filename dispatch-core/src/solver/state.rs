@@ -4,15 +4,8 @@
 use super::instance::{Instance, NONE};
 use super::route::Route;
 
-/// A copy starts with an empty journal: states are copied between moves, never during one.
-impl Clone for Journal {
-    fn clone(&self) -> Journal {
-        Journal::default()
-    }
-}
-
 /// A solution under search.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) struct State {
     pub routes: Vec<Route>,
     /// Route (= vehicle) of each task, or [`NONE`].
@@ -23,6 +16,37 @@ pub(crate) struct State {
     routing: i64,
     used: usize,
     journal: Journal,
+}
+
+/// A copy starts with an empty journal: states are copied between moves, never during one.
+/// [`State::clone_from`] reuses every buffer of the target (routes, lists, the journal's spare
+/// routes): the search copies the best solution into its workers at every meeting.
+impl Clone for State {
+    fn clone(&self) -> State {
+        State {
+            routes: self.routes.clone(),
+            route_of: self.route_of.clone(),
+            unassigned: self.unassigned.clone(),
+            unassigned_weight: self.unassigned_weight,
+            routing: self.routing,
+            used: self.used,
+            journal: Journal::default(),
+        }
+    }
+
+    fn clone_from(&mut self, o: &State) {
+        // Element-wise: each route copies into the buffers of the one it replaces.
+        self.routes.clone_from(&o.routes);
+        self.route_of.clone_from(&o.route_of);
+        self.unassigned.clone_from(&o.unassigned);
+        self.unassigned_weight = o.unassigned_weight;
+        self.routing = o.routing;
+        self.used = o.used;
+        let j = &mut self.journal;
+        j.active = false;
+        j.spare.extend(j.routes.drain(..).map(|(_, r)| r));
+        j.tasks.clear();
+    }
 }
 
 #[derive(Debug, Default)]
@@ -153,11 +177,89 @@ impl State {
         self.unassigned_weight += inst.tasks[t].weight;
     }
 
+    /// Moves the left-out tasks `pick` selects to `out`, keeping the others' order (their
+    /// weight is removed from the score).
+    pub(crate) fn take_unassigned_where(
+        &mut self,
+        inst: &Instance,
+        out: &mut Vec<u32>,
+        mut pick: impl FnMut(u32) -> bool,
+    ) {
+        let mut weight = 0;
+        self.unassigned.retain(|&t| {
+            let take = pick(t);
+            if take {
+                weight += inst.tasks[t as usize].weight;
+                out.push(t);
+            }
+            !take
+        });
+        self.unassigned_weight -= weight;
+    }
+
     /// Takes the left-out list (its weight is removed from the score).
     pub(crate) fn take_unassigned(&mut self, inst: &Instance) -> Vec<u32> {
         for &t in &self.unassigned {
             self.unassigned_weight -= inst.tasks[t as usize].weight;
         }
         std::mem::take(&mut self.unassigned)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solver::fixtures::{job, plane, vehicle};
+    use crate::solver::problem::*;
+
+    fn problem() -> Problem {
+        Problem {
+            name: "clone".into(),
+            matrix: plane(&[(0, 0), (3, 0), (0, 4)]),
+            jobs: vec![job(1, 1), job(2, 2)],
+            shipments: vec![],
+            vehicles: vec![vehicle(1, 5), vehicle(2, 5)],
+            dimensions: 1,
+            objective: Objective::Distance,
+        }
+    }
+
+    /// Puts task `t` on route `r` (at its end).
+    fn place(inst: &Instance, s: &mut State, t: usize, r: usize) {
+        s.unassigned.retain(|&x| x as usize != t);
+        s.unassigned_weight -= inst.tasks[t].weight;
+        s.route_mut(r).nodes.push(inst.tasks[t].first);
+        s.refresh(inst, r);
+        s.set_route(t, r as u32);
+    }
+
+    #[test]
+    fn clone_from_copies_the_solution_into_the_targets_buffers() {
+        let p = problem();
+        let inst = Instance::new(&p);
+        let mut source = State::empty(&inst, &[0, 1]);
+        place(&inst, &mut source, 0, 0);
+        place(&inst, &mut source, 1, 0);
+        let mut target = State::empty(&inst, &[0, 1]);
+        place(&inst, &mut target, 0, 1);
+        place(&inst, &mut target, 1, 1);
+        target.begin();
+        place(&inst, &mut target, 0, 0);
+        let buffers: Vec<*const u32> = target.routes.iter().map(|r| r.es.as_ptr().cast()).collect();
+        target.clone_from(&source);
+        let after: Vec<*const u32> = target.routes.iter().map(|r| r.es.as_ptr().cast()).collect();
+        assert_eq!(buffers, after, "the routes' arrays are reused");
+        assert_eq!(target.routes[0].nodes, source.routes[0].nodes);
+        assert!(target.routes[1].is_empty());
+        assert_eq!(target.route_of, source.route_of);
+        assert_eq!(target.score(&inst), source.score(&inst));
+        assert_eq!(
+            (target.used(), target.routing_cost()),
+            (1, source.routing_cost())
+        );
+        // The journal was reset: what the target recorded before is not undone onto the copy.
+        target.begin();
+        target.rollback();
+        assert_eq!(target.routes[0].nodes, source.routes[0].nodes);
     }
 }

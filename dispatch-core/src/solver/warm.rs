@@ -66,7 +66,8 @@ pub(crate) fn validate(inst: &Instance, start: &[StartRoute]) -> Result<Plan, St
     let nv = inst.vehicles.len();
     let n_ship = inst.tasks.len() - inst.n_jobs;
     let mut vehicle_seen = vec![false; nv];
-    let mut node_seen = vec![false; inst.loc.len()];
+    // The start route holding each node so far (`usize::MAX`: none).
+    let mut node_route = vec![usize::MAX; inst.loc.len()];
     let mut plan = Vec::with_capacity(start.len());
     for (route, sr) in start.iter().enumerate() {
         let vehicle = sr.vehicle;
@@ -85,11 +86,12 @@ pub(crate) fn validate(inst: &Instance, start: &[StartRoute]) -> Result<Plan, St
                 Step::Delivery(i) if i < n_ship => inst.tasks[inst.n_jobs + i].second,
                 _ => return Err(StartError::UnknownStep { route, step }),
             };
-            if std::mem::replace(&mut node_seen[node as usize], true) {
+            if std::mem::replace(&mut node_route[node as usize], route) != usize::MAX {
                 return Err(StartError::Repeated { step });
             }
             if let Step::Delivery(shipment) = step {
-                if !nodes.contains(&(node - 1)) {
+                let pickup = inst.tasks[inst.n_jobs + shipment].first;
+                if node_route[pickup as usize] != route {
                     return Err(StartError::SplitShipment { shipment });
                 }
             }
@@ -99,7 +101,7 @@ pub(crate) fn validate(inst: &Instance, start: &[StartRoute]) -> Result<Plan, St
     }
     for shipment in 0..n_ship {
         let t = &inst.tasks[inst.n_jobs + shipment];
-        if node_seen[t.first as usize] && !node_seen[t.second as usize] {
+        if node_route[t.first as usize] != node_route[t.second as usize] {
             return Err(StartError::SplitShipment { shipment });
         }
     }

@@ -5,15 +5,16 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use super::database::Database;
 use dispatch_core::ports::store::{Store, StoreError, StoreTx};
-use dispatch_store_sqlite::SqliteStore;
 
 #[derive(Debug, clap::Args)]
 #[command(group(clap::ArgGroup::new("what").required(true).args(["plan", "optimisation"])))]
 pub struct ExportProblemArgs {
-    /// SQLite database file of the service.
-    #[arg(long, default_value = "./dispatch.db")]
-    pub db: PathBuf,
+    /// SQLite database file of the service or PostgreSQL URL
+    /// `postgres://USER[:PASSWORD]@HOST[:PORT]/DBNAME`; the schema is created or upgraded on start.
+    #[arg(long, default_value = "./dispatch.db", value_parser = Database::parse)]
+    pub db: Database,
     /// The plan whose newest kept problem to write.
     #[arg(long)]
     pub plan: Option<i64>,
@@ -27,11 +28,10 @@ pub struct ExportProblemArgs {
 
 pub fn run(args: ExportProblemArgs) -> Result<(), String> {
     if !args.db.exists() {
-        return Err(format!("no database at {}", args.db.display()));
+        return Err(format!("no database at {}", args.db));
     }
-    let store = SqliteStore::open(&args.db)
-        .map_err(|e| format!("cannot open database {}: {e}", args.db.display()))?;
-    let store: &dyn Store = &store;
+    let store = args.db.open()?;
+    let store: &dyn Store = &*store;
     let problem = store
         .read(|tx| Ok::<_, StoreError>(find(tx, &args)))
         .map_err(|e| format!("cannot read the database: {e}"))??;

@@ -1,16 +1,29 @@
 //! Command-line surface of the `dispatch` binary (`serve`, `seed`, `solve`, `export-problem`).
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
+pub mod database;
 pub mod export_problem;
+pub mod keys;
 pub mod seed;
 pub mod serve;
 pub mod solve;
+mod solve_control;
 pub mod webhooks;
 
-/// Routing-and-dispatch engine: the v2 REST service, its setup tool and the solver.
+/// dispatch: a routing-and-dispatch engine — the v2 REST service for orders, vehicles, route
+/// optimisation and dispatch on an embedded SQLite database, and a VRP solver.
 #[derive(Debug, Parser)]
-#[command(name = "dispatch", version, about)]
+#[command(
+    name = "dispatch",
+    version,
+    after_help = "Start here:\n  \
+        dispatch serve                      run the service on ./dispatch.db (prints an access key on the first start)\n  \
+        dispatch seed FILE                  set up organisations, depots and keys from a JSON file\n  \
+        dispatch keys list                  depots and their keys' names; `keys create` makes a new key\n  \
+        dispatch solve C101.txt             solve a Solomon, Li & Lim or VROOM-style instance\n\n\
+        `dispatch SUBCOMMAND --help` lists every flag; serve's flags can also come from DISPATCH_* variables."
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -28,4 +41,59 @@ pub enum Command {
     ExportProblem(export_problem::ExportProblemArgs),
     /// Inspect failed webhook deliveries and re-send them.
     Webhooks(webhooks::WebhooksArgs),
+    /// List, create and revoke access keys (on the database directly).
+    Keys(keys::KeysArgs),
+}
+
+/// Prefix of the environment variables flags can come from.
+pub const ENV_PREFIX: &str = "DISPATCH_";
+
+/// The variable a flag can come from: `DISPATCH_` and the long name in upper case with `-` as
+/// `_` (`--rate-limits` is `DISPATCH_RATE_LIMITS`), as `operator-interface.md` fixes it.
+pub fn env_name(long: &str) -> String {
+    format!("{ENV_PREFIX}{}", long.replace('-', "_").to_uppercase())
+}
+
+/// The command line with its environment variables: every `serve` flag, and `--db` of every
+/// other subcommand, can come from its `DISPATCH_*` variable; a flag given on the command line
+/// wins. Added here once rather than on each flag, so a new `serve` flag gets its variable
+/// without anyone having to remember it; `--help` names each variable (never its value: some
+/// carry credentials).
+pub fn command() -> clap::Command {
+    with_env(Cli::command(), false)
+}
+
+fn with_env(mut command: clap::Command, serve: bool) -> clap::Command {
+    let ids: Vec<(clap::Id, String)> = command
+        .get_arguments()
+        .filter(|a| serve || a.get_id() == "db")
+        .filter(|a| a.get_env().is_none() && !matches!(a.get_id().as_str(), "help" | "version"))
+        .filter_map(|a| Some((a.get_id().clone(), env_name(a.get_long()?))))
+        .collect();
+    for (id, name) in ids {
+        command = command.mut_arg(id, |a| a.env(name));
+    }
+    command = command.mut_args(|a| {
+        if a.get_env().is_some() {
+            a.hide_env_values(true)
+        } else {
+            a
+        }
+    });
+    let names: Vec<String> = command
+        .get_subcommands()
+        .map(|c| c.get_name().to_owned())
+        .collect();
+    for name in names {
+        let serve = serve || name == "serve";
+        command = command.mut_subcommand(name, |c| with_env(c, serve));
+    }
+    command
+}
+
+/// Parses the process's arguments and environment (see [`command`]); exits with clap's message
+/// on bad input.
+pub fn parse() -> Cli {
+    let matches = command().get_matches();
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
 }

@@ -1,19 +1,19 @@
 //! `dispatch seed`.
 
 use std::io::Read;
-use std::path::PathBuf;
 
 use dispatch_core::ports::clock::Clock;
-use dispatch_store_sqlite::SqliteStore;
 
+use super::database::Database;
 use crate::clock::SystemClock;
 use crate::setup;
 
 #[derive(Debug, clap::Args)]
 pub struct SeedArgs {
-    /// SQLite database file; created with its schema if missing.
-    #[arg(long, default_value = "./dispatch.db")]
-    pub db: PathBuf,
+    /// SQLite database file (created with its schema if missing) or PostgreSQL URL
+    /// `postgres://USER[:PASSWORD]@HOST[:PORT]/DBNAME`; the schema is created or upgraded on start.
+    #[arg(long, default_value = "./dispatch.db", value_parser = Database::parse)]
+    pub db: Database,
     /// Setup file (JSON); `-` reads standard input.
     pub file: String,
 }
@@ -30,9 +30,8 @@ pub fn run(args: SeedArgs) -> Result<(), String> {
             .map_err(|e| format!("cannot read {}: {e}", args.file))?
     };
     let seed = setup::parse(&text).map_err(|e| e.to_string())?;
-    let store = SqliteStore::open(&args.db)
-        .map_err(|e| format!("cannot open database {}: {e}", args.db.display()))?;
-    let output = setup::apply(&store, &seed, SystemClock.now()).map_err(|e| e.to_string())?;
+    let store = args.db.open()?;
+    let output = setup::apply(&*store, &seed, SystemClock.now()).map_err(|e| e.to_string())?;
     let text = serde_json::to_string_pretty(&output).map_err(|e| e.to_string())?;
     println!("{text}");
     Ok(())

@@ -1,15 +1,12 @@
 //! `dispatch serve`.
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use dispatch_core::ports::clock::Clock;
 use dispatch_core::service::dispatch::AutoDispatch;
-use dispatch_store_sqlite::idempotency::SqliteIdempotencyStore;
-use dispatch_store_sqlite::{SqliteGazetteer, SqliteStore};
 
+use super::database::Database;
 use crate::clock::SystemClock;
 use crate::public_url::PublicUrl;
 use crate::runtime::notifications::NotifierArgs;
@@ -21,11 +18,13 @@ use crate::{setup, AppState};
 
 #[derive(Debug, clap::Args)]
 pub struct ServeArgs {
-    /// SQLite database file; created with its schema if missing.
-    #[arg(long, default_value = "./dispatch.db")]
-    pub db: PathBuf,
-    /// Address to bind; port 0 picks a free port.
-    #[arg(long, default_value = "127.0.0.1:8080")]
+    /// SQLite database file (created with its schema if missing) or PostgreSQL URL
+    /// `postgres://USER[:PASSWORD]@HOST[:PORT]/DBNAME`; the schema is created or upgraded on start.
+    #[arg(long, default_value = "./dispatch.db", value_parser = Database::parse)]
+    pub db: Database,
+    /// Address to bind, HOST:PORT (127.0.0.1:8080, 0.0.0.0:8080, [::1]:8080, localhost:8080);
+    /// port 0 picks a free port.
+    #[arg(long, default_value = "127.0.0.1:8080", value_name = "HOST:PORT", value_parser = host_port)]
     pub listen: String,
     /// The URL clients reach this service at (scheme, host, port, optional path prefix), the
     /// base of every absolute URL it emits (paging links, image URLs, tracking links); set it
@@ -37,6 +36,11 @@ pub struct ServeArgs {
     /// `off` disables every rate tier.
     #[arg(long, value_parser = ["on", "off"], default_value = "on")]
     pub rate_limits: String,
+    /// Log lines on stderr: `text` for people, `json` (one object per line: timestamp, level,
+    /// message and the fields — per request request_id, method, route, status, latency_ms,
+    /// depot_id) for log pipelines. RUST_LOG chooses what is logged.
+    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
     /// Optimisation jobs run at once by this process (default: one per core; 0 runs none, for a
     /// process that only serves HTTP beside another that runs the jobs).
     #[arg(long)]
@@ -62,6 +66,10 @@ pub struct ServeArgs {
     /// Seconds a request has to send its whole body, from the end of its head.
     #[arg(long, default_value_t = 30.0, value_parser = positive_seconds)]
     pub body_read_timeout: f64,
+    /// Seconds a response may wait for the client to read any more of it; a client that
+    /// stops reading is cut off.
+    #[arg(long, default_value_t = 30.0, value_parser = positive_seconds)]
+    pub write_timeout: f64,
     /// Most connections open at once; more wait in the listen backlog.
     #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_connections: u32,
@@ -116,6 +124,26 @@ impl WebhookArgs {
     }
 }
 
+/// `--listen`: HOST:PORT, checked here so that `--listen 8080` says what is expected instead of
+/// the resolver's "invalid socket address".
+fn host_port(s: &str) -> Result<String, String> {
+    let expected = "expected HOST:PORT, e.g. 127.0.0.1:8080, 0.0.0.0:8080 or [::1]:8080 (port 0 picks a free port)";
+    if s.parse::<u16>().is_ok() {
+        return Err(format!("cannot listen on `{s}`, a port alone: {expected}; 127.0.0.1:{s} serves this machine only, 0.0.0.0:{s} every interface"));
+    }
+    if s.parse::<std::net::SocketAddr>().is_ok() {
+        return Ok(s.to_owned());
+    }
+    match s.rsplit_once(':') {
+        Some((host, port))
+            if !host.is_empty() && !host.contains(':') && port.parse::<u16>().is_ok() =>
+        {
+            Ok(s.to_owned())
+        }
+        _ => Err(format!("cannot listen on `{s}`: {expected}")),
+    }
+}
+
 fn positive_seconds(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 && v <= 86_400.0 => Ok(v),
@@ -131,6 +159,7 @@ impl ServeArgs {
         ConnectionLimits {
             header_read_timeout: Duration::from_secs_f64(self.header_read_timeout),
             body_read_timeout: Duration::from_secs_f64(self.body_read_timeout),
+            write_timeout: Duration::from_secs_f64(self.write_timeout),
             max_connections: self.max_connections as usize,
         }
     }
@@ -156,18 +185,42 @@ impl ServeArgs {
 /// How long in-flight requests may take to finish after SIGINT/SIGTERM.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
 
+/// `--log-format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable lines (colour only at a terminal).
+    Text,
+    /// One JSON object per line.
+    Json,
+}
+
 /// Logs go to stderr: stdout carries only the lines scripts read.
-pub fn init_tracing() {
+pub fn init_tracing(format: LogFormat) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt()
+    let logs = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .try_init();
+        .with_writer(std::io::stderr);
+    let _ = match format {
+        LogFormat::Text => logs.with_ansi(colour_on_stderr()).try_init(),
+        LogFormat::Json => logs
+            .json()
+            .flatten_event(true)
+            .with_current_span(false)
+            .with_span_list(false)
+            .try_init(),
+    };
+}
+
+/// Colour codes only for a person at a terminal: never into files, pipes or log collectors,
+/// and never when `NO_COLOR` is set (no-color.org).
+fn colour_on_stderr() -> bool {
+    use std::io::IsTerminal;
+    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
 pub fn run(args: ServeArgs) -> Result<(), String> {
-    init_tracing();
+    init_tracing(args.log_format);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -176,23 +229,21 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
 }
 
 async fn serve(args: ServeArgs) -> Result<(), String> {
-    let store = Arc::new(
-        SqliteStore::open(&args.db)
-            .map_err(|e| format!("cannot open database {}: {e}", args.db.display()))?,
-    );
     // Set up before anything can commit: every commit of this process that appends events
     // wakes the webhook worker.
     let outbox_commits = Arc::new(tokio::sync::Notify::new());
     let wake = outbox_commits.clone();
-    store.on_outbox_commit(move || wake.notify_one());
-    // Every route change appends an event too: driver feed streams look at once.
-    store.on_outbox_commit(crate::driver::wake_subscribers);
+    // Store calls block (PostgreSQL's client refuses to run on a runtime thread at all): they
+    // run on the blocking pool. Every route change appends an event too: driver feed streams
+    // look at once.
+    let db = args.db.clone();
+    let on_commit = Arc::new(move || {
+        wake.notify_one();
+        crate::driver::wake_subscribers();
+    });
+    let service = blocking(move || db.open_service(on_commit)).await?;
+    let store = service.store.clone();
     let clock = Arc::new(SystemClock);
-    if let Some(key) = setup::bootstrap_default(&*store, clock.now())
-        .map_err(|e| format!("cannot create the default depot: {e}"))?
-    {
-        println!("access key: {key}");
-    }
     // Everything that can fail is opened before the listening line: scripts take that line to
     // mean the service is ready.
     let travel = args.travel.matrix()?;
@@ -214,12 +265,9 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     let state = AppState {
         store: store.clone(),
         clock,
-        geocoder: Arc::new(SqliteGazetteer::new(store)),
+        geocoder: service.geocoder,
         rate_limits_enabled: args.rate_limits == "on",
-        idempotency: Arc::new(
-            SqliteIdempotencyStore::open(&args.db)
-                .map_err(|e| format!("cannot open database {}: {e}", args.db.display()))?,
-        ),
+        idempotency: service.idempotency,
         jobs: Default::default(),
         routing: Arc::new(crate::runtime::Routing::new(travel.clone())),
         public_url,
@@ -235,10 +283,28 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         state.jobs.clone(),
         args.optimiser_config(),
     );
-    let images_pending = crate::runtime::images::pending_at_start(&*state.store)?;
+    let pending_in = state.store.clone();
+    let images_pending =
+        blocking(move || crate::runtime::images::pending_at_start(&*pending_in)).await?;
+    let signalled = shutdown_signal()?;
+    // The default depot and its key come last before the listening line: a start that fails
+    // (a busy port, a bad flag) creates nothing, so the next start still prints the key.
+    let (bootstrap_in, now) = (state.store.clone(), state.clock.now());
+    if let Some(key) = blocking(move || {
+        setup::bootstrap_default(&*bootstrap_in, now)
+            .map_err(|e| format!("cannot create the default depot: {e}"))
+    })
+    .await?
+    {
+        println!("access key: {key}");
+        eprintln!(
+            "The access key above is shown only on this first start. `dispatch keys list --db {db}` lists depots and keys; `dispatch keys create --db {db} --depot ID --name NAME` makes a new key, `dispatch keys revoke` revokes one.",
+            db = args.db
+        );
+    }
     println!("listening on http://{addr}/v2");
     let _ = std::io::stdout().flush();
-    tracing::info!(%addr, public_url = state.public_url.as_str(), db = %args.db.display(), "serving");
+    tracing::info!(%addr, public_url = state.public_url.as_str(), db = %args.db, "serving");
 
     let (stopping_tx, mut stopping) = tokio::sync::watch::channel(false);
     let background = crate::runtime::start(
@@ -251,7 +317,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     )?;
     let limits = args.connection_limits();
     let server = crate::server::serve(listener, crate::app(state), limits, async move {
-        shutdown_signal().await;
+        signalled.await;
         let _ = stopping_tx.send(true);
     });
     // In-flight requests get a grace period; a client that never finishes cannot hold the
@@ -273,25 +339,36 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// Completes on SIGINT or SIGTERM.
-async fn shutdown_signal() {
-    let interrupt = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Runs a blocking start-up step (store calls) on the blocking pool.
+async fn blocking<T: Send + 'static>(
+    step: impl FnOnce() -> Result<T, String> + Send + 'static,
+) -> Result<T, String> {
+    tokio::task::spawn_blocking(step)
+        .await
+        .map_err(|e| format!("a start-up step failed: {e}"))?
+}
+
+/// Listens for SIGINT and SIGTERM from the moment it is called (before `listening on` is
+/// printed, so a script that signals right after that line gets the graceful exit 0, not death
+/// by the signal); the future completes on the first of them.
+fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, String> {
     #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
+    let (mut interrupt, mut terminate) = {
+        use tokio::signal::unix::{signal, SignalKind};
+        let listen = |kind| signal(kind).map_err(|e| format!("cannot listen for signals: {e}"));
+        (
+            listen(SignalKind::interrupt())?,
+            listen(SignalKind::terminate())?,
+        )
     };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = interrupt => {},
-        () = terminate => {},
-    }
-    tracing::info!("shutting down: finishing requests in flight");
+    Ok(async move {
+        #[cfg(unix)]
+        tokio::select! {
+            _ = interrupt.recv() => {},
+            _ = terminate.recv() => {},
+        }
+        #[cfg(not(unix))]
+        let _ = tokio::signal::ctrl_c().await;
+        tracing::info!("shutting down: finishing requests in flight");
+    })
 }

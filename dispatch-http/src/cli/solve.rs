@@ -2,8 +2,9 @@
 //! and/or iteration budget, re-checks the result with the independent checker and prints one JSON
 //! document (shapes fixed by `operator-interface.md`). Progress goes to stderr.
 
-use std::io::{IsTerminal, Read, Write};
+use std::io::{IsTerminal, Read};
 use std::path::Path;
+use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -12,8 +13,10 @@ use dispatch_core::solver::checker::{self, plane::check_plane};
 use dispatch_core::solver::formats::{self, Format, Instance, SCALE};
 use dispatch_core::solver::problem::Objective;
 use dispatch_core::solver::solution::{Solution, Step};
-use dispatch_core::solver::{solve, Config, Control, Progress};
+use dispatch_core::solver::{solve, Config};
 use serde::Serialize;
+
+use super::solve_control::{Deadline, Signals};
 
 /// Instance format flag.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -71,61 +74,6 @@ fn parse_seconds(s: &str) -> Result<f64, String> {
     }
 }
 
-/// Stops at a wall-clock deadline and reports improvements to stderr.
-struct Deadline {
-    started: Instant,
-    limit: Duration,
-    terminal: bool,
-    /// Divides matrix costs for display (the Euclidean formats' scale).
-    unit: f64,
-    /// Search iterations run so far (all threads).
-    iterations: AtomicU64,
-}
-
-impl Control for Deadline {
-    fn should_stop(&self) -> bool {
-        self.started.elapsed() >= self.limit
-    }
-
-    fn on_improvement(&self, p: &Progress) {
-        let elapsed = self.started.elapsed().as_secs_f64();
-        let cost = p.cost as f64 / self.unit;
-        let mut err = std::io::stderr().lock();
-        // Progress is best effort: a closed stderr must not stop the search.
-        let _ = if self.terminal {
-            let limit = self.limit.as_secs_f64().max(1e-9);
-            let filled = ((elapsed / limit).min(1.0) * 30.0) as usize;
-            write!(
-                err,
-                "\r[{}{}] {elapsed:6.2}s  vehicles {:3}  cost {cost:.2}  unassigned {}   ",
-                "#".repeat(filled),
-                " ".repeat(30 - filled),
-                p.vehicles,
-                p.unassigned
-            )
-        } else {
-            writeln!(
-                err,
-                "progress elapsed_s={elapsed:.3} iteration={} vehicles={} cost={cost:.2} unassigned={}",
-                p.iteration, p.vehicles, p.unassigned
-            )
-        };
-    }
-
-    fn on_iterations(&self, total: u64) {
-        self.iterations.store(total, Ordering::Relaxed);
-    }
-
-    fn elapsed_fraction(&self) -> Option<f64> {
-        let limit = self.limit.as_secs_f64();
-        Some(if limit > 0.0 {
-            (self.started.elapsed().as_secs_f64() / limit).min(1.0)
-        } else {
-            1.0
-        })
-    }
-}
-
 #[derive(Serialize)]
 struct TextOutput {
     instance: String,
@@ -138,6 +86,9 @@ struct TextOutput {
     elapsed_s: f64,
     seed: u64,
     feasible: bool,
+    /// Set when Ctrl-C or SIGTERM stopped the search before its budget.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    interrupted: bool,
     unassigned_reasons: Vec<UnassignedEntry>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     violations: Vec<String>,
@@ -153,6 +104,9 @@ struct VroomOutput {
     elapsed_s: f64,
     seed: u64,
     feasible: bool,
+    /// Set when Ctrl-C or SIGTERM stopped the search before its budget.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    interrupted: bool,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     violations: Vec<String>,
 }
@@ -219,10 +173,13 @@ fn round(x: f64, decimals: i32) -> f64 {
     (x * f).round() / f
 }
 
-pub fn run(args: SolveArgs) -> Result<(), String> {
+/// Solves and prints; the exit status is success, or the signal's status when Ctrl-C (130) or
+/// SIGTERM (143) stopped the search early (the best solution so far is printed either way).
+pub fn run(args: SolveArgs) -> Result<ExitCode, String> {
     // The time limit counts from the start of the command: reading and parsing a big day (a
     // 157 MB file for 5 000 orders) took 15 % of a 120 s limit when the clock started after it.
     let started = Instant::now();
+    let signals = Signals::register()?;
     let text = read_input(&args.file)?;
     let format = match args.format {
         FormatArg::Solomon => Format::Solomon,
@@ -265,6 +222,7 @@ pub fn run(args: SolveArgs) -> Result<(), String> {
             1.0
         },
         iterations: AtomicU64::new(0),
+        signals,
     };
     let solution = solve(&instance.problem, &config, &control);
     let elapsed = control.started.elapsed().as_secs_f64();
@@ -273,19 +231,36 @@ pub fn run(args: SolveArgs) -> Result<(), String> {
         eprintln!();
     }
     let iterations = control.iterations.load(Ordering::Relaxed);
+    let interrupted = control.interrupted();
+    let rendered = render(&instance, &solution, elapsed_s, args.seed, interrupted)?;
+    println!("{}", rendered.json);
+    // The last stderr line sums the run up, whatever progress came before it.
     eprintln!(
-        "done elapsed_s={elapsed_s} iterations={iterations} iterations_per_s={:.1}",
-        iterations as f64 / elapsed.max(1e-9)
+        "done elapsed_s={elapsed_s} iterations={iterations} iterations_per_s={:.1} vehicles={} {} unassigned={} feasible={}{}",
+        iterations as f64 / elapsed.max(1e-9),
+        rendered.vehicles,
+        rendered.cost,
+        rendered.unassigned,
+        rendered.violations.is_empty(),
+        if interrupted { " interrupted" } else { "" },
     );
-    let (json, violations) = render(&instance, &solution, elapsed_s, args.seed)?;
-    println!("{json}");
-    match violations.first() {
-        None => Ok(()),
+    match rendered.violations.first() {
+        None => Ok(control.signals.exit_code().unwrap_or(ExitCode::SUCCESS)),
         Some(first) => Err(format!(
             "the solver returned a solution the checker rejects ({} violations; first: {first})",
-            violations.len()
+            rendered.violations.len()
         )),
     }
+}
+
+/// What is printed of a solution: the document, and the figures of the summary line.
+struct Rendered {
+    json: String,
+    vehicles: usize,
+    /// `distance=D` (Euclidean formats) or `cost=C` (VROOM-style input).
+    cost: String,
+    unassigned: usize,
+    violations: Vec<String>,
 }
 
 /// The output document and the checker's violations (an infeasible solution is printed too).
@@ -294,7 +269,8 @@ fn render(
     solution: &Solution,
     elapsed_s: f64,
     seed: u64,
-) -> Result<(String, Vec<String>), String> {
+    interrupted: bool,
+) -> Result<Rendered, String> {
     let problem = &instance.problem;
     let report = checker::check(problem, solution);
     let mut violations: Vec<String> = report.violations.iter().map(|v| v.to_string()).collect();
@@ -303,9 +279,11 @@ fn render(
         .iter()
         .filter(|r| r.steps.iter().any(|s| !matches!(s.step, Step::Break(_))));
     let left = unassigned_steps(solution);
+    let mut cost = format!("cost={}", report.travel_time);
     let json = match &instance.plane {
         Some(plane) => {
             let recheck = check_plane(problem, solution, plane);
+            cost = format!("distance={:.2}", recheck.distance);
             violations.extend(
                 recheck
                     .violations
@@ -329,6 +307,7 @@ fn render(
                 elapsed_s,
                 seed,
                 feasible: violations.is_empty(),
+                interrupted,
                 unassigned_reasons: left
                     .iter()
                     .map(|&(s, reason, reason_description)| UnassignedEntry {
@@ -371,9 +350,16 @@ fn render(
             elapsed_s,
             seed,
             feasible: violations.is_empty(),
+            interrupted,
             violations: violations.clone(),
         }),
     }
     .map_err(|e| format!("cannot render the solution: {e}"))?;
-    Ok((json, violations))
+    Ok(Rendered {
+        json,
+        vehicles: report.vehicles,
+        cost,
+        unassigned: left.len(),
+        violations,
+    })
 }

@@ -1,19 +1,17 @@
 //! `dispatch webhooks`: what an operator needs to see and repair webhook deliveries.
 //!
-//! - `dispatch webhooks failed [--db PATH] [--depot ID] [--limit N]` prints the deliveries
+//! - `dispatch webhooks failed [--db PATH|URL] [--depot ID] [--limit N]` prints the deliveries
 //!   marked ERROR, newest first, as one JSON document.
-//! - `dispatch webhooks show [--db PATH] ID` prints one delivery.
-//! - `dispatch webhooks resend [--db PATH] ID` queues a new delivery of the same event; the
+//! - `dispatch webhooks show [--db PATH|URL] ID` prints one delivery.
+//! - `dispatch webhooks resend [--db PATH|URL] ID` queues a new delivery of the same event; the
 //!   ERROR record stays as it was. A running `serve` picks the new delivery up within its next
 //!   scan.
 
-use std::path::PathBuf;
-
 use dispatch_core::ports::clock::Clock;
 use dispatch_core::ports::store::{DeliveryRecord, DeliveryState, Store, StoreError};
-use dispatch_store_sqlite::SqliteStore;
 use serde_json::{json, Value};
 
+use super::database::Database;
 use crate::clock::SystemClock;
 use crate::runtime::webhooks::body;
 
@@ -27,9 +25,9 @@ pub struct WebhooksArgs {
 pub enum WebhooksCommand {
     /// List deliveries that failed for good (ERROR), newest first.
     Failed {
-        /// SQLite database file.
-        #[arg(long, default_value = "./dispatch.db")]
-        db: PathBuf,
+        /// SQLite database file or PostgreSQL URL.
+        #[arg(long, default_value = "./dispatch.db", value_parser = Database::parse)]
+        db: Database,
         /// Only this depot's deliveries.
         #[arg(long)]
         depot: Option<i64>,
@@ -39,17 +37,17 @@ pub enum WebhooksCommand {
     },
     /// Show one delivery.
     Show {
-        /// SQLite database file.
-        #[arg(long, default_value = "./dispatch.db")]
-        db: PathBuf,
+        /// SQLite database file or PostgreSQL URL.
+        #[arg(long, default_value = "./dispatch.db", value_parser = Database::parse)]
+        db: Database,
         /// The delivery id.
         id: i64,
     },
     /// Deliver the event of a delivery again, as a new delivery.
     Resend {
-        /// SQLite database file.
-        #[arg(long, default_value = "./dispatch.db")]
-        db: PathBuf,
+        /// SQLite database file or PostgreSQL URL.
+        #[arg(long, default_value = "./dispatch.db", value_parser = Database::parse)]
+        db: Database,
         /// The delivery id (from `failed`).
         id: i64,
     },
@@ -87,13 +85,11 @@ pub fn run(args: WebhooksArgs) -> Result<(), String> {
     Ok(())
 }
 
-fn open(db: &PathBuf) -> Result<Box<dyn Store>, String> {
+fn open(db: &Database) -> Result<std::sync::Arc<dyn Store>, String> {
     if !db.exists() {
-        return Err(format!("no database at {}", db.display()));
+        return Err(format!("no database at {db}"));
     }
-    SqliteStore::open(db)
-        .map(|s| Box::new(s) as Box<dyn Store>)
-        .map_err(|e| format!("cannot open database {}: {e}", db.display()))
+    db.open()
 }
 
 fn render(r: &DeliveryRecord) -> Value {

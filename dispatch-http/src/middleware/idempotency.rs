@@ -32,7 +32,6 @@ use axum::http::header::{HeaderName, CONTENT_TYPE, RETRY_AFTER};
 use axum::http::{HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use dispatch_core::error::{IssueCode, ValidationErrors, ValidationIssue};
 use dispatch_core::ports::clock::Clock;
 use dispatch_core::ports::idempotency::{
     Claim, ClaimToken, IdempotencyScope, IdempotencyStore, IdempotencyStoreError, StoredResponse,
@@ -41,7 +40,7 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
 use crate::auth::Principal;
-use crate::bounded_json::ReadBodyError;
+use crate::bounded_json::BodyBytes;
 use crate::error::{ApiError, ErrorName};
 use crate::middleware::rate_limit::RateLimited;
 use crate::middleware::route_key::strip_api_prefix;
@@ -142,20 +141,13 @@ pub async fn enforce(State(state): State<Arc<Idempotency>>, req: Request, next: 
     };
 
     let (parts, body) = req.into_parts();
-    let bytes = match crate::bounded_json::read_body(&parts.headers, body, crate::MAX_BODY_BYTES)
-        .await
-    {
+    let bytes = match crate::extract::read_bounded(&parts.headers, body).await {
         Ok(bytes) => bytes,
-        Err(ReadBodyError::TooLarge) => {
-            return crate::rejection::body_too_large(&format!("{} bytes", crate::MAX_BODY_BYTES))
-                .into_response()
-        }
-        Err(ReadBodyError::Unreadable(e)) => return unreadable_body(e).into_response(),
+        Err(refused) => return refused.into_response(),
     };
-    // Parsed once: the handler's `JsonBody` takes this tree instead of parsing the body again,
-    // so a large body is not held as two trees.
-    let parsed = crate::bounded_json::parse(&bytes).ok();
-    let digest = digest_of(&bytes, parsed.as_ref());
+    // Read and parsed once, here: the handler takes what reading gave, so a large body is
+    // never held twice, nor beside its parsed form.
+    let (digest, read) = fingerprint(bytes);
     let token = ClaimToken(uuid::Uuid::new_v4().to_string());
     let now = state.clock.now();
     let claim = {
@@ -165,13 +157,10 @@ pub async fn enforce(State(state): State<Arc<Idempotency>>, req: Request, next: 
     match claim {
         Err(e) => ApiError::internal(e).into_response(),
         Ok(Claim::Claimed) => {
-            let mut req = Request::from_parts(parts, Body::from(bytes));
+            let mut req = Request::from_parts(parts, Body::empty());
             req.extensions_mut()
                 .insert(IdempotencyClaim::new(scope.clone(), token.clone()));
-            if let Some(value) = parsed {
-                req.extensions_mut()
-                    .insert(crate::extract::ParsedJson(value));
-            }
+            req.extensions_mut().insert(crate::extract::ReadJson(read));
             execute(state, scope, token, req, next).await
         }
         Ok(Claim::InProgress) => ApiError::new(
@@ -194,18 +183,6 @@ pub async fn enforce(State(state): State<Arc<Idempotency>>, req: Request, next: 
         .into_response(),
         Ok(Claim::Completed(stored)) => replay(stored, is_route(&route, EMPTY_BODY_REPLAYS)),
     }
-}
-
-/// The extractors' answer for a body that cannot be read (400).
-fn unreadable_body(e: axum::Error) -> ApiError {
-    let message = format!("the body could not be read: {e}");
-    crate::rejection::invalid(&ValidationErrors(vec![ValidationIssue::new(
-        IssueCode::Custom,
-        vec![],
-        "a readable body",
-        "unreadable body",
-        message,
-    )]))
 }
 
 /// Runs the claimed request to the end in its own task and records or releases the key.
@@ -334,31 +311,24 @@ async fn blocking<T: Send + 'static>(
         .unwrap_or_else(|e| Err(IdempotencyStoreError(e.to_string())))
 }
 
-/// SHA-256 (hex) of the body's canonical JSON, or of its bytes when it is not JSON (or beyond
-/// the bounds of [`crate::bounded_json`], which the handler refuses anyway).
-pub fn body_digest(bytes: &[u8]) -> String {
-    digest_of(bytes, crate::bounded_json::parse(bytes).ok().as_ref())
-}
-
-/// [`body_digest`] of `bytes` when `parsed` is what they parse to (`None`: not JSON within the
-/// bounds).
-fn digest_of(bytes: &[u8], parsed: Option<&Value>) -> String {
-    let mut hasher = Sha256::new();
-    match parsed {
-        Some(value) => {
-            hasher.update(b"json:");
-            write_canonical(value, &mut hasher);
+/// The body's digest — SHA-256 (hex) of its canonical JSON, or of its bytes when it is not JSON
+/// within the bounds of [`crate::bounded_json`] (which the handler refuses anyway) — and what
+/// reading it gave, for the handler. The bytes are hashed as parsing frees them.
+pub fn fingerprint(bytes: BodyBytes) -> (String, Result<Option<Value>, ApiError>) {
+    let mut raw = Sha256::new();
+    raw.update(b"raw:");
+    let read = crate::extract::json_of(bytes, &mut |segment| raw.update(segment));
+    let digest = match &read {
+        Ok(Some(value)) => {
+            let mut canonical = Sha256::new();
+            canonical.update(b"json:");
+            write_canonical(value, &mut canonical);
+            canonical.finalize()
         }
-        None => {
-            hasher.update(b"raw:");
-            hasher.update(bytes);
-        }
-    }
-    hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+        _ => raw.finalize(),
+    };
+    let hex = digest.iter().map(|b| format!("{b:02x}")).collect();
+    (hex, read)
 }
 
 /// Feeds the canonical form straight into the hash: no copy of the document is built.
@@ -414,6 +384,7 @@ mod tests {
 
     #[test]
     fn json_bodies_are_compared_as_documents_and_other_bodies_as_bytes() {
+        let body_digest = |bytes: &[u8]| fingerprint(bytes.into()).0;
         assert_eq!(
             body_digest(br#"{"b": [1, {"y":2,"x":1}], "a": "s"}"#),
             body_digest(br#"{"a":"s","b":[1,{"x":1,"y":2}]}"#)

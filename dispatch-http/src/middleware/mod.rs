@@ -3,7 +3,8 @@
 //! Order of the layers, outermost first, and why:
 //!
 //! 1. [`request_log`]: every response gets an `x-request-id` and one log line, whatever
-//!    happened further in (including 401s and unknown paths).
+//!    happened further in (including 401s and unknown paths); then the request metrics
+//!    ([`crate::observability::record_request`]), as complete.
 //! 2. [`features`]: `x-svc-api-features` is parsed before anything can answer, so every response
 //!    (errors included) carries `x-svc-api-features-applied` and the deprecation headers.
 //! 3. authentication ([`crate::auth::require_access_key`]): puts the
@@ -75,9 +76,13 @@ where
     S: Clone + Send + Sync + 'static,
 {
     router
+        .layer(axum::middleware::from_fn(request_log::expose_route))
         .layer(axum::middleware::from_fn_with_state(
             config.clock.clone(),
             features::negotiate,
+        ))
+        .layer(axum::middleware::from_fn(
+            crate::observability::record_request,
         ))
         .layer(axum::middleware::from_fn(request_log::log_request))
 }

@@ -3,12 +3,17 @@
 //! `x-request-id` is taken from the request when the caller (or a proxy) sent a usable one
 //! (1-128 visible ASCII characters), generated (UUID v4) otherwise, put into the request
 //! extensions as [`RequestId`] and echoed on the response. The log line (`tracing`, target
-//! `dispatch::request`, level INFO; WARN for 5xx) has method, path, status, latency and the
-//! depot of the caller when the request was authenticated.
+//! `dispatch::request`, level INFO; WARN for 5xx) has the request id, method, route, status,
+//! latency and the depot of the caller when the request was authenticated.
+//!
+//! `route` is the route template that matched (`/v2/orders/{id}`, `/track/{token}`), never the
+//! raw path, so path segments that are credentials (tracking tokens) stay out of the logs; only
+//! a request no route matched is logged with its path (after `unmatched `), cut to 200 bytes.
+//! Query strings, headers and bodies are never logged.
 
 use std::time::Instant;
 
-use axum::extract::Request;
+use axum::extract::{MatchedPath, Request};
 use axum::http::{header::HeaderName, HeaderValue};
 use axum::middleware::Next;
 use axum::response::Response;
@@ -49,10 +54,14 @@ pub async fn log_request(mut req: Request, next: Next) -> Response {
     let latency_ms = started.elapsed().as_secs_f64() * 1000.0;
     let depot_id = response.extensions().get::<Principal>().map(|p| p.depot_id);
     let request_id = id.to_str().unwrap_or_default();
+    let route = match response.extensions().get::<MatchedPath>() {
+        Some(matched) => matched.as_str().to_owned(),
+        None => format!("unmatched {}", cut(&path, 200)),
+    };
     if response.status().is_server_error() {
-        tracing::warn!(target: "dispatch::request", request_id, %method, path, status, latency_ms, depot_id, "request");
+        tracing::warn!(target: "dispatch::request", request_id, %method, route, status, latency_ms, depot_id, "request");
     } else {
-        tracing::info!(target: "dispatch::request", request_id, %method, path, status, latency_ms, depot_id, "request");
+        tracing::info!(target: "dispatch::request", request_id, %method, route, status, latency_ms, depot_id, "request");
     }
     response.headers_mut().insert(REQUEST_ID_HEADER, id);
     response
@@ -67,4 +76,25 @@ pub async fn expose_principal(req: Request, next: Next) -> Response {
         response.extensions_mut().insert(principal);
     }
     response
+}
+
+/// The innermost layer of the whole service: copies the route template that matched (axum's
+/// [`MatchedPath`], set by routing) to the response, for the outer layers that run before
+/// routing (the log line, the metrics) to name the route.
+pub async fn expose_route(req: Request, next: Next) -> Response {
+    let matched = req.extensions().get::<MatchedPath>().cloned();
+    let mut response = next.run(req).await;
+    if let Some(matched) = matched {
+        response.extensions_mut().insert(matched);
+    }
+    response
+}
+
+/// `text` cut to at most `max` bytes, on a character boundary.
+fn cut(text: &str, max: usize) -> &str {
+    let mut end = text.len().min(max);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }

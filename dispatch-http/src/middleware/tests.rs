@@ -67,9 +67,13 @@ async fn test_auth(mut req: Request, next: Next) -> Response {
 }
 
 /// Executes, counts, and answers with the status named in the body's `status` (default 201).
-async fn counted(State(probe): State<Probe>, body: Option<Json<Value>>) -> Response {
+/// The body is read as the real handlers read it.
+async fn counted(
+    State(probe): State<Probe>,
+    body: Result<crate::extract::JsonBody, crate::error::ApiError>,
+) -> Response {
     let n = probe.executions.fetch_add(1, Ordering::SeqCst) + 1;
-    let body = body.map(|Json(b)| b).unwrap_or(Value::Null);
+    let body = body.map_or(Value::Null, |crate::extract::JsonBody(b)| b);
     let status = body["status"]
         .as_u64()
         .and_then(|s| StatusCode::from_u16(s as u16).ok())

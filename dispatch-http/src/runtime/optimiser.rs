@@ -14,7 +14,7 @@
 //! - New jobs wake an idle worker through [`JobSignal`]; workers also poll, so jobs queued by
 //!   another process on the same database are picked up.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -157,6 +157,8 @@ struct JobControl<'a> {
     budget: Duration,
     cancelled: AtomicBool,
     stop: &'a AtomicBool,
+    /// Iterations already added to `dispatch_solver_iterations_total`.
+    counted: AtomicU64,
 }
 
 impl solver::Control for JobControl<'_> {
@@ -168,6 +170,14 @@ impl solver::Control for JobControl<'_> {
 
     fn elapsed_fraction(&self) -> Option<f64> {
         Some((self.started.elapsed().as_secs_f64() / self.budget.as_secs_f64().max(1e-3)).min(1.0))
+    }
+
+    fn on_iterations(&self, total: u64) {
+        // Added as they come (the workers meet every few hundred iterations), so a scrape
+        // during a long job sees it progress.
+        let before = self.counted.swap(total, Ordering::Relaxed);
+        metrics::counter!("dispatch_solver_iterations_total")
+            .increment(total.saturating_sub(before));
     }
 }
 
@@ -200,6 +210,7 @@ fn run(shared: &Shared, job: &Optimisation) {
         budget,
         cancelled: AtomicBool::new(false),
         stop: &shared.stop,
+        counted: AtomicU64::new(0),
     };
     let config = solver::Config {
         seed: 1,
@@ -208,6 +219,7 @@ fn run(shared: &Shared, job: &Optimisation) {
     };
     let finished = AtomicBool::new(false);
     tracing::info!(job = %job.id, plan = job.plan_id, attempt = job.attempts, ?budget, "optimisation started");
+    metrics::counter!("dispatch_optimisation_jobs_started_total").increment(1);
     let outcome = std::thread::scope(|s| {
         s.spawn(|| heartbeat(shared, job, &control, &finished));
         let outcome = run_job(
@@ -222,14 +234,27 @@ fn run(shared: &Shared, job: &Optimisation) {
         finished.store(true, Ordering::SeqCst);
         outcome
     });
+    let ended = match &outcome {
+        Ok(JobOutcome::Succeeded { .. }) => "succeeded",
+        Ok(JobOutcome::Failed(_)) => "failed",
+        Ok(JobOutcome::Discarded) => "cancelled",
+        Err(_) => "interrupted",
+    };
+    metrics::counter!("dispatch_optimisation_jobs_finished_total", "outcome" => ended).increment(1);
+    metrics::histogram!("dispatch_optimisation_job_duration_seconds", "outcome" => ended)
+        .record(control.started.elapsed().as_secs_f64());
     match outcome {
         Ok(JobOutcome::Succeeded {
             solution_id,
             problem_error,
+            follow_up_error,
         }) => {
             tracing::info!(job = %job.id, solution = solution_id, elapsed = ?control.started.elapsed(), "optimisation succeeded");
             if let Some(error) = problem_error {
                 tracing::warn!(job = %job.id, %error, "the solved problem could not be kept for export");
+            }
+            if let Some(error) = follow_up_error {
+                tracing::warn!(job = %job.id, plan = job.plan_id, %error, "the plan was saved undispatched; its job's error says why");
             }
         }
         Ok(JobOutcome::Failed(reason)) => {

@@ -319,7 +319,7 @@ pub fn render_plan(view: &PlanView, links: &Links) -> Value {
         "dispatched": p.dispatched,
         "date": p.date.to_string(),
         "solution_id": p.active_solution_id,
-        "optimisation": view.optimisation.as_ref().map(|o| json!({"id": o.id, "in_progress": o.in_progress()})),
+        "optimisation": view.optimisation.as_ref().map(super::plans::optimisation_json),
         "total_time": plan_total(view.routes.iter().map(|r| r.route.timing.total_time_s)),
         "routes": view.routes.iter().map(|r| render_route(r, &view.catalog, links)).collect::<Vec<_>>(),
         "unserved": view.unserved.iter().map(render_unserved).collect::<Vec<_>>(),

@@ -35,9 +35,20 @@ pub fn routes() -> Router<AppState> {
         .route("/plans/{id}", get(read))
 }
 
+/// An optimisation as the API shows it: the spec's `{id, in_progress}` plus `state` and, for a
+/// failed or cancelled job, `error` saying why (the spec gives failure no signal of its own).
+pub(crate) fn optimisation_json(job: &Optimisation) -> Value {
+    json!({
+        "id": job.id,
+        "in_progress": job.in_progress(),
+        "state": job.state.as_str(),
+        "error": job.error,
+    })
+}
+
 fn job_json(job: &Optimisation, plan: &Plan) -> Value {
     json!({
-        "optimisation": {"id": job.id, "in_progress": job.in_progress()},
+        "optimisation": optimisation_json(job),
         "plan": {"id": plan.id, "dispatched": plan.dispatched},
     })
 }

@@ -57,7 +57,10 @@ async fn a_finished_optimisation_shows_routes_stops_and_the_reason_of_each_unser
     let p = r.ok()["plan"].clone();
     assert!(p["solution_id"].is_i64(), "{p:#}");
     assert_ne!(p["solution_id"], plan);
-    assert_eq!(p["optimisation"], json!({"id": job, "in_progress": false}));
+    assert_eq!(
+        p["optimisation"],
+        json!({"id": job, "in_progress": false, "state": "succeeded", "error": null})
+    );
     let routes = p["routes"].as_array().unwrap();
     assert_eq!(routes.len(), 1, "{p:#}");
     let route = &routes[0];
@@ -360,4 +363,56 @@ async fn a_cancelled_job_stops_and_leaves_the_plan_without_a_result() {
         app.get("/v2/routes", &app.north()).await.ok()["routes"],
         json!([])
     );
+}
+
+#[tokio::test]
+async fn a_failed_optimisation_says_why_on_its_job_and_its_plan() {
+    let app = TestApp::new();
+    let workers = start_workers(&app, 300);
+    // South has no coordinates, so a vehicle starting at the depot cannot be planned.
+    let r = app
+        .post(
+            "/v2/vehicles",
+            &app.south(),
+            json!({"name": "Van S", "availability": "always",
+                   "start_location": "depot", "end_location": "depot"}),
+        )
+        .await;
+    r.ok();
+    let mut order = delivery("S1", 51.50, -0.12);
+    order["delivery_date"] = json!(DAY);
+    app.post("/v2/orders", &app.south(), json!([order]))
+        .await
+        .ok();
+    let r = app
+        .post(
+            "/v2/plans/optimise/orders",
+            &app.south(),
+            json!({"delivery_date": DAY, "settings": {}}),
+        )
+        .await;
+    let body = r.ok();
+    assert_eq!(body["optimisation"]["state"], "queued", "{body:#}");
+    assert!(body["optimisation"]["error"].is_null());
+    let job = body["optimisation"]["id"].as_str().unwrap().to_owned();
+    let plan = body["plan"]["id"].as_i64().unwrap();
+    let started = std::time::Instant::now();
+    let done = loop {
+        let r = app
+            .get(&format!("/v2/plans/optimise/{job}"), &app.south())
+            .await;
+        let o = r.ok()["optimisation"].clone();
+        if o["in_progress"] == false {
+            break o;
+        }
+        assert!(started.elapsed().as_secs() < 30, "job never ended");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    assert_eq!(done["state"], "failed", "{done:#}");
+    let error = done["error"].as_str().unwrap();
+    assert!(error.contains("no coordinates"), "{error}");
+    let p = app.get(&format!("/v2/plans/{plan}"), &app.south()).await;
+    assert_eq!(p.ok()["plan"]["optimisation"], done);
+    assert_eq!(p.body["plan"]["routes"], json!([]));
+    workers.shutdown();
 }

@@ -514,14 +514,7 @@ async fn auto_dispatch_dispatches_the_plan_when_its_optimisation_ends() {
             poll: Duration::from_millis(50),
         },
     );
-    let r = app
-        .post(
-            "/v2/plans/optimise/orders",
-            &app.north(),
-            json!({"delivery_date": DAY, "settings": {"auto_dispatch": true}}),
-        )
-        .await;
-    let plan = r.ok()["plan"]["id"].as_i64().unwrap();
+    let plan = super::auto_dispatch::optimise_with_auto_dispatch(&app).await;
     let mut dispatched = false;
     for _ in 0..200 {
         let p = app.get(&format!("/v2/plans/{plan}"), &app.north()).await;

@@ -6,9 +6,11 @@
 #[allow(dead_code)]
 mod common;
 
+mod auto_dispatch;
 mod booking;
 mod dispatch;
 mod driver;
+mod edit_concurrency;
 mod edits;
 mod notify;
 mod pod;

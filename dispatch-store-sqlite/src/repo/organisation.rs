@@ -290,4 +290,79 @@ impl OrganisationRepo for Db<'_> {
             .try_into()
             .map_err(|_| StoreError::Backend(format!("installation secret {name} is corrupt")))
     }
+
+    fn list_organisations(&mut self) -> Result<Vec<Organisation>, StoreError> {
+        let mut stmt = self
+            .0
+            .prepare("SELECT id, name, created, updated FROM organisations ORDER BY id")
+            .st()?;
+        let rows = stmt.query_map([], organisation).st()?;
+        rows.collect::<Result<_, _>>().st()
+    }
+
+    fn list_depots(&mut self, organisation_id: i64) -> Result<Vec<Depot>, StoreError> {
+        let mut stmt = self
+            .0
+            .prepare(&format!(
+                "SELECT {DEPOT_COLUMNS} FROM depots WHERE organisation_id = ?1 ORDER BY id"
+            ))
+            .st()?;
+        let rows = stmt.query_map([organisation_id], depot).st()?;
+        rows.collect::<Result<_, _>>().st()
+    }
+
+    fn list_access_keys(&mut self, scope: DepotScope) -> Result<Vec<AccessKey>, StoreError> {
+        let mut stmt = self
+            .0
+            .prepare(&format!(
+                "SELECT {KEY_COLUMNS} FROM access_keys k JOIN depots d ON d.id = k.depot_id \
+                 WHERE k.depot_id = ?1 AND d.organisation_id = ?2 ORDER BY k.name"
+            ))
+            .st()?;
+        let rows = stmt
+            .query_map(params![scope.depot_id, scope.organisation_id], access_key)
+            .st()?;
+        rows.collect::<Result<_, _>>().st()
+    }
+
+    fn revoke_access_key(
+        &mut self,
+        scope: DepotScope,
+        name: &str,
+        now: Timestamp,
+    ) -> Result<bool, StoreError> {
+        let deleted = self
+            .0
+            .execute(
+                "DELETE FROM access_keys WHERE depot_id = ?1 AND name = ?2 \
+                 AND depot_id IN (SELECT id FROM depots WHERE organisation_id = ?3)",
+                params![scope.depot_id, name, scope.organisation_id],
+            )
+            .st()?;
+        if deleted == 0 {
+            return Ok(false);
+        }
+        self.0
+            .execute(
+                "INSERT INTO access_key_revocations (depot_id, name, generation, revoked) \
+                 VALUES (?1, ?2, 1, ?3) ON CONFLICT (depot_id, name) \
+                 DO UPDATE SET generation = generation + 1, revoked = excluded.revoked",
+                params![scope.depot_id, name, now.millis()],
+            )
+            .st()?;
+        Ok(true)
+    }
+
+    fn access_key_generation(&mut self, scope: DepotScope, name: &str) -> Result<u32, StoreError> {
+        let generation: Option<u32> = self
+            .0
+            .query_row(
+                "SELECT generation FROM access_key_revocations WHERE depot_id = ?1 AND name = ?2",
+                params![scope.depot_id, name],
+                |r| r.get(0),
+            )
+            .optional()
+            .st()?;
+        Ok(generation.unwrap_or(0))
+    }
 }

@@ -180,6 +180,14 @@ impl OutboxRepo for Db<'_> {
             .collect())
     }
 
+    fn count_pending_events(&mut self) -> Result<u64, StoreError> {
+        self.0
+            .prepare_cached("SELECT count(*) FROM event_outbox WHERE outcome IS NULL")
+            .st()?
+            .query_row([], |r| r.get(0))
+            .st()
+    }
+
     fn pending_events(
         &mut self,
         after: i64,

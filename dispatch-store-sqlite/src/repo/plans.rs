@@ -401,6 +401,17 @@ impl OptimisationRepo for Db<'_> {
             .pop())
     }
 
+    fn count_optimisations_in_progress(&mut self) -> Result<(u64, u64), StoreError> {
+        self.0
+            .prepare_cached(
+                "SELECT (SELECT count(*) FROM optimisations WHERE state = 'queued'), \
+                        (SELECT count(*) FROM optimisations WHERE state = 'running')",
+            )
+            .st()?
+            .query_row([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .st()
+    }
+
     fn count_active_optimisations(
         &mut self,
         scope: DepotScope,

@@ -47,6 +47,8 @@ struct State {
     organisations: Vec<Organisation>,
     depots: Vec<Depot>,
     keys: Vec<AccessKey>,
+    /// (depot scope, key name, generation) of revoked key names.
+    revoked_keys: Vec<(DepotScope, String, u32)>,
     secrets: Vec<(String, [u8; 32])>,
     capacity_types: Vec<(i64, CapacityType)>,
     custom_fields: Vec<(i64, CustomField)>,
@@ -251,6 +253,65 @@ impl OrganisationRepo for State {
         }
         self.secrets.push((name.into(), fresh));
         Ok(fresh)
+    }
+
+    fn list_organisations(&mut self) -> Result<Vec<Organisation>, StoreError> {
+        let mut all = self.organisations.clone();
+        all.sort_by_key(|o| o.id);
+        Ok(all)
+    }
+
+    fn list_depots(&mut self, organisation_id: i64) -> Result<Vec<Depot>, StoreError> {
+        let mut all: Vec<Depot> = self
+            .depots
+            .iter()
+            .filter(|d| d.organisation_id == organisation_id)
+            .cloned()
+            .collect();
+        all.sort_by_key(|d| d.id);
+        Ok(all)
+    }
+
+    fn list_access_keys(&mut self, scope: DepotScope) -> Result<Vec<AccessKey>, StoreError> {
+        let mut all: Vec<AccessKey> = self
+            .keys
+            .iter()
+            .filter(|k| k.scope() == scope)
+            .cloned()
+            .collect();
+        all.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(all)
+    }
+
+    fn revoke_access_key(
+        &mut self,
+        scope: DepotScope,
+        name: &str,
+        _now: Timestamp,
+    ) -> Result<bool, StoreError> {
+        let before = self.keys.len();
+        self.keys
+            .retain(|k| !(k.scope() == scope && k.name == name));
+        if self.keys.len() == before {
+            return Ok(false);
+        }
+        match self
+            .revoked_keys
+            .iter_mut()
+            .find(|(s, n, _)| *s == scope && n == name)
+        {
+            Some((.., generation)) => *generation += 1,
+            None => self.revoked_keys.push((scope, name.into(), 1)),
+        }
+        Ok(true)
+    }
+
+    fn access_key_generation(&mut self, scope: DepotScope, name: &str) -> Result<u32, StoreError> {
+        Ok(self
+            .revoked_keys
+            .iter()
+            .find(|(s, n, _)| *s == scope && n == name)
+            .map_or(0, |(.., generation)| *generation))
     }
 }
 

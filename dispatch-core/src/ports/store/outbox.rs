@@ -112,6 +112,8 @@ pub trait OutboxRepo {
     ) -> Result<(), StoreError>;
     /// The depot's outbox, oldest first, whatever its delivery state.
     fn list_events(&mut self, scope: DepotScope) -> Result<Vec<DomainEvent>, StoreError>;
+    /// How many events of every depot are still to be delivered (the webhook backlog).
+    fn count_pending_events(&mut self) -> Result<u64, StoreError>;
     /// Pending events of every depot with an id above `after`, oldest first, at most `limit`.
     fn pending_events(&mut self, after: i64, limit: usize) -> Result<Vec<OutboxEvent>, StoreError>;
     /// Pending events of one depot with an id above `after`, oldest first, at most `limit`.

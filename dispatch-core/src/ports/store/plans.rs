@@ -70,6 +70,8 @@ pub trait OptimisationRepo {
         scope: DepotScope,
         plan_id: i64,
     ) -> Result<Option<Optimisation>, StoreError>;
+    /// How many jobs of every depot are queued and how many running (the metrics' gauges).
+    fn count_optimisations_in_progress(&mut self) -> Result<(u64, u64), StoreError>;
     /// How many of the depot's jobs in `queue` are queued or running.
     fn count_active_optimisations(
         &mut self,

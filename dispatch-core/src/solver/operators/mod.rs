@@ -1,15 +1,18 @@
 //! Local search, applied to the routes a new best solution changed: between routes
-//! ([`improve_between`]: relocate, swap, 2-opt* on granular neighbourhoods), then within each
-//! route ([`improve`]: segment reversal (2-opt) and segment relocation (or-opt)). Cost deltas
-//! come in O(1); only improving moves are then checked, by loads, pickup-before-delivery and a
-//! full re-simulation, so every constraint (breaks and limits included) is respected.
+//! ([`improve_between`]: relocate, swap, 2-opt* and SWAP* on granular neighbourhoods), then
+//! within each route ([`improve`]: segment reversal (2-opt) and segment relocation (or-opt)).
+//! Cost deltas come in O(1). Between routes, feasibility comes from the routes' cached arrays
+//! ([`edit`]); 2-opt* and the intra-route moves confirm their improving moves by a full
+//! re-simulation, so every constraint (breaks and limits included) is respected.
 
+mod edit;
 mod inter;
 #[cfg(test)]
 mod inter_tests;
 mod or_opt;
 mod relocate;
 mod swap;
+mod swap_star;
 mod two_opt;
 mod two_opt_star;
 
@@ -81,49 +84,18 @@ pub(crate) fn feasible(inst: &Instance, v: usize, nodes: &[u32]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::solver::fixtures::{job, plane, vehicle};
     use crate::solver::problem::*;
 
     /// Depot 0 at (0,0); visits 1 (0,10), 2 (10,10), 3 (10,0), 4 (5,20); travel = distance.
     fn square() -> Problem {
         let pts = [(0i64, 0i64), (0, 10), (10, 10), (10, 0), (5, 20)];
-        let mut d = Vec::new();
-        for a in pts {
-            for b in pts {
-                let (x, y) = ((a.0 - b.0) as f64, (a.1 - b.1) as f64);
-                d.push((x * x + y * y).sqrt().round() as i64);
-            }
-        }
-        let job = |id: u64, location| Job {
-            id,
-            place: Place {
-                location,
-                setup: 0,
-                service: 0,
-                time_windows: vec![],
-            },
-            delivery: vec![1],
-            pickup: vec![0],
-            skills: Skills::default(),
-            priority: 0,
-            pinned_vehicle: None,
-        };
         Problem {
             name: "square".into(),
-            matrix: Matrix::new(5, d.clone(), d).expect("square"),
+            matrix: plane(&pts),
             jobs: (1..5).map(|l| job(l as u64, l)).collect(),
             shipments: vec![],
-            vehicles: vec![Vehicle {
-                id: 1,
-                start: Some(0),
-                end: Some(0),
-                capacity: vec![10],
-                skills: Skills::default(),
-                shift: TimeWindow::ALWAYS,
-                breaks: vec![],
-                max_duration: None,
-                max_travel_time: None,
-                max_tasks: None,
-            }],
+            vehicles: vec![vehicle(1, 10)],
             dimensions: 1,
             objective: Objective::Distance,
         }

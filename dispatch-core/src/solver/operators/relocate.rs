@@ -1,42 +1,48 @@
-//! Relocate: move a job's visit `u` next to its neighbour `v` on another route (after it, or
-//! before it).
+//! Relocate: take a task (a job's visit, or a shipment's two visits) out of its route and put it
+//! at its cheapest feasible place in another route. The removal is evaluated from the route's
+//! cached arrays ([`evaluate`]); the insertion is the construction's exact best insertion over
+//! every position of the other route (O(1) per position).
 
-use super::inter::{is_job, loc_after, loc_before, InterMove, Pair};
-use crate::solver::instance::Instance;
+use super::edit::{edited, evaluate, position, Edit};
+use super::inter::{Change, InterMove, Pair};
+use crate::solver::insertion::{best_insertion, inserted, Blink};
+use crate::solver::instance::{Instance, NONE};
+use crate::solver::rng::Rng;
 use crate::solver::state::State;
 
 pub(super) struct Relocate;
 
 impl InterMove for Relocate {
-    fn candidate(&self, inst: &Instance, s: &State, p: &Pair) -> Option<(Vec<u32>, Vec<u32>)> {
-        if !is_job(inst, p.u) {
+    fn once_per_route(&self) -> bool {
+        true
+    }
+
+    fn candidate(&self, inst: &Instance, s: &State, p: &Pair) -> Option<Change> {
+        let t = inst.node_task[p.u as usize] as usize;
+        let task = &inst.tasks[t];
+        let (ra, rb) = (&s.routes[p.a], &s.routes[p.b]);
+        if !inst.is_allowed(t, rb.vehicle) {
             return None;
         }
-        let c = |x: usize, y: usize| inst.cost(x, y);
-        let lu = inst.loc[p.u as usize];
-        let lv = inst.loc[p.v as usize];
-        let (pa, na) = (loc_before(inst, s, p.a, p.i), loc_after(inst, s, p.a, p.i));
-        let gain = c(pa, lu) + c(lu, na) - c(pa, na);
-        let after = {
-            let nb = loc_after(inst, s, p.b, p.j);
-            c(lv, lu) + c(lu, nb) - c(lv, nb)
-        };
-        let before = {
-            let pb = loc_before(inst, s, p.b, p.j);
-            c(pb, lu) + c(lu, lv) - c(pb, lv)
-        };
-        let (add, at) = if after <= before {
-            (after, p.j + 1)
-        } else {
-            (before, p.j)
-        };
-        if add >= gain {
+        let mut edits = vec![Edit::Remove(position(ra, task.first)?)];
+        if task.second != NONE {
+            edits.push(Edit::Remove(position(ra, task.second)?));
+        }
+        let gain = -evaluate(inst, ra, &edits)?;
+        if gain <= 0 {
             return None;
         }
-        let mut from = s.routes[p.a].nodes.clone();
-        from.remove(p.i);
-        let mut to = s.routes[p.b].nodes.clone();
-        to.insert(at, p.u);
-        Some((from, to))
+        // A zero blink rate never draws: the stream is only there for the signature.
+        let mut rng = Rng::new(0, 0);
+        let mut blink = Blink {
+            rng: &mut rng,
+            rate: 0.0,
+        };
+        let c = best_insertion(inst, rb, t, gain, &mut blink)?;
+        Some(Change {
+            a: edited(ra, &edits),
+            b: inserted(inst, rb, t, c),
+            delta: c.delta - gain,
+        })
     }
 }

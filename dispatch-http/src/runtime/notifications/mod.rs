@@ -96,6 +96,12 @@ pub fn spawn(
                 send_due(&*store, &*clock, &s, BATCH)
             })
             .await;
+            if let Ok(Ok(report)) = &round {
+                metrics::counter!("dispatch_notifications_total", "outcome" => "sent")
+                    .increment(report.sent as u64);
+                metrics::counter!("dispatch_notifications_total", "outcome" => "failed")
+                    .increment(report.failed as u64);
+            }
             match round {
                 Ok(Ok(report)) if report.sent + report.failed > 0 || report.interrupted > 0 => {
                     tracing::info!(

@@ -130,6 +130,7 @@ async fn deliver(
                 None,
             ));
         }
+        metrics::counter!("dispatch_webhook_attempt_failures_total").increment(1);
         tracing::debug!(delivery = event.id, depot = event.scope.depot_id, attempts, error = %result.describe(), "webhook attempt failed");
         match context.config.policy.after_failure(attempts) {
             NextStep::GiveUp => {
@@ -163,6 +164,13 @@ fn finished(
     attempts: u32,
     error: Option<String>,
 ) -> DeliveryOutcome {
+    let outcome = match state {
+        DeliveryState::Delivered => "delivered",
+        DeliveryState::Error => "error",
+        DeliveryState::Skipped => "skipped",
+        DeliveryState::Pending => "pending",
+    };
+    metrics::counter!("dispatch_webhook_deliveries_total", "outcome" => outcome).increment(1);
     DeliveryOutcome {
         id,
         state,

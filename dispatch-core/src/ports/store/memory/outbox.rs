@@ -75,6 +75,15 @@ impl OutboxRepo for State {
             .collect())
     }
 
+    fn count_pending_events(&mut self) -> Result<u64, StoreError> {
+        Ok(self
+            .outbox
+            .rows
+            .iter()
+            .filter(|r| r.state == DeliveryState::Pending)
+            .count() as u64)
+    }
+
     fn pending_events(&mut self, after: i64, limit: usize) -> Result<Vec<OutboxEvent>, StoreError> {
         Ok(self.outbox.pending(after, None, limit))
     }

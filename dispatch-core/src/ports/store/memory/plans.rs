@@ -216,6 +216,17 @@ impl OptimisationRepo for State {
             .cloned())
     }
 
+    fn count_optimisations_in_progress(&mut self) -> Result<(u64, u64), StoreError> {
+        let count = |state| {
+            self.planning
+                .jobs
+                .iter()
+                .filter(|j| j.state == state)
+                .count() as u64
+        };
+        Ok((count(JobState::Queued), count(JobState::Running)))
+    }
+
     fn count_active_optimisations(
         &mut self,
         scope: DepotScope,

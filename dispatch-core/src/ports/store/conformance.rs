@@ -1,0 +1,82 @@
+//! The behaviour every [`Store`] must show, as scenarios run against each store: the in-memory
+//! store here, the SQLite and PostgreSQL stores in their crates' tests.
+//!
+//! Each scenario takes a fresh, empty store. [`store_conformance!`](crate::store_conformance)
+//! turns them into named `#[test]`s for one store, so a store crate writes one line per store.
+
+pub mod orders;
+pub mod outbox;
+pub mod plans;
+pub mod reference;
+
+pub use orders::customers_and_orders;
+pub use outbox::{ids_grow_across_purges, outbox_delivery, outbox_retention};
+pub use plans::{planning, vehicle_deletion_keeps_routes};
+pub use reference::organisation_reference_and_vehicles;
+
+use super::Store;
+use crate::time::Timestamp;
+
+/// The instant `ms` milliseconds after the epoch.
+pub fn at(ms: i64) -> Timestamp {
+    Timestamp::from_millis(ms)
+}
+
+/// Writers on many threads at once all commit, each exactly once.
+pub fn concurrent_writers_all_commit(store: &dyn Store) {
+    let (a, _, _) = reference::setup(store);
+    std::thread::scope(|s| {
+        for t in 0..8 {
+            s.spawn(move || {
+                for i in 0..10 {
+                    store
+                        .transaction(|tx| {
+                            tx.insert_vehicle(
+                                a,
+                                &reference::fields(&format!("{t}-{i}"), &[], vec![]),
+                                at(0),
+                            )
+                        })
+                        .unwrap();
+                }
+            });
+        }
+    });
+    assert_eq!(store.read(|tx| tx.list_vehicles(a)).unwrap().len(), 80);
+}
+
+/// Expands to one `#[test]` per scenario, each on a fresh store made by `$store` (an expression
+/// evaluated once per test; the optional `let` binds what it needs first, e.g. a temporary
+/// directory that must live as long as the store).
+#[macro_export]
+macro_rules! store_conformance {
+    ($(let $bind:pat = $init:expr;)? $store:expr) => {
+        $crate::store_conformance!(@cases [$(let $bind = $init;)?] [$store]
+            organisation_reference_and_vehicles,
+            customers_and_orders,
+            outbox_delivery,
+            outbox_retention,
+            ids_grow_across_purges,
+            planning,
+            vehicle_deletion_keeps_routes,
+            concurrent_writers_all_commit,
+        );
+    };
+    (@cases [$($setup:tt)*] [$store:expr] $case:ident, $($rest:tt)*) => {
+        #[test]
+        fn $case() {
+            $($setup)*
+            let store = $store;
+            $crate::ports::store::conformance::$case(&store);
+        }
+        $crate::store_conformance!(@cases [$($setup)*] [$store] $($rest)*);
+    };
+    (@cases [$($setup:tt)*] [$store:expr]) => {};
+}
+
+#[cfg(test)]
+mod in_memory {
+    use crate::ports::store::InMemoryStore;
+
+    crate::store_conformance!(InMemoryStore::new());
+}

@@ -1,0 +1,276 @@
+//! Customers and orders: numbering, soft deletion, line items, attachments, paging.
+
+use super::at;
+use crate::events::DomainEvent;
+use crate::model::customer::{Customer, CustomerTimeWindow};
+use crate::model::line_item::LineItem;
+use crate::model::order::{Endpoint, Order, OrderTimeWindow, OrderType, Priority, Side};
+use crate::model::order_fields::{CapacityAmount, CustomFieldValue};
+use crate::model::order_value::{Money, UnitPrice};
+use crate::model::organisation::{DepotScope, DepotSettings};
+use crate::paging::PageRequest;
+use crate::ports::store::{NewAttachment, NewDepot, OrderFilter, Store, StoreError};
+use crate::status::Status;
+use crate::time::{Date, TimeOfDay, Weekday};
+
+/// Depots to run a scenario in (see the function body for which organisation each is in).
+pub fn setup(store: &dyn Store) -> (DepotScope, DepotScope) {
+    store
+        .transaction(|tx| {
+            let org = tx.insert_organisation("Acme", at(0))?;
+            let new = |name: &str| NewDepot {
+                name: name.into(),
+                address: None,
+                location: None,
+                settings: DepotSettings::default(),
+            };
+            let a = tx.insert_depot(org.id, &new("A"), at(0))?.scope();
+            let b = tx.insert_depot(org.id, &new("B"), at(0))?.scope();
+            Ok::<_, StoreError>((a, b))
+        })
+        .unwrap()
+}
+
+/// A customer with account `account`, last updated at `updated` ms.
+pub fn customer(account: &str, updated: i64) -> Customer {
+    Customer {
+        id: 0,
+        account: account.into(),
+        name: Some("Ann".into()),
+        address: Some("1 High St".into()),
+        postcode: None,
+        phone: Some("1".into()),
+        email: None,
+        lat: Some(51.5),
+        lng: Some(-0.1),
+        duration: Some(10.0),
+        notes: None,
+        capacities: vec![CapacityAmount {
+            capacity_type_id: 1,
+            amount: 2.5,
+        }],
+        skills: vec!["Forklift".into()],
+        tags: vec!["Fragile".into()],
+        time_windows: vec![CustomerTimeWindow {
+            from: TimeOfDay::parse("08:00").unwrap(),
+            to: None,
+        }],
+        custom_fields: vec![CustomFieldValue {
+            field_id: 1,
+            value: "42".into(),
+        }],
+        created: at(updated),
+        updated: at(updated),
+    }
+}
+
+/// An order numbered `number`.
+pub fn order(number: &str, updated: i64) -> Order {
+    Order {
+        id: 0,
+        order_number: number.into(),
+        kind: OrderType::Shipment,
+        status: Status::open(),
+        priority: Some(Priority::P2),
+        customer_id: None,
+        delivery: Endpoint {
+            address: Some("1 High St".into()),
+            lat: Some(51.5),
+            lng: Some(-0.1),
+            available_days: vec![Weekday::Monday],
+            ..Endpoint::default()
+        },
+        pickup: Endpoint {
+            postcode: Some("AB1".into()),
+            duration: Some(5.0),
+            ..Endpoint::default()
+        },
+        delivery_date: Date::parse("2026-12-01"),
+        time_windows: vec![OrderTimeWindow {
+            side: Side::Pickup,
+            from: TimeOfDay::parse("06:00").unwrap(),
+            to: TimeOfDay::parse("07:00").unwrap(),
+        }],
+        exchange_reference: None,
+        parts: Some(2.0),
+        vehicle_id: None,
+        emails: vec!["a@example.com".into()],
+        third_party_id: None,
+        tags: vec!["Fragile".into()],
+        skills: vec!["Crane".into()],
+        capacities: vec![CapacityAmount {
+            capacity_type_id: 1,
+            amount: 3.0,
+        }],
+        custom_fields: vec![CustomFieldValue {
+            field_id: 1,
+            value: "x".into(),
+        }],
+        manual_value: Some(Money::from_cents(1050)),
+        line_items: vec![LineItem {
+            id: 0,
+            product_code: "P1".into(),
+            product_name: "Thing".into(),
+            quantity: 2,
+            unit_price: Some(UnitPrice::from_micros(1_500_000)),
+            manual_value: None,
+            quantity_outstanding: Some(1.0),
+            status: Status::open(),
+            date: Date::parse("2026-12-02"),
+            capacities: Vec::new(),
+            custom_fields: Vec::new(),
+        }],
+        created: at(updated),
+        updated: at(updated),
+    }
+}
+
+/// The first page of `limit` items.
+pub fn page(limit: usize) -> PageRequest {
+    PageRequest {
+        after: None,
+        limit,
+        updated_at_min: None,
+    }
+}
+
+/// Runs the scenario on `store` (a fresh, empty store).
+pub fn customers_and_orders(store: &dyn Store) {
+    let (a, b) = setup(store);
+    store
+        .transaction(|tx| {
+            // Customers: every field round-trips; accounts are per depot; pages go newest first.
+            let c1 = tx.insert_customer(a, &customer("C1", 1))?;
+            tx.insert_customer(a, &customer("C2", 2))?;
+            tx.insert_customer(b, &customer("C1", 3))?;
+            let stored = tx.get_customer(a, c1)?.unwrap();
+            assert_eq!(
+                stored,
+                Customer {
+                    id: c1,
+                    ..customer("C1", 1)
+                }
+            );
+            assert_eq!(tx.find_customer_by_account(a, "C1")?.unwrap().id, c1);
+            assert!(tx.get_customer(b, c1)?.is_none());
+            assert_eq!(tx.count_customers(a)?, 2);
+            let first = tx.list_customers(a, &page(1))?;
+            assert_eq!(first.items[0].account, "C2");
+            assert!(
+                first.items[0].tags.is_empty(),
+                "list view leaves the sets out"
+            );
+            let second = tx.list_customers(
+                a,
+                &PageRequest {
+                    after: first.next,
+                    ..page(1)
+                },
+            )?;
+            assert_eq!(
+                (second.items[0].account.as_str(), second.next),
+                ("C1", None)
+            );
+
+            // Orders: every field round-trips, line items get ids.
+            let o1 = tx.insert_order(
+                a,
+                &Order {
+                    customer_id: Some(c1),
+                    ..order("O1", 10)
+                },
+            )?;
+            let o2 = tx.insert_order(a, &order("O2", 11))?;
+            let got = tx.get_order(a, o1)?.unwrap();
+            assert_ne!(got.line_items[0].id, 0);
+            let mut expected = Order {
+                id: o1,
+                customer_id: Some(c1),
+                ..order("O1", 10)
+            };
+            expected.line_items[0].id = got.line_items[0].id;
+            assert_eq!(got, expected);
+            assert!(tx.get_order(b, o1)?.is_none());
+
+            // Filters combine and pages walk newest first.
+            let filter = OrderFilter {
+                customer_id: Some(c1),
+                ..OrderFilter::default()
+            };
+            let only = tx.list_orders(a, &filter, &page(10))?;
+            assert_eq!(only.items.iter().map(|o| o.id).collect::<Vec<_>>(), [o1]);
+            assert_eq!(only.items[0].customer, Some((c1, "C1".into())));
+            let p1 = tx.list_orders(a, &OrderFilter::default(), &page(1))?;
+            assert_eq!(p1.items[0].id, o2);
+            let p2 = tx.list_orders(
+                a,
+                &OrderFilter::default(),
+                &PageRequest {
+                    after: p1.next,
+                    ..page(1)
+                },
+            )?;
+            assert_eq!((p2.items[0].id, p2.next), (o1, None));
+            let dated = OrderFilter {
+                date: Date::parse("2026-12-01"),
+                status: Some(Status::open()),
+                ..OrderFilter::default()
+            };
+            assert_eq!(tx.list_orders(a, &dated, &page(10))?.items.len(), 2);
+
+            // Line items: kept ids update, new ones insert, missing ones go.
+            let mut changed = got.clone();
+            changed.line_items[0].quantity = 5;
+            let mut extra = changed.line_items[0].clone();
+            extra.id = 0;
+            extra.product_code = "P2".into();
+            changed.line_items.push(extra);
+            changed.updated = at(12);
+            tx.update_order(a, &changed)?;
+            let after = tx.get_order(a, o1)?.unwrap();
+            assert_eq!(after.line_items[0].id, got.line_items[0].id);
+            assert_eq!(after.line_items[0].quantity, 5);
+            assert_eq!(after.line_items.len(), 2);
+
+            // Exchange pairs, soft delete and restore under the same id.
+            tx.link_exchange(a, [o1, o2], "X")?;
+            assert_eq!(tx.exchange_partner(a, o1)?, Some(o2));
+            assert_eq!(
+                tx.get_order(a, o2)?.unwrap().exchange_reference.as_deref(),
+                Some("X")
+            );
+            assert_eq!(tx.delete_order(a, o1)?, Some(2));
+            assert_eq!(tx.delete_order(a, o1)?, None);
+            assert!(tx.get_order(a, o1)?.is_none());
+            let found = tx.find_order_by_number(a, "O1")?.unwrap();
+            assert!(found.deleted);
+            tx.update_order(a, &found.order)?;
+            assert!(tx.get_order(a, o1)?.is_some());
+
+            // Attachments, status removal, outbox.
+            let file = NewAttachment {
+                order_id: o1,
+                name: "a.pdf",
+                file_name: "a.pdf",
+                mime: "application/pdf",
+                ext: "pdf",
+                content: b"%PDF-",
+            };
+            let att = tx.insert_attachment(a, &file, at(20))?;
+            assert_eq!(tx.list_attachments(a, o1)?, vec![att]);
+            assert!(tx.list_attachments(b, o1)?.is_empty());
+            tx.insert_custom_order_status(a.organisation_id, "RETURNED", at(0))?;
+            assert!(tx.delete_custom_order_status(a.organisation_id, "RETURNED")?);
+            assert!(!tx.delete_custom_order_status(a.organisation_id, "RETURNED")?);
+            let event = DomainEvent::OrderStatus {
+                order_id: o1,
+                order_number: "O1".into(),
+                status: "ROUTED".into(),
+            };
+            tx.append_event(a, &event, at(21))?;
+            assert_eq!(tx.list_events(a)?, vec![event]);
+            assert!(tx.list_events(b)?.is_empty());
+            Ok::<_, StoreError>(())
+        })
+        .unwrap();
+}

@@ -1,0 +1,177 @@
+//! Metrics in the Prometheus text format, served at `GET /metrics` (no key, as
+//! `operator-interface.md` fixes it).
+//!
+//! Everything records through the `metrics` facade (`metrics::counter!` and friends) into one
+//! process-wide Prometheus recorder, installed by the first [`crate::app`]. The facade costs a
+//! caller no plumbing (the workers and the SQLite store record where things happen) and does
+//! nothing where no recorder is installed (a Rust application linking the crates).
+//!
+//! Labels carry route templates, methods, statuses and outcomes only — never a depot id, an
+//! order number or anything else a client chooses — so the series stay few and the page shows
+//! no tenant's data. The two gauges read from the database (`dispatch_optimisation_jobs`,
+//! `dispatch_webhook_backlog`) are taken at scrape time and count every process on the database.
+//! The names and their meaning are listed in README.md ("Metrics").
+
+use std::sync::OnceLock;
+
+use axum::extract::State;
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use dispatch_core::ports::store::StoreError;
+use metrics::{describe_counter, describe_gauge, describe_histogram, Unit};
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+
+use crate::AppState;
+
+mod http;
+
+pub use http::record_request;
+
+/// Bounds of the latency histograms (HTTP requests, database transactions), in seconds.
+const LATENCY_BUCKETS: &[f64] = &[
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0,
+];
+/// Bounds of the optimisation job durations, in seconds (budgets run from 1 s to minutes).
+const JOB_BUCKETS: &[f64] = &[
+    0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0, 300.0, 600.0,
+];
+
+/// The process's recorder, installed on first use; `None` when the process already had another
+/// `metrics` recorder (an application embedding the router with its own).
+pub fn handle() -> Option<&'static PrometheusHandle> {
+    static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
+    HANDLE.get_or_init(install).as_ref()
+}
+
+fn install() -> Option<PrometheusHandle> {
+    let built = PrometheusBuilder::new()
+        .set_buckets_for_metric(
+            Matcher::Full("dispatch_optimisation_job_duration_seconds".into()),
+            JOB_BUCKETS,
+        )
+        .and_then(|b| {
+            b.set_buckets_for_metric(Matcher::Suffix("_seconds".into()), LATENCY_BUCKETS)
+        });
+    let handle = match built.and_then(|b| b.install_recorder()) {
+        Ok(handle) => handle,
+        Err(e) => {
+            tracing::warn!(error = %e, "metrics: cannot install the Prometheus recorder; /metrics is unavailable");
+            return None;
+        }
+    };
+    describe();
+    Some(handle)
+}
+
+/// `# HELP` and `# TYPE` of every metric, so a scrape documents itself.
+fn describe() {
+    describe_counter!(
+        "dispatch_http_requests_total",
+        "HTTP requests answered, by method, route template (axum's matched path; `unmatched` for none) and status."
+    );
+    describe_histogram!(
+        "dispatch_http_request_duration_seconds",
+        Unit::Seconds,
+        "Time from a request's arrival to its response head, by method and route template."
+    );
+    describe_counter!(
+        "dispatch_rate_limit_rejections_total",
+        "Requests refused by a rate tier (403 FORBIDDEN or 429 RATE_LIMIT_EXCEEDED), by method and route template."
+    );
+    describe_counter!(
+        "dispatch_idempotent_replays_total",
+        "Responses replayed for a repeated idempotency-key, by method and route template."
+    );
+    describe_gauge!(
+        "dispatch_optimisation_jobs",
+        "Optimisation jobs in the database by state (queued, running), every process's; read at scrape time."
+    );
+    describe_counter!(
+        "dispatch_optimisation_jobs_started_total",
+        "Optimisation jobs this process's workers started (a job resumed after a restart counts again)."
+    );
+    describe_counter!(
+        "dispatch_optimisation_jobs_finished_total",
+        "Optimisation jobs this process's workers ended, by outcome: succeeded, failed, cancelled, interrupted (left for a later run)."
+    );
+    describe_histogram!(
+        "dispatch_optimisation_job_duration_seconds",
+        Unit::Seconds,
+        "Wall-clock time of an optimisation run, by outcome."
+    );
+    describe_counter!(
+        "dispatch_solver_iterations_total",
+        "Search iterations the solver ran in optimisation jobs (all threads)."
+    );
+    describe_gauge!(
+        "dispatch_webhook_backlog",
+        "Webhook events in the outbox not yet delivered, every depot's; read at scrape time."
+    );
+    describe_counter!(
+        "dispatch_webhook_deliveries_total",
+        "Webhook deliveries ended, by outcome: delivered, error (gave up after the retries), skipped (no receiver)."
+    );
+    describe_counter!(
+        "dispatch_webhook_attempt_failures_total",
+        "Webhook delivery attempts that failed (each retry counts)."
+    );
+    describe_counter!(
+        "dispatch_notifications_total",
+        "Notification tasks (SMS, e-mail) handed to their sender, by outcome: sent, failed."
+    );
+    describe_histogram!(
+        "dispatch_db_transaction_duration_seconds",
+        Unit::Seconds,
+        "Database transactions from BEGIN to COMMIT or ROLLBACK, by kind (read, write) and outcome (commit, rollback)."
+    );
+    describe_histogram!(
+        "dispatch_db_write_wait_seconds",
+        Unit::Seconds,
+        "Time a write transaction waited for the database's single writer slot before BEGIN."
+    );
+    describe_counter!(
+        "dispatch_db_connections_opened_total",
+        "Database connections opened because the pool had no idle one."
+    );
+}
+
+/// The Prometheus text exposition format, version 0.0.4.
+const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
+
+/// `GET /metrics`.
+pub async fn metrics(State(state): State<AppState>) -> Response {
+    let Some(handle) = handle() else {
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "another metrics recorder is installed in this process\n",
+        )
+            .into_response();
+    };
+    let gauges = state
+        .blocking(|state| {
+            state
+                .store
+                .read(|tx| {
+                    let jobs = tx.count_optimisations_in_progress()?;
+                    let backlog = tx.count_pending_events()?;
+                    Ok::<_, StoreError>((jobs, backlog))
+                })
+                .map_err(crate::error::ApiError::internal)
+        })
+        .await;
+    match gauges {
+        Ok(((queued, running), backlog)) => {
+            metrics::gauge!("dispatch_optimisation_jobs", "state" => "queued").set(queued as f64);
+            metrics::gauge!("dispatch_optimisation_jobs", "state" => "running").set(running as f64);
+            metrics::gauge!("dispatch_webhook_backlog").set(backlog as f64);
+        }
+        // The page still answers with what this process recorded; the gauges keep their last
+        // reading.
+        Err(e) => tracing::warn!(error = ?e, "metrics: cannot read the database's gauges"),
+    }
+    let mut response = handle.render().into_response();
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(CONTENT_TYPE));
+    response
+}

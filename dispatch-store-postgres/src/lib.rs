@@ -1,0 +1,157 @@
+//! dispatch-store-postgres: dispatch-core's [`Store`] on PostgreSQL, for running several API
+//! nodes and workers on one database.
+//!
+//! - Versioned migrations (`migrations/NNNN_*.sql`, numbered on their own) run at open, each in
+//!   its own transaction under an advisory lock, so nodes starting at once migrate once.
+//! - A bounded pool of connections (r2d2) per process; each connection keeps its prepared
+//!   statements.
+//! - Write transactions (`run_write`) run at READ COMMITTED after taking one cluster-wide
+//!   advisory lock ([`WRITE_LOCK`]): writers of every node are serialised exactly as SQLite's
+//!   single writer serialised them, so every rule that relied on that order (order numbers
+//!   unique per depot, one winner per idempotency claim, a route dispatched once, a job claimed
+//!   by one worker) holds across nodes. Reads (`run_read`) are REPEATABLE READ READ ONLY
+//!   snapshots and never wait for writers. See ARCHITECTURE.md, "PostgreSQL".
+//! - A commit is acknowledged after PostgreSQL reports it durable (`synchronous_commit`, on by
+//!   default).
+//! - Blocking: callers on an async runtime run store calls on blocking threads.
+
+#![warn(missing_docs)]
+
+pub mod idempotency;
+mod migrations;
+mod pool;
+mod repo;
+mod sql;
+pub mod throwaway;
+
+use std::sync::{Arc, RwLock};
+
+use dispatch_core::ports::store::{Store, StoreError, StoreTx};
+
+pub use migrations::SCHEMA_VERSION;
+
+/// The advisory lock every write transaction takes first (`pg_advisory_xact_lock`): the key is
+/// "dispatch" in ASCII. Idempotency claims take it too.
+pub const WRITE_LOCK: i64 = 0x6469_7370_6174_6368;
+
+/// The PostgreSQL store: a pool of connections to one database.
+pub struct PostgresStore {
+    pool: pool::Pool,
+    /// Told after every commit of this process that appended outbox events.
+    outbox_observers: RwLock<Vec<OutboxObserver>>,
+}
+
+/// Called after a commit that appended outbox events.
+type OutboxObserver = Arc<dyn Fn() + Send + Sync>;
+
+impl std::fmt::Debug for PostgresStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PostgresStore")
+            .field("database", &self.pool.target())
+            .finish()
+    }
+}
+
+impl PostgresStore {
+    /// Connects to the database at `url` (`postgres://user:password@host:port/database`, or
+    /// the key-value form) and brings its schema up to date.
+    pub fn open(url: &str) -> Result<PostgresStore, StoreError> {
+        Self::open_with_pool_size(url, pool::DEFAULT_SIZE)
+    }
+
+    /// [`PostgresStore::open`] with at most `connections` connections in this process's pool.
+    pub fn open_with_pool_size(url: &str, connections: u32) -> Result<PostgresStore, StoreError> {
+        let pool = pool::Pool::new(url, connections)?;
+        {
+            let conn = pool.get()?;
+            migrations::apply(&conn)?;
+        }
+        Ok(PostgresStore {
+            pool,
+            outbox_observers: RwLock::new(Vec::new()),
+        })
+    }
+
+    /// Whether `url` is a PostgreSQL address this store can use (without connecting).
+    pub fn check_url(url: &str) -> Result<(), String> {
+        pool::Pool::new(url, 1).map(drop).map_err(|e| e.to_string())
+    }
+
+    /// The database this store works on, without its password.
+    pub fn target(&self) -> &str {
+        self.pool.target()
+    }
+
+    /// Calls `observer` after every commit of this store that appended outbox events (never for
+    /// a rolled-back one), on the committing thread. Commits of other processes (other nodes)
+    /// are not seen; their readers poll.
+    pub fn on_outbox_commit(&self, observer: impl Fn() + Send + Sync + 'static) {
+        self.outbox_observers
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(Arc::new(observer));
+    }
+
+    /// The schema version after migrations (the highest applied migration).
+    pub fn schema_version(&self) -> Result<u32, StoreError> {
+        let conn = self.pool.get()?;
+        migrations::version(&conn)
+    }
+
+    pub(crate) fn url(&self) -> &str {
+        self.pool.url()
+    }
+
+    fn run(
+        &self,
+        begin: &str,
+        work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        let conn = self.pool.get()?;
+        conn.begin(begin).map_err(repo::db_err)?;
+        let result = work(&mut repo::Db(&conn));
+        match result {
+            Ok(()) => conn.finish("COMMIT").map_err(repo::db_err),
+            Err(e) => {
+                conn.finish("ROLLBACK").map_err(repo::db_err)?;
+                Err(e)
+            }
+        }
+    }
+}
+
+/// How a write transaction starts: READ COMMITTED (each statement sees every commit before it)
+/// behind the cluster-wide write lock.
+pub(crate) fn begin_write() -> String {
+    format!("BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock({WRITE_LOCK})")
+}
+
+impl Store for PostgresStore {
+    fn run_write(
+        &self,
+        work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        let enclosing = repo::outbox::take_appended();
+        let result = self.run(&begin_write(), work);
+        let appended = repo::outbox::take_appended();
+        repo::outbox::set_appended(enclosing);
+        if result.is_ok() && appended {
+            for observer in self
+                .outbox_observers
+                .read()
+                .unwrap_or_else(|e| e.into_inner())
+                .iter()
+            {
+                observer();
+            }
+        }
+        result
+    }
+
+    fn run_read(
+        &self,
+        work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        self.run("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", work)
+    }
+}

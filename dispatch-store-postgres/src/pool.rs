@@ -1,0 +1,117 @@
+//! The connection pool: r2d2 over [`Connection`]s that keep their prepared statements.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use dispatch_core::ports::store::StoreError;
+
+use crate::sql::Connection;
+
+/// Connections per process unless the caller asks otherwise. Store calls run on blocking
+/// threads; more callers than connections queue for one (up to [`CHECKOUT_TIMEOUT`]).
+pub const DEFAULT_SIZE: u32 = 16;
+
+/// Connections of an idempotency store (claims are short transactions).
+pub const CLAIM_POOL_SIZE: u32 = 4;
+
+/// How long a caller waits for a free connection.
+const CHECKOUT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Session settings of every connection. `lock_timeout` bounds the wait for the write lock
+/// (SQLite's busy timeout was 10 s; a writer queue on several nodes gets longer).
+const SESSION: &str = "SET lock_timeout = '30s'; SET TIME ZONE 'UTC'";
+
+/// Opens [`Connection`]s to one database.
+#[derive(Debug)]
+pub struct Manager {
+    config: postgres::Config,
+}
+
+impl r2d2::ManageConnection for Manager {
+    type Connection = Connection;
+    type Error = postgres::Error;
+
+    fn connect(&self) -> Result<Connection, postgres::Error> {
+        let mut client = self.config.connect(postgres::NoTls)?;
+        client.batch_execute(SESSION)?;
+        Ok(Connection::new(client))
+    }
+
+    fn is_valid(&self, conn: &mut Connection) -> Result<(), postgres::Error> {
+        conn.ping()
+    }
+
+    fn has_broken(&self, conn: &mut Connection) -> bool {
+        conn.is_broken()
+    }
+}
+
+/// The pool of one store.
+pub struct Pool {
+    inner: r2d2::Pool<Manager>,
+    url: String,
+    target: String,
+}
+
+impl std::fmt::Debug for Pool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.target)
+    }
+}
+
+impl Pool {
+    /// A pool of at most `size` connections to `url`; none is opened yet.
+    pub fn new(url: &str, size: u32) -> Result<Pool, StoreError> {
+        let mut config = postgres::Config::from_str(url)
+            .map_err(|e| StoreError::Backend(format!("invalid PostgreSQL address: {e}")))?;
+        if config.get_application_name().is_none() {
+            config.application_name("dispatch");
+        }
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(Duration::from_secs(10));
+        }
+        let target = describe(&config);
+        let inner = r2d2::Pool::builder()
+            .max_size(size.max(1))
+            .min_idle(Some(0))
+            .connection_timeout(CHECKOUT_TIMEOUT)
+            .test_on_check_out(false)
+            .build_unchecked(Manager { config });
+        Ok(Pool {
+            inner,
+            url: url.to_owned(),
+            target,
+        })
+    }
+
+    /// A connection, waiting for one to be free.
+    pub fn get(&self) -> Result<r2d2::PooledConnection<Manager>, StoreError> {
+        self.inner
+            .get()
+            .map_err(|e| StoreError::Backend(format!("PostgreSQL at {}: {e}", self.target)))
+    }
+
+    /// The address the pool was made from (with its password: never log it).
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// `user@host:port/database`, never the password.
+    pub fn target(&self) -> &str {
+        &self.target
+    }
+}
+
+fn describe(config: &postgres::Config) -> String {
+    let host = match config.get_hosts().first() {
+        Some(postgres::config::Host::Tcp(h)) => h.clone(),
+        Some(postgres::config::Host::Unix(p)) => p.display().to_string(),
+        None => "localhost".into(),
+    };
+    let port = config.get_ports().first().copied().unwrap_or(5432);
+    format!(
+        "{}@{host}:{port}/{}",
+        config.get_user().unwrap_or(""),
+        config.get_dbname().unwrap_or("")
+    )
+}

@@ -1,0 +1,195 @@
+//! JSON encoding of the small value sets stored inside customer, order and line-item rows.
+
+use dispatch_core::model::customer::CustomerTimeWindow;
+use dispatch_core::model::order::{Endpoint, OrderTimeWindow, Side};
+use dispatch_core::model::order_fields::{CapacityAmount, CustomFieldValue};
+use dispatch_core::ports::store::StoreError;
+use dispatch_core::time::{TimeOfDay, Weekday};
+use serde_json::{json, Map, Value};
+
+fn corrupt(what: &str) -> StoreError {
+    StoreError::Backend(format!("corrupt stored {what}"))
+}
+
+fn parse(text: &str, what: &str) -> Result<Vec<Value>, StoreError> {
+    match serde_json::from_str(text) {
+        Ok(Value::Array(items)) => Ok(items),
+        _ => Err(corrupt(what)),
+    }
+}
+
+fn time(v: &Value) -> Option<TimeOfDay> {
+    v.as_u64().and_then(|m| TimeOfDay::from_minutes(m as u32))
+}
+
+fn capacity(v: &Value) -> Option<CapacityAmount> {
+    Some(CapacityAmount {
+        capacity_type_id: v.get("id")?.as_i64()?,
+        amount: v.get("capacity")?.as_f64()?,
+    })
+}
+
+fn custom_field(v: &Value) -> Option<CustomFieldValue> {
+    Some(CustomFieldValue {
+        field_id: v.get("id")?.as_i64()?,
+        value: v.get("value")?.as_str()?.to_owned(),
+    })
+}
+
+fn order_window(v: &Value) -> Option<OrderTimeWindow> {
+    Some(OrderTimeWindow {
+        side: Side::parse(v.get("type")?.as_str()?)?,
+        from: time(v.get("from")?)?,
+        to: time(v.get("to")?)?,
+    })
+}
+
+/// Capacities as `[{"id", "capacity"}]`.
+pub fn capacities(items: &[CapacityAmount]) -> String {
+    Value::from(
+        items
+            .iter()
+            .map(|c| json!({"id": c.capacity_type_id, "capacity": c.amount}))
+            .collect::<Vec<_>>(),
+    )
+    .to_string()
+}
+
+/// Reads [`capacities`].
+pub fn read_capacities(text: &str) -> Result<Vec<CapacityAmount>, StoreError> {
+    parse(text, "capacities")?
+        .iter()
+        .map(|v| capacity(v).ok_or_else(|| corrupt("capacities")))
+        .collect()
+}
+
+/// Names (skills, tags, e-mails) as a JSON array of strings.
+pub fn names(items: &[String]) -> String {
+    Value::from(items.to_vec()).to_string()
+}
+
+/// Reads [`names`].
+pub fn read_names(text: &str) -> Result<Vec<String>, StoreError> {
+    parse(text, "names")?
+        .iter()
+        .map(|v| {
+            v.as_str()
+                .map(str::to_owned)
+                .ok_or_else(|| corrupt("names"))
+        })
+        .collect()
+}
+
+/// Custom-field values as `[{"id", "value"}]`.
+pub fn custom_fields(items: &[CustomFieldValue]) -> String {
+    Value::from(
+        items
+            .iter()
+            .map(|c| json!({"id": c.field_id, "value": c.value}))
+            .collect::<Vec<_>>(),
+    )
+    .to_string()
+}
+
+/// Reads [`custom_fields`].
+pub fn read_custom_fields(text: &str) -> Result<Vec<CustomFieldValue>, StoreError> {
+    parse(text, "custom fields")?
+        .iter()
+        .map(|v| custom_field(v).ok_or_else(|| corrupt("custom fields")))
+        .collect()
+}
+
+/// Customer time windows as `[{"from": minutes, "to": minutes|null}]`.
+pub fn customer_windows(items: &[CustomerTimeWindow]) -> String {
+    Value::from(
+        items
+            .iter()
+            .map(|w| json!({"from": w.from.minutes(), "to": w.to.map(TimeOfDay::minutes)}))
+            .collect::<Vec<_>>(),
+    )
+    .to_string()
+}
+
+/// Reads [`customer_windows`].
+pub fn read_customer_windows(text: &str) -> Result<Vec<CustomerTimeWindow>, StoreError> {
+    parse(text, "time windows")?
+        .iter()
+        .map(|v| {
+            let from = v
+                .get("from")
+                .and_then(time)
+                .ok_or_else(|| corrupt("time windows"))?;
+            Ok(CustomerTimeWindow {
+                from,
+                to: v.get("to").and_then(time),
+            })
+        })
+        .collect()
+}
+
+/// Order time windows as `[{"type", "from", "to"}]` (minutes).
+pub fn order_windows(items: &[OrderTimeWindow]) -> String {
+    Value::from(
+        items
+            .iter()
+            .map(|w| json!({"type": w.side.as_str(), "from": w.from.minutes(), "to": w.to.minutes()}))
+            .collect::<Vec<_>>(),
+    )
+    .to_string()
+}
+
+/// Reads [`order_windows`].
+pub fn read_order_windows(text: &str) -> Result<Vec<OrderTimeWindow>, StoreError> {
+    parse(text, "time windows")?
+        .iter()
+        .map(|v| order_window(v).ok_or_else(|| corrupt("time windows")))
+        .collect()
+}
+
+/// One order end as a JSON object.
+pub fn endpoint(e: &Endpoint) -> String {
+    let days: Vec<&str> = e.available_days.iter().map(|d| d.as_str()).collect();
+    json!({
+        "contact_name": e.contact_name,
+        "contact_number": e.contact_number,
+        "contact_email": e.contact_email,
+        "address": e.address,
+        "country_code": e.country_code,
+        "postcode": e.postcode,
+        "lat": e.lat,
+        "lng": e.lng,
+        "duration": e.duration,
+        "notes": e.notes,
+        "available_days": days,
+    })
+    .to_string()
+}
+
+/// Reads [`endpoint`].
+pub fn read_endpoint(text: &str) -> Result<Endpoint, StoreError> {
+    let v: Map<String, Value> = serde_json::from_str(text).map_err(|_| corrupt("order end"))?;
+    let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned);
+    let n = |k: &str| v.get(k).and_then(Value::as_f64);
+    let days = v
+        .get("available_days")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|d| d.as_str().and_then(Weekday::parse))
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(Endpoint {
+        contact_name: s("contact_name"),
+        contact_number: s("contact_number"),
+        contact_email: s("contact_email"),
+        address: s("address"),
+        country_code: s("country_code"),
+        postcode: s("postcode"),
+        lat: n("lat"),
+        lng: n("lng"),
+        duration: n("duration"),
+        notes: s("notes"),
+        available_days: days,
+    })
+}

@@ -1,0 +1,242 @@
+//! `GET /metrics` of the real binary: the Prometheus text format (every sample under a `# TYPE`
+//! of its family, parseable values), no key needed, and counters that move with real requests,
+//! a rate-limit rejection, an idempotent replay and an optimisation job.
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use support::{Fixture, Request, Server};
+
+/// One scrape: `name{labels}` (labels as printed, sorted by the exporter) to value.
+struct Scrape(BTreeMap<String, f64>);
+
+impl Scrape {
+    fn take(server: &Server) -> Scrape {
+        let reply = server.send(Request::new("GET", "/metrics", None));
+        assert_eq!(reply.status, 200, "{}", reply.text());
+        assert_eq!(
+            reply.header("content-type"),
+            Some("text/plain; version=0.0.4; charset=utf-8")
+        );
+        Scrape::parse(&reply.text())
+    }
+
+    /// Parses the text format strictly: comments are `# HELP` / `# TYPE`, a family's samples
+    /// follow its `# TYPE` line, every sample is `name[{labels}] value` with a float value.
+    fn parse(text: &str) -> Scrape {
+        let mut samples = BTreeMap::new();
+        let mut family: Option<(String, String)> = None;
+        for line in text.lines().filter(|l| !l.is_empty()) {
+            if let Some(rest) = line.strip_prefix("# TYPE ") {
+                let (name, kind) = rest.split_once(' ').expect("# TYPE name kind");
+                assert!(
+                    ["counter", "gauge", "histogram", "summary"].contains(&kind),
+                    "{line}"
+                );
+                family = Some((name.to_owned(), kind.to_owned()));
+                continue;
+            }
+            if line.starts_with("# HELP ") {
+                continue;
+            }
+            assert!(!line.starts_with('#'), "unknown comment: {line}");
+            let (series, value) = line.rsplit_once(' ').expect("series value");
+            let value: f64 = value.parse().unwrap_or_else(|_| panic!("value of {line}"));
+            let name = series.split('{').next().unwrap();
+            let (family_name, kind) = family
+                .as_ref()
+                .unwrap_or_else(|| panic!("no # TYPE before {line}"));
+            let base = match kind.as_str() {
+                "histogram" => ["_bucket", "_sum", "_count"]
+                    .iter()
+                    .find_map(|s| name.strip_suffix(s))
+                    .unwrap_or(name),
+                _ => name,
+            };
+            assert_eq!(base, family_name, "{line} under the family {family_name}");
+            if let Some(labels) = series.strip_prefix(name) {
+                if !labels.is_empty() {
+                    assert!(labels.starts_with('{') && labels.ends_with('}'), "{line}");
+                }
+            }
+            assert!(
+                samples.insert(series.to_owned(), value).is_none(),
+                "duplicate {series}"
+            );
+        }
+        Scrape(samples)
+    }
+
+    /// The value of a series, 0 when absent (a counter not yet moved).
+    fn get(&self, series: &str) -> f64 {
+        self.0.get(series).copied().unwrap_or(0.0)
+    }
+
+    /// The sum over the series of `name` whose labels contain every one of `labels`.
+    fn sum(&self, name: &str, labels: &[&str]) -> f64 {
+        self.0
+            .iter()
+            .filter(|(s, _)| s.split('{').next() == Some(name))
+            .filter(|(s, _)| labels.iter().all(|l| s.contains(l)))
+            .map(|(_, v)| v)
+            .sum()
+    }
+}
+
+fn poll_until_done(server: &Server, key: &str, job: &str) {
+    let started = Instant::now();
+    loop {
+        let r = server.get(&format!("/v2/plans/optimise/{job}"), key);
+        if !r.json()["optimisation"]["in_progress"].as_bool().unwrap() {
+            return;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "job never ended"
+        );
+        std::thread::sleep(Duration::from_millis(300));
+    }
+}
+
+#[test]
+fn metrics_are_prometheus_text_without_a_key_and_move_with_requests_and_jobs() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("metrics.db");
+    let fixture = Fixture::seed(&db);
+    let key = fixture.key.as_str();
+    let server = Server::start_with(
+        &db,
+        &[
+            "--workers",
+            "1",
+            "--solve-time",
+            "1",
+            "--solve-time-min",
+            "1",
+        ],
+    );
+    let before = Scrape::take(&server);
+    for name in [
+        "dispatch_optimisation_jobs{state=\"queued\"}",
+        "dispatch_optimisation_jobs{state=\"running\"}",
+        "dispatch_webhook_backlog",
+    ] {
+        assert!(before.0.contains_key(name), "{name} is always there");
+    }
+
+    let listed = "dispatch_http_requests_total{method=\"GET\",route=\"/v2/orders\",status=\"200\"}";
+    for _ in 0..2 {
+        assert_eq!(server.get("/v2/orders", key).status, 200);
+    }
+    assert_eq!(server.get("/v2/nowhere/at/all", key).status, 404);
+    // The strict tier allows two calls in 15 seconds (another key, so nothing else is refused).
+    let booking = json!({"date": "2026-11-24", "order": {"type": "delivery", "delivery_lat": 51.5, "delivery_lng": -0.1}});
+    let statuses: Vec<u16> = (0..3)
+        .map(|_| {
+            server
+                .post("/v2/booking/availability", &fixture.south_key, &booking)
+                .status
+        })
+        .collect();
+    assert_eq!(statuses[2], 403, "{statuses:?}");
+
+    let van = json!({"name": "Van", "availability": "full_day", "start_location": "depot", "end_location": "depot"});
+    assert_eq!(server.post("/v2/vehicles", key, &van).status, 200);
+    let orders: Vec<Value> = (0..12)
+        .map(|i| {
+            json!({"order_number": format!("M{i}"), "type": "delivery", "delivery_date": "2026-11-24",
+                   "delivery_lat": 51.45 + 0.01 * f64::from(i % 4), "delivery_lng": -0.15 + 0.01 * f64::from(i / 4)})
+        })
+        .collect();
+    let batch = Request::new("POST", "/v2/orders", Some(key))
+        .json(&Value::Array(orders))
+        .header("idempotency-key", "metrics-orders-1");
+    let first = server.send(batch.clone());
+    assert_eq!(first.status, 200, "{}", first.text());
+    let replay = server.send(batch);
+    assert_eq!(replay.header("idempotency-replay"), Some("true"));
+    let queued = server.post(
+        "/v2/plans/optimise/orders",
+        key,
+        &json!({"delivery_date": "2026-11-24", "settings": {}}),
+    );
+    assert_eq!(queued.status, 200, "{}", queued.text());
+    let job = queued.json()["optimisation"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    poll_until_done(&server, key, &job);
+
+    let after = Scrape::take(&server);
+    assert_eq!(after.get(listed) - before.get(listed), 2.0);
+    let latency = "dispatch_http_request_duration_seconds_bucket{method=\"GET\",route=\"/v2/orders\",le=\"+Inf\"}";
+    assert_eq!(after.get(latency) - before.get(latency), 2.0);
+    assert_eq!(
+        after
+            .get("dispatch_http_requests_total{method=\"GET\",route=\"unmatched\",status=\"404\"}"),
+        1.0,
+        "unknown paths share one series"
+    );
+    assert_eq!(
+        after.get("dispatch_rate_limit_rejections_total{method=\"POST\",route=\"/v2/booking/availability\"}"),
+        1.0
+    );
+    assert_eq!(
+        after.get("dispatch_idempotent_replays_total{method=\"POST\",route=\"/v2/orders\"}"),
+        1.0
+    );
+    assert_eq!(after.get("dispatch_optimisation_jobs_started_total"), 1.0);
+    assert_eq!(
+        after.get("dispatch_optimisation_jobs_finished_total{outcome=\"succeeded\"}"),
+        1.0
+    );
+    assert_eq!(
+        after.get("dispatch_optimisation_job_duration_seconds_count{outcome=\"succeeded\"}"),
+        1.0
+    );
+    assert!(
+        after.get("dispatch_optimisation_job_duration_seconds_sum{outcome=\"succeeded\"}") >= 0.5
+    );
+    assert!(after.get("dispatch_solver_iterations_total") > 0.0);
+    assert_eq!(
+        after.get("dispatch_optimisation_jobs{state=\"queued\"}"),
+        0.0
+    );
+    assert_eq!(
+        after.get("dispatch_optimisation_jobs{state=\"running\"}"),
+        0.0
+    );
+    // North has no webhook receiver: its events are skipped, none left behind.
+    let skipped_by = Instant::now() + Duration::from_secs(10);
+    let mut scrape = after;
+    while scrape.get("dispatch_webhook_deliveries_total{outcome=\"skipped\"}") == 0.0 {
+        assert!(Instant::now() < skipped_by, "no webhook outcome counted");
+        std::thread::sleep(Duration::from_millis(200));
+        scrape = Scrape::take(&server);
+    }
+    assert!(scrape
+        .0
+        .contains_key("dispatch_notifications_total{outcome=\"sent\"}"));
+    assert!(
+        scrape.sum(
+            "dispatch_db_transaction_duration_seconds_count",
+            &["kind=\"write\"", "outcome=\"commit\""]
+        ) > 0.0
+    );
+    assert!(
+        scrape.sum(
+            "dispatch_db_transaction_duration_seconds_count",
+            &["kind=\"read\""]
+        ) > 0.0
+    );
+    assert!(scrape.get("dispatch_db_write_wait_seconds_count") > 0.0);
+    // Labels never carry a depot, a key or a raw path.
+    for series in scrape.0.keys() {
+        assert!(!series.contains("depot"), "{series}");
+        assert!(!series.contains(key), "{series}");
+        assert!(!series.contains("nowhere"), "{series}");
+    }
+}

@@ -1,0 +1,232 @@
+//! Configuration the 12-factor way, through the real binary: every `serve` flag from its
+//! `DISPATCH_*` variable with the flag winning, `--help` naming the variables, the README's
+//! table listing them all; and the first-hour messages (`--listen 8080`, `dispatch --help`,
+//! no colour codes in logs that are not a terminal).
+
+mod support;
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::json;
+
+use support::{binary, send, Fixture, Request, Serving};
+
+/// `dispatch serve` with exactly `args` and `env` (nothing added), run in `dir`.
+fn serve(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Serving {
+    Serving::start(
+        Command::new(binary())
+            .current_dir(dir)
+            .arg("serve")
+            .args(args)
+            .env_remove("RUST_LOG")
+            .envs(env.iter().copied())
+            .stderr(Stdio::null()),
+    )
+}
+
+/// Status of the third of three booking checks sent at once: the strict tier allows two in
+/// 15 seconds, so it is refused (403) when rate limits are on, however slow the machine.
+fn third_strict_call(serving: &Serving, key: &str) -> u16 {
+    let body = json!({"date": "2026-11-24", "order": {"type": "delivery", "delivery_lat": 51.5, "delivery_lng": -0.1}});
+    let call = || {
+        let request = Request::new("POST", "/v2/booking/availability", Some(key)).json(&body);
+        send(&serving.addr, request).status
+    };
+    call();
+    call();
+    call()
+}
+
+fn run(args: &[&str], env: &[(&str, &str)]) -> Output {
+    Command::new(binary())
+        .args(args)
+        .env_remove("RUST_LOG")
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn serve_flags_come_from_dispatch_variables_and_a_flag_given_wins() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = Fixture::seed(&dir.path().join("env.db"));
+
+    // Database, address and rate limits from the environment alone.
+    let env = [
+        ("DISPATCH_DB", "env.db"),
+        ("DISPATCH_LISTEN", "127.0.0.1:0"),
+        ("DISPATCH_RATE_LIMITS", "off"),
+    ];
+    let running = serve(dir.path(), &[], &env);
+    assert_eq!(third_strict_call(&running, &fixture.key), 200);
+    drop(running);
+    assert!(
+        !dir.path().join("dispatch.db").exists(),
+        "DISPATCH_DB was used"
+    );
+
+    // The flag wins over its variable.
+    let running = serve(dir.path(), &["--rate-limits", "on"], &env);
+    assert_eq!(third_strict_call(&running, &fixture.key), 403);
+    drop(running);
+    let running = serve(dir.path(), &["--db", "flag.db"], &env);
+    assert_eq!(
+        send(
+            &running.addr,
+            Request::new("GET", "/v2/capacities", Some(&fixture.key))
+        )
+        .status,
+        401,
+        "the flag's (empty) database, not DISPATCH_DB's"
+    );
+    drop(running);
+    assert!(dir.path().join("flag.db").exists());
+
+    // A bad value from the environment is refused like a bad flag; a flag given replaces it
+    // without it being looked at.
+    let out = run(
+        &["serve", "--db", dir.path().join("x.db").to_str().unwrap()],
+        &[("DISPATCH_LISTEN", "8080")],
+    );
+    assert!(!out.status.success());
+    let message = String::from_utf8_lossy(&out.stderr);
+    assert!(message.contains("HOST:PORT"), "{message}");
+    let running = serve(
+        dir.path(),
+        &["--listen", "127.0.0.1:0"],
+        &[("DISPATCH_LISTEN", "8080"), ("DISPATCH_DB", "env.db")],
+    );
+    drop(running);
+
+    // Other subcommands read DISPATCH_DB too.
+    let out = run(
+        &["keys", "list"],
+        &[("DISPATCH_DB", dir.path().join("env.db").to_str().unwrap())],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("North"));
+}
+
+/// The long flags of `serve --help`, in order.
+fn serve_flags() -> (Vec<String>, String) {
+    let out = run(&["serve", "--help"], &[]);
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout).into_owned();
+    let flags = help
+        .lines()
+        .map(str::trim_start)
+        .filter(|line| line.starts_with('-'))
+        .filter_map(|line| line.split(' ').find(|w| w.starts_with("--")))
+        .map(|w| w.trim_end_matches(',').trim_end_matches('=').to_owned())
+        .filter(|f| f != "--help" && f != "--version")
+        .collect();
+    (flags, help)
+}
+
+#[test]
+fn serve_help_names_the_variable_of_every_flag_and_the_readme_lists_them_all() {
+    let (flags, help) = serve_flags();
+    assert!(flags.len() >= 20, "{flags:?}");
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    for flag in &flags {
+        let var = format!("DISPATCH_{}", flag[2..].replace('-', "_").to_uppercase());
+        assert!(
+            help.contains(&format!("[env: {var}]")),
+            "{flag}: {var} in --help"
+        );
+        let row = format!("| `{flag}");
+        let line = readme
+            .lines()
+            .find(|l| l.starts_with(&row))
+            .unwrap_or_else(|| panic!("README's configuration table has no row for {flag}"));
+        assert!(
+            line.contains(&format!("`{var}`")),
+            "{flag}: {var} in {line}"
+        );
+    }
+    // Values given by the environment never show in --help (some are credentials).
+    let out = run(
+        &["serve", "--help"],
+        &[("DISPATCH_SMS_GATEWAY_AUTH", "Bearer very-secret")],
+    );
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("very-secret"));
+}
+
+#[test]
+fn listen_without_a_host_says_host_port_is_expected() {
+    let dir = tempfile::tempdir().unwrap();
+    for bad in ["8080", "localhost", "127.0.0.1:http", ":8080"] {
+        let out = run(
+            &[
+                "serve",
+                "--db",
+                dir.path().join("x.db").to_str().unwrap(),
+                "--listen",
+                bad,
+            ],
+            &[],
+        );
+        assert!(!out.status.success(), "{bad}");
+        let message = String::from_utf8_lossy(&out.stderr);
+        assert!(message.contains("HOST:PORT"), "{bad}: {message}");
+        assert!(
+            !message.contains("invalid socket address"),
+            "{bad}: {message}"
+        );
+    }
+    let out = run(&["serve", "--listen", "8080"], &[]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("127.0.0.1:8080"));
+    assert!(!dir.path().join("x.db").exists());
+}
+
+#[test]
+fn dispatch_help_describes_the_program() {
+    let out = run(&["--help"], &[]);
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(help.contains("routing-and-dispatch engine"), "{help}");
+    for subcommand in ["serve", "seed", "solve", "keys"] {
+        assert!(
+            help.contains(&format!("dispatch {subcommand}")),
+            "{subcommand}: {help}"
+        );
+    }
+    assert!(
+        !help.contains("adapter"),
+        "the crate's description is not the program's: {help}"
+    );
+}
+
+#[test]
+fn logs_carry_no_colour_codes_when_stderr_is_not_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = std::fs::File::create(dir.path().join("serve.log")).unwrap();
+    let mut serving = Serving::start(
+        Command::new(binary())
+            .args(["serve", "--listen", "127.0.0.1:0", "--db"])
+            .arg(dir.path().join("colour.db"))
+            .env_remove("NO_COLOR")
+            .env("RUST_LOG", "debug")
+            .stderr(log),
+    );
+    let addr = serving.addr.clone();
+    assert_eq!(
+        send(&addr, Request::new("GET", "/healthz", None)).status,
+        200
+    );
+    assert_eq!(
+        send(&addr, Request::new("GET", "/v2/nowhere", None)).status,
+        404
+    );
+    serving.terminate();
+    let text = std::fs::read_to_string(dir.path().join("serve.log")).unwrap();
+    assert!(text.contains("request"), "{text}");
+    assert!(!text.contains('\u{1b}'), "escape codes in {text}");
+}
