@@ -4,10 +4,10 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::sql::params_from_iter;
 use dispatch_core::model::organisation::DepotScope;
 use dispatch_core::model::pod::{ImageMeta, StopSignature};
 use dispatch_core::ports::store::StoreError;
-use crate::sql::params_from_iter;
 
 use super::{image_meta, image_row, signature_row, Db, Sql, IMAGE_COLUMNS};
 

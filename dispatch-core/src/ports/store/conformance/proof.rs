@@ -26,11 +26,11 @@ pub fn driver_feed_pruning(store: &dyn Store) {
     let other = append(b, 4, 10);
     assert!(first < second && second < third);
 
-    let pruned = store.transaction(|tx| tx.prune_driver_feed(a, at(25))).unwrap();
-    assert_eq!(pruned, 2);
-    let left = store
-        .read(|tx| tx.driver_feed_after(a, 7, 0, 10))
+    let pruned = store
+        .transaction(|tx| tx.prune_driver_feed(a, at(25)))
         .unwrap();
+    assert_eq!(pruned, 2);
+    let left = store.read(|tx| tx.driver_feed_after(a, 7, 0, 10)).unwrap();
     assert_eq!(left.iter().map(|e| e.id).collect::<Vec<_>>(), vec![third]);
     assert_eq!(left[0].route_id, 3);
     assert_eq!(store.read(|tx| tx.latest_driver_feed(a, 7)).unwrap(), third);
@@ -38,8 +38,12 @@ pub fn driver_feed_pruning(store: &dyn Store) {
     let theirs = store.read(|tx| tx.driver_feed_after(b, 7, 0, 10)).unwrap();
     assert_eq!(theirs.iter().map(|e| e.id).collect::<Vec<_>>(), vec![other]);
 
-    store.transaction(|tx| tx.prune_driver_feed(a, at(1_000))).unwrap();
-    store.transaction(|tx| tx.prune_driver_feed(b, at(1_000))).unwrap();
+    store
+        .transaction(|tx| tx.prune_driver_feed(a, at(1_000)))
+        .unwrap();
+    store
+        .transaction(|tx| tx.prune_driver_feed(b, at(1_000)))
+        .unwrap();
     assert_eq!(store.read(|tx| tx.latest_driver_feed(a, 7)).unwrap(), 0);
     let next = append(a, 5, 2_000);
     assert!(next > third && next > other, "feed id {next} reused");
@@ -134,7 +138,10 @@ pub fn route_proof_reads(store: &dyn Store) {
                     submissions.extend(found.into_iter().map(|s| (o, s)));
                     tokens.extend(tx.tracking_token(a, o)?.map(|t| (o, t)));
                 }
-                assert_eq!(sorted(tx.photos_of_visits(a, route, &asked)?), sorted(photos));
+                assert_eq!(
+                    sorted(tx.photos_of_visits(a, route, &asked)?),
+                    sorted(photos)
+                );
                 assert_eq!(
                     sorted(tx.signatures_of_visits(a, route, &asked)?),
                     sorted(signatures)
