@@ -21,7 +21,7 @@ async fn feed_messages_older_than_the_retention_are_pruned_as_routes_change() {
     let v = vehicle(&app, "Van R").await;
     let other = vehicle(&app, "Van S").await;
     let key = credential(&app, v).await;
-    let mine = orders(&app, "R", 1).await;
+    let mine = orders(&app, "R", 2).await;
     let theirs = orders(&app, "S", 2).await;
     let laid = lay_out(
         &app,
