@@ -8,12 +8,14 @@ pub mod leases;
 pub mod orders;
 pub mod outbox;
 pub mod plans;
+pub mod proof;
 pub mod reference;
 
 pub use leases::{concurrent_claims_take_each_job_once, job_leases, named_leases};
 pub use orders::customers_and_orders;
 pub use outbox::{ids_grow_across_purges, outbox_delivery, outbox_retention};
 pub use plans::{planning, vehicle_deletion_keeps_routes};
+pub use proof::{driver_feed_pruning, route_proof_reads};
 pub use reference::organisation_reference_and_vehicles;
 
 use super::Store;
@@ -61,6 +63,8 @@ macro_rules! store_conformance {
             ids_grow_across_purges,
             planning,
             vehicle_deletion_keeps_routes,
+            driver_feed_pruning,
+            route_proof_reads,
             concurrent_writers_all_commit,
             job_leases,
             concurrent_claims_take_each_job_once,
