@@ -36,8 +36,23 @@ impl Worker {
     fn start(db: &str, node: &str, dir: &Path) -> Worker {
         let log = dir.join(format!("{node}.log"));
         let mut child = Command::new(binary())
-            .args(["worker", "--db", db, "--node-id", node, "--log-format", "json"])
-            .args(["--workers", "1", "--solver-threads", "1", "--job-lease", "2"])
+            .args([
+                "worker",
+                "--db",
+                db,
+                "--node-id",
+                node,
+                "--log-format",
+                "json",
+            ])
+            .args([
+                "--workers",
+                "1",
+                "--solver-threads",
+                "1",
+                "--job-lease",
+                "2",
+            ])
             .args(["--solve-time", "3", "--solve-time-min", "3"])
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(&log).unwrap())
@@ -95,7 +110,9 @@ impl Drop for Worker {
 fn try_post(addr: &str, key: &str, path: &str, body: &Value) -> Option<u16> {
     let body = body.to_string();
     let mut stream = TcpStream::connect(addr).ok()?;
-    stream.set_read_timeout(Some(Duration::from_secs(30))).ok()?;
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .ok()?;
     let head = format!(
         "POST {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nx-access-key: {key}\r\n\
          content-type: application/json\r\ncontent-length: {}\r\n\r\n",
@@ -170,7 +187,11 @@ fn three_api_nodes_and_two_workers_lose_nothing_and_finish_every_job_once() {
     let mut acknowledged = BTreeSet::new();
     for d in 0..DAYS {
         let numbers: Vec<String> = (0..ORDERS_PER_DAY).map(|i| format!("D{d}-{i}")).collect();
-        let batch: Vec<Value> = numbers.iter().enumerate().map(|(i, n)| order(n, d, i)).collect();
+        let batch: Vec<Value> = numbers
+            .iter()
+            .enumerate()
+            .map(|(i, n)| order(n, d, i))
+            .collect();
         let r = nodes[d % 3].post("/v2/orders", key, &Value::Array(batch));
         assert_eq!(r.status, 200, "{}", r.text());
         acknowledged.extend(numbers);
@@ -275,7 +296,10 @@ fn three_api_nodes_and_two_workers_lose_nothing_and_finish_every_job_once() {
     let mut finished: Vec<&String> = w1_succeeded.iter().chain(&w2_succeeded).collect();
     finished.sort();
     let expected: Vec<&String> = jobs.keys().collect();
-    assert_eq!(finished, expected, "every job finished exactly once\n{logs}");
+    assert_eq!(
+        finished, expected,
+        "every job finished exactly once\n{logs}"
+    );
     let opened = PostgresStore::open(&url).unwrap();
     let store: &dyn Store = &opened;
     let scope = store
@@ -289,7 +313,11 @@ fn three_api_nodes_and_two_workers_lose_nothing_and_finish_every_job_once() {
             .iter()
             .map(|r| r.solution_id)
             .collect();
-        assert_eq!(solutions.len(), 1, "plan {plan}: one solution, {solutions:?}");
+        assert_eq!(
+            solutions.len(),
+            1,
+            "plan {plan}: one solution, {solutions:?}"
+        );
         let holder = store.read(|tx| tx.optimisation_holder(job)).unwrap();
         assert!(
             matches!(holder.as_deref(), Some("worker-1" | "worker-2")),

@@ -55,7 +55,7 @@ async fn work(args: WorkerArgs) -> Result<(), String> {
         store: service.store,
         clock: Arc::new(SystemClock),
         matrix,
-        links: crate::links::Links::new(args.public_url.as_str()),
+        links: crate::links::Links::new(args.public_url.clone()),
         signal: Default::default(),
         outbox_commits,
     };
