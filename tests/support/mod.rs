@@ -4,6 +4,8 @@
 
 #![allow(dead_code)] // each test binary uses a different part of this module
 
+pub mod worker;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
