@@ -8,6 +8,7 @@ use super::background::{self, positive_seconds, BackgroundArgs};
 use super::database::Database;
 use crate::clock::SystemClock;
 use crate::console::ConsoleArgs;
+use crate::observability::MetricsListener;
 use crate::public_url::PublicUrl;
 use crate::server::ConnectionLimits;
 use crate::{setup, AppState};
@@ -168,11 +169,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         .local_addr()
         .map_err(|e| format!("cannot read the bound address: {e}"))?;
     let metrics_listener = match &args.metrics_listen {
-        Some(at) => Some(
-            tokio::net::TcpListener::bind(at)
-                .await
-                .map_err(|e| format!("cannot listen on {at} for metrics: {e}"))?,
-        ),
+        Some(at) => Some(MetricsListener::bind(at).await?),
         None => None,
     };
     let public_url = match &args.public_url {
@@ -230,28 +227,19 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         console: args.console.config(),
     };
     // Logged before the listening line, so a script that read that line finds this one too.
-    let metrics_addr = match &metrics_listener {
-        Some(l) => {
-            let at = l
-                .local_addr()
-                .map_err(|e| format!("cannot read the metrics address: {e}"))?;
-            tracing::info!(metrics_addr = %at, "serving /metrics on http://{at}/metrics");
-            Some(at)
-        }
-        None => None,
-    };
+    if let Some(at) = metrics_listener.as_ref().map(MetricsListener::addr) {
+        tracing::info!(metrics_addr = %at, "serving /metrics on http://{at}/metrics");
+    }
     println!("listening on http://{addr}/v2");
     let _ = std::io::stdout().flush();
     tracing::info!(%addr, public_url = state.public_url.as_str(), db = %args.db, "serving");
+    tracing::info!(
+        "web console at {}",
+        state.public_url.absolute_url("/console")
+    );
 
     let limits = args.connection_limits();
-    let metrics_server = metrics_listener.map(|l| {
-        let mut stop = stopping.clone();
-        let app = crate::metrics_app(state.clone());
-        tokio::spawn(crate::server::serve(l, app, limits, async move {
-            let _ = stop.wait_for(|stopping| *stopping).await;
-        }))
-    });
+    let metrics_server = metrics_listener.map(|m| m.spawn(state.clone(), limits, stopping.clone()));
     let server = crate::server::serve(
         listener,
         crate::app_with(state, &options),
@@ -272,11 +260,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         () = deadline => tracing::warn!(?SHUTDOWN_GRACE, "requests still in flight after the grace period; stopping anyway"),
     }
     if let Some(metrics) = metrics_server {
-        match metrics.await {
-            Ok(Err(e)) => tracing::warn!(error = %e, ?metrics_addr, "the metrics listener failed"),
-            Err(e) => tracing::warn!(error = %e, "the metrics listener stopped abnormally"),
-            Ok(Ok(())) => {}
-        }
+        let _ = metrics.await;
     }
     // Running jobs stop their search and go back to the queue with the best solution found so
     // far, to resume on the next start or on another node.
