@@ -18,6 +18,7 @@ pub mod keys;
 pub mod links;
 pub mod middleware;
 pub mod observability;
+pub mod openapi;
 pub mod paging;
 pub mod public_url;
 pub mod rejection;
@@ -95,7 +96,7 @@ pub fn app(state: AppState) -> Router {
     };
     // Idempotency and rate limits sit inside the auth layer (they need the `Principal`);
     // request ids, logs and feature headers wrap everything, errors included.
-    let api = middleware::apply_inner(v2::router(), &layers).route_layer(
+    let api = middleware::apply_inner(v2::api().0, &layers).route_layer(
         axum::middleware::from_fn_with_state(state.clone(), auth::require_access_key),
     );
     observability::handle();
@@ -103,6 +104,7 @@ pub fn app(state: AppState) -> Router {
         .route("/healthz", get(healthz))
         .route("/metrics", get(observability::metrics))
         .nest("/v2", api)
+        .merge(openapi::routes())
         .nest("/driver", driver::router(state.clone(), &layers));
     // The tracking page answers HTML, errors included: it stays outside the envelope net.
     let tracking = tracking::routes(state.clone());

@@ -11,8 +11,7 @@
 //!   must start inside the slot.
 
 use axum::extract::State;
-use axum::routing::post;
-use axum::{Json, Router};
+use axum::Json;
 use dispatch_core::error::{IssueCode, PathSegment, ValidationErrors, ValidationIssue};
 use dispatch_core::model::order::{Endpoint, OrderType};
 use dispatch_core::model::order_fields::CapacityAmount;
@@ -25,6 +24,8 @@ use crate::error::ApiError;
 use crate::extract::{Caller, JsonBody};
 use crate::rejection::invalid;
 use crate::AppState;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 /// Most days one available-dates call checks.
 pub const MAX_DATES: i64 = 14;
@@ -32,11 +33,11 @@ pub const MAX_DATES: i64 = 14;
 pub const MAX_SLOTS: u32 = 24;
 
 /// Routes of this module.
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/booking/availability", post(availability))
-        .route("/booking/available-dates", post(available_dates))
-        .route("/booking/available-slots", post(available_slots))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(availability))
+        .routes(routes!(available_dates))
+        .routes(routes!(available_slots))
 }
 
 struct Issues(ValidationErrors);
@@ -266,6 +267,7 @@ async fn queued<R: Send + 'static>(
     state.blocking(check).await
 }
 
+#[utoipa::path(post, path = "/booking/availability", tag = "booking", summary = "Whether one more order fits on a date.", request_body(content = serde_json::Value, content_type = "application/json", description = "`{ date, order: {type, delivery_*/pickup_* location, capacities}, vehicles: [{id}] }`."), responses((status = 200, description = "`{ booking: { available } }`", body = serde_json::Value), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 503, description = "SERVICE_UNAVAILABLE: the booking queue is full or the run timed out.", body = crate::error::Envelope)))]
 async fn availability(
     State(state): State<AppState>,
     Caller(p): Caller,
@@ -296,6 +298,7 @@ async fn availability(
     Ok(Json(json!({ "booking": { "available": available } })))
 }
 
+#[utoipa::path(post, path = "/booking/available-dates", tag = "booking", summary = "The dates on which one more order fits.", request_body(content = serde_json::Value, content_type = "application/json", description = "See docs/api.md."), responses((status = 200, description = "See docs/api.md.", body = serde_json::Value), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
 async fn available_dates(
     State(state): State<AppState>,
     Caller(p): Caller,
@@ -353,6 +356,7 @@ async fn available_dates(
     ))
 }
 
+#[utoipa::path(post, path = "/booking/available-slots", tag = "booking", summary = "The time slots of a date in which one more order fits.", request_body(content = serde_json::Value, content_type = "application/json", description = "See docs/api.md."), responses((status = 200, description = "See docs/api.md.", body = serde_json::Value), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
 async fn available_slots(
     State(state): State<AppState>,
     Caller(p): Caller,

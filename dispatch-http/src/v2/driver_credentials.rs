@@ -6,8 +6,7 @@
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use axum::routing::{delete, get};
-use axum::{Json, Router};
+use axum::Json;
 use dispatch_core::error::{IssueCode, ValidationErrors, ValidationIssue};
 use dispatch_core::model::driver::DriverCredential;
 use dispatch_core::service::driver::credentials;
@@ -19,15 +18,14 @@ use crate::error::ApiError;
 use crate::extract::{Caller, IdPath, OptionalJsonBody};
 use crate::rejection::invalid;
 use crate::AppState;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 /// Routes of this module.
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/vehicles/{id}/driver-credentials", get(list).post(create))
-        .route(
-            "/vehicles/{id}/driver-credentials/{credential_id}",
-            delete(revoke),
-        )
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list, create))
+        .routes(routes!(revoke))
 }
 
 fn render(c: &DriverCredential) -> Value {
@@ -77,6 +75,7 @@ fn read_name(body: Option<Value>) -> Result<Option<String>, ApiError> {
     }
 }
 
+#[utoipa::path(post, path = "/vehicles/{id}/driver-credentials", tag = "driver credentials", summary = "Create a driver credential for a vehicle (the secret is shown once).", params(("id" = i64, Path, description = "The vehicle id.")), request_body(content = serde_json::Value, content_type = "application/json", description = "Optional `{ name }`."), responses((status = 201, description = "`{ driver_credential }` with `credential`, the secret.", body = serde_json::Value), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn create(
     State(state): State<AppState>,
     Caller(p): Caller,
@@ -105,6 +104,7 @@ async fn create(
     ))
 }
 
+#[utoipa::path(get, path = "/vehicles/{id}/driver-credentials", tag = "driver credentials", summary = "A vehicle's driver credentials.", params(("id" = i64, Path, description = "The vehicle id.")), responses((status = 200, description = "`{ driver_credentials }`", body = serde_json::Value), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn list(
     State(state): State<AppState>,
     Caller(p): Caller,
@@ -130,6 +130,7 @@ fn integer(name: &str, raw: &str) -> Result<i64, ApiError> {
     })
 }
 
+#[utoipa::path(delete, path = "/vehicles/{id}/driver-credentials/{credential_id}", tag = "driver credentials", summary = "Revoke a driver credential.", params(("id" = i64, Path, description = "The vehicle id."), ("credential_id" = i64, Path, description = "The credential id.")), responses((status = 200, description = "`{ driver_credential }`", body = serde_json::Value), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn revoke(
     State(state): State<AppState>,
     Caller(p): Caller,

@@ -13,8 +13,7 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::Json;
 use dispatch_core::error::{IssueCode, PathSegment, ValidationErrors, ValidationIssue};
 use dispatch_core::model::notification::{Channel, NotificationTask, TaskStatus};
 use dispatch_core::ports::store::TaskFilter;
@@ -28,14 +27,17 @@ use crate::extract::{Caller, JsonBody};
 use crate::middleware::idempotency::IdempotencyClaim;
 use crate::paging::PageParams;
 use crate::AppState;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 /// Routes of this module.
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/notifications/schedule/orders", post(schedule))
-        .route("/notification-tasks", get(list))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(schedule))
+        .routes(routes!(list))
 }
 
+#[utoipa::path(post, path = "/notifications/schedule/orders", tag = "notifications", summary = "Schedule notifications for orders.", request_body(content = serde_json::Value, content_type = "application/json", description = "`{ orders: [id], templates: [id] (at most 2), send_time_utc }`."), responses((status = 200, description = "`{ notifications: [{order_id}], errors }`", body = serde_json::Value), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn schedule(
     State(state): State<AppState>,
     Caller(p): Caller,
@@ -190,6 +192,7 @@ fn render_scheduled(out: &Scheduled, now: Timestamp) -> Value {
     json!({ "notifications": notifications, "errors": errors })
 }
 
+#[utoipa::path(get, path = "/notification-tasks", tag = "notifications", summary = "Notification tasks, most recently updated first (paged).", params(crate::paging::TaskQuery), responses((status = 200, description = "`{ notification_tasks }` and a `Link` header to the next page.", body = serde_json::Value), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
 async fn list(
     State(state): State<AppState>,
     Caller(p): Caller,

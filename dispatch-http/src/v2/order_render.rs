@@ -10,6 +10,7 @@ use dispatch_core::ports::store::OrderSummary;
 use serde_json::{json, Map, Value};
 
 use super::order_json::{render_capacities, render_custom_fields};
+use super::shapes::to_json;
 use super::wire::{num, opt_num, ts};
 
 fn end(e: &Endpoint, side: Side, windows: &[Value], m: &mut Map<String, Value>) {
@@ -125,11 +126,11 @@ pub fn render_order(o: &Order, attachments: &[Attachment], catalog: &Catalog) ->
     m.insert("skills".into(), json!(o.skills));
     m.insert(
         "capacities".into(),
-        render_capacities(&o.capacities, catalog),
+        to_json(render_capacities(&o.capacities, catalog)),
     );
     m.insert(
         "custom_fields".into(),
-        render_custom_fields(&o.custom_fields, catalog),
+        to_json(render_custom_fields(&o.custom_fields, catalog)),
     );
     let value = o.value().ok().flatten();
     m.insert(

@@ -7,8 +7,8 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use axum::routing::{delete, get, post};
-use axum::{Json, Router};
+use axum::routing::get;
+use axum::Json;
 use dispatch_core::error::ValidationErrors;
 use dispatch_core::model::order_input::OrderInput;
 use dispatch_core::service::order_reads::{self, OrderDetail, OrderQuery};
@@ -27,18 +27,18 @@ use crate::links::Links;
 use crate::middleware::idempotency::IdempotencyClaim;
 use crate::paging::PageParams;
 use crate::AppState;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 /// Routes of this module.
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/orders", get(list).post(create))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list, create))
+        // `/orders/` (documented as an alias, `openapi::ALIASES`).
         .route("/orders/", get(list).post(create))
-        .route("/depots/{id}/orders", post(create_in_depot))
-        .route("/orders/{id}", get(read).put(update))
-        .route(
-            "/orders/order-number/{order_number}",
-            delete(delete_by_number),
-        )
+        .routes(routes!(create_in_depot))
+        .routes(routes!(read, update))
+        .routes(routes!(delete_by_number))
 }
 
 /// Reads a batch; each parsed item is dropped as soon as its input is read, so the batch is
@@ -107,6 +107,7 @@ fn geocoding_failed(w: &WrittenOrder) -> Value {
     })
 }
 
+#[utoipa::path(post, path = "/orders", tag = "orders", summary = "Create or update orders by order_number (at most 100).", request_body(content = serde_json::Value, content_type = "application/json", description = "An array of at most 100 order objects (required: order_number, type)."), responses((status = 200, description = "`{ orders: [{id, order_number}], errors }`", body = serde_json::Value), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 403, description = "PERMISSION: an order without a customer where the depot requires one; or FORBIDDEN: rate limit.", body = crate::error::Envelope)))]
 async fn create(
     State(state): State<AppState>,
     caller: Caller,
@@ -117,6 +118,7 @@ async fn create(
     write(state, caller, claim, inputs).await
 }
 
+#[utoipa::path(post, path = "/depots/{id}/orders", tag = "orders", summary = "Create or update orders in the caller's depot.", params(("id" = i64, Path, description = "The depot id.")), request_body(content = serde_json::Value, content_type = "application/json", description = "An array of order objects with the properties the spec lists for this endpoint."), responses((status = 200, description = "As POST /orders.", body = serde_json::Value), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn create_in_depot(
     State(state): State<AppState>,
     caller: Caller,
@@ -131,6 +133,7 @@ async fn create_in_depot(
     write(state, caller, claim, inputs).await
 }
 
+#[utoipa::path(get, path = "/orders", tag = "orders", summary = "Order summaries, most recently updated first (paged).", params(crate::paging::OrderQuery), responses((status = 200, description = "`{ orders }` and a `Link` header to the next page.", body = serde_json::Value), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
 async fn list(
     State(state): State<AppState>,
     Caller(p): Caller,
@@ -185,6 +188,7 @@ fn order_id(raw: &str) -> Result<i64, ApiError> {
     raw.parse::<i64>().map_err(|_| ApiError::not_found("order"))
 }
 
+#[utoipa::path(get, path = "/orders/{id}", tag = "orders", summary = "One order.", params(("id" = i64, Path, description = "The order id.")), responses((status = 200, description = "`{ order }`", body = serde_json::Value), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn read(
     State(state): State<AppState>,
     Caller(p): Caller,
@@ -199,6 +203,7 @@ async fn read(
     ))
 }
 
+#[utoipa::path(put, path = "/orders/{id}", tag = "orders", summary = "Update an order (partial).", params(("id" = i64, Path, description = "The order id.")), request_body(content = serde_json::Value, content_type = "application/json", description = "Order fields; lists replace the stored list."), responses((status = 200, description = "`{ order, errors }`", body = serde_json::Value), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn update(
     State(state): State<AppState>,
     Caller(p): Caller,
@@ -247,11 +252,12 @@ fn full_order(detail: &OrderDetail, links: &Links) -> Value {
     order
 }
 
+#[utoipa::path(delete, path = "/orders/order-number/{order_number}", tag = "orders", summary = "Delete an order by its order number.", params(("order_number" = String, Path, description = "The order number, exactly, URL-encoded.")), responses((status = 200, description = "`{ deleted: { orders_count, line_items_count } }` (0 for an unknown number).", body = DeletedOrders)))]
 async fn delete_by_number(
     State(state): State<AppState>,
     Caller(p): Caller,
     PathText(number): PathText,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<DeletedOrders>, ApiError> {
     let counts = state
         .blocking(move |s| {
             Ok(order_reads::delete_by_number(
@@ -261,7 +267,23 @@ async fn delete_by_number(
             )?)
         })
         .await?;
-    Ok(Json(json!({
-        "deleted": {"orders_count": counts.orders_count, "line_items_count": counts.line_items_count}
-    })))
+    Ok(Json(DeletedOrders {
+        deleted: OrdersCount {
+            orders_count: counts.orders_count,
+            line_items_count: counts.line_items_count,
+        },
+    }))
+}
+
+/// `{ orders_count, line_items_count }`.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct OrdersCount {
+    orders_count: u64,
+    line_items_count: u64,
+}
+
+/// `{ deleted: { orders_count, line_items_count } }`.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct DeletedOrders {
+    deleted: OrdersCount,
 }

@@ -170,7 +170,7 @@ pub fn render_stop(
     put(
         "custom_fields",
         first.map_or(json!([]), |o| {
-            render_custom_fields(&o.custom_fields, catalog)
+            json!(render_custom_fields(&o.custom_fields, catalog))
         }),
     );
     put(

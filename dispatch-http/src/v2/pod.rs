@@ -7,8 +7,7 @@
 
 use axum::extract::{Query, State};
 use axum::response::Response;
-use axum::routing::get;
-use axum::{Json, Router};
+use axum::Json;
 use dispatch_core::model::pod::ImageKind;
 use dispatch_core::service::pod;
 use dispatch_core::service::ServiceError;
@@ -18,32 +17,21 @@ use std::collections::HashMap;
 use super::pod_render::{image_response, render_submission};
 use crate::error::ApiError;
 use crate::extract::{Caller, IdPath};
-use crate::links::{image_path, Links};
+use crate::links::Links;
 use crate::AppState;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 /// Routes of this module.
-pub fn routes() -> Router<AppState> {
-    let mut router = Router::new().route(
-        "/driver-questionnaire-submission/{id}",
-        get(read_submission),
-    );
-    for kind in [ImageKind::Answer, ImageKind::Photo, ImageKind::Signature] {
-        let path = format!("/{}/{{id}}", image_path(kind));
-        router = router.route(
-            &path,
-            get(
-                move |state: State<AppState>,
-                      caller: Caller,
-                      id: IdPath,
-                      query: Query<HashMap<String, String>>| {
-                    read_image(state, caller, id, query, kind)
-                },
-            ),
-        );
-    }
-    router
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(read_submission))
+        .routes(routes!(read_answer_image))
+        .routes(routes!(read_photo))
+        .routes(routes!(read_signature))
 }
 
+#[utoipa::path(get, path = "/driver-questionnaire-submission/{id}", tag = "proof of delivery", summary = "One driver questionnaire submission with its answers.", params(("id" = i64, Path, description = "The submission id.")), responses((status = 200, description = "`{ driver_questionnaire_submission }`", body = serde_json::Value), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn read_submission(
     State(state): State<AppState>,
     Caller(p): Caller,
@@ -71,6 +59,46 @@ fn wants_base64(query: &HashMap<String, String>) -> Result<bool, ApiError> {
         )
         .into()),
     }
+}
+
+/// The image answers and proofs: raw WebP by default, JSON with `encoding=base64`; 202 with
+/// `Retry-After` while compression has not finished.
+#[derive(utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)]
+pub struct ImageQuery {
+    /// Only `base64`: a JSON body instead of the raw image.
+    encoding: Option<String>,
+}
+
+#[utoipa::path(get, path = "/driver-questionnaire-images/{id}", tag = "proof of delivery", summary = "An image answer of a driver questionnaire.", params(("id" = i64, Path, description = "The image id."), ImageQuery), responses((status = 200, description = "The image (`image/webp`), or with `encoding=base64` a JSON body.", content((Vec<u8> = "image/webp"), (serde_json::Value = "application/json"))), (status = 202, description = "Still compressing: `{ id, is_compressed: false }`; retry after `Retry-After`.", body = serde_json::Value, headers(("retry-after" = u64, description = "Seconds."))), (status = 400, description = "INVALID_INPUT: an `encoding` other than base64, or a non-numeric id.", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
+async fn read_answer_image(
+    state: State<AppState>,
+    caller: Caller,
+    id: IdPath,
+    query: Query<HashMap<String, String>>,
+) -> Result<Response, ApiError> {
+    read_image(state, caller, id, query, ImageKind::Answer).await
+}
+
+#[utoipa::path(get, path = "/proof-of-delivery-photos/{id}", tag = "proof of delivery", summary = "A proof-of-delivery photo.", params(("id" = i64, Path, description = "The photo id."), ImageQuery), responses((status = 200, description = "The image (`image/webp`), or with `encoding=base64` a JSON body.", content((Vec<u8> = "image/webp"), (serde_json::Value = "application/json"))), (status = 202, description = "Still compressing: `{ id, is_compressed: false }`; retry after `Retry-After`.", body = serde_json::Value, headers(("retry-after" = u64, description = "Seconds."))), (status = 400, description = "INVALID_INPUT: an `encoding` other than base64, or a non-numeric id.", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
+async fn read_photo(
+    state: State<AppState>,
+    caller: Caller,
+    id: IdPath,
+    query: Query<HashMap<String, String>>,
+) -> Result<Response, ApiError> {
+    read_image(state, caller, id, query, ImageKind::Photo).await
+}
+
+#[utoipa::path(get, path = "/proof-of-delivery-signatures/{id}", tag = "proof of delivery", summary = "A proof-of-delivery signature.", params(("id" = i64, Path, description = "The signature id."), ImageQuery), responses((status = 200, description = "The image (`image/webp`), or with `encoding=base64` a JSON body.", content((Vec<u8> = "image/webp"), (serde_json::Value = "application/json"))), (status = 202, description = "Still compressing: `{ id, is_compressed: false }`; retry after `Retry-After`.", body = serde_json::Value, headers(("retry-after" = u64, description = "Seconds."))), (status = 400, description = "INVALID_INPUT: an `encoding` other than base64, or a non-numeric id.", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
+async fn read_signature(
+    state: State<AppState>,
+    caller: Caller,
+    id: IdPath,
+    query: Query<HashMap<String, String>>,
+) -> Result<Response, ApiError> {
+    read_image(state, caller, id, query, ImageKind::Signature).await
 }
 
 async fn read_image(

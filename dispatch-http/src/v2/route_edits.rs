@@ -2,8 +2,7 @@
 //! stops) and `POST /routes/{id}/reverse` (no body; the response is the full route).
 
 use axum::extract::State;
-use axum::routing::{post, put};
-use axum::{Json, Router};
+use axum::Json;
 use dispatch_core::error::{IssueCode, ValidationErrors, ValidationIssue};
 use dispatch_core::model::order_fields::Catalog;
 use dispatch_core::service::plan_reads;
@@ -16,12 +15,14 @@ use crate::extract::{Caller, IdPath, JsonBody};
 use crate::links::Links;
 use crate::rejection::invalid;
 use crate::AppState;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 /// Routes of this module.
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/routes/{id}", put(update))
-        .route("/routes/{id}/reverse", post(reverse))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(update))
+        .routes(routes!(reverse))
 }
 
 /// `{is_locked: boolean}`; no other property.
@@ -75,6 +76,7 @@ fn read_lock(body: &Value) -> Result<bool, ApiError> {
     }
 }
 
+#[utoipa::path(put, path = "/routes/{id}", tag = "routes", summary = "Set a route's is_locked flag.", params(("id" = i64, Path, description = "The route id.")), request_body(content = serde_json::Value, content_type = "application/json", description = "`{ is_locked }`."), responses((status = 200, description = "`{ route }` (without stops).", body = serde_json::Value), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn update(
     State(state): State<AppState>,
     Caller(p): Caller,
@@ -102,6 +104,7 @@ async fn update(
     Ok(Json(json!({ "route": route })))
 }
 
+#[utoipa::path(post, path = "/routes/{id}/reverse", tag = "routes", summary = "Reverse a route's visiting order.", params(("id" = i64, Path, description = "The route id.")), responses((status = 200, description = "`{ route }`: the updated full route.", body = serde_json::Value), (status = 400, description = "INVALID_INPUT: fewer than two stops.", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope), (status = 503, description = "SERVICE_UNAVAILABLE: timed out; check the route before retrying.", body = crate::error::Envelope)))]
 async fn reverse(
     State(state): State<AppState>,
     Caller(p): Caller,

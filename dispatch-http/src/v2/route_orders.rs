@@ -5,8 +5,7 @@
 //! `reason_description` (beside `name` and inside `details`).
 
 use axum::extract::State;
-use axum::routing::post;
-use axum::{Json, Router};
+use axum::Json;
 use dispatch_core::error::{IssueCode, PathSegment, ValidationErrors, ValidationIssue};
 use dispatch_core::model::route_edit::{EditFailure, MAX_ORDERS_PER_EDIT};
 use dispatch_core::service::route_orders::{self, EditOutcome, EditSettings, OrderRef};
@@ -19,12 +18,14 @@ use crate::extract::{Caller, IdPath, JsonBody};
 use crate::links::Links;
 use crate::rejection::invalid;
 use crate::AppState;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 /// Routes of this module.
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/routes/{id}/add-orders", post(add))
-        .route("/routes/{id}/remove-orders", post(remove))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(add))
+        .routes(routes!(remove))
 }
 
 fn issue(
@@ -262,6 +263,7 @@ async fn edit(state: AppState, body: Value, call: EditCall) -> Result<Json<Value
     Ok(Json(render(&out)))
 }
 
+#[utoipa::path(post, path = "/routes/{id}/add-orders", tag = "routes", summary = "Add 1 to 10 orders to a route.", params(("id" = i64, Path, description = "The route id.")), request_body(content = serde_json::Value, content_type = "application/json", description = "`{ orders: [{id?, order_number?}], settings: {allow_dispatched, reoptimize} }`."), responses((status = 200, description = "`{ orders: [{id, order_number, stops}], errors }`", body = serde_json::Value), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn add(
     State(state): State<AppState>,
     caller: Caller,
@@ -278,6 +280,7 @@ async fn add(
     edit(state, body, call).await
 }
 
+#[utoipa::path(post, path = "/routes/{id}/remove-orders", tag = "routes", summary = "Remove 1 to 10 orders from a route.", params(("id" = i64, Path, description = "The route id.")), request_body(content = serde_json::Value, content_type = "application/json", description = "`{ orders: [{id?, order_number?}], settings: {allow_dispatched, reoptimize} }`."), responses((status = 200, description = "`{ orders: [{id, order_number, stops}], errors }`", body = serde_json::Value), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn remove(
     State(state): State<AppState>,
     caller: Caller,

@@ -3,8 +3,7 @@
 
 use axum::extract::State;
 use axum::response::Response;
-use axum::routing::get;
-use axum::{Json, Router};
+use axum::Json;
 use dispatch_core::service::plan_reads;
 use serde_json::{json, Value};
 
@@ -14,14 +13,17 @@ use crate::extract::{Caller, IdPath};
 use crate::links::Links;
 use crate::paging::PageParams;
 use crate::AppState;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 /// Routes of this module.
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/routes", get(list))
-        .route("/routes/{id}", get(read))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list))
+        .routes(routes!(read))
 }
 
+#[utoipa::path(get, path = "/routes/{id}", tag = "routes", summary = "One route with its stops.", params(("id" = i64, Path, description = "The route id.")), responses((status = 200, description = "`{ route }`", body = serde_json::Value), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn read(
     State(state): State<AppState>,
     Caller(p): Caller,
@@ -35,6 +37,7 @@ async fn read(
     ))
 }
 
+#[utoipa::path(get, path = "/routes", tag = "routes", summary = "Route summaries of every plan, most recently updated first (paged).", params(crate::paging::PageQuery), responses((status = 200, description = "`{ routes }` and a `Link` header to the next page.", body = serde_json::Value), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
 async fn list(
     State(state): State<AppState>,
     Caller(p): Caller,

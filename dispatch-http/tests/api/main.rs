@@ -2,11 +2,15 @@
 
 #[allow(dead_code)] // shared with the other test crates, which use different parts
 mod common;
+#[allow(dead_code)]
+#[path = "../contract/mod.rs"]
+mod contract;
 
 mod auth;
 mod envelope;
 mod hardening;
 mod isolation;
+mod openapi;
 mod reference;
 mod seed;
 mod vehicles;

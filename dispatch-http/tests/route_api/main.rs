@@ -5,6 +5,9 @@
 #[path = "../api/common/mod.rs"]
 #[allow(dead_code)]
 mod common;
+#[allow(dead_code)]
+#[path = "../contract/mod.rs"]
+mod contract;
 
 mod auto_dispatch;
 mod booking;
