@@ -5,6 +5,7 @@ pub mod customer_wire;
 pub mod customers;
 pub mod dispatch;
 pub mod driver_credentials;
+pub mod notification_wire;
 pub mod notifications;
 pub mod order_attachments;
 pub mod order_json;
