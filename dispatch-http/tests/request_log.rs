@@ -3,6 +3,9 @@
 //! can race tracing's process-wide callsite-interest cache (which left the capture empty).
 
 #[allow(dead_code)]
+#[path = "contract/mod.rs"]
+mod contract;
+#[allow(dead_code)]
 #[path = "middleware/harness.rs"]
 mod harness;
 
