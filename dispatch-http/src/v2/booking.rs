@@ -17,8 +17,11 @@ use dispatch_core::model::order::{Endpoint, OrderType};
 use dispatch_core::model::order_fields::CapacityAmount;
 use dispatch_core::service::booking::{self, BookingQuestion, Candidate};
 use dispatch_core::time::{Date, TimeOfDay};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
+use super::booking_shapes::{
+    Availability, Available, AvailableDates, AvailableSlots, DateAvailability, Slot,
+};
 use super::wire::type_name;
 use crate::error::ApiError;
 use crate::extract::{Caller, JsonBody};
@@ -267,12 +270,12 @@ async fn queued<R: Send + 'static>(
     state.blocking(check).await
 }
 
-#[utoipa::path(post, path = "/booking/availability", tag = "booking", summary = "Whether one more order fits on a date.", request_body(content = serde_json::Value, content_type = "application/json", description = "`{ date, order: {type, delivery_*/pickup_* location, capacities}, vehicles: [{id}] }`."), responses((status = 200, description = "`{ booking: { available } }`", body = serde_json::Value), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 503, description = "SERVICE_UNAVAILABLE: the booking queue is full or the run timed out.", body = crate::error::Envelope)))]
+#[utoipa::path(post, path = "/booking/availability", tag = "booking", summary = "Whether one more order fits on a date.", request_body(content = serde_json::Value, content_type = "application/json", description = "`{ date, order: {type, delivery_*/pickup_* location, capacities}, vehicles: [{id}] }`."), responses((status = 200, description = "`{ booking: { available } }`", body = Availability), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 503, description = "SERVICE_UNAVAILABLE: the booking queue is full or the run timed out.", body = crate::error::Envelope)))]
 async fn availability(
     State(state): State<AppState>,
     Caller(p): Caller,
     JsonBody(body): JsonBody,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Availability>, ApiError> {
     let o = object(&body)?;
     let mut issues = Issues(ValidationErrors::default());
     let d = date(o, "date", &mut issues);
@@ -295,15 +298,17 @@ async fn availability(
         )?)
     })
     .await?;
-    Ok(Json(json!({ "booking": { "available": available } })))
+    Ok(Json(Availability {
+        booking: Available { available },
+    }))
 }
 
-#[utoipa::path(post, path = "/booking/available-dates", tag = "booking", summary = "The dates on which one more order fits.", request_body(content = serde_json::Value, content_type = "application/json", description = "See docs/api.md."), responses((status = 200, description = "See docs/api.md.", body = serde_json::Value), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
+#[utoipa::path(post, path = "/booking/available-dates", tag = "booking", summary = "The dates on which one more order fits.", request_body(content = serde_json::Value, content_type = "application/json", description = "See docs/api.md."), responses((status = 200, description = "`{ available_dates, dates: [{date, available}] }`.", body = AvailableDates), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
 async fn available_dates(
     State(state): State<AppState>,
     Caller(p): Caller,
     JsonBody(body): JsonBody,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<AvailableDates>, ApiError> {
     let o = object(&body)?;
     let mut issues = Issues(ValidationErrors::default());
     let from = date(o, "from", &mut issues);
@@ -347,21 +352,25 @@ async fn available_dates(
         .filter(|(_, ok)| *ok)
         .map(|(d, _)| d.to_string())
         .collect();
-    let dates: Vec<Value> = results
+    let dates = results
         .iter()
-        .map(|(d, ok)| json!({"date": d.to_string(), "available": ok}))
+        .map(|(d, ok)| DateAvailability {
+            date: d.to_string(),
+            available: *ok,
+        })
         .collect();
-    Ok(Json(
-        json!({ "available_dates": available, "dates": dates }),
-    ))
+    Ok(Json(AvailableDates {
+        available_dates: available,
+        dates,
+    }))
 }
 
-#[utoipa::path(post, path = "/booking/available-slots", tag = "booking", summary = "The time slots of a date in which one more order fits.", request_body(content = serde_json::Value, content_type = "application/json", description = "See docs/api.md."), responses((status = 200, description = "See docs/api.md.", body = serde_json::Value), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
+#[utoipa::path(post, path = "/booking/available-slots", tag = "booking", summary = "The time slots of a date in which one more order fits.", request_body(content = serde_json::Value, content_type = "application/json", description = "See docs/api.md."), responses((status = 200, description = "`{ date, slots: [{from, to, available}] }`.", body = AvailableSlots), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
 async fn available_slots(
     State(state): State<AppState>,
     Caller(p): Caller,
     JsonBody(body): JsonBody,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<AvailableSlots>, ApiError> {
     let o = object(&body)?;
     let mut issues = Issues(ValidationErrors::default());
     let d = date(o, "date", &mut issues);
@@ -427,9 +436,16 @@ async fn available_slots(
         Ok(out)
     })
     .await?;
-    let slots: Vec<Value> = results
+    let slots = results
         .iter()
-        .map(|(a, b, ok)| json!({"from": a.to_string(), "to": b.to_string(), "available": ok}))
+        .map(|(a, b, ok)| Slot {
+            from: a.to_string(),
+            to: b.to_string(),
+            available: *ok,
+        })
         .collect();
-    Ok(Json(json!({ "date": d.to_string(), "slots": slots })))
+    Ok(Json(AvailableSlots {
+        date: d.to_string(),
+        slots,
+    }))
 }

@@ -1,6 +1,7 @@
 //! The `/v2` API: one router per resource, merged here. Wire types live beside their handlers.
 
 pub mod booking;
+pub mod booking_shapes;
 pub mod customer_wire;
 pub mod customers;
 pub mod dispatch;
@@ -10,10 +11,12 @@ pub mod notifications;
 pub mod order_attachments;
 pub mod order_json;
 pub mod order_render;
+pub mod order_shapes;
 pub mod order_statuses;
 pub mod order_wire;
 pub mod orders;
 pub mod plan_render;
+pub mod plan_shapes;
 pub mod plan_wire;
 pub mod plans;
 pub mod pod;

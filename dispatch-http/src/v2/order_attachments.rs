@@ -10,9 +10,9 @@ use axum::Json;
 use dispatch_core::model::attachment::MAX_ATTACHMENT_BYTES;
 use dispatch_core::service::order_reads;
 use dispatch_core::service::ServiceError;
-use serde_json::Value;
 
 use super::order_render::render_attachment;
+use super::order_shapes::AttachmentWire;
 use crate::error::ApiError;
 use crate::extract::{Caller, PathText};
 use crate::AppState;
@@ -46,14 +46,14 @@ fn bad(message: &str) -> ApiError {
     .into()
 }
 
-#[utoipa::path(post, path = "/orders/{id}/attachments", tag = "orders", summary = "Attach a file (pdf, png, jpg, jpeg; at most 10 MB; 2 per order).", params(("id" = i64, Path, description = "The order id.")), request_body(content = String, content_type = "multipart/form-data", description = "One binary field `attachment`."), responses((status = 200, description = "The attachment.", body = serde_json::Value), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
+#[utoipa::path(post, path = "/orders/{id}/attachments", tag = "orders", summary = "Attach a file (pdf, png, jpg, jpeg; at most 10 MB; 2 per order).", params(("id" = i64, Path, description = "The order id.")), request_body(content = String, content_type = "multipart/form-data", description = "One binary field `attachment`."), responses((status = 200, description = "The attachment.", body = AttachmentWire), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn upload(
     State(state): State<AppState>,
     Caller(p): Caller,
     PathText(raw): PathText,
     headers: HeaderMap,
     multipart: Result<Multipart, MultipartRejection>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<AttachmentWire>, ApiError> {
     let declared = headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())

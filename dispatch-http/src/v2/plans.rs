@@ -12,9 +12,10 @@ use axum::Json;
 use dispatch_core::model::optimisation::Optimisation;
 use dispatch_core::model::plan::Plan;
 use dispatch_core::service::{plan_reads, plans};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::plan_render::{render_plan, render_plan_summary};
+use super::plan_shapes::{OnePlan, Plans};
 use super::plan_wire::{read_optimise, Variant};
 use super::shapes::to_json;
 use crate::error::ApiError;
@@ -139,21 +140,21 @@ async fn read_problem(
         .into_response())
 }
 
-#[utoipa::path(get, path = "/plans/{id}", tag = "plans", summary = "One plan with its routes, stops and unserved orders.", params(("id" = i64, Path, description = "The plan id.")), responses((status = 200, description = "`{ plan }`", body = serde_json::Value), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
+#[utoipa::path(get, path = "/plans/{id}", tag = "plans", summary = "One plan with its routes, stops and unserved orders.", params(("id" = i64, Path, description = "The plan id.")), responses((status = 200, description = "`{ plan }`", body = OnePlan), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn read(
     State(state): State<AppState>,
     Caller(p): Caller,
     IdPath(id): IdPath,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<OnePlan>, ApiError> {
     let view = state
         .blocking(move |s| Ok(plan_reads::get_plan(&*s.store, p.scope(), id)?))
         .await?;
-    Ok(Json(
-        json!({ "plan": render_plan(&view, &Links::of(&state)) }),
-    ))
+    Ok(Json(OnePlan {
+        plan: render_plan(&view, &Links::of(&state)),
+    }))
 }
 
-#[utoipa::path(get, path = "/plans", tag = "plans", summary = "Plan summaries, most recently updated first (paged).", params(crate::paging::PageQuery), responses((status = 200, description = "`{ plans }` and a `Link` header to the next page.", body = serde_json::Value), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
+#[utoipa::path(get, path = "/plans", tag = "plans", summary = "Plan summaries, most recently updated first (paged).", params(crate::paging::PageQuery), responses((status = 200, description = "`{ plans }` and a `Link` header to the next page.", body = Plans), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
 async fn list(
     State(state): State<AppState>,
     Caller(p): Caller,
@@ -163,8 +164,8 @@ async fn list(
     let rows = state
         .blocking(move |s| Ok(plan_reads::list_plans(&*s.store, p.scope(), &request)?))
         .await?;
-    let items: Vec<Value> = rows.items.iter().map(render_plan_summary).collect();
-    Ok(page.respond(rows.next, Json(json!({ "plans": items }))))
+    let plans = rows.items.iter().map(render_plan_summary).collect();
+    Ok(page.respond(rows.next, Json(Plans { plans })))
 }
 
 /// An optimisation job.

@@ -11,10 +11,11 @@ use axum::Json;
 use dispatch_core::model::pod::ImageKind;
 use dispatch_core::service::pod;
 use dispatch_core::service::ServiceError;
-use serde_json::{json, Value};
 use std::collections::HashMap;
 
-use super::pod_render::{image_response, render_submission};
+use super::pod_render::{
+    image_response, render_submission, ImageBase64, ImagePending, OneSubmission,
+};
 use crate::error::ApiError;
 use crate::extract::{Caller, IdPath};
 use crate::links::Links;
@@ -31,19 +32,19 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(read_signature))
 }
 
-#[utoipa::path(get, path = "/driver-questionnaire-submission/{id}", tag = "proof of delivery", summary = "One driver questionnaire submission with its answers.", params(("id" = i64, Path, description = "The submission id.")), responses((status = 200, description = "`{ driver_questionnaire_submission }`", body = serde_json::Value), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
+#[utoipa::path(get, path = "/driver-questionnaire-submission/{id}", tag = "proof of delivery", summary = "One driver questionnaire submission with its answers.", params(("id" = i64, Path, description = "The submission id.")), responses((status = 200, description = "`{ driver_questionnaire_submission }`", body = OneSubmission), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn read_submission(
     State(state): State<AppState>,
     Caller(p): Caller,
     IdPath(id): IdPath,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<OneSubmission>, ApiError> {
     let links = Links::of(&state);
     let submission = state
         .blocking(move |s| Ok(pod::get_submission(&*s.store, p.scope(), id)?))
         .await?;
-    Ok(Json(json!({
-        "driver_questionnaire_submission": render_submission(&submission, &links)
-    })))
+    Ok(Json(OneSubmission {
+        driver_questionnaire_submission: render_submission(&submission, &links),
+    }))
 }
 
 /// `encoding`: absent (raw bytes) or `base64`; anything else is 400 at `encoding`.
@@ -71,7 +72,7 @@ pub struct ImageQuery {
     encoding: Option<String>,
 }
 
-#[utoipa::path(get, path = "/driver-questionnaire-images/{id}", tag = "proof of delivery", summary = "An image answer of a driver questionnaire.", params(("id" = i64, Path, description = "The image id."), ImageQuery), responses((status = 200, description = "The image (`image/webp`), or with `encoding=base64` a JSON body.", content((Vec<u8> = "image/webp"), (serde_json::Value = "application/json"))), (status = 202, description = "Still compressing: `{ id, is_compressed: false }`; retry after `Retry-After`.", body = serde_json::Value, headers(("retry-after" = u64, description = "Seconds."))), (status = 400, description = "INVALID_INPUT: an `encoding` other than base64, or a non-numeric id.", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
+#[utoipa::path(get, path = "/driver-questionnaire-images/{id}", tag = "proof of delivery", summary = "An image answer of a driver questionnaire.", params(("id" = i64, Path, description = "The image id."), ImageQuery), responses((status = 200, description = "The image (`image/webp`), or with `encoding=base64` a JSON body.", content((Vec<u8> = "image/webp"), (ImageBase64 = "application/json"))), (status = 202, description = "Still compressing: `{ id, is_compressed: false }`; retry after `Retry-After`.", body = ImagePending, headers(("retry-after" = u64, description = "Seconds."))), (status = 400, description = "INVALID_INPUT: an `encoding` other than base64, or a non-numeric id.", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn read_answer_image(
     state: State<AppState>,
     caller: Caller,
@@ -81,7 +82,7 @@ async fn read_answer_image(
     read_image(state, caller, id, query, ImageKind::Answer).await
 }
 
-#[utoipa::path(get, path = "/proof-of-delivery-photos/{id}", tag = "proof of delivery", summary = "A proof-of-delivery photo.", params(("id" = i64, Path, description = "The photo id."), ImageQuery), responses((status = 200, description = "The image (`image/webp`), or with `encoding=base64` a JSON body.", content((Vec<u8> = "image/webp"), (serde_json::Value = "application/json"))), (status = 202, description = "Still compressing: `{ id, is_compressed: false }`; retry after `Retry-After`.", body = serde_json::Value, headers(("retry-after" = u64, description = "Seconds."))), (status = 400, description = "INVALID_INPUT: an `encoding` other than base64, or a non-numeric id.", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
+#[utoipa::path(get, path = "/proof-of-delivery-photos/{id}", tag = "proof of delivery", summary = "A proof-of-delivery photo.", params(("id" = i64, Path, description = "The photo id."), ImageQuery), responses((status = 200, description = "The image (`image/webp`), or with `encoding=base64` a JSON body.", content((Vec<u8> = "image/webp"), (ImageBase64 = "application/json"))), (status = 202, description = "Still compressing: `{ id, is_compressed: false }`; retry after `Retry-After`.", body = ImagePending, headers(("retry-after" = u64, description = "Seconds."))), (status = 400, description = "INVALID_INPUT: an `encoding` other than base64, or a non-numeric id.", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn read_photo(
     state: State<AppState>,
     caller: Caller,
@@ -91,7 +92,7 @@ async fn read_photo(
     read_image(state, caller, id, query, ImageKind::Photo).await
 }
 
-#[utoipa::path(get, path = "/proof-of-delivery-signatures/{id}", tag = "proof of delivery", summary = "A proof-of-delivery signature.", params(("id" = i64, Path, description = "The signature id."), ImageQuery), responses((status = 200, description = "The image (`image/webp`), or with `encoding=base64` a JSON body.", content((Vec<u8> = "image/webp"), (serde_json::Value = "application/json"))), (status = 202, description = "Still compressing: `{ id, is_compressed: false }`; retry after `Retry-After`.", body = serde_json::Value, headers(("retry-after" = u64, description = "Seconds."))), (status = 400, description = "INVALID_INPUT: an `encoding` other than base64, or a non-numeric id.", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
+#[utoipa::path(get, path = "/proof-of-delivery-signatures/{id}", tag = "proof of delivery", summary = "A proof-of-delivery signature.", params(("id" = i64, Path, description = "The signature id."), ImageQuery), responses((status = 200, description = "The image (`image/webp`), or with `encoding=base64` a JSON body.", content((Vec<u8> = "image/webp"), (ImageBase64 = "application/json"))), (status = 202, description = "Still compressing: `{ id, is_compressed: false }`; retry after `Retry-After`.", body = ImagePending, headers(("retry-after" = u64, description = "Seconds."))), (status = 400, description = "INVALID_INPUT: an `encoding` other than base64, or a non-numeric id.", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn read_signature(
     state: State<AppState>,
     caller: Caller,
