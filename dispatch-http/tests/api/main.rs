@@ -7,6 +7,7 @@ mod common;
 mod contract;
 
 mod auth;
+mod console;
 mod envelope;
 mod hardening;
 mod isolation;
