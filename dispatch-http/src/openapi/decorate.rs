@@ -43,6 +43,15 @@ pub fn decorate(doc: &mut Value) {
     }
     paths.insert(super::DOCUMENT_PATH.to_owned(), document_operation());
     doc["components"]["schemas"]["ErrorDetails"]["additionalProperties"] = json!(true);
+    // Request bodies stay open (`v2::request_shapes`: unknown properties are ignored unless an
+    // endpoint refuses them): only response shapes are closed.
+    if let Some(schemas) = doc["components"]["schemas"].as_object_mut() {
+        for (name, schema) in schemas.iter_mut() {
+            if name.ends_with("Body") {
+                schema["additionalProperties"] = json!(true);
+            }
+        }
+    }
     close_objects(doc);
 }
 

@@ -270,7 +270,7 @@ async fn queued<R: Send + 'static>(
     state.blocking(check).await
 }
 
-#[utoipa::path(post, path = "/booking/availability", tag = "booking", summary = "Whether one more order fits on a date.", request_body(content = serde_json::Value, content_type = "application/json", description = "`{ date, order: {type, delivery_*/pickup_* location, capacities}, vehicles: [{id}] }`."), responses((status = 200, description = "`{ booking: { available } }`", body = Availability), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 503, description = "SERVICE_UNAVAILABLE: the booking queue is full or the run timed out.", body = crate::error::Envelope)))]
+#[utoipa::path(post, path = "/booking/availability", tag = "booking", summary = "Whether one more order fits on a date.", request_body(content = super::request_shapes::AvailabilityBody, description = "`{ date, order: {type, delivery_*/pickup_* location, capacities}, vehicles: [{id}] }`."), responses((status = 200, description = "`{ booking: { available } }`", body = Availability), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 503, description = "SERVICE_UNAVAILABLE: the booking queue is full or the run timed out.", body = crate::error::Envelope)))]
 async fn availability(
     State(state): State<AppState>,
     Caller(p): Caller,
@@ -303,7 +303,7 @@ async fn availability(
     }))
 }
 
-#[utoipa::path(post, path = "/booking/available-dates", tag = "booking", summary = "The dates on which one more order fits.", request_body(content = serde_json::Value, content_type = "application/json", description = "See docs/api.md."), responses((status = 200, description = "`{ available_dates, dates: [{date, available}] }`.", body = AvailableDates), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
+#[utoipa::path(post, path = "/booking/available-dates", tag = "booking", summary = "The dates on which one more order fits.", request_body(content = super::request_shapes::AvailableDatesBody, description = "See the schema."), responses((status = 200, description = "`{ available_dates, dates: [{date, available}] }`.", body = AvailableDates), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
 async fn available_dates(
     State(state): State<AppState>,
     Caller(p): Caller,
@@ -365,7 +365,7 @@ async fn available_dates(
     }))
 }
 
-#[utoipa::path(post, path = "/booking/available-slots", tag = "booking", summary = "The time slots of a date in which one more order fits.", request_body(content = serde_json::Value, content_type = "application/json", description = "See docs/api.md."), responses((status = 200, description = "`{ date, slots: [{from, to, available}] }`.", body = AvailableSlots), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
+#[utoipa::path(post, path = "/booking/available-slots", tag = "booking", summary = "The time slots of a date in which one more order fits.", request_body(content = super::request_shapes::AvailableSlotsBody, description = "See the schema."), responses((status = 200, description = "`{ date, slots: [{from, to, available}] }`.", body = AvailableSlots), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
 async fn available_slots(
     State(state): State<AppState>,
     Caller(p): Caller,

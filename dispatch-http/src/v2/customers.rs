@@ -97,7 +97,7 @@ fn input(
     }
 }
 
-#[utoipa::path(post, path = "/customers", tag = "customers", summary = "Create or update customers by account (at most 100).", request_body(content = serde_json::Value, content_type = "application/json", description = "An array of at most 100 customer objects."), responses((status = 201, description = "`{ customers: [{id, account}], errors }` in request order (a replay has an empty body).", body = WrittenCustomers), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
+#[utoipa::path(post, path = "/customers", tag = "customers", summary = "Create or update customers by account (at most 100).", request_body(content = Vec<super::request_shapes::CustomerBody>, description = "An array of at most 100 customer objects."), responses((status = 201, description = "`{ customers: [{id, account}], errors }` in request order (a replay has an empty body).", body = WrittenCustomers), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
 async fn create(
     State(state): State<AppState>,
     Caller(p): Caller,
@@ -168,7 +168,7 @@ async fn read(
     }))
 }
 
-#[utoipa::path(put, path = "/customers/{id}", tag = "customers", summary = "Update a customer (partial).", params(("id" = i64, Path, description = "The customer id.")), request_body(content = serde_json::Value, content_type = "application/json", description = "Customer fields; array fields replace the set."), responses((status = 200, description = "`{ customer, errors }`", body = UpdatedCustomer), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
+#[utoipa::path(put, path = "/customers/{id}", tag = "customers", summary = "Update a customer (partial).", params(("id" = i64, Path, description = "The customer id.")), request_body(content = super::request_shapes::CustomerBody, description = "Customer fields; array fields replace the set."), responses((status = 200, description = "`{ customer, errors }`", body = UpdatedCustomer), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn update(
     State(state): State<AppState>,
     Caller(p): Caller,

@@ -104,7 +104,7 @@ fn read_name(body: Option<Value>) -> Result<Option<String>, ApiError> {
     }
 }
 
-#[utoipa::path(post, path = "/vehicles/{id}/driver-credentials", tag = "driver credentials", summary = "Create a driver credential for a vehicle (the secret is shown once).", params(("id" = i64, Path, description = "The vehicle id.")), request_body(content = serde_json::Value, content_type = "application/json", description = "Optional `{ name }`."), responses((status = 201, description = "`{ driver_credential }` with `credential`, the secret.", body = OneCredential), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
+#[utoipa::path(post, path = "/vehicles/{id}/driver-credentials", tag = "driver credentials", summary = "Create a driver credential for a vehicle (the secret is shown once).", params(("id" = i64, Path, description = "The vehicle id.")), request_body(content = super::request_shapes::CredentialBody, description = "Optional `{ name }`."), responses((status = 201, description = "`{ driver_credential }` with `credential`, the secret.", body = OneCredential), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn create(
     State(state): State<AppState>,
     Caller(p): Caller,

@@ -22,6 +22,7 @@ pub mod plans;
 pub mod pod;
 pub mod pod_render;
 pub mod reference;
+pub mod request_shapes;
 pub mod route_edits;
 pub mod route_orders;
 pub mod routes;

@@ -39,7 +39,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(list))
 }
 
-#[utoipa::path(post, path = "/notifications/schedule/orders", tag = "notifications", summary = "Schedule notifications for orders.", request_body(content = serde_json::Value, content_type = "application/json", description = "`{ orders: [id], templates: [id] (at most 2), send_time_utc }`."), responses((status = 200, description = "`{ notifications: [{order_id}], errors }`", body = ScheduleResult), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
+#[utoipa::path(post, path = "/notifications/schedule/orders", tag = "notifications", summary = "Schedule notifications for orders.", request_body(content = super::request_shapes::ScheduleBody, description = "`{ orders: [id], templates: [id] (at most 2), send_time_utc }`."), responses((status = 200, description = "`{ notifications: [{order_id}], errors }`", body = ScheduleResult), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn schedule(
     State(state): State<AppState>,
     Caller(p): Caller,

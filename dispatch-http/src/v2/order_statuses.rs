@@ -42,7 +42,7 @@ async fn list(
     Ok(Json(OrderStatuses { order_statuses }))
 }
 
-#[utoipa::path(post, path = "/order-statuses", tag = "order statuses", summary = "Add a custom order status.", request_body(content = serde_json::Value, content_type = "application/json", description = "`{ status }`: 1-255 characters, stored exactly as sent."), responses((status = 201, description = "`{ order_status }`", body = AddedStatus), (status = 400, description = "INVALID_INPUT: already present, a default name, or not 1-255 characters.", body = crate::error::Envelope)))]
+#[utoipa::path(post, path = "/order-statuses", tag = "order statuses", summary = "Add a custom order status.", request_body(content = super::request_shapes::OrderStatusBody, description = "`{ status }`: 1-255 characters, stored exactly as sent."), responses((status = 201, description = "`{ order_status }`", body = AddedStatus), (status = 400, description = "INVALID_INPUT: already present, a default name, or not 1-255 characters.", body = crate::error::Envelope)))]
 async fn add(
     State(state): State<AppState>,
     Caller(p): Caller,

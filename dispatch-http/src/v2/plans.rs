@@ -84,7 +84,7 @@ async fn optimise(
     Ok(response)
 }
 
-#[utoipa::path(post, path = "/plans/optimise/orders", tag = "plans", summary = "Optimise the orders due on a date into a new plan.", request_body(content = serde_json::Value, content_type = "application/json", description = "`{ delivery_date, settings: {active_vehicles, auto_dispatch}, zone_group_id }`."), responses((status = 200, description = "`{ optimisation: {id, in_progress}, plan: {id, dispatched} }`; the job runs in the background.", body = Queued), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
+#[utoipa::path(post, path = "/plans/optimise/orders", tag = "plans", summary = "Optimise the orders due on a date into a new plan.", request_body(content = super::request_shapes::OptimiseOrdersBody, description = "`{ delivery_date, settings: {active_vehicles, auto_dispatch}, zone_group_id }`."), responses((status = 200, description = "`{ optimisation: {id, in_progress}, plan: {id, dispatched} }`; the job runs in the background.", body = Queued), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
 async fn optimise_orders(
     State(state): State<AppState>,
     caller: Caller,
@@ -94,7 +94,7 @@ async fn optimise_orders(
     optimise(state, caller, claim, body, Variant::ByDate).await
 }
 
-#[utoipa::path(post, path = "/plans/optimise/orders-for-ids", tag = "plans", summary = "Optimise the given orders into a new plan.", request_body(content = serde_json::Value, content_type = "application/json", description = "`{ orders: [{id}], settings: {active_vehicles, auto_dispatch, maintain_upload_sequence}, zone_group_id }`."), responses((status = 200, description = "`{ optimisation, plan }` as POST /plans/optimise/orders.", body = Queued), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
+#[utoipa::path(post, path = "/plans/optimise/orders-for-ids", tag = "plans", summary = "Optimise the given orders into a new plan.", request_body(content = super::request_shapes::OptimiseIdsBody, description = "`{ orders: [{id}], settings: {active_vehicles, auto_dispatch, maintain_upload_sequence}, zone_group_id }`."), responses((status = 200, description = "`{ optimisation, plan }` as POST /plans/optimise/orders.", body = Queued), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
 async fn optimise_ids(
     State(state): State<AppState>,
     caller: Caller,

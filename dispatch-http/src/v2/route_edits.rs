@@ -78,7 +78,7 @@ fn read_lock(body: &Value) -> Result<bool, ApiError> {
     }
 }
 
-#[utoipa::path(put, path = "/routes/{id}", tag = "routes", summary = "Set a route's is_locked flag.", params(("id" = i64, Path, description = "The route id.")), request_body(content = serde_json::Value, content_type = "application/json", description = "`{ is_locked }`."), responses((status = 200, description = "`{ route }` (without stops).", body = OneRoute), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
+#[utoipa::path(put, path = "/routes/{id}", tag = "routes", summary = "Set a route's is_locked flag.", params(("id" = i64, Path, description = "The route id.")), request_body(content = super::request_shapes::RouteLockBody, description = "`{ is_locked }`."), responses((status = 200, description = "`{ route }` (without stops).", body = OneRoute), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn update(
     State(state): State<AppState>,
     Caller(p): Caller,

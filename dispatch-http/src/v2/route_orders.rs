@@ -311,7 +311,7 @@ async fn edit(state: AppState, body: Value, call: EditCall) -> Result<Json<EditR
     Ok(Json(render(&out)))
 }
 
-#[utoipa::path(post, path = "/routes/{id}/add-orders", tag = "routes", summary = "Add 1 to 10 orders to a route.", params(("id" = i64, Path, description = "The route id.")), request_body(content = serde_json::Value, content_type = "application/json", description = "`{ orders: [{id?, order_number?}], settings: {allow_dispatched, reoptimize} }`."), responses((status = 200, description = "`{ orders: [{id, order_number, stops}], errors }`", body = EditResult), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
+#[utoipa::path(post, path = "/routes/{id}/add-orders", tag = "routes", summary = "Add 1 to 10 orders to a route.", params(("id" = i64, Path, description = "The route id.")), request_body(content = super::request_shapes::RouteEditBody, description = "`{ orders: [{id?, order_number?}], settings: {allow_dispatched, reoptimize} }`."), responses((status = 200, description = "`{ orders: [{id, order_number, stops}], errors }`", body = EditResult), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn add(
     State(state): State<AppState>,
     caller: Caller,
@@ -328,7 +328,7 @@ async fn add(
     edit(state, body, call).await
 }
 
-#[utoipa::path(post, path = "/routes/{id}/remove-orders", tag = "routes", summary = "Remove 1 to 10 orders from a route.", params(("id" = i64, Path, description = "The route id.")), request_body(content = serde_json::Value, content_type = "application/json", description = "`{ orders: [{id?, order_number?}], settings: {allow_dispatched, reoptimize} }`."), responses((status = 200, description = "`{ orders: [{id, order_number, stops}], errors }`", body = EditResult), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
+#[utoipa::path(post, path = "/routes/{id}/remove-orders", tag = "routes", summary = "Remove 1 to 10 orders from a route.", params(("id" = i64, Path, description = "The route id.")), request_body(content = super::request_shapes::RouteEditBody, description = "`{ orders: [{id?, order_number?}], settings: {allow_dispatched, reoptimize} }`."), responses((status = 200, description = "`{ orders: [{id, order_number, stops}], errors }`", body = EditResult), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn remove(
     State(state): State<AppState>,
     caller: Caller,

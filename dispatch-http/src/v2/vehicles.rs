@@ -246,7 +246,7 @@ fn shift_wire(s: &dispatch_core::model::vehicle::Shift) -> ShiftWire {
     }
 }
 
-#[utoipa::path(post, path = "/vehicles", tag = "vehicles", summary = "Create a vehicle.", request_body(content = serde_json::Value, content_type = "application/json", description = "Vehicle fields; required: name, availability, start_location, end_location."), responses((status = 200, description = "`{ vehicle }`", body = OneVehicle), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
+#[utoipa::path(post, path = "/vehicles", tag = "vehicles", summary = "Create a vehicle.", request_body(content = super::request_shapes::VehicleBody, description = "Vehicle fields; required: name, availability, start_location, end_location."), responses((status = 200, description = "`{ vehicle }`", body = OneVehicle), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
 async fn create(
     State(state): State<AppState>,
     Caller(p): Caller,
@@ -294,7 +294,7 @@ async fn read(
     }))
 }
 
-#[utoipa::path(method(put, patch), path = "/vehicles/{id}", tag = "vehicles", summary = "Update a vehicle (partial).", params(("id" = i64, Path, description = "The vehicle id.")), request_body(content = serde_json::Value, content_type = "application/json", description = "Any vehicle fields; capacities and skills replace the set."), responses((status = 200, description = "`{ vehicle }`", body = OneVehicle), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
+#[utoipa::path(method(put, patch), path = "/vehicles/{id}", tag = "vehicles", summary = "Update a vehicle (partial).", params(("id" = i64, Path, description = "The vehicle id.")), request_body(content = super::request_shapes::VehicleBody, description = "Any vehicle fields; capacities and skills replace the set."), responses((status = 200, description = "`{ vehicle }`", body = OneVehicle), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
 async fn update(
     State(state): State<AppState>,
     Caller(p): Caller,

@@ -78,7 +78,7 @@ fn location(body: &Value) -> Result<LocationQuery, ValidationErrors> {
 }
 
 /// `POST /zone-groups/{id}/bounds/contains`.
-#[utoipa::path(post, path = "/zone-groups/{id}/bounds/contains", tag = "reference", summary = "The zone of the group containing a location.", params(("id" = i64, Path, description = "The zone group id.")), request_body(content = serde_json::Value, content_type = "application/json", description = "`{ location: {lat, lng, address, postcode, country} }`; without lat and lng, address or postcode is geocoded."), responses((status = 200, description = "`{ zone }`, null when no zone contains the location.", body = ZoneLookup), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
+#[utoipa::path(post, path = "/zone-groups/{id}/bounds/contains", tag = "reference", summary = "The zone of the group containing a location.", params(("id" = i64, Path, description = "The zone group id.")), request_body(content = super::request_shapes::ZoneLookupBody, description = "`{ location: {lat, lng, address, postcode, country} }`; without lat and lng, address or postcode is geocoded."), responses((status = 200, description = "`{ zone }`, null when no zone contains the location.", body = ZoneLookup), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn contains(
     State(state): State<AppState>,
     Caller(p): Caller,

@@ -1,5 +1,7 @@
 //! HTTP tests of the v2 API: the real router over a real SQLite file, spoken to in JSON.
 
+#[path = "../browser/mod.rs"]
+mod browser;
 #[allow(dead_code)] // shared with the other test crates, which use different parts
 mod common;
 #[allow(dead_code)]
@@ -12,6 +14,7 @@ mod envelope;
 mod hardening;
 mod isolation;
 mod openapi;
+mod openapi_browser;
 mod reference;
 mod seed;
 mod vehicles;

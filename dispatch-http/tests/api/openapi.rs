@@ -271,3 +271,27 @@ fn the_contract_check_catches_an_undocumented_field() {
     assert!(contract::check_against(doc, "GET", "/v2/depots", 404, &bare).is_err());
     assert!(contract::check_against(doc, "GET", "/v2/nowhere", 404, &bare).is_err());
 }
+
+#[tokio::test]
+async fn every_body_is_typed_except_the_solver_problem() {
+    let app = TestApp::new();
+    let doc = served_document(&app).await;
+    let typed = |schema: &Value| schema.get("$ref").is_some() || schema.get("type").is_some();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            if let Some(body) = op.get("requestBody") {
+                for (kind, content) in body["content"].as_object().unwrap() {
+                    assert!(typed(&content["schema"]), "{method} {path} request {kind}");
+                }
+            }
+            for (status, response) in op["responses"].as_object().unwrap() {
+                let schema = &response["content"]["application/json"]["schema"];
+                let untyped_on_purpose =
+                    path == "/plans/optimise/{id}/problem" || path == "/openapi.json";
+                if status.starts_with('2') && !schema.is_null() && !untyped_on_purpose {
+                    assert!(typed(schema), "{method} {path} {status}: {schema}");
+                }
+            }
+        }
+    }
+}
