@@ -72,35 +72,40 @@ pub struct ImageQuery {
     encoding: Option<String>,
 }
 
-#[utoipa::path(get, path = "/driver-questionnaire-images/{id}", tag = "proof of delivery", summary = "An image answer of a driver questionnaire.", params(("id" = i64, Path, description = "The image id."), ImageQuery), responses((status = 200, description = "The image (`image/webp`), or with `encoding=base64` a JSON body.", content((Vec<u8> = "image/webp"), (ImageBase64 = "application/json"))), (status = 202, description = "Still compressing: `{ id, is_compressed: false }`; retry after `Retry-After`.", body = ImagePending, headers(("retry-after" = u64, description = "Seconds."))), (status = 400, description = "INVALID_INPUT: an `encoding` other than base64, or a non-numeric id.", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
-async fn read_answer_image(
-    state: State<AppState>,
-    caller: Caller,
-    id: IdPath,
-    query: Query<HashMap<String, String>>,
-) -> Result<Response, ApiError> {
-    read_image(state, caller, id, query, ImageKind::Answer).await
+/// One image endpoint per kind: `#[utoipa::path]` takes its path as a literal, so the three
+/// documented handlers (the same read) are stamped out here.
+macro_rules! image_endpoint {
+    ($name:ident, $path:literal, $summary:literal, $kind:expr) => {
+        #[utoipa::path(get, path = $path, tag = "proof of delivery", summary = $summary, params(("id" = i64, Path, description = "The image id."), ImageQuery), responses((status = 200, description = "The image (`image/webp`), or with `encoding=base64` a JSON body.", content((Vec<u8> = "image/webp"), (ImageBase64 = "application/json"))), (status = 202, description = "Still compressing: `{ id, is_compressed: false }`; retry after `Retry-After`.", body = ImagePending, headers(("retry-after" = u64, description = "Seconds."))), (status = 400, description = "INVALID_INPUT: an `encoding` other than base64, or a non-numeric id.", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
+        async fn $name(
+            state: State<AppState>,
+            caller: Caller,
+            id: IdPath,
+            query: Query<HashMap<String, String>>,
+        ) -> Result<Response, ApiError> {
+            read_image(state, caller, id, query, $kind).await
+        }
+    };
 }
 
-#[utoipa::path(get, path = "/proof-of-delivery-photos/{id}", tag = "proof of delivery", summary = "A proof-of-delivery photo.", params(("id" = i64, Path, description = "The photo id."), ImageQuery), responses((status = 200, description = "The image (`image/webp`), or with `encoding=base64` a JSON body.", content((Vec<u8> = "image/webp"), (ImageBase64 = "application/json"))), (status = 202, description = "Still compressing: `{ id, is_compressed: false }`; retry after `Retry-After`.", body = ImagePending, headers(("retry-after" = u64, description = "Seconds."))), (status = 400, description = "INVALID_INPUT: an `encoding` other than base64, or a non-numeric id.", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
-async fn read_photo(
-    state: State<AppState>,
-    caller: Caller,
-    id: IdPath,
-    query: Query<HashMap<String, String>>,
-) -> Result<Response, ApiError> {
-    read_image(state, caller, id, query, ImageKind::Photo).await
-}
-
-#[utoipa::path(get, path = "/proof-of-delivery-signatures/{id}", tag = "proof of delivery", summary = "A proof-of-delivery signature.", params(("id" = i64, Path, description = "The signature id."), ImageQuery), responses((status = 200, description = "The image (`image/webp`), or with `encoding=base64` a JSON body.", content((Vec<u8> = "image/webp"), (ImageBase64 = "application/json"))), (status = 202, description = "Still compressing: `{ id, is_compressed: false }`; retry after `Retry-After`.", body = ImagePending, headers(("retry-after" = u64, description = "Seconds."))), (status = 400, description = "INVALID_INPUT: an `encoding` other than base64, or a non-numeric id.", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
-async fn read_signature(
-    state: State<AppState>,
-    caller: Caller,
-    id: IdPath,
-    query: Query<HashMap<String, String>>,
-) -> Result<Response, ApiError> {
-    read_image(state, caller, id, query, ImageKind::Signature).await
-}
+image_endpoint!(
+    read_answer_image,
+    "/driver-questionnaire-images/{id}",
+    "An image answer of a driver questionnaire.",
+    ImageKind::Answer
+);
+image_endpoint!(
+    read_photo,
+    "/proof-of-delivery-photos/{id}",
+    "A proof-of-delivery photo.",
+    ImageKind::Photo
+);
+image_endpoint!(
+    read_signature,
+    "/proof-of-delivery-signatures/{id}",
+    "A proof-of-delivery signature.",
+    ImageKind::Signature
+);
 
 async fn read_image(
     State(state): State<AppState>,
