@@ -4,6 +4,9 @@
 //! capture empty).
 
 #[allow(dead_code)]
+#[path = "contract/mod.rs"]
+mod contract;
+#[allow(dead_code)]
 #[path = "middleware/harness.rs"]
 mod harness;
 

@@ -15,6 +15,10 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
+#[allow(dead_code)]
+#[path = "../../dispatch-http/tests/contract/mod.rs"]
+mod contract;
+
 /// The `dispatch` binary next to this test's profile directory, brought up to date once per run.
 /// The build asks for what `cargo test --workspace` builds (same feature unification), so under
 /// that command it is a no-op; the binary comes with dispatch-http's integration tests.
@@ -365,7 +369,21 @@ impl Drop for Serving {
 /// Sends `request` to the server at `addr` (HOST:PORT) over a fresh connection with
 /// `Connection: close`.
 pub fn send(addr: &str, request: Request<'_>) -> Reply {
-    parse_reply(&exchange(addr, request))
+    let (method, path) = (request.method.to_owned(), request.path.to_owned());
+    let reply = parse_reply(&exchange(addr, request));
+    // Absolute URLs (paging links) are checked by their path.
+    let path = match path.strip_prefix("http://") {
+        Some(rest) => rest[rest.find('/').unwrap_or(rest.len())..].to_owned(),
+        None => path,
+    };
+    contract::check_bytes(
+        &method,
+        &path,
+        reply.status,
+        reply.header("content-type"),
+        &reply.raw,
+    );
+    reply
 }
 
 /// Like [`send`], but returns the bytes received as they are.

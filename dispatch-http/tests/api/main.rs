@@ -1,13 +1,20 @@
 //! HTTP tests of the v2 API: the real router over a real SQLite file, spoken to in JSON.
 
+#[path = "../browser/mod.rs"]
+mod browser;
 #[allow(dead_code)] // shared with the other test crates, which use different parts
 mod common;
+#[allow(dead_code)]
+#[path = "../contract/mod.rs"]
+mod contract;
 
 mod auth;
 mod console;
 mod envelope;
 mod hardening;
 mod isolation;
+mod openapi;
+mod openapi_browser;
 mod reference;
 mod seed;
 mod vehicles;
