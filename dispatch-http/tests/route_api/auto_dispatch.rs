@@ -41,8 +41,8 @@ pub async fn optimise_with_auto_dispatch(app: &TestApp) -> i64 {
 async fn claimed_job(app: &TestApp) -> (Optimisation, i64) {
     let plan = optimise_with_auto_dispatch(app).await;
     let at = now(app);
-    let job = store(app)
-        .transaction(|tx| tx.claim_optimisation(at, at.add_millis(60_000)))
+    let job = app
+        .write(|tx| tx.claim_optimisation(at, at.add_millis(60_000)))
         .unwrap()
         .expect("the queued job");
     (job, plan)
@@ -59,15 +59,14 @@ fn run(
         threads: 1,
         max_iterations: Some(200),
     };
-    run_job(
-        store(app),
+    app.with_store(|store| run_job(store,
         &*app.state.routing.matrix,
         &*app.state.clock,
         job,
         &config,
         control,
         follow,
-    )
+    ))
 }
 
 fn auto_dispatch(app: &TestApp) -> AutoDispatch {
@@ -89,13 +88,12 @@ async fn an_auto_dispatch_refused_after_the_solve_keeps_the_result_and_says_why_
         once: Once::new(),
         meanwhile: || {
             let other = lay_out(&app, &[(Some(v), vec![o[0]])]);
-            dispatch_plan(
-                store(&app),
+            app.with_store(|store| dispatch_plan(store,
                 &links,
                 north_scope(&app),
                 other.plan,
                 now(&app),
-            )
+            ))
             .unwrap();
         },
     };

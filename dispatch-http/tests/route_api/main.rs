@@ -79,10 +79,6 @@ pub fn north_scope(app: &TestApp) -> DepotScope {
     }
 }
 
-pub fn store(app: &TestApp) -> &dyn Store {
-    &*app.store
-}
-
 pub fn now(app: &TestApp) -> Timestamp {
     use dispatch_core::ports::clock::Clock;
     app.clock.now()
@@ -102,8 +98,8 @@ pub fn lay_out(app: &TestApp, routes: &[(Option<i64>, Vec<i64>)]) -> Laid {
     let scope = north_scope(app);
     let date = Date::parse(DAY).unwrap();
     let at = now(app);
-    store(app)
-        .transaction(|tx| {
+    app
+        .write(|tx| {
             let mut plan = tx.insert_plan(scope, &NewPlan { date }, at)?;
             let laid = add_solution(tx, scope, plan.id, routes, at)?;
             plan.active_solution_id = Some(laid.solution);
@@ -117,8 +113,8 @@ pub fn lay_out(app: &TestApp, routes: &[(Option<i64>, Vec<i64>)]) -> Laid {
 pub fn reoptimised(app: &TestApp, plan: i64, routes: &[(Option<i64>, Vec<i64>)]) -> Laid {
     let scope = north_scope(app);
     let at = now(app);
-    store(app)
-        .transaction(|tx| {
+    app
+        .write(|tx| {
             let mut p = tx.get_plan(scope, plan)?.unwrap();
             let laid = add_solution(tx, scope, plan, routes, at)?;
             p.active_solution_id = Some(laid.solution);
@@ -213,8 +209,8 @@ pub fn queue_job(app: &TestApp, plan: i64) -> String {
         created: at,
         updated: at,
     };
-    store(app)
-        .transaction(|tx| tx.insert_optimisation(&job))
+    app
+        .write(|tx| tx.insert_optimisation(&job))
         .unwrap();
     id
 }
@@ -223,8 +219,8 @@ pub fn queue_job(app: &TestApp, plan: i64) -> String {
 pub fn set_status(app: &TestApp, order: i64, status: &str) {
     let scope = north_scope(app);
     let at = now(app);
-    store(app)
-        .transaction(|tx| {
+    app
+        .write(|tx| {
             apply_status_event(
                 tx,
                 scope,
@@ -239,7 +235,7 @@ pub fn set_status(app: &TestApp, order: i64, status: &str) {
 /// North's outbox, oldest first.
 pub fn events(app: &TestApp) -> Vec<DomainEvent> {
     let scope = north_scope(app);
-    store(app).read(|tx| tx.list_events(scope)).unwrap()
+    app.read(|tx| tx.list_events(scope)).unwrap()
 }
 
 /// `orders.status` events of one order, as statuses.

@@ -63,11 +63,11 @@ async fn upload(app: &TestApp, path: &str, key: &str, parts: &[Part<'_>]) -> com
 }
 
 fn compress_all(app: &TestApp) -> usize {
-    pod::compress_pending(&*app.store, &Codec, &*app.clock, 100).unwrap()
+    app.with_store(|store| pod::compress_pending(store, &Codec, &*app.clock, 100)).unwrap()
 }
 
 fn stored_images(app: &TestApp) -> usize {
-    store(app).read(|tx| tx.pending_images(1000)).unwrap().len()
+    app.read(|tx| tx.pending_images(1000)).unwrap().len()
 }
 
 #[tokio::test]

@@ -116,11 +116,11 @@ pub async fn depot_route(app: &TestApp, route: i64) -> Value {
 }
 
 /// Changes North's settings through the store (what seeding again does).
-pub fn north_settings(app: &TestApp, change: impl FnOnce(&mut NewDepot)) {
+pub fn north_settings(app: &TestApp, change: impl FnOnce(&mut NewDepot) + Send) {
     let scope = north_scope(app);
     let at = now(app);
-    store(app)
-        .transaction(|tx| {
+    app
+        .write(|tx| {
             let d = tx.get_depot(scope)?.unwrap();
             let mut depot = NewDepot {
                 name: d.name,
@@ -140,8 +140,8 @@ pub fn north_settings(app: &TestApp, change: impl FnOnce(&mut NewDepot)) {
 /// North's on-delivery notifications: the SMS template "On the way" and a window.
 pub fn on_delivery_notifications(app: &TestApp, window_minutes: Option<u32>) {
     let scope = north_scope(app);
-    store(app)
-        .transaction(|tx| {
+    app
+        .write(|tx| {
             let template = tx
                 .list_notification_templates(scope)?
                 .into_iter()
