@@ -1,4 +1,5 @@
-//! HTTP tests of the v2 API: the real router over a real SQLite file, spoken to in JSON.
+//! HTTP tests of the v2 API: the real router over a real database (SQLite, or PostgreSQL with
+//! `DISPATCH_TEST_DB=postgres`), spoken to in JSON.
 
 #[allow(dead_code)] // shared with the other test crates, which use different parts
 mod common;
@@ -7,6 +8,7 @@ mod auth;
 mod envelope;
 mod hardening;
 mod isolation;
+mod nul_text;
 mod reference;
 mod seed;
 mod vehicles;

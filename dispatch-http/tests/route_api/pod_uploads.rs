@@ -165,6 +165,14 @@ async fn bad_uploads_get_the_envelope_and_store_nothing() {
         (
             &sig_path,
             vec![
+                Part::Text("signed_by", "A\0B"),
+                Part::File("signature", "s.png", &good),
+            ],
+            "signed_by",
+        ),
+        (
+            &sig_path,
+            vec![
                 Part::Text("signed_by", "A"),
                 Part::Text("lat", "51.5"),
                 Part::File("signature", "s.png", &good),
