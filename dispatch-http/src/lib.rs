@@ -92,6 +92,7 @@ pub fn app(state: AppState) -> Router {
         clock: state.clock.clone(),
         rate_limits_enabled: state.rate_limits_enabled,
         idempotency_store: state.idempotency.clone(),
+        shared_rate_limits: state.store.shared_rate_limits(),
     };
     // Idempotency and rate limits sit inside the auth layer (they need the `Principal`);
     // request ids, logs and feature headers wrap everything, errors included.

@@ -11,6 +11,7 @@ use crate::sql::{params, Connection};
 const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0001_init.sql"),
     include_str!("../migrations/0002_ops.sql"),
+    include_str!("../migrations/0003_pgshared.sql"),
 ];
 
 /// The schema version of a database this program has fully migrated.

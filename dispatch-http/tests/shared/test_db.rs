@@ -29,10 +29,12 @@ pub fn on_postgres() -> bool {
 }
 
 /// The `--db` value for the database a test calls `path`: the path itself on SQLite, the
-/// address of a database created for it on PostgreSQL.
+/// address of a database created for it on PostgreSQL (a `postgres://` address stays as it is).
 pub fn db_arg(path: &Path) -> String {
-    if !on_postgres() {
-        return path.to_str().expect("UTF-8 temp path").to_owned();
+    let given = path.to_str().expect("UTF-8 temp path");
+    // A test that made its own PostgreSQL database passes its address as it is.
+    if !on_postgres() || given.starts_with("postgres://") {
+        return given.to_owned();
     }
     static BY_PATH: OnceLock<Mutex<HashMap<PathBuf, String>>> = OnceLock::new();
     let mut known = BY_PATH
