@@ -5,12 +5,14 @@
 use dispatch_core::model::pod::ImageKind;
 use dispatch_core::ports::tracking::TrackingLinks;
 
+use crate::public_url::PublicUrl;
 use crate::AppState;
 
-/// The public address and the paths under it.
+/// The paths the service links to, under its public address ([`PublicUrl`], which builds
+/// every absolute URL).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Links {
-    base: String,
+    base: PublicUrl,
 }
 
 /// The path segment under `/v2` of each image kind's read endpoint.
@@ -23,21 +25,20 @@ pub fn image_path(kind: ImageKind) -> &'static str {
 }
 
 impl Links {
-    /// Links under `base` (`https://dispatch.example.com`; a trailing `/` is ignored).
-    pub fn new(base: &str) -> Links {
-        Links {
-            base: base.trim_end_matches('/').to_owned(),
-        }
+    /// Links under `base`.
+    pub fn new(base: PublicUrl) -> Links {
+        Links { base }
     }
 
     /// The links of the running service, under its `--public-url`.
     pub fn of(state: &AppState) -> Links {
-        Links::new(state.public_url.as_str())
+        Links::new(state.public_url.clone())
     }
 
     /// The absolute URL of an image's read endpoint.
     pub fn image(&self, kind: ImageKind, id: i64) -> String {
-        format!("{}/v2/{}/{id}", self.base, image_path(kind))
+        self.base
+            .absolute_url(&format!("/v2/{}/{id}", image_path(kind)))
     }
 }
 
@@ -52,7 +53,7 @@ impl TrackingLinks for Links {
     }
 
     fn link(&self, token: &str) -> String {
-        format!("{}/track/{token}", self.base)
+        self.base.absolute_url(&format!("/track/{token}"))
     }
 }
 
@@ -62,7 +63,7 @@ mod tests {
 
     #[test]
     fn links_are_absolute_under_the_public_address() {
-        let links = Links::new("https://d.example.com/");
+        let links = Links::new(PublicUrl::parse("https://d.example.com/").unwrap());
         assert_eq!(
             links.image(ImageKind::Answer, 7),
             "https://d.example.com/v2/driver-questionnaire-images/7"
@@ -72,7 +73,7 @@ mod tests {
 
     #[test]
     fn tokens_are_random_hex_of_128_bits() {
-        let links = Links::new("http://x");
+        let links = Links::new(PublicUrl::default());
         let (a, b) = (links.new_token(), links.new_token());
         assert_eq!(a.len(), 32);
         assert!(a.bytes().all(|c| c.is_ascii_hexdigit()));

@@ -24,21 +24,20 @@ const MIGRATION_LOCK: i64 = crate::WRITE_LOCK + 1;
 /// [`MIGRATION_LOCK`]; the version is re-read under the lock, so concurrent starts apply each
 /// migration once.
 pub fn apply(conn: &Connection) -> Result<(), StoreError> {
-    conn.execute_batch(
-        "CREATE TABLE IF NOT EXISTS dispatch_schema_migrations (
+    // Created under the lock too: two sessions running `CREATE TABLE IF NOT EXISTS` at once can
+    // both pass the check, and the loser fails on the catalog (a duplicate type).
+    let created = conn.execute_batch(&format!(
+        "BEGIN; SELECT pg_advisory_xact_lock({MIGRATION_LOCK});
+         CREATE TABLE IF NOT EXISTS dispatch_schema_migrations (
              version BIGINT PRIMARY KEY,
              applied TIMESTAMPTZ NOT NULL DEFAULT now()
-         )",
-    )
-    .st()
-    .or_else(|e| {
-        // Two processes creating the table at once: one loses with a unique violation on the
-        // catalog; the table exists either way.
-        match e {
-            StoreError::Conflict(_) => Ok(()),
-            e => Err(e),
-        }
-    })?;
+         );
+         COMMIT"
+    ));
+    if created.is_err() {
+        let _ = conn.execute_batch("ROLLBACK");
+    }
+    created.st()?;
     for (index, sql) in MIGRATIONS.iter().enumerate() {
         let target = index as u32 + 1;
         conn.begin(&format!(

@@ -50,3 +50,49 @@ pub struct StopVisit {
     /// Driving distance from the previous point (the start or the previous stop), in metres.
     pub planned_distance_m: i64,
 }
+
+impl StopVisit {
+    /// The planned service time, seconds: departure minus arrival, counting the days between
+    /// their dates (a visit planned across midnight departs "earlier" in the day than it
+    /// arrives). Never negative.
+    pub fn planned_service_s(&self) -> i64 {
+        // A visit spans midnight at most a few times; count the days between its dates.
+        let days = (0..7)
+            .find(|d| self.arrival_date.add_days(*d) >= self.departure_date)
+            .unwrap_or(0);
+        (days * 86_400 + self.departure_s - self.arrival_s).max(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn visit(arrival: (&str, i64), departure: (&str, i64)) -> StopVisit {
+        StopVisit {
+            order_ids: vec![1],
+            side: Side::Delivery,
+            lat: None,
+            lng: None,
+            address: None,
+            postcode: None,
+            phone: None,
+            arrival_date: Date::parse(arrival.0).unwrap(),
+            arrival_s: arrival.1,
+            departure_date: Date::parse(departure.0).unwrap(),
+            departure_s: departure.1,
+            planned_distance_m: 0,
+        }
+    }
+
+    #[test]
+    fn planned_service_counts_the_days_of_a_visit_across_midnight() {
+        let same_day = visit(("2026-11-24", 9 * 3600), ("2026-11-24", 9 * 3600 + 300));
+        assert_eq!(same_day.planned_service_s(), 300);
+        // Arrives 23:57, leaves 00:02 the next day: five minutes, not minus a day.
+        let midnight = visit(("2026-11-24", 86_400 - 180), ("2026-11-25", 120));
+        assert_eq!(midnight.planned_service_s(), 300);
+        let month_end = visit(("2026-11-30", 86_000), ("2026-12-01", 400));
+        assert_eq!(month_end.planned_service_s(), 800);
+    }
+}

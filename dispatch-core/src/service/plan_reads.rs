@@ -5,7 +5,8 @@
 use std::collections::HashMap;
 
 use super::customers::catalog;
-use super::driver::view::{RouteDriverRecords, StopDriverView};
+use super::driver::view::{DriverReadSettings, RouteDriverRecords, StopDriverView};
+use super::pod::RouteProof;
 use super::ServiceError;
 use crate::model::optimisation::Optimisation;
 use crate::model::order::Order;
@@ -78,9 +79,13 @@ pub struct PlanSummaryView {
     pub routes: Vec<RouteSummary>,
 }
 
-/// Orders read once per request, whatever number of stops name them.
+/// Orders read once per request, whatever number of stops name them, and the depot's settings
+/// the driver-side views need (read once, not per route).
 #[derive(Default)]
-pub struct OrderCache(HashMap<i64, Option<Order>>);
+pub struct OrderCache {
+    orders: HashMap<i64, Option<Order>>,
+    settings: Option<DriverReadSettings>,
+}
 
 impl OrderCache {
     /// The live order `id` of the depot.
@@ -90,36 +95,65 @@ impl OrderCache {
         scope: DepotScope,
         id: i64,
     ) -> Result<Option<Order>, StoreError> {
-        if let Some(found) = self.0.get(&id) {
+        if let Some(found) = self.orders.get(&id) {
             return Ok(found.clone());
         }
         let found = tx.get_order(scope, id)?;
-        self.0.insert(id, found.clone());
+        self.orders.insert(id, found.clone());
         Ok(found)
+    }
+
+    /// The depot's settings for the driver-side views.
+    pub fn settings(
+        &mut self,
+        tx: &mut dyn StoreTx,
+        scope: DepotScope,
+    ) -> Result<DriverReadSettings, StoreError> {
+        if let Some(settings) = self.settings {
+            return Ok(settings);
+        }
+        let settings = DriverReadSettings::read(tx, scope)?;
+        self.settings = Some(settings);
+        Ok(settings)
     }
 }
 
-/// A route with its stops, their orders and its vehicle.
+/// One stop of a route as reads show it: its live orders, the driver's records, its proof.
+pub fn stop_view(
+    tx: &mut dyn StoreTx,
+    scope: DepotScope,
+    stop: Stop,
+    records: &RouteDriverRecords,
+    proof: &RouteProof,
+    orders: &mut OrderCache,
+) -> Result<StopView, StoreError> {
+    let mut served = Vec::with_capacity(stop.visit.order_ids.len());
+    for id in &stop.visit.order_ids {
+        served.extend(orders.get(tx, scope, *id)?);
+    }
+    Ok(StopView {
+        driver: records.of(&stop),
+        proof: proof.of(&stop),
+        stop,
+        orders: served,
+    })
+}
+
+/// A route with its stops, their orders and its vehicle. The driver's records and the proof of
+/// delivery are read once for the route, not per stop.
 pub fn route_view(
     tx: &mut dyn StoreTx,
     scope: DepotScope,
     route: Route,
     orders: &mut OrderCache,
 ) -> Result<RouteView, StoreError> {
-    let mut stops = Vec::new();
-    let records = RouteDriverRecords::read(tx, scope, route.id)?;
-    for stop in tx.list_stops(scope, route.id)? {
-        let mut served = Vec::with_capacity(stop.visit.order_ids.len());
-        for id in &stop.visit.order_ids {
-            served.extend(orders.get(tx, scope, *id)?);
-        }
-        let proof = super::pod::stop_proof(tx, scope, &stop)?;
-        stops.push(StopView {
-            driver: records.of(&stop),
-            stop,
-            orders: served,
-            proof,
-        });
+    let settings = orders.settings(tx, scope)?;
+    let records = RouteDriverRecords::read_with(tx, scope, route.id, settings)?;
+    let listed = tx.list_stops(scope, route.id)?;
+    let proof = RouteProof::read(tx, scope, route.id, &listed)?;
+    let mut stops = Vec::with_capacity(listed.len());
+    for stop in listed {
+        stops.push(stop_view(tx, scope, stop, &records, &proof, orders)?);
     }
     let vehicle = match route.vehicle_id {
         Some(id) => tx.get_vehicle(scope, id)?,

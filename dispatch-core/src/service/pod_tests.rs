@@ -2,12 +2,14 @@ use super::*;
 use crate::model::driver::Driver;
 use crate::model::order::Side;
 use crate::model::organisation::DepotSettings;
-use crate::model::pod::{ImageFormat, StoredAnswer};
-use crate::model::questionnaire::{AnswerType, AnswerValue, Question, QuestionnaireDef};
+use crate::model::pod::{ImageFormat, ImageRead, StoredAnswer};
+use crate::model::questionnaire::{
+    AnswerInput, AnswerType, AnswerValue, Question, QuestionnaireDef, QuestionnaireType,
+};
 use crate::model::route::{NewRoute, RouteTiming};
 use crate::model::stop::StopVisit;
 use crate::ports::clock::ManualClock;
-use crate::ports::store::{InMemoryStore, NewDepot};
+use crate::ports::store::{InMemoryStore, NewDepot, StoreError};
 use crate::time::Date;
 
 /// Accepts `IMG` followed by anything; "encodes" by prefixing `WEBP`, failing on `IMGBAD`.

@@ -234,9 +234,14 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     let outbox_commits = Arc::new(tokio::sync::Notify::new());
     let wake = outbox_commits.clone();
     // Store calls block (PostgreSQL's client refuses to run on a runtime thread at all): they
-    // run on the blocking pool.
+    // run on the blocking pool. Every route change appends an event too: driver feed streams
+    // look at once.
     let db = args.db.clone();
-    let service = blocking(move || db.open_service(Arc::new(move || wake.notify_one()))).await?;
+    let on_commit = Arc::new(move || {
+        wake.notify_one();
+        crate::driver::wake_subscribers();
+    });
+    let service = blocking(move || db.open_service(on_commit)).await?;
     let store = service.store.clone();
     let clock = Arc::new(SystemClock);
     // Everything that can fail is opened before the listening line: scripts take that line to

@@ -14,11 +14,16 @@
 //! for the first one; the answer carries `cursor` for the next call.
 //!
 //! The feed is a table written in each change's own transaction (`driver_feed`), so a change
-//! is pushed exactly when it committed; each open stream looks for new rows every
-//! [`POLL_INTERVAL`].
+//! is pushed exactly when it committed. Every route change also appends an outbox event, so
+//! `serve` wakes the open streams after each of its commits that appended events
+//! ([`wake_subscribers`]); an idle stream also looks on its own, every [`POLL_INTERVAL`] at
+//! first and backing off to [`MAX_POLL_INTERVAL`] (commits of other processes, and a missed
+//! wake-up, are seen within that).
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
+use std::pin::{pin, Pin};
+use std::sync::LazyLock;
 use std::time::Duration;
 
 use axum::extract::{Query, State};
@@ -32,6 +37,8 @@ use dispatch_core::model::driver_visit::{FeedEntry, FeedKind};
 use dispatch_core::service::driver::feed;
 use futures_util::stream::{self, Stream};
 use serde_json::{json, Value};
+use tokio::sync::futures::Notified;
+use tokio::sync::Notify;
 
 use super::auth::DriverAuth;
 use super::routes::route_json;
@@ -40,8 +47,31 @@ use crate::rejection::invalid;
 use crate::v2::wire::ts;
 use crate::AppState;
 
-/// How often an open stream looks for new changes.
+/// How soon an idle stream looks for new changes on its own, at first.
 pub const POLL_INTERVAL: Duration = Duration::from_millis(250);
+/// How long an idle stream waits at most between looks of its own (the interval doubles from
+/// [`POLL_INTERVAL`] while nothing changes).
+pub const MAX_POLL_INTERVAL: Duration = Duration::from_secs(2);
+
+/// Told after commits of this process that may have changed a feed.
+static CHANGES: LazyLock<Notify> = LazyLock::new(Notify::new);
+
+/// Wakes every open feed stream to look for new messages: `serve` calls it after each commit
+/// that appended outbox events (every route change does).
+pub fn wake_subscribers() {
+    CHANGES.notify_waiters();
+}
+
+/// Waits for a wake-up or the stream's own next look (at most `limit`), and sets the interval
+/// after that: back to [`POLL_INTERVAL`] after a wake-up, doubled after a quiet wait.
+async fn idle(changed: Pin<&mut Notified<'_>>, interval: &mut Duration, limit: Duration) {
+    tokio::select! {
+        () = changed => *interval = POLL_INTERVAL,
+        () = tokio::time::sleep((*interval).min(limit)) => {
+            *interval = (*interval * 2).min(MAX_POLL_INTERVAL);
+        }
+    }
+}
 /// The longest long-poll wait, seconds.
 pub const MAX_WAIT_S: u64 = 30;
 const DEFAULT_WAIT_S: u64 = 25;
@@ -154,12 +184,17 @@ async fn long_poll(
     let driver = auth.driver();
     let mut cursor = start_cursor(&state, driver, after).await?;
     let deadline = tokio::time::Instant::now() + Duration::from_secs(wait);
+    let mut interval = POLL_INTERVAL;
     let entries = loop {
+        // Listening before looking: a commit between the look and the wait still wakes it.
+        let mut changed = pin!(CHANGES.notified());
+        changed.as_mut().enable();
         let entries = next_batch(&state, driver, cursor).await?;
-        if !entries.is_empty() || tokio::time::Instant::now() >= deadline {
+        let now = tokio::time::Instant::now();
+        if !entries.is_empty() || now >= deadline {
             break entries;
         }
-        tokio::time::sleep(POLL_INTERVAL).await;
+        idle(changed, &mut interval, deadline - now).await;
     };
     let mut messages = Vec::with_capacity(entries.len());
     for entry in entries {
@@ -175,6 +210,8 @@ struct Subscription {
     cursor: i64,
     pending: VecDeque<FeedEntry>,
     greeted: bool,
+    /// The stream's next own look while idle.
+    interval: Duration,
 }
 
 async fn events(
@@ -198,6 +235,7 @@ async fn events(
         cursor: start,
         pending: VecDeque::new(),
         greeted: false,
+        interval: POLL_INTERVAL,
     };
     let stream = stream::unfold(subscription, |mut sub| async move {
         if !sub.greeted {
@@ -226,12 +264,15 @@ async fn events(
                     }
                 }
             }
+            let mut changed = pin!(CHANGES.notified());
+            changed.as_mut().enable();
             match next_batch(&sub.state, sub.driver, sub.cursor).await {
                 Ok(entries) if !entries.is_empty() => {
                     sub.cursor = entries.last().map_or(sub.cursor, |e| e.id);
                     sub.pending.extend(entries);
+                    sub.interval = POLL_INTERVAL;
                 }
-                Ok(_) => tokio::time::sleep(POLL_INTERVAL).await,
+                Ok(_) => idle(changed, &mut sub.interval, MAX_POLL_INTERVAL).await,
                 Err(e) => {
                     tracing::warn!(error = %e.description, "driver feed read failed");
                     tokio::time::sleep(POLL_INTERVAL * 4).await;

@@ -32,6 +32,7 @@ use crate::middleware::rate_limit::{rejection_response, tier_of, RateLimiter, FA
 use crate::middleware::{MiddlewareConfig, RouteKey};
 use crate::AppState;
 use auth::DriverAuth;
+pub use feed::wake_subscribers;
 
 /// Every driver endpoint (relative to `/driver`), with the auth and rate-limit layers.
 pub fn router(state: AppState, config: &MiddlewareConfig) -> Router<AppState> {

@@ -10,10 +10,12 @@ use axum::http::StatusCode;
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use dispatch_core::error::{IssueCode, PathSegment, ValidationErrors, ValidationIssue};
+use dispatch_core::model::driver::Driver;
 use dispatch_core::model::pod::{ImageKind, MAX_IMAGE_BYTES, MAX_PHOTOS_PER_UPLOAD};
 use dispatch_core::model::questionnaire::Questionnaire;
 use dispatch_core::service::pod::{self, SignatureInput};
 use dispatch_core::service::ServiceError;
+use dispatch_core::time::Timestamp;
 use serde_json::{json, Value};
 
 use super::auth::DriverAuth;
@@ -140,6 +142,21 @@ fn multipart_body(m: Result<Multipart, MultipartRejection>) -> Result<Multipart,
     })
 }
 
+/// Runs an upload use case of the driver on a blocking thread, then wakes the compression
+/// worker for the images it stored.
+async fn store_upload<T: Send + 'static>(
+    state: &AppState,
+    auth: DriverAuth,
+    upload: impl FnOnce(&AppState, &Driver, Timestamp) -> Result<T, ServiceError> + Send + 'static,
+) -> Result<T, ApiError> {
+    let driver = auth.driver();
+    let stored = state
+        .blocking(move |s| Ok(upload(s, &driver, s.clock.now())?))
+        .await?;
+    images::wake();
+    Ok(stored)
+}
+
 /// `POST /driver/stops/{id}/signature`: fields `signature` (the image), `signed_by`, and
 /// optionally `lat` and `lng`.
 async fn signature(
@@ -196,20 +213,10 @@ async fn signature(
         image,
     };
     let links = Links::of(&state);
-    let (sig, meta) = state
-        .blocking(move |s| {
-            let driver = auth.driver();
-            Ok(pod::add_signature(
-                &*s.store,
-                &Codec,
-                &driver,
-                stop_id,
-                &input,
-                s.clock.now(),
-            )?)
-        })
-        .await?;
-    images::wake();
+    let (sig, meta) = store_upload(&state, auth, move |s, driver, now| {
+        pod::add_signature(&*s.store, &Codec, driver, stop_id, &input, now)
+    })
+    .await?;
     Ok(Json(json!({"signature": {
         "id": meta.id,
         "stop_id": sig.stop_id,
@@ -248,20 +255,10 @@ async fn photos(
         files.push(read_field(field, "photo", MAX_IMAGE_BYTES).await?);
     }
     let links = Links::of(&state);
-    let metas = state
-        .blocking(move |s| {
-            let driver = auth.driver();
-            Ok(pod::add_photos(
-                &*s.store,
-                &Codec,
-                &driver,
-                stop_id,
-                &files,
-                s.clock.now(),
-            )?)
-        })
-        .await?;
-    images::wake();
+    let metas = store_upload(&state, auth, move |s, driver, now| {
+        pod::add_photos(&*s.store, &Codec, driver, stop_id, &files, now)
+    })
+    .await?;
     Ok(Json(json!({"photos": metas.iter().map(|m| json!({
         "id": m.id,
         "url": links.image(ImageKind::Photo, m.id),
@@ -277,19 +274,10 @@ async fn submit(
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     let input = super::submission_wire::read_submission(&body)?;
     let links = Links::of(&state);
-    let submission = state
-        .blocking(move |s| {
-            let driver = auth.driver();
-            Ok(pod::submit(
-                &*s.store,
-                &Codec,
-                &driver,
-                &input,
-                s.clock.now(),
-            )?)
-        })
-        .await?;
-    images::wake();
+    let submission = store_upload(&state, auth, move |s, driver, now| {
+        pod::submit(&*s.store, &Codec, driver, &input, now)
+    })
+    .await?;
     Ok((
         StatusCode::CREATED,
         Json(json!({ "driver_questionnaire_submission": render_submission(&submission, &links) })),

@@ -7,6 +7,8 @@ use axum::{Json, Router};
 use dispatch_core::error::{IssueCode, ValidationErrors, ValidationIssue};
 use dispatch_core::model::driver::Driver;
 use dispatch_core::model::route::Route;
+use dispatch_core::ports::store::Store;
+use dispatch_core::service::driver::rules::Reported;
 use dispatch_core::service::driver::{day, eta, progress, track};
 use dispatch_core::service::ServiceError;
 use dispatch_core::time::{Date, Timestamp};
@@ -99,16 +101,22 @@ async fn read_day(
     ))
 }
 
-/// Runs a route action of the driver, then answers with the route.
+/// A use case acting on one route of the driver with what the driver reported.
+type RouteAction = fn(&dyn Store, &Driver, i64, Reported, Timestamp) -> Result<Route, ServiceError>;
+
+/// Runs a route action of the driver with the body's `{time?, lat?, lng?}`, then answers with
+/// the route.
 async fn act(
     state: AppState,
     auth: DriverAuth,
     id: i64,
-    action: impl FnOnce(&AppState, &Driver, Timestamp) -> Result<Route, ServiceError> + Send + 'static,
+    body: &Value,
+    action: RouteAction,
 ) -> Result<Json<Value>, ApiError> {
+    let reported = wire::reported_body(body)?;
     let driver = auth.driver();
     state
-        .blocking(move |s| Ok(action(s, &driver, s.clock.now())?))
+        .blocking(move |s| Ok(action(&*s.store, &driver, id, reported, s.clock.now())?))
         .await?;
     read(State(state), auth, IdPath(id)).await
 }
@@ -119,11 +127,7 @@ async fn start(
     IdPath(id): IdPath,
     wire::DriverBody(body): wire::DriverBody,
 ) -> Result<Json<Value>, ApiError> {
-    let reported = wire::reported_body(&body)?;
-    act(state, auth, id, move |s, driver, now| {
-        progress::start_route(&*s.store, driver, id, reported, now)
-    })
-    .await
+    act(state, auth, id, &body, progress::start_route).await
 }
 
 async fn complete(
@@ -132,11 +136,7 @@ async fn complete(
     IdPath(id): IdPath,
     wire::DriverBody(body): wire::DriverBody,
 ) -> Result<Json<Value>, ApiError> {
-    let reported = wire::reported_body(&body)?;
-    act(state, auth, id, move |s, driver, now| {
-        progress::complete_route(&*s.store, driver, id, reported, now)
-    })
-    .await
+    act(state, auth, id, &body, progress::complete_route).await
 }
 
 async fn positions(

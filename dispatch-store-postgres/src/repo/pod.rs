@@ -13,6 +13,8 @@ use dispatch_core::time::Timestamp;
 use super::order_rows::corrupt;
 use super::{ts, Db, Sql};
 
+mod route_reads;
+
 const IMAGE_COLUMNS: &str = "id, kind, route_id, stop_id, answer_id, original_type, width, \
      height, size, webp IS NOT NULL, failure, created";
 
@@ -265,18 +267,41 @@ impl PodRepo for Db<'_> {
             )
             .st()?
             .query_row(params![scope.depot_id, route_id, order_id], |r| {
-                Ok(StopSignature {
-                    image_id: r.get(0)?,
-                    stop_id: r.get(1)?,
-                    signed_by: r.get(2)?,
-                    lat: r.get(3)?,
-                    lng: r.get(4)?,
-                    created: ts(r.get(5)?),
-                })
+                signature_row(r, 0)
             })
             .optional()
             .st()
     }
+
+    fn photos_of_visits(
+        &mut self,
+        scope: DepotScope,
+        route_id: i64,
+        order_ids: &[i64],
+    ) -> Result<Vec<(i64, ImageMeta)>, StoreError> {
+        self.route_photos(scope, route_id, order_ids)
+    }
+
+    fn signatures_of_visits(
+        &mut self,
+        scope: DepotScope,
+        route_id: i64,
+        order_ids: &[i64],
+    ) -> Result<Vec<(i64, StopSignature, ImageMeta)>, StoreError> {
+        self.route_signatures(scope, route_id, order_ids)
+    }
+}
+
+/// A `stop_signatures` row's `image_id, stop_id, signed_by, lat, lng, created` from column `at`.
+fn signature_row(r: &Row<'_>, at: usize) -> crate::sql::Result<StopSignature> {
+    Ok(StopSignature {
+        image_id: r.get(at)?,
+        stop_id: r.get(at + 1)?,
+        signed_by: r.get(at + 2)?,
+        lat: r.get(at + 3)?,
+        lng: r.get(at + 4)?,
+        created: ts(r.get(at + 5)?),
+    })
 }
 
 impl TrackingRepo for Db<'_> {
@@ -312,6 +337,14 @@ impl TrackingRepo for Db<'_> {
             .query_row(params![scope.depot_id, order_id], |r| r.get(0))
             .optional()
             .st()
+    }
+
+    fn tracking_tokens(
+        &mut self,
+        scope: DepotScope,
+        order_ids: &[i64],
+    ) -> Result<Vec<(i64, String)>, StoreError> {
+        self.route_tracking_tokens(scope, order_ids)
     }
 
     fn find_tracking_token(

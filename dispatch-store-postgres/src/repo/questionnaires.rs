@@ -285,4 +285,32 @@ impl QuestionnaireRepo for Db<'_> {
             .st()?;
         rows.map(|r| to_ref(r.st()?)).collect()
     }
+
+    fn submissions_of_visits(
+        &mut self,
+        scope: DepotScope,
+        route_id: i64,
+        order_ids: &[i64],
+    ) -> Result<Vec<(i64, SubmissionRef)>, StoreError> {
+        let mut q = self
+            .0
+            .prepare_cached(
+                "SELECT id, type, title, stop_id, order_id FROM questionnaire_submissions \
+                 WHERE depot_id = ?1 AND route_id = ?2 AND order_id IS NOT NULL ORDER BY id",
+            )
+            .st()?;
+        let rows = q
+            .query_map(params![scope.depot_id, route_id], |r| {
+                Ok((r.get::<_, i64>(4)?, submission_ref(r)?))
+            })
+            .st()?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (order, submission) = row.st()?;
+            if order_ids.contains(&order) {
+                out.push((order, to_ref(submission)?));
+            }
+        }
+        Ok(out)
+    }
 }

@@ -8,7 +8,7 @@ use dispatch_core::model::driver_visit::{
 };
 use dispatch_core::model::organisation::{key_lookup, DepotScope};
 use dispatch_core::model::route::Route;
-use dispatch_core::ports::store::{DriverRepo, RouteRepo, StoreError};
+use dispatch_core::ports::store::{DriverRepo, StoreError};
 use dispatch_core::time::{Date, Timestamp};
 use rusqlite::{params, OptionalExtension, Row};
 
@@ -147,26 +147,10 @@ impl DriverRepo for Db<'_> {
         vehicle_id: i64,
         date: Date,
     ) -> Result<Vec<Route>, StoreError> {
-        let ids: Vec<i64> = {
-            let mut stmt = self
-                .0
-                .prepare_cached(
-                    "SELECT id FROM routes WHERE depot_id = ?1 AND vehicle_id = ?2 AND date = ?3 \
-                     ORDER BY id",
-                )
-                .st()?;
-            let rows = stmt
-                .query_map(params![scope.depot_id, vehicle_id, date.to_string()], |r| {
-                    r.get(0)
-                })
-                .st()?;
-            rows.collect::<Result<_, _>>().st()?
-        };
-        let mut out = Vec::with_capacity(ids.len());
-        for id in ids {
-            out.extend(self.get_route(scope, id)?);
-        }
-        Ok(out)
+        self.routes_where(
+            "r.depot_id = ?1 AND r.vehicle_id = ?2 AND r.date = ?3 ORDER BY r.id",
+            &[&scope.depot_id, &vehicle_id, &date.to_string()],
+        )
     }
 
     fn driver_route(
@@ -480,6 +464,20 @@ impl DriverRepo for Db<'_> {
             .st()?
             .query_row(params![scope.depot_id, vehicle_id], |r| r.get(0))
             .st()
+    }
+
+    fn prune_driver_feed(
+        &mut self,
+        scope: DepotScope,
+        before: Timestamp,
+    ) -> Result<u64, StoreError> {
+        let n = self
+            .0
+            .prepare_cached("DELETE FROM driver_feed WHERE depot_id = ?1 AND created < ?2")
+            .st()?
+            .execute(params![scope.depot_id, before.millis()])
+            .st()?;
+        Ok(n as u64)
     }
 }
 

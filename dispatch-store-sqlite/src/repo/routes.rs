@@ -55,7 +55,8 @@ fn dated((mut route, text): (Route, String)) -> Result<Route, StoreError> {
 }
 
 impl Db<'_> {
-    fn routes_where(
+    /// The depot's routes matching `clause` (over `routes r`), decoded.
+    pub(super) fn routes_where(
         &self,
         clause: &str,
         values: &[&dyn rusqlite::ToSql],

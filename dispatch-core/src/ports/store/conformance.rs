@@ -7,11 +7,13 @@
 pub mod orders;
 pub mod outbox;
 pub mod plans;
+pub mod proof;
 pub mod reference;
 
 pub use orders::customers_and_orders;
 pub use outbox::{ids_grow_across_purges, outbox_delivery, outbox_retention};
 pub use plans::{planning, vehicle_deletion_keeps_routes};
+pub use proof::{driver_feed_pruning, route_proof_reads};
 pub use reference::organisation_reference_and_vehicles;
 
 use super::Store;
@@ -59,6 +61,8 @@ macro_rules! store_conformance {
             ids_grow_across_purges,
             planning,
             vehicle_deletion_keeps_routes,
+            driver_feed_pruning,
+            route_proof_reads,
             concurrent_writers_all_commit,
         );
     };

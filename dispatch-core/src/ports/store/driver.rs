@@ -119,4 +119,11 @@ pub trait DriverRepo {
     /// The id of the vehicle's latest feed message (0 when none).
     fn latest_driver_feed(&mut self, scope: DepotScope, vehicle_id: i64)
         -> Result<i64, StoreError>;
+    /// Deletes the depot's feed messages created before `before`; how many. Ids are never
+    /// reused, so cursors held by subscribers stay meaningful.
+    fn prune_driver_feed(
+        &mut self,
+        scope: DepotScope,
+        before: Timestamp,
+    ) -> Result<u64, StoreError>;
 }

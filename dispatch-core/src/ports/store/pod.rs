@@ -94,6 +94,22 @@ pub trait QuestionnaireRepo {
         route_id: i64,
         order_id: i64,
     ) -> Result<Vec<SubmissionRef>, StoreError>;
+    /// The VISIT submissions filed under a route for each of `order_ids`, as (order, submission)
+    /// by id: what the stops of a whole route show, in one read where the store can. The
+    /// default asks [`QuestionnaireRepo::submissions_of_visit`] per order.
+    fn submissions_of_visits(
+        &mut self,
+        scope: DepotScope,
+        route_id: i64,
+        order_ids: &[i64],
+    ) -> Result<Vec<(i64, SubmissionRef)>, StoreError> {
+        let mut out = Vec::new();
+        for &order in order_ids {
+            let found = self.submissions_of_visit(scope, route_id, order)?;
+            out.extend(found.into_iter().map(|s| (order, s)));
+        }
+        Ok(out)
+    }
 }
 
 /// Images and signatures.
@@ -148,6 +164,40 @@ pub trait PodRepo {
         route_id: i64,
         order_id: i64,
     ) -> Result<Option<StopSignature>, StoreError>;
+    /// The photos filed under a route for each of `order_ids`, as (order, photo) by id, in one
+    /// read where the store can. The default asks [`PodRepo::photos_of_visit`] per order.
+    fn photos_of_visits(
+        &mut self,
+        scope: DepotScope,
+        route_id: i64,
+        order_ids: &[i64],
+    ) -> Result<Vec<(i64, ImageMeta)>, StoreError> {
+        let mut out = Vec::new();
+        for &order in order_ids {
+            let found = self.photos_of_visit(scope, route_id, order)?;
+            out.extend(found.into_iter().map(|m| (order, m)));
+        }
+        Ok(out)
+    }
+    /// The signature filed under a route for each of `order_ids` that has one, with its image
+    /// record, in one read where the store can. The default asks
+    /// [`PodRepo::signature_of_visit`] and [`PodRepo::get_image`] per order.
+    fn signatures_of_visits(
+        &mut self,
+        scope: DepotScope,
+        route_id: i64,
+        order_ids: &[i64],
+    ) -> Result<Vec<(i64, StopSignature, ImageMeta)>, StoreError> {
+        let mut out = Vec::new();
+        for &order in order_ids {
+            if let Some(signature) = self.signature_of_visit(scope, route_id, order)? {
+                if let Some(meta) = self.get_image(scope, signature.image_id)? {
+                    out.push((order, signature, meta));
+                }
+            }
+        }
+        Ok(out)
+    }
 }
 
 /// Customer tracking tokens: one per order, made when the order is first dispatched.
@@ -166,6 +216,19 @@ pub trait TrackingRepo {
         scope: DepotScope,
         order_id: i64,
     ) -> Result<Option<String>, StoreError>;
+    /// The tokens of those of `order_ids` that have one, as (order, token), in one read where
+    /// the store can. The default asks [`TrackingRepo::tracking_token`] per order.
+    fn tracking_tokens(
+        &mut self,
+        scope: DepotScope,
+        order_ids: &[i64],
+    ) -> Result<Vec<(i64, String)>, StoreError> {
+        let mut out = Vec::new();
+        for &order in order_ids {
+            out.extend(self.tracking_token(scope, order)?.map(|t| (order, t)));
+        }
+        Ok(out)
+    }
     /// The depot and order of a token (the one lookup that is not depot-scoped: the token is
     /// the credential).
     fn find_tracking_token(&mut self, token: &str)

@@ -7,7 +7,8 @@ use crate::model::order_fields::Catalog;
 use crate::model::route::Route;
 use crate::ports::store::Store;
 use crate::service::customers::catalog;
-use crate::service::plan_reads::{route_view, OrderCache, RouteView, StopView};
+use crate::service::plan_reads::{route_view, stop_view, OrderCache, RouteView, StopView};
+use crate::service::pod::RouteProof;
 use crate::service::ServiceError;
 use crate::time::zone::DepotZone;
 use crate::time::{Date, Timestamp};
@@ -81,17 +82,9 @@ pub fn stop(
     store.read(|tx| {
         let (route, stop) = owned_stop(tx, driver, stop_id)?;
         let records = RouteDriverRecords::read(tx, driver.scope, route.id)?;
+        let proof = RouteProof::read(tx, driver.scope, route.id, std::slice::from_ref(&stop))?;
         let mut orders = OrderCache::default();
-        let mut served = Vec::new();
-        for id in &stop.visit.order_ids {
-            served.extend(orders.get(tx, driver.scope, *id)?);
-        }
-        let view = StopView {
-            driver: records.of(&stop),
-            proof: crate::service::pod::stop_proof(tx, driver.scope, &stop)?,
-            stop,
-            orders: served,
-        };
+        let view = stop_view(tx, driver.scope, stop, &records, &proof, &mut orders)?;
         Ok((view, route, catalog(tx, driver.scope)?))
     })
 }

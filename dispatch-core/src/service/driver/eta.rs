@@ -17,12 +17,12 @@
 //! `time_to_arrival` whole minutes from now, rounded up, never negative.
 
 use super::access::owned_route;
+use super::visits::stop_visits;
 use crate::events::DomainEvent;
 use crate::model::driver::Driver;
 use crate::model::driver_visit::TrackPoint;
 use crate::model::order::Order;
 use crate::model::route::Route;
-use crate::model::stop::Stop;
 use crate::ports::matrix::{MatrixError, Point, TravelMatrix};
 use crate::ports::store::{Store, StoreTx};
 use crate::service::notifications;
@@ -32,6 +32,9 @@ use crate::time::Timestamp;
 
 /// The on-delivery window when the depot names an on-delivery template but no window.
 pub const DEFAULT_WINDOW_MINUTES: u32 = 30;
+/// A stored ETA is rewritten when a new estimate differs from it by at least this much (reads
+/// show ETAs to the minute).
+pub const ETA_REWRITE_MS: i64 = 30_000;
 
 /// A stop still ahead.
 #[derive(Debug, Clone, PartialEq)]
@@ -86,21 +89,12 @@ pub fn input(
             ahead.push(Ahead {
                 stop_id: stop.id,
                 point: Point::new(lng, lat),
-                service_s: planned_service_s(&stop),
+                service_s: stop.visit.planned_service_s(),
                 arrived: mine.iter().find_map(|v| v.arrived),
             });
         }
         Ok(Some(EtaInput { from, ahead }))
     })
-}
-
-fn planned_service_s(stop: &Stop) -> i64 {
-    let v = &stop.visit;
-    // A visit spans midnight at most a few times; count the days between its dates.
-    let days = (0..7)
-        .find(|d| v.arrival_date.add_days(*d) >= v.departure_date)
-        .unwrap_or(0);
-    (days * 86_400 + v.departure_s - v.arrival_s).max(0)
 }
 
 /// The ETA of each stop ahead that the driver has not reached yet.
@@ -188,25 +182,11 @@ pub fn apply(
             let Some(stop) = stops.iter().find(|s| s.id == *stop_id) else {
                 continue;
             };
-            let mut mine: Vec<_> = stop
-                .visit
-                .order_ids
-                .iter()
-                .map(|order_id| {
-                    visits
-                        .iter()
-                        .find(|v| v.order_id == *order_id)
-                        .cloned()
-                        .unwrap_or(crate::model::driver_visit::DriverVisit {
-                            route_id,
-                            order_id: *order_id,
-                            ..Default::default()
-                        })
-                })
-                .collect();
+            let mut mine = stop_visits(&visits, route_id, stop);
             if mine.iter().any(|v| v.outcome.is_some()) {
                 continue;
             }
+            let mut fired_here = false;
             let due = window.is_some_and(|w| eta.millis() - now.millis() <= i64::from(w) * 60_000);
             let already = mine.iter().any(|v| v.on_delivery.is_some());
             if due && !already {
@@ -235,6 +215,7 @@ pub fn apply(
                         for v in &mut mine {
                             v.on_delivery = Some(now);
                         }
+                        fired_here = true;
                         fired.push(OnDelivery {
                             stop_id: *stop_id,
                             event,
@@ -243,12 +224,22 @@ pub fn apply(
                 }
             }
             for v in &mut mine {
-                v.eta = Some(*eta);
-                tx.put_driver_visit(driver.scope, v, now)?;
+                if fired_here || eta_moved(v.eta, *eta) {
+                    v.eta = Some(*eta);
+                    tx.put_driver_visit(driver.scope, v, now)?;
+                }
             }
         }
         Ok(fired)
     })
+}
+
+/// Whether a stored ETA is worth rewriting: there is none yet, or the new estimate moved by at
+/// least [`ETA_REWRITE_MS`]. A driver on schedule reports positions every few seconds and each
+/// estimate lands within seconds of the last; rewriting every stop ahead on every report was
+/// most of a report's writes.
+fn eta_moved(stored: Option<Timestamp>, estimate: Timestamp) -> bool {
+    stored.is_none_or(|s| (s.millis() - estimate.millis()).abs() >= ETA_REWRITE_MS)
 }
 
 /// Whole minutes from `now` to `eta`, rounded up, never negative.
@@ -334,6 +325,16 @@ mod tests {
         };
         let etas = estimate(&input, &speed).unwrap();
         assert_eq!(etas, vec![(2, arrived.add_millis(600_000))]);
+    }
+
+    #[test]
+    fn stored_etas_are_rewritten_only_when_the_estimate_moved_30_seconds() {
+        let t = Timestamp::from_millis(10_000_000);
+        assert!(eta_moved(None, t));
+        assert!(!eta_moved(Some(t), t.add_millis(29_999)));
+        assert!(!eta_moved(Some(t), t.add_millis(-29_999)));
+        assert!(eta_moved(Some(t), t.add_millis(30_000)));
+        assert!(eta_moved(Some(t), t.add_millis(-45_000)));
     }
 
     #[test]

@@ -13,10 +13,15 @@ use crate::time::Timestamp;
 
 /// Most messages handed out at once.
 pub const MAX_BATCH: usize = 100;
+/// How long feed messages are kept: a driver's app cares about the changes of its day, and a
+/// subscriber away longer than this resumes with the changes still kept (the route reads show
+/// the present anyway).
+pub const FEED_RETENTION_MS: i64 = 3 * 86_400_000;
 
 /// Tells the route's vehicle that its dispatched route was dispatched, edited or deleted.
 /// **Call it in the transaction of the change.** Routes that are not dispatched or have no
-/// vehicle have no driver to tell.
+/// vehicle have no driver to tell. The depot's messages older than [`FEED_RETENTION_MS`] are
+/// pruned on the way, so the feed holds a few days of changes whatever its age.
 pub fn route_changed(
     tx: &mut dyn StoreTx,
     scope: DepotScope,
@@ -25,6 +30,7 @@ pub fn route_changed(
     now: Timestamp,
 ) -> Result<(), StoreError> {
     if let (true, Some(vehicle_id)) = (route.dispatched, route.vehicle_id) {
+        tx.prune_driver_feed(scope, now.add_millis(-FEED_RETENTION_MS))?;
         tx.append_driver_feed(scope, vehicle_id, route.id, kind, now)?;
     }
     Ok(())

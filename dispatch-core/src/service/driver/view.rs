@@ -23,6 +23,25 @@ pub struct StopDriverView {
     pub eta_clock: Option<(String, String)>,
 }
 
+/// The depot's settings that shape the driver-side view of its stops: read once per request
+/// (plan reads show many routes).
+#[derive(Debug, Clone, Copy)]
+pub struct DriverReadSettings {
+    partial_orders: bool,
+    zone: DepotZone,
+}
+
+impl DriverReadSettings {
+    /// The depot's `partial_orders` setting and time zone.
+    pub fn read(tx: &mut dyn StoreTx, scope: DepotScope) -> Result<DriverReadSettings, StoreError> {
+        let depot = tx.get_depot(scope)?;
+        Ok(DriverReadSettings {
+            partial_orders: depot.as_ref().is_some_and(|d| d.settings.partial_orders),
+            zone: DepotZone::named(depot.as_ref().map_or("UTC", |d| &d.settings.timezone)),
+        })
+    }
+}
+
 /// The driver-side records of one route, read once for all its stops.
 #[derive(Debug, Clone)]
 pub struct RouteDriverRecords {
@@ -33,18 +52,28 @@ pub struct RouteDriverRecords {
 }
 
 impl RouteDriverRecords {
-    /// Reads the route's visits and calls, and the depot's `partial_orders` setting.
+    /// Reads the route's visits and calls, and the depot's settings.
     pub fn read(
         tx: &mut dyn StoreTx,
         scope: DepotScope,
         route_id: i64,
     ) -> Result<RouteDriverRecords, StoreError> {
-        let depot = tx.get_depot(scope)?;
+        let settings = DriverReadSettings::read(tx, scope)?;
+        RouteDriverRecords::read_with(tx, scope, route_id, settings)
+    }
+
+    /// Reads the route's visits and calls, with the depot's settings already read.
+    pub fn read_with(
+        tx: &mut dyn StoreTx,
+        scope: DepotScope,
+        route_id: i64,
+        settings: DriverReadSettings,
+    ) -> Result<RouteDriverRecords, StoreError> {
         Ok(RouteDriverRecords {
             visits: tx.driver_visits(scope, route_id)?,
             calls: tx.phone_calls(scope, route_id)?,
-            partial_orders: depot.as_ref().is_some_and(|d| d.settings.partial_orders),
-            zone: DepotZone::named(depot.as_ref().map_or("UTC", |d| &d.settings.timezone)),
+            partial_orders: settings.partial_orders,
+            zone: settings.zone,
         })
     }
 
@@ -72,7 +101,7 @@ impl RouteDriverRecords {
             .filter(|v| v.outcome.is_none())
             .and_then(|v| v.eta)
             .map(|eta| {
-                let service_ms = (stop.visit.departure_s - stop.visit.arrival_s).max(0) * 1000;
+                let service_ms = stop.visit.planned_service_s() * 1000;
                 (
                     self.zone.clock(eta),
                     self.zone.clock(eta.add_millis(service_ms)),

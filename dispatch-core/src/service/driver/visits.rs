@@ -58,16 +58,10 @@ pub struct FailStop {
     pub notes: Option<String>,
 }
 
-/// The stop's visit records, one per order it serves (new ones for orders not visited yet).
-fn visits_of(
-    tx: &mut dyn StoreTx,
-    driver: &Driver,
-    route: &Route,
-    stop: &Stop,
-) -> Result<Vec<DriverVisit>, ServiceError> {
-    let stored = tx.driver_visits(driver.scope, route.id)?;
-    Ok(stop
-        .visit
+/// The stop's visit records among a route's `stored` ones, one per order it serves (new ones
+/// for orders not visited yet).
+pub(super) fn stop_visits(stored: &[DriverVisit], route_id: i64, stop: &Stop) -> Vec<DriverVisit> {
+    stop.visit
         .order_ids
         .iter()
         .map(|order_id| {
@@ -76,12 +70,23 @@ fn visits_of(
                 .find(|v| v.order_id == *order_id)
                 .cloned()
                 .unwrap_or(DriverVisit {
-                    route_id: route.id,
+                    route_id,
                     order_id: *order_id,
                     ..DriverVisit::default()
                 })
         })
-        .collect())
+        .collect()
+}
+
+/// The stop's visit records, one per order it serves (new ones for orders not visited yet).
+fn visits_of(
+    tx: &mut dyn StoreTx,
+    driver: &Driver,
+    route: &Route,
+    stop: &Stop,
+) -> Result<Vec<DriverVisit>, ServiceError> {
+    let stored = tx.driver_visits(driver.scope, route.id)?;
+    Ok(stop_visits(&stored, route.id, stop))
 }
 
 fn save(

@@ -6,6 +6,7 @@ mod credentials;
 mod day;
 mod deleted_orders;
 mod feed;
+mod feed_retention;
 mod input;
 mod outcomes;
 mod track;

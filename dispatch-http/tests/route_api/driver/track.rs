@@ -175,3 +175,33 @@ async fn without_on_delivery_notifications_nothing_fires() {
         .iter()
         .any(|e| matches!(e, DomainEvent::OrderOnDelivery { .. })));
 }
+
+/// Reports the position (51.50, -0.12) as of `seconds_ago`; the first stop's fresh estimate.
+async fn report_at_depot(app: &TestApp, key: &str, route: i64, seconds_ago: i64) -> Value {
+    let r = app
+        .post(
+            &format!("/driver/routes/{route}/positions"),
+            key,
+            json!({"positions": [at(app, 51.50, -0.12, seconds_ago)]}),
+        )
+        .await;
+    r.ok()["etas"][0]["eta"].clone()
+}
+
+#[tokio::test]
+async fn stored_etas_change_only_when_a_report_moves_them_by_30_seconds() {
+    let app = TestApp::new();
+    morning(&app);
+    let o = post_orders(&app, vec![delivery("W-1", 51.52, -0.12)]).await;
+    let (_, key, route) = drive(&app, "Van W", &o).await;
+    start(&app, &key, route).await;
+    let first = report_at_depot(&app, &key, route, 100).await;
+    assert_eq!(depot_route(&app, route).await["stops"][0]["eta"], first);
+    // Standing still 10 s later: the estimate moves 10 s, the stored ETA stays.
+    let second = report_at_depot(&app, &key, route, 90).await;
+    assert_ne!(second, first);
+    assert_eq!(depot_route(&app, route).await["stops"][0]["eta"], first);
+    // 50 s after the first: moved 50 s, rewritten.
+    let third = report_at_depot(&app, &key, route, 50).await;
+    assert_eq!(depot_route(&app, route).await["stops"][0]["eta"], third);
+}

@@ -289,4 +289,16 @@ impl DriverRepo for State {
             .max()
             .unwrap_or(0))
     }
+
+    fn prune_driver_feed(
+        &mut self,
+        scope: DepotScope,
+        before: Timestamp,
+    ) -> Result<u64, StoreError> {
+        let len = self.driver.feed.len();
+        self.driver
+            .feed
+            .retain(|(d, _, e)| *d != scope.depot_id || e.created >= before);
+        Ok((len - self.driver.feed.len()) as u64)
+    }
 }
