@@ -31,10 +31,7 @@ fn png(side: u32, salt: u32) -> Vec<u8> {
 
 fn pending(db: &std::path::Path) -> usize {
     let store = support::test_db::open_store(db);
-    store
-        .read(|tx| tx.pending_images(1000))
-        .unwrap()
-        .len()
+    store.read(|tx| tx.pending_images(1000)).unwrap().len()
 }
 
 #[test]

@@ -132,7 +132,12 @@ fn a_keys_rate_limit_is_counted_across_nodes() {
     assert_eq!(booking(&b).status, 400);
     for node in [&a, &b] {
         let refused = booking(node);
-        assert_eq!(refused.status, 403, "{}", String::from_utf8_lossy(&refused.raw));
+        assert_eq!(
+            refused.status,
+            403,
+            "{}",
+            String::from_utf8_lossy(&refused.raw)
+        );
         assert_eq!(refused.json()["name"], "FORBIDDEN");
         let wait: i64 = refused.header("retry-after").unwrap().parse().unwrap();
         assert!((1..=15).contains(&wait), "{wait}");

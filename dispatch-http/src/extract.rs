@@ -165,39 +165,40 @@ fn json_within(
     item_text: usize,
     observe: &mut dyn FnMut(&[u8]),
 ) -> Result<Option<Value>, ApiError> {
-    let parsed = bounded_json::parse_optional_within(bytes, item_text, observe).map_err(|e| match e {
-        BoundedJsonError::Malformed(e) => one_issue(
-            IssueCode::InvalidType,
-            vec![],
-            "valid JSON",
-            "malformed JSON",
-            &format!("malformed JSON: {e}"),
-        ),
-        BoundedJsonError::TooManyItems => one_issue(
-            IssueCode::TooBig,
-            vec![],
-            &format!("at most {MAX_BATCH_ITEMS} items"),
-            &format!("more than {MAX_BATCH_ITEMS} items"),
-            &format!("a request carries at most {MAX_BATCH_ITEMS} items"),
-        ),
-        BoundedJsonError::ItemTooLarge(index) => one_issue(
-            IssueCode::TooBig,
-            index.map(|i| vec![i.into()]).unwrap_or_default(),
-            &format!("at most {item_text} bytes of text in one item"),
-            &format!("more than {item_text} bytes of text"),
-            &format!(
-                "one item (or a body that is not a batch) holds at most \
-                 {item_text} bytes of strings and keys"
+    let parsed =
+        bounded_json::parse_optional_within(bytes, item_text, observe).map_err(|e| match e {
+            BoundedJsonError::Malformed(e) => one_issue(
+                IssueCode::InvalidType,
+                vec![],
+                "valid JSON",
+                "malformed JSON",
+                &format!("malformed JSON: {e}"),
             ),
-        ),
-        BoundedJsonError::TooManyValues => one_issue(
-            IssueCode::TooBig,
-            vec![],
-            &format!("at most {MAX_JSON_VALUES} JSON values and keys"),
-            &format!("more than {MAX_JSON_VALUES} JSON values and keys"),
-            &format!("a body holds at most {MAX_JSON_VALUES} JSON values and object keys"),
-        ),
-    })?;
+            BoundedJsonError::TooManyItems => one_issue(
+                IssueCode::TooBig,
+                vec![],
+                &format!("at most {MAX_BATCH_ITEMS} items"),
+                &format!("more than {MAX_BATCH_ITEMS} items"),
+                &format!("a request carries at most {MAX_BATCH_ITEMS} items"),
+            ),
+            BoundedJsonError::ItemTooLarge(index) => one_issue(
+                IssueCode::TooBig,
+                index.map(|i| vec![i.into()]).unwrap_or_default(),
+                &format!("at most {item_text} bytes of text in one item"),
+                &format!("more than {item_text} bytes of text"),
+                &format!(
+                    "one item (or a body that is not a batch) holds at most \
+                 {item_text} bytes of strings and keys"
+                ),
+            ),
+            BoundedJsonError::TooManyValues => one_issue(
+                IssueCode::TooBig,
+                vec![],
+                &format!("at most {MAX_JSON_VALUES} JSON values and keys"),
+                &format!("more than {MAX_JSON_VALUES} JSON values and keys"),
+                &format!("a body holds at most {MAX_JSON_VALUES} JSON values and object keys"),
+            ),
+        })?;
     match parsed.as_ref().and_then(no_nul::first_nul) {
         Some(path) => Err(no_nul::refused(path)),
         None => Ok(parsed),

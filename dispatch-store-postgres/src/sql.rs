@@ -465,7 +465,8 @@ pub struct Connection {
 impl Connection {
     fn client(&self) -> std::cell::RefMut<'_, postgres::Client> {
         std::cell::RefMut::map(self.client.borrow_mut(), |c| {
-            c.as_mut().expect("the client lives as long as the connection")
+            c.as_mut()
+                .expect("the client lives as long as the connection")
         })
     }
 

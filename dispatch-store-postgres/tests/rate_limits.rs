@@ -45,18 +45,36 @@ fn two_nodes_count_in_the_same_windows_with_exact_waits() {
     assert_eq!(admit(&*b, KEY, "strict", t0 + 1_000), 0);
     // The burst window is full: the first request must leave it (at t0 + 15 s).
     assert_eq!(admit(&*a, KEY, "strict", t0 + 2_000), 13_000);
-    assert_eq!(admit(&*b, KEY, "strict", t0 + 2_000), 13_000, "a refusal counts nothing");
+    assert_eq!(
+        admit(&*b, KEY, "strict", t0 + 2_000),
+        13_000,
+        "a refusal counts nothing"
+    );
     // Other tiers and other callers have windows of their own.
     assert_eq!(admit(&*b, KEY, "bulk", t0 + 2_000), 0);
-    assert_eq!(admit(&*b, RateCaller::DriverCredential(7), "strict", t0 + 2_000), 0);
-    assert_eq!(admit(&*b, RateCaller::AccessKey(8), "strict", t0 + 2_000), 0);
+    assert_eq!(
+        admit(&*b, RateCaller::DriverCredential(7), "strict", t0 + 2_000),
+        0
+    );
+    assert_eq!(
+        admit(&*b, RateCaller::AccessKey(8), "strict", t0 + 2_000),
+        0
+    );
     // Five in the minute, then the minute window waits for the first to leave it.
     assert_eq!(admit(&*b, KEY, "strict", t0 + 15_001), 0);
     assert_eq!(admit(&*a, KEY, "strict", t0 + 30_002), 0);
     assert_eq!(admit(&*b, KEY, "strict", t0 + 45_003), 0);
     assert_eq!(admit(&*a, KEY, "strict", t0 + 59_000), 1_000);
-    assert_eq!(admit(&*a, KEY, "strict", t0 + 60_000), 0, "the first one left");
-    assert_eq!(admit(&*b, KEY, "strict", t0 + 60_500), 500, "the second one leaves next");
+    assert_eq!(
+        admit(&*a, KEY, "strict", t0 + 60_000),
+        0,
+        "the first one left"
+    );
+    assert_eq!(
+        admit(&*b, KEY, "strict", t0 + 60_500),
+        500,
+        "the second one leaves next"
+    );
 }
 
 #[test]
@@ -84,8 +102,13 @@ fn nodes_asking_at_once_get_exactly_the_free_slots() {
             let (node, barrier) = (nodes[i % 3].clone(), barrier.clone());
             std::thread::spawn(move || {
                 barrier.wait();
-                node.admit(KEY, "standard", &minute, Timestamp::from_millis(1_800_000_000_000))
-                    .unwrap()
+                node.admit(
+                    KEY,
+                    "standard",
+                    &minute,
+                    Timestamp::from_millis(1_800_000_000_000),
+                )
+                .unwrap()
             })
         })
         .collect();

@@ -58,7 +58,11 @@ async fn a_nul_in_one_item_of_a_batch_refuses_the_batch_at_that_item() {
     let r = app.post("/v2/orders", &app.north(), json!([nested])).await;
     assert_eq!(r.invalid_paths(), ["0.custom_fields.0.value"]);
     let r = app
-        .post("/v2/orders", &app.north(), json!([{"order_\u{0}number": "D"}]))
+        .post(
+            "/v2/orders",
+            &app.north(),
+            json!([{"order_\u{0}number": "D"}]),
+        )
         .await;
     assert_eq!(r.invalid_paths(), ["0.order_\u{0}number"]);
     assert_eq!(post_orders(&app, vec![order("E")]).await.len(), 1);

@@ -566,14 +566,13 @@ async fn the_organisation_vehicle_limit_gives_400_invalid_input() {
         None,
     )
     .unwrap();
-    app
-        .write(|tx| {
-            for _ in 1..MAX_VEHICLES_PER_ORGANISATION {
-                tx.insert_vehicle(south, &fields, Timestamp::from_millis(0))?;
-            }
-            Ok::<_, dispatch_core::ports::store::StoreError>(())
-        })
-        .unwrap();
+    app.write(|tx| {
+        for _ in 1..MAX_VEHICLES_PER_ORGANISATION {
+            tx.insert_vehicle(south, &fields, Timestamp::from_millis(0))?;
+        }
+        Ok::<_, dispatch_core::ports::store::StoreError>(())
+    })
+    .unwrap();
     // The limit counts the whole organisation: North may add exactly one more.
     create(&app, van("Last")).await;
     let r = app

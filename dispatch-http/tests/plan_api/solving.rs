@@ -232,14 +232,13 @@ async fn re_optimising_replaces_undispatched_routes_and_keeps_dispatched_ones() 
     // orders are not planned again.
     let new_route = routes[0]["id"].as_i64().unwrap();
     let s = scope(&app);
-    app
-        .write(|tx| {
-            let mut route = tx.get_route(s, new_route)?.unwrap();
-            route.dispatched = true;
-            tx.update_route(s, &route)?;
-            Ok::<_, StoreError>(())
-        })
-        .unwrap();
+    app.write(|tx| {
+        let mut route = tx.get_route(s, new_route)?.unwrap();
+        route.dispatched = true;
+        tx.update_route(s, &route)?;
+        Ok::<_, StoreError>(())
+    })
+    .unwrap();
     let extra = post_orders(&app, vec![delivery("LATE", 51.51, -0.11)]).await[0];
     let (job, _) = optimise(
         &app,
@@ -275,16 +274,15 @@ async fn the_ids_variant_keeps_request_order_and_reports_completed_and_routed_or
     post_vehicle(&app, "Van 1").await;
     let (ids, _) = day(&app).await;
     let s = scope(&app);
-    app
-        .write(|tx| {
-            let mut done = tx.get_order(s, ids[0])?.unwrap();
-            done.status = Status::from_stored("DELIVERED");
-            tx.update_order(s, &done)?;
-            let mut routed = tx.get_order(s, ids[1])?.unwrap();
-            routed.status = Status::routed();
-            tx.update_order(s, &routed)
-        })
-        .unwrap();
+    app.write(|tx| {
+        let mut done = tx.get_order(s, ids[0])?.unwrap();
+        done.status = Status::from_stored("DELIVERED");
+        tx.update_order(s, &done)?;
+        let mut routed = tx.get_order(s, ids[1])?.unwrap();
+        routed.status = Status::routed();
+        tx.update_order(s, &routed)
+    })
+    .unwrap();
     let order: Vec<i64> = vec![ids[5], ids[0], ids[3], ids[1], ids[4], ids[2]];
     let (job, plan) = optimise(
         &app,

@@ -59,14 +59,17 @@ fn run(
         threads: 1,
         max_iterations: Some(200),
     };
-    app.with_store(|store| run_job(store,
-        &*app.state.routing.matrix,
-        &*app.state.clock,
-        job,
-        &config,
-        control,
-        follow,
-    ))
+    app.with_store(|store| {
+        run_job(
+            store,
+            &*app.state.routing.matrix,
+            &*app.state.clock,
+            job,
+            &config,
+            control,
+            follow,
+        )
+    })
 }
 
 fn auto_dispatch(app: &TestApp) -> AutoDispatch {
@@ -88,12 +91,9 @@ async fn an_auto_dispatch_refused_after_the_solve_keeps_the_result_and_says_why_
         once: Once::new(),
         meanwhile: || {
             let other = lay_out(&app, &[(Some(v), vec![o[0]])]);
-            app.with_store(|store| dispatch_plan(store,
-                &links,
-                north_scope(&app),
-                other.plan,
-                now(&app),
-            ))
+            app.with_store(|store| {
+                dispatch_plan(store, &links, north_scope(&app), other.plan, now(&app))
+            })
             .unwrap();
         },
     };

@@ -85,15 +85,18 @@ fn add(
         order_number: None,
     }];
     let settings = EditSettings::default();
-    app.with_store(|store| add_orders(store,
-        matrix,
-        &links,
-        north_scope(app),
-        route,
-        &refs,
-        settings,
-        now(app),
-    ))
+    app.with_store(|store| {
+        add_orders(
+            store,
+            matrix,
+            &links,
+            north_scope(app),
+            route,
+            &refs,
+            settings,
+            now(app),
+        )
+    })
 }
 
 fn stop_orders(app: &TestApp, route: i64) -> Vec<Vec<i64>> {
@@ -174,10 +177,7 @@ async fn a_change_the_edit_does_not_read_is_kept_without_computing_again() {
     let out = add(&app, &matrix, route, o[2]).unwrap();
     assert_eq!(out.errors, vec![]);
     assert_eq!(matrix.calls.load(Ordering::SeqCst), 1, "computed once");
-    let r = app
-        .read(|tx| tx.get_route(scope, route))
-        .unwrap()
-        .unwrap();
+    let r = app.read(|tx| tx.get_route(scope, route)).unwrap().unwrap();
     assert_eq!((r.actual_distance_m, r.is_locked), (Some(100), true));
     assert_eq!(
         stop_orders(&app, route),
@@ -237,15 +237,19 @@ async fn removing_with_reoptimize_from_a_route_too_long_to_re_solve_only_re_time
         reoptimize: true,
     };
     let matrix = app.state.routing.matrix.clone();
-    let out = app.with_store(|store| remove_orders(store,
-        &*matrix,
-        north_scope(&app),
-        route,
-        &refs,
-        settings,
-        now(&app),
-    ))
-    .unwrap();
+    let out = app
+        .with_store(|store| {
+            remove_orders(
+                store,
+                &*matrix,
+                north_scope(&app),
+                route,
+                &refs,
+                settings,
+                now(&app),
+            )
+        })
+        .unwrap();
     assert_eq!(out.errors, vec![]);
     let kept: Vec<Vec<i64>> = zigzag[1..].iter().map(|id| vec![*id]).collect();
     assert_eq!(

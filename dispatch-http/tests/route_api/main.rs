@@ -98,30 +98,28 @@ pub fn lay_out(app: &TestApp, routes: &[(Option<i64>, Vec<i64>)]) -> Laid {
     let scope = north_scope(app);
     let date = Date::parse(DAY).unwrap();
     let at = now(app);
-    app
-        .write(|tx| {
-            let mut plan = tx.insert_plan(scope, &NewPlan { date }, at)?;
-            let laid = add_solution(tx, scope, plan.id, routes, at)?;
-            plan.active_solution_id = Some(laid.solution);
-            tx.update_plan(scope, &plan)?;
-            Ok::<_, ServiceError>(laid)
-        })
-        .unwrap()
+    app.write(|tx| {
+        let mut plan = tx.insert_plan(scope, &NewPlan { date }, at)?;
+        let laid = add_solution(tx, scope, plan.id, routes, at)?;
+        plan.active_solution_id = Some(laid.solution);
+        tx.update_plan(scope, &plan)?;
+        Ok::<_, ServiceError>(laid)
+    })
+    .unwrap()
 }
 
 /// Stores another finished optimisation of `plan` that becomes its active one.
 pub fn reoptimised(app: &TestApp, plan: i64, routes: &[(Option<i64>, Vec<i64>)]) -> Laid {
     let scope = north_scope(app);
     let at = now(app);
-    app
-        .write(|tx| {
-            let mut p = tx.get_plan(scope, plan)?.unwrap();
-            let laid = add_solution(tx, scope, plan, routes, at)?;
-            p.active_solution_id = Some(laid.solution);
-            tx.update_plan(scope, &p)?;
-            Ok::<_, ServiceError>(laid)
-        })
-        .unwrap()
+    app.write(|tx| {
+        let mut p = tx.get_plan(scope, plan)?.unwrap();
+        let laid = add_solution(tx, scope, plan, routes, at)?;
+        p.active_solution_id = Some(laid.solution);
+        tx.update_plan(scope, &p)?;
+        Ok::<_, ServiceError>(laid)
+    })
+    .unwrap()
 }
 
 fn add_solution(
@@ -209,9 +207,7 @@ pub fn queue_job(app: &TestApp, plan: i64) -> String {
         created: at,
         updated: at,
     };
-    app
-        .write(|tx| tx.insert_optimisation(&job))
-        .unwrap();
+    app.write(|tx| tx.insert_optimisation(&job)).unwrap();
     id
 }
 
@@ -219,17 +215,16 @@ pub fn queue_job(app: &TestApp, plan: i64) -> String {
 pub fn set_status(app: &TestApp, order: i64, status: &str) {
     let scope = north_scope(app);
     let at = now(app);
-    app
-        .write(|tx| {
-            apply_status_event(
-                tx,
-                scope,
-                order,
-                OrderEvent::StatusSet(Status::from_stored(status)),
-                at,
-            )
-        })
-        .unwrap();
+    app.write(|tx| {
+        apply_status_event(
+            tx,
+            scope,
+            order,
+            OrderEvent::StatusSet(Status::from_stored(status)),
+            at,
+        )
+    })
+    .unwrap();
 }
 
 /// North's outbox, oldest first.

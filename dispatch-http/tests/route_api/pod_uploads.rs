@@ -63,7 +63,8 @@ async fn upload(app: &TestApp, path: &str, key: &str, parts: &[Part<'_>]) -> com
 }
 
 fn compress_all(app: &TestApp) -> usize {
-    app.with_store(|store| pod::compress_pending(store, &Codec, &*app.clock, 100)).unwrap()
+    app.with_store(|store| pod::compress_pending(store, &Codec, &*app.clock, 100))
+        .unwrap()
 }
 
 fn stored_images(app: &TestApp) -> usize {
