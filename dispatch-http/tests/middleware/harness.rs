@@ -34,7 +34,7 @@ pub struct Service {
     _dir: tempfile::TempDir,
 }
 
-fn router(path: &PathBuf, clock: Arc<ManualClock>, rate_limits: bool) -> Router {
+fn router(path: &std::path::Path, clock: Arc<ManualClock>, rate_limits: bool) -> Router {
     let service = test_db::open_service(path, Arc::new(|| {}));
     let state = AppState {
         store: service.store,
