@@ -240,3 +240,64 @@ fn metrics_are_prometheus_text_without_a_key_and_move_with_requests_and_jobs() {
         assert!(!series.contains("nowhere"), "{series}");
     }
 }
+
+/// `--metrics-listen` (here from its DISPATCH_ variable): /metrics answers there, and only
+/// there — not on the API's listener, which answers it 404; the metrics listener serves
+/// nothing else. Its address is logged before the listening line.
+#[test]
+fn metrics_on_their_own_listener_are_not_served_beside_the_api() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("metrics-listen.db");
+    let fixture = Fixture::seed(&db);
+    let log_path = dir.path().join("serve.log");
+    let mut serving = support::Serving::start(
+        std::process::Command::new(support::binary())
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--log-format",
+                "json",
+                "--db",
+            ])
+            .arg(&db)
+            .env("DISPATCH_METRICS_LISTEN", "127.0.0.1:0")
+            .stderr(std::fs::File::create(&log_path).unwrap()),
+    );
+    let log = std::fs::read_to_string(&log_path).unwrap();
+    let metrics_addr = log
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find_map(|e| e["metrics_addr"].as_str().map(str::to_owned))
+        .unwrap_or_else(|| panic!("the metrics address is logged: {log}"));
+    assert_ne!(metrics_addr, serving.addr);
+    assert!(!metrics_addr.ends_with(":0"), "{metrics_addr}");
+
+    let api = support::send(
+        &serving.addr,
+        Request::new("GET", "/v2/orders", Some(&fixture.key)),
+    );
+    assert_eq!(api.status, 200);
+    support::send(&serving.addr, Request::new("GET", "/metrics", None))
+        .assert_envelope("RESOURCE_NOT_FOUND", 404);
+    let scraped = support::send(&metrics_addr, Request::new("GET", "/metrics", None));
+    assert_eq!(scraped.status, 200, "{}", scraped.text());
+    assert_eq!(
+        scraped.header("content-type"),
+        Some("text/plain; version=0.0.4; charset=utf-8")
+    );
+    let scrape = Scrape::parse(&scraped.text());
+    assert_eq!(
+        scrape.get(
+            "dispatch_http_requests_total{method=\"GET\",route=\"/v2/orders\",status=\"200\"}"
+        ),
+        1.0,
+        "the API's requests are counted on the metrics listener"
+    );
+    support::send(
+        &metrics_addr,
+        Request::new("GET", "/v2/orders", Some(&fixture.key)),
+    )
+    .assert_envelope("RESOURCE_NOT_FOUND", 404);
+    assert!(serving.terminate().success());
+}

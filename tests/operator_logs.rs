@@ -219,7 +219,12 @@ fn json_logs_are_one_object_per_line_with_the_request_fields() {
     let credential = find("POST", "/v2/vehicles/{id}/driver-credentials");
     assert_eq!(credential["depot_id"], north);
     assert_eq!(find("GET", "/track/{token}")["status"], 404);
-    assert_eq!(find("GET", "/driver/me")["status"], 200);
+    let driver = find("GET", "/driver/me");
+    assert_eq!(driver["status"], 200);
+    assert_eq!(
+        driver["depot_id"], north,
+        "a driver credential's depot is logged"
+    );
     assert!(requests
         .iter()
         .any(|e| e["status"] == 401 && e["depot_id"].is_null()));

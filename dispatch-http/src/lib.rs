@@ -11,6 +11,7 @@ pub mod auth;
 pub mod bounded_json;
 pub mod cli;
 pub mod clock;
+pub mod console;
 pub mod driver;
 pub mod error;
 pub mod extract;
@@ -86,28 +87,61 @@ impl AppState {
     }
 }
 
-/// The whole HTTP application.
+/// How the optional parts of the HTTP surface are laid out (`serve` flags); the default is
+/// everything on one listener and the console without base-map tiles.
+#[derive(Debug, Clone, Default)]
+pub struct AppOptions {
+    /// `serve --metrics-listen`: `/metrics` is served by [`metrics_app`] on its own listener and
+    /// not by [`app_with`].
+    pub metrics_elsewhere: bool,
+    /// The web console's settings.
+    pub console: console::ConsoleConfig,
+}
+
+/// The whole HTTP application with the default [`AppOptions`].
 pub fn app(state: AppState) -> Router {
-    let layers = middleware::MiddlewareConfig {
+    app_with(state, &AppOptions::default())
+}
+
+fn layers_of(state: &AppState) -> middleware::MiddlewareConfig {
+    middleware::MiddlewareConfig {
         clock: state.clock.clone(),
         rate_limits_enabled: state.rate_limits_enabled,
         idempotency_store: state.idempotency.clone(),
         shared_rate_limits: state.store.shared_rate_limits(),
-    };
+    }
+}
+
+/// The whole HTTP application laid out as `options` say.
+pub fn app_with(state: AppState, options: &AppOptions) -> Router {
+    let layers = layers_of(&state);
     // Idempotency and rate limits sit inside the auth layer (they need the `Principal`);
     // request ids, logs and feature headers wrap everything, errors included.
     let api = middleware::apply_inner(v2::router(), &layers).route_layer(
         axum::middleware::from_fn_with_state(state.clone(), auth::require_access_key),
     );
     observability::handle();
-    let routes = Router::new()
+    let mut routes = Router::new()
         .route("/healthz", get(healthz))
-        .route("/metrics", get(observability::metrics))
         .nest("/v2", api)
         .nest("/driver", driver::router(state.clone(), &layers));
-    // The tracking page answers HTML, errors included: it stays outside the envelope net.
-    let tracking = tracking::routes(state.clone());
-    middleware::apply_outer(with_error_handling(routes, state).merge(tracking), &layers)
+    if !options.metrics_elsewhere {
+        routes = routes.route("/metrics", get(observability::metrics));
+    }
+    // The tracking page and the console answer HTML, errors included: they stay outside the
+    // envelope net.
+    let pages =
+        tracking::routes(state.clone()).merge(console::routes(&options.console, state.clone()));
+    middleware::apply_outer(with_error_handling(routes, state).merge(pages), &layers)
+}
+
+/// `/metrics` alone, for its own listener (`serve --metrics-listen`), with the request log and
+/// metrics layers; every other path is a 404 envelope.
+pub fn metrics_app(state: AppState) -> Router {
+    let layers = layers_of(&state);
+    observability::handle();
+    let routes = Router::new().route("/metrics", get(observability::metrics));
+    middleware::apply_outer(with_error_handling(routes, state), &layers)
 }
 
 /// Adds what makes every failure an envelope: the unknown-path and wrong-method fallbacks, the

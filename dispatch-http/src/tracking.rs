@@ -16,6 +16,7 @@ use dispatch_core::service::tracking::{self, EtaWindow, Progress, TrackingPage};
 use sha2::{Digest, Sha256};
 use tower_http::catch_panic::CatchPanicLayer;
 
+use crate::middleware::request_log::LoggedDepot;
 use crate::v2::plan_render::clock;
 use crate::AppState;
 
@@ -143,7 +144,13 @@ async fn page(State(state): State<AppState>, Path(token): Path<String>) -> Respo
         .blocking(move |s| Ok(tracking::page(&*s.store, &token)?))
         .await;
     match found {
-        Ok(Some(page)) => html(StatusCode::OK, render(&page)),
+        Ok(Some(page)) => {
+            let mut response = html(StatusCode::OK, render(&page));
+            response
+                .extensions_mut()
+                .insert(LoggedDepot(page.depot_id));
+            response
+        }
         Ok(None) => html(
             StatusCode::NOT_FOUND,
             document(
@@ -180,6 +187,7 @@ mod tests {
                 36_000,
             )),
             delivered_at: Some(Timestamp::from_millis(0)),
+            depot_id: 1,
         };
         let html = render(&page);
         assert!(!html.contains("<script>"));

@@ -8,7 +8,12 @@ mod harness;
 
 use std::sync::{Arc, Mutex};
 
-use harness::Service;
+use dispatch_core::model::organisation::DepotScope;
+use dispatch_core::ports::store::Store;
+use dispatch_core::time::Timestamp;
+use dispatch_store_sqlite::SqliteStore;
+use harness::{Service, START};
+use serde_json::json;
 
 #[derive(Clone, Default)]
 struct Captured(Arc<Mutex<Vec<u8>>>);
@@ -60,4 +65,104 @@ async fn one_log_line_per_request_with_method_route_status_latency_and_depot() {
     }
     assert!(lines[0].contains("request_id=\"r-1\"") && lines[0].contains("depot_id="));
     assert!(lines[1].contains("request_id=\"r-2\"") && !lines[1].contains("depot_id"));
+}
+
+/// The depot of a request authenticated by a driver credential or a tracking link is logged
+/// like that of an access key.
+#[tokio::test(flavor = "current_thread")]
+async fn driver_api_and_tracking_page_lines_name_the_depot() {
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    let _default = tracing::subscriber::set_default(subscriber);
+    let service = Service::start(false);
+    let depot = service.get("/v2/depots", &[]).await.json()["depots"][0]["id"]
+        .as_i64()
+        .unwrap();
+    let vehicle = service
+        .call(
+            "POST",
+            "/v2/vehicles",
+            &[],
+            Some(&json!({"name": "Van", "availability": "full_day",
+                          "start_location": "depot", "end_location": "depot"})),
+        )
+        .await
+        .json()["vehicle"]["id"]
+        .as_i64()
+        .unwrap();
+    let credential = service
+        .call(
+            "POST",
+            &format!("/v2/vehicles/{vehicle}/driver-credentials"),
+            &[],
+            Some(&json!({})),
+        )
+        .await
+        .json()["driver_credential"]["credential"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let order = service
+        .call(
+            "POST",
+            "/v2/orders",
+            &[],
+            Some(&json!([{"order_number": "T-1", "type": "delivery",
+                           "delivery_address": "1 High St", "delivery_lat": 51.5,
+                           "delivery_lng": -0.12}])),
+        )
+        .await
+        .json()["orders"][0]["id"]
+        .as_str()
+        .unwrap()
+        .parse::<i64>()
+        .unwrap();
+    let store = SqliteStore::open(service.path()).unwrap();
+    let scope = DepotScope {
+        organisation_id: 1,
+        depot_id: depot,
+    };
+    let token = (&store as &dyn Store)
+        .transaction(|tx| {
+            tx.ensure_tracking_token(scope, order, "trk-log-test", Timestamp::from_millis(START))
+        })
+        .unwrap();
+    captured.0.lock().unwrap().clear();
+
+    let me = service
+        .get(
+            "/driver/me",
+            &[("x-access-key", &credential), ("x-request-id", "d-1")],
+        )
+        .await;
+    assert_eq!(me.status, 200);
+    let page = service
+        .get(&format!("/track/{token}"), &[("x-request-id", "t-1")])
+        .await;
+    assert_eq!(page.status, 200);
+    let unknown = service
+        .get("/track/no-such-token", &[("x-request-id", "t-2")])
+        .await;
+    assert_eq!(unknown.status, 404);
+
+    let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let line = |id: &str| {
+        log.lines()
+            .find(|l| {
+                l.contains("dispatch::request") && l.contains(&format!("request_id=\"{id}\""))
+            })
+            .unwrap_or_else(|| panic!("{id} in {log}"))
+            .to_owned()
+    };
+    assert!(line("d-1").contains(&format!("depot_id={depot}")), "{log}");
+    assert!(line("t-1").contains(&format!("depot_id={depot}")), "{log}");
+    assert!(!line("t-2").contains("depot_id"), "{log}");
+    assert!(
+        !log.contains("trk-log-test"),
+        "the token is never logged: {log}"
+    );
 }

@@ -86,6 +86,8 @@ pub struct TrackingPage {
     /// When the delivery was completed (the driver's completion of the visit; else the
     /// signature's time).
     pub delivered_at: Option<Timestamp>,
+    /// The depot of the order (for the request log; never shown on the page).
+    pub depot_id: i64,
 }
 
 fn progress(status: &str, started: bool) -> Progress {
@@ -178,6 +180,7 @@ pub fn page(store: &dyn Store, token: &str) -> Result<Option<TrackingPage>, Serv
             progress,
             eta,
             delivered_at,
+            depot_id: scope.depot_id,
         }))
     })?)
 }

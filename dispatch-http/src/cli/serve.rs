@@ -8,6 +8,7 @@ use dispatch_core::service::dispatch::AutoDispatch;
 
 use super::database::Database;
 use crate::clock::SystemClock;
+use crate::console::ConsoleArgs;
 use crate::public_url::PublicUrl;
 use crate::runtime::notifications::NotifierArgs;
 use crate::runtime::webhooks::{Retention, WebhookConfig};
@@ -33,6 +34,10 @@ pub struct ServeArgs {
     /// X-Forwarded-*) are never used.
     #[arg(long, value_name = "URL", value_parser = PublicUrl::parse)]
     pub public_url: Option<PublicUrl>,
+    /// Serve GET /metrics on this address (HOST:PORT) instead of on --listen, e.g. a port only
+    /// the Prometheus network reaches; /metrics is then not served on --listen.
+    #[arg(long, value_name = "HOST:PORT", value_parser = host_port)]
+    pub metrics_listen: Option<String>,
     /// `off` disables every rate tier.
     #[arg(long, value_parser = ["on", "off"], default_value = "on")]
     pub rate_limits: String,
@@ -82,6 +87,9 @@ pub struct ServeArgs {
     /// Notification senders (SMTP e-mail, HTTP SMS gateway; recorded only by default).
     #[command(flatten)]
     pub notifier: NotifierArgs,
+    /// The web console's base map.
+    #[command(flatten)]
+    pub console: ConsoleArgs,
 }
 
 #[derive(Debug, clap::Args)]
@@ -253,6 +261,14 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     let addr = listener
         .local_addr()
         .map_err(|e| format!("cannot read the bound address: {e}"))?;
+    let metrics_listener = match &args.metrics_listen {
+        Some(at) => Some(
+            tokio::net::TcpListener::bind(at)
+                .await
+                .map_err(|e| format!("cannot listen on {at} for metrics: {e}"))?,
+        ),
+        None => None,
+    };
     let public_url = match &args.public_url {
         Some(url) => url.clone(),
         None => {
@@ -302,6 +318,21 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
             db = args.db
         );
     }
+    let options = crate::AppOptions {
+        metrics_elsewhere: metrics_listener.is_some(),
+        console: args.console.config(),
+    };
+    // Logged before the listening line, so a script that read that line finds this one too.
+    let metrics_addr = match &metrics_listener {
+        Some(l) => {
+            let at = l
+                .local_addr()
+                .map_err(|e| format!("cannot read the metrics address: {e}"))?;
+            tracing::info!(metrics_addr = %at, "serving /metrics on http://{at}/metrics");
+            Some(at)
+        }
+        None => None,
+    };
     println!("listening on http://{addr}/v2");
     let _ = std::io::stdout().flush();
     tracing::info!(%addr, public_url = state.public_url.as_str(), db = %args.db, "serving");
@@ -316,10 +347,22 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         stopping.clone(),
     )?;
     let limits = args.connection_limits();
-    let server = crate::server::serve(listener, crate::app(state), limits, async move {
-        signalled.await;
-        let _ = stopping_tx.send(true);
+    let metrics_server = metrics_listener.map(|l| {
+        let mut stop = stopping.clone();
+        let app = crate::metrics_app(state.clone());
+        tokio::spawn(crate::server::serve(l, app, limits, async move {
+            let _ = stop.wait_for(|stopping| *stopping).await;
+        }))
     });
+    let server = crate::server::serve(
+        listener,
+        crate::app_with(state, &options),
+        limits,
+        async move {
+            signalled.await;
+            let _ = stopping_tx.send(true);
+        },
+    );
     // In-flight requests get a grace period; a client that never finishes cannot hold the
     // process forever. Nothing acknowledged is at risk: a response is only sent after commit.
     let deadline = async {
@@ -329,6 +372,13 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     tokio::select! {
         result = server => result.map_err(|e| format!("server failed: {e}"))?,
         () = deadline => tracing::warn!(?SHUTDOWN_GRACE, "requests still in flight after the grace period; stopping anyway"),
+    }
+    if let Some(metrics) = metrics_server {
+        match metrics.await {
+            Ok(Err(e)) => tracing::warn!(error = %e, ?metrics_addr, "the metrics listener failed"),
+            Err(e) => tracing::warn!(error = %e, "the metrics listener stopped abnormally"),
+            Ok(Ok(())) => {}
+        }
     }
     // Running jobs stop their search and save the best solution found so far.
     tokio::task::spawn_blocking(move || optimiser.shutdown())

@@ -23,6 +23,7 @@ use subtle::ConstantTimeEq;
 use crate::auth::ACCESS_KEY_HEADER;
 use crate::error::{ApiError, ErrorName};
 use crate::keys::digest;
+use crate::middleware::request_log::LoggedDepot;
 use crate::AppState;
 
 /// What every driver credential starts with.
@@ -144,13 +145,16 @@ async fn authenticate(state: &AppState, parts: &Parts) -> Result<DriverAuth, Api
 }
 
 /// The driver router's auth layer: authenticates the credential and puts the [`DriverAuth`]
-/// into the request extensions (for the rate limit and the handlers).
+/// into the request extensions (for the rate limit and the handlers), and the depot into the
+/// response's for the log line.
 pub async fn require_driver(State(state): State<AppState>, req: Request, next: Next) -> Response {
     let (mut parts, body) = req.into_parts();
     match authenticate(&state, &parts).await {
         Ok(auth) => {
             parts.extensions.insert(auth);
-            next.run(Request::from_parts(parts, body)).await
+            let mut response = next.run(Request::from_parts(parts, body)).await;
+            response.extensions_mut().insert(LoggedDepot(auth.depot_id));
+            response
         }
         Err(e) => e.into_response(),
     }

@@ -4,7 +4,9 @@
 //! (1-128 visible ASCII characters), generated (UUID v4) otherwise, put into the request
 //! extensions as [`RequestId`] and echoed on the response. The log line (`tracing`, target
 //! `dispatch::request`, level INFO; WARN for 5xx) has the request id, method, route, status,
-//! latency and the depot of the caller when the request was authenticated.
+//! latency and the depot of the caller when the request was authenticated: by an access key
+//! ([`Principal`]), by a driver credential, or by a tracking link that resolved (both
+//! [`LoggedDepot`]).
 //!
 //! `route` is the route template that matched (`/v2/orders/{id}`, `/track/{token}`), never the
 //! raw path, so path segments that are credentials (tracking tokens) stay out of the logs; only
@@ -22,6 +24,12 @@ use crate::auth::Principal;
 
 /// The request-id header, read and written.
 pub const REQUEST_ID_HEADER: HeaderName = HeaderName::from_static("x-request-id");
+
+/// The depot a request was served for, when it was not authenticated by an access key (a
+/// driver credential, a tracking link): put into the response extensions by whoever knows it,
+/// read by the log line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoggedDepot(pub i64);
 
 /// The id of the request being served.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,7 +60,11 @@ pub async fn log_request(mut req: Request, next: Next) -> Response {
 
     let status = response.status().as_u16();
     let latency_ms = started.elapsed().as_secs_f64() * 1000.0;
-    let depot_id = response.extensions().get::<Principal>().map(|p| p.depot_id);
+    let extensions = response.extensions();
+    let depot_id = extensions
+        .get::<Principal>()
+        .map(|p| p.depot_id)
+        .or_else(|| extensions.get::<LoggedDepot>().map(|d| d.0));
     let request_id = id.to_str().unwrap_or_default();
     let route = match response.extensions().get::<MatchedPath>() {
         Some(matched) => matched.as_str().to_owned(),

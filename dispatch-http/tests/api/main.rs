@@ -5,6 +5,7 @@
 mod common;
 
 mod auth;
+mod console;
 mod envelope;
 mod hardening;
 mod isolation;

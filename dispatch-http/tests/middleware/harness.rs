@@ -84,6 +84,12 @@ impl Service {
         }
     }
 
+    /// The database file (for tests that lay data out through the store).
+    #[allow(dead_code)] // Not every test binary including the harness does.
+    pub fn path(&self) -> &std::path::Path {
+        &self.path
+    }
+
     /// The same database file and clock behind a freshly built application, as after a restart.
     pub fn restart(&mut self) {
         self.router = router(&self.path, self.clock.clone(), self.rate_limits);

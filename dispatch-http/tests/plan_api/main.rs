@@ -1,12 +1,15 @@
 //! Plans and optimisation over the real router and a real SQLite file: requests, validation,
 //! the plan and job rows, `plans.created`, reads while optimising, paging, and (with the
 //! optimisation workers running) the finished plan, its routes and stops, re-optimisation and
-//! cancellation.
+//! cancellation; and the web console showing an optimised day in headless Chromium.
 
+#[path = "../browser/mod.rs"]
+mod browser;
 #[path = "../api/common/mod.rs"]
 #[allow(dead_code)]
 mod common;
 
+mod console_browser;
 mod requests;
 mod solving;
 

@@ -1,66 +1,17 @@
 //! The customer tracking page in a real browser: headless Chromium (Debian's package) loads it
 //! from the real router on a loopback port, its DOM text is checked and its screenshot must
 //! exist and show the page's own styling (which only applies if the Content-Security-Policy
-//! hash matches the style sheet). In CI (`CI` set) a missing Chromium fails the test; elsewhere
-//! the test says loudly that it did not run.
+//! hash matches the style sheet). In CI (`CI` set) a missing Chromium fails the test (see
+//! `tests/browser`); elsewhere the test says loudly that it did not run.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use crate::browser::{chromium_for, run_chromium};
 
 use super::pod::{dispatched_day, route_stops};
 use super::*;
 
-fn chromium() -> Option<PathBuf> {
-    ["chromium", "chromium-browser", "google-chrome"]
-        .iter()
-        .flat_map(|name| {
-            std::env::var_os("PATH")
-                .map(|p| {
-                    std::env::split_paths(&p)
-                        .map(|d| d.join(name))
-                        .collect::<Vec<_>>()
-                })
-                .unwrap_or_default()
-        })
-        .find(|p| p.is_file())
-}
-
-/// Runs headless Chromium on `url` with `extra` arguments; stdout.
-fn run_chromium(browser: &Path, profile: &Path, url: &str, extra: &[&str]) -> String {
-    let out = Command::new(browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--hide-scrollbars",
-            "--window-size=480,640",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .args(extra)
-        .arg(url)
-        .output()
-        .expect("chromium runs");
-    assert!(
-        out.status.success(),
-        "chromium failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_tracking_page_renders_in_headless_chromium() {
-    let Some(browser) = chromium() else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "Chromium is required in CI (.ci/run installs Debian's chromium package)"
-        );
-        eprintln!("NOT RUN: the_tracking_page_renders_in_headless_chromium needs chromium on PATH");
+    let Some(browser) = chromium_for("the_tracking_page_renders_in_headless_chromium") else {
         return;
     };
     let app = TestApp::new();
@@ -84,10 +35,11 @@ async fn the_tracking_page_renders_in_headless_chromium() {
         shot.clone(),
     );
     let dom = tokio::task::spawn_blocking(move || {
-        let dom = run_chromium(&b, &d.join("dom"), &u, &["--dump-dom"]);
+        let dom = run_chromium(&b, &d.join("dom"), (480, 640), &u, &["--dump-dom"]);
         run_chromium(
             &b,
             &d.join("shot"),
+            (480, 640),
             &u,
             &[&format!("--screenshot={}", s.display())],
         );

@@ -1,0 +1,302 @@
+//! The web console in a real browser: a day is optimised by the real workers over the real
+//! router and SQLite file, then headless Chromium opens `/console` inside a harness page of the
+//! same origin (`console_harness.html`) that types the access key, picks the date and clicks
+//! like a person; the harness writes what the console shows into its own DOM, which
+//! `--dump-dom` prints. The map's drawing is checked (a line per route, numbered stop markers,
+//! the depot, unplaced orders), the buttons' calls are checked through the API, and a
+//! screenshot is saved under `target/tmp`.
+
+use std::path::Path;
+
+use axum::response::Html;
+use axum::routing::get;
+use serde_json::{json, Value};
+
+use crate::browser::{chromium_for, run_chromium};
+use crate::common::TestApp;
+use crate::{delivery, optimise, post_orders, start_workers, wait_for, DAY};
+
+const HARNESS: &str = include_str!("console_harness.html");
+
+/// Two vans with a skill each, five orders for each skill and one order needing a skill no
+/// van has: an optimised day of two routes and one unplaced order. Returns the finished plan.
+async fn optimised_day(app: &TestApp) -> Value {
+    for (name, skill) in [("Fridge van", "Fridge"), ("Lift van", "Lift")] {
+        let r = app
+            .post(
+                "/v2/vehicles",
+                &app.north(),
+                json!({"name": name, "availability": "full_day", "start_location": "depot",
+                       "end_location": "depot", "skills": [skill]}),
+            )
+            .await;
+        r.ok();
+    }
+    let mut orders = Vec::new();
+    for i in 0..10 {
+        let f = f64::from(i);
+        let mut order = delivery(&format!("C{i}"), 51.49 + 0.003 * f, -0.13 + 0.002 * f);
+        order["skills"] = json!([if i % 2 == 0 { "Fridge" } else { "Lift" }]);
+        orders.push(order);
+    }
+    let mut crane = delivery("CRANE", 51.507, -0.112);
+    crane["skills"] = json!(["Crane"]);
+    orders.push(crane);
+    post_orders(app, orders).await;
+    let workers = start_workers(app, 300);
+    let (job, plan) = optimise(
+        app,
+        "/v2/plans/optimise/orders",
+        json!({"delivery_date": DAY, "settings": {}}),
+    )
+    .await;
+    wait_for(app, &job).await;
+    workers.shutdown();
+    let plan = app
+        .get(&format!("/v2/plans/{plan}"), &app.north())
+        .await
+        .ok()["plan"]
+        .clone();
+    assert_eq!(plan["routes"].as_array().unwrap().len(), 2, "{plan:#}");
+    assert_eq!(plan["unserved"].as_array().unwrap().len(), 1, "{plan:#}");
+    plan
+}
+
+/// Serves the app and the harness on a loopback port; the harness page for `mode` is
+/// `/harness`. Returns the base URL and the server task.
+async fn serve(app: &TestApp, mode: &str, routes: &[i64]) -> (String, tokio::task::JoinHandle<()>) {
+    let page = HARNESS
+        .replace("__KEY__", &app.north())
+        .replace("__DATE__", DAY)
+        .replace("__MODE__", mode)
+        .replace("__ROUTES__", &json!(routes).to_string());
+    let router = axum::Router::new()
+        .route("/harness", get(move || async move { Html(page) }))
+        .merge(app.router.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let server = tokio::spawn(async move {
+        axum::serve(listener, router).await.unwrap();
+    });
+    (base, server)
+}
+
+/// Runs the harness page in Chromium (with `extra` flags) and returns its report.
+async fn report(browser: &Path, base: &str, profile: &Path, extra: &[String]) -> Value {
+    let (b, url, p, extra) = (
+        browser.to_owned(),
+        format!("{base}/harness"),
+        profile.to_owned(),
+        extra.to_vec(),
+    );
+    let dom = tokio::task::spawn_blocking(move || {
+        let mut args = vec![
+            "--virtual-time-budget=60000".to_owned(),
+            "--dump-dom".to_owned(),
+        ];
+        args.extend(extra);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        run_chromium(&b, &p, (1280, 900), &url, &args)
+    })
+    .await
+    .unwrap();
+    let start = dom.find("<pre id=\"report\">").expect("the report element") + 17;
+    let end = start + dom[start..].find("</pre>").unwrap();
+    let text = dom[start..end]
+        .replace("&amp;", "&")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">");
+    let value: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert!(
+        value.get("error").is_none(),
+        "the harness failed: {value:#}"
+    );
+    value
+}
+
+fn stops_of(plan: &Value) -> Vec<usize> {
+    plan["routes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["stops"].as_array().unwrap().len())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_console_draws_an_optimised_day_on_the_map() {
+    let Some(browser) = chromium_for("the_console_draws_an_optimised_day_on_the_map") else {
+        return;
+    };
+    let app = TestApp::new();
+    let plan = optimised_day(&app).await;
+    let (base, server) = serve(&app, "day", &[]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let out = report(&browser, &base, &dir.path().join("dom"), &[]).await;
+    let day = &out["day"];
+    assert_eq!(day["state"], "ready", "{out:#}");
+    let per_route = stops_of(&plan);
+    assert_eq!(day["lines"], 2, "one line per route: {day:#}");
+    assert_eq!(day["colours"], 2, "one colour per route: {day:#}");
+    assert_eq!(day["panel_routes"], 2, "{day:#}");
+    assert_eq!(day["stops"], per_route.iter().sum::<usize>(), "{day:#}");
+    let mut numbers: Vec<String> = day["numbers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap().to_owned())
+        .collect();
+    numbers.sort();
+    let mut expected: Vec<String> = per_route
+        .iter()
+        .flat_map(|n| (1..=*n).map(|i| i.to_string()))
+        .collect();
+    expected.sort();
+    assert_eq!(numbers, expected, "stops numbered in order per route");
+    assert_eq!(day["unserved"], 1, "the unplaced order is marked: {day:#}");
+    assert_eq!(day["depot"], 1, "{day:#}");
+    assert!(
+        day["message"]
+            .as_str()
+            .unwrap()
+            .contains("2 routes, 10 stops, 1 not placed"),
+        "{day:#}"
+    );
+    assert_eq!(day["key_kept"], true);
+    assert_eq!(day["key_in_page"], false, "the key is not left in the page");
+    assert!(
+        !day["href"].as_str().unwrap().contains(&app.north()),
+        "{day:#}"
+    );
+    assert!(day["href"]
+        .as_str()
+        .unwrap()
+        .ends_with(&format!("#date={DAY}")));
+    let details = out["clicked"]["details"]
+        .as_str()
+        .expect("stop details shown");
+    assert!(
+        details.contains("stop 1") && details.contains("High St"),
+        "{details}"
+    );
+
+    server.abort();
+
+    // The screenshot: the first route's stop markers are drawn in its colour (#1f77b4).
+    let (base, server) = serve(&app, "view", &[]).await;
+    let shots = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let shot = shots.join("console.png");
+    let _ = std::fs::remove_file(&shot);
+    report(
+        &browser,
+        &base,
+        &dir.path().join("shot"),
+        &[format!("--screenshot={}", shot.display())],
+    )
+    .await;
+    server.abort();
+    println!("console screenshot: {}", shot.display());
+    let png = image::open(&shot).expect("a screenshot file").to_rgb8();
+    assert_eq!((png.width(), png.height()), (1280, 900));
+    let first_colour = png.pixels().filter(|p| p.0 == [0x1f, 0x77, 0xb4]).count();
+    assert!(
+        first_colour > 200,
+        "{first_colour} pixels of the first route's colour"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_consoles_dispatch_and_reverse_buttons_call_the_api() {
+    let Some(browser) = chromium_for("the_consoles_dispatch_and_reverse_buttons_call_the_api")
+    else {
+        return;
+    };
+    let app = TestApp::new();
+    let plan = optimised_day(&app).await;
+    let routes: Vec<i64> = plan["routes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_i64().unwrap())
+        .collect();
+    let orders_of = |route: &Value| -> Vec<i64> {
+        route["stops"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["orders"][0]["id"].as_i64().unwrap())
+            .collect()
+    };
+    let before = orders_of(&plan["routes"][1]);
+    let (base, server) = serve(&app, "actions", &routes).await;
+    let dir = tempfile::tempdir().unwrap();
+    let out = report(&browser, &base, dir.path(), &[]).await;
+    server.abort();
+    assert_eq!(out["before"]["dispatched_badges"], 0, "{out:#}");
+    assert_eq!(out["dispatched"]["state"], "ready", "{out:#}");
+    assert_eq!(out["dispatched"]["dispatched_badges"], 1, "{out:#}");
+    assert!(out["dispatched"]["message"]
+        .as_str()
+        .unwrap()
+        .ends_with("dispatched."));
+    assert!(
+        out["reversed"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("reversed"),
+        "{out:#}"
+    );
+    assert_eq!(out["plan_dispatched"]["dispatched_badges"], 2, "{out:#}");
+
+    let first = app
+        .get(&format!("/v2/routes/{}", routes[0]), &app.north())
+        .await;
+    assert_eq!(first.ok()["route"]["dispatched"], true);
+    let second = app
+        .get(&format!("/v2/routes/{}", routes[1]), &app.north())
+        .await;
+    let mut reversed = orders_of(&second.ok()["route"]);
+    reversed.reverse();
+    assert_eq!(reversed, before, "the page's reverse reversed the route");
+    assert_eq!(
+        second.ok()["route"]["dispatched"],
+        true,
+        "dispatched by the plan button"
+    );
+    let plan = app
+        .get(&format!("/v2/plans/{}", plan["id"]), &app.north())
+        .await;
+    assert_eq!(plan.ok()["plan"]["dispatched"], true);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_console_shows_a_refused_key_and_a_day_without_plans() {
+    let Some(browser) = chromium_for("the_console_shows_a_refused_key_and_a_day_without_plans")
+    else {
+        return;
+    };
+    let app = TestApp::new();
+    let (base, server) = serve(&app, "errors", &[]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let out = report(&browser, &base, dir.path(), &[]).await;
+    server.abort();
+    let bad = &out["bad_key"];
+    assert_eq!(bad["state"], "error", "{out:#}");
+    assert!(
+        bad["message"]
+            .as_str()
+            .unwrap()
+            .contains("UNAUTHORIZED (401)"),
+        "{out:#}"
+    );
+    let empty = &out["empty"];
+    assert_eq!(empty["state"], "ready", "{out:#}");
+    assert!(
+        empty["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("No plans on 2030-01-02"),
+        "{out:#}"
+    );
+    assert_eq!(empty["lines"], 0);
+}
