@@ -20,7 +20,7 @@ pub const DOCS_LINK: &str =
     "<https://docs.dispatch.example.com/v2/features/rate-limit-429>; rel=\"deprecation\"";
 
 #[path = "../shared/test_db.rs"]
-mod test_db;
+pub mod test_db;
 
 /// A running service: its database (a SQLite file, or PostgreSQL with `DISPATCH_TEST_DB`), its
 /// clock and its keys.
