@@ -289,6 +289,26 @@ fn higher_priority_tasks_are_served_first_even_when_costlier() {
 }
 
 #[test]
+fn a_full_fleet_takes_the_small_deliveries_that_count_more_tasks() {
+    // One van of 10: the big delivery fills it alone, the five small ones fit together. The
+    // objective counts tasks, so the construction alone (no search) must already pick the five.
+    let mut jobs = vec![job(1, 1, 10)];
+    jobs.extend((2..=6).map(|id| job(id, 2, 2)));
+    let p = problem(line(), jobs, vec![], vec![vehicle(1, 0, 10)]);
+    for seed in 1..=8 {
+        let sol = solve_checked(&p, seed, 1, 0);
+        assert_eq!(
+            sol.unassigned,
+            vec![Unassigned {
+                task: Step::Job(0),
+                reason: Reason::NotPlaced
+            }],
+            "seed {seed}"
+        );
+    }
+}
+
+#[test]
 fn vehicles_first_uses_fewer_routes_than_distance_only() {
     let d = vec![0, 10, 10, 10, 0, 100, 10, 100, 0];
     let mut p = problem(

@@ -4,10 +4,13 @@
 use axum::http::{header::HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde_json::{json, Map, Value};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use utoipa::ToSchema;
 
 /// The error names of the v2 interface, each with its HTTP status.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ErrorName {
     InvalidInput,
     ResourceNotFound,
@@ -109,13 +112,67 @@ impl ApiError {
     }
 
     pub fn body(&self) -> Value {
-        json!({
-            "name": self.name.as_str(),
-            "statusCode": self.status.as_u16(),
-            "description": self.description,
-            "details": Value::Object(self.details.clone()),
-        })
+        let envelope = Envelope {
+            name: self.name,
+            status_code: self.status.as_u16(),
+            description: self.description.clone(),
+            details: self.details.clone(),
+        };
+        serde_json::to_value(envelope).expect("an envelope serialises")
     }
+}
+
+/// The spec's error envelope, the body of every error response.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Envelope {
+    /// The error's name.
+    pub name: ErrorName,
+    /// The HTTP status, repeated.
+    #[serde(rename = "statusCode")]
+    pub status_code: u16,
+    /// What went wrong, for people.
+    pub description: String,
+    /// Always an object, possibly empty.
+    #[schema(value_type = ErrorDetails)]
+    pub details: Map<String, Value>,
+}
+
+/// What `details` may carry; other keys name the entity concerned (`id`, `order_number`, ...).
+#[derive(Serialize, ToSchema)]
+#[allow(dead_code)]
+pub struct ErrorDetails {
+    /// INVALID_INPUT: every schema or rule violation found.
+    #[serde(rename = "validationErrors")]
+    validation_errors: Option<Vec<ValidationIssueWire>>,
+    /// Rate-limit errors: the same value as `Retry-After`.
+    retry_after_seconds: Option<u64>,
+}
+
+/// One entry of `details.validationErrors`.
+#[derive(Serialize, ToSchema)]
+#[allow(dead_code)]
+pub struct ValidationIssueWire {
+    /// For example `invalid_type`, `too_big`, `custom`.
+    code: String,
+    /// What was expected.
+    expected: String,
+    /// What was received.
+    received: String,
+    /// Where, from the body's (or query's) root: property names and array indices.
+    path: Vec<PathSegmentWire>,
+    /// For people.
+    message: String,
+}
+
+/// A property name or an array index.
+#[derive(Serialize, ToSchema)]
+#[serde(untagged)]
+#[allow(dead_code)]
+pub enum PathSegmentWire {
+    /// A property.
+    Key(String),
+    /// An index.
+    Index(u64),
 }
 
 impl IntoResponse for ApiError {

@@ -19,6 +19,7 @@ pub mod keys;
 pub mod links;
 pub mod middleware;
 pub mod observability;
+pub mod openapi;
 pub mod paging;
 pub mod public_url;
 pub mod rejection;
@@ -117,13 +118,14 @@ pub fn app_with(state: AppState, options: &AppOptions) -> Router {
     let layers = layers_of(&state);
     // Idempotency and rate limits sit inside the auth layer (they need the `Principal`);
     // request ids, logs and feature headers wrap everything, errors included.
-    let api = middleware::apply_inner(v2::router(), &layers).route_layer(
+    let api = middleware::apply_inner(v2::api().0, &layers).route_layer(
         axum::middleware::from_fn_with_state(state.clone(), auth::require_access_key),
     );
     observability::handle();
     let mut routes = Router::new()
         .route("/healthz", get(healthz))
         .nest("/v2", api)
+        .merge(openapi::routes())
         .nest("/driver", driver::router(state.clone(), &layers));
     if !options.metrics_elsewhere {
         routes = routes.route("/metrics", get(observability::metrics));

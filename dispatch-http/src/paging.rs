@@ -236,3 +236,56 @@ where
 
 #[cfg(test)]
 mod tests;
+
+/// The query of a paged list, as documented (the handlers read it through [`PageParams`]).
+#[derive(utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)]
+pub struct PageQuery {
+    /// The cursor from the previous page's `Link rel="next"` URL (malformed: 400).
+    page_info: Option<String>,
+    /// Only records updated at or after: `YYYY-MM-DD hh:mm:ss` or `YYYY-MM-DDTHH:mm:ss.SSSZ`
+    /// (another format is ignored).
+    updated_at_min: Option<String>,
+    /// 1 to 100, default 100; out of range falls back to 100.
+    limit: Option<i64>,
+}
+
+/// The query of `GET /orders`.
+#[derive(utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)]
+pub struct OrderQuery {
+    /// The cursor from the previous page's `Link rel="next"` URL (malformed: 400).
+    page_info: Option<String>,
+    /// A status, case-insensitive (unknown: 400).
+    status: Option<String>,
+    /// Orders of this customer.
+    customer_id: Option<i64>,
+    /// Exactly this order number.
+    order_number: Option<String>,
+    /// Only records updated at or after (see `/customers`).
+    updated_at_min: Option<String>,
+    /// Orders due on this date, `YYYY-MM-DD` (another format: 400).
+    date: Option<String>,
+    /// 1 to 100, default 100; out of range falls back to 100.
+    limit: Option<i64>,
+}
+
+/// The query of `GET /notification-tasks`.
+#[derive(utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)]
+pub struct TaskQuery {
+    /// The cursor from the previous page's `Link rel="next"` URL (malformed: 400).
+    page_info: Option<String>,
+    /// 1 to 100, default 100.
+    limit: Option<i64>,
+    /// Only tasks updated at or after.
+    updated_at_min: Option<String>,
+    /// Exact match, e.g. `Scheduled`, `Cancelled`.
+    status: Option<String>,
+    /// `SMS` or `EMAIL`, case-insensitive (other values: 400).
+    #[param(rename = "type")]
+    channel: Option<String>,
+}

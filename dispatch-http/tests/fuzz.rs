@@ -14,6 +14,9 @@ use serde_json::{Map, Value};
 #[path = "api/common/mod.rs"]
 #[allow(dead_code)]
 mod common;
+#[allow(dead_code)]
+#[path = "contract/mod.rs"]
+mod contract;
 
 use common::TestApp;
 

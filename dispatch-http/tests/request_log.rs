@@ -1,7 +1,11 @@
-//! One log line per request, on the real router. This test has a process of its own: its
-//! capturing subscriber is then the only one, so no test running beside it on another thread
-//! can race tracing's process-wide callsite-interest cache (which left the capture empty).
+//! One log line per request, on the real router. These tests have a process of their own: their
+//! capturing subscribers (alike) are then the only ones, so no test running beside them on
+//! another thread can race tracing's process-wide callsite-interest cache (which left the
+//! capture empty).
 
+#[allow(dead_code)]
+#[path = "contract/mod.rs"]
+mod contract;
 #[allow(dead_code)]
 #[path = "middleware/harness.rs"]
 mod harness;
@@ -26,15 +30,21 @@ impl std::io::Write for Captured {
     }
 }
 
-#[tokio::test(flavor = "current_thread")]
-async fn one_log_line_per_request_with_method_route_status_latency_and_depot() {
+/// Log lines of this thread (the tests run their service on a current-thread runtime) until the
+/// guard is dropped.
+fn capture() -> (Captured, tracing::subscriber::DefaultGuard) {
     let captured = Captured::default();
     let writer = captured.clone();
     let subscriber = tracing_subscriber::fmt()
         .with_ansi(false)
         .with_writer(move || writer.clone())
         .finish();
-    let _default = tracing::subscriber::set_default(subscriber);
+    (captured, tracing::subscriber::set_default(subscriber))
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn one_log_line_per_request_with_method_route_status_latency_and_depot() {
+    let (captured, _default) = capture();
     let service = Service::start(false);
     let key = service.keys[0].clone();
     service
@@ -69,13 +79,7 @@ async fn one_log_line_per_request_with_method_route_status_latency_and_depot() {
 /// like that of an access key.
 #[tokio::test(flavor = "current_thread")]
 async fn driver_api_and_tracking_page_lines_name_the_depot() {
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
-        .finish();
-    let _default = tracing::subscriber::set_default(subscriber);
+    let (captured, _default) = capture();
     let service = Service::start(false);
     let depot = service.get("/v2/depots", &[]).await.json()["depots"][0]["id"]
         .as_i64()

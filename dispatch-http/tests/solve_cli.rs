@@ -288,6 +288,39 @@ fn bad_flags_and_missing_files_fail_cleanly() {
     }
 }
 
+/// One customer at (1,5), sqrt(26) = 5.099 from the depot, due at 5: too late in the exact
+/// model, on time with DIMACS's truncated arc (5.0).
+const DIMACS_ONLY: &str = "EDGE1\n\nVEHICLE\nNUMBER     CAPACITY\n  1         10\n\nCUSTOMER\nCUST NO.  XCOORD.   YCOORD.    DEMAND   READY TIME  DUE DATE   SERVICE   TIME\n\n    0      0          0          0          0       100          0\n    1      1          5          1          0         5          0\n";
+
+#[test]
+fn the_dimacs_convention_truncates_arcs_and_the_exact_one_does_not() {
+    let file = temp_file("edge1.txt", DIMACS_ONLY);
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "solve",
+            file.to_str().unwrap(),
+            "--iterations",
+            "10",
+            "--threads",
+            "1",
+        ];
+        args.extend_from_slice(extra);
+        stdout_json(&dispatch(&args))
+    };
+    let exact = run(&[]);
+    assert_eq!(exact["unassigned"], serde_json::json!([1]), "{exact}");
+    let explicit = run(&["--convention", "exact"]);
+    assert_eq!(exact["unassigned"], explicit["unassigned"]);
+    assert_eq!(exact["routes"], explicit["routes"]);
+    let dimacs = run(&["--convention", "dimacs"]);
+    assert_eq!(dimacs["unassigned"], serde_json::json!([]), "{dimacs}");
+    assert_eq!(dimacs["routes"], serde_json::json!([[1]]));
+    assert_eq!(dimacs["feasible"], true);
+    assert_eq!(dimacs["distance_dimacs"], 10.0);
+    let bad = dispatch(&["solve", file.to_str().unwrap(), "--convention", "rounded"]);
+    assert!(assert_clean_failure(&bad).contains("--convention"));
+}
+
 #[test]
 fn help_lists_every_flag() {
     let out = dispatch(&["solve", "--help"]);
@@ -300,6 +333,7 @@ fn help_lists_every_flag() {
         "--seed",
         "--threads",
         "--objective",
+        "--convention",
         "vehicles-distance",
         "lilim",
     ] {

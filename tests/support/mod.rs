@@ -18,10 +18,17 @@ use serde_json::{json, Value};
 #[path = "../../dispatch-http/tests/shared/test_db.rs"]
 pub mod test_db;
 pub use test_db::db_arg;
+#[allow(dead_code)]
+#[path = "../../dispatch-http/tests/contract/mod.rs"]
+mod contract;
 
 /// The `dispatch` binary next to this test's profile directory, brought up to date once per run.
 /// The build asks for what `cargo test --workspace` builds (same feature unification), so under
 /// that command it is a no-op; the binary comes with dispatch-http's integration tests.
+///
+/// The build runs without the variables cargo sets for a running test: some build scripts
+/// (ring's) track `CARGO_MANIFEST_DIR`, so inheriting it rebuilt ring and everything above it,
+/// dispatch-http included, here and again in the next outer `cargo` run.
 pub fn binary() -> PathBuf {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     BUILT
@@ -31,6 +38,11 @@ pub fn binary() -> PathBuf {
             let profile_dir = exe.parent().and_then(Path::parent).expect("target dir");
             let mut build = Command::new(env!("CARGO"));
             build.args(["build", "--quiet", "--workspace", "--tests"]);
+            for (name, _) in std::env::vars_os() {
+                if name.to_str().is_some_and(set_by_cargo_for_a_test) {
+                    build.env_remove(&name);
+                }
+            }
             if profile_dir.ends_with("release") {
                 build.arg("--release");
             }
@@ -39,6 +51,20 @@ pub fn binary() -> PathBuf {
             profile_dir.join(format!("dispatch{}", std::env::consts::EXE_SUFFIX))
         })
         .clone()
+}
+
+/// Whether `cargo test` sets `name` for the test process (never for a build it runs itself).
+fn set_by_cargo_for_a_test(name: &str) -> bool {
+    const EXACT: [&str; 7] = [
+        "CARGO_MANIFEST_DIR",
+        "CARGO_MANIFEST_PATH",
+        "CARGO_CRATE_NAME",
+        "CARGO_BIN_NAME",
+        "CARGO_PRIMARY_PACKAGE",
+        "CARGO_TARGET_TMPDIR",
+        "OUT_DIR",
+    ];
+    EXACT.contains(&name) || name.starts_with("CARGO_PKG_") || name.starts_with("CARGO_BIN_EXE_")
 }
 
 /// One HTTP response as received.
@@ -346,7 +372,21 @@ impl Drop for Serving {
 /// Sends `request` to the server at `addr` (HOST:PORT) over a fresh connection with
 /// `Connection: close`.
 pub fn send(addr: &str, request: Request<'_>) -> Reply {
-    parse_reply(&exchange(addr, request))
+    let (method, path) = (request.method.to_owned(), request.path.to_owned());
+    let reply = parse_reply(&exchange(addr, request));
+    // Absolute URLs (paging links) are checked by their path.
+    let path = match path.strip_prefix("http://") {
+        Some(rest) => rest[rest.find('/').unwrap_or(rest.len())..].to_owned(),
+        None => path,
+    };
+    contract::check_bytes(
+        &method,
+        &path,
+        reply.status,
+        reply.header("content-type"),
+        &reply.raw,
+    );
+    reply
 }
 
 /// Like [`send`], but returns the bytes received as they are.

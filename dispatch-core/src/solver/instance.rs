@@ -19,7 +19,8 @@ pub(crate) struct Task {
     pub second: u32,
     /// Penalty for leaving the task out (lexicographic over priority levels).
     pub weight: i128,
-    /// Total demand (sum over dimensions), for ordering insertions.
+    /// Total demand (sum over dimensions), for ordering insertions; on a day the fleet cannot
+    /// carry ([`Instance::scarce`]) its share of the fleet's capacity instead.
     pub demand: Load,
 }
 
@@ -88,6 +89,8 @@ pub(crate) struct Instance<'p> {
     pub allowed: Vec<bool>,
     /// Cost of one used vehicle (0 unless the objective counts vehicles first).
     pub vehicle_cost: i64,
+    /// The fleet cannot carry every task ([`super::scarcity`]): insertions try small ones first.
+    pub scarce: bool,
 }
 
 fn windows(tws: &[TimeWindow]) -> Vec<TimeWindow> {
@@ -137,6 +140,7 @@ impl<'p> Instance<'p> {
             vehicles: Vec::new(),
             allowed: Vec::new(),
             vehicle_cost: 0,
+            scarce: false,
         };
         let push_node = |inst: &mut Instance,
                          place: &super::problem::Place,
@@ -180,6 +184,12 @@ impl<'p> Instance<'p> {
             });
         }
         inst.set_weights(p);
+        if let Some(sizes) = super::scarcity::sizes(p) {
+            inst.scarce = true;
+            for (task, size) in inst.tasks.iter_mut().zip(sizes) {
+                task.demand = size;
+            }
+        }
         // A vehicle some task is pinned to is not interchangeable with any other: it gets a
         // class of its own (else only the first unused vehicle of its class would ever be
         // tried, and the pinned task could never open it).

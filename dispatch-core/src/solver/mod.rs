@@ -77,6 +77,7 @@ mod recreate;
 mod rng;
 mod route;
 mod ruin;
+mod scarcity;
 mod schedule;
 mod search;
 pub mod solution;

@@ -7,17 +7,51 @@ use super::rng::Rng;
 use super::state::State;
 
 /// Sorts the tasks to insert: higher priority first, then random / larger demand / farther
-/// from the depot / closer to the depot (weights 4, 4, 2, 1 as in SISR).
+/// from the depot / closer to the depot (weights 4, 4, 2, 1 as in SISR). When the fleet cannot
+/// carry every task, smaller demand comes first instead of larger: big tasks packed first would
+/// take the room of several small ones, and the objective counts tasks.
 pub(crate) fn order(inst: &Instance, nb: &Neighbours, tasks: &mut [u32], rng: &mut Rng) {
-    for i in (1..tasks.len()).rev() {
-        tasks.swap(i, rng.below(i + 1));
-    }
+    shuffle(tasks, rng);
     let w = |t: &u32| std::cmp::Reverse(inst.tasks[*t as usize].weight);
+    let demand = |t: &u32| {
+        let d = inst.tasks[*t as usize].demand;
+        if inst.scarce {
+            d
+        } else {
+            -d
+        }
+    };
     match rng.below(11) {
         0..=3 => tasks.sort_by_key(w),
-        4..=7 => tasks.sort_by_key(|t| (w(t), std::cmp::Reverse(inst.tasks[*t as usize].demand))),
+        4..=7 => tasks.sort_by_key(|t| (w(t), demand(t))),
         8..=9 => tasks.sort_by_key(|t| (w(t), std::cmp::Reverse(nb.far[*t as usize]))),
         _ => tasks.sort_by_key(|t| (w(t), nb.far[*t as usize])),
+    }
+}
+
+/// The construction's order: [`order`], except that on a day the fleet cannot carry every task
+/// the smallest go first (higher priorities still before lower ones). The first solution then
+/// holds as many tasks as the fleet's volume allows, instead of the search having to trade big
+/// tasks for small ones one ruin at a time (on a 5 000-order day it never caught up).
+pub(crate) fn order_construction(
+    inst: &Instance,
+    nb: &Neighbours,
+    tasks: &mut [u32],
+    rng: &mut Rng,
+) {
+    if !inst.scarce {
+        return order(inst, nb, tasks, rng);
+    }
+    shuffle(tasks, rng);
+    tasks.sort_by_key(|t| {
+        let task = &inst.tasks[*t as usize];
+        (std::cmp::Reverse(task.weight), task.demand)
+    });
+}
+
+fn shuffle(tasks: &mut [u32], rng: &mut Rng) {
+    for i in (1..tasks.len()).rev() {
+        tasks.swap(i, rng.below(i + 1));
     }
 }
 

@@ -6,7 +6,7 @@ use super::fleet::{Fleet, Scratch};
 use super::instance::{Instance, NONE};
 use super::neighbours::Neighbours;
 use super::operators::{improve, improve_between};
-use super::recreate::{order, recreate, Recreate, RecreateScratch};
+use super::recreate::{order, order_construction, recreate, Recreate, RecreateScratch};
 use super::rng::Rng;
 use super::ruin::{ruin, RuinParams};
 use super::state::State;
@@ -262,7 +262,7 @@ pub(crate) fn run(
     let mut rng = Rng::new(config.seed, 0);
     let mut all = init.take_unassigned(inst);
     let searchable = !all.is_empty() || init.routes.iter().any(|r| !r.is_empty());
-    order(inst, nb, &mut all, &mut rng);
+    order_construction(inst, nb, &mut all, &mut rng);
     let opts = Recreate {
         blink: 0.0,
         allow_new: true,

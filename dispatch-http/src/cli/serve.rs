@@ -9,6 +9,7 @@ use dispatch_core::service::dispatch::AutoDispatch;
 use super::database::Database;
 use crate::clock::SystemClock;
 use crate::console::ConsoleArgs;
+use crate::observability::MetricsListener;
 use crate::public_url::PublicUrl;
 use crate::runtime::notifications::NotifierArgs;
 use crate::runtime::webhooks::{Retention, WebhookConfig};
@@ -262,11 +263,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         .local_addr()
         .map_err(|e| format!("cannot read the bound address: {e}"))?;
     let metrics_listener = match &args.metrics_listen {
-        Some(at) => Some(
-            tokio::net::TcpListener::bind(at)
-                .await
-                .map_err(|e| format!("cannot listen on {at} for metrics: {e}"))?,
-        ),
+        Some(at) => Some(MetricsListener::bind(at).await?),
         None => None,
     };
     let public_url = match &args.public_url {
@@ -323,19 +320,16 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         console: args.console.config(),
     };
     // Logged before the listening line, so a script that read that line finds this one too.
-    let metrics_addr = match &metrics_listener {
-        Some(l) => {
-            let at = l
-                .local_addr()
-                .map_err(|e| format!("cannot read the metrics address: {e}"))?;
-            tracing::info!(metrics_addr = %at, "serving /metrics on http://{at}/metrics");
-            Some(at)
-        }
-        None => None,
-    };
+    if let Some(at) = metrics_listener.as_ref().map(MetricsListener::addr) {
+        tracing::info!(metrics_addr = %at, "serving /metrics on http://{at}/metrics");
+    }
     println!("listening on http://{addr}/v2");
     let _ = std::io::stdout().flush();
     tracing::info!(%addr, public_url = state.public_url.as_str(), db = %args.db, "serving");
+    tracing::info!(
+        "web console at {}",
+        state.public_url.absolute_url("/console")
+    );
 
     let (stopping_tx, mut stopping) = tokio::sync::watch::channel(false);
     let background = crate::runtime::start(
@@ -347,13 +341,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         stopping.clone(),
     )?;
     let limits = args.connection_limits();
-    let metrics_server = metrics_listener.map(|l| {
-        let mut stop = stopping.clone();
-        let app = crate::metrics_app(state.clone());
-        tokio::spawn(crate::server::serve(l, app, limits, async move {
-            let _ = stop.wait_for(|stopping| *stopping).await;
-        }))
-    });
+    let metrics_server = metrics_listener.map(|m| m.spawn(state.clone(), limits, stopping.clone()));
     let server = crate::server::serve(
         listener,
         crate::app_with(state, &options),
@@ -374,11 +362,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         () = deadline => tracing::warn!(?SHUTDOWN_GRACE, "requests still in flight after the grace period; stopping anyway"),
     }
     if let Some(metrics) = metrics_server {
-        match metrics.await {
-            Ok(Err(e)) => tracing::warn!(error = %e, ?metrics_addr, "the metrics listener failed"),
-            Err(e) => tracing::warn!(error = %e, "the metrics listener stopped abnormally"),
-            Ok(Ok(())) => {}
-        }
+        let _ = metrics.await;
     }
     // Running jobs stop their search and save the best solution found so far.
     tokio::task::spawn_blocking(move || optimiser.shutdown())

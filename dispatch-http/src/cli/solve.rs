@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use clap::ValueEnum;
 use dispatch_core::solver::checker::{self, plane::check_plane};
-use dispatch_core::solver::formats::{self, Format, Instance, SCALE};
+use dispatch_core::solver::formats::{self, Convention, Format, Instance, SCALE};
 use dispatch_core::solver::problem::Objective;
 use dispatch_core::solver::solution::{Solution, Step};
 use dispatch_core::solver::{solve, Config};
@@ -29,6 +29,16 @@ pub enum FormatArg {
     Vroom,
     /// Detect from the content.
     Auto,
+}
+
+/// How Solomon and Li & Lim coordinates become travel times and distances.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ConventionArg {
+    /// Euclidean in double precision, travel times rounded up (the operator interface's).
+    Exact,
+    /// DIMACS / CVRPLIB: every arc truncated to one decimal, times too; the convention of the
+    /// published `distance` best-known solutions and of the peers' benchmark runs.
+    Dimacs,
 }
 
 /// Objective flag.
@@ -63,6 +73,10 @@ pub struct SolveArgs {
     /// What to minimise [default: vehicles-distance; VROOM input: distance, i.e. duration].
     #[arg(long, value_enum)]
     pub objective: Option<ObjectiveArg>,
+    /// Travel model of Solomon and Li & Lim files (VROOM input has its own matrix): `dimacs`
+    /// only to compare with results published in that convention.
+    #[arg(long, value_enum, default_value = "exact")]
+    pub convention: ConventionArg,
 }
 
 fn parse_seconds(s: &str) -> Result<f64, String> {
@@ -193,8 +207,12 @@ pub fn run(args: SolveArgs) -> Result<ExitCode, String> {
         (_, Some(ObjectiveArg::Distance)) => Objective::Distance,
         (_, None | Some(ObjectiveArg::VehiclesDistance)) => Objective::VehiclesThenDistance,
     };
-    let mut instance =
-        formats::read(&text, Some(format), objective).map_err(|e| format!("{}: {e}", args.file))?;
+    let convention = match args.convention {
+        ConventionArg::Exact => Convention::Exact,
+        ConventionArg::Dimacs => Convention::Dimacs,
+    };
+    let mut instance = formats::read_with(&text, Some(format), objective, convention)
+        .map_err(|e| format!("{}: {e}", args.file))?;
     if instance.problem.name.is_empty() {
         instance.problem.name = Path::new(&args.file)
             .file_stem()

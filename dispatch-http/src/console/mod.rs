@@ -15,10 +15,11 @@
 use std::sync::Arc;
 
 use axum::extract::Path;
-use axum::http::{header, HeaderName, HeaderValue, StatusCode};
+use axum::http::{header, HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
+use sha2::{Digest, Sha256};
 use tower_http::catch_panic::CatchPanicLayer;
 
 mod config;
@@ -60,6 +61,15 @@ const CSS: &str = "text/css; charset=utf-8";
 struct Page {
     html: String,
     csp: HeaderValue,
+    /// The entity tag of each of [`ASSETS`], in order.
+    etags: Vec<HeaderValue>,
+}
+
+/// A strong entity tag: the start of the file's SHA-256.
+fn etag(bytes: &[u8]) -> HeaderValue {
+    let digest = Sha256::digest(bytes);
+    HeaderValue::from_str(&format!("\"{}\"", hex::encode(&digest[..12])))
+        .expect("hex digits are a valid header value")
 }
 
 /// The console's routes (with their own panic net: they sit outside the API's envelope layers).
@@ -68,6 +78,7 @@ pub fn routes(config: &ConsoleConfig, state: AppState) -> Router {
         html: render_index(config),
         csp: HeaderValue::from_str(&content_security_policy(config))
             .expect("the policy is built from validated parts"),
+        etags: ASSETS.iter().map(|(_, _, bytes)| etag(bytes)).collect(),
     });
     let (index_page, asset_page) = (page.clone(), page);
     Router::new()
@@ -75,7 +86,11 @@ pub fn routes(config: &ConsoleConfig, state: AppState) -> Router {
         .route("/console/", get(|| async { to_console() }))
         .route(
             "/console/assets/{*path}",
-            get(move |Path(path): Path<String>| async move { asset(&asset_page, &path) }),
+            get(
+                move |Path(path): Path<String>, headers: HeaderMap| async move {
+                    asset(&asset_page, &path, &headers)
+                },
+            ),
         )
         .merge(depot::routes(state))
         .layer(CatchPanicLayer::new())
@@ -112,7 +127,7 @@ fn with_headers(mut response: Response, page: &Page, content_type: &'static str)
         (header::CONTENT_TYPE, content_type),
         (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
         (header::REFERRER_POLICY, "no-referrer"),
-        // The files change with the binary; a browser revalidates rather than keep old ones.
+        // The files change with the binary: a browser revalidates (by ETag) before each use.
         (header::CACHE_CONTROL, "no-cache"),
         (header::X_FRAME_OPTIONS, "SAMEORIGIN"),
     ];
@@ -140,10 +155,25 @@ fn to_console() -> Response {
         .into_response()
 }
 
-fn asset(page: &Page, path: &str) -> Response {
-    match ASSETS.iter().find(|(name, _, _)| *name == path) {
-        Some((_, content_type, bytes)) => {
-            with_headers((*bytes).into_response(), page, content_type)
+/// A file, or 304 when the browser's copy (`If-None-Match`) is current.
+fn asset(page: &Page, path: &str, request: &HeaderMap) -> Response {
+    match ASSETS.iter().position(|(name, _, _)| *name == path) {
+        Some(i) => {
+            let (_, content_type, bytes) = ASSETS[i];
+            let tag = &page.etags[i];
+            let current = request
+                .get_all(header::IF_NONE_MATCH)
+                .iter()
+                .filter_map(|v| v.to_str().ok())
+                .flat_map(|v| v.split(','))
+                .any(|t| t.trim() == "*" || t.trim().as_bytes() == tag.as_bytes());
+            let mut response = if current {
+                StatusCode::NOT_MODIFIED.into_response()
+            } else {
+                bytes.into_response()
+            };
+            response.headers_mut().insert(header::ETAG, tag.clone());
+            with_headers(response, page, content_type)
         }
         None => with_headers(
             (StatusCode::NOT_FOUND, "not found\n").into_response(),

@@ -21,6 +21,7 @@ use crate::extract::IdPath;
 use crate::links::Links;
 use crate::rejection::invalid;
 use crate::v2::plan_render::render_route;
+use crate::v2::shapes::to_json;
 use crate::v2::wire::ts;
 use crate::AppState;
 
@@ -53,7 +54,7 @@ pub(super) async fn route_json(
     let (view, catalog) = state
         .blocking(move |s| Ok(day::route(&*s.store, &driver, id)?))
         .await?;
-    Ok(render_route(&view, &catalog, &Links::of(state)))
+    Ok(to_json(render_route(&view, &catalog, &Links::of(state))))
 }
 
 async fn read_day(
@@ -91,7 +92,7 @@ async fn read_day(
     let view = state
         .blocking(move |s| Ok(day::day(&*s.store, &driver, date, s.clock.now())?))
         .await?;
-    let routes: Vec<Value> = view
+    let routes: Vec<_> = view
         .routes
         .iter()
         .map(|r| render_route(r, &view.catalog, &links))

@@ -23,8 +23,10 @@ use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
 use crate::AppState;
 
+mod bind;
 mod http;
 
+pub use bind::MetricsListener;
 pub use http::record_request;
 
 /// Bounds of the latency histograms (HTTP requests, database transactions), in seconds.

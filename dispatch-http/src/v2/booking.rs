@@ -11,20 +11,24 @@
 //!   must start inside the slot.
 
 use axum::extract::State;
-use axum::routing::post;
-use axum::{Json, Router};
+use axum::Json;
 use dispatch_core::error::{IssueCode, PathSegment, ValidationErrors, ValidationIssue};
 use dispatch_core::model::order::{Endpoint, OrderType};
 use dispatch_core::model::order_fields::CapacityAmount;
 use dispatch_core::service::booking::{self, BookingQuestion, Candidate};
 use dispatch_core::time::{Date, TimeOfDay};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
+use super::booking_shapes::{
+    Availability, Available, AvailableDates, AvailableSlots, DateAvailability, Slot,
+};
 use super::wire::type_name;
 use crate::error::ApiError;
 use crate::extract::{Caller, JsonBody};
 use crate::rejection::invalid;
 use crate::AppState;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 /// Most days one available-dates call checks.
 pub const MAX_DATES: i64 = 14;
@@ -32,11 +36,11 @@ pub const MAX_DATES: i64 = 14;
 pub const MAX_SLOTS: u32 = 24;
 
 /// Routes of this module.
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/booking/availability", post(availability))
-        .route("/booking/available-dates", post(available_dates))
-        .route("/booking/available-slots", post(available_slots))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(availability))
+        .routes(routes!(available_dates))
+        .routes(routes!(available_slots))
 }
 
 struct Issues(ValidationErrors);
@@ -266,11 +270,12 @@ async fn queued<R: Send + 'static>(
     state.blocking(check).await
 }
 
+#[utoipa::path(post, path = "/booking/availability", tag = "booking", summary = "Whether one more order fits on a date.", request_body(content = super::request_shapes::AvailabilityBody, description = "`{ date, order: {type, delivery_*/pickup_* location, capacities}, vehicles: [{id}] }`."), responses((status = 200, description = "`{ booking: { available } }`", body = Availability), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 503, description = "SERVICE_UNAVAILABLE: the booking queue is full or the run timed out.", body = crate::error::Envelope)))]
 async fn availability(
     State(state): State<AppState>,
     Caller(p): Caller,
     JsonBody(body): JsonBody,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Availability>, ApiError> {
     let o = object(&body)?;
     let mut issues = Issues(ValidationErrors::default());
     let d = date(o, "date", &mut issues);
@@ -293,14 +298,17 @@ async fn availability(
         )?)
     })
     .await?;
-    Ok(Json(json!({ "booking": { "available": available } })))
+    Ok(Json(Availability {
+        booking: Available { available },
+    }))
 }
 
+#[utoipa::path(post, path = "/booking/available-dates", tag = "booking", summary = "The dates on which one more order fits.", request_body(content = super::request_shapes::AvailableDatesBody, description = "See the schema."), responses((status = 200, description = "`{ available_dates, dates: [{date, available}] }`.", body = AvailableDates), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
 async fn available_dates(
     State(state): State<AppState>,
     Caller(p): Caller,
     JsonBody(body): JsonBody,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<AvailableDates>, ApiError> {
     let o = object(&body)?;
     let mut issues = Issues(ValidationErrors::default());
     let from = date(o, "from", &mut issues);
@@ -344,20 +352,25 @@ async fn available_dates(
         .filter(|(_, ok)| *ok)
         .map(|(d, _)| d.to_string())
         .collect();
-    let dates: Vec<Value> = results
+    let dates = results
         .iter()
-        .map(|(d, ok)| json!({"date": d.to_string(), "available": ok}))
+        .map(|(d, ok)| DateAvailability {
+            date: d.to_string(),
+            available: *ok,
+        })
         .collect();
-    Ok(Json(
-        json!({ "available_dates": available, "dates": dates }),
-    ))
+    Ok(Json(AvailableDates {
+        available_dates: available,
+        dates,
+    }))
 }
 
+#[utoipa::path(post, path = "/booking/available-slots", tag = "booking", summary = "The time slots of a date in which one more order fits.", request_body(content = super::request_shapes::AvailableSlotsBody, description = "See the schema."), responses((status = 200, description = "`{ date, slots: [{from, to, available}] }`.", body = AvailableSlots), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
 async fn available_slots(
     State(state): State<AppState>,
     Caller(p): Caller,
     JsonBody(body): JsonBody,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<AvailableSlots>, ApiError> {
     let o = object(&body)?;
     let mut issues = Issues(ValidationErrors::default());
     let d = date(o, "date", &mut issues);
@@ -423,9 +436,16 @@ async fn available_slots(
         Ok(out)
     })
     .await?;
-    let slots: Vec<Value> = results
+    let slots = results
         .iter()
-        .map(|(a, b, ok)| json!({"from": a.to_string(), "to": b.to_string(), "available": ok}))
+        .map(|(a, b, ok)| Slot {
+            from: a.to_string(),
+            to: b.to_string(),
+            available: *ok,
+        })
         .collect();
-    Ok(Json(json!({ "date": d.to_string(), "slots": slots })))
+    Ok(Json(AvailableSlots {
+        date: d.to_string(),
+        slots,
+    }))
 }

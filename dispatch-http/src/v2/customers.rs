@@ -7,32 +7,37 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
 use axum::routing::get;
-use axum::{Json, Router};
+use axum::Json;
 use dispatch_core::error::{PathSegment, ValidationErrors};
-use dispatch_core::model::customer::Customer;
 use dispatch_core::model::customer_validate::CustomerInput;
 use dispatch_core::model::order_fields::Catalog;
-use dispatch_core::service::customers::{self, WrittenCustomer};
-use serde_json::{json, Value};
+use dispatch_core::service::customers;
+use serde_json::Value;
 
-use super::order_json::{
-    body_issue, capacities, custom_fields, field_name, list, render_capacities, sent, time_windows,
-    unknown_properties,
+use super::customer_wire::{
+    detail, geocoding_failed, list_view, written, Customers, OneCustomer, UpdatedCustomer,
+    WrittenCustomers,
 };
-use super::wire::{opt_num, opt_time, ts, type_name, Reader};
+use super::order_json::{
+    body_issue, capacities, custom_fields, list, sent, time_windows, unknown_properties,
+};
+use super::shapes::to_json;
+use super::wire::{type_name, Reader};
 use crate::error::ApiError;
 use crate::extract::{Caller, IdPath, JsonBody};
 use crate::middleware::idempotency::IdempotencyClaim;
 use crate::paging::PageParams;
 use crate::AppState;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 /// Routes of this module.
-pub fn routes() -> Router<AppState> {
-    let collection = get(list_customers).post(create);
-    Router::new()
-        .route("/customers", collection.clone())
-        .route("/customers/", collection)
-        .route("/customers/{id}", get(read).put(update))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_customers, create))
+        // The spec's `/customers/` spelling (documented as an alias, `openapi::ALIASES`).
+        .route("/customers/", get(list_customers).post(create))
+        .routes(routes!(read, update))
 }
 
 /// The properties of a customer object (the fuzz test draws its keys from here too).
@@ -92,62 +97,7 @@ fn input(
     }
 }
 
-fn list_view(c: &Customer) -> Value {
-    json!({
-        "id": c.id,
-        "account": c.account,
-        "name": c.name,
-        "address": c.address,
-        "postcode": c.postcode,
-        "lat": opt_num(c.lat),
-        "lng": opt_num(c.lng),
-        "phone": c.phone,
-        "email": c.email,
-        "duration": opt_num(c.duration),
-        "notes": c.notes,
-        "created": ts(c.created),
-        "updated": ts(c.updated),
-    })
-}
-
-fn detail(c: &Customer, catalog: &Catalog) -> Value {
-    let mut v = list_view(c);
-    let fields: Vec<Value> = c
-        .custom_fields
-        .iter()
-        .map(|f| {
-            json!({
-                "value": f.value,
-                "custom_field_type": {"name": field_name(catalog, f.field_id), "type": "TEXT", "id": f.field_id},
-            })
-        })
-        .collect();
-    let windows: Vec<Value> = c
-        .time_windows
-        .iter()
-        .map(|w| json!({"from": w.from.to_string(), "to": opt_time(w.to)}))
-        .collect();
-    let extra = json!({
-        "capacities": render_capacities(&c.capacities, catalog),
-        "skills": c.skills,
-        "tags": c.tags,
-        "time_windows": windows,
-        "custom_fields": fields,
-    });
-    if let (Some(m), Value::Object(e)) = (v.as_object_mut(), extra) {
-        m.extend(e);
-    }
-    v
-}
-
-fn geocoding_failed(id: i64, account: &str) -> Value {
-    json!({
-        "name": "GEOCODING_FAILED",
-        "description": "the address could not be geocoded; the customer was saved without coordinates",
-        "details": {"id": id, "account": account},
-    })
-}
-
+#[utoipa::path(post, path = "/customers", tag = "customers", summary = "Create or update customers by account (at most 100).", request_body(content = Vec<super::request_shapes::CustomerBody>, description = "An array of at most 100 customer objects."), responses((status = 201, description = "`{ customers: [{id, account}], errors }` in request order (a replay has an empty body).", body = WrittenCustomers), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
 async fn create(
     State(state): State<AppState>,
     Caller(p): Caller,
@@ -172,7 +122,7 @@ async fn create(
     errors.into_result()?;
     state
         .blocking(move |s| {
-            let reply = claim.reply(StatusCode::CREATED, |w: &Vec<_>| written(w));
+            let reply = claim.reply(StatusCode::CREATED, |w: &Vec<_>| to_json(written(w)));
             customers::upsert_batch(
                 &*s.store,
                 &*s.geocoder,
@@ -186,20 +136,7 @@ async fn create(
         .await
 }
 
-/// The body of POST /customers.
-fn written(written: &[WrittenCustomer]) -> Value {
-    let customers: Vec<Value> = written
-        .iter()
-        .map(|w| json!({"id": w.id, "account": w.account}))
-        .collect();
-    let errors: Vec<Value> = written
-        .iter()
-        .filter(|w| w.geocoding_failed)
-        .map(|w| geocoding_failed(w.id, &w.account))
-        .collect();
-    json!({"customers": customers, "errors": errors})
-}
-
+#[utoipa::path(get, path = "/customers", tag = "customers", summary = "Customers, most recently updated first (paged).", params(crate::paging::PageQuery), responses((status = 200, description = "`{ customers }` and a `Link` header to the next page.", body = Customers), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
 async fn list_customers(
     State(state): State<AppState>,
     Caller(p): Caller,
@@ -209,15 +146,16 @@ async fn list_customers(
     let rows = state
         .blocking(move |s| Ok(customers::list(&*s.store, p.scope(), &request)?))
         .await?;
-    let items: Vec<Value> = rows.items.iter().map(list_view).collect();
-    Ok(page.respond(rows.next, Json(json!({ "customers": items }))))
+    let customers = rows.items.iter().map(list_view).collect();
+    Ok(page.respond(rows.next, Json(Customers { customers })))
 }
 
+#[utoipa::path(get, path = "/customers/{id}", tag = "customers", summary = "One customer.", params(("id" = i64, Path, description = "The customer id.")), responses((status = 200, description = "`{ customer }`", body = OneCustomer), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn read(
     State(state): State<AppState>,
     Caller(p): Caller,
     IdPath(id): IdPath,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<OneCustomer>, ApiError> {
     let (customer, catalog) = state
         .blocking(move |s| {
             let customer = customers::get(&*s.store, p.scope(), id)?;
@@ -225,15 +163,18 @@ async fn read(
             Ok((customer, catalog))
         })
         .await?;
-    Ok(Json(json!({ "customer": detail(&customer, &catalog) })))
+    Ok(Json(OneCustomer {
+        customer: detail(&customer, &catalog),
+    }))
 }
 
+#[utoipa::path(put, path = "/customers/{id}", tag = "customers", summary = "Update a customer (partial).", params(("id" = i64, Path, description = "The customer id.")), request_body(content = super::request_shapes::CustomerBody, description = "Customer fields; array fields replace the set."), responses((status = 200, description = "`{ customer, errors }`", body = UpdatedCustomer), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn update(
     State(state): State<AppState>,
     Caller(p): Caller,
     IdPath(id): IdPath,
     JsonBody(body): JsonBody,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<UpdatedCustomer>, ApiError> {
     let mut errors = ValidationErrors::default();
     let change = input(
         &body,
@@ -257,14 +198,15 @@ async fn update(
         })
         .await?;
     let c = &updated.customer;
-    let errors: Vec<Value> = if updated.geocoding_failed {
+    let errors = if updated.geocoding_failed {
         vec![geocoding_failed(c.id, &c.account)]
     } else {
         Vec::new()
     };
-    Ok(Json(
-        json!({ "customer": detail(c, &catalog), "errors": errors }),
-    ))
+    Ok(Json(UpdatedCustomer {
+        customer: detail(c, &catalog),
+        errors,
+    }))
 }
 
 fn catalog_of(

@@ -7,26 +7,29 @@
 //! (a retry queues behind it for the write lock), a normal dispatch when it did not.
 
 use axum::extract::State;
-use axum::routing::{delete, post};
-use axum::{Json, Router};
+use axum::Json;
 use dispatch_core::service::dispatch::{self, Dispatched};
 use dispatch_core::service::ServiceError;
-use serde_json::{json, Value};
 
+use super::shapes::IdRef;
 use crate::error::ApiError;
 use crate::extract::{Caller, IdPath};
 use crate::links::Links;
 use crate::AppState;
+use serde::Serialize;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 /// Seconds a client is told to wait before re-posting a dispatch that timed out.
 const RETRY_AFTER_S: u64 = 5;
 
 /// Routes of this module.
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/plans/{id}/dispatch", post(dispatch_plan))
-        .route("/routes/{id}/dispatch", post(dispatch_route))
-        .route("/plans/{id}", delete(delete_plan))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(dispatch_plan))
+        .routes(routes!(dispatch_route))
+        .routes(routes!(delete_plan))
 }
 
 /// Runs a dispatch on a blocking thread within the deadline.
@@ -49,43 +52,95 @@ async fn within_deadline(
     }
 }
 
+#[utoipa::path(post, path = "/plans/{id}/dispatch", tag = "dispatch", summary = "Dispatch every undispatched route of a plan.", params(("id" = i64, Path, description = "The plan id or the id of its active solution.")), responses((status = 200, description = "`{ plan: {id, dispatched: true, routes: [{id}]} }`: the routes this call dispatched.", body = DispatchedPlan), (status = 400, description = "INVALID_INPUT: still optimising, or another solution's id.", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope), (status = 409, description = "ALREADY_DISPATCHED.", body = crate::error::Envelope), (status = 503, description = "SERVICE_UNAVAILABLE: the two-minute deadline passed; re-post (a 409 then means it succeeded).", body = crate::error::Envelope)))]
 async fn dispatch_plan(
     State(state): State<AppState>,
     Caller(p): Caller,
     IdPath(id): IdPath,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<DispatchedPlan>, ApiError> {
     let scope = p.scope();
     let done = within_deadline(&state, move |s| {
         dispatch::dispatch_plan(&*s.store, &Links::of(s), scope, id, s.clock.now())
     })
     .await?;
-    let routes: Vec<Value> = done.routes.iter().map(|id| json!({ "id": id })).collect();
-    Ok(Json(json!({
-        "plan": { "id": done.plan_id, "dispatched": done.plan_dispatched, "routes": routes }
-    })))
+    Ok(Json(DispatchedPlan {
+        plan: PlanDispatch {
+            id: done.plan_id,
+            dispatched: done.plan_dispatched,
+            routes: done.routes.iter().map(|&id| IdRef { id }).collect(),
+        },
+    }))
 }
 
+#[utoipa::path(post, path = "/routes/{id}/dispatch", tag = "dispatch", summary = "Dispatch one route.", params(("id" = i64, Path, description = "The route id.")), responses((status = 200, description = "`{ route: {id, dispatched: true} }`", body = DispatchedRoute), (status = 400, description = "INVALID_INPUT: no vehicle assigned.", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope), (status = 409, description = "ALREADY_DISPATCHED.", body = crate::error::Envelope), (status = 503, description = "SERVICE_UNAVAILABLE: the deadline passed.", body = crate::error::Envelope)))]
 async fn dispatch_route(
     State(state): State<AppState>,
     Caller(p): Caller,
     IdPath(id): IdPath,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<DispatchedRoute>, ApiError> {
     let scope = p.scope();
     within_deadline(&state, move |s| {
         dispatch::dispatch_route(&*s.store, &Links::of(s), scope, id, s.clock.now())
     })
     .await?;
-    Ok(Json(json!({ "route": { "id": id, "dispatched": true } })))
+    Ok(Json(DispatchedRoute {
+        route: RouteDispatch {
+            id,
+            dispatched: true,
+        },
+    }))
 }
 
+#[utoipa::path(delete, path = "/plans/{id}", tag = "plans", summary = "Delete a plan with all its routes and stops.", params(("id" = i64, Path, description = "The plan id.")), responses((status = 200, description = "`{ deleted: { plans_count } }`", body = DeletedPlans), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn delete_plan(
     State(state): State<AppState>,
     Caller(p): Caller,
     IdPath(id): IdPath,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<DeletedPlans>, ApiError> {
     let scope = p.scope();
     state
         .blocking(move |s| Ok(dispatch::delete_plan(&*s.store, scope, id, s.clock.now())?))
         .await?;
-    Ok(Json(json!({ "deleted": { "plans_count": 1 } })))
+    Ok(Json(DeletedPlans {
+        deleted: PlansCount { plans_count: 1 },
+    }))
+}
+
+/// The plan of a dispatch and the routes this call dispatched.
+#[derive(Serialize, ToSchema)]
+pub struct PlanDispatch {
+    id: i64,
+    dispatched: bool,
+    routes: Vec<IdRef>,
+}
+
+/// `{ plan }`.
+#[derive(Serialize, ToSchema)]
+pub struct DispatchedPlan {
+    plan: PlanDispatch,
+}
+
+/// A dispatched route.
+#[derive(Serialize, ToSchema)]
+pub struct RouteDispatch {
+    id: i64,
+    dispatched: bool,
+}
+
+/// `{ route }`.
+#[derive(Serialize, ToSchema)]
+pub struct DispatchedRoute {
+    route: RouteDispatch,
+}
+
+/// `{ plans_count }`.
+#[derive(Serialize, ToSchema)]
+pub struct PlansCount {
+    plans_count: u64,
+}
+
+/// `{ deleted: { plans_count } }`.
+#[derive(Serialize, ToSchema)]
+pub struct DeletedPlans {
+    deleted: PlansCount,
 }

@@ -6,38 +6,65 @@
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use axum::routing::{delete, get};
-use axum::{Json, Router};
+use axum::Json;
 use dispatch_core::error::{IssueCode, ValidationErrors, ValidationIssue};
 use dispatch_core::model::driver::DriverCredential;
 use dispatch_core::service::driver::credentials;
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use super::wire::{object, ts, type_name};
+use super::wire::{object, ts_text, type_name};
 use crate::driver::auth::new_credential;
 use crate::error::ApiError;
 use crate::extract::{Caller, IdPath, OptionalJsonBody};
 use crate::rejection::invalid;
 use crate::AppState;
+use serde::Serialize;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 /// Routes of this module.
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/vehicles/{id}/driver-credentials", get(list).post(create))
-        .route(
-            "/vehicles/{id}/driver-credentials/{credential_id}",
-            delete(revoke),
-        )
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list, create))
+        .routes(routes!(revoke))
 }
 
-fn render(c: &DriverCredential) -> Value {
-    json!({
-        "id": c.id,
-        "vehicle_id": c.vehicle_id,
-        "name": c.name,
-        "created": ts(c.created),
-        "revoked": c.revoked.map(ts),
-    })
+/// A driver credential; its secret (`credential`) only in the answer that created it.
+#[derive(Serialize, ToSchema)]
+pub struct CredentialWire {
+    id: i64,
+    vehicle_id: i64,
+    name: String,
+    created: String,
+    #[schema(required = true)]
+    revoked: Option<String>,
+    /// The secret, `drv_...`: shown once, on creation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    credential: Option<String>,
+}
+
+/// `{ driver_credential }`.
+#[derive(Serialize, ToSchema)]
+pub struct OneCredential {
+    driver_credential: CredentialWire,
+}
+
+/// `{ driver_credentials }`.
+#[derive(Serialize, ToSchema)]
+pub struct Credentials {
+    driver_credentials: Vec<CredentialWire>,
+}
+
+fn render(c: &DriverCredential) -> CredentialWire {
+    CredentialWire {
+        id: c.id,
+        vehicle_id: c.vehicle_id,
+        name: c.name.clone(),
+        created: ts_text(c.created),
+        revoked: c.revoked.map(ts_text),
+        credential: None,
+    }
 }
 
 /// The optional body: nothing, or `{name?: string}`.
@@ -77,12 +104,13 @@ fn read_name(body: Option<Value>) -> Result<Option<String>, ApiError> {
     }
 }
 
+#[utoipa::path(post, path = "/vehicles/{id}/driver-credentials", tag = "driver credentials", summary = "Create a driver credential for a vehicle (the secret is shown once).", params(("id" = i64, Path, description = "The vehicle id.")), request_body(content = super::request_shapes::CredentialBody, description = "Optional `{ name }`."), responses((status = 201, description = "`{ driver_credential }` with `credential`, the secret.", body = OneCredential), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn create(
     State(state): State<AppState>,
     Caller(p): Caller,
     IdPath(vehicle_id): IdPath,
     OptionalJsonBody(body): OptionalJsonBody,
-) -> Result<(StatusCode, Json<Value>), ApiError> {
+) -> Result<(StatusCode, Json<OneCredential>), ApiError> {
     let name = read_name(body)?;
     let (clear, hash) = new_credential()?;
     let created = state
@@ -97,25 +125,26 @@ async fn create(
             )?)
         })
         .await?;
-    let mut out = render(&created);
-    out["credential"] = json!(clear);
+    let mut driver_credential = render(&created);
+    driver_credential.credential = Some(clear);
     Ok((
         StatusCode::CREATED,
-        Json(json!({ "driver_credential": out })),
+        Json(OneCredential { driver_credential }),
     ))
 }
 
+#[utoipa::path(get, path = "/vehicles/{id}/driver-credentials", tag = "driver credentials", summary = "A vehicle's driver credentials.", params(("id" = i64, Path, description = "The vehicle id.")), responses((status = 200, description = "`{ driver_credentials }`", body = Credentials), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn list(
     State(state): State<AppState>,
     Caller(p): Caller,
     IdPath(vehicle_id): IdPath,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Credentials>, ApiError> {
     let all = state
         .blocking(move |s| Ok(credentials::list(&*s.store, p.scope(), vehicle_id)?))
         .await?;
-    Ok(Json(
-        json!({ "driver_credentials": all.iter().map(render).collect::<Vec<_>>() }),
-    ))
+    Ok(Json(Credentials {
+        driver_credentials: all.iter().map(render).collect(),
+    }))
 }
 
 fn integer(name: &str, raw: &str) -> Result<i64, ApiError> {
@@ -130,11 +159,12 @@ fn integer(name: &str, raw: &str) -> Result<i64, ApiError> {
     })
 }
 
+#[utoipa::path(delete, path = "/vehicles/{id}/driver-credentials/{credential_id}", tag = "driver credentials", summary = "Revoke a driver credential.", params(("id" = i64, Path, description = "The vehicle id."), ("credential_id" = i64, Path, description = "The credential id.")), responses((status = 200, description = "`{ driver_credential }`", body = OneCredential), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn revoke(
     State(state): State<AppState>,
     Caller(p): Caller,
     Path((vehicle, credential)): Path<(String, String)>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<OneCredential>, ApiError> {
     let vehicle_id = integer("id", &vehicle)?;
     let id = integer("credential_id", &credential)?;
     let revoked = state
@@ -148,5 +178,7 @@ async fn revoke(
             )?)
         })
         .await?;
-    Ok(Json(json!({ "driver_credential": render(&revoked) })))
+    Ok(Json(OneCredential {
+        driver_credential: render(&revoked),
+    }))
 }

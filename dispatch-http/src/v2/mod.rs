@@ -1,36 +1,47 @@
 //! The `/v2` API: one router per resource, merged here. Wire types live beside their handlers.
 
 pub mod booking;
+pub mod booking_shapes;
+pub mod customer_wire;
 pub mod customers;
 pub mod dispatch;
 pub mod driver_credentials;
+pub mod notification_wire;
 pub mod notifications;
 pub mod order_attachments;
 pub mod order_json;
 pub mod order_render;
+pub mod order_shapes;
 pub mod order_statuses;
 pub mod order_wire;
 pub mod orders;
 pub mod plan_render;
+pub mod plan_shapes;
 pub mod plan_wire;
 pub mod plans;
 pub mod pod;
 pub mod pod_render;
 pub mod reference;
+pub mod request_shapes;
 pub mod route_edits;
 pub mod route_orders;
 pub mod routes;
+pub mod shapes;
 pub mod vehicles;
 pub mod wire;
 pub mod zones;
 
 use axum::Router;
+use utoipa::openapi::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
 
 use crate::AppState;
 
-/// Every `/v2` route (without the auth layer, which [`crate::app`] adds).
-pub fn router() -> Router<AppState> {
-    Router::new()
+/// Every `/v2` route (without the auth layer, which [`crate::app`] adds) and the OpenAPI paths
+/// they were registered with: each module registers its handlers through `utoipa_axum::routes!`,
+/// which takes the path and methods from the handler's `#[utoipa::path]`.
+pub fn api() -> (Router<AppState>, OpenApi) {
+    OpenApiRouter::default()
         .merge(reference::routes())
         .merge(zones::routes())
         .merge(vehicles::routes())
@@ -47,4 +58,5 @@ pub fn router() -> Router<AppState> {
         .merge(booking::routes())
         .merge(driver_credentials::routes())
         .merge(pod::routes())
+        .split_for_parts()
 }

@@ -13,29 +13,33 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::Json;
 use dispatch_core::error::{IssueCode, PathSegment, ValidationErrors, ValidationIssue};
-use dispatch_core::model::notification::{Channel, NotificationTask, TaskStatus};
+use dispatch_core::model::notification::{Channel, TaskStatus};
 use dispatch_core::ports::store::TaskFilter;
 use dispatch_core::service::notifications::{self, ScheduleRequest, Scheduled, MAX_TEMPLATES};
 use dispatch_core::time::Timestamp;
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use super::wire::{object, ts, type_name};
+use super::notification_wire::{render_scheduled, render_task, ScheduleResult, Tasks};
+use super::shapes::to_json;
+use super::wire::{object, type_name};
 use crate::error::ApiError;
 use crate::extract::{Caller, JsonBody};
 use crate::middleware::idempotency::IdempotencyClaim;
 use crate::paging::PageParams;
 use crate::AppState;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 /// Routes of this module.
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/notifications/schedule/orders", post(schedule))
-        .route("/notification-tasks", get(list))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(schedule))
+        .routes(routes!(list))
 }
 
+#[utoipa::path(post, path = "/notifications/schedule/orders", tag = "notifications", summary = "Schedule notifications for orders.", request_body(content = super::request_shapes::ScheduleBody, description = "`{ orders: [id], templates: [id] (at most 2), send_time_utc }`."), responses((status = 200, description = "`{ notifications: [{order_id}], errors }`", body = ScheduleResult), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn schedule(
     State(state): State<AppState>,
     Caller(p): Caller,
@@ -47,7 +51,7 @@ async fn schedule(
         .blocking(move |s| {
             let now = s.clock.now();
             let reply = claim.reply(StatusCode::OK, move |out: &Scheduled| {
-                render_scheduled(out, now)
+                to_json(render_scheduled(out, now))
             });
             notifications::schedule(&*s.store, p.scope(), &request, now, &reply)?;
             Ok(reply.into_response())
@@ -159,37 +163,7 @@ fn read_request(body: &Value) -> Result<ScheduleRequest, ValidationErrors> {
     })
 }
 
-fn render_scheduled(out: &Scheduled, now: Timestamp) -> Value {
-    let notifications: Vec<Value> = out
-        .tasks
-        .iter()
-        .map(|t| {
-            json!({
-                "order_id": t.order.as_ref().map(|o| o.0),
-                "template_id": t.template_id,
-                "notification_task_id": t.id,
-            })
-        })
-        .collect();
-    let errors: Vec<Value> = out
-        .skipped
-        .iter()
-        .map(|s| {
-            json!({
-                "name": "INVALID_INPUT",
-                "description": s.reason,
-                "statusCode": 400,
-                "isOperational": true,
-                "sendAlert": false,
-                "sourceError": Value::Null,
-                "details": {"order_id": s.order_id, "id": s.order_id, "order_number": s.order_number, "template_id": s.template_id},
-                "timestamp": ts(now),
-            })
-        })
-        .collect();
-    json!({ "notifications": notifications, "errors": errors })
-}
-
+#[utoipa::path(get, path = "/notification-tasks", tag = "notifications", summary = "Notification tasks, most recently updated first (paged).", params(crate::paging::TaskQuery), responses((status = 200, description = "`{ notification_tasks }` and a `Link` header to the next page.", body = Tasks), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
 async fn list(
     State(state): State<AppState>,
     Caller(p): Caller,
@@ -213,7 +187,10 @@ async fn list(
         .as_deref()
         .is_some_and(|s| TaskStatus::parse(s).is_none())
     {
-        return Ok(page.respond(None, Json(json!({ "notification_tasks": [] }))));
+        let none = Tasks {
+            notification_tasks: Vec::new(),
+        };
+        return Ok(page.respond(None, Json(none)));
     }
     let filter = TaskFilter {
         status: status.as_deref().and_then(TaskStatus::parse),
@@ -226,28 +203,8 @@ async fn list(
                 .read(|tx| tx.list_notification_tasks(p.scope(), &filter, &request))?)
         })
         .await?;
-    let tasks: Vec<Value> = rows.items.iter().map(render_task).collect();
+    let notification_tasks = rows.items.iter().map(render_task).collect();
     Ok(page
-        .respond(rows.next, Json(json!({ "notification_tasks": tasks })))
+        .respond(rows.next, Json(Tasks { notification_tasks }))
         .into_response())
-}
-
-/// The spec's task shape plus `type`, `sender` and `error`.
-fn render_task(t: &NotificationTask) -> Value {
-    json!({
-        "id": t.id,
-        "template": {"id": t.template_id},
-        "visit": t.visit_id.map(|id| json!({"id": id})),
-        "order": t.order.as_ref().map(|(id, number)| json!({"id": id, "order_number": number})),
-        "scheduled_date": ts(t.scheduled_date),
-        "sent_date": t.sent_date.map(ts),
-        "to": t.to,
-        "subject": t.subject,
-        "message": t.message,
-        "status": t.status.as_str(),
-        "type": t.channel.as_str(),
-        "sender": t.sender,
-        "error": t.error,
-        "updated": ts(t.updated),
-    })
 }

@@ -6,28 +6,30 @@
 use axum::extract::multipart::{Multipart, MultipartRejection};
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{header, HeaderMap, StatusCode};
-use axum::routing::post;
-use axum::{Json, Router};
+use axum::Json;
 use dispatch_core::model::attachment::MAX_ATTACHMENT_BYTES;
 use dispatch_core::service::order_reads;
 use dispatch_core::service::ServiceError;
-use serde_json::Value;
 
 use super::order_render::render_attachment;
+use super::order_shapes::AttachmentWire;
 use crate::error::ApiError;
 use crate::extract::{Caller, PathText};
 use crate::AppState;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 /// Multipart framing allowed on top of the file itself.
 const MULTIPART_OVERHEAD: u64 = 64 * 1024;
 const BODY_LIMIT: u64 = MAX_ATTACHMENT_BYTES + MULTIPART_OVERHEAD;
 
 /// Routes of this module.
-pub fn routes() -> Router<AppState> {
-    Router::new().route(
-        "/orders/{id}/attachments",
-        post(upload).layer(DefaultBodyLimit::max(BODY_LIMIT as usize)),
-    )
+pub fn routes() -> OpenApiRouter<AppState> {
+    {
+        let (schemas, paths, upload) = routes!(upload);
+        let upload = upload.layer(DefaultBodyLimit::max(BODY_LIMIT as usize));
+        OpenApiRouter::new().routes((schemas, paths, upload))
+    }
 }
 
 fn too_large() -> ApiError {
@@ -44,13 +46,14 @@ fn bad(message: &str) -> ApiError {
     .into()
 }
 
+#[utoipa::path(post, path = "/orders/{id}/attachments", tag = "orders", summary = "Attach a file (pdf, png, jpg, jpeg; at most 10 MB; 2 per order).", params(("id" = i64, Path, description = "The order id.")), request_body(content = String, content_type = "multipart/form-data", description = "One binary field `attachment`."), responses((status = 200, description = "The attachment.", body = AttachmentWire), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn upload(
     State(state): State<AppState>,
     Caller(p): Caller,
     PathText(raw): PathText,
     headers: HeaderMap,
     multipart: Result<Multipart, MultipartRejection>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<AttachmentWire>, ApiError> {
     let declared = headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())

@@ -8,9 +8,10 @@ use dispatch_core::model::order_fields::{
     TimeWindowInput,
 };
 use dispatch_core::patch::Patch;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
-use super::wire::{num, Reader};
+use super::shapes::{CapacityEntry, CustomFieldEntry, Num};
+use super::wire::Reader;
 
 /// A property as the core's write types take it: `None` absent, `Some(None)` null.
 pub fn sent<T>(p: Patch<T>) -> Sent<T> {
@@ -90,30 +91,34 @@ pub fn custom_fields(r: &mut Reader<'_>, key: &str) -> Option<Vec<CustomFieldInp
 }
 
 /// Capacities as read: `{id, type, capacity}`.
-pub fn render_capacities(items: &[CapacityAmount], catalog: &Catalog) -> Value {
-    Value::Array(
-        items
-            .iter()
-            .map(|c| {
-                let name = catalog
-                    .capacity_types
-                    .iter()
-                    .find(|t| t.id == c.capacity_type_id)
-                    .map(|t| t.name.as_str());
-                json!({"id": c.capacity_type_id, "type": name, "capacity": num(c.amount)})
-            })
-            .collect(),
-    )
+pub fn render_capacities(items: &[CapacityAmount], catalog: &Catalog) -> Vec<CapacityEntry> {
+    items
+        .iter()
+        .map(|c| CapacityEntry {
+            id: c.capacity_type_id,
+            type_name: catalog
+                .capacity_types
+                .iter()
+                .find(|t| t.id == c.capacity_type_id)
+                .map(|t| t.name.clone()),
+            capacity: Num(c.amount),
+        })
+        .collect()
 }
 
 /// Custom-field values as read: `{id, name, value}`.
-pub fn render_custom_fields(items: &[CustomFieldValue], catalog: &Catalog) -> Value {
-    Value::Array(
-        items
-            .iter()
-            .map(|f| json!({"id": f.field_id, "name": field_name(catalog, f.field_id), "value": f.value}))
-            .collect(),
-    )
+pub fn render_custom_fields(
+    items: &[CustomFieldValue],
+    catalog: &Catalog,
+) -> Vec<CustomFieldEntry> {
+    items
+        .iter()
+        .map(|f| CustomFieldEntry {
+            id: f.field_id,
+            name: field_name(catalog, f.field_id).map(str::to_owned),
+            value: f.value.clone(),
+        })
+        .collect()
 }
 
 /// The name of a custom field of the depot.

@@ -1,194 +1,175 @@
-//! The order's JSON reads: the full order (GET and PUT /orders/{id}), the list summary and the
-//! attachment object.
+//! The order's JSON reads (shapes in `order_shapes`): the full order (GET and PUT
+//! /orders/{id}), the list summary and the attachment object.
 
 use dispatch_core::model::attachment::Attachment;
 use dispatch_core::model::line_item::LineItem;
-use dispatch_core::model::order::{Endpoint, Order, Side};
+use dispatch_core::model::order::{Order, Side};
 use dispatch_core::model::order_fields::Catalog;
 use dispatch_core::model::order_value::DEFAULT_CURRENCY;
 use dispatch_core::ports::store::OrderSummary;
-use serde_json::{json, Map, Value};
 
 use super::order_json::{render_capacities, render_custom_fields};
-use super::wire::{num, opt_num, ts};
+use super::order_shapes::{
+    AttachmentRef, AttachmentWire, CustomerRef, ExchangeWire, LineItemWire, OrderSummaryWire,
+    OrderWire, TimeWindowWire, TypedTimeWindow,
+};
+use super::plan_shapes::{EmailEntry, VehicleAssignment};
+use super::shapes::{IdRef, Num};
+use super::wire::ts_text;
 
-fn end(e: &Endpoint, side: Side, windows: &[Value], m: &mut Map<String, Value>) {
-    let s = side.as_str();
-    let mut put = |k: &str, v: Value| {
-        m.insert(format!("{s}_{k}"), v);
+fn line_item(li: &LineItem, catalog: &Catalog) -> LineItemWire {
+    let value = li.value();
+    LineItemWire {
+        id: li.id,
+        product_code: li.product_code.clone(),
+        product_name: li.product_name.clone(),
+        product_quantity: li.quantity,
+        product_unit_price: li.unit_price.map(|p| Num(p.to_f64())),
+        product_value: value.map(|v| Num(v.0.to_f64())),
+        product_value_source: value.map(|v| v.1.as_str()),
+        quantity_outstanding: li.quantity_outstanding.map(Num),
+        status: li.status.as_str().to_owned(),
+        date: li.date.map(|d| d.to_string()),
+        capacities: render_capacities(&li.capacities, catalog),
+        custom_fields: render_custom_fields(&li.custom_fields, catalog),
+    }
+}
+
+/// The full order (GET /orders/{id}, PUT /orders/{id}) without its stops, which the caller
+/// adds.
+pub fn render_order(o: &Order, attachments: &[Attachment], catalog: &Catalog) -> OrderWire {
+    let windows = |side: Side| {
+        o.time_windows
+            .iter()
+            .filter(move |w| w.side == side)
+            .map(|w| (w.from.to_string(), w.to.to_string()))
     };
-    put("contact_name", json!(e.contact_name));
-    put("contact_number", json!(e.contact_number));
-    put("contact_email", json!(e.contact_email));
-    put("address", json!(e.address));
-    put("country_code", json!(e.country_code));
-    put("postcode", json!(e.postcode));
-    put("lat", opt_num(e.lat));
-    put("lng", opt_num(e.lng));
-    put("duration", opt_num(e.duration));
-    put("notes", json!(e.notes));
-    put("time_windows", Value::Array(windows.to_vec()));
-    put(
-        "available_days",
-        json!(e
+    let plain = |side: Side| {
+        windows(side)
+            .map(|(from, to)| TimeWindowWire { from, to })
+            .collect::<Vec<_>>()
+    };
+    let typed = [Side::Delivery, Side::Pickup]
+        .into_iter()
+        .flat_map(|side| {
+            windows(side).map(move |(from, to)| TypedTimeWindow {
+                from,
+                to,
+                side: side.as_str(),
+            })
+        })
+        .collect();
+    let days = |side: Side| -> Vec<&'static str> {
+        o.endpoint(side)
             .available_days
             .iter()
             .map(|d| d.as_str())
-            .collect::<Vec<_>>()),
-    );
-}
-
-fn line_item(li: &LineItem, catalog: &Catalog) -> Value {
-    let value = li.value();
-    json!({
-        "id": li.id,
-        "product_code": li.product_code,
-        "product_name": li.product_name,
-        "product_quantity": li.quantity,
-        "product_unit_price": li.unit_price.map(|p| num(p.to_f64())),
-        "product_value": value.map(|v| num(v.0.to_f64())),
-        "product_value_source": value.map(|v| v.1.as_str()),
-        "quantity_outstanding": opt_num(li.quantity_outstanding),
-        "status": li.status.as_str(),
-        "date": li.date.map(|d| d.to_string()),
-        "capacities": render_capacities(&li.capacities, catalog),
-        "custom_fields": render_custom_fields(&li.custom_fields, catalog),
-    })
-}
-
-/// The full order (GET /orders/{id}, PUT /orders/{id}).
-pub fn render_order(o: &Order, attachments: &[Attachment], catalog: &Catalog) -> Value {
-    let window = |side: Side, with_type: bool| -> Vec<Value> {
-        o.time_windows
-            .iter()
-            .filter(|w| w.side == side)
-            .map(|w| {
-                let mut v = json!({"from": w.from.to_string(), "to": w.to.to_string()});
-                if with_type {
-                    v["type"] = json!(side.as_str());
-                }
-                v
-            })
             .collect()
     };
-    let mut m = Map::new();
-    m.insert("id".into(), json!(o.id));
-    m.insert("order_number".into(), json!(o.order_number));
-    m.insert("type".into(), json!(o.kind.as_str()));
-    m.insert("status".into(), json!(o.status.as_str()));
-    m.insert("priority".into(), json!(o.priority.map(|p| p.as_str())));
-    m.insert("customer_id".into(), json!(o.customer_id));
-    end(
-        &o.delivery,
-        Side::Delivery,
-        &window(Side::Delivery, false),
-        &mut m,
-    );
-    m.insert(
-        "delivery_date".into(),
-        json!(o.delivery_date.map(|d| d.to_string())),
-    );
-    end(
-        &o.pickup,
-        Side::Pickup,
-        &window(Side::Pickup, false),
-        &mut m,
-    );
-    let mut all = window(Side::Delivery, true);
-    all.extend(window(Side::Pickup, true));
-    m.insert("time_windows".into(), Value::Array(all));
-    m.insert(
-        "order_exchange".into(),
-        o.exchange_reference
-            .as_ref()
-            .map_or(Value::Null, |r| json!({"reference": r})),
-    );
-    m.insert("parts".into(), opt_num(o.parts));
-    m.insert(
-        "vehicle_assignment".into(),
-        o.vehicle_id
-            .map_or(Value::Null, |v| json!({"vehicle_id": v})),
-    );
-    m.insert(
-        "emails".into(),
-        json!(o
+    let (d, p) = (&o.delivery, &o.pickup);
+    let value = o.value().ok().flatten();
+    OrderWire {
+        id: o.id,
+        order_number: o.order_number.clone(),
+        kind: o.kind.as_str(),
+        status: o.status.as_str().to_owned(),
+        priority: o.priority.map(|p| p.as_str()),
+        customer_id: o.customer_id,
+        delivery_contact_name: d.contact_name.clone(),
+        delivery_contact_number: d.contact_number.clone(),
+        delivery_contact_email: d.contact_email.clone(),
+        delivery_address: d.address.clone(),
+        delivery_country_code: d.country_code.clone(),
+        delivery_postcode: d.postcode.clone(),
+        delivery_lat: d.lat.map(Num),
+        delivery_lng: d.lng.map(Num),
+        delivery_duration: d.duration.map(Num),
+        delivery_notes: d.notes.clone(),
+        delivery_time_windows: plain(Side::Delivery),
+        delivery_available_days: days(Side::Delivery),
+        delivery_date: o.delivery_date.map(|d| d.to_string()),
+        pickup_contact_name: p.contact_name.clone(),
+        pickup_contact_number: p.contact_number.clone(),
+        pickup_contact_email: p.contact_email.clone(),
+        pickup_address: p.address.clone(),
+        pickup_country_code: p.country_code.clone(),
+        pickup_postcode: p.postcode.clone(),
+        pickup_lat: p.lat.map(Num),
+        pickup_lng: p.lng.map(Num),
+        pickup_duration: p.duration.map(Num),
+        pickup_notes: p.notes.clone(),
+        pickup_time_windows: plain(Side::Pickup),
+        pickup_available_days: days(Side::Pickup),
+        time_windows: typed,
+        order_exchange: o
+            .exchange_reference
+            .clone()
+            .map(|reference| ExchangeWire { reference }),
+        parts: o.parts.map(Num),
+        vehicle_assignment: o
+            .vehicle_id
+            .map(|vehicle_id| VehicleAssignment { vehicle_id }),
+        emails: o
             .emails
             .iter()
-            .map(|e| json!({"email": e}))
-            .collect::<Vec<_>>()),
-    );
-    m.insert(
-        "third_party".into(),
-        o.third_party_id.map_or(Value::Null, |t| json!({"id": t})),
-    );
-    m.insert("tags".into(), json!(o.tags));
-    m.insert("skills".into(), json!(o.skills));
-    m.insert(
-        "capacities".into(),
-        render_capacities(&o.capacities, catalog),
-    );
-    m.insert(
-        "custom_fields".into(),
-        render_custom_fields(&o.custom_fields, catalog),
-    );
-    let value = o.value().ok().flatten();
-    m.insert(
-        "order_value".into(),
-        json!(value.map(|v| num(v.0.to_f64()))),
-    );
-    m.insert("currency".into(), json!(value.map(|_| DEFAULT_CURRENCY)));
-    m.insert("value_source".into(), json!(value.map(|v| v.1.as_str())));
-    m.insert(
-        "line_items".into(),
-        Value::Array(
-            o.line_items
-                .iter()
-                .map(|li| line_item(li, catalog))
-                .collect(),
-        ),
-    );
-    m.insert("stops".into(), json!([]));
-    m.insert(
-        "attachments".into(),
-        Value::Array(
-            attachments
-                .iter()
-                .map(|a| json!({"id": a.id, "name": a.name}))
-                .collect(),
-        ),
-    );
-    m.insert("created".into(), ts(o.created));
-    m.insert("updated".into(), ts(o.updated));
-    Value::Object(m)
+            .map(|e| EmailEntry { email: e.clone() })
+            .collect(),
+        third_party: o.third_party_id.map(|id| IdRef { id }),
+        tags: o.tags.clone(),
+        skills: o.skills.clone(),
+        capacities: render_capacities(&o.capacities, catalog),
+        custom_fields: render_custom_fields(&o.custom_fields, catalog),
+        order_value: value.map(|v| Num(v.0.to_f64())),
+        currency: value.map(|_| DEFAULT_CURRENCY),
+        value_source: value.map(|v| v.1.as_str()),
+        line_items: o
+            .line_items
+            .iter()
+            .map(|li| line_item(li, catalog))
+            .collect(),
+        stops: Vec::new(),
+        attachments: attachments
+            .iter()
+            .map(|a| AttachmentRef {
+                id: a.id,
+                name: a.name.clone(),
+            })
+            .collect(),
+        created: ts_text(o.created),
+        updated: ts_text(o.updated),
+    }
 }
 
-/// The order list view.
-pub fn render_summary(o: &OrderSummary) -> Value {
-    json!({
-        "id": o.id,
-        "order_number": o.order_number,
-        "status": o.status.as_str(),
-        "type": o.kind.as_str(),
-        "stops": [],
-        "line_items": o.line_item_ids.iter().map(|id| json!({"id": id})).collect::<Vec<_>>(),
-        "customer": o.customer.as_ref().map(|(id, account)| json!({"id": id, "account": account})),
-        "created": ts(o.created),
-        "updated": ts(o.updated),
-    })
+/// The order list view, without its stops, which the caller adds.
+pub fn render_summary(o: &OrderSummary) -> OrderSummaryWire {
+    OrderSummaryWire {
+        id: o.id,
+        order_number: o.order_number.clone(),
+        status: o.status.as_str().to_owned(),
+        kind: o.kind.as_str(),
+        stops: Vec::new(),
+        line_items: o.line_item_ids.iter().map(|&id| IdRef { id }).collect(),
+        customer: o.customer.as_ref().map(|(id, account)| CustomerRef {
+            id: *id,
+            account: account.clone(),
+        }),
+        created: ts_text(o.created),
+        updated: ts_text(o.updated),
+    }
 }
 
 /// An attachment as the upload answers it.
-pub fn render_attachment(a: &Attachment) -> Value {
-    json!({
-        "id": a.id,
-        "order_id": a.order_id.to_string(),
-        "depot_id": a.depot_id,
-        "name": a.name,
-        "mime": a.mime,
-        "ext": a.ext,
-        "size": a.size,
-        "is_compressed": a.is_compressed,
-        "modified": ts(a.modified),
-        "created": ts(a.created),
-    })
+pub fn render_attachment(a: &Attachment) -> AttachmentWire {
+    AttachmentWire {
+        id: a.id,
+        order_id: a.order_id.to_string(),
+        depot_id: a.depot_id,
+        name: a.name.clone(),
+        mime: a.mime.clone(),
+        ext: a.ext.clone(),
+        size: a.size,
+        is_compressed: a.is_compressed,
+        modified: ts_text(a.modified),
+        created: ts_text(a.created),
+    }
 }

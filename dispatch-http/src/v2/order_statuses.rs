@@ -4,35 +4,45 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{delete, get};
-use axum::{Json, Router};
+use axum::Json;
 use dispatch_core::service::order_statuses;
 use dispatch_core::service::ServiceError;
-use serde_json::{json, Value};
+use serde::Serialize;
+use utoipa::ToSchema;
 
 use super::wire::{object, type_name};
 use crate::error::ApiError;
 use crate::extract::{Caller, JsonBody, PathText};
 use crate::AppState;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 /// Routes of this module.
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/order-statuses", get(list).post(add))
-        .route("/order-statuses/{status}", delete(remove))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list, add))
+        .routes(routes!(remove))
 }
 
-async fn list(State(state): State<AppState>, Caller(p): Caller) -> Result<Json<Value>, ApiError> {
+#[utoipa::path(get, path = "/order-statuses", tag = "order statuses", summary = "Default and custom order statuses of the organisation.", responses((status = 200, description = "`{ order_statuses }`", body = OrderStatuses)))]
+async fn list(
+    State(state): State<AppState>,
+    Caller(p): Caller,
+) -> Result<Json<OrderStatuses>, ApiError> {
     let entries = state
         .blocking(move |s| Ok(order_statuses::list(&*s.store, p.organisation_id)?))
         .await?;
-    let items: Vec<Value> = entries
-        .iter()
-        .map(|e| json!({"status": e.status, "is_custom": e.is_custom}))
+    let order_statuses = entries
+        .into_iter()
+        .map(|e| StatusEntry {
+            status: e.status,
+            is_custom: e.is_custom,
+        })
         .collect();
-    Ok(Json(json!({ "order_statuses": items })))
+    Ok(Json(OrderStatuses { order_statuses }))
 }
 
+#[utoipa::path(post, path = "/order-statuses", tag = "order statuses", summary = "Add a custom order status.", request_body(content = super::request_shapes::OrderStatusBody, description = "`{ status }`: 1-255 characters, stored exactly as sent."), responses((status = 201, description = "`{ order_status }`", body = AddedStatus), (status = 400, description = "INVALID_INPUT: already present, a default name, or not 1-255 characters.", body = crate::error::Envelope)))]
 async fn add(
     State(state): State<AppState>,
     Caller(p): Caller,
@@ -64,19 +74,58 @@ async fn add(
         .await?;
     Ok((
         StatusCode::CREATED,
-        Json(json!({ "order_status": {"status": added, "is_custom": true} })),
+        Json(AddedStatus {
+            order_status: StatusEntry {
+                status: added,
+                is_custom: true,
+            },
+        }),
     )
         .into_response())
 }
 
+#[utoipa::path(delete, path = "/order-statuses/{status}", tag = "order statuses", summary = "Remove a custom order status.", params(("status" = String, Path, description = "The status, exactly as listed (URL-encoded).")), responses((status = 200, description = "`{ deleted: {status} }`", body = DeletedStatus), (status = 400, description = "INVALID_INPUT: a default status.", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND: not a custom status of the organisation.", body = crate::error::Envelope)))]
 async fn remove(
     State(state): State<AppState>,
     Caller(p): Caller,
     PathText(status): PathText,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<DeletedStatus>, ApiError> {
     let name = status.clone();
     state
         .blocking(move |s| Ok(order_statuses::remove(&*s.store, p.organisation_id, &name)?))
         .await?;
-    Ok(Json(json!({ "deleted": {"status": status} })))
+    Ok(Json(DeletedStatus {
+        deleted: StatusName { status },
+    }))
+}
+
+/// An order status.
+#[derive(Serialize, ToSchema)]
+pub struct StatusEntry {
+    status: String,
+    is_custom: bool,
+}
+
+/// `{ order_statuses }`.
+#[derive(Serialize, ToSchema)]
+pub struct OrderStatuses {
+    order_statuses: Vec<StatusEntry>,
+}
+
+/// `{ order_status }`.
+#[derive(Serialize, ToSchema)]
+pub struct AddedStatus {
+    order_status: StatusEntry,
+}
+
+/// `{ status }`.
+#[derive(Serialize, ToSchema)]
+pub struct StatusName {
+    status: String,
+}
+
+/// `{ deleted: { status } }`.
+#[derive(Serialize, ToSchema)]
+pub struct DeletedStatus {
+    deleted: StatusName,
 }

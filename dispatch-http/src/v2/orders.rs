@@ -7,8 +7,8 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use axum::routing::{delete, get, post};
-use axum::{Json, Router};
+use axum::routing::get;
+use axum::Json;
 use dispatch_core::error::ValidationErrors;
 use dispatch_core::model::order_input::OrderInput;
 use dispatch_core::service::order_reads::{self, OrderDetail, OrderQuery};
@@ -18,8 +18,12 @@ use serde_json::{json, Value};
 
 use super::order_json::body_issue;
 use super::order_render::{render_order, render_summary};
+use super::order_shapes::{
+    OneOrder, OrderWire, Orders, UpdatedOrder, WrittenOrderRef, WrittenOrders,
+};
 use super::order_wire::{read_order, OrderBody};
 use super::plan_render::render_stop;
+use super::shapes::{to_json, ItemError};
 use super::wire::type_name;
 use crate::error::ApiError;
 use crate::extract::{Caller, IdPath, JsonBody, PathText};
@@ -27,18 +31,18 @@ use crate::links::Links;
 use crate::middleware::idempotency::IdempotencyClaim;
 use crate::paging::PageParams;
 use crate::AppState;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 /// Routes of this module.
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/orders", get(list).post(create))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list, create))
+        // `/orders/` (documented as an alias, `openapi::ALIASES`).
         .route("/orders/", get(list).post(create))
-        .route("/depots/{id}/orders", post(create_in_depot))
-        .route("/orders/{id}", get(read).put(update))
-        .route(
-            "/orders/order-number/{order_number}",
-            delete(delete_by_number),
-        )
+        .routes(routes!(create_in_depot))
+        .routes(routes!(read, update))
+        .routes(routes!(delete_by_number))
 }
 
 /// Reads a batch; each parsed item is dropped as soon as its input is read, so the batch is
@@ -71,7 +75,7 @@ async fn write(
     let p = caller.0;
     state
         .blocking(move |s| {
-            let reply = claim.reply(StatusCode::OK, |w: &Vec<_>| written(w));
+            let reply = claim.reply(StatusCode::OK, |w: &Vec<_>| to_json(written(w)));
             orders::upsert_batch(
                 &*s.store,
                 &*s.geocoder,
@@ -86,27 +90,33 @@ async fn write(
 }
 
 /// The body of POST /orders.
-fn written(written: &[WrittenOrder]) -> Value {
-    let listed: Vec<Value> = written
-        .iter()
-        .map(|w| json!({"id": w.id.to_string(), "order_number": w.order_number}))
-        .collect();
-    let errors: Vec<Value> = written
-        .iter()
-        .filter(|w| w.geocoding_failed)
-        .map(geocoding_failed)
-        .collect();
-    json!({ "orders": listed, "errors": errors })
+fn written(written: &[WrittenOrder]) -> WrittenOrders {
+    WrittenOrders {
+        orders: written
+            .iter()
+            .map(|w| WrittenOrderRef {
+                id: w.id.to_string(),
+                order_number: w.order_number.clone(),
+            })
+            .collect(),
+        errors: written
+            .iter()
+            .filter(|w| w.geocoding_failed)
+            .map(geocoding_failed)
+            .collect(),
+    }
 }
 
-fn geocoding_failed(w: &WrittenOrder) -> Value {
-    json!({
-        "name": "GEOCODING_FAILED",
-        "description": "an address could not be geocoded; the order was saved without its coordinates",
-        "details": {"id": w.id.to_string(), "order_number": w.order_number, "is_created": w.is_created},
-    })
+fn geocoding_failed(w: &WrittenOrder) -> ItemError {
+    ItemError {
+        name: "GEOCODING_FAILED",
+        description:
+            "an address could not be geocoded; the order was saved without its coordinates".into(),
+        details: json!({"id": w.id.to_string(), "order_number": w.order_number, "is_created": w.is_created}),
+    }
 }
 
+#[utoipa::path(post, path = "/orders", tag = "orders", summary = "Create or update orders by order_number (at most 100).", request_body(content = Vec<super::request_shapes::OrderWriteBody>, description = "An array of at most 100 order objects (required: order_number, type)."), responses((status = 200, description = "`{ orders: [{id, order_number}], errors }`", body = WrittenOrders), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 403, description = "PERMISSION: an order without a customer where the depot requires one; or FORBIDDEN: rate limit.", body = crate::error::Envelope)))]
 async fn create(
     State(state): State<AppState>,
     caller: Caller,
@@ -117,6 +127,7 @@ async fn create(
     write(state, caller, claim, inputs).await
 }
 
+#[utoipa::path(post, path = "/depots/{id}/orders", tag = "orders", summary = "Create or update orders in the caller's depot.", params(("id" = i64, Path, description = "The depot id.")), request_body(content = Vec<super::request_shapes::OrderWriteBody>, description = "An array of order objects with the properties the spec lists for this endpoint."), responses((status = 200, description = "As POST /orders.", body = WrittenOrders), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn create_in_depot(
     State(state): State<AppState>,
     caller: Caller,
@@ -131,6 +142,7 @@ async fn create_in_depot(
     write(state, caller, claim, inputs).await
 }
 
+#[utoipa::path(get, path = "/orders", tag = "orders", summary = "Order summaries, most recently updated first (paged).", params(crate::paging::OrderQuery), responses((status = 200, description = "`{ orders }` and a `Link` header to the next page.", body = Orders), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
 async fn list(
     State(state): State<AppState>,
     Caller(p): Caller,
@@ -163,21 +175,20 @@ async fn list(
             Ok((rows, stops))
         })
         .await?;
-    let items: Vec<Value> = rows
+    let orders = rows
         .items
         .iter()
         .zip(&stops)
         .map(|(o, on)| {
             let mut summary = render_summary(o);
-            summary["stops"] = Value::Array(
-                on.iter()
-                    .map(|(view, route)| render_stop(view, route, &catalog, &links, false))
-                    .collect(),
-            );
+            summary.stops = on
+                .iter()
+                .map(|(view, route)| render_stop(view, route, &catalog, &links, false))
+                .collect();
             summary
         })
         .collect();
-    Ok(page.respond(rows.next, Json(json!({ "orders": items }))))
+    Ok(page.respond(rows.next, Json(Orders { orders })))
 }
 
 /// The `{id}` of an order: a string on the wire; one that names no order is 404.
@@ -185,26 +196,28 @@ fn order_id(raw: &str) -> Result<i64, ApiError> {
     raw.parse::<i64>().map_err(|_| ApiError::not_found("order"))
 }
 
+#[utoipa::path(get, path = "/orders/{id}", tag = "orders", summary = "One order.", params(("id" = i64, Path, description = "The order id.")), responses((status = 200, description = "`{ order }`", body = OneOrder), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn read(
     State(state): State<AppState>,
     Caller(p): Caller,
     PathText(raw): PathText,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<OneOrder>, ApiError> {
     let id = order_id(&raw)?;
     let detail = state
         .blocking(move |s| Ok(order_reads::get(&*s.store, p.scope(), id)?))
         .await?;
-    Ok(Json(
-        json!({ "order": full_order(&detail, &Links::of(&state)) }),
-    ))
+    Ok(Json(OneOrder {
+        order: full_order(&detail, &Links::of(&state)),
+    }))
 }
 
+#[utoipa::path(put, path = "/orders/{id}", tag = "orders", summary = "Update an order (partial).", params(("id" = i64, Path, description = "The order id.")), request_body(content = super::request_shapes::OrderWriteBody, description = "Order fields; lists replace the stored list."), responses((status = 200, description = "`{ order, errors }`", body = UpdatedOrder), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn update(
     State(state): State<AppState>,
     Caller(p): Caller,
     PathText(raw): PathText,
     JsonBody(body): JsonBody,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<UpdatedOrder>, ApiError> {
     let id = order_id(&raw)?;
     let mut errors = ValidationErrors::default();
     let input = read_order(&body, Vec::new(), OrderBody::Put, &mut errors);
@@ -218,7 +231,7 @@ async fn update(
             Ok((updated, detail))
         })
         .await?;
-    let errors: Vec<Value> = if updated.geocoding_failed {
+    let errors = if updated.geocoding_failed {
         vec![geocoding_failed(&WrittenOrder {
             id,
             order_number: updated.order.order_number.clone(),
@@ -228,30 +241,29 @@ async fn update(
     } else {
         Vec::new()
     };
-    Ok(Json(json!({
-        "order": full_order(&detail, &Links::of(&state)),
-        "errors": errors,
-    })))
+    Ok(Json(UpdatedOrder {
+        order: full_order(&detail, &Links::of(&state)),
+        errors,
+    }))
 }
 
 /// The full order with the stops serving it.
-fn full_order(detail: &OrderDetail, links: &Links) -> Value {
+fn full_order(detail: &OrderDetail, links: &Links) -> OrderWire {
     let mut order = render_order(&detail.order, &detail.attachments, &detail.catalog);
-    order["stops"] = Value::Array(
-        detail
-            .stops
-            .iter()
-            .map(|(view, route)| render_stop(view, route, &detail.catalog, links, false))
-            .collect(),
-    );
+    order.stops = detail
+        .stops
+        .iter()
+        .map(|(view, route)| render_stop(view, route, &detail.catalog, links, false))
+        .collect();
     order
 }
 
+#[utoipa::path(delete, path = "/orders/order-number/{order_number}", tag = "orders", summary = "Delete an order by its order number.", params(("order_number" = String, Path, description = "The order number, exactly, URL-encoded.")), responses((status = 200, description = "`{ deleted: { orders_count, line_items_count } }` (0 for an unknown number).", body = DeletedOrders)))]
 async fn delete_by_number(
     State(state): State<AppState>,
     Caller(p): Caller,
     PathText(number): PathText,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<DeletedOrders>, ApiError> {
     let counts = state
         .blocking(move |s| {
             Ok(order_reads::delete_by_number(
@@ -261,7 +273,23 @@ async fn delete_by_number(
             )?)
         })
         .await?;
-    Ok(Json(json!({
-        "deleted": {"orders_count": counts.orders_count, "line_items_count": counts.line_items_count}
-    })))
+    Ok(Json(DeletedOrders {
+        deleted: OrdersCount {
+            orders_count: counts.orders_count,
+            line_items_count: counts.line_items_count,
+        },
+    }))
+}
+
+/// `{ orders_count, line_items_count }`.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct OrdersCount {
+    orders_count: u64,
+    line_items_count: u64,
+}
+
+/// `{ deleted: { orders_count, line_items_count } }`.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct DeletedOrders {
+    deleted: OrdersCount,
 }

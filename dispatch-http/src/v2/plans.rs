@@ -8,49 +8,57 @@
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::Json;
 use dispatch_core::model::optimisation::Optimisation;
 use dispatch_core::model::plan::Plan;
 use dispatch_core::service::{plan_reads, plans};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::plan_render::{render_plan, render_plan_summary};
+use super::plan_shapes::{OnePlan, Plans};
 use super::plan_wire::{read_optimise, Variant};
+use super::shapes::to_json;
 use crate::error::ApiError;
 use crate::extract::{Caller, IdPath, JsonBody};
 use crate::links::Links;
 use crate::middleware::idempotency::IdempotencyClaim;
 use crate::paging::PageParams;
 use crate::AppState;
+use serde::Serialize;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 /// Routes of this module.
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/plans/optimise/orders", post(optimise_orders))
-        .route("/plans/optimise/orders-for-ids", post(optimise_ids))
-        .route("/plans/optimise/{id}", get(read_optimisation))
-        .route("/plans/optimise/{id}/problem", get(read_problem))
-        .route("/plans", get(list))
-        .route("/plans/{id}", get(read))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(optimise_orders))
+        .routes(routes!(optimise_ids))
+        .routes(routes!(read_optimisation))
+        .routes(routes!(read_problem))
+        .routes(routes!(list))
+        .routes(routes!(read))
 }
 
 /// An optimisation as the API shows it: the spec's `{id, in_progress}` plus `state` and, for a
 /// failed or cancelled job, `error` saying why (the spec gives failure no signal of its own).
-pub(crate) fn optimisation_json(job: &Optimisation) -> Value {
-    json!({
-        "id": job.id,
-        "in_progress": job.in_progress(),
-        "state": job.state.as_str(),
-        "error": job.error,
-    })
+pub(crate) fn optimisation_json(job: &Optimisation) -> OptimisationWire {
+    OptimisationWire {
+        id: job.id.clone(),
+        in_progress: job.in_progress(),
+        state: job.state.as_str(),
+        error: job.error.clone(),
+    }
 }
 
-fn job_json(job: &Optimisation, plan: &Plan) -> Value {
-    json!({
-        "optimisation": optimisation_json(job),
-        "plan": {"id": plan.id, "dispatched": plan.dispatched},
-    })
+fn job_json(job: &Optimisation, plan: &Plan) -> Queued {
+    Queued {
+        optimisation: optimisation_json(job),
+        plan: PlanState {
+            id: plan.id,
+            dispatched: plan.dispatched,
+        },
+    }
 }
 
 async fn optimise(
@@ -66,7 +74,7 @@ async fn optimise(
         .blocking(move |s| {
             let id = uuid::Uuid::new_v4().to_string();
             let reply = claim.reply(StatusCode::OK, |q: &plans::Queued| {
-                job_json(&q.optimisation, &q.plan)
+                to_json(job_json(&q.optimisation, &q.plan))
             });
             plans::create(&*s.store, scope, &request, id, s.clock.now(), &reply)?;
             Ok(reply.into_response())
@@ -76,6 +84,7 @@ async fn optimise(
     Ok(response)
 }
 
+#[utoipa::path(post, path = "/plans/optimise/orders", tag = "plans", summary = "Optimise the orders due on a date into a new plan.", request_body(content = super::request_shapes::OptimiseOrdersBody, description = "`{ delivery_date, settings: {active_vehicles, auto_dispatch}, zone_group_id }`."), responses((status = 200, description = "`{ optimisation: {id, in_progress}, plan: {id, dispatched} }`; the job runs in the background.", body = Queued), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
 async fn optimise_orders(
     State(state): State<AppState>,
     caller: Caller,
@@ -85,6 +94,7 @@ async fn optimise_orders(
     optimise(state, caller, claim, body, Variant::ByDate).await
 }
 
+#[utoipa::path(post, path = "/plans/optimise/orders-for-ids", tag = "plans", summary = "Optimise the given orders into a new plan.", request_body(content = super::request_shapes::OptimiseIdsBody, description = "`{ orders: [{id}], settings: {active_vehicles, auto_dispatch, maintain_upload_sequence}, zone_group_id }`."), responses((status = 200, description = "`{ optimisation, plan }` as POST /plans/optimise/orders.", body = Queued), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
 async fn optimise_ids(
     State(state): State<AppState>,
     caller: Caller,
@@ -94,11 +104,12 @@ async fn optimise_ids(
     optimise(state, caller, claim, body, Variant::ByIds).await
 }
 
+#[utoipa::path(get, path = "/plans/optimise/{id}", tag = "plans", summary = "Whether an optimisation job still runs.", params(("id" = String, Path, description = "The optimisation id (UUID).")), responses((status = 200, description = "`{ optimisation: {id, in_progress}, plan: {id, dispatched} }`", body = Queued), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn read_optimisation(
     State(state): State<AppState>,
     Caller(p): Caller,
     Path(raw): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Queued>, ApiError> {
     // Only UUIDs name optimisations; anything else names none (404, as an unknown id).
     let id = uuid::Uuid::parse_str(&raw)
         .map_err(|_| ApiError::not_found("optimisation"))?
@@ -110,6 +121,7 @@ async fn read_optimisation(
 }
 
 /// The problem as stored: a JSON document written by the solver's VROOM writer.
+#[utoipa::path(get, path = "/plans/optimise/{id}/problem", tag = "plans", summary = "The solver problem an optimisation job ran on (VROOM-style JSON).", params(("id" = String, Path, description = "The optimisation id (UUID).")), responses((status = 200, description = "The problem.", body = serde_json::Value), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn read_problem(
     State(state): State<AppState>,
     Caller(p): Caller,
@@ -128,19 +140,21 @@ async fn read_problem(
         .into_response())
 }
 
+#[utoipa::path(get, path = "/plans/{id}", tag = "plans", summary = "One plan with its routes, stops and unserved orders.", params(("id" = i64, Path, description = "The plan id.")), responses((status = 200, description = "`{ plan }`", body = OnePlan), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn read(
     State(state): State<AppState>,
     Caller(p): Caller,
     IdPath(id): IdPath,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<OnePlan>, ApiError> {
     let view = state
         .blocking(move |s| Ok(plan_reads::get_plan(&*s.store, p.scope(), id)?))
         .await?;
-    Ok(Json(
-        json!({ "plan": render_plan(&view, &Links::of(&state)) }),
-    ))
+    Ok(Json(OnePlan {
+        plan: render_plan(&view, &Links::of(&state)),
+    }))
 }
 
+#[utoipa::path(get, path = "/plans", tag = "plans", summary = "Plan summaries, most recently updated first (paged).", params(crate::paging::PageQuery), responses((status = 200, description = "`{ plans }` and a `Link` header to the next page.", body = Plans), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
 async fn list(
     State(state): State<AppState>,
     Caller(p): Caller,
@@ -150,6 +164,33 @@ async fn list(
     let rows = state
         .blocking(move |s| Ok(plan_reads::list_plans(&*s.store, p.scope(), &request)?))
         .await?;
-    let items: Vec<Value> = rows.items.iter().map(render_plan_summary).collect();
-    Ok(page.respond(rows.next, Json(json!({ "plans": items }))))
+    let plans = rows.items.iter().map(render_plan_summary).collect();
+    Ok(page.respond(rows.next, Json(Plans { plans })))
+}
+
+/// An optimisation job.
+#[derive(Serialize, ToSchema)]
+pub struct OptimisationWire {
+    /// A UUID.
+    id: String,
+    in_progress: bool,
+    /// `queued`, `running`, `succeeded`, `failed` or `cancelled`.
+    state: &'static str,
+    /// Why a failed or cancelled job stopped.
+    #[schema(required = true)]
+    error: Option<String>,
+}
+
+/// `{ id, dispatched }` of a plan.
+#[derive(Serialize, ToSchema)]
+pub struct PlanState {
+    id: i64,
+    dispatched: bool,
+}
+
+/// `{ optimisation, plan }`.
+#[derive(Serialize, ToSchema)]
+pub struct Queued {
+    optimisation: OptimisationWire,
+    plan: PlanState,
 }

@@ -1,97 +1,208 @@
 //! Reference data: depots, capacity types, custom fields, third parties, notification templates.
 
 use axum::extract::State;
-use axum::routing::get;
-use axum::{Json, Router};
+use axum::Json;
 use dispatch_core::ports::store::{StoreError, StoreTx};
-use serde_json::{json, Value};
+use serde::Serialize;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
-use super::wire::ts;
+use super::wire::ts_text;
 use crate::error::ApiError;
 use crate::extract::Caller;
 use crate::AppState;
 
 /// Routes of this module.
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/depots", get(depots))
-        .route("/capacities", get(capacities))
-        .route("/custom-fields", get(custom_fields))
-        .route("/third-parties", get(third_parties))
-        .route("/notifications/templates", get(templates))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(depots))
+        .routes(routes!(capacities))
+        .routes(routes!(custom_fields))
+        .routes(routes!(third_parties))
+        .routes(routes!(templates))
 }
 
 /// Reads a list in one store transaction off the async runtime and renders each row.
-async fn listed<T: Send + 'static>(
+async fn listed<T: Send + 'static, R>(
     state: &AppState,
     read: impl FnOnce(&mut dyn StoreTx) -> Result<Vec<T>, StoreError> + Send + 'static,
-    render: fn(T) -> Value,
-) -> Result<Vec<Value>, ApiError> {
+    render: fn(T) -> R,
+) -> Result<Vec<R>, ApiError> {
     let rows = state.blocking(move |s| Ok(s.store.read(read)?)).await?;
     Ok(rows.into_iter().map(render).collect())
 }
 
-/// `GET /depots`: the caller's own depot (a key reaches exactly one depot).
-async fn depots(State(state): State<AppState>, Caller(p): Caller) -> Result<Json<Value>, ApiError> {
+/// A depot.
+#[derive(Serialize, ToSchema)]
+pub struct Depot {
+    id: i64,
+    name: String,
+    created: String,
+    updated: String,
+}
+
+/// `{ depots }`.
+#[derive(Serialize, ToSchema)]
+pub struct Depots {
+    depots: Vec<Depot>,
+}
+
+/// A capacity type.
+#[derive(Serialize, ToSchema)]
+pub struct CapacityType {
+    id: i64,
+    /// The display name.
+    #[serde(rename = "type")]
+    name: String,
+    default: String,
+    created: String,
+    updated: String,
+}
+
+/// `{ capacities }`.
+#[derive(Serialize, ToSchema)]
+pub struct CapacityTypes {
+    capacities: Vec<CapacityType>,
+}
+
+/// A custom field.
+#[derive(Serialize, ToSchema)]
+pub struct CustomField {
+    id: i64,
+    name: String,
+    created: String,
+    updated: String,
+}
+
+/// `{ custom_fields }`.
+#[derive(Serialize, ToSchema)]
+pub struct CustomFields {
+    custom_fields: Vec<CustomField>,
+}
+
+/// A third party (organisation-wide).
+#[derive(Serialize, ToSchema)]
+pub struct ThirdParty {
+    id: i64,
+    name: String,
+}
+
+/// `{ third_parties }`.
+#[derive(Serialize, ToSchema)]
+pub struct ThirdParties {
+    third_parties: Vec<ThirdParty>,
+}
+
+/// A notification template.
+#[derive(Serialize, ToSchema)]
+pub struct Template {
+    id: i64,
+    /// `SMS` or `EMAIL`.
+    #[serde(rename = "type")]
+    channel: &'static str,
+    name: String,
+}
+
+/// The caller's own depot (a key reaches exactly one depot).
+#[utoipa::path(get, path = "/depots", tag = "reference",
+    responses((status = 200, description = "The caller's depot.", body = Depots)))]
+async fn depots(
+    State(state): State<AppState>,
+    Caller(p): Caller,
+) -> Result<Json<Depots>, ApiError> {
     let depots = listed(
         &state,
         move |tx| Ok(tx.get_depot(p.scope())?.into_iter().collect()),
-        |d| json!({"id": d.id, "name": d.name, "created": ts(d.created), "updated": ts(d.updated)}),
+        |d| Depot {
+            id: d.id,
+            name: d.name,
+            created: ts_text(d.created),
+            updated: ts_text(d.updated),
+        },
     )
     .await?;
-    Ok(Json(json!({ "depots": depots })))
+    Ok(Json(Depots { depots }))
 }
 
+/// The depot's capacity types, no paging.
+#[utoipa::path(get, path = "/capacities", tag = "reference",
+    responses((status = 200, description = "Every capacity type of the depot.", body = CapacityTypes)))]
 async fn capacities(
     State(state): State<AppState>,
     Caller(p): Caller,
-) -> Result<Json<Value>, ApiError> {
-    let rows = listed(
+) -> Result<Json<CapacityTypes>, ApiError> {
+    let capacities = listed(
         &state,
         move |tx| tx.list_capacity_types(p.scope()),
-        |c| json!({"id": c.id, "type": c.name, "default": c.default, "created": ts(c.created), "updated": ts(c.updated)}),
+        |c| CapacityType {
+            id: c.id,
+            name: c.name,
+            default: c.default,
+            created: ts_text(c.created),
+            updated: ts_text(c.updated),
+        },
     )
     .await?;
-    Ok(Json(json!({ "capacities": rows })))
+    Ok(Json(CapacityTypes { capacities }))
 }
 
+/// The depot's custom fields, no paging.
+#[utoipa::path(get, path = "/custom-fields", tag = "reference",
+    responses((status = 200, description = "Every custom field of the depot.", body = CustomFields)))]
 async fn custom_fields(
     State(state): State<AppState>,
     Caller(p): Caller,
-) -> Result<Json<Value>, ApiError> {
-    let rows = listed(
+) -> Result<Json<CustomFields>, ApiError> {
+    let custom_fields = listed(
         &state,
         move |tx| tx.list_custom_fields(p.scope()),
-        |c| json!({"id": c.id, "name": c.name, "created": ts(c.created), "updated": ts(c.updated)}),
+        |c| CustomField {
+            id: c.id,
+            name: c.name,
+            created: ts_text(c.created),
+            updated: ts_text(c.updated),
+        },
     )
     .await?;
-    Ok(Json(json!({ "custom_fields": rows })))
+    Ok(Json(CustomFields { custom_fields }))
 }
 
-/// `GET /third-parties`: organisation-wide.
+/// The organisation's third parties, no paging.
+#[utoipa::path(get, path = "/third-parties", tag = "reference",
+    responses((status = 200, description = "Every third party of the organisation.", body = ThirdParties)))]
 async fn third_parties(
     State(state): State<AppState>,
     Caller(p): Caller,
-) -> Result<Json<Value>, ApiError> {
-    let rows = listed(
+) -> Result<Json<ThirdParties>, ApiError> {
+    let third_parties = listed(
         &state,
         move |tx| tx.list_third_parties(p.organisation_id),
-        |t| json!({"id": t.id, "name": t.name}),
+        |t| ThirdParty {
+            id: t.id,
+            name: t.name,
+        },
     )
     .await?;
-    Ok(Json(json!({ "third_parties": rows })))
+    Ok(Json(ThirdParties { third_parties }))
 }
 
-/// `GET /notifications/templates`: a plain array.
+/// The depot's notification templates: a plain array.
+#[utoipa::path(get, path = "/notifications/templates", tag = "notifications",
+    responses((status = 200, description = "Every notification template of the depot.", body = Vec<Template>)))]
 async fn templates(
     State(state): State<AppState>,
     Caller(p): Caller,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Vec<Template>>, ApiError> {
     let rows = listed(
         &state,
         move |tx| tx.list_notification_templates(p.scope()),
-        |t| json!({"id": t.id, "type": t.channel.as_str(), "name": t.name}),
+        |t| Template {
+            id: t.id,
+            channel: t.channel.as_str(),
+            name: t.name,
+        },
     )
     .await?;
-    Ok(Json(Value::Array(rows)))
+    Ok(Json(rows))
 }

@@ -2,26 +2,29 @@
 //! stops) and `POST /routes/{id}/reverse` (no body; the response is the full route).
 
 use axum::extract::State;
-use axum::routing::{post, put};
-use axum::{Json, Router};
+use axum::Json;
 use dispatch_core::error::{IssueCode, ValidationErrors, ValidationIssue};
 use dispatch_core::model::order_fields::Catalog;
 use dispatch_core::service::plan_reads;
 use dispatch_core::service::routes as route_service;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::plan_render::render_route;
+use super::plan_shapes::OneRoute;
+use super::shapes::to_json;
 use crate::error::ApiError;
 use crate::extract::{Caller, IdPath, JsonBody};
 use crate::links::Links;
 use crate::rejection::invalid;
 use crate::AppState;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 /// Routes of this module.
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/routes/{id}", put(update))
-        .route("/routes/{id}/reverse", post(reverse))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(update))
+        .routes(routes!(reverse))
 }
 
 /// `{is_locked: boolean}`; no other property.
@@ -75,12 +78,13 @@ fn read_lock(body: &Value) -> Result<bool, ApiError> {
     }
 }
 
+#[utoipa::path(put, path = "/routes/{id}", tag = "routes", summary = "Set a route's is_locked flag.", params(("id" = i64, Path, description = "The route id.")), request_body(content = super::request_shapes::RouteLockBody, description = "`{ is_locked }`."), responses((status = 200, description = "`{ route }` (without stops).", body = OneRoute), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn update(
     State(state): State<AppState>,
     Caller(p): Caller,
     IdPath(id): IdPath,
     JsonBody(body): JsonBody,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<OneRoute>, ApiError> {
     let locked = read_lock(&body)?;
     let scope = p.scope();
     let view = state
@@ -96,12 +100,11 @@ async fn update(
         .await?;
     // Without stops, the depot's custom-field names are not needed.
     let mut route = render_route(&view, &Catalog::default(), &Links::of(&state));
-    if let Some(o) = route.as_object_mut() {
-        o.remove("stops");
-    }
-    Ok(Json(json!({ "route": route })))
+    route.stops = None;
+    Ok(Json(OneRoute { route }))
 }
 
+#[utoipa::path(post, path = "/routes/{id}/reverse", tag = "routes", summary = "Reverse a route's visiting order.", params(("id" = i64, Path, description = "The route id.")), responses((status = 200, description = "`{ route }`: the updated full route.", body = OneRoute), (status = 400, description = "INVALID_INPUT: fewer than two stops.", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope), (status = 503, description = "SERVICE_UNAVAILABLE: timed out; check the route before retrying.", body = crate::error::Envelope)))]
 async fn reverse(
     State(state): State<AppState>,
     Caller(p): Caller,
@@ -115,7 +118,7 @@ async fn reverse(
             Ok((view, plan_reads::get_route(&*s.store, scope, id)?.1))
         })
         .await?;
-    Ok(Json(
-        json!({ "route": render_route(&view, &catalog, &Links::of(&state)) }),
-    ))
+    Ok(Json(to_json(OneRoute {
+        route: render_route(&view, &catalog, &Links::of(&state)),
+    })))
 }

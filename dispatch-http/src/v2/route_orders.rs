@@ -5,26 +5,30 @@
 //! `reason_description` (beside `name` and inside `details`).
 
 use axum::extract::State;
-use axum::routing::post;
-use axum::{Json, Router};
+use axum::Json;
 use dispatch_core::error::{IssueCode, PathSegment, ValidationErrors, ValidationIssue};
 use dispatch_core::model::route_edit::{EditFailure, MAX_ORDERS_PER_EDIT};
 use dispatch_core::service::route_orders::{self, EditOutcome, EditSettings, OrderRef};
 use dispatch_core::service::ServiceError;
 use serde_json::{json, Map, Value};
 
+use super::shapes::IdRef;
 use super::wire::type_name;
 use crate::error::ApiError;
 use crate::extract::{Caller, IdPath, JsonBody};
 use crate::links::Links;
 use crate::rejection::invalid;
 use crate::AppState;
+use serde::Serialize;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 /// Routes of this module.
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/routes/{id}/add-orders", post(add))
-        .route("/routes/{id}/remove-orders", post(remove))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(add))
+        .routes(routes!(remove))
 }
 
 fn issue(
@@ -210,43 +214,88 @@ pub fn read_request(body: &Value) -> Result<(Vec<OrderRef>, EditSettings), ApiEr
 }
 
 /// The response body.
-pub fn render(out: &EditOutcome) -> Value {
-    let orders: Vec<Value> = out
+pub fn render(out: &EditOutcome) -> EditResult {
+    let orders = out
         .orders
         .iter()
-        .map(|o| {
-            let stops: Vec<Value> = o
+        .map(|o| EditedOrderWire {
+            id: o.id,
+            order_number: o.order_number.clone(),
+            stops: o
                 .stops
                 .iter()
-                .map(|s| json!({"id": s, "route": {"id": out.route_id}}))
-                .collect();
-            json!({"id": o.id, "order_number": o.order_number, "stops": stops})
+                .map(|&id| EditedStop {
+                    id,
+                    route: IdRef { id: out.route_id },
+                })
+                .collect(),
         })
         .collect();
-    let errors: Vec<Value> = out
+    let errors = out
         .errors
         .iter()
         .map(|e| {
             let mut details = json!({"id": e.id, "order_number": e.order_number});
-            let mut entry = json!({
-                "name": e.failure.name(),
-                "description": e.failure.description(),
-            });
-            if let EditFailure::NotPlaced {
-                reason,
-                description,
-            } = &e.failure
-            {
-                for target in [&mut entry, &mut details] {
-                    target["reason"] = json!(reason);
-                    target["reason_description"] = json!(description);
+            let (reason, reason_description) = match &e.failure {
+                EditFailure::NotPlaced {
+                    reason,
+                    description,
+                } => {
+                    details["reason"] = json!(reason);
+                    details["reason_description"] = json!(description);
+                    (Some(reason.clone()), Some(description.clone()))
                 }
+                _ => (None, None),
+            };
+            EditErrorWire {
+                name: e.failure.name(),
+                description: e.failure.description(),
+                reason,
+                reason_description,
+                details,
             }
-            entry["details"] = details;
-            entry
         })
         .collect();
-    json!({"orders": orders, "errors": errors})
+    EditResult { orders, errors }
+}
+
+/// A stop of an edited order.
+#[derive(Serialize, ToSchema)]
+pub struct EditedStop {
+    id: i64,
+    route: IdRef,
+}
+
+/// An order the call resolved: `stops` lists the stops added (or removed); empty when nothing
+/// changed.
+#[derive(Serialize, ToSchema)]
+pub struct EditedOrderWire {
+    id: i64,
+    order_number: String,
+    stops: Vec<EditedStop>,
+}
+
+/// A per-order failure (the names are listed under each endpoint in the spec).
+#[derive(Serialize, ToSchema)]
+pub struct EditErrorWire {
+    name: &'static str,
+    description: String,
+    /// NOT_PLACED: the optimiser's reason code.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+    /// NOT_PLACED: the reason in words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason_description: Option<String>,
+    /// `id`, `order_number` (null when unresolved), and for NOT_PLACED the reason again.
+    #[schema(value_type = Object)]
+    details: Value,
+}
+
+/// `{ orders, errors }`.
+#[derive(Serialize, ToSchema)]
+pub struct EditResult {
+    orders: Vec<EditedOrderWire>,
+    errors: Vec<EditErrorWire>,
 }
 
 /// The add or remove use case, on the state's store and matrix.
@@ -254,7 +303,7 @@ type EditCall = Box<
     dyn FnOnce(&AppState, &[OrderRef], EditSettings) -> Result<EditOutcome, ServiceError> + Send,
 >;
 
-async fn edit(state: AppState, body: Value, call: EditCall) -> Result<Json<Value>, ApiError> {
+async fn edit(state: AppState, body: Value, call: EditCall) -> Result<Json<EditResult>, ApiError> {
     let (refs, settings) = read_request(&body)?;
     let out = state
         .blocking(move |s| Ok(call(s, &refs, settings)?))
@@ -262,12 +311,13 @@ async fn edit(state: AppState, body: Value, call: EditCall) -> Result<Json<Value
     Ok(Json(render(&out)))
 }
 
+#[utoipa::path(post, path = "/routes/{id}/add-orders", tag = "routes", summary = "Add 1 to 10 orders to a route.", params(("id" = i64, Path, description = "The route id.")), request_body(content = super::request_shapes::RouteEditBody, description = "`{ orders: [{id?, order_number?}], settings: {allow_dispatched, reoptimize} }`."), responses((status = 200, description = "`{ orders: [{id, order_number, stops}], errors }`", body = EditResult), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn add(
     State(state): State<AppState>,
     caller: Caller,
     IdPath(id): IdPath,
     JsonBody(body): JsonBody,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<EditResult>, ApiError> {
     let scope = caller.0.scope();
     let call: EditCall = Box::new(move |s, refs, settings| {
         let links = Links::of(s);
@@ -278,12 +328,13 @@ async fn add(
     edit(state, body, call).await
 }
 
+#[utoipa::path(post, path = "/routes/{id}/remove-orders", tag = "routes", summary = "Remove 1 to 10 orders from a route.", params(("id" = i64, Path, description = "The route id.")), request_body(content = super::request_shapes::RouteEditBody, description = "`{ orders: [{id?, order_number?}], settings: {allow_dispatched, reoptimize} }`."), responses((status = 200, description = "`{ orders: [{id, order_number, stops}], errors }`", body = EditResult), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn remove(
     State(state): State<AppState>,
     caller: Caller,
     IdPath(id): IdPath,
     JsonBody(body): JsonBody,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<EditResult>, ApiError> {
     let scope = caller.0.scope();
     let call: EditCall = Box::new(move |s, refs, settings| {
         let now = s.clock.now();

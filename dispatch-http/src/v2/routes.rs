@@ -3,38 +3,41 @@
 
 use axum::extract::State;
 use axum::response::Response;
-use axum::routing::get;
-use axum::{Json, Router};
+use axum::Json;
 use dispatch_core::service::plan_reads;
-use serde_json::{json, Value};
 
 use super::plan_render::{render_route, render_route_summary};
+use super::plan_shapes::{OneRoute, Routes};
 use crate::error::ApiError;
 use crate::extract::{Caller, IdPath};
 use crate::links::Links;
 use crate::paging::PageParams;
 use crate::AppState;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 /// Routes of this module.
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/routes", get(list))
-        .route("/routes/{id}", get(read))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list))
+        .routes(routes!(read))
 }
 
+#[utoipa::path(get, path = "/routes/{id}", tag = "routes", summary = "One route with its stops.", params(("id" = i64, Path, description = "The route id.")), responses((status = 200, description = "`{ route }`", body = OneRoute), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn read(
     State(state): State<AppState>,
     Caller(p): Caller,
     IdPath(id): IdPath,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<OneRoute>, ApiError> {
     let (view, catalog) = state
         .blocking(move |s| Ok(plan_reads::get_route(&*s.store, p.scope(), id)?))
         .await?;
-    Ok(Json(
-        json!({ "route": render_route(&view, &catalog, &Links::of(&state)) }),
-    ))
+    Ok(Json(OneRoute {
+        route: render_route(&view, &catalog, &Links::of(&state)),
+    }))
 }
 
+#[utoipa::path(get, path = "/routes", tag = "routes", summary = "Route summaries of every plan, most recently updated first (paged).", params(crate::paging::PageQuery), responses((status = 200, description = "`{ routes }` and a `Link` header to the next page.", body = Routes), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
 async fn list(
     State(state): State<AppState>,
     Caller(p): Caller,
@@ -44,6 +47,6 @@ async fn list(
     let rows = state
         .blocking(move |s| Ok(plan_reads::list_routes(&*s.store, p.scope(), &request)?))
         .await?;
-    let items: Vec<Value> = rows.items.iter().map(render_route_summary).collect();
-    Ok(page.respond(rows.next, Json(json!({ "routes": items }))))
+    let routes = rows.items.iter().map(render_route_summary).collect();
+    Ok(page.respond(rows.next, Json(Routes { routes })))
 }

@@ -5,30 +5,33 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
 use axum::routing::get;
-use axum::{Json, Router};
+use axum::Json;
 use dispatch_core::error::ValidationErrors;
 use dispatch_core::model::vehicle::{
     Availability, CapacityWrite, EndLocation, StartLocation, Vehicle, VehiclePatch,
 };
 use dispatch_core::service::vehicles;
-use serde_json::{json, Map, Value};
+use dispatch_core::time::TimeOfDay;
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
 
-use super::wire::{num, object, opt_num, opt_time, ts, Reader};
+use super::shapes::{to_json, Num};
+use super::wire::{object, ts_text, Reader};
 use crate::error::ApiError;
 use crate::extract::{Caller, IdPath, JsonBody};
 use crate::middleware::idempotency::IdempotencyClaim;
 use crate::AppState;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 /// Routes of this module.
-pub fn routes() -> Router<AppState> {
-    let collection = get(list).post(create);
-    Router::new()
-        .route("/vehicles", collection.clone())
-        .route("/vehicles/", collection)
-        .route(
-            "/vehicles/{id}",
-            get(read).put(update).patch(update).delete(remove),
-        )
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list, create))
+        // The spec's `/vehicles/` spelling (documented as an alias, `openapi::ALIASES`).
+        .route("/vehicles/", get(list).post(create))
+        .routes(routes!(read, update, remove))
 }
 
 /// Reads a vehicle write; type errors are reported at their path, the rules by the core.
@@ -73,76 +76,177 @@ enum View {
     Single,
 }
 
-fn render(v: &Vehicle, view: View) -> Value {
+/// A field the single read leaves out (see [`View::Single`]): `None` is absent, `Some(None)`
+/// is null.
+type Shown<T> = Option<Option<T>>;
+
+/// A vehicle as every read and write returns it.
+#[derive(Serialize, ToSchema)]
+pub struct VehicleWire {
+    id: i64,
+    name: String,
+    active: bool,
+    /// `shift`, `full_day` or `always`.
+    availability: &'static str,
+    /// `HH:mm`; on the single read only for availability `shift`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    shift_start: Shown<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    shift_end: Shown<String>,
+    /// `depot`, `other` or `app-location`.
+    start_location: &'static str,
+    /// On the single read only for `other`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    start_address: Shown<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    start_lat: Shown<Num>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    start_lng: Shown<Num>,
+    /// `depot`, `other` or `none`.
+    end_location: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    end_address: Shown<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    end_lat: Shown<Num>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    end_lng: Shown<Num>,
+    #[serde(rename = "break")]
+    has_break: bool,
+    /// On the single read only when break is true.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    break_start: Shown<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    break_end: Shown<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    break_duration: Shown<Num>,
+    skills: Vec<String>,
+    capacities: Vec<CapacityRead>,
+    created: String,
+    updated: String,
+    /// The shift schedule (managed in the web application, read only here).
+    shift: Vec<ShiftWire>,
+}
+
+/// A capacity entry as read.
+#[derive(Serialize, ToSchema)]
+pub struct CapacityRead {
+    id: i64,
+    #[serde(rename = "type")]
+    type_name: String,
+    capacity: Num,
+}
+
+/// A shift of the schedule.
+#[derive(Serialize, ToSchema)]
+pub struct ShiftWire {
+    enabled: bool,
+    availability: &'static str,
+    #[schema(required = true)]
+    shift_start: Option<String>,
+    #[schema(required = true)]
+    shift_end: Option<String>,
+    force_shift_start: bool,
+    #[schema(required = true)]
+    max_route_duration: Option<Num>,
+    #[schema(required = true)]
+    day_of_week: Option<&'static str>,
+    vehicle_breaks: Vec<ShiftBreakWire>,
+}
+
+/// A break of a shift.
+#[derive(Serialize, ToSchema)]
+pub struct ShiftBreakWire {
+    enabled: bool,
+    #[schema(required = true)]
+    break_start: Option<String>,
+    #[schema(required = true)]
+    break_end: Option<String>,
+    #[schema(required = true)]
+    break_duration: Option<Num>,
+}
+
+/// `{ vehicle }`.
+#[derive(Serialize, ToSchema)]
+pub struct OneVehicle {
+    vehicle: VehicleWire,
+}
+
+/// `{ vehicles }`.
+#[derive(Serialize, ToSchema)]
+pub struct Vehicles {
+    vehicles: Vec<VehicleWire>,
+}
+
+fn time(t: Option<TimeOfDay>) -> Option<String> {
+    t.map(|t| t.to_string())
+}
+
+fn render(v: &Vehicle, view: View) -> VehicleWire {
     let f = &v.fields;
-    let mut m = Map::new();
-    let mut put = |k: &str, value: Value| {
-        m.insert(k.to_owned(), value);
-    };
-    put("id", json!(v.id));
-    put("name", json!(f.name));
-    put("active", json!(f.active));
-    put("availability", json!(f.availability.as_str()));
     let full = view == View::Full;
-    if full || f.availability == Availability::Shift {
-        put("shift_start", opt_time(f.shift_start));
-        put("shift_end", opt_time(f.shift_end));
+    let when = |shown: bool| full || shown;
+    let shift = when(f.availability == Availability::Shift);
+    let start = when(f.start_location == StartLocation::Other);
+    let end = when(f.end_location == EndLocation::Other);
+    let brk = when(f.has_break);
+    VehicleWire {
+        id: v.id,
+        name: f.name.clone(),
+        active: f.active,
+        availability: f.availability.as_str(),
+        shift_start: shift.then(|| time(f.shift_start)),
+        shift_end: shift.then(|| time(f.shift_end)),
+        start_location: f.start_location.as_str(),
+        start_address: start.then(|| f.start.address.clone()),
+        start_lat: start.then(|| f.start.lat.map(Num)),
+        start_lng: start.then(|| f.start.lng.map(Num)),
+        end_location: f.end_location.as_str(),
+        end_address: end.then(|| f.end.address.clone()),
+        end_lat: end.then(|| f.end.lat.map(Num)),
+        end_lng: end.then(|| f.end.lng.map(Num)),
+        has_break: f.has_break,
+        break_start: brk.then(|| time(f.break_start)),
+        break_end: brk.then(|| time(f.break_end)),
+        break_duration: brk.then(|| f.break_duration.map(Num)),
+        skills: f.skills.clone(),
+        capacities: f
+            .capacities
+            .iter()
+            .map(|c| CapacityRead {
+                id: c.id,
+                type_name: c.type_name.clone(),
+                capacity: Num(c.capacity),
+            })
+            .collect(),
+        created: ts_text(v.created),
+        updated: ts_text(v.updated),
+        shift: v.shifts().iter().map(shift_wire).collect(),
     }
-    put("start_location", json!(f.start_location.as_str()));
-    if full || f.start_location == StartLocation::Other {
-        put("start_address", json!(f.start.address));
-        put("start_lat", opt_num(f.start.lat));
-        put("start_lng", opt_num(f.start.lng));
-    }
-    put("end_location", json!(f.end_location.as_str()));
-    if full || f.end_location == EndLocation::Other {
-        put("end_address", json!(f.end.address));
-        put("end_lat", opt_num(f.end.lat));
-        put("end_lng", opt_num(f.end.lng));
-    }
-    put("break", json!(f.has_break));
-    if full || f.has_break {
-        put("break_start", opt_time(f.break_start));
-        put("break_end", opt_time(f.break_end));
-        put("break_duration", opt_num(f.break_duration));
-    }
-    put("skills", json!(f.skills));
-    put(
-        "capacities",
-        Value::Array(
-            f.capacities
-                .iter()
-                .map(|c| json!({"id": c.id, "type": c.type_name, "capacity": num(c.capacity)}))
-                .collect(),
-        ),
-    );
-    put("created", ts(v.created));
-    put("updated", ts(v.updated));
-    put(
-        "shift",
-        Value::Array(v.shifts().iter().map(shift).collect()),
-    );
-    Value::Object(m)
 }
 
-fn shift(s: &dispatch_core::model::vehicle::Shift) -> Value {
-    json!({
-        "enabled": s.enabled,
-        "availability": s.availability.as_str(),
-        "shift_start": opt_time(s.shift_start),
-        "shift_end": opt_time(s.shift_end),
-        "force_shift_start": s.force_shift_start,
-        "max_route_duration": opt_num(s.max_route_duration),
-        "day_of_week": s.day_of_week.map(|d| d.as_str()),
-        "vehicle_breaks": s.breaks.iter().map(|b| json!({
-            "enabled": b.enabled,
-            "break_start": opt_time(b.break_start),
-            "break_end": opt_time(b.break_end),
-            "break_duration": opt_num(b.break_duration),
-        })).collect::<Vec<_>>(),
-    })
+fn shift_wire(s: &dispatch_core::model::vehicle::Shift) -> ShiftWire {
+    ShiftWire {
+        enabled: s.enabled,
+        availability: s.availability.as_str(),
+        shift_start: time(s.shift_start),
+        shift_end: time(s.shift_end),
+        force_shift_start: s.force_shift_start,
+        max_route_duration: s.max_route_duration.map(Num),
+        day_of_week: s.day_of_week.map(|d| d.as_str()),
+        vehicle_breaks: s
+            .breaks
+            .iter()
+            .map(|b| ShiftBreakWire {
+                enabled: b.enabled,
+                break_start: time(b.break_start),
+                break_end: time(b.break_end),
+                break_duration: b.break_duration.map(Num),
+            })
+            .collect(),
+    }
 }
 
+#[utoipa::path(post, path = "/vehicles", tag = "vehicles", summary = "Create a vehicle.", request_body(content = super::request_shapes::VehicleBody, description = "Vehicle fields; required: name, availability, start_location, end_location."), responses((status = 200, description = "`{ vehicle }`", body = OneVehicle), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
 async fn create(
     State(state): State<AppState>,
     Caller(p): Caller,
@@ -152,41 +256,51 @@ async fn create(
     let patch = patch(&body)?;
     state
         .blocking(move |s| {
-            let reply = claim.reply(
-                StatusCode::OK,
-                |v: &Vehicle| json!({ "vehicle": render(v, View::Full) }),
-            );
+            let reply = claim.reply(StatusCode::OK, |v: &Vehicle| {
+                to_json(OneVehicle {
+                    vehicle: render(v, View::Full),
+                })
+            });
             vehicles::create(&*s.store, p.scope(), &patch, s.clock.now(), &reply)?;
             Ok(reply.into_response())
         })
         .await
 }
 
-async fn list(State(state): State<AppState>, Caller(p): Caller) -> Result<Json<Value>, ApiError> {
+#[utoipa::path(get, path = "/vehicles", tag = "vehicles", summary = "Every vehicle of the depot, inactive included.", responses((status = 200, description = "`{ vehicles }`", body = Vehicles)))]
+async fn list(
+    State(state): State<AppState>,
+    Caller(p): Caller,
+) -> Result<Json<Vehicles>, ApiError> {
     let rows = state
         .blocking(move |s| Ok(vehicles::list(&*s.store, p.scope())?))
         .await?;
-    let rows: Vec<Value> = rows.iter().map(|v| render(v, View::Full)).collect();
-    Ok(Json(json!({ "vehicles": rows })))
+    Ok(Json(Vehicles {
+        vehicles: rows.iter().map(|v| render(v, View::Full)).collect(),
+    }))
 }
 
+#[utoipa::path(get, path = "/vehicles/{id}", tag = "vehicles", summary = "One vehicle.", params(("id" = i64, Path, description = "The vehicle id.")), responses((status = 200, description = "`{ vehicle }`", body = OneVehicle), (status = 400, description = "INVALID_INPUT: not in the depot or deleted.", body = crate::error::Envelope)))]
 async fn read(
     State(state): State<AppState>,
     Caller(p): Caller,
     IdPath(id): IdPath,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<OneVehicle>, ApiError> {
     let vehicle = state
         .blocking(move |s| Ok(vehicles::get(&*s.store, p.scope(), id)?))
         .await?;
-    Ok(Json(json!({ "vehicle": render(&vehicle, View::Single) })))
+    Ok(Json(OneVehicle {
+        vehicle: render(&vehicle, View::Single),
+    }))
 }
 
+#[utoipa::path(method(put, patch), path = "/vehicles/{id}", tag = "vehicles", summary = "Update a vehicle (partial).", params(("id" = i64, Path, description = "The vehicle id.")), request_body(content = super::request_shapes::VehicleBody, description = "Any vehicle fields; capacities and skills replace the set."), responses((status = 200, description = "`{ vehicle }`", body = OneVehicle), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
 async fn update(
     State(state): State<AppState>,
     Caller(p): Caller,
     IdPath(id): IdPath,
     JsonBody(body): JsonBody,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<OneVehicle>, ApiError> {
     let patch = patch(&body)?;
     let vehicle = state
         .blocking(move |s| {
@@ -199,16 +313,33 @@ async fn update(
             )?)
         })
         .await?;
-    Ok(Json(json!({ "vehicle": render(&vehicle, View::Full) })))
+    Ok(Json(OneVehicle {
+        vehicle: render(&vehicle, View::Full),
+    }))
 }
 
+#[utoipa::path(delete, path = "/vehicles/{id}", tag = "vehicles", summary = "Delete a vehicle.", params(("id" = i64, Path, description = "The vehicle id.")), responses((status = 200, description = "`{ deleted: { vehicles_count: 1 } }`", body = DeletedVehicles), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
 async fn remove(
     State(state): State<AppState>,
     Caller(p): Caller,
     IdPath(id): IdPath,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<DeletedVehicles>, ApiError> {
     state
         .blocking(move |s| Ok(vehicles::delete(&*s.store, p.scope(), id)?))
         .await?;
-    Ok(Json(json!({ "deleted": { "vehicles_count": 1 } })))
+    Ok(Json(DeletedVehicles {
+        deleted: VehiclesCount { vehicles_count: 1 },
+    }))
+}
+
+/// `{ vehicles_count }`.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct VehiclesCount {
+    vehicles_count: u64,
+}
+
+/// `{ deleted: { vehicles_count } }`.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct DeletedVehicles {
+    deleted: VehiclesCount,
 }

@@ -203,3 +203,8 @@ pub fn opt_time(t: Option<TimeOfDay>) -> Value {
 pub fn ts(t: Timestamp) -> Value {
     Value::from(t.to_string())
 }
+
+/// A timestamp as text, `YYYY-MM-DDTHH:mm:ss.SSSZ` (for typed response fields).
+pub fn ts_text(t: Timestamp) -> String {
+    t.to_string()
+}

@@ -1,33 +1,46 @@
 //! Zone groups and the zone lookup.
 
 use axum::extract::State;
-use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::Json;
 use dispatch_core::error::{IssueCode, ValidationErrors, ValidationIssue};
 use dispatch_core::service::zones::{self, LocationQuery};
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
 
-use super::wire::{object, ts, Reader};
+use super::shapes::NamedRef;
+use super::wire::{object, ts_text, Reader};
 use crate::error::ApiError;
 use crate::extract::{Caller, IdPath, JsonBody};
 use crate::AppState;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 /// Routes of this module.
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/zone-groups", get(list))
-        .route("/zone-groups/{id}/bounds/contains", post(contains))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list))
+        .routes(routes!(contains))
 }
 
-async fn list(State(state): State<AppState>, Caller(p): Caller) -> Result<Json<Value>, ApiError> {
+#[utoipa::path(get, path = "/zone-groups", tag = "reference", summary = "The depot's zone groups (zones inside not included).", responses((status = 200, description = "`{ zone_groups }`", body = ZoneGroups)))]
+async fn list(
+    State(state): State<AppState>,
+    Caller(p): Caller,
+) -> Result<Json<ZoneGroups>, ApiError> {
     let rows = state
         .blocking(move |s| Ok(s.store.read(|tx| tx.list_zone_groups(p.scope()))?))
         .await?;
-    let rows: Vec<Value> = rows
+    let zone_groups = rows
         .into_iter()
-        .map(|g| json!({"id": g.id, "name": g.name, "created": ts(g.created), "updated": ts(g.updated)}))
+        .map(|g| ZoneGroup {
+            id: g.id,
+            name: g.name,
+            created: ts_text(g.created),
+            updated: ts_text(g.updated),
+        })
         .collect();
-    Ok(Json(json!({ "zone_groups": rows })))
+    Ok(Json(ZoneGroups { zone_groups }))
 }
 
 fn location(body: &Value) -> Result<LocationQuery, ValidationErrors> {
@@ -65,12 +78,13 @@ fn location(body: &Value) -> Result<LocationQuery, ValidationErrors> {
 }
 
 /// `POST /zone-groups/{id}/bounds/contains`.
+#[utoipa::path(post, path = "/zone-groups/{id}/bounds/contains", tag = "reference", summary = "The zone of the group containing a location.", params(("id" = i64, Path, description = "The zone group id.")), request_body(content = super::request_shapes::ZoneLookupBody, description = "`{ location: {lat, lng, address, postcode, country} }`; without lat and lng, address or postcode is geocoded."), responses((status = 200, description = "`{ zone }`, null when no zone contains the location.", body = ZoneLookup), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn contains(
     State(state): State<AppState>,
     Caller(p): Caller,
     IdPath(id): IdPath,
     JsonBody(body): JsonBody,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<ZoneLookup>, ApiError> {
     let query = location(&body)?;
     let found = state
         .blocking(move |s| {
@@ -83,10 +97,44 @@ async fn contains(
             )?)
         })
         .await?;
-    Ok(Json(match found {
-        Some((zone, group)) => {
-            json!({"zone": {"id": zone.id, "name": zone.name, "zone_group": {"id": group.id, "name": group.name}}})
-        }
-        None => json!({ "zone": null }),
+    Ok(Json(ZoneLookup {
+        zone: found.map(|(zone, group)| Zone {
+            id: zone.id,
+            name: zone.name,
+            zone_group: NamedRef {
+                id: group.id,
+                name: group.name,
+            },
+        }),
     }))
+}
+
+/// A zone group (its zones are not included).
+#[derive(Serialize, ToSchema)]
+pub struct ZoneGroup {
+    id: i64,
+    name: String,
+    created: String,
+    updated: String,
+}
+
+/// `{ zone_groups }`.
+#[derive(Serialize, ToSchema)]
+pub struct ZoneGroups {
+    zone_groups: Vec<ZoneGroup>,
+}
+
+/// The zone containing a location.
+#[derive(Serialize, ToSchema)]
+pub struct Zone {
+    id: i64,
+    name: String,
+    zone_group: NamedRef,
+}
+
+/// `{ zone }`: null when no zone of the group contains the location.
+#[derive(Serialize, ToSchema)]
+pub struct ZoneLookup {
+    #[schema(required = true)]
+    zone: Option<Zone>,
 }

@@ -19,11 +19,11 @@ struct Page {
 }
 
 async fn fetch(router: &Router, path: &str) -> Page {
-    let response = router
-        .clone()
-        .oneshot(Request::get(path).body(Body::empty()).unwrap())
-        .await
-        .unwrap();
+    fetch_with(router, Request::get(path).body(Body::empty()).unwrap()).await
+}
+
+async fn fetch_with(router: &Router, request: Request<Body>) -> Page {
+    let response = router.clone().oneshot(request).await.unwrap();
     let status = response.status();
     let headers = response.headers().clone();
     let bytes = response.into_body().collect().await.unwrap().to_bytes();
@@ -185,4 +185,28 @@ async fn the_console_reads_where_the_callers_depot_is_with_the_access_key() {
     app.get("/console/depot", "not-a-key")
         .await
         .envelope(401, "UNAUTHORIZED");
+}
+
+#[tokio::test]
+async fn a_browser_with_a_current_copy_of_a_file_gets_304() {
+    let app = TestApp::new();
+    let path = "/console/assets/vendor/leaflet/leaflet-src.esm.js";
+    let first = fetch(&app.router, path).await;
+    let tag = header(&first, header::ETAG).to_owned();
+    assert!(tag.starts_with('"') && tag.len() > 20, "{tag}");
+    let again = |tag: &str| {
+        Request::get(path)
+            .header(header::IF_NONE_MATCH, tag)
+            .body(Body::empty())
+            .unwrap()
+    };
+    let cached = fetch_with(&app.router, again(&tag)).await;
+    assert_eq!(cached.status, StatusCode::NOT_MODIFIED);
+    assert!(cached.text.is_empty());
+    assert_eq!(header(&cached, header::ETAG), tag);
+    let changed = fetch_with(&app.router, again("\"0123\"")).await;
+    assert_eq!(changed.status, StatusCode::OK);
+    assert_eq!(changed.text, first.text);
+    let other = fetch(&app.router, "/console/assets/js/main.js").await;
+    assert_ne!(header(&other, header::ETAG), tag);
 }

@@ -1,8 +1,13 @@
 //! HTTP tests of the v2 API: the real router over a real database (SQLite, or PostgreSQL with
 //! `DISPATCH_TEST_DB=postgres`), spoken to in JSON.
 
+#[path = "../browser/mod.rs"]
+mod browser;
 #[allow(dead_code)] // shared with the other test crates, which use different parts
 mod common;
+#[allow(dead_code)]
+#[path = "../contract/mod.rs"]
+mod contract;
 
 mod auth;
 mod console;
@@ -10,6 +15,8 @@ mod envelope;
 mod hardening;
 mod isolation;
 mod nul_text;
+mod openapi;
+mod openapi_browser;
 mod reference;
 mod seed;
 mod vehicles;

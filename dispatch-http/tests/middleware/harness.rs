@@ -137,6 +137,8 @@ impl Service {
             .await
             .expect("body")
             .to_bytes();
+        let content_type = headers.get("content-type").and_then(|v| v.to_str().ok());
+        crate::contract::check_bytes(method, path, status.as_u16(), content_type, &bytes);
         Resp {
             status,
             headers,

@@ -3,6 +3,9 @@
 //! spoken to in JSON. Each test is named after the rule it pins.
 
 mod attachments;
+#[allow(dead_code)]
+#[path = "../contract/mod.rs"]
+mod contract;
 mod customers;
 mod order_statuses;
 mod orders;
@@ -196,11 +199,14 @@ impl Api {
 
     /// Sends a prepared request.
     pub async fn send(&self, req: Request<Body>) -> Reply {
+        let (method, uri) = (req.method().clone(), req.uri().to_string());
         let res = self.app.clone().oneshot(req).await.unwrap();
         self.clock.advance_millis(1000);
         let status = res.status();
         let headers = res.headers().clone();
         let bytes = to_bytes(res.into_body(), usize::MAX).await.unwrap();
+        let content_type = headers.get("content-type").and_then(|v| v.to_str().ok());
+        contract::check_bytes(method.as_str(), &uri, status.as_u16(), content_type, &bytes);
         let body = if bytes.is_empty() {
             Value::Null
         } else {

@@ -7,10 +7,15 @@
 //! screenshot is saved under `target/tmp`.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use axum::response::Html;
 use axum::routing::get;
 use serde_json::{json, Value};
+
+use dispatch_http::console::{ConsoleConfig, TileUrl};
+use dispatch_http::{app_with, AppOptions};
 
 use crate::browser::{chromium_for, run_chromium};
 use crate::common::TestApp;
@@ -65,6 +70,18 @@ async fn optimised_day(app: &TestApp) -> Value {
 /// Serves the app and the harness on a loopback port; the harness page for `mode` is
 /// `/harness`. Returns the base URL and the server task.
 async fn serve(app: &TestApp, mode: &str, routes: &[i64]) -> (String, tokio::task::JoinHandle<()>) {
+    serve_with(app, mode, routes, |_| app.router.clone()).await
+}
+
+/// As [`serve`], with the router `build` makes for the base URL the server got.
+async fn serve_with(
+    app: &TestApp,
+    mode: &str,
+    routes: &[i64],
+    build: impl FnOnce(&str) -> axum::Router,
+) -> (String, tokio::task::JoinHandle<()>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
     let page = HARNESS
         .replace("__KEY__", &app.north())
         .replace("__DATE__", DAY)
@@ -72,9 +89,7 @@ async fn serve(app: &TestApp, mode: &str, routes: &[i64]) -> (String, tokio::tas
         .replace("__ROUTES__", &json!(routes).to_string());
     let router = axum::Router::new()
         .route("/harness", get(move || async move { Html(page) }))
-        .merge(app.router.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
+        .merge(build(&base));
     let server = tokio::spawn(async move {
         axum::serve(listener, router).await.unwrap();
     });
@@ -270,12 +285,14 @@ async fn the_consoles_dispatch_and_reverse_buttons_call_the_api() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_console_shows_a_refused_key_and_a_day_without_plans() {
-    let Some(browser) = chromium_for("the_console_shows_a_refused_key_and_a_day_without_plans")
+async fn the_console_shows_a_refused_key_and_a_day_without_plans_and_forgets_the_key() {
+    let Some(browser) =
+        chromium_for("the_console_shows_a_refused_key_and_a_day_without_plans_and_forgets_the_key")
     else {
         return;
     };
     let app = TestApp::new();
+    optimised_day(&app).await;
     let (base, server) = serve(&app, "errors", &[]).await;
     let dir = tempfile::tempdir().unwrap();
     let out = report(&browser, &base, dir.path(), &[]).await;
@@ -299,4 +316,68 @@ async fn the_console_shows_a_refused_key_and_a_day_without_plans() {
         "{out:#}"
     );
     assert_eq!(empty["lines"], 0);
+    let forgotten = &out["forgotten"];
+    assert_eq!(forgotten["key_kept"], false, "{out:#}");
+    assert_eq!(forgotten["state"], "idle");
+    assert_eq!(
+        (
+            &forgotten["lines"],
+            &forgotten["stops"],
+            &forgotten["panel_routes"]
+        ),
+        (&json!(0), &json!(0), &json!(0)),
+        "the day shown with the key is cleared: {out:#}"
+    );
+}
+
+/// One 256-pixel PNG tile of a single colour.
+fn tile_png() -> Vec<u8> {
+    let tile = image::RgbImage::from_pixel(256, 256, image::Rgb([0xc8, 0xe6, 0xc9]));
+    let mut png = std::io::Cursor::new(Vec::new());
+    tile.write_to(&mut png, image::ImageFormat::Png).unwrap();
+    png.into_inner()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_a_tile_url_the_console_draws_the_day_on_its_base_map() {
+    let Some(browser) = chromium_for("with_a_tile_url_the_console_draws_the_day_on_its_base_map")
+    else {
+        return;
+    };
+    let app = TestApp::new();
+    optimised_day(&app).await;
+    let requested = Arc::new(AtomicUsize::new(0));
+    let counter = requested.clone();
+    let png = tile_png();
+    let (base, server) = serve_with(&app, "view", &[], |base| {
+        let options = AppOptions {
+            console: ConsoleConfig {
+                tile_url: Some(
+                    TileUrl::parse(&format!("{base}/tiles/{{z}}/{{x}}/{{y}}.png")).unwrap(),
+                ),
+                tile_attribution: Some("Test tiles".into()),
+            },
+            ..AppOptions::default()
+        };
+        let tiles = get(move || async move {
+            counter.fetch_add(1, Ordering::Relaxed);
+            ([(axum::http::header::CONTENT_TYPE, "image/png")], png)
+        });
+        axum::Router::new()
+            .route("/tiles/{*tile}", tiles)
+            .merge(app_with(app.state.clone(), &options))
+    })
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let out = report(&browser, &base, dir.path(), &[]).await;
+    server.abort();
+    let view = &out["view"];
+    assert_eq!(view["state"], "ready", "{out:#}");
+    assert_eq!(view["lines"], 2, "{out:#}");
+    assert!(view["tiles"].as_u64().unwrap() > 0, "tiles drawn: {out:#}");
+    assert!(requested.load(Ordering::Relaxed) > 0);
+    assert!(
+        view["attribution"].as_str().unwrap().contains("Test tiles"),
+        "{out:#}"
+    );
 }

@@ -8,6 +8,9 @@ mod browser;
 #[path = "../api/common/mod.rs"]
 #[allow(dead_code)]
 mod common;
+#[allow(dead_code)]
+#[path = "../contract/mod.rs"]
+mod contract;
 
 mod console_browser;
 mod requests;

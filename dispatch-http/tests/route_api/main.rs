@@ -7,6 +7,9 @@ mod browser;
 #[path = "../api/common/mod.rs"]
 #[allow(dead_code)]
 mod common;
+#[allow(dead_code)]
+#[path = "../contract/mod.rs"]
+mod contract;
 
 mod auto_dispatch;
 mod booking;

@@ -232,6 +232,7 @@ impl TestApp {
 
     /// Sends a request as built.
     pub async fn send(&self, request: Request<Body>) -> Resp {
+        let (method, uri) = (request.method().clone(), request.uri().to_string());
         let response = self
             .router
             .clone()
@@ -246,6 +247,8 @@ impl TestApp {
             .await
             .expect("body")
             .to_bytes();
+        let content_type = headers.get("content-type").and_then(|v| v.to_str().ok());
+        crate::contract::check_bytes(method.as_str(), &uri, status.as_u16(), content_type, &bytes);
         let body = if bytes.is_empty() {
             Value::Null
         } else {

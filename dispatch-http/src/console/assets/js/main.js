@@ -148,6 +148,11 @@ form.addEventListener("submit", (event) => {
 $("forget").addEventListener("click", () => {
   sessionStorage.removeItem(KEY_ITEM);
   reflectKey();
+  // What the key showed goes too: the page is left as for someone without it.
+  $("panel").replaceChildren();
+  details.hidden = true;
+  map.show(null, [], [], () => {});
+  document.body.dataset.state = "idle";
   say("The access key is forgotten in this tab.");
 });
 

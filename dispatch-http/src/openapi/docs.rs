@@ -1,0 +1,75 @@
+//! `/docs`: Swagger UI over `/v2/openapi.json`, its assets embedded in the binary (vendored from
+//! the npm package `swagger-ui-dist`, see `dispatch-http/assets/swagger-ui/README.md`), so the
+//! page works offline and loads nothing from elsewhere.
+
+use axum::http::header::{CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE};
+use axum::response::IntoResponse;
+use axum::routing::get;
+use axum::Router;
+
+use crate::AppState;
+
+/// Each asset of the page: its path under `/docs/`, content type and bytes.
+pub const ASSETS: &[(&str, &str, &[u8])] = &[
+    (
+        "swagger-ui-bundle.js",
+        "text/javascript; charset=utf-8",
+        include_bytes!("../../assets/swagger-ui/swagger-ui-bundle.js"),
+    ),
+    (
+        "swagger-ui.css",
+        "text/css; charset=utf-8",
+        include_bytes!("../../assets/swagger-ui/swagger-ui.css"),
+    ),
+    (
+        "init.js",
+        "text/javascript; charset=utf-8",
+        include_bytes!("../../assets/swagger-ui/init.js"),
+    ),
+    (
+        "favicon-32x32.png",
+        "image/png",
+        include_bytes!("../../assets/swagger-ui/favicon-32x32.png"),
+    ),
+];
+
+const PAGE: &str = include_str!("../../assets/swagger-ui/index.html");
+
+/// Only this origin: the browser itself refuses anything the page might try to load from
+/// elsewhere. Swagger UI sets inline styles and draws some icons as `data:` images.
+const POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
+    img-src 'self' data:; connect-src 'self'; font-src 'self' data:; base-uri 'none'; \
+    form-action 'none'; frame-ancestors 'none'";
+
+async fn page() -> impl IntoResponse {
+    (
+        [
+            (CONTENT_TYPE, "text/html; charset=utf-8"),
+            (CONTENT_SECURITY_POLICY, POLICY),
+        ],
+        PAGE,
+    )
+}
+
+/// `/docs` and `/docs/{asset}` for each of [`ASSETS`].
+pub fn routes() -> Router<AppState> {
+    ASSETS.iter().fold(
+        Router::new()
+            .route("/docs", get(page))
+            .route("/docs/", get(page)),
+        |router, &(name, content_type, bytes)| {
+            router.route(
+                &format!("/docs/{name}"),
+                get(move || async move {
+                    (
+                        [
+                            (CONTENT_TYPE, content_type),
+                            (CACHE_CONTROL, "public, max-age=3600"),
+                        ],
+                        bytes,
+                    )
+                }),
+            )
+        },
+    )
+}

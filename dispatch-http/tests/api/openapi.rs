@@ -1,0 +1,297 @@
+//! The OpenAPI document (`GET /v2/openapi.json`), the `/docs` page, and the contract check the
+//! harnesses run on every response.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::PathBuf;
+
+use axum::body::Body;
+use axum::http::{Method, Request};
+use jsonschema::{Draft, Registry, Resource};
+use serde_json::{json, Value};
+
+use crate::common::TestApp;
+use crate::contract;
+
+fn data(name: &str) -> Value {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/oas-3.1")
+        .join(name);
+    serde_json::from_str(&fs::read_to_string(&path).expect("vendored schema")).expect("JSON")
+}
+
+async fn served_document(app: &TestApp) -> Value {
+    let r = app.call(Method::GET, "/v2/openapi.json", None, None).await;
+    assert_eq!(r.status, 200, "{:#}", r.body);
+    r.body
+}
+
+#[tokio::test]
+async fn the_document_is_served_without_a_key_and_is_openapi_3_1() {
+    let app = TestApp::new();
+    let doc = served_document(&app).await;
+    assert_eq!(doc["openapi"], "3.1.0");
+    assert_eq!(doc["info"]["version"], "2.0.0");
+    assert_eq!(&doc, dispatch_http::openapi::document());
+    // No rate limit applies: far more calls than any tier allows in a second all succeed.
+    for _ in 0..20 {
+        let r = app.call(Method::GET, "/v2/openapi.json", None, None).await;
+        assert_eq!(r.status, 200);
+    }
+}
+
+#[tokio::test]
+async fn the_document_validates_against_the_openapi_3_1_schema() {
+    let app = TestApp::new();
+    let doc = served_document(&app).await;
+    // schema-base: the OpenAPI 3.1 structure, and every schema object checked against the
+    // OpenAPI dialect of JSON Schema 2020-12 (the official files, vendored).
+    let base = data("schema-base.json");
+    let registry = Registry::new()
+        .add(
+            "https://spec.openapis.org/oas/3.1/dialect/base",
+            Resource::from_contents(data("dialect/base.schema.json")),
+        )
+        .and_then(|r| {
+            r.add(
+                "https://spec.openapis.org/oas/3.1/meta/base",
+                Resource::from_contents(data("meta/base.schema.json")),
+            )
+        })
+        .and_then(|r| {
+            r.add(
+                "https://spec.openapis.org/oas/3.1/schema/2021-04-15",
+                Resource::from_contents(data("schema.json")),
+            )
+        })
+        .and_then(|r| r.prepare())
+        .expect("registry");
+    let validator = jsonschema::options()
+        .with_draft(Draft::Draft202012)
+        .with_registry(&registry)
+        .build(&base)
+        .expect("the OpenAPI 3.1 schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(&doc)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .take(20)
+        .collect();
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+    // And the check can fail: a document with a malformed operation does not validate.
+    let mut broken = doc.clone();
+    broken["paths"]["/depots"]["get"]["responses"] = json!("none");
+    assert!(!validator.is_valid(&broken));
+}
+
+/// The `/v2` paths the router serves, read from the router itself (axum's `Debug` lists every
+/// registered path), so nothing hand-written can drift.
+fn served_paths() -> BTreeSet<String> {
+    let app = TestApp::new();
+    let debug = format!("{:?}", app.router);
+    let mut paths = BTreeSet::new();
+    let mut rest = debug.as_str();
+    while let Some(at) = rest.find("\"/v2/") {
+        let text = &rest[at + 1..];
+        let end = text.find('"').expect("closing quote");
+        paths.insert(text[3..end].to_owned());
+        rest = &text[end..];
+    }
+    paths
+}
+
+#[tokio::test]
+async fn every_route_the_router_serves_is_documented_and_nothing_else() {
+    let app = TestApp::new();
+    let doc = served_document(&app).await;
+    let documented: BTreeSet<String> = doc["paths"].as_object().unwrap().keys().cloned().collect();
+    let served = served_paths();
+    assert!(served.len() > 40, "{served:?}");
+    assert_eq!(served, documented, "paths served vs documented");
+    // Methods: a documented one reaches the route (401 without a key, 200 for the document),
+    // an undocumented one gets the router's 405.
+    for path in &documented {
+        let concrete = path
+            .replace("{status}", "RETURNED")
+            .replace("{order_number}", "A-1");
+        let concrete = concrete
+            .split('/')
+            .map(|s| if s.starts_with('{') { "1" } else { s })
+            .collect::<Vec<_>>()
+            .join("/");
+        for method in ["get", "put", "post", "delete", "patch"] {
+            let request = Request::builder()
+                .method(method.to_uppercase().as_str())
+                .uri(format!("/v2{concrete}"))
+                .body(Body::empty())
+                .unwrap();
+            let status = app.send(request).await.status.as_u16();
+            let documented = doc["paths"][path].get(method).is_some();
+            if documented {
+                assert!(
+                    status == 401 || (status == 200 && method == "get"),
+                    "{method} {path}: {status}"
+                );
+            } else {
+                assert_eq!(status, 405, "{method} {path} is served but not documented");
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn every_operation_names_its_errors_headers_and_tier() {
+    let app = TestApp::new();
+    let doc = served_document(&app).await;
+    let mut operations = 0;
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            operations += 1;
+            let params = op["parameters"].to_string();
+            assert!(
+                params.contains("#/components/parameters/Features"),
+                "{method} {path}"
+            );
+            assert!(op["responses"]["default"].is_object(), "{method} {path}");
+            if path == "/openapi.json" {
+                assert_eq!(op["security"], json!([]));
+                continue;
+            }
+            assert!(op["responses"]["401"].is_object(), "{method} {path}");
+            assert!(op["x-rate-limit-tier"].is_string(), "{method} {path}");
+            let idempotent = dispatch_http::middleware::idempotency::IDEMPOTENT_ENDPOINTS
+                .contains(&path.trim_end_matches('/'))
+                && method == "post";
+            assert_eq!(
+                params.contains("IdempotencyKey"),
+                idempotent,
+                "{method} {path}"
+            );
+        }
+    }
+    assert!(operations > 50, "{operations}");
+    assert_eq!(
+        doc["components"]["securitySchemes"]["accessKey"]["name"],
+        "x-access-key"
+    );
+    let envelope = &doc["components"]["schemas"]["Envelope"];
+    assert_eq!(
+        envelope["required"],
+        json!(["name", "statusCode", "description", "details"])
+    );
+}
+
+#[tokio::test]
+async fn the_docs_page_loads_only_same_origin_assets_and_each_is_served() {
+    let app = TestApp::new();
+    let request = Request::builder().uri("/docs").body(Body::empty()).unwrap();
+    let response = tower::ServiceExt::oneshot(app.router.clone(), request)
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let policy = response.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        policy.contains("default-src 'none'") && policy.contains("script-src 'self'"),
+        "{policy}"
+    );
+    let bytes = http_body_util::BodyExt::collect(response.into_body())
+        .await
+        .unwrap()
+        .to_bytes();
+    let html = String::from_utf8(bytes.to_vec()).unwrap();
+    let mut assets = Vec::new();
+    for attribute in ["src=\"", "href=\""] {
+        for (at, _) in html.match_indices(attribute) {
+            let url = &html[at + attribute.len()..];
+            assets.push(url[..url.find('"').unwrap()].to_owned());
+        }
+    }
+    assert!(assets.len() >= 3, "{assets:?}");
+    assert!(
+        !html.contains("//"),
+        "no scheme-relative or absolute URL in the page"
+    );
+    for url in &assets {
+        assert!(
+            url.starts_with("/docs/"),
+            "{url} is not same-origin under /docs"
+        );
+        let request = Request::builder()
+            .uri(url.as_str())
+            .body(Body::empty())
+            .unwrap();
+        let response = tower::ServiceExt::oneshot(app.router.clone(), request)
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200, "{url}");
+        let bytes = http_body_util::BodyExt::collect(response.into_body())
+            .await
+            .unwrap()
+            .to_bytes();
+        assert!(bytes.len() > 100, "{url}");
+    }
+    let init = assets
+        .iter()
+        .find(|a| a.ends_with("init.js"))
+        .expect("the init script");
+    let request = Request::builder()
+        .uri(init.as_str())
+        .body(Body::empty())
+        .unwrap();
+    let response = tower::ServiceExt::oneshot(app.router.clone(), request)
+        .await
+        .unwrap();
+    let bytes = http_body_util::BodyExt::collect(response.into_body())
+        .await
+        .unwrap()
+        .to_bytes();
+    let init = String::from_utf8(bytes.to_vec()).unwrap();
+    assert!(init.contains("url: \"/v2/openapi.json\"") && init.contains("validatorUrl: null"));
+}
+
+#[test]
+fn the_contract_check_catches_an_undocumented_field() {
+    let doc = dispatch_http::openapi::document();
+    let depots = json!({"depots": [{"id": 1, "name": "North", "created": "2026-11-22T08:00:00.000Z", "updated": "2026-11-22T08:00:00.000Z"}]});
+    contract::check_against(doc, "GET", "/v2/depots", 200, &depots).expect("as documented");
+    let mut extra = depots.clone();
+    extra["depots"][0]["secret"] = json!("x");
+    let error = contract::check_against(doc, "GET", "/v2/depots", 200, &extra).unwrap_err();
+    assert!(error.contains("secret"), "{error}");
+    let mut missing = depots.clone();
+    missing["depots"][0].as_object_mut().unwrap().remove("name");
+    assert!(contract::check_against(doc, "GET", "/v2/depots", 200, &missing).is_err());
+    let wrong_type =
+        json!({"depots": [{"id": "1", "name": "North", "created": "x", "updated": "x"}]});
+    assert!(contract::check_against(doc, "GET", "/v2/depots", 200, &wrong_type).is_err());
+    // Errors are held to the envelope, on every path.
+    let bare = json!({"error": "nope"});
+    assert!(contract::check_against(doc, "GET", "/v2/depots", 404, &bare).is_err());
+    assert!(contract::check_against(doc, "GET", "/v2/nowhere", 404, &bare).is_err());
+}
+
+#[tokio::test]
+async fn every_body_is_typed_except_the_solver_problem() {
+    let app = TestApp::new();
+    let doc = served_document(&app).await;
+    let typed = |schema: &Value| schema.get("$ref").is_some() || schema.get("type").is_some();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            if let Some(body) = op.get("requestBody") {
+                for (kind, content) in body["content"].as_object().unwrap() {
+                    assert!(typed(&content["schema"]), "{method} {path} request {kind}");
+                }
+            }
+            for (status, response) in op["responses"].as_object().unwrap() {
+                let schema = &response["content"]["application/json"]["schema"];
+                let untyped_on_purpose =
+                    path == "/plans/optimise/{id}/problem" || path == "/openapi.json";
+                if status.starts_with('2') && !schema.is_null() && !untyped_on_purpose {
+                    assert!(typed(schema), "{method} {path} {status}: {schema}");
+                }
+            }
+        }
+    }
+}

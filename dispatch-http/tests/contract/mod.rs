@@ -1,0 +1,190 @@
+//! The contract check of the test harnesses: every JSON response a test receives from `/v2` is
+//! validated against the schema the OpenAPI document gives for its path, method and status, so
+//! the whole HTTP suite holds the service to its document (objects are closed: a property the
+//! document does not name fails). Shared by `dispatch-http/tests/*` and the root `tests/`
+//! (`#[path]`-included).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use jsonschema::{Draft, Validator};
+use serde_json::{json, Map, Value};
+
+/// The document's path template that `path` (relative to `/v2`, no query) matches: literal
+/// segments win over parameters, as in the router.
+pub fn template_of<'d>(doc: &'d Value, path: &str) -> Option<&'d str> {
+    let segments: Vec<&str> = path.split('/').collect();
+    doc["paths"]
+        .as_object()?
+        .keys()
+        .filter_map(|template| {
+            let parts: Vec<&str> = template.split('/').collect();
+            if parts.len() != segments.len() {
+                return None;
+            }
+            let mut literal = 0;
+            for (part, segment) in parts.iter().zip(&segments) {
+                if part.starts_with('{') && part.ends_with('}') {
+                    if segment.is_empty() {
+                        return None;
+                    }
+                } else if part == segment {
+                    literal += 1;
+                } else {
+                    return None;
+                }
+            }
+            Some((literal, template.as_str()))
+        })
+        .max_by_key(|(literal, _)| *literal)
+        .map(|(_, template)| template)
+}
+
+fn resolve<'d>(doc: &'d Value, node: &'d Value) -> &'d Value {
+    match node["$ref"].as_str() {
+        Some(pointer) => resolve(
+            doc,
+            doc.pointer(pointer.trim_start_matches('#'))
+                .unwrap_or(&Value::Null),
+        ),
+        None => node,
+    }
+}
+
+/// The JSON schema of the response `status` of `method` on `template`; `Err` when the
+/// document does not document that response at all, `Ok(None)` when it has no JSON body.
+pub fn response_schema(
+    doc: &Value,
+    template: &str,
+    method: &str,
+    status: u16,
+) -> Result<Option<Value>, String> {
+    let op = &doc["paths"][template][method.to_lowercase()];
+    if op.is_null() {
+        return Err(format!("{method} {template} is not in the document"));
+    }
+    let responses = &op["responses"];
+    let response = [
+        status.to_string(),
+        format!("{}XX", status / 100),
+        "default".into(),
+    ]
+    .iter()
+    .find_map(|key| responses.get(key))
+    .ok_or_else(|| format!("{method} {template} does not document status {status}"))?;
+    let response = resolve(doc, response);
+    Ok(response["content"]["application/json"]
+        .get("schema")
+        .cloned())
+}
+
+/// A validator of `schema` whose `#/components/...` references resolve in `doc`.
+pub fn validator(doc: &Value, schema: &Value) -> Validator {
+    let mut root: Map<String, Value> = match schema {
+        Value::Object(map) => map.clone(),
+        other => {
+            return jsonschema::options()
+                .with_draft(Draft::Draft202012)
+                .build(other)
+                .expect("schema")
+        }
+    };
+    root.insert("components".into(), doc["components"].clone());
+    jsonschema::options()
+        .with_draft(Draft::Draft202012)
+        .build(&Value::Object(root))
+        .expect("a documented schema compiles")
+}
+
+/// Checks one response against `doc`; `Err` says what does not match.
+pub fn check_against(
+    doc: &Value,
+    method: &str,
+    uri: &str,
+    status: u16,
+    body: &Value,
+) -> Result<(), String> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Arc<Validator>>>> = OnceLock::new();
+    let path = uri.split('?').next().unwrap_or(uri);
+    let Some(path) = path.strip_prefix("/v2") else {
+        return Ok(());
+    };
+    let Some(template) = template_of(doc, path) else {
+        // Unknown paths answer the 404 envelope.
+        return check_envelope(status, body);
+    };
+    let method = if method.eq_ignore_ascii_case("HEAD") {
+        "GET"
+    } else {
+        method
+    };
+    if doc["paths"][template][method.to_lowercase()].is_null() {
+        return check_envelope(status, body);
+    }
+    let Some(schema) = response_schema(doc, template, method, status)? else {
+        return Ok(());
+    };
+    let key = format!(
+        "{}|{template}|{method}|{status}|{schema}",
+        doc as *const Value as usize
+    );
+    let validator = {
+        let mut cache = CACHE.get_or_init(Default::default).lock().unwrap();
+        cache
+            .entry(key)
+            .or_insert_with(|| Arc::new(validator(doc, &schema)))
+            .clone()
+    };
+    let errors: Vec<String> = validator
+        .iter_errors(body)
+        .map(|e| format!("at {}: {e}", e.instance_path()))
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{method} {uri} -> {status} does not match the OpenAPI document ({template}):\n  {}",
+            errors.join("\n  ")
+        ))
+    }
+}
+
+fn check_envelope(status: u16, body: &Value) -> Result<(), String> {
+    let ok = body["statusCode"] == json!(status)
+        && body["name"].is_string()
+        && body["description"].is_string()
+        && body["details"].is_object();
+    if ok || (200..300).contains(&status) {
+        Ok(())
+    } else {
+        Err(format!("not an error envelope ({status}): {body}"))
+    }
+}
+
+/// Checks one response from the service against the served document; panics with what does not
+/// match.
+#[track_caller]
+pub fn check(method: &str, uri: &str, status: u16, body: &Value) {
+    if let Err(e) = check_against(
+        dispatch_http::openapi::document(),
+        method,
+        uri,
+        status,
+        body,
+    ) {
+        panic!("{e}");
+    }
+}
+
+/// [`check`] for a response as received: JSON bodies only (images, HTML and empty bodies have
+/// no schema to hold).
+#[track_caller]
+pub fn check_bytes(method: &str, uri: &str, status: u16, content_type: Option<&str>, body: &[u8]) {
+    if body.is_empty() || !content_type.is_some_and(|c| c.starts_with("application/json")) {
+        return;
+    }
+    let Ok(body) = serde_json::from_slice::<Value>(body) else {
+        panic!("{method} {uri} -> {status}: a JSON content type with a body that is not JSON");
+    };
+    check(method, uri, status, &body);
+}
