@@ -6,7 +6,7 @@ mod support;
 use std::process::{Command, Stdio};
 
 use serde_json::{json, Value};
-use support::{binary, fixture_file, seed, Server};
+use support::{binary, db_arg, fixture_file, seed, Server};
 
 fn keys(v: &Value) -> Vec<String> {
     let mut k: Vec<String> = v.as_object().expect("an object").keys().cloned().collect();
@@ -116,7 +116,7 @@ fn seed_prints_the_input_tree_with_ids_and_keys_and_repeats_it_exactly() {
     let run = || {
         let out = Command::new(binary())
             .args(["seed", "--db"])
-            .arg(&db)
+            .arg(db_arg(&db))
             .arg(&file)
             .output()
             .unwrap();
@@ -159,7 +159,7 @@ fn seed_prints_the_input_tree_with_ids_and_keys_and_repeats_it_exactly() {
         .arg("seed")
         .arg(&file)
         .arg("--db")
-        .arg(&db)
+        .arg(db_arg(&db))
         .output()
         .unwrap();
     assert!(out.status.success());

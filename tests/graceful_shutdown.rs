@@ -12,7 +12,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use support::{binary, send, Fixture, Request, Serving};
+use support::{binary, db_arg, send, Fixture, Request, Serving};
 
 #[test]
 fn sigterm_drains_a_request_in_flight_and_refuses_new_connections() {
@@ -29,7 +29,7 @@ fn sigterm_drains_a_request_in_flight_and_refuses_new_connections() {
                 "off",
                 "--db",
             ])
-            .arg(&db)
+            .arg(db_arg(&db))
             .stderr(Stdio::null()),
     );
     let addr = serving.addr.clone();

@@ -8,13 +8,13 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 use serde_json::{json, Value};
-use support::{binary, seed, Fixture, Server, Serving};
+use support::{binary, db_arg, seed, Fixture, Server, Serving};
 
 fn dispatch(args: &[&str], db: &Path) -> Output {
     Command::new(binary())
         .args(args)
         .arg("--db")
-        .arg(db)
+        .arg(db_arg(db))
         .stdin(Stdio::null())
         .output()
         .expect("run dispatch")
@@ -250,7 +250,7 @@ fn the_first_key_is_printed_by_the_first_start_that_succeeds_with_a_pointer_to_k
     let serving = Serving::start(
         Command::new(binary())
             .args(["serve", "--listen", "127.0.0.1:0", "--db"])
-            .arg(&db)
+            .arg(db_arg(&db))
             .stderr(std::fs::File::create(&log_path).unwrap()),
     );
     assert_eq!(serving.printed.len(), 1, "{:?}", serving.printed);
@@ -268,7 +268,7 @@ fn the_first_key_is_printed_by_the_first_start_that_succeeds_with_a_pointer_to_k
 fn seed_failure(db: &Path, file: &str) -> String {
     let mut child = Command::new(binary())
         .args(["seed", "--db"])
-        .arg(db)
+        .arg(db_arg(db))
         .arg("-")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

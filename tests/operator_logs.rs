@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::Command;
 
 use serde_json::{json, Value};
-use support::{binary, fixture_file, send, Fixture, Request, Serving};
+use support::{binary, db_arg, fixture_file, send, Fixture, Request, Serving};
 
 fn call(
     addr: &str,
@@ -53,7 +53,7 @@ fn logs_of_a_session(dir: &Path, db: &Path, flags: &[&str], secrets: &mut Secret
                 "off",
                 "--db",
             ])
-            .arg(db)
+            .arg(db_arg(db))
             .args(flags)
             .env("RUST_LOG", "debug")
             .stderr(std::fs::File::create(&log_path).unwrap()),

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 mod support;
-use support::{binary, Fixture, Server};
+use support::{binary, db_arg, Fixture, Server};
 
 /// Forty orders around North and two vans; returns the optimisation and plan ids.
 fn queue_a_day(server: &Server, key: &str) -> (String, i64) {
@@ -160,7 +160,7 @@ fn export_problem_writes_the_solved_problem_and_dispatch_solve_reads_it() {
     let file = dir.path().join("problem.json");
     let out = Command::new(binary())
         .args(["export-problem", "--db"])
-        .arg(&db)
+        .arg(db_arg(&db))
         .args(["--plan", &plan.to_string(), "--out"])
         .arg(&file)
         .output()
@@ -181,7 +181,7 @@ fn export_problem_writes_the_solved_problem_and_dispatch_solve_reads_it() {
     assert!(size > 40, "a matrix over every location: {size}");
     let out = Command::new(binary())
         .args(["export-problem", "--db"])
-        .arg(&db)
+        .arg(db_arg(&db))
         .args(["--optimisation", &job])
         .output()
         .unwrap();
@@ -192,7 +192,7 @@ fn export_problem_writes_the_solved_problem_and_dispatch_solve_reads_it() {
     );
     let out = Command::new(binary())
         .args(["export-problem", "--db"])
-        .arg(&db)
+        .arg(db_arg(&db))
         .args(["--plan", "999999"])
         .output()
         .unwrap();

@@ -9,7 +9,6 @@ use dispatch_core::model::organisation::DepotScope;
 use dispatch_core::model::pod::{ImageFormat, ImageInfo, ImageKind};
 use dispatch_core::ports::store::{NewImage, ProofPlace, Store};
 use dispatch_core::time::Timestamp;
-use dispatch_store_sqlite::SqliteStore;
 
 mod support;
 use support::{Fixture, Server};
@@ -31,11 +30,8 @@ fn png(side: u32, salt: u32) -> Vec<u8> {
 }
 
 fn pending(db: &std::path::Path) -> usize {
-    let store = SqliteStore::open(db).unwrap();
-    (&store as &dyn Store)
-        .read(|tx| tx.pending_images(1000))
-        .unwrap()
-        .len()
+    let store = support::test_db::open_store(db);
+    store.read(|tx| tx.pending_images(1000)).unwrap().len()
 }
 
 #[test]
@@ -49,8 +45,8 @@ fn pending_compressions_survive_kill_9_and_finish_after_the_restart() {
     };
     let images = 40;
     let ids: Vec<i64> = {
-        let store = SqliteStore::open(&db).unwrap();
-        let store: &dyn Store = &store;
+        let store = support::test_db::open_store(&db);
+        let store: &dyn Store = &*store;
         (0..images)
             .map(|i| {
                 let bytes = png(700, i);

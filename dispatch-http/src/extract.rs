@@ -16,6 +16,8 @@ use crate::bounded_json::{
 use crate::error::{ApiError, ErrorName};
 use crate::rejection::invalid;
 
+pub(crate) mod no_nul;
+
 fn one_issue(
     code: IssueCode,
     path: Vec<PathSegment>,
@@ -163,44 +165,50 @@ fn json_within(
     item_text: usize,
     observe: &mut dyn FnMut(&[u8]),
 ) -> Result<Option<Value>, ApiError> {
-    bounded_json::parse_optional_within(bytes, item_text, observe).map_err(|e| match e {
-        BoundedJsonError::Malformed(e) => one_issue(
-            IssueCode::InvalidType,
-            vec![],
-            "valid JSON",
-            "malformed JSON",
-            &format!("malformed JSON: {e}"),
-        ),
-        BoundedJsonError::TooManyItems => one_issue(
-            IssueCode::TooBig,
-            vec![],
-            &format!("at most {MAX_BATCH_ITEMS} items"),
-            &format!("more than {MAX_BATCH_ITEMS} items"),
-            &format!("a request carries at most {MAX_BATCH_ITEMS} items"),
-        ),
-        BoundedJsonError::ItemTooLarge(index) => one_issue(
-            IssueCode::TooBig,
-            index.map(|i| vec![i.into()]).unwrap_or_default(),
-            &format!("at most {item_text} bytes of text in one item"),
-            &format!("more than {item_text} bytes of text"),
-            &format!(
-                "one item (or a body that is not a batch) holds at most \
-                 {item_text} bytes of strings and keys"
+    let parsed =
+        bounded_json::parse_optional_within(bytes, item_text, observe).map_err(|e| match e {
+            BoundedJsonError::Malformed(e) => one_issue(
+                IssueCode::InvalidType,
+                vec![],
+                "valid JSON",
+                "malformed JSON",
+                &format!("malformed JSON: {e}"),
             ),
-        ),
-        BoundedJsonError::TooManyValues => one_issue(
-            IssueCode::TooBig,
-            vec![],
-            &format!("at most {MAX_JSON_VALUES} JSON values and keys"),
-            &format!("more than {MAX_JSON_VALUES} JSON values and keys"),
-            &format!("a body holds at most {MAX_JSON_VALUES} JSON values and object keys"),
-        ),
-    })
+            BoundedJsonError::TooManyItems => one_issue(
+                IssueCode::TooBig,
+                vec![],
+                &format!("at most {MAX_BATCH_ITEMS} items"),
+                &format!("more than {MAX_BATCH_ITEMS} items"),
+                &format!("a request carries at most {MAX_BATCH_ITEMS} items"),
+            ),
+            BoundedJsonError::ItemTooLarge(index) => one_issue(
+                IssueCode::TooBig,
+                index.map(|i| vec![i.into()]).unwrap_or_default(),
+                &format!("at most {item_text} bytes of text in one item"),
+                &format!("more than {item_text} bytes of text"),
+                &format!(
+                    "one item (or a body that is not a batch) holds at most \
+                 {item_text} bytes of strings and keys"
+                ),
+            ),
+            BoundedJsonError::TooManyValues => one_issue(
+                IssueCode::TooBig,
+                vec![],
+                &format!("at most {MAX_JSON_VALUES} JSON values and keys"),
+                &format!("more than {MAX_JSON_VALUES} JSON values and keys"),
+                &format!("a body holds at most {MAX_JSON_VALUES} JSON values and object keys"),
+            ),
+        })?;
+    match parsed.as_ref().and_then(no_nul::first_nul) {
+        Some(path) => Err(no_nul::refused(path)),
+        None => Ok(parsed),
+    }
 }
 
 /// The one path parameter of a route, percent-decoded. A segment that is not UTF-8 once decoded
 /// is read lossily (U+FFFD for each bad sequence), so it names nothing, like any other unknown
-/// value, instead of failing the request.
+/// value, instead of failing the request. One holding NUL (`%00`) is 400 INVALID_INPUT at the
+/// parameter's name, on every store.
 #[derive(Debug, Clone)]
 pub struct PathText(pub String);
 
@@ -208,13 +216,30 @@ impl<S: Send + Sync> FromRequestParts<S> for PathText {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
-        if let Ok(Path(text)) = Path::<String>::from_request_parts(parts, state).await {
-            return Ok(PathText(text));
+        let text = match Path::<String>::from_request_parts(parts, state).await {
+            Ok(Path(text)) => text,
+            Err(_) => lossy_param(parts)
+                .ok_or_else(|| ApiError::internal("a route without exactly one path parameter"))?,
+        };
+        if text.contains('\0') {
+            return Err(no_nul::refused(vec![param_name(parts).as_str().into()]));
         }
-        lossy_param(parts)
-            .map(PathText)
-            .ok_or_else(|| ApiError::internal("a route without exactly one path parameter"))
+        Ok(PathText(text))
     }
+}
+
+/// The name of the matched route's last `{param}` (`id` when unknown).
+fn param_name(parts: &Parts) -> String {
+    parts
+        .extensions
+        .get::<MatchedPath>()
+        .and_then(|t| {
+            t.as_str()
+                .rsplit('/')
+                .find_map(|s| s.strip_prefix('{')?.strip_suffix('}'))
+                .map(str::to_owned)
+        })
+        .unwrap_or_else(|| "id".into())
 }
 
 /// The segment of the request path where the matched route has its one `{param}`, decoded

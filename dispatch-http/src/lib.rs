@@ -109,6 +109,7 @@ fn layers_of(state: &AppState) -> middleware::MiddlewareConfig {
         clock: state.clock.clone(),
         rate_limits_enabled: state.rate_limits_enabled,
         idempotency_store: state.idempotency.clone(),
+        shared_rate_limits: state.store.shared_rate_limits(),
     }
 }
 

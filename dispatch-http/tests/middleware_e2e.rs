@@ -7,6 +7,9 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+#[path = "shared/test_db.rs"]
+mod test_db;
+
 /// A running `dispatch serve`, killed on drop.
 struct Server {
     child: Child,
@@ -32,7 +35,7 @@ impl Server {
                 rate_limits,
                 "--db",
             ])
-            .arg(db)
+            .arg(test_db::db_arg(db))
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()

@@ -13,9 +13,7 @@ mod harness;
 use std::sync::{Arc, Mutex};
 
 use dispatch_core::model::organisation::DepotScope;
-use dispatch_core::ports::store::Store;
 use dispatch_core::time::Timestamp;
-use dispatch_store_sqlite::SqliteStore;
 use harness::{Service, START};
 use serde_json::json;
 
@@ -125,16 +123,17 @@ async fn driver_api_and_tracking_page_lines_name_the_depot() {
         .unwrap()
         .parse::<i64>()
         .unwrap();
-    let store = SqliteStore::open(service.path()).unwrap();
+    let store = harness::test_db::open_store(service.path());
     let scope = DepotScope {
         organisation_id: 1,
         depot_id: depot,
     };
-    let token = (&store as &dyn Store)
-        .transaction(|tx| {
+    let token = harness::test_db::off_runtime(|| {
+        store.transaction(|tx| {
             tx.ensure_tracking_token(scope, order, "trk-log-test", Timestamp::from_millis(START))
         })
-        .unwrap();
+    })
+    .unwrap();
     captured.0.lock().unwrap().clear();
 
     let me = service

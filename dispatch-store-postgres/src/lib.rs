@@ -21,12 +21,14 @@
 pub mod idempotency;
 mod migrations;
 mod pool;
+pub mod rate_limits;
 mod repo;
 mod sql;
 pub mod throwaway;
 
 use std::sync::{Arc, RwLock};
 
+use dispatch_core::ports::rate_limit::SharedRateLimits;
 use dispatch_core::ports::store::{Store, StoreError, StoreTx};
 
 pub use migrations::SCHEMA_VERSION;
@@ -164,5 +166,12 @@ impl Store for PostgresStore {
         work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
         self.run("BEGIN ISOLATION LEVEL READ COMMITTED", work)
+    }
+
+    /// Every node on this database counts in the same windows.
+    fn shared_rate_limits(&self) -> Option<Arc<dyn SharedRateLimits>> {
+        Some(Arc::new(rate_limits::PostgresRateLimits {
+            pool: self.pool.clone(),
+        }))
     }
 }

@@ -11,7 +11,8 @@ use crate::sql::{params, Connection};
 const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0001_init.sql"),
     include_str!("../migrations/0002_ops.sql"),
-    include_str!("../migrations/0003_nodes.sql"),
+    include_str!("../migrations/0003_pgshared.sql"),
+    include_str!("../migrations/0004_nodes.sql"),
 ];
 
 /// The schema version of a database this program has fully migrated.

@@ -46,7 +46,8 @@ impl r2d2::ManageConnection for Manager {
     }
 }
 
-/// The pool of one store.
+/// The pool of one store (clones share it).
+#[derive(Clone)]
 pub struct Pool {
     inner: r2d2::Pool<Manager>,
     url: String,

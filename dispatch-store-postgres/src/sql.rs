@@ -439,19 +439,41 @@ pub fn translate(sql: &str) -> String {
     out
 }
 
+/// Closing a client blocks on the client's own runtime, which panics on a thread that drives
+/// an async runtime (where the last clone of a service's state, and so its store, may be
+/// dropped): there, the client is closed on a thread of its own.
+impl Drop for Connection {
+    fn drop(&mut self) {
+        let Some(client) = self.client.get_mut().take() else {
+            return;
+        };
+        if tokio::runtime::Handle::try_current().is_ok() {
+            std::thread::spawn(move || drop(client));
+        }
+    }
+}
+
 /// A connection: the client, its prepared statements and the id the last `RETURNING` gave.
 pub struct Connection {
-    client: RefCell<postgres::Client>,
+    /// Always `Some` until the connection is dropped (see its `Drop`).
+    client: RefCell<Option<postgres::Client>>,
     statements: RefCell<HashMap<String, postgres::Statement>>,
     last_id: Cell<i64>,
     in_transaction: Cell<bool>,
 }
 
 impl Connection {
+    fn client(&self) -> std::cell::RefMut<'_, postgres::Client> {
+        std::cell::RefMut::map(self.client.borrow_mut(), |c| {
+            c.as_mut()
+                .expect("the client lives as long as the connection")
+        })
+    }
+
     /// Wraps a connected client.
     pub fn new(client: postgres::Client) -> Self {
         Connection {
-            client: RefCell::new(client),
+            client: RefCell::new(Some(client)),
             statements: RefCell::new(HashMap::new()),
             last_id: Cell::new(0),
             in_transaction: Cell::new(false),
@@ -461,7 +483,7 @@ impl Connection {
     /// Whether the connection can no longer be reused: the server is gone, or a transaction
     /// was left open (its work panicked).
     pub fn is_broken(&self) -> bool {
-        self.in_transaction.get() || self.client.borrow().is_closed()
+        self.in_transaction.get() || self.client().is_closed()
     }
 
     /// Starts a transaction with `begin` (statements without parameters).
@@ -484,12 +506,12 @@ impl Connection {
 
     /// Whether the server answers.
     pub fn ping(&self) -> std::result::Result<(), postgres::Error> {
-        self.client.borrow_mut().simple_query("").map(|_| ())
+        self.client().simple_query("").map(|_| ())
     }
 
     /// Runs statements without parameters (simple query protocol).
     pub fn execute_batch(&self, sql: &str) -> Result<()> {
-        self.client.borrow_mut().batch_execute(sql)?;
+        self.client().batch_execute(sql)?;
         Ok(())
     }
 
@@ -501,7 +523,7 @@ impl Connection {
                 stmt: stmt.clone(),
             });
         }
-        let stmt = self.client.borrow_mut().prepare(&translate(sql))?;
+        let stmt = self.client().prepare(&translate(sql))?;
         let mut cache = self.statements.borrow_mut();
         if cache.len() >= STATEMENT_CACHE {
             cache.clear();
@@ -534,7 +556,7 @@ impl Connection {
     fn rows(&self, stmt: &postgres::Statement, params: Vec<Val>) -> Result<Vec<postgres::Row>> {
         let refs: Vec<&(dyn PgToSql + Sync)> =
             params.iter().map(|v| v as &(dyn PgToSql + Sync)).collect();
-        Ok(self.client.borrow_mut().query(stmt, &refs)?)
+        Ok(self.client().query(stmt, &refs)?)
     }
 }
 
@@ -552,7 +574,7 @@ impl Statement<'_> {
         if self.stmt.columns().is_empty() {
             let refs: Vec<&(dyn PgToSql + Sync)> =
                 params.iter().map(|v| v as &(dyn PgToSql + Sync)).collect();
-            let changed = self.conn.client.borrow_mut().execute(&self.stmt, &refs)?;
+            let changed = self.conn.client().execute(&self.stmt, &refs)?;
             return Ok(usize::try_from(changed).unwrap_or(usize::MAX));
         }
         let rows = self.conn.rows(&self.stmt, params)?;

@@ -390,7 +390,7 @@ fn seed_refuses_notification_settings_naming_an_unknown_template() {
     let db = dir.path().join("n.db");
     let out = std::process::Command::new(support::binary())
         .args(["seed", "--db"])
-        .arg(&db)
+        .arg(support::db_arg(&db))
         .arg("-")
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())

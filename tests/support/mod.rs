@@ -1,6 +1,8 @@
 //! Shared by the root black-box tests (`e2e.rs`, `conformance_*.rs`): the real `dispatch` binary
 //! as a subprocess, `dispatch seed`, and a raw HTTP/1.1 client that keeps status, headers and
-//! body exactly as sent, so the tests see what an outside client sees.
+//! body exactly as sent, so the tests see what an outside client sees. A test names its
+//! database by a path; `db_arg` turns it into what `--db` takes: the path on SQLite, a
+//! PostgreSQL database of this process's throwaway cluster under `DISPATCH_TEST_DB=postgres`.
 
 #![allow(dead_code)] // each test binary uses a different part of this module
 
@@ -15,6 +17,9 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
+#[path = "../../dispatch-http/tests/shared/test_db.rs"]
+pub mod test_db;
+pub use test_db::db_arg;
 #[allow(dead_code)]
 #[path = "../../dispatch-http/tests/contract/mod.rs"]
 mod contract;
@@ -216,7 +221,7 @@ impl Server {
     pub fn start_with_env(db: &Path, flags: &[&str], env: &[(&str, &str)]) -> Server {
         let mut child = Command::new(binary())
             .args(["serve", "--listen", "127.0.0.1:0", "--db"])
-            .arg(db)
+            .arg(db_arg(db))
             .args(flags)
             .envs(env.iter().copied())
             .stdout(Stdio::piped())
@@ -488,7 +493,7 @@ fn dechunk(mut data: &[u8]) -> Vec<u8> {
 pub fn seed(db: &Path, file: &Value) -> Value {
     let mut child = Command::new(binary())
         .args(["seed", "--db"])
-        .arg(db)
+        .arg(db_arg(db))
         .arg("-")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

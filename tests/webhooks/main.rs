@@ -16,9 +16,8 @@ use std::time::{Duration, Instant};
 
 use dispatch_core::events::DomainEvent;
 use dispatch_core::model::organisation::DepotScope;
-use dispatch_core::ports::store::{Store, StoreError};
+use dispatch_core::ports::store::StoreError;
 use dispatch_core::time::Timestamp;
-use dispatch_store_sqlite::SqliteStore;
 use serde_json::{json, Value};
 
 use receiver::{Behaviour, Receiver};
@@ -61,8 +60,8 @@ fn scope(seeded: &Value, depot: usize) -> DepotScope {
 
 /// Appends events to the outbox from outside, as any change of another process would.
 fn append(db: &Path, scope: DepotScope, events: &[DomainEvent]) {
-    let store = SqliteStore::open(db).unwrap();
-    (&store as &dyn Store)
+    let store = support::test_db::open_store(db);
+    store
         .transaction(|tx| {
             for e in events {
                 tx.append_event(scope, e, Timestamp::from_millis(1_700_000_000_000))?;
@@ -112,7 +111,7 @@ fn webhooks_cli(db: &Path, args: &[&str]) -> Value {
         .arg("webhooks")
         .args(args)
         .arg("--db")
-        .arg(db)
+        .arg(support::db_arg(db))
         .output()
         .unwrap();
     assert!(

@@ -6,7 +6,6 @@ use std::time::{Duration, Instant, SystemTime};
 
 use dispatch_core::ports::store::{DeliveryOutcome, DeliveryState, Store};
 use dispatch_core::time::Timestamp;
-use dispatch_store_sqlite::SqliteStore;
 
 use super::receiver::{Behaviour, Receiver};
 use super::support::Server;
@@ -62,8 +61,8 @@ fn finished_records_past_their_retention_are_purged_and_error_records_kept_longe
         .duration_since(SystemTime::UNIX_EPOCH)
         .unwrap()
         .as_millis() as i64;
-    let store = SqliteStore::open(&db).unwrap();
-    let store: &dyn Store = &store;
+    let store = super::support::test_db::open_store(&db);
+    let store: &dyn Store = &*store;
     let ids: Vec<i64> = store
         .read(|tx| tx.pending_events(0, 10))
         .unwrap()

@@ -7,5 +7,6 @@ pub mod idempotency;
 pub mod images;
 pub mod matrix;
 pub mod notifier;
+pub mod rate_limit;
 pub mod store;
 pub mod tracking;

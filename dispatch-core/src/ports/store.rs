@@ -101,6 +101,14 @@ pub trait Store: Send + Sync {
     ) -> Result<(), StoreError> {
         self.run_write(work)
     }
+
+    /// Rate-limit counters shared by every process on this store, for a store several API
+    /// nodes share (PostgreSQL); `None` (the default) when one process counts in memory.
+    fn shared_rate_limits(
+        &self,
+    ) -> Option<std::sync::Arc<dyn crate::ports::rate_limit::SharedRateLimits>> {
+        None
+    }
 }
 
 impl dyn Store + '_ {

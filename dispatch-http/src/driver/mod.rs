@@ -23,6 +23,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use dispatch_core::ports::clock::Clock;
+use dispatch_core::ports::rate_limit::RateCaller;
 use serde_json::{json, Value};
 
 use crate::error::ApiError;
@@ -44,7 +45,10 @@ pub fn router(state: AppState, config: &MiddlewareConfig) -> Router<AppState> {
     let routes = if config.rate_limits_enabled {
         routes.route_layer(axum::middleware::from_fn_with_state(
             Arc::new(DriverLimits {
-                limiter: RateLimiter::new(config.clock.clone()),
+                limiter: RateLimiter::with_shared(
+                    config.clock.clone(),
+                    config.shared_rate_limits.clone(),
+                ),
                 clock: config.clock.clone(),
             }),
             limit,
@@ -76,7 +80,11 @@ async fn limit(State(limits): State<Arc<DriverLimits>>, req: Request, next: Next
         tracing::warn!(method = %route.method(), path = route.path(), "driver route missing from the rate tier table");
         FALLBACK_TIER
     });
-    match limits.limiter.check(auth.credential_id, tier) {
+    match limits
+        .limiter
+        .admit(RateCaller::DriverCredential(auth.credential_id), tier)
+        .await
+    {
         Ok(()) => next.run(req).await,
         Err(rejection) => {
             let use_429 =

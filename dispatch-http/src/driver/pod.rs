@@ -110,7 +110,12 @@ async fn read_field(mut field: Field<'_>, name: &str, limit: usize) -> Result<Ve
 }
 
 fn text(bytes: Vec<u8>, name: &str) -> Result<String, ApiError> {
-    String::from_utf8(bytes).map_err(|_| bad(vec![name.into()], "UTF-8 text", "not UTF-8 text"))
+    let text = String::from_utf8(bytes)
+        .map_err(|_| bad(vec![name.into()], "UTF-8 text", "not UTF-8 text"))?;
+    if text.contains('\0') {
+        return Err(crate::extract::no_nul::refused(vec![name.into()]));
+    }
+    Ok(text)
 }
 
 fn coordinate(raw: &str, name: &str) -> Result<f64, ApiError> {

@@ -24,6 +24,7 @@ use std::sync::Arc;
 use axum::Router;
 use dispatch_core::ports::clock::Clock;
 use dispatch_core::ports::idempotency::IdempotencyStore;
+use dispatch_core::ports::rate_limit::SharedRateLimits;
 
 pub mod features;
 pub mod idempotency;
@@ -42,6 +43,9 @@ pub struct MiddlewareConfig {
     pub rate_limits_enabled: bool,
     /// Where idempotency keys are recorded.
     pub idempotency_store: Arc<dyn IdempotencyStore>,
+    /// Rate-limit counters every node on the database shares (PostgreSQL's); `None`: this
+    /// process counts in memory.
+    pub shared_rate_limits: Option<Arc<dyn SharedRateLimits>>,
 }
 
 /// The layers that need the [`Principal`](crate::auth::Principal): idempotency, then rate limit.
@@ -52,7 +56,10 @@ where
 {
     let router = if config.rate_limits_enabled {
         router.layer(axum::middleware::from_fn_with_state(
-            Arc::new(rate_limit::RateLimiter::new(config.clock.clone())),
+            Arc::new(rate_limit::RateLimiter::with_shared(
+                config.clock.clone(),
+                config.shared_rate_limits.clone(),
+            )),
             rate_limit::enforce,
         ))
     } else {

@@ -137,6 +137,7 @@ fn test_app_with(
         clock: clock.clone(),
         rate_limits_enabled,
         idempotency_store,
+        shared_rate_limits: None,
     };
     let api = apply_inner(api, &config).layer(from_fn(test_auth));
     let app = apply_outer(Router::new().nest("/v2", api), &config);

@@ -1,4 +1,5 @@
-//! HTTP tests of the v2 API: the real router over a real SQLite file, spoken to in JSON.
+//! HTTP tests of the v2 API: the real router over a real database (SQLite, or PostgreSQL with
+//! `DISPATCH_TEST_DB=postgres`), spoken to in JSON.
 
 #[path = "../browser/mod.rs"]
 mod browser;
@@ -13,6 +14,7 @@ mod console;
 mod envelope;
 mod hardening;
 mod isolation;
+mod nul_text;
 mod openapi;
 mod openapi_browser;
 mod reference;

@@ -30,7 +30,9 @@ async fn seed_output_is_the_input_tree_with_ids_and_keys() {
 async fn seeding_the_same_file_again_creates_nothing_and_prints_the_same_ids_and_keys() {
     let app = TestApp::new();
     let seed = setup::parse(&fixture_seed().to_string()).unwrap();
-    let again = setup::apply(&*app.store, &seed, Timestamp::from_millis(START + 60_000)).unwrap();
+    let again = app
+        .with_store(|store| setup::apply(store, &seed, Timestamp::from_millis(START + 60_000)))
+        .unwrap();
     assert_eq!(again, app.seed_output);
     // Nothing new is listed.
     let caps = app.get("/v2/capacities", &app.north()).await;
@@ -62,12 +64,15 @@ async fn reseeding_adds_new_rows_and_updates_changed_ones_by_name() {
         .unwrap()
         .push(json!({"type": "Crates"}));
     north["access_keys"][1]["permission"] = json!("all");
-    let out = setup::apply(
-        &*app.store,
-        &setup::parse(&file.to_string()).unwrap(),
-        Timestamp::from_millis(START + 1000),
-    )
-    .unwrap();
+    let out = app
+        .with_store(|store| {
+            setup::apply(
+                store,
+                &setup::parse(&file.to_string()).unwrap(),
+                Timestamp::from_millis(START + 1000),
+            )
+        })
+        .unwrap();
     let caps = app.get("/v2/capacities", &app.north()).await;
     let caps = caps.ok()["capacities"].as_array().unwrap().clone();
     assert_eq!(caps.len(), 3);
@@ -96,7 +101,8 @@ async fn invalid_seed_files_are_refused_without_writing() {
     ] {
         let parsed = setup::parse(&bad.to_string()).unwrap();
         assert!(
-            setup::apply(&*app.store, &parsed, Timestamp::from_millis(START)).is_err(),
+            app.with_store(|store| setup::apply(store, &parsed, Timestamp::from_millis(START)))
+                .is_err(),
             "{bad}"
         );
     }
@@ -111,7 +117,8 @@ async fn invalid_seed_files_are_refused_without_writing() {
 async fn first_start_bootstrap_runs_only_on_an_empty_store() {
     let app = TestApp::new();
     assert_eq!(
-        setup::bootstrap_default(&*app.store, Timestamp::from_millis(START)).unwrap(),
+        app.with_store(|store| setup::bootstrap_default(store, Timestamp::from_millis(START)))
+            .unwrap(),
         None
     );
     let dir = tempfile::tempdir().unwrap();

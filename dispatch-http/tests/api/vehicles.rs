@@ -1,7 +1,6 @@
 use axum::http::Method;
 use dispatch_core::model::vehicle::{apply_patch, VehiclePatch, MAX_VEHICLES_PER_ORGANISATION};
 use dispatch_core::patch::Patch;
-use dispatch_core::ports::store::Store;
 use dispatch_core::time::Timestamp;
 use serde_json::{json, Value};
 
@@ -293,8 +292,7 @@ async fn skills_are_created_by_name_and_matched_case_sensitively() {
         organisation_id: app.seed_output["organisations"][0]["id"].as_i64().unwrap(),
         depot_id: app.depot(0, 0)["id"].as_i64().unwrap(),
     };
-    let store: &dyn Store = &*app.store;
-    let skills: Vec<String> = store
+    let skills: Vec<String> = app
         .read(|tx| tx.list_skills(scope))
         .unwrap()
         .into_iter()
@@ -568,15 +566,13 @@ async fn the_organisation_vehicle_limit_gives_400_invalid_input() {
         None,
     )
     .unwrap();
-    let store: &dyn Store = &*app.store;
-    store
-        .transaction(|tx| {
-            for _ in 1..MAX_VEHICLES_PER_ORGANISATION {
-                tx.insert_vehicle(south, &fields, Timestamp::from_millis(0))?;
-            }
-            Ok::<_, dispatch_core::ports::store::StoreError>(())
-        })
-        .unwrap();
+    app.write(|tx| {
+        for _ in 1..MAX_VEHICLES_PER_ORGANISATION {
+            tx.insert_vehicle(south, &fields, Timestamp::from_millis(0))?;
+        }
+        Ok::<_, dispatch_core::ports::store::StoreError>(())
+    })
+    .unwrap();
     // The limit counts the whole organisation: North may add exactly one more.
     create(&app, van("Last")).await;
     let r = app

@@ -7,8 +7,6 @@ use axum::Router;
 use dispatch_core::ports::clock::{Clock, ManualClock};
 use dispatch_core::time::Timestamp;
 use dispatch_http::{app, setup, AppState};
-use dispatch_store_sqlite::idempotency::SqliteIdempotencyStore;
-use dispatch_store_sqlite::{SqliteGazetteer, SqliteStore};
 use http_body_util::BodyExt;
 use serde_json::{json, Value};
 use tower::ServiceExt;
@@ -21,7 +19,11 @@ pub const OPT_IN: (&str, &str) = ("x-svc-api-features", "rate-limit-429");
 pub const DOCS_LINK: &str =
     "<https://docs.dispatch.example.com/v2/features/rate-limit-429>; rel=\"deprecation\"";
 
-/// A running service: its database file, its clock and its keys.
+#[path = "../shared/test_db.rs"]
+pub mod test_db;
+
+/// A running service: its database (a SQLite file, or PostgreSQL with `DISPATCH_TEST_DB`), its
+/// clock and its keys.
 pub struct Service {
     pub router: Router,
     pub clock: Arc<ManualClock>,
@@ -32,14 +34,14 @@ pub struct Service {
     _dir: tempfile::TempDir,
 }
 
-fn router(path: &PathBuf, clock: Arc<ManualClock>, rate_limits: bool) -> Router {
-    let store = Arc::new(SqliteStore::open(path).expect("open store"));
+fn router(path: &std::path::Path, clock: Arc<ManualClock>, rate_limits: bool) -> Router {
+    let service = test_db::open_service(path, Arc::new(|| {}));
     let state = AppState {
-        store: store.clone(),
+        store: service.store,
         clock,
-        geocoder: Arc::new(SqliteGazetteer::new(store)),
+        geocoder: service.geocoder,
         rate_limits_enabled: rate_limits,
-        idempotency: Arc::new(SqliteIdempotencyStore::open(path).expect("open keys")),
+        idempotency: service.idempotency,
         jobs: Default::default(),
         routing: Default::default(),
         public_url: dispatch_http::public_url::PublicUrl::parse("http://dispatch.test").unwrap(),
@@ -61,9 +63,10 @@ impl Service {
             ]
         }]}]});
         let out = {
-            let store = SqliteStore::open(&path).expect("open store");
+            let store = test_db::open_store(&path);
             let seed = setup::parse(&seed.to_string()).expect("seed parses");
-            setup::apply(&store, &seed, clock.now()).expect("seed applies")
+            test_db::off_runtime(|| setup::apply(&*store, &seed, clock.now()))
+                .expect("seed applies")
         };
         let key = |i: usize| {
             out["organisations"][0]["depots"][0]["access_keys"][i]["key"]

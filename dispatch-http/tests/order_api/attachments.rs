@@ -157,14 +157,13 @@ const PNG: &[u8] = &[0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A, 0, 0];
 
 /// `(name, file_name)` of every attachment row of the database, as stored.
 fn stored_names(api: &Api) -> Vec<(String, String)> {
-    let db = rusqlite::Connection::open(api.store.path()).unwrap();
-    let mut stmt = db
-        .prepare("SELECT name, file_name FROM order_attachments ORDER BY id")
-        .unwrap();
-    stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap()
+    crate::test_sql::text_rows(
+        &api.db,
+        "SELECT name, file_name FROM order_attachments ORDER BY id",
+    )
+    .into_iter()
+    .map(|row| (row[0].clone(), row[1].clone()))
+    .collect()
 }
 
 #[tokio::test]

@@ -292,16 +292,16 @@ async fn a_read_key_cannot_write_customers() {
 #[tokio::test]
 async fn a_depot_holds_at_most_300000_customers() {
     let api = Api::start();
-    let db = rusqlite::Connection::open(api.store.path()).unwrap();
-    db.busy_timeout(std::time::Duration::from_secs(10)).unwrap();
-    db.execute(
-        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 299999) \
-         INSERT INTO customers (depot_id, account, address, capacities, skills, tags, time_windows, \
-         custom_fields, created, updated) \
-         SELECT ?1, 'bulk-' || i, 'x', '[]', '[]', '[]', '[]', '[]', 0, 0 FROM n",
-        [api.north.depot_id],
-    )
-    .unwrap();
+    crate::test_sql::execute(
+        &api.db,
+        &format!(
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 299999) \
+             INSERT INTO customers (depot_id, account, address, capacities, skills, tags, \
+             time_windows, custom_fields, created, updated) \
+             SELECT {}, 'bulk-' || i, 'x', '[]', '[]', '[]', '[]', '[]', 0, 0 FROM n",
+            api.north.depot_id
+        ),
+    );
     let over = api
         .post("/v2/customers", json!([customer("A"), customer("B")]))
         .await;

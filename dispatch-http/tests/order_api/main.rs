@@ -1,5 +1,6 @@
 //! HTTP tests of customers, orders, order statuses and attachments: the real router over a
-//! real SQLite file in a temp dir, spoken to in JSON. Each test is named after the rule it pins.
+//! real database (a SQLite file in a temp dir, or PostgreSQL with `DISPATCH_TEST_DB=postgres`),
+//! spoken to in JSON. Each test is named after the rule it pins.
 
 mod attachments;
 #[allow(dead_code)]
@@ -9,6 +10,10 @@ mod customers;
 mod order_statuses;
 mod orders;
 mod orders_put;
+#[path = "../shared/test_db.rs"]
+mod test_db;
+#[path = "../shared/test_sql.rs"]
+mod test_sql;
 
 use std::sync::Arc;
 
@@ -20,9 +25,8 @@ use dispatch_core::model::organisation::DepotScope;
 use dispatch_core::ports::clock::ManualClock;
 use dispatch_core::ports::store::Store;
 use dispatch_core::time::Timestamp;
+use dispatch_http::cli::database::Database;
 use dispatch_http::{app, setup, AppState};
-use dispatch_store_sqlite::idempotency::SqliteIdempotencyStore;
-use dispatch_store_sqlite::{SqliteGazetteer, SqliteStore};
 use serde_json::{json, Value};
 use tower::ServiceExt;
 
@@ -84,7 +88,9 @@ impl Reply {
 /// need a customer).
 pub struct Api {
     app: Router,
-    pub store: Arc<SqliteStore>,
+    pub store: Arc<dyn Store>,
+    /// Where the store keeps its data.
+    pub db: Database,
     pub clock: Arc<ManualClock>,
     pub key: String,
     pub read_key: String,
@@ -126,10 +132,14 @@ pub const T0: i64 = 1_800_000_000_000;
 impl Api {
     pub fn start() -> Api {
         let dir = tempfile::tempdir().unwrap();
-        let store = Arc::new(SqliteStore::open(dir.path().join("dispatch.db")).unwrap());
+        let path = dir.path().join("dispatch.db");
+        let service = test_db::open_service(&path, Arc::new(|| {}));
+        let store = service.store;
         let clock = Arc::new(ManualClock::new(Timestamp::from_millis(T0)));
         let seed = setup::parse(SEED).unwrap();
-        let out = setup::apply(&*store, &seed, Timestamp::from_millis(T0)).unwrap();
+        let out = test_db::off_runtime(|| {
+            setup::apply(&*store, &seed, Timestamp::from_millis(T0)).unwrap()
+        });
         let depot = |i: usize| &out["organisations"][0]["depots"][i];
         let key = |i: usize, k: usize| {
             depot(i)["access_keys"][k]["key"]
@@ -144,9 +154,9 @@ impl Api {
         let state = AppState {
             store: store.clone(),
             clock: clock.clone(),
-            geocoder: Arc::new(SqliteGazetteer::new(store.clone())),
+            geocoder: service.geocoder,
             rate_limits_enabled: false,
-            idempotency: Arc::new(SqliteIdempotencyStore::open(store.path()).unwrap()),
+            idempotency: service.idempotency,
             jobs: Default::default(),
             routing: Default::default(),
             public_url: Default::default(),
@@ -154,6 +164,7 @@ impl Api {
         Api {
             app: app(state),
             store,
+            db: test_db::database(&path),
             clock,
             key: key(0, 0),
             read_key: key(0, 1),
@@ -230,9 +241,9 @@ impl Api {
 
     /// The North depot's outbox.
     pub fn events(&self) -> Vec<DomainEvent> {
-        let store: &dyn Store = &*self.store;
+        let store = &*self.store;
         let scope = self.north;
-        store.read(|tx| tx.list_events(scope)).unwrap()
+        test_db::off_runtime(|| store.read(|tx| tx.list_events(scope))).unwrap()
     }
 
     /// Posts orders and returns their ids.

@@ -2,7 +2,6 @@
 
 use dispatch_core::events::DomainEvent;
 use dispatch_core::model::organisation::DepotScope;
-use dispatch_core::ports::store::Store;
 use serde_json::json;
 
 use crate::common::TestApp;
@@ -97,8 +96,7 @@ async fn optimise_by_date_answers_at_once_with_the_job_and_the_new_plan() {
     );
 
     // plans.created was written with the plan.
-    let store: &dyn Store = &*app.store;
-    let events = store.read(|tx| tx.list_events(north_scope(&app))).unwrap();
+    let events = app.read(|tx| tx.list_events(north_scope(&app))).unwrap();
     assert!(
         events.contains(&DomainEvent::PlanCreated { id: plan }),
         "{events:?}"
@@ -271,8 +269,7 @@ async fn re_optimising_keeps_the_plan_and_refuses_another_date() {
         ["delivery_date"]
     );
     // Only one plans.created: re-optimisation creates no plan.
-    let store: &dyn dispatch_core::ports::store::Store = &*app.store;
-    let created = store
+    let created = app
         .read(|tx| tx.list_events(north_scope(&app)))
         .unwrap()
         .into_iter()

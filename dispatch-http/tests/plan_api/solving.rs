@@ -2,7 +2,7 @@
 //! route reads, re-optimisation, dispatched routes of earlier solutions, cancellation.
 
 use dispatch_core::model::organisation::DepotScope;
-use dispatch_core::ports::store::{Store, StoreError};
+use dispatch_core::ports::store::StoreError;
 use dispatch_core::service::plans::cancel_plan_jobs;
 use dispatch_core::status::Status;
 use serde_json::{json, Value};
@@ -231,16 +231,14 @@ async fn re_optimising_replaces_undispatched_routes_and_keeps_dispatched_ones() 
     // A route dispatched from this solution stays on the plan through the next one, and its
     // orders are not planned again.
     let new_route = routes[0]["id"].as_i64().unwrap();
-    let store: &dyn Store = &*app.store;
     let s = scope(&app);
-    store
-        .transaction(|tx| {
-            let mut route = tx.get_route(s, new_route)?.unwrap();
-            route.dispatched = true;
-            tx.update_route(s, &route)?;
-            Ok::<_, StoreError>(())
-        })
-        .unwrap();
+    app.write(|tx| {
+        let mut route = tx.get_route(s, new_route)?.unwrap();
+        route.dispatched = true;
+        tx.update_route(s, &route)?;
+        Ok::<_, StoreError>(())
+    })
+    .unwrap();
     let extra = post_orders(&app, vec![delivery("LATE", 51.51, -0.11)]).await[0];
     let (job, _) = optimise(
         &app,
@@ -275,18 +273,16 @@ async fn the_ids_variant_keeps_request_order_and_reports_completed_and_routed_or
     let workers = start_workers(&app, 200);
     post_vehicle(&app, "Van 1").await;
     let (ids, _) = day(&app).await;
-    let store: &dyn Store = &*app.store;
     let s = scope(&app);
-    store
-        .transaction(|tx| {
-            let mut done = tx.get_order(s, ids[0])?.unwrap();
-            done.status = Status::from_stored("DELIVERED");
-            tx.update_order(s, &done)?;
-            let mut routed = tx.get_order(s, ids[1])?.unwrap();
-            routed.status = Status::routed();
-            tx.update_order(s, &routed)
-        })
-        .unwrap();
+    app.write(|tx| {
+        let mut done = tx.get_order(s, ids[0])?.unwrap();
+        done.status = Status::from_stored("DELIVERED");
+        tx.update_order(s, &done)?;
+        let mut routed = tx.get_order(s, ids[1])?.unwrap();
+        routed.status = Status::routed();
+        tx.update_order(s, &routed)
+    })
+    .unwrap();
     let order: Vec<i64> = vec![ids[5], ids[0], ids[3], ids[1], ids[4], ids[2]];
     let (job, plan) = optimise(
         &app,
@@ -343,11 +339,10 @@ async fn a_cancelled_job_stops_and_leaves_the_plan_without_a_result() {
     .await;
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     let started = std::time::Instant::now();
-    let store: &dyn Store = &*app.store;
     let s = scope(&app);
     let now = dispatch_core::ports::clock::Clock::now(&*app.clock);
-    assert!(store
-        .transaction(|tx| cancel_plan_jobs(tx, s, plan, "plan deleted", now))
+    assert!(app
+        .write(|tx| cancel_plan_jobs(tx, s, plan, "plan deleted", now))
         .unwrap());
     wait_for(&app, &job).await;
     workers.shutdown();

@@ -42,7 +42,8 @@ pub async fn optimise_with_auto_dispatch(app: &TestApp) -> i64 {
 async fn claimed_job(app: &TestApp) -> (JobClaim, i64) {
     let plan = optimise_with_auto_dispatch(app).await;
     let at = now(app);
-    let job = claim_job(store(app), "test-node", at, at.add_millis(60_000))
+    let job = app
+        .with_store(|store| claim_job(store, "test-node", at, at.add_millis(60_000)))
         .unwrap()
         .expect("the queued job");
     (job, plan)
@@ -59,18 +60,20 @@ fn run(
         threads: 1,
         max_iterations: Some(200),
     };
-    run_job(
-        store(app),
-        &*app.state.routing.matrix,
-        &*app.state.clock,
-        &JobRun {
-            claim: job,
-            config: &config,
-            control,
-            stopping: &|| None,
-        },
-        follow,
-    )
+    app.with_store(|store| {
+        run_job(
+            store,
+            &*app.state.routing.matrix,
+            &*app.state.clock,
+            &JobRun {
+                claim: job,
+                config: &config,
+                control,
+                stopping: &|| None,
+            },
+            follow,
+        )
+    })
 }
 
 fn auto_dispatch(app: &TestApp) -> AutoDispatch {
@@ -92,13 +95,9 @@ async fn an_auto_dispatch_refused_after_the_solve_keeps_the_result_and_says_why_
         once: Once::new(),
         meanwhile: || {
             let other = lay_out(&app, &[(Some(v), vec![o[0]])]);
-            dispatch_plan(
-                store(&app),
-                &links,
-                north_scope(&app),
-                other.plan,
-                now(&app),
-            )
+            app.with_store(|store| {
+                dispatch_plan(store, &links, north_scope(&app), other.plan, now(&app))
+            })
             .unwrap();
         },
     };

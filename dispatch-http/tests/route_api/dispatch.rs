@@ -428,9 +428,7 @@ async fn deleting_an_undispatched_plan_keeps_statuses_and_cancels_its_job() {
         .await
         .envelope(404, "RESOURCE_NOT_FOUND");
     let scope = north_scope(&app);
-    let gone = store(&app)
-        .read(|tx| tx.get_optimisation(scope, &job))
-        .unwrap();
+    let gone = app.read(|tx| tx.get_optimisation(scope, &job)).unwrap();
     assert!(gone.is_none(), "the job is cancelled with its plan");
     app.delete(&format!("/v2/plans/{}", laid.plan), &app.south())
         .await

@@ -10,7 +10,6 @@ use dispatch_core::ports::matrix::{Matrix, MatrixError, Point, TravelMatrix};
 use dispatch_core::service::route_orders::{
     add_orders, remove_orders, EditOutcome, EditSettings, OrderRef, EDIT_ATTEMPTS,
 };
-use dispatch_store_sqlite::SqliteStore;
 
 use super::*;
 
@@ -39,7 +38,7 @@ fn hooked<F: Fn(usize) + Send + Sync>(app: &TestApp, hook: F) -> Hooked<F> {
 /// Runs `write` in a write transaction on a thread of its own (another client) and says whether
 /// it committed within three seconds.
 fn commits_meanwhile(
-    store: &Arc<SqliteStore>,
+    store: &Arc<dyn Store>,
     write: impl FnOnce(&mut dyn dispatch_core::ports::store::StoreTx) -> Result<(), ServiceError>
         + Send
         + 'static,
@@ -86,21 +85,23 @@ fn add(
         order_number: None,
     }];
     let settings = EditSettings::default();
-    add_orders(
-        store(app),
-        matrix,
-        &links,
-        north_scope(app),
-        route,
-        &refs,
-        settings,
-        now(app),
-    )
+    app.with_store(|store| {
+        add_orders(
+            store,
+            matrix,
+            &links,
+            north_scope(app),
+            route,
+            &refs,
+            settings,
+            now(app),
+        )
+    })
 }
 
 fn stop_orders(app: &TestApp, route: i64) -> Vec<Vec<i64>> {
     let scope = north_scope(app);
-    let stops = store(app).read(|tx| tx.list_stops(scope, route)).unwrap();
+    let stops = app.read(|tx| tx.list_stops(scope, route)).unwrap();
     stops.into_iter().map(|s| s.visit.order_ids).collect()
 }
 
@@ -176,10 +177,7 @@ async fn a_change_the_edit_does_not_read_is_kept_without_computing_again() {
     let out = add(&app, &matrix, route, o[2]).unwrap();
     assert_eq!(out.errors, vec![]);
     assert_eq!(matrix.calls.load(Ordering::SeqCst), 1, "computed once");
-    let r = super::store(&app)
-        .read(|tx| tx.get_route(scope, route))
-        .unwrap()
-        .unwrap();
+    let r = app.read(|tx| tx.get_route(scope, route)).unwrap().unwrap();
     assert_eq!((r.actual_distance_m, r.is_locked), (Some(100), true));
     assert_eq!(
         stop_orders(&app, route),
@@ -239,16 +237,19 @@ async fn removing_with_reoptimize_from_a_route_too_long_to_re_solve_only_re_time
         reoptimize: true,
     };
     let matrix = app.state.routing.matrix.clone();
-    let out = remove_orders(
-        store(&app),
-        &*matrix,
-        north_scope(&app),
-        route,
-        &refs,
-        settings,
-        now(&app),
-    )
-    .unwrap();
+    let out = app
+        .with_store(|store| {
+            remove_orders(
+                store,
+                &*matrix,
+                north_scope(&app),
+                route,
+                &refs,
+                settings,
+                now(&app),
+            )
+        })
+        .unwrap();
     assert_eq!(out.errors, vec![]);
     let kept: Vec<Vec<i64>> = zigzag[1..].iter().map(|id| vec![*id]).collect();
     assert_eq!(

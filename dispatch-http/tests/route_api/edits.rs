@@ -204,7 +204,7 @@ async fn a_dispatched_route_refuses_edits_unless_allowed_then_routes_audits_and_
     assert_eq!(status_events(&app, o[0]), vec!["ROUTED", "OPEN"]);
     assert_eq!(count(&app, &DomainEvent::RouteEdited { id: route }), 2);
     let scope = north_scope(&app);
-    let audit = store(&app).read(|tx| tx.route_audit(scope, route)).unwrap();
+    let audit = app.read(|tx| tx.route_audit(scope, route)).unwrap();
     let actions: Vec<(&str, Vec<i64>)> = audit
         .iter()
         .map(|a| (a.action.as_str(), a.order_ids.clone()))
@@ -287,20 +287,19 @@ async fn multi_order_stops_are_rebuilt_or_deleted_and_exchange_halves_cannot_be_
     let scope = north_scope(&app);
     let at = now(&app);
     // One stop serving o[0] and o[1]; one serving the exchange pair.
-    store(&app)
-        .transaction(|tx| {
-            let mut stops: Vec<_> = tx
-                .list_stops(scope, laid.routes[0])?
-                .into_iter()
-                .map(|s| s.visit)
-                .collect();
-            stops[0].order_ids.push(o[1]);
-            let mut pair_stop = stops[0].clone();
-            pair_stop.order_ids = pair.clone();
-            stops.push(pair_stop);
-            tx.replace_stops(scope, laid.routes[0], &stops, at)
-        })
-        .unwrap();
+    app.write(|tx| {
+        let mut stops: Vec<_> = tx
+            .list_stops(scope, laid.routes[0])?
+            .into_iter()
+            .map(|s| s.visit)
+            .collect();
+        stops[0].order_ids.push(o[1]);
+        let mut pair_stop = stops[0].clone();
+        pair_stop.order_ids = pair.clone();
+        stops.push(pair_stop);
+        tx.replace_stops(scope, laid.routes[0], &stops, at)
+    })
+    .unwrap();
     let out = remove(
         &app,
         laid.routes[0],

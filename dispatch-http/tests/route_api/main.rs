@@ -84,10 +84,6 @@ pub fn north_scope(app: &TestApp) -> DepotScope {
     }
 }
 
-pub fn store(app: &TestApp) -> &dyn Store {
-    &*app.store
-}
-
 pub fn now(app: &TestApp) -> Timestamp {
     use dispatch_core::ports::clock::Clock;
     app.clock.now()
@@ -107,30 +103,28 @@ pub fn lay_out(app: &TestApp, routes: &[(Option<i64>, Vec<i64>)]) -> Laid {
     let scope = north_scope(app);
     let date = Date::parse(DAY).unwrap();
     let at = now(app);
-    store(app)
-        .transaction(|tx| {
-            let mut plan = tx.insert_plan(scope, &NewPlan { date }, at)?;
-            let laid = add_solution(tx, scope, plan.id, routes, at)?;
-            plan.active_solution_id = Some(laid.solution);
-            tx.update_plan(scope, &plan)?;
-            Ok::<_, ServiceError>(laid)
-        })
-        .unwrap()
+    app.write(|tx| {
+        let mut plan = tx.insert_plan(scope, &NewPlan { date }, at)?;
+        let laid = add_solution(tx, scope, plan.id, routes, at)?;
+        plan.active_solution_id = Some(laid.solution);
+        tx.update_plan(scope, &plan)?;
+        Ok::<_, ServiceError>(laid)
+    })
+    .unwrap()
 }
 
 /// Stores another finished optimisation of `plan` that becomes its active one.
 pub fn reoptimised(app: &TestApp, plan: i64, routes: &[(Option<i64>, Vec<i64>)]) -> Laid {
     let scope = north_scope(app);
     let at = now(app);
-    store(app)
-        .transaction(|tx| {
-            let mut p = tx.get_plan(scope, plan)?.unwrap();
-            let laid = add_solution(tx, scope, plan, routes, at)?;
-            p.active_solution_id = Some(laid.solution);
-            tx.update_plan(scope, &p)?;
-            Ok::<_, ServiceError>(laid)
-        })
-        .unwrap()
+    app.write(|tx| {
+        let mut p = tx.get_plan(scope, plan)?.unwrap();
+        let laid = add_solution(tx, scope, plan, routes, at)?;
+        p.active_solution_id = Some(laid.solution);
+        tx.update_plan(scope, &p)?;
+        Ok::<_, ServiceError>(laid)
+    })
+    .unwrap()
 }
 
 fn add_solution(
@@ -218,9 +212,7 @@ pub fn queue_job(app: &TestApp, plan: i64) -> String {
         created: at,
         updated: at,
     };
-    store(app)
-        .transaction(|tx| tx.insert_optimisation(&job))
-        .unwrap();
+    app.write(|tx| tx.insert_optimisation(&job)).unwrap();
     id
 }
 
@@ -228,23 +220,22 @@ pub fn queue_job(app: &TestApp, plan: i64) -> String {
 pub fn set_status(app: &TestApp, order: i64, status: &str) {
     let scope = north_scope(app);
     let at = now(app);
-    store(app)
-        .transaction(|tx| {
-            apply_status_event(
-                tx,
-                scope,
-                order,
-                OrderEvent::StatusSet(Status::from_stored(status)),
-                at,
-            )
-        })
-        .unwrap();
+    app.write(|tx| {
+        apply_status_event(
+            tx,
+            scope,
+            order,
+            OrderEvent::StatusSet(Status::from_stored(status)),
+            at,
+        )
+    })
+    .unwrap();
 }
 
 /// North's outbox, oldest first.
 pub fn events(app: &TestApp) -> Vec<DomainEvent> {
     let scope = north_scope(app);
-    store(app).read(|tx| tx.list_events(scope)).unwrap()
+    app.read(|tx| tx.list_events(scope)).unwrap()
 }
 
 /// `orders.status` events of one order, as statuses.

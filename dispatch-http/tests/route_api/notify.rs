@@ -16,7 +16,9 @@ fn with_planned_start(app: &TestApp) -> (i64, i64) {
     north["notification_templates"][0]["body"] = json!("Order {order_number} at {eta}");
     north["settings"] = json!({"notifications": {"planned_start_template": "On the way"}});
     let parsed = setup::parse(&seed.to_string()).expect("seed parses");
-    let out = setup::apply(&*app.store, &parsed, now(app)).expect("seed applies");
+    let out = app
+        .with_store(|store| setup::apply(store, &parsed, now(app)))
+        .expect("seed applies");
     let templates = &out["organisations"][0]["depots"][0]["notification_templates"];
     let id = |name: &str| {
         templates

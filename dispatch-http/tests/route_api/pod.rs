@@ -51,7 +51,8 @@ pub fn seed_questionnaires(app: &TestApp) -> Value {
         ]
     }]}]});
     let parsed = setup::parse(&seed.to_string()).unwrap();
-    setup::apply(&*app.store, &parsed, now(app)).unwrap()
+    app.with_store(|store| setup::apply(store, &parsed, now(app)))
+        .unwrap()
 }
 
 /// A dispatched one-vehicle day: the vehicle, its orders and the laid-out plan.
@@ -97,7 +98,8 @@ pub async fn raw_get(
 }
 
 pub fn compress_all(app: &TestApp) -> usize {
-    pod::compress_pending(&*app.store, &Codec, &*app.clock, 100).unwrap()
+    app.with_store(|store| pod::compress_pending(store, &Codec, &*app.clock, 100))
+        .unwrap()
 }
 
 #[tokio::test]
@@ -118,8 +120,9 @@ async fn a_signature_reads_202_until_compressed_then_as_webp_or_base64() {
         lng: Some(-0.121),
         image: png(120, 60),
     };
-    let (sig, meta) =
-        pod::add_signature(&*app.store, &Codec, &driver, stop_id, &input, now(&app)).unwrap();
+    let (sig, meta) = app
+        .with_store(|store| pod::add_signature(store, &Codec, &driver, stop_id, &input, now(&app)))
+        .unwrap();
     assert_eq!(sig.image_id, meta.id);
     let path = format!("/v2/proof-of-delivery-signatures/{}", meta.id);
     let pending = app.get(&path, &app.north()).await;
@@ -194,7 +197,9 @@ async fn photos_list_on_stop_route_plan_and_order_reads_while_compressing_and_af
         vehicle_id: v,
     };
     let photos = [png(64, 48), png(30, 30)];
-    let metas = pod::add_photos(&*app.store, &Codec, &driver, stop_id, &photos, now(&app)).unwrap();
+    let metas = app
+        .with_store(|store| pod::add_photos(store, &Codec, &driver, stop_id, &photos, now(&app)))
+        .unwrap();
     let stops = route_stops(&app, laid.routes[0]).await;
     assert_eq!(stops[0]["photos"], Value::Null);
     let listed = stops[1]["photos"].as_array().unwrap();

@@ -52,14 +52,18 @@ async fn submissions_read_back_with_answers_of_every_type_and_absolute_image_url
             answer(6, AnswerValue::Absent, vec![png(20, 20), png(10, 30)]),
         ],
     };
-    let s = pod::submit(&*app.store, &Codec, &driver, &visit, now(&app)).unwrap();
+    let s = app
+        .with_store(|store| pod::submit(store, &Codec, &driver, &visit, now(&app)))
+        .unwrap();
     let checkin = SubmissionInput {
         questionnaire_id: checkin_q,
         route_id: Some(laid.routes[0]),
         stop_id: None,
         answers: vec![answer(1, AnswerValue::Bool(false), vec![])],
     };
-    let c = pod::submit(&*app.store, &Codec, &driver, &checkin, now(&app)).unwrap();
+    let c = app
+        .with_store(|store| pod::submit(store, &Codec, &driver, &checkin, now(&app)))
+        .unwrap();
 
     let r = app
         .get(
@@ -192,7 +196,7 @@ async fn questionnaires_seed_idempotently_and_bad_definitions_are_refused() {
         {"type": "VISIT", "title": "y", "questions": []}
     ]}]}]});
     let err = setup::parse(&bad.to_string())
-        .and_then(|seed| setup::apply(&*app.store, &seed, now(&app)))
+        .and_then(|seed| app.with_store(|store| setup::apply(store, &seed, now(&app))))
         .unwrap_err()
         .to_string();
     assert!(err.contains("questionnaires[0].type"), "{err}");

@@ -63,11 +63,12 @@ async fn upload(app: &TestApp, path: &str, key: &str, parts: &[Part<'_>]) -> com
 }
 
 fn compress_all(app: &TestApp) -> usize {
-    pod::compress_pending(&*app.store, &Codec, &*app.clock, 100).unwrap()
+    app.with_store(|store| pod::compress_pending(store, &Codec, &*app.clock, 100))
+        .unwrap()
 }
 
 fn stored_images(app: &TestApp) -> usize {
-    store(app).read(|tx| tx.pending_images(1000)).unwrap().len()
+    app.read(|tx| tx.pending_images(1000)).unwrap().len()
 }
 
 #[tokio::test]
@@ -162,6 +163,14 @@ async fn bad_uploads_get_the_envelope_and_store_nothing() {
             "signed_by",
         ),
         (&sig_path, vec![Part::Text("signed_by", "A")], "signature"),
+        (
+            &sig_path,
+            vec![
+                Part::Text("signed_by", "A\0B"),
+                Part::File("signature", "s.png", &good),
+            ],
+            "signed_by",
+        ),
         (
             &sig_path,
             vec![

@@ -107,14 +107,16 @@ async fn a_delivered_order_shows_its_proof_of_delivery_time_and_no_eta() {
         image: png(40, 20),
     };
     let at = now(&app);
-    pod::add_signature(
-        &*app.store,
-        &Codec,
-        &driver,
-        stop["id"].as_i64().unwrap(),
-        &input,
-        at,
-    )
+    app.with_store(|store| {
+        pod::add_signature(
+            store,
+            &Codec,
+            &driver,
+            stop["id"].as_i64().unwrap(),
+            &input,
+            at,
+        )
+    })
     .unwrap();
     set_status(&app, o[0], "DELIVERED");
     let path = stop["tracking_link"]

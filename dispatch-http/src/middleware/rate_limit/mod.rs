@@ -13,6 +13,12 @@
 //! mutex check both windows before either is charged. Time comes from the `Clock`, so tests
 //! drive it with `ManualClock`.
 //!
+//! Several nodes on one PostgreSQL database count in the database instead
+//! ([`SharedRateLimits`], the same sliding-window log, one statement per request, see
+//! ARCHITECTURE.md), so a key's quota holds whichever node a request reaches. A failure of the
+//! shared counters lets the request through (and logs it): the request itself then meets the
+//! database and fails or succeeds on its own.
+//!
 //! Rejection: 403 FORBIDDEN, or 429 RATE_LIMIT_EXCEEDED when the caller sent the
 //! `rate-limit-429` token or the date of the new default has come; both carry `Retry-After`
 //! (whole seconds, rounded up, at least 1) equal to `details.retry_after_seconds`, and the same
@@ -30,6 +36,7 @@ use axum::http::HeaderValue;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use dispatch_core::ports::clock::Clock;
+use dispatch_core::ports::rate_limit::{RateCaller, RateWindow, SharedRateLimits};
 use dispatch_core::time::Timestamp;
 use serde_json::json;
 
@@ -67,6 +74,9 @@ impl WindowLog {
 pub struct RateLimiter {
     clock: Arc<dyn Clock>,
     state: Mutex<LimiterState>,
+    /// Counters shared with the other nodes on the database; the in-process state is unused
+    /// when they are set.
+    shared: Option<Arc<dyn SharedRateLimits>>,
 }
 
 #[derive(Default)]
@@ -94,9 +104,47 @@ impl Rejection {
 impl RateLimiter {
     /// A limiter reading time from `clock`.
     pub fn new(clock: Arc<dyn Clock>) -> Self {
+        Self::with_shared(clock, None)
+    }
+
+    /// A limiter counting in `shared` when given (several nodes), else in this process.
+    pub fn with_shared(clock: Arc<dyn Clock>, shared: Option<Arc<dyn SharedRateLimits>>) -> Self {
         RateLimiter {
             clock,
             state: Mutex::new(LimiterState::default()),
+            shared,
+        }
+    }
+
+    /// Lets one request of `caller` on `tier` through, or says how long to wait: in the shared
+    /// counters when there are some (on a blocking thread), else as [`RateLimiter::check`].
+    pub async fn admit(&self, caller: RateCaller, tier: Tier) -> Result<(), Rejection> {
+        let Some(shared) = self.shared.clone() else {
+            let id = match caller {
+                RateCaller::AccessKey(id) | RateCaller::DriverCredential(id) => id,
+            };
+            return self.check(id, tier);
+        };
+        let now = self.clock.now();
+        let windows = tier.windows().map(|w| RateWindow {
+            limit: u32::try_from(w.limit).unwrap_or(u32::MAX),
+            period_ms: w.period_ms,
+        });
+        let counted = tokio::task::spawn_blocking(move || {
+            shared.admit(caller, &tier.to_string(), &windows, now)
+        })
+        .await;
+        match counted {
+            Ok(Ok(0)) => Ok(()),
+            Ok(Ok(wait_ms)) => Err(Rejection { wait_ms }),
+            Ok(Err(e)) => {
+                tracing::error!(error = %e, "shared rate limits failed; the request goes through");
+                Ok(())
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "shared rate limits failed; the request goes through");
+                Ok(())
+            }
         }
     }
 
@@ -164,7 +212,10 @@ pub async fn enforce(
         tracing::warn!(method = %route.method(), path = route.path(), "route missing from the rate tier table");
         FALLBACK_TIER
     });
-    match limiter.check(principal.access_key_id, tier) {
+    match limiter
+        .admit(RateCaller::AccessKey(principal.access_key_id), tier)
+        .await
+    {
         Ok(()) => next.run(req).await,
         Err(rejection) => {
             let use_429 = rate_limit_429_applies(req.extensions().get::<Features>(), limiter.now());

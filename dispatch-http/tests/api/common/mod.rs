@@ -1,5 +1,6 @@
-//! The real router over a real SQLite file in a temp dir, a manual clock, and a seeded fixture:
-//! organisation "Acme" (depots North and South) and organisation "Other" (depot Far).
+//! The real router over a real database (a SQLite file in a temp dir, or a PostgreSQL database
+//! with `DISPATCH_TEST_DB=postgres`), a manual clock, and a seeded fixture: organisation "Acme"
+//! (depots North and South) and organisation "Other" (depot Far).
 
 use std::sync::Arc;
 
@@ -7,13 +8,18 @@ use axum::body::Body;
 use axum::http::{HeaderMap, Method, Request, StatusCode};
 use axum::Router;
 use dispatch_core::ports::clock::ManualClock;
+use dispatch_core::ports::store::{Store, StoreError, StoreTx};
 use dispatch_core::time::Timestamp;
+use dispatch_http::cli::database::Database;
 use dispatch_http::{app, setup, AppState};
-use dispatch_store_sqlite::idempotency::SqliteIdempotencyStore;
-use dispatch_store_sqlite::{SqliteGazetteer, SqliteStore};
 use http_body_util::BodyExt;
 use serde_json::{json, Value};
 use tower::ServiceExt;
+
+#[path = "../../shared/test_db.rs"]
+pub mod test_db;
+#[path = "../../shared/test_sql.rs"]
+pub mod test_sql;
 
 /// 2026-11-22T08:00:00.000Z
 pub const START: i64 = 1_795_334_400_000;
@@ -126,7 +132,9 @@ impl Resp {
 pub struct TestApp {
     pub router: Router,
     pub clock: Arc<ManualClock>,
-    pub store: Arc<SqliteStore>,
+    pub store: Arc<dyn Store>,
+    /// Where the store keeps its data.
+    pub db: Database,
     pub seed_output: Value,
     pub dir: tempfile::TempDir,
     /// The state behind the router (the plan tests start background workers over it).
@@ -138,19 +146,20 @@ impl TestApp {
     /// A fresh database with the fixture seeded.
     pub fn new() -> TestApp {
         let dir = tempfile::tempdir().expect("temp dir");
-        let store = Arc::new(SqliteStore::open(dir.path().join("test.db")).expect("open store"));
+        let path = dir.path().join("test.db");
+        let service = test_db::open_service(&path, Arc::new(|| {}));
+        let store = service.store;
         let clock = Arc::new(ManualClock::new(Timestamp::from_millis(START)));
         let seed = setup::parse(&fixture_seed().to_string()).expect("fixture parses");
-        let seed_output =
-            setup::apply(&*store, &seed, Timestamp::from_millis(START)).expect("fixture applies");
+        let seed_output = test_db::off_runtime(|| {
+            setup::apply(&*store, &seed, Timestamp::from_millis(START)).expect("fixture applies")
+        });
         let state = AppState {
             store: store.clone(),
             clock: clock.clone(),
-            geocoder: Arc::new(SqliteGazetteer::new(store.clone())),
+            geocoder: service.geocoder,
             rate_limits_enabled: false,
-            idempotency: Arc::new(
-                SqliteIdempotencyStore::open(dir.path().join("test.db")).expect("open keys"),
-            ),
+            idempotency: service.idempotency,
             jobs: Default::default(),
             routing: Default::default(),
             public_url: Default::default(),
@@ -160,9 +169,32 @@ impl TestApp {
             state,
             clock,
             store,
+            db: test_db::database(&path),
             seed_output,
             dir,
         }
+    }
+
+    /// Runs `work` in a write transaction of the store, off the test's async runtime.
+    pub fn write<R: Send, E: From<StoreError> + Send>(
+        &self,
+        work: impl FnOnce(&mut dyn StoreTx) -> Result<R, E> + Send,
+    ) -> Result<R, E> {
+        self.with_store(|store| store.transaction(work))
+    }
+
+    /// Runs `work` in a read snapshot of the store, off the test's async runtime.
+    pub fn read<R: Send, E: From<StoreError> + Send>(
+        &self,
+        work: impl FnOnce(&mut dyn StoreTx) -> Result<R, E> + Send,
+    ) -> Result<R, E> {
+        self.with_store(|store| store.read(work))
+    }
+
+    /// Calls `work` (a use case, the seed) with the store, off the test's async runtime.
+    pub fn with_store<R: Send>(&self, work: impl FnOnce(&dyn Store) -> R + Send) -> R {
+        let store = &*self.store;
+        test_db::off_runtime(|| work(store))
     }
 
     /// The seeded depot object of `org`/`depot`.

@@ -27,12 +27,9 @@ async fn an_all_key_creates_a_credential_shown_once_and_lists_it_without_the_sec
     assert_eq!(list.len(), 2);
     assert!(list.iter().all(|c| c.get("credential").is_none()));
     // The store keeps no clear credential.
-    let db = std::fs::read(app.dir.path().join("test.db")).unwrap();
-    let wal = std::fs::read(app.dir.path().join("test.db-wal")).unwrap_or_default();
-    let needle = secret.as_bytes();
-    for bytes in [&db, &wal] {
-        assert!(!bytes.windows(needle.len()).any(|w| w == needle));
-    }
+    let stored = crate::common::test_sql::contents(&app.db);
+    assert!(!crate::common::test_sql::holds(&stored, secret.as_bytes()));
+    assert!(crate::common::test_sql::holds(&stored, b"driver"));
 }
 
 #[tokio::test]

@@ -117,45 +117,43 @@ pub async fn depot_route(app: &TestApp, route: i64) -> Value {
 }
 
 /// Changes North's settings through the store (what seeding again does).
-pub fn north_settings(app: &TestApp, change: impl FnOnce(&mut NewDepot)) {
+pub fn north_settings(app: &TestApp, change: impl FnOnce(&mut NewDepot) + Send) {
     let scope = north_scope(app);
     let at = now(app);
-    store(app)
-        .transaction(|tx| {
-            let d = tx.get_depot(scope)?.unwrap();
-            let mut depot = NewDepot {
-                name: d.name,
-                address: d.address,
-                location: None,
-                settings: d.settings,
-            };
-            if let (Some(lat), Some(lng)) = (d.lat, d.lng) {
-                depot.location = Some(dispatch_core::model::location::Coordinates { lat, lng });
-            }
-            change(&mut depot);
-            tx.update_depot(scope, &depot, at)
-        })
-        .unwrap();
+    app.write(|tx| {
+        let d = tx.get_depot(scope)?.unwrap();
+        let mut depot = NewDepot {
+            name: d.name,
+            address: d.address,
+            location: None,
+            settings: d.settings,
+        };
+        if let (Some(lat), Some(lng)) = (d.lat, d.lng) {
+            depot.location = Some(dispatch_core::model::location::Coordinates { lat, lng });
+        }
+        change(&mut depot);
+        tx.update_depot(scope, &depot, at)
+    })
+    .unwrap();
 }
 
 /// North's on-delivery notifications: the SMS template "On the way" and a window.
 pub fn on_delivery_notifications(app: &TestApp, window_minutes: Option<u32>) {
     let scope = north_scope(app);
-    store(app)
-        .transaction(|tx| {
-            let template = tx
-                .list_notification_templates(scope)?
-                .into_iter()
-                .find(|t| t.name == "On the way")
-                .unwrap();
-            tx.set_notification_settings(
-                scope,
-                &NotificationSettings {
-                    planned_start_template: None,
-                    on_delivery_template: Some(template.id),
-                    on_delivery_window_minutes: window_minutes,
-                },
-            )
-        })
-        .unwrap();
+    app.write(|tx| {
+        let template = tx
+            .list_notification_templates(scope)?
+            .into_iter()
+            .find(|t| t.name == "On the way")
+            .unwrap();
+        tx.set_notification_settings(
+            scope,
+            &NotificationSettings {
+                planned_start_template: None,
+                on_delivery_template: Some(template.id),
+                on_delivery_window_minutes: window_minutes,
+            },
+        )
+    })
+    .unwrap();
 }
