@@ -112,7 +112,7 @@ impl PostgresStore {
     ) -> Result<(), StoreError> {
         let conn = self.pool.get()?;
         conn.begin(begin).map_err(repo::db_err)?;
-        let result = work(&mut repo::Db(&conn));
+        let result = work(&mut dispatch_store_sql::Db(sql::Pg(&conn)));
         match result {
             Ok(()) => conn.finish("COMMIT").map_err(repo::db_err),
             Err(e) => {
@@ -134,10 +134,10 @@ impl Store for PostgresStore {
         &self,
         work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
-        let enclosing = repo::outbox::take_appended();
+        let enclosing = dispatch_store_sql::repo::outbox::take_appended();
         let result = self.run(&begin_write(), work);
-        let appended = repo::outbox::take_appended();
-        repo::outbox::set_appended(enclosing);
+        let appended = dispatch_store_sql::repo::outbox::take_appended();
+        dispatch_store_sql::repo::outbox::set_appended(enclosing);
         if result.is_ok() && appended {
             for observer in self
                 .outbox_observers

@@ -16,6 +16,7 @@ mod gazetteer;
 pub mod idempotency;
 mod migrations;
 mod repo;
+mod sql;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
@@ -124,7 +125,7 @@ impl SqliteStore {
         self.with_connection(|conn| {
             let started = Instant::now();
             conn.execute_batch(begin).map_err(repo::db_err)?;
-            let result = work(&mut repo::Db(conn));
+            let result = work(&mut dispatch_store_sql::Db(sql::Sqlite(conn)));
             let kind = if begin == BEGIN_WRITE {
                 "write"
             } else {
@@ -160,7 +161,7 @@ impl Store for SqliteStore {
         &self,
         work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
-        let enclosing = repo::outbox::take_appended();
+        let enclosing = dispatch_store_sql::repo::outbox::take_appended();
         let result = {
             let waiting = Instant::now();
             let _gate = self.write_gate.lock().unwrap_or_else(|e| e.into_inner());
@@ -168,8 +169,8 @@ impl Store for SqliteStore {
                 .record(waiting.elapsed().as_secs_f64());
             self.run(BEGIN_WRITE, work)
         };
-        let appended = repo::outbox::take_appended();
-        repo::outbox::set_appended(enclosing);
+        let appended = dispatch_store_sql::repo::outbox::take_appended();
+        dispatch_store_sql::repo::outbox::set_appended(enclosing);
         if result.is_ok() && appended {
             for observer in self
                 .outbox_observers

@@ -1,6 +1,7 @@
 //! Orders (soft-deleted, restored by number), their line items, exchange pairs, attachments,
 //! custom-status removal and the event outbox.
 
+use crate::sql::{params, Connection, OptionalExtension, Statement};
 use dispatch_core::model::attachment::Attachment;
 use dispatch_core::model::order::{Order, OrderType};
 use dispatch_core::model::order_value::Money;
@@ -11,7 +12,6 @@ use dispatch_core::ports::store::{
 };
 use dispatch_core::status::Status;
 use dispatch_core::time::Timestamp;
-use rusqlite::{params, OptionalExtension};
 
 use super::order_codec as codec;
 use super::order_rows::{corrupt, keyset};
@@ -45,7 +45,7 @@ macro_rules! order_values {
     };
 }
 
-impl OrderRepo for Db<'_> {
+impl<C: Connection> OrderRepo for Db<C> {
     fn find_order_by_number(
         &mut self,
         scope: DepotScope,
@@ -58,27 +58,30 @@ impl OrderRepo for Db<'_> {
 
     fn get_order(&mut self, scope: DepotScope, id: i64) -> Result<Option<Order>, StoreError> {
         Ok(self
-            .order_where("id = ?2 AND deleted = 0", scope, &id)?
+            .order_where(
+                C::DIALECT.pick("id = ?2 AND deleted = 0", "id = ?2 AND deleted = FALSE"),
+                scope,
+                &id,
+            )?
             .map(|(order, _)| order))
     }
 
     fn insert_order(&mut self, scope: DepotScope, o: &Order) -> Result<i64, StoreError> {
         let v = order_values!(o);
-        self.0
+        let id: i64 = self.0
             .prepare_cached(
                 "INSERT INTO orders (depot_id, order_number, type, status, priority, customer_id, delivery, \
                  pickup, delivery_date, time_windows, exchange_reference, parts, vehicle_id, emails, \
                  third_party_id, tags, skills, capacities, custom_fields, order_value_cents, updated, created) \
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, \
-                 ?20, ?21, ?22)",
+                 ?20, ?21, ?22) RETURNING id",
             )
             .st()?
-            .execute(params![
+            .query_row(params![
                 scope.depot_id, v.0, v.1, v.2, v.3, v.4, v.5, v.6, v.7, v.8, v.9, v.10, v.11, v.12, v.13, v.14,
                 v.15, v.16, v.17, v.18, v.19, o.created.millis()
-            ])
+            ], |r| r.get(0))
             .st()?;
-        let id = self.0.last_insert_rowid();
         self.write_line_items(id, &o.line_items, true)?;
         Ok(id)
     }
@@ -88,12 +91,20 @@ impl OrderRepo for Db<'_> {
         let changed = self
             .0
             .prepare_cached(
-                "UPDATE orders SET order_number = ?3, type = ?4, status = ?5, priority = ?6, customer_id = ?7, \
+                C::DIALECT.pick(
+"UPDATE orders SET order_number = ?3, type = ?4, status = ?5, priority = ?6, customer_id = ?7, \
                  delivery = ?8, pickup = ?9, delivery_date = ?10, time_windows = ?11, exchange_reference = ?12, \
                  exchange_id = CASE WHEN ?12 IS NULL THEN NULL ELSE exchange_id END, parts = ?13, \
                  vehicle_id = ?14, emails = ?15, third_party_id = ?16, tags = ?17, skills = ?18, \
                  capacities = ?19, custom_fields = ?20, order_value_cents = ?21, updated = ?22, deleted = 0 \
                  WHERE depot_id = ?1 AND id = ?2",
+"UPDATE orders SET order_number = ?3, type = ?4, status = ?5, priority = ?6, customer_id = ?7, \
+                 delivery = ?8, pickup = ?9, delivery_date = ?10, time_windows = ?11, exchange_reference = ?12, \
+                 exchange_id = CASE WHEN ?12::text IS NULL THEN NULL ELSE exchange_id END, parts = ?13, \
+                 vehicle_id = ?14, emails = ?15, third_party_id = ?16, tags = ?17, skills = ?18, \
+                 capacities = ?19, custom_fields = ?20, order_value_cents = ?21, updated = ?22, deleted = FALSE \
+                 WHERE depot_id = ?1 AND id = ?2",
+),
             )
             .st()?
             .execute(params![
@@ -114,7 +125,10 @@ impl OrderRepo for Db<'_> {
         let changed = self
             .0
             .prepare_cached(
-                "UPDATE orders SET deleted = 1 WHERE depot_id = ?1 AND id = ?2 AND deleted = 0",
+                C::DIALECT.pick(
+"UPDATE orders SET deleted = 1 WHERE depot_id = ?1 AND id = ?2 AND deleted = 0",
+"UPDATE orders SET deleted = TRUE WHERE depot_id = ?1 AND id = ?2 AND deleted = FALSE",
+),
             )
             .st()?
             .execute([scope.depot_id, id])
@@ -139,8 +153,11 @@ impl OrderRepo for Db<'_> {
     ) -> Result<Page<OrderSummary>, StoreError> {
         // The SQL holds only the conditions in use, so each filter combination gets its own
         // cached statement and plan.
-        let mut conditions = vec!["o.depot_id = ?", "o.deleted = 0"];
-        let mut values: Vec<Box<dyn rusqlite::ToSql>> = vec![Box::new(scope.depot_id)];
+        let mut conditions = vec![
+            "o.depot_id = ?",
+            C::DIALECT.pick("o.deleted = 0", "o.deleted = FALSE"),
+        ];
+        let mut values: Vec<Box<dyn crate::sql::ToSql>> = vec![Box::new(scope.depot_id)];
         keyset(page, "o.", &mut conditions, &mut values);
         if let Some(status) = &filter.status {
             conditions.push("o.status = ?");
@@ -159,17 +176,23 @@ impl OrderRepo for Db<'_> {
             values.push(Box::new(date.to_string()));
         }
         values.push(Box::new(page.limit as i64 + 1));
+        // The summary's line-item ids in position order, as one comma-separated text.
+        let item_ids = C::DIALECT.pick(
+            "(SELECT group_concat(li.id, ',') FROM \
+               (SELECT id FROM order_line_items WHERE order_id = o.id ORDER BY position) li)",
+            "(SELECT string_agg(li.id::text, ',' ORDER BY li.position) FROM order_line_items li \
+               WHERE li.order_id = o.id)",
+        );
         let sql = format!(
             "SELECT o.id, o.order_number, o.status, o.type, o.created, o.updated, o.customer_id, c.account, \
-             (SELECT group_concat(li.id, ',') FROM \
-               (SELECT id FROM order_line_items WHERE order_id = o.id ORDER BY position) li) \
+             {item_ids} \
              FROM orders o LEFT JOIN customers c ON c.id = o.customer_id \
              WHERE {} ORDER BY o.updated DESC, o.id DESC LIMIT ?",
             conditions.join(" AND ")
         );
         let mut stmt = self.0.prepare_cached(&sql).st()?;
         let rows = stmt
-            .query_map(rusqlite::params_from_iter(values.iter()), |r| {
+            .query_map(crate::sql::params_from_iter(values.iter()), |r| {
                 Ok((
                     OrderSummary {
                         id: r.get(0)?,
@@ -281,13 +304,13 @@ impl OrderRepo for Db<'_> {
         a: &NewAttachment<'_>,
         now: Timestamp,
     ) -> Result<Attachment, StoreError> {
-        self.0
+        let id: i64 = self.0
             .prepare_cached(
                 "INSERT INTO order_attachments (depot_id, order_id, name, mime, ext, size, content, created, modified, file_name) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9)",
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9) RETURNING id",
             )
             .st()?
-            .execute(params![
+            .query_row(params![
                 scope.depot_id,
                 a.order_id,
                 a.name,
@@ -297,10 +320,10 @@ impl OrderRepo for Db<'_> {
                 a.content,
                 now.millis(),
                 a.file_name
-            ])
+            ], |r| r.get(0))
             .st()?;
         Ok(Attachment {
-            id: self.0.last_insert_rowid(),
+            id,
             order_id: a.order_id,
             depot_id: scope.depot_id,
             name: a.name.to_owned(),

@@ -1,7 +1,7 @@
 //! The driver side (migration 0007): credentials, the driver's lookups, what drivers report
 //! (route start and end, visits, phone calls, the track) and the feed pushed to drivers.
 
-use crate::sql::{params, OptionalExtension, Row};
+use crate::sql::{params, Connection, OptionalExtension, Row, Statement};
 use dispatch_core::model::driver::DriverCredential;
 use dispatch_core::model::driver_visit::{
     DriverRoute, DriverVisit, FeedEntry, FeedKind, ItemOutcome, LatLng, PhoneCall, TrackPoint,
@@ -33,7 +33,7 @@ fn credential(r: &Row<'_>) -> crate::sql::Result<DriverCredential> {
     })
 }
 
-impl Db<'_> {
+impl<C: Connection> Db<C> {
     fn credentials_where(
         &self,
         clause: &str,
@@ -51,7 +51,7 @@ impl Db<'_> {
     }
 }
 
-impl DriverRepo for Db<'_> {
+impl<C: Connection> DriverRepo for Db<C> {
     fn insert_driver_credential(
         &mut self,
         scope: DepotScope,
@@ -60,23 +60,23 @@ impl DriverRepo for Db<'_> {
         key_hash: [u8; 32],
         now: Timestamp,
     ) -> Result<DriverCredential, StoreError> {
-        self.0
+        let id: i64 = self.0
             .prepare_cached(
                 "INSERT INTO driver_credentials (depot_id, vehicle_id, name, key_lookup, key_hash, created) \
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id",
             )
             .st()?
-            .execute(params![
+            .query_row(params![
                 scope.depot_id,
                 vehicle_id,
                 name,
                 key_lookup(&key_hash),
                 &key_hash[..],
                 now.millis()
-            ])
+            ], |r| r.get(0))
             .st()?;
         Ok(DriverCredential {
-            id: self.0.last_insert_rowid(),
+            id,
             depot_id: scope.depot_id,
             organisation_id: scope.organisation_id,
             vehicle_id,
@@ -183,12 +183,16 @@ impl DriverRepo for Db<'_> {
     ) -> Result<(), StoreError> {
         self.0
             .prepare_cached(
-                "INSERT INTO driver_routes (route_id, depot_id, started_lat, started_lng, \
+                C::DIALECT.pick(
+"INSERT OR REPLACE INTO driver_routes (route_id, depot_id, started_lat, started_lng, \
+                 checkin_submission_id, completed_lat, completed_lng) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+"INSERT INTO driver_routes (route_id, depot_id, started_lat, started_lng, \
                  checkin_submission_id, completed_lat, completed_lng) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) \
                  ON CONFLICT (route_id) DO UPDATE SET depot_id = excluded.depot_id, \
                  started_lat = excluded.started_lat, started_lng = excluded.started_lng, \
                  checkin_submission_id = excluded.checkin_submission_id, \
                  completed_lat = excluded.completed_lat, completed_lng = excluded.completed_lng",
+),
             )
             .st()?
             .execute(params![
@@ -259,7 +263,11 @@ impl DriverRepo for Db<'_> {
     ) -> Result<(), StoreError> {
         let delivered = (!visit.delivered.is_empty()).then(|| encode_outcomes(&visit.delivered));
         self.0
-            .prepare_cached(
+            .prepare_cached(C::DIALECT.pick(
+                "INSERT OR REPLACE INTO driver_visits (route_id, order_id, depot_id, arrived_ts, \
+                 completed_ts, outcome, completed_lat, completed_lng, failed_reason, driver_notes, \
+                 delivered, eta_ts, on_delivery_ts, updated) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
                 "INSERT INTO driver_visits (route_id, order_id, depot_id, arrived_ts, \
                  completed_ts, outcome, completed_lat, completed_lng, failed_reason, driver_notes, \
                  delivered, eta_ts, on_delivery_ts, updated) \
@@ -271,7 +279,7 @@ impl DriverRepo for Db<'_> {
                  driver_notes = excluded.driver_notes, delivered = excluded.delivered, \
                  eta_ts = excluded.eta_ts, on_delivery_ts = excluded.on_delivery_ts, \
                  updated = excluded.updated",
-            )
+            ))
             .st()?
             .execute(params![
                 visit.route_id,
@@ -298,24 +306,28 @@ impl DriverRepo for Db<'_> {
         scope: DepotScope,
         call: &PhoneCall,
     ) -> Result<PhoneCall, StoreError> {
-        self.0
+        let id: i64 = self
+            .0
             .prepare_cached(
                 "INSERT INTO driver_phone_calls (route_id, order_id, depot_id, initiated_at, \
                  recorded_at, lat, lng) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) RETURNING id",
             )
             .st()?
-            .execute(params![
-                call.route_id,
-                call.order_id,
-                scope.depot_id,
-                call.initiated_at.millis(),
-                call.recorded_at.millis(),
-                call.position.map(|p| p.lat),
-                call.position.map(|p| p.lng),
-            ])
+            .query_row(
+                params![
+                    call.route_id,
+                    call.order_id,
+                    scope.depot_id,
+                    call.initiated_at.millis(),
+                    call.recorded_at.millis(),
+                    call.position.map(|p| p.lat),
+                    call.position.map(|p| p.lng),
+                ],
+                |r| r.get(0),
+            )
             .st()?;
         Ok(PhoneCall {
-            id: self.0.last_insert_rowid(),
+            id,
             ..call.clone()
         })
     }
@@ -405,21 +417,25 @@ impl DriverRepo for Db<'_> {
         kind: FeedKind,
         now: Timestamp,
     ) -> Result<i64, StoreError> {
-        self.0
+        let id: i64 = self
+            .0
             .prepare_cached(
                 "INSERT INTO driver_feed (depot_id, vehicle_id, route_id, kind, created) \
                  VALUES (?1, ?2, ?3, ?4, ?5) RETURNING id",
             )
             .st()?
-            .execute(params![
-                scope.depot_id,
-                vehicle_id,
-                route_id,
-                kind.as_str(),
-                now.millis()
-            ])
+            .query_row(
+                params![
+                    scope.depot_id,
+                    vehicle_id,
+                    route_id,
+                    kind.as_str(),
+                    now.millis()
+                ],
+                |r| r.get(0),
+            )
             .st()?;
-        Ok(self.0.last_insert_rowid())
+        Ok(id)
     }
 
     fn driver_feed_after(

@@ -4,17 +4,17 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::sql::{params_from_iter, Connection, Statement};
 use dispatch_core::model::organisation::DepotScope;
 use dispatch_core::model::pod::{ImageMeta, StopSignature};
 use dispatch_core::ports::store::StoreError;
-use rusqlite::params_from_iter;
 
 use super::{image_meta, image_row, signature_row, Db, Sql, IMAGE_COLUMNS};
 
 /// Orders per `IN (...)` list, well under SQLite's bound on bound parameters.
 const IN_CHUNK: usize = 500;
 
-impl Db<'_> {
+impl<C: Connection> Db<C> {
     pub(super) fn route_photos(
         &self,
         scope: DepotScope,
@@ -30,7 +30,7 @@ impl Db<'_> {
             ))
             .st()?;
         let rows = q
-            .query_map(rusqlite::params![scope.depot_id, route_id], |r| {
+            .query_map(crate::sql::params![scope.depot_id, route_id], |r| {
                 Ok((r.get::<_, Option<i64>>(12)?, image_row(r)?))
             })
             .st()?;
@@ -60,7 +60,7 @@ impl Db<'_> {
                 )
                 .st()?;
             let rows = q
-                .query_map(rusqlite::params![scope.depot_id, route_id], |r| {
+                .query_map(crate::sql::params![scope.depot_id, route_id], |r| {
                     Ok((r.get(0)?, signature_row(r, 1)?))
                 })
                 .st()?;

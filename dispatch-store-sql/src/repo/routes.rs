@@ -1,5 +1,6 @@
 //! Routes and their stops (with the orders each stop serves).
 
+use crate::sql::{params, Connection, OptionalExtension, Row, Statement};
 use dispatch_core::model::order::Side;
 use dispatch_core::model::organisation::DepotScope;
 use dispatch_core::model::route::{NewRoute, Route, RouteTiming};
@@ -7,7 +8,6 @@ use dispatch_core::model::stop::{Stop, StopVisit};
 use dispatch_core::paging::{Cursor, Page, PageRequest};
 use dispatch_core::ports::store::{RouteRepo, RouteSummary, StoreError};
 use dispatch_core::time::{Date, Timestamp};
-use rusqlite::{params, OptionalExtension, Row};
 
 use super::order_rows::{corrupt, keyset};
 use super::{ts, Db, Sql};
@@ -21,7 +21,7 @@ fn date(text: &str) -> Result<Date, StoreError> {
     Date::parse(text).ok_or_else(|| corrupt("date"))
 }
 
-fn route_row(r: &Row<'_>) -> rusqlite::Result<(Route, String)> {
+fn route_row(r: &Row<'_>) -> crate::sql::Result<(Route, String)> {
     let route = Route {
         id: r.get(0)?,
         depot_id: r.get(1)?,
@@ -54,12 +54,12 @@ fn dated((mut route, text): (Route, String)) -> Result<Route, StoreError> {
     Ok(route)
 }
 
-impl Db<'_> {
+impl<C: Connection> Db<C> {
     /// The depot's routes matching `clause` (over `routes r`), decoded.
     pub(super) fn routes_where(
         &self,
         clause: &str,
-        values: &[&dyn rusqlite::ToSql],
+        values: &[&dyn crate::sql::ToSql],
     ) -> Result<Vec<Route>, StoreError> {
         let mut stmt = self
             .0
@@ -89,7 +89,7 @@ impl Db<'_> {
     }
 }
 
-impl RouteRepo for Db<'_> {
+impl<C: Connection> RouteRepo for Db<C> {
     fn insert_route(
         &mut self,
         scope: DepotScope,
@@ -97,14 +97,14 @@ impl RouteRepo for Db<'_> {
         now: Timestamp,
     ) -> Result<Route, StoreError> {
         let t = route.timing;
-        self.0
+        let id: i64 = self.0
             .prepare_cached(
                 "INSERT INTO routes (depot_id, plan_id, solution_id, name, date, vehicle_id, start_time, \
                  end_time, total_time, travel_time, operation_time, planned_distance, created, updated) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?13)",
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?13) RETURNING id",
             )
             .st()?
-            .execute(params![
+            .query_row(params![
                 scope.depot_id,
                 route.plan_id,
                 route.solution_id,
@@ -118,9 +118,9 @@ impl RouteRepo for Db<'_> {
                 t.operation_time_s,
                 t.distance_m,
                 now.millis()
-            ])
+            ], |r| r.get(0))
             .st()?;
-        Ok(route.stored(self.0.last_insert_rowid(), scope.depot_id, now))
+        Ok(route.stored(id, scope.depot_id, now))
     }
 
     fn get_route(&mut self, scope: DepotScope, id: i64) -> Result<Option<Route>, StoreError> {
@@ -168,7 +168,7 @@ impl RouteRepo for Db<'_> {
         page: &PageRequest,
     ) -> Result<Page<RouteSummary>, StoreError> {
         let mut conditions = vec!["depot_id = ?"];
-        let mut values: Vec<Box<dyn rusqlite::ToSql>> = vec![Box::new(scope.depot_id)];
+        let mut values: Vec<Box<dyn crate::sql::ToSql>> = vec![Box::new(scope.depot_id)];
         keyset(page, "", &mut conditions, &mut values);
         let sql = format!(
             "SELECT {ROUTE_COLUMNS}, (SELECT count(*) FROM stops s WHERE s.route_id = r.id) \
@@ -179,7 +179,7 @@ impl RouteRepo for Db<'_> {
         );
         let mut stmt = self.0.prepare_cached(&sql).st()?;
         let rows = stmt
-            .query_map(rusqlite::params_from_iter(values.iter()), |r| {
+            .query_map(crate::sql::params_from_iter(values.iter()), |r| {
                 Ok((route_row(r)?, r.get::<_, u32>(20)?))
             })
             .st()?
@@ -309,14 +309,14 @@ impl RouteRepo for Db<'_> {
             .st()?;
         let mut out = Vec::with_capacity(visits.len());
         for (sequence, v) in visits.iter().enumerate() {
-            self.0
+            let stop_id: i64 = self.0
                 .prepare_cached(
                     "INSERT INTO stops (depot_id, route_id, sequence, side, lat, lng, address, postcode, \
                      phone, arrival_date, arrival, departure_date, departure, planned_distance, created) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) RETURNING id",
                 )
                 .st()?
-                .execute(params![
+                .query_row(params![
                     scope.depot_id,
                     route_id,
                     sequence as i64,
@@ -332,9 +332,8 @@ impl RouteRepo for Db<'_> {
                     v.departure_s,
                     v.planned_distance_m,
                     now.millis()
-                ])
+                ], |r| r.get(0))
                 .st()?;
-            let stop_id = self.0.last_insert_rowid();
             for (position, order_id) in v.order_ids.iter().enumerate() {
                 self.0
                     .prepare_cached(

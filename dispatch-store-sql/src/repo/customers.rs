@@ -1,6 +1,6 @@
 //! Customers: one row each, value sets as JSON (see the 0002 migration).
 
-use crate::sql::{params, OptionalExtension, Row};
+use crate::sql::{params, Connection, OptionalExtension, Row, Statement};
 use dispatch_core::model::customer::Customer;
 use dispatch_core::model::organisation::DepotScope;
 use dispatch_core::paging::{Cursor, Page, PageRequest};
@@ -57,7 +57,7 @@ fn decode_sets(r: Row18) -> Result<Customer, StoreError> {
     })
 }
 
-impl Db<'_> {
+impl<C: Connection> Db<C> {
     fn one_customer(
         &self,
         clause: &str,
@@ -78,7 +78,7 @@ impl Db<'_> {
     }
 }
 
-impl CustomerRepo for Db<'_> {
+impl<C: Connection> CustomerRepo for Db<C> {
     fn count_customers(&mut self, scope: DepotScope) -> Result<u64, StoreError> {
         self.0
             .prepare_cached("SELECT count(*) FROM customers WHERE depot_id = ?1")
@@ -100,14 +100,14 @@ impl CustomerRepo for Db<'_> {
     }
 
     fn insert_customer(&mut self, scope: DepotScope, c: &Customer) -> Result<i64, StoreError> {
-        self.0
+        let id: i64 = self.0
             .prepare_cached(
                 "INSERT INTO customers (depot_id, account, name, address, postcode, phone, email, lat, lng, \
                  duration, notes, capacities, skills, tags, time_windows, custom_fields, created, updated) \
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18) RETURNING id",
             )
             .st()?
-            .execute(params![
+            .query_row(params![
                 scope.depot_id,
                 c.account,
                 c.name,
@@ -126,9 +126,9 @@ impl CustomerRepo for Db<'_> {
                 codec::custom_fields(&c.custom_fields),
                 c.created.millis(),
                 c.updated.millis(),
-            ])
+            ], |r| r.get(0))
             .st()?;
-        Ok(self.0.last_insert_rowid())
+        Ok(id)
     }
 
     fn update_customer(&mut self, scope: DepotScope, c: &Customer) -> Result<(), StoreError> {

@@ -1,7 +1,7 @@
 //! Plans, their solutions and the optimisation queue. Plan and solution ids share the
 //! `plan_ids` sequence.
 
-use crate::sql::{params, OptionalExtension, Row};
+use crate::sql::{params, Connection, OptionalExtension, Row, Statement};
 use dispatch_core::model::optimisation::{JobState, Optimisation, Queue};
 use dispatch_core::model::organisation::DepotScope;
 use dispatch_core::model::plan::{NewPlan, Plan, Solution, UnservedOrder};
@@ -59,16 +59,18 @@ fn read_unserved(text: &str) -> Result<Vec<UnservedOrder>, StoreError> {
         .ok_or_else(|| corrupt("unserved"))
 }
 
-impl Db<'_> {
+impl<C: Connection> Db<C> {
     /// The next id of the plan and solution sequence.
     fn next_plan_id(&self) -> Result<i64, StoreError> {
-        self.0
-            .query_row("SELECT nextval('plan_ids')", params![], |r| r.get(0))
-            .st()
+        let sql = C::DIALECT.pick(
+            "INSERT INTO plan_ids DEFAULT VALUES RETURNING id",
+            "SELECT nextval('plan_ids')",
+        );
+        self.0.insert(sql, params![]).st()
     }
 }
 
-impl PlanRepo for Db<'_> {
+impl<C: Connection> PlanRepo for Db<C> {
     fn insert_plan(
         &mut self,
         scope: DepotScope,
@@ -248,8 +250,12 @@ impl PlanRepo for Db<'_> {
         let mut stmt = self
             .0
             .prepare_cached(
-                "SELECT id FROM orders WHERE depot_id = ?1 AND delivery_date = ?2 AND deleted = FALSE \
+                C::DIALECT.pick(
+"SELECT id FROM orders WHERE depot_id = ?1 AND delivery_date = ?2 AND deleted = 0 \
                  ORDER BY id",
+"SELECT id FROM orders WHERE depot_id = ?1 AND delivery_date = ?2 AND deleted = FALSE \
+                 ORDER BY id",
+),
             )
             .st()?;
         let ids = stmt
@@ -312,7 +318,7 @@ fn decode_job(row: JobRow) -> Result<Optimisation, StoreError> {
     })
 }
 
-impl Db<'_> {
+impl<C: Connection> Db<C> {
     fn jobs_where(
         &self,
         clause: &str,
@@ -333,7 +339,7 @@ impl Db<'_> {
     }
 }
 
-impl OptimisationRepo for Db<'_> {
+impl<C: Connection> OptimisationRepo for Db<C> {
     fn insert_optimisation(&mut self, job: &Optimisation) -> Result<(), StoreError> {
         let spec =
             serde_json::to_string(&job.spec).map_err(|e| StoreError::Backend(e.to_string()))?;
@@ -501,12 +507,17 @@ impl OptimisationRepo for Db<'_> {
     ) -> Result<(), StoreError> {
         self.0
             .prepare_cached(
-                "INSERT INTO optimisation_problems \
+                C::DIALECT.pick(
+"INSERT OR REPLACE INTO optimisation_problems \
+                 (optimisation_id, depot_id, plan_id, problem, created, seq) VALUES (?1, ?2, ?3, ?4, ?5, \
+                 (SELECT coalesce(max(seq), 0) + 1 FROM optimisation_problems))",
+"INSERT INTO optimisation_problems \
                  (optimisation_id, depot_id, plan_id, problem, created, seq) VALUES (?1, ?2, ?3, ?4, ?5, \
                  (SELECT coalesce(max(seq), 0) + 1 FROM optimisation_problems)) \
                  ON CONFLICT (optimisation_id) DO UPDATE SET depot_id = excluded.depot_id, \
                  plan_id = excluded.plan_id, problem = excluded.problem, created = excluded.created, \
                  seq = excluded.seq",
+),
             )
             .st()?
             .execute(params![job.id, job.depot_id, job.plan_id, problem, now.millis()])

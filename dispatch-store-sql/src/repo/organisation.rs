@@ -1,6 +1,6 @@
 //! Organisations, depots, access keys, installation secrets.
 
-use crate::sql::{params, OptionalExtension, Row};
+use crate::sql::{params, Connection, OptionalExtension, Row, Statement};
 use dispatch_core::model::organisation::{
     key_lookup, AccessKey, Depot, DepotScope, DepotSettings, KeyPermission, Organisation, Webhook,
 };
@@ -64,7 +64,7 @@ fn access_key(r: &Row<'_>) -> crate::sql::Result<AccessKey> {
     })
 }
 
-impl OrganisationRepo for Db<'_> {
+impl<C: Connection> OrganisationRepo for Db<C> {
     fn find_organisation_by_name(
         &mut self,
         name: &str,
@@ -84,14 +84,14 @@ impl OrganisationRepo for Db<'_> {
         name: &str,
         now: Timestamp,
     ) -> Result<Organisation, StoreError> {
-        self.0
-            .execute(
+        let id: i64 = self.0
+            .insert(
                 "INSERT INTO organisations (name, created, updated) VALUES (?1, ?2, ?2) RETURNING id",
                 params![name, now.millis()],
             )
             .st()?;
         Ok(Organisation {
-            id: self.0.last_insert_rowid(),
+            id,
             name: name.into(),
             created: now,
             updated: now,
@@ -141,8 +141,8 @@ impl OrganisationRepo for Db<'_> {
         now: Timestamp,
     ) -> Result<Depot, StoreError> {
         let s = &d.settings;
-        self.0
-            .execute(
+        let id: i64 = self.0
+            .insert(
                 "INSERT INTO depots (organisation_id, name, address, lat, lng, allow_orders_without_customer, \
                  starting_status, partial_orders, timezone, webhook_url, webhook_username, webhook_password, created, updated) \
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?13) RETURNING id",
@@ -165,7 +165,7 @@ impl OrganisationRepo for Db<'_> {
             .st()?;
         let scope = DepotScope {
             organisation_id,
-            depot_id: self.0.last_insert_rowid(),
+            depot_id: id,
         };
         self.get_depot(scope)?
             .ok_or_else(|| StoreError::Backend("inserted depot vanished".into()))
@@ -240,14 +240,14 @@ impl OrganisationRepo for Db<'_> {
         key_hash: [u8; 32],
         now: Timestamp,
     ) -> Result<AccessKey, StoreError> {
-        self.0
-            .execute(
+        let id: i64 = self.0
+            .insert(
                 "INSERT INTO access_keys (depot_id, name, permission, key_lookup, key_hash, created) VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id",
                 params![scope.depot_id, name, permission.as_str(), key_lookup(&key_hash), &key_hash[..], now.millis()],
             )
             .st()?;
         Ok(AccessKey {
-            id: self.0.last_insert_rowid(),
+            id,
             depot_id: scope.depot_id,
             organisation_id: scope.organisation_id,
             name: name.into(),
@@ -274,7 +274,10 @@ impl OrganisationRepo for Db<'_> {
     fn installation_secret(&mut self, name: &str, fresh: [u8; 32]) -> Result<[u8; 32], StoreError> {
         self.0
             .execute(
-                "INSERT INTO installation_secrets (name, value) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
+                C::DIALECT.pick(
+"INSERT OR IGNORE INTO installation_secrets (name, value) VALUES (?1, ?2)",
+"INSERT INTO installation_secrets (name, value) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
+),
                 params![name, &fresh[..]],
             )
             .st()?;
@@ -294,7 +297,7 @@ impl OrganisationRepo for Db<'_> {
     fn list_organisations(&mut self) -> Result<Vec<Organisation>, StoreError> {
         let mut stmt = self
             .0
-            .prepare_cached("SELECT id, name, created, updated FROM organisations ORDER BY id")
+            .prepare("SELECT id, name, created, updated FROM organisations ORDER BY id")
             .st()?;
         let rows = stmt.query_map(params![], organisation).st()?;
         rows.collect::<Result<_, _>>().st()
@@ -303,7 +306,7 @@ impl OrganisationRepo for Db<'_> {
     fn list_depots(&mut self, organisation_id: i64) -> Result<Vec<Depot>, StoreError> {
         let mut stmt = self
             .0
-            .prepare_cached(&format!(
+            .prepare(&format!(
                 "SELECT {DEPOT_COLUMNS} FROM depots WHERE organisation_id = ?1 ORDER BY id"
             ))
             .st()?;
@@ -314,7 +317,7 @@ impl OrganisationRepo for Db<'_> {
     fn list_access_keys(&mut self, scope: DepotScope) -> Result<Vec<AccessKey>, StoreError> {
         let mut stmt = self
             .0
-            .prepare_cached(&format!(
+            .prepare(&format!(
                 "SELECT {KEY_COLUMNS} FROM access_keys k JOIN depots d ON d.id = k.depot_id \
                  WHERE k.depot_id = ?1 AND d.organisation_id = ?2 ORDER BY k.name"
             ))
@@ -344,9 +347,14 @@ impl OrganisationRepo for Db<'_> {
         }
         self.0
             .execute(
-                "INSERT INTO access_key_revocations (depot_id, name, generation, revoked) \
+                C::DIALECT.pick(
+"INSERT INTO access_key_revocations (depot_id, name, generation, revoked) \
+                 VALUES (?1, ?2, 1, ?3) ON CONFLICT (depot_id, name) \
+                 DO UPDATE SET generation = generation + 1, revoked = excluded.revoked",
+"INSERT INTO access_key_revocations (depot_id, name, generation, revoked) \
                  VALUES (?1, ?2, 1, ?3) ON CONFLICT (depot_id, name) DO UPDATE \
                  SET generation = access_key_revocations.generation + 1, revoked = excluded.revoked",
+),
                 params![scope.depot_id, name, now.millis()],
             )
             .st()?;

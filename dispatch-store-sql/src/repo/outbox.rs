@@ -1,10 +1,10 @@
-//! The event outbox on SQLite: rows of `event_outbox` with their delivery outcome. Pending
+//! The event outbox: rows of `event_outbox` with their delivery outcome. Pending
 //! rows (`outcome IS NULL`) are found through partial indexes, so a long delivered history
 //! does not slow the worker down; finished rows are purged by age through `(outcome, finished)`.
 
 use std::cell::Cell;
 
-use crate::sql::{params, OptionalExtension, Row};
+use crate::sql::{params, Connection, OptionalExtension, Row, Statement};
 use dispatch_core::events::DomainEvent;
 use dispatch_core::model::organisation::DepotScope;
 use dispatch_core::ports::store::{
@@ -23,12 +23,12 @@ thread_local! {
 }
 
 /// Whether an event was appended on this thread since the last call; clears the mark.
-pub(crate) fn take_appended() -> bool {
+pub fn take_appended() -> bool {
     APPENDED.with(|a| a.replace(false))
 }
 
 /// Restores the mark of an enclosing transaction (see `SqliteStore::run`).
-pub(crate) fn set_appended(appended: bool) {
+pub fn set_appended(appended: bool) {
     APPENDED.with(|a| a.set(appended));
 }
 
@@ -91,7 +91,7 @@ impl RawRecord {
     }
 }
 
-impl Db<'_> {
+impl<C: Connection> Db<C> {
     fn records(
         &self,
         filter: &str,
@@ -135,23 +135,27 @@ impl Db<'_> {
         now: Timestamp,
         resend_of: Option<i64>,
     ) -> Result<i64, StoreError> {
-        self.0
+        let id: i64 = self
+            .0
             .prepare_cached(
                 "INSERT INTO event_outbox (depot_id, name, type_id, payload, created, resend_of) \
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id",
             )
             .st()?
-            .execute(params![
-                scope.depot_id,
-                event.name(),
-                event.type_id(),
-                event.payload().to_string(),
-                now.millis(),
-                resend_of
-            ])
+            .query_row(
+                params![
+                    scope.depot_id,
+                    event.name(),
+                    event.type_id(),
+                    event.payload().to_string(),
+                    now.millis(),
+                    resend_of
+                ],
+                |r| r.get(0),
+            )
             .st()?;
         set_appended(true);
-        Ok(self.0.last_insert_rowid())
+        Ok(id)
     }
 }
 
@@ -159,7 +163,7 @@ fn limit(n: usize) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
-impl OutboxRepo for Db<'_> {
+impl<C: Connection> OutboxRepo for Db<C> {
     fn append_event(
         &mut self,
         scope: DepotScope,
@@ -217,9 +221,14 @@ impl OutboxRepo for Db<'_> {
         let mut stmt = self
             .0
             .prepare_cached(
-                "UPDATE event_outbox SET outcome = ?2, attempts = ?3, last_error = ?4, finished = ?5, \
+                C::DIALECT.pick(
+"UPDATE event_outbox SET outcome = ?2, attempts = ?3, last_error = ?4, finished = ?5, \
+                 delivered = CASE WHEN ?2 = 'DELIVERED' THEN ?5 END, failed = (?2 = 'ERROR') \
+                 WHERE id = ?1 AND outcome IS NULL",
+"UPDATE event_outbox SET outcome = ?2, attempts = ?3, last_error = ?4, finished = ?5, \
                  delivered = CASE WHEN ?2::text = 'DELIVERED' THEN ?5::bigint END, failed = (?2::text = 'ERROR') \
                  WHERE id = ?1 AND outcome IS NULL",
+),
             )
             .st()?;
         for o in outcomes {
@@ -282,8 +291,11 @@ impl OutboxRepo for Db<'_> {
             other => Some(other.as_str()),
         };
         self.records(
-            "WHERE e.outcome IS NOT DISTINCT FROM ?1::text AND (?2::bigint IS NULL OR e.depot_id = ?2) \
+            C::DIALECT.pick(
+"WHERE e.outcome IS ?1 AND (?2 IS NULL OR e.depot_id = ?2) ORDER BY e.id DESC LIMIT ?3",
+"WHERE e.outcome IS NOT DISTINCT FROM ?1::text AND (?2::bigint IS NULL OR e.depot_id = ?2) \
              ORDER BY e.id DESC LIMIT ?3",
+),
             params![outcome, depot_id, limit(limit_to)],
         )
     }

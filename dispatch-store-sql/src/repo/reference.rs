@@ -1,7 +1,7 @@
 //! Reference data: capacity types, custom fields, tags, skills, zones, third parties, custom
 //! order statuses, notification templates and the gazetteer.
 
-use crate::sql::{params, Params, Row};
+use crate::sql::{params, Connection, Params, Row, Statement};
 use dispatch_core::model::location::Coordinates;
 use dispatch_core::model::notification::{Channel, NotificationTemplate};
 use dispatch_core::model::organisation::DepotScope;
@@ -13,7 +13,7 @@ use dispatch_core::time::Timestamp;
 
 use super::{ts, Db, Sql};
 
-impl Db<'_> {
+impl<C: Connection> Db<C> {
     fn all<T>(
         &self,
         sql: &str,
@@ -95,7 +95,7 @@ fn non_empty(s: String) -> Option<String> {
     (!s.is_empty()).then_some(s)
 }
 
-impl ReferenceRepo for Db<'_> {
+impl<C: Connection> ReferenceRepo for Db<C> {
     fn list_capacity_types(&mut self, scope: DepotScope) -> Result<Vec<CapacityType>, StoreError> {
         self.all(
             "SELECT id, name, default_value, created, updated FROM capacity_types WHERE depot_id = ?1 ORDER BY id",
@@ -113,9 +113,14 @@ impl ReferenceRepo for Db<'_> {
     ) -> Result<CapacityType, StoreError> {
         self.0
             .execute(
-                "INSERT INTO capacity_types (depot_id, name, default_value, created, updated) VALUES (?1, ?2, ?3, ?4, ?4) \
+                C::DIALECT.pick(
+"INSERT INTO capacity_types (depot_id, name, default_value, created, updated) VALUES (?1, ?2, ?3, ?4, ?4) \
+                 ON CONFLICT (depot_id, name) DO UPDATE SET default_value = excluded.default_value, updated = excluded.updated \
+                 WHERE default_value IS NOT excluded.default_value",
+"INSERT INTO capacity_types (depot_id, name, default_value, created, updated) VALUES (?1, ?2, ?3, ?4, ?4) \
                  ON CONFLICT (depot_id, name) DO UPDATE SET default_value = excluded.default_value, updated = excluded.updated \
                  WHERE capacity_types.default_value IS DISTINCT FROM excluded.default_value",
+),
                 params![scope.depot_id, name, default, now.millis()],
             )
             .st()?;
@@ -142,8 +147,11 @@ impl ReferenceRepo for Db<'_> {
     ) -> Result<CustomField, StoreError> {
         self.0
             .execute(
-                "INSERT INTO custom_fields (depot_id, name, created, updated) SELECT ?1::bigint, ?2::text, ?3::bigint, ?3::bigint \
+                C::DIALECT.pick(
+"INSERT OR IGNORE INTO custom_fields (depot_id, name, created, updated) VALUES (?1, ?2, ?3, ?3)",
+"INSERT INTO custom_fields (depot_id, name, created, updated) SELECT ?1::bigint, ?2::text, ?3::bigint, ?3::bigint \
                  WHERE NOT EXISTS (SELECT 1 FROM custom_fields WHERE depot_id = ?1 AND name = ?2)",
+),
                 params![scope.depot_id, name, now.millis()],
             )
             .st()?;
@@ -175,8 +183,11 @@ impl ReferenceRepo for Db<'_> {
     ) -> Result<Tag, StoreError> {
         self.0
             .execute(
-                "INSERT INTO tags (depot_id, name, created) SELECT ?1::bigint, ?2::text, ?3::bigint \
+                C::DIALECT.pick(
+"INSERT OR IGNORE INTO tags (depot_id, name, created) VALUES (?1, ?2, ?3)",
+"INSERT INTO tags (depot_id, name, created) SELECT ?1::bigint, ?2::text, ?3::bigint \
                  WHERE NOT EXISTS (SELECT 1 FROM tags WHERE depot_id = ?1 AND name = ?2)",
+),
                 params![scope.depot_id, name, now.millis()],
             )
             .st()?;
@@ -213,8 +224,11 @@ impl ReferenceRepo for Db<'_> {
     ) -> Result<Skill, StoreError> {
         self.0
             .execute(
-                "INSERT INTO skills (depot_id, name, created) SELECT ?1::bigint, ?2::text, ?3::bigint \
+                C::DIALECT.pick(
+"INSERT OR IGNORE INTO skills (depot_id, name, created) VALUES (?1, ?2, ?3)",
+"INSERT INTO skills (depot_id, name, created) SELECT ?1::bigint, ?2::text, ?3::bigint \
                  WHERE NOT EXISTS (SELECT 1 FROM skills WHERE depot_id = ?1 AND name = ?2)",
+),
                 params![scope.depot_id, name, now.millis()],
             )
             .st()?;
@@ -256,8 +270,11 @@ impl ReferenceRepo for Db<'_> {
     ) -> Result<ZoneGroup, StoreError> {
         self.0
             .execute(
-                "INSERT INTO zone_groups (depot_id, name, created, updated) SELECT ?1::bigint, ?2::text, ?3::bigint, ?3::bigint \
+                C::DIALECT.pick(
+"INSERT OR IGNORE INTO zone_groups (depot_id, name, created, updated) VALUES (?1, ?2, ?3, ?3)",
+"INSERT INTO zone_groups (depot_id, name, created, updated) SELECT ?1::bigint, ?2::text, ?3::bigint, ?3::bigint \
                  WHERE NOT EXISTS (SELECT 1 FROM zone_groups WHERE depot_id = ?1 AND name = ?2)",
+),
                 params![scope.depot_id, name, now.millis()],
             )
             .st()?;
@@ -292,10 +309,16 @@ impl ReferenceRepo for Db<'_> {
         let text = serde_json::to_string(&pairs).map_err(|e| StoreError::Backend(e.to_string()))?;
         self.0
             .execute(
-                "INSERT INTO zones (depot_id, zone_group_id, name, polygon, created, updated) \
+                C::DIALECT.pick(
+"INSERT INTO zones (depot_id, zone_group_id, name, polygon, created, updated) \
+                 SELECT ?1, id, ?3, ?4, ?5, ?5 FROM zone_groups WHERE id = ?2 AND depot_id = ?1 \
+                 ON CONFLICT (zone_group_id, name) DO UPDATE SET polygon = excluded.polygon, updated = excluded.updated \
+                 WHERE polygon IS NOT excluded.polygon",
+"INSERT INTO zones (depot_id, zone_group_id, name, polygon, created, updated) \
                  SELECT ?1, id, ?3, ?4, ?5, ?5 FROM zone_groups WHERE id = ?2 AND depot_id = ?1 \
                  ON CONFLICT (zone_group_id, name) DO UPDATE SET polygon = excluded.polygon, updated = excluded.updated \
                  WHERE zones.polygon IS DISTINCT FROM excluded.polygon",
+),
                 params![scope.depot_id, zone_group_id, name, text, now.millis()],
             )
             .st()?;
@@ -327,8 +350,11 @@ impl ReferenceRepo for Db<'_> {
     ) -> Result<ThirdParty, StoreError> {
         self.0
             .execute(
-                "INSERT INTO third_parties (organisation_id, name, created) SELECT ?1::bigint, ?2::text, ?3::bigint \
+                C::DIALECT.pick(
+"INSERT OR IGNORE INTO third_parties (organisation_id, name, created) VALUES (?1, ?2, ?3)",
+"INSERT INTO third_parties (organisation_id, name, created) SELECT ?1::bigint, ?2::text, ?3::bigint \
                  WHERE NOT EXISTS (SELECT 1 FROM third_parties WHERE organisation_id = ?1 AND name = ?2)",
+),
                 params![organisation_id, name, now.millis()],
             )
             .st()?;
@@ -364,8 +390,11 @@ impl ReferenceRepo for Db<'_> {
         let n = self
             .0
             .execute(
-                "INSERT INTO custom_order_statuses (organisation_id, status, created) SELECT ?1::bigint, ?2::text, ?3::bigint \
+                C::DIALECT.pick(
+"INSERT OR IGNORE INTO custom_order_statuses (organisation_id, status, created) VALUES (?1, ?2, ?3)",
+"INSERT INTO custom_order_statuses (organisation_id, status, created) SELECT ?1::bigint, ?2::text, ?3::bigint \
                  WHERE NOT EXISTS (SELECT 1 FROM custom_order_statuses WHERE organisation_id = ?1 AND status = ?2)",
+),
                 params![organisation_id, status, now.millis()],
             )
             .st()?;
@@ -389,10 +418,15 @@ impl ReferenceRepo for Db<'_> {
     ) -> Result<NotificationTemplate, StoreError> {
         self.0
             .execute(
-                "INSERT INTO notification_templates (depot_id, channel, name, body, created, updated) VALUES (?1, ?2, ?3, ?4, ?5, ?5) \
+                C::DIALECT.pick(
+"INSERT INTO notification_templates (depot_id, channel, name, body, created, updated) VALUES (?1, ?2, ?3, ?4, ?5, ?5) \
+                 ON CONFLICT (depot_id, name) DO UPDATE SET channel = excluded.channel, body = excluded.body, updated = excluded.updated \
+                 WHERE channel IS NOT excluded.channel OR body IS NOT excluded.body",
+"INSERT INTO notification_templates (depot_id, channel, name, body, created, updated) VALUES (?1, ?2, ?3, ?4, ?5, ?5) \
                  ON CONFLICT (depot_id, name) DO UPDATE SET channel = excluded.channel, body = excluded.body, updated = excluded.updated \
                  WHERE notification_templates.channel IS DISTINCT FROM excluded.channel \
                  OR notification_templates.body IS DISTINCT FROM excluded.body",
+),
                 params![scope.depot_id, channel.as_str(), name, body, now.millis()],
             )
             .st()?;

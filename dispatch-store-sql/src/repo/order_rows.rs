@@ -1,6 +1,7 @@
 //! Order rows: the columns, decoding a row with its line items, writing line items, and the
 //! keyset conditions shared by the customer and order lists.
 
+use crate::sql::{params, Connection, Dialect, OptionalExtension, Row, Statement};
 use dispatch_core::model::line_item::LineItem;
 use dispatch_core::model::order::{Order, OrderType, Priority};
 use dispatch_core::model::order_value::{Money, UnitPrice};
@@ -9,7 +10,6 @@ use dispatch_core::paging::PageRequest;
 use dispatch_core::ports::store::StoreError;
 use dispatch_core::status::Status;
 use dispatch_core::time::Date;
-use rusqlite::{params, OptionalExtension, Row};
 
 use super::order_codec as codec;
 use super::{ts, Db, Sql};
@@ -50,7 +50,7 @@ struct OrderRow {
     deleted: bool,
 }
 
-fn order_row(r: &Row<'_>) -> rusqlite::Result<OrderRow> {
+fn order_row(r: &Row<'_>) -> crate::sql::Result<OrderRow> {
     Ok(OrderRow {
         id: r.get(0)?,
         order_number: r.get(1)?,
@@ -106,12 +106,12 @@ fn decode(r: OrderRow, line_items: Vec<LineItem>) -> Result<Order, StoreError> {
     })
 }
 
-impl Db<'_> {
+impl<C: Connection> Db<C> {
     pub(super) fn order_where(
         &self,
         clause: &str,
         scope: DepotScope,
-        key: &dyn rusqlite::ToSql,
+        key: &dyn crate::sql::ToSql,
     ) -> Result<Option<(Order, bool)>, StoreError> {
         let mut stmt = self
             .0
@@ -222,10 +222,29 @@ impl Db<'_> {
                 "UPDATE order_line_items SET order_id = ?1, position = ?2, product_code = ?3, product_name = ?4, \
                  quantity = ?5, unit_price_micros = ?6, manual_value_cents = ?7, quantity_outstanding = ?8, \
                  status = ?9, date = ?10, capacities = ?11, custom_fields = ?12 WHERE id = ?13"
-            } else {
+            } else if C::DIALECT == Dialect::Sqlite {
                 "INSERT INTO order_line_items (id, order_id, position, product_code, product_name, quantity, \
                  unit_price_micros, manual_value_cents, quantity_outstanding, status, date, capacities, \
                  custom_fields) VALUES (NULLIF(?13, 0), ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
+            } else if item.id == 0 {
+                "INSERT INTO order_line_items (order_id, position, product_code, product_name, quantity, \
+                 unit_price_micros, manual_value_cents, quantity_outstanding, status, date, capacities, \
+                 custom_fields) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
+            } else {
+                // An explicit id on PostgreSQL (SQLite's rowid semantics): the identity moves past
+                // it, so later generated ids never collide with it.
+                "WITH item AS (INSERT INTO order_line_items (id, order_id, position, product_code, \
+                 product_name, quantity, unit_price_micros, manual_value_cents, quantity_outstanding, \
+                 status, date, capacities, custom_fields) \
+                 VALUES (?13, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) RETURNING id) \
+                 SELECT setval(pg_get_serial_sequence('order_line_items', 'id'), \
+                 greatest((SELECT id FROM item), (SELECT last_value FROM order_line_items_id_seq)))"
+            };
+            let values = if C::DIALECT == Dialect::Postgres && item.id == 0 && !stored.contains(&0)
+            {
+                &values[..12]
+            } else {
+                values
             };
             self.0.prepare_cached(sql).st()?.execute(values).st()?;
         }
@@ -236,11 +255,11 @@ impl Db<'_> {
 /// Adds the keyset conditions of a page (`updated_at_min` and the cursor) on `prefix` columns.
 /// The cursor is `updated <= u AND (updated < u OR id < i)`: the first part is a plain range on
 /// the list index, so a page starts at the cursor instead of scanning up to it.
-pub(super) fn keyset(
+pub fn keyset(
     page: &PageRequest,
     prefix: &'static str,
     conditions: &mut Vec<&'static str>,
-    values: &mut Vec<Box<dyn rusqlite::ToSql>>,
+    values: &mut Vec<Box<dyn crate::sql::ToSql>>,
 ) {
     let (min, upto, after) = match prefix {
         "o." => (

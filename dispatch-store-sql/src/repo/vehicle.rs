@@ -1,5 +1,6 @@
 //! Vehicles with their skills and capacities.
 
+use crate::sql::{params, Connection, Row, Statement};
 use dispatch_core::model::organisation::DepotScope;
 use dispatch_core::model::reference::CapacityAmount;
 use dispatch_core::model::vehicle::{
@@ -7,7 +8,6 @@ use dispatch_core::model::vehicle::{
 };
 use dispatch_core::ports::store::{StoreError, VehicleRepo};
 use dispatch_core::time::{TimeOfDay, Timestamp};
-use rusqlite::{params, Row};
 
 use super::{tod, ts, Db, Sql};
 
@@ -16,15 +16,15 @@ const COLUMNS: &str =
      start_address, start_lat, start_lng, end_location, end_address, end_lat, end_lng, has_break, \
      break_start, break_end, break_duration, created, updated";
 
-fn corrupt(column: usize, value: &str) -> rusqlite::Error {
-    rusqlite::Error::FromSqlConversionFailure(
+fn corrupt(column: usize, value: &str) -> crate::sql::Error {
+    crate::sql::Error::FromSqlConversionFailure(
         column,
-        rusqlite::types::Type::Text,
+        crate::sql::types::Type::Text,
         format!("unexpected stored value {value:?}").into(),
     )
 }
 
-fn vehicle(r: &Row<'_>) -> rusqlite::Result<Vehicle> {
+fn vehicle(r: &Row<'_>) -> crate::sql::Result<Vehicle> {
     let availability: String = r.get(4)?;
     let start_location: String = r.get(7)?;
     let end_location: String = r.get(11)?;
@@ -68,7 +68,7 @@ fn minutes(t: Option<TimeOfDay>) -> Option<i64> {
     t.map(|t| i64::from(t.minutes()))
 }
 
-impl Db<'_> {
+impl<C: Connection> Db<C> {
     /// Fills skills and capacities of vehicles read from the `vehicles` table.
     fn with_sets(&self, mut vehicles: Vec<Vehicle>) -> Result<Vec<Vehicle>, StoreError> {
         let mut skills = self
@@ -137,7 +137,7 @@ impl Db<'_> {
     }
 }
 
-impl VehicleRepo for Db<'_> {
+impl<C: Connection> VehicleRepo for Db<C> {
     fn list_vehicles(&mut self, scope: DepotScope) -> Result<Vec<Vehicle>, StoreError> {
         let mut stmt = self
             .0
@@ -174,12 +174,12 @@ impl VehicleRepo for Db<'_> {
         f: &VehicleFields,
         now: Timestamp,
     ) -> Result<i64, StoreError> {
-        self.0
-            .execute(
+        let id: i64 = self.0
+            .insert(
                 "INSERT INTO vehicles (depot_id, name, active, availability, shift_start, shift_end, start_location, \
                  start_address, start_lat, start_lng, end_location, end_address, end_lat, end_lng, has_break, \
                  break_start, break_end, break_duration, created, updated) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?19)",
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?19) RETURNING id",
                 params![
                     scope.depot_id,
                     f.name,
@@ -203,7 +203,6 @@ impl VehicleRepo for Db<'_> {
                 ],
             )
             .st()?;
-        let id = self.0.last_insert_rowid();
         self.write_sets(scope, id, f)?;
         Ok(id)
     }

@@ -2,7 +2,7 @@
 //! in `pod_images`: the upload until compressed, then only the WebP copy. Questionnaires and
 //! submissions: [`super::questionnaires`].
 
-use crate::sql::{params, OptionalExtension, Row};
+use crate::sql::{params, Connection, OptionalExtension, Row, Statement};
 use dispatch_core::model::organisation::DepotScope;
 use dispatch_core::model::pod::{
     Compression, ImageFormat, ImageInfo, ImageKind, ImageMeta, StopSignature,
@@ -74,7 +74,7 @@ fn image_meta(row: ImageRow) -> Result<ImageMeta, StoreError> {
     })
 }
 
-impl Db<'_> {
+impl<C: Connection> Db<C> {
     fn images_where(
         &self,
         filter: &str,
@@ -87,37 +87,40 @@ impl Db<'_> {
     }
 }
 
-impl PodRepo for Db<'_> {
+impl<C: Connection> PodRepo for Db<C> {
     fn insert_image(
         &mut self,
         scope: DepotScope,
         image: &NewImage<'_>,
         now: Timestamp,
     ) -> Result<ImageMeta, StoreError> {
-        self.0
+        let id: i64 = self
+            .0
             .prepare_cached(
                 "INSERT INTO pod_images (depot_id, kind, route_id, stop_id, order_id, answer_id, \
                  lossless, original_type, width, height, size, upload, created) \
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) RETURNING id",
             )
             .st()?
-            .execute(params![
-                scope.depot_id,
-                image.kind.as_str(),
-                image.place.route_id,
-                image.place.stop_id,
-                image.place.order_id,
-                image.answer_id,
-                image.lossless,
-                image.info.format.mime(),
-                image.info.width,
-                image.info.height,
-                image.bytes.len() as i64,
-                image.bytes,
-                now.millis()
-            ])
+            .query_row(
+                params![
+                    scope.depot_id,
+                    image.kind.as_str(),
+                    image.place.route_id,
+                    image.place.stop_id,
+                    image.place.order_id,
+                    image.answer_id,
+                    image.lossless,
+                    image.info.format.mime(),
+                    image.info.width,
+                    image.info.height,
+                    image.bytes.len() as i64,
+                    image.bytes,
+                    now.millis()
+                ],
+                |r| r.get(0),
+            )
             .st()?;
-        let id = self.0.last_insert_rowid();
         self.get_image(scope, id)?.ok_or_else(|| corrupt("image"))
     }
 
@@ -232,11 +235,15 @@ impl PodRepo for Db<'_> {
     ) -> Result<(), StoreError> {
         self.0
             .prepare_cached(
-                "INSERT INTO stop_signatures (depot_id, route_id, order_id, stop_id, \
+                C::DIALECT.pick(
+"INSERT OR REPLACE INTO stop_signatures (depot_id, route_id, order_id, stop_id, \
+                 image_id, signed_by, lat, lng, created) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+"INSERT INTO stop_signatures (depot_id, route_id, order_id, stop_id, \
                  image_id, signed_by, lat, lng, created) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) \
                  ON CONFLICT (depot_id, route_id, order_id) DO UPDATE SET stop_id = excluded.stop_id, \
                  image_id = excluded.image_id, signed_by = excluded.signed_by, lat = excluded.lat, \
                  lng = excluded.lng, created = excluded.created",
+),
             )
             .st()?
             .execute(params![
@@ -304,7 +311,7 @@ fn signature_row(r: &Row<'_>, at: usize) -> crate::sql::Result<StopSignature> {
     })
 }
 
-impl TrackingRepo for Db<'_> {
+impl<C: Connection> TrackingRepo for Db<C> {
     fn ensure_tracking_token(
         &mut self,
         scope: DepotScope,
@@ -313,10 +320,12 @@ impl TrackingRepo for Db<'_> {
         now: Timestamp,
     ) -> Result<String, StoreError> {
         self.0
-            .prepare_cached(
+            .prepare_cached(C::DIALECT.pick(
+                "INSERT OR IGNORE INTO tracking_tokens (token, depot_id, order_id, created) \
+                 VALUES (?1, ?2, ?3, ?4)",
                 "INSERT INTO tracking_tokens (token, depot_id, order_id, created) \
                  VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
-            )
+            ))
             .st()?
             .execute(params![fresh, scope.depot_id, order_id, now.millis()])
             .st()?;

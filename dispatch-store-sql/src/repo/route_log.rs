@@ -1,14 +1,14 @@
 //! Route history (orders ever on a route) and the route audit log.
 
+use crate::sql::{params, Connection, Statement};
 use dispatch_core::model::organisation::DepotScope;
 use dispatch_core::ports::store::{RouteAuditEntry, RouteLogRepo, StoreError};
 use dispatch_core::time::Timestamp;
-use rusqlite::params;
 
 use super::order_rows::corrupt;
 use super::{ts, Db, Sql};
 
-impl RouteLogRepo for Db<'_> {
+impl<C: Connection> RouteLogRepo for Db<C> {
     fn remember_route_orders(
         &mut self,
         scope: DepotScope,
@@ -17,10 +17,13 @@ impl RouteLogRepo for Db<'_> {
     ) -> Result<(), StoreError> {
         let mut insert = self
             .0
-            .prepare_cached(
+            .prepare_cached(C::DIALECT.pick(
                 "INSERT OR IGNORE INTO route_orders_seen (depot_id, route_id, order_id) \
                  SELECT ?1, id, ?3 FROM routes WHERE depot_id = ?1 AND id = ?2",
-            )
+                "INSERT INTO route_orders_seen (depot_id, route_id, order_id) \
+                 SELECT ?1::bigint, id, ?3::bigint FROM routes WHERE depot_id = ?1 AND id = ?2 \
+                 ON CONFLICT DO NOTHING",
+            ))
             .st()?;
         for order in order_ids {
             insert
@@ -58,16 +61,20 @@ impl RouteLogRepo for Db<'_> {
     ) -> Result<RouteAuditEntry, StoreError> {
         let ids =
             serde_json::to_string(order_ids).map_err(|e| StoreError::Backend(e.to_string()))?;
-        self.0
+        let id: i64 = self
+            .0
             .prepare_cached(
                 "INSERT INTO route_audit_log (depot_id, route_id, action, order_ids, created) \
-                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                 VALUES (?1, ?2, ?3, ?4, ?5) RETURNING id",
             )
             .st()?
-            .execute(params![scope.depot_id, route_id, action, ids, now.millis()])
+            .query_row(
+                params![scope.depot_id, route_id, action, ids, now.millis()],
+                |r| r.get(0),
+            )
             .st()?;
         Ok(RouteAuditEntry {
-            id: self.0.last_insert_rowid(),
+            id,
             route_id,
             action: action.to_owned(),
             order_ids: order_ids.to_vec(),

@@ -1,14 +1,14 @@
 //! Recording an idempotent response inside the store transaction of its effect.
 
+use crate::sql::{params, Connection};
 use dispatch_core::ports::idempotency::{
     ClaimToken, IdempotencyRepo, IdempotencyScope, StoredResponse, CLAIM_LOST,
 };
 use dispatch_core::ports::store::StoreError;
-use rusqlite::params;
 
 use super::{Db, Sql};
 
-impl IdempotencyRepo for Db<'_> {
+impl<C: Connection> IdempotencyRepo for Db<C> {
     fn record_idempotent_response(
         &mut self,
         scope: &IdempotencyScope,

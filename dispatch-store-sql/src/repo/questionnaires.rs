@@ -1,7 +1,7 @@
 //! Questionnaire definitions, submissions and their answers (migration 0009). Answers keep a
 //! copy of their question's type and text; image ids come from `pod_images`.
 
-use crate::sql::{params, OptionalExtension, Row};
+use crate::sql::{params, Connection, OptionalExtension, Row, Statement};
 use dispatch_core::model::organisation::DepotScope;
 use dispatch_core::model::pod::{StoredAnswer, Submission, SubmissionRef};
 use dispatch_core::model::questionnaire::{
@@ -76,7 +76,7 @@ fn to_ref(row: (i64, String, String, Option<i64>)) -> Result<SubmissionRef, Stor
         stop_id: row.3,
     })
 }
-impl QuestionnaireRepo for Db<'_> {
+impl<C: Connection> QuestionnaireRepo for Db<C> {
     fn upsert_questionnaire(
         &mut self,
         scope: DepotScope,
@@ -86,10 +86,16 @@ impl QuestionnaireRepo for Db<'_> {
         let questions = questions_json(&def.questions);
         self.0
             .prepare_cached(
-                "INSERT INTO questionnaires (depot_id, type, title, questions, created, updated) \
+                C::DIALECT.pick(
+"INSERT INTO questionnaires (depot_id, type, title, questions, created, updated) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?5) ON CONFLICT (depot_id, title) DO UPDATE SET \
+                 type = excluded.type, questions = excluded.questions, updated = excluded.updated \
+                 WHERE type <> excluded.type OR questions <> excluded.questions",
+"INSERT INTO questionnaires (depot_id, type, title, questions, created, updated) \
                  VALUES (?1, ?2, ?3, ?4, ?5, ?5) ON CONFLICT (depot_id, title) DO UPDATE SET \
                  type = excluded.type, questions = excluded.questions, updated = excluded.updated \
                  WHERE questionnaires.type <> excluded.type OR questionnaires.questions <> excluded.questions",
+),
             )
             .st()?
             .execute(params![
@@ -137,13 +143,13 @@ impl QuestionnaireRepo for Db<'_> {
         answers: &[CheckedAnswer],
         now: Timestamp,
     ) -> Result<(i64, Vec<i64>), StoreError> {
-        self.0
+        let id: i64 = self.0
             .prepare_cached(
                 "INSERT INTO questionnaire_submissions (depot_id, questionnaire_id, type, title, \
                  route_id, stop_id, order_id, created) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) RETURNING id",
             )
             .st()?
-            .execute(params![
+            .query_row(params![
                 scope.depot_id,
                 questionnaire.id,
                 questionnaire.def.kind.as_str(),
@@ -152,9 +158,8 @@ impl QuestionnaireRepo for Db<'_> {
                 place.stop_id,
                 place.order_id,
                 now.millis()
-            ])
+            ], |r| r.get(0))
             .st()?;
-        let id = self.0.last_insert_rowid();
         let mut insert = self
             .0
             .prepare_cached(
@@ -164,17 +169,20 @@ impl QuestionnaireRepo for Db<'_> {
             .st()?;
         let mut ids = Vec::with_capacity(answers.len());
         for (position, a) in answers.iter().enumerate() {
-            insert
-                .execute(params![
-                    scope.depot_id,
-                    id,
-                    position as i64,
-                    a.question.kind.as_str(),
-                    a.question.question,
-                    a.data
-                ])
+            let answer: i64 = insert
+                .query_row(
+                    params![
+                        scope.depot_id,
+                        id,
+                        position as i64,
+                        a.question.kind.as_str(),
+                        a.question.question,
+                        a.data
+                    ],
+                    |r| r.get(0),
+                )
                 .st()?;
-            ids.push(self.0.last_insert_rowid());
+            ids.push(answer);
         }
         Ok((id, ids))
     }
