@@ -26,10 +26,11 @@ mod repo;
 mod sql;
 pub mod throwaway;
 
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
 use dispatch_core::ports::rate_limit::SharedRateLimits;
 use dispatch_core::ports::store::{Store, StoreError, StoreTx};
+use dispatch_store_sql::OutboxObservers;
 
 pub use migrations::SCHEMA_VERSION;
 
@@ -41,11 +42,8 @@ pub const WRITE_LOCK: i64 = 0x6469_7370_6174_6368;
 pub struct PostgresStore {
     pool: pool::Pool,
     /// Told after every commit of this process that appended outbox events.
-    outbox_observers: RwLock<Vec<OutboxObserver>>,
+    outbox_observers: OutboxObservers,
 }
-
-/// Called after a commit that appended outbox events.
-type OutboxObserver = Arc<dyn Fn() + Send + Sync>;
 
 impl std::fmt::Debug for PostgresStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -71,7 +69,7 @@ impl PostgresStore {
         }
         Ok(PostgresStore {
             pool,
-            outbox_observers: RwLock::new(Vec::new()),
+            outbox_observers: OutboxObservers::default(),
         })
     }
 
@@ -89,10 +87,7 @@ impl PostgresStore {
     /// a rolled-back one), on the committing thread. Commits of other processes (other nodes)
     /// are not seen; their readers poll.
     pub fn on_outbox_commit(&self, observer: impl Fn() + Send + Sync + 'static) {
-        self.outbox_observers
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(Arc::new(observer));
+        self.outbox_observers.add(observer);
     }
 
     /// The schema version after migrations (the highest applied migration).
@@ -134,21 +129,8 @@ impl Store for PostgresStore {
         &self,
         work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
-        let enclosing = dispatch_store_sql::repo::outbox::take_appended();
-        let result = self.run(&begin_write(), work);
-        let appended = dispatch_store_sql::repo::outbox::take_appended();
-        dispatch_store_sql::repo::outbox::set_appended(enclosing);
-        if result.is_ok() && appended {
-            for observer in self
-                .outbox_observers
-                .read()
-                .unwrap_or_else(|e| e.into_inner())
-                .iter()
-            {
-                observer();
-            }
-        }
-        result
+        self.outbox_observers
+            .write(|| self.run(&begin_write(), work))
     }
 
     fn run_read(

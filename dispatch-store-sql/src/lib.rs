@@ -5,7 +5,8 @@
 //! map rows; typed parameters and columns through [`sql::Val`]). `dispatch-store-sqlite`
 //! implements it over rusqlite and `dispatch-store-postgres` over the postgres client; each
 //! store crate keeps only what is really its own: connections and their pool, migrations,
-//! transactions (isolation, locks) and idempotency claims.
+//! transactions (isolation, locks), and where idempotency claims run. [`idempotency`] holds the
+//! claim statements and [`OutboxObservers`] the commit notifications both stores use.
 //!
 //! The SQL is SQLite's, with `?N` placeholders. Where PostgreSQL needs another spelling
 //! (`RETURNING` aside, which both accept: upserts that SQLite writes `INSERT OR ...`, boolean
@@ -14,7 +15,10 @@
 
 #![warn(missing_docs)]
 
+pub mod idempotency;
+mod observers;
 pub mod repo;
 pub mod sql;
 
+pub use observers::OutboxObservers;
 pub use repo::{db_err, Db, OwnRepos, Sql};

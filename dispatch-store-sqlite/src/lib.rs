@@ -19,10 +19,11 @@ mod repo;
 mod sql;
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::Mutex;
 use std::time::Instant;
 
 use dispatch_core::ports::store::{Store, StoreError, StoreTx};
+use dispatch_store_sql::OutboxObservers;
 use rusqlite::Connection;
 
 pub use gazetteer::SqliteGazetteer;
@@ -46,11 +47,8 @@ pub struct SqliteStore {
     /// still arbitrates between processes (`seed` next to `serve`).
     write_gate: Mutex<()>,
     /// Told after every commit of this process that appended outbox events.
-    outbox_observers: RwLock<Vec<OutboxObserver>>,
+    outbox_observers: OutboxObservers,
 }
-
-/// Called after a commit that appended outbox events.
-type OutboxObserver = Arc<dyn Fn() + Send + Sync>;
 
 impl std::fmt::Debug for SqliteStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -70,7 +68,7 @@ impl SqliteStore {
             path,
             idle: Mutex::new(vec![conn]),
             write_gate: Mutex::new(()),
-            outbox_observers: RwLock::new(Vec::new()),
+            outbox_observers: OutboxObservers::default(),
         })
     }
 
@@ -83,10 +81,7 @@ impl SqliteStore {
     /// a rolled-back one), on the committing thread: how the webhook worker of `serve` hears of
     /// new events at once. Commits of other processes are not seen; their reader has to poll.
     pub fn on_outbox_commit(&self, observer: impl Fn() + Send + Sync + 'static) {
-        self.outbox_observers
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(Arc::new(observer));
+        self.outbox_observers.add(observer);
     }
 
     /// The schema version after migrations (the number of applied migrations).
@@ -161,27 +156,13 @@ impl Store for SqliteStore {
         &self,
         work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
-        let enclosing = dispatch_store_sql::repo::outbox::take_appended();
-        let result = {
+        self.outbox_observers.write(|| {
             let waiting = Instant::now();
             let _gate = self.write_gate.lock().unwrap_or_else(|e| e.into_inner());
             metrics::histogram!("dispatch_db_write_wait_seconds")
                 .record(waiting.elapsed().as_secs_f64());
             self.run(BEGIN_WRITE, work)
-        };
-        let appended = dispatch_store_sql::repo::outbox::take_appended();
-        dispatch_store_sql::repo::outbox::set_appended(enclosing);
-        if result.is_ok() && appended {
-            for observer in self
-                .outbox_observers
-                .read()
-                .unwrap_or_else(|e| e.into_inner())
-                .iter()
-            {
-                observer();
-            }
-        }
-        result
+        })
     }
 
     fn run_read(

@@ -184,15 +184,15 @@ impl<C: Connection> DriverRepo for Db<C> {
         self.0
             .prepare_cached(
                 C::DIALECT.pick(
-"INSERT OR REPLACE INTO driver_routes (route_id, depot_id, started_lat, started_lng, \
+                    "INSERT OR REPLACE INTO driver_routes (route_id, depot_id, started_lat, started_lng, \
                  checkin_submission_id, completed_lat, completed_lng) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-"INSERT INTO driver_routes (route_id, depot_id, started_lat, started_lng, \
+                    "INSERT INTO driver_routes (route_id, depot_id, started_lat, started_lng, \
                  checkin_submission_id, completed_lat, completed_lng) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) \
                  ON CONFLICT (route_id) DO UPDATE SET depot_id = excluded.depot_id, \
                  started_lat = excluded.started_lat, started_lng = excluded.started_lng, \
                  checkin_submission_id = excluded.checkin_submission_id, \
                  completed_lat = excluded.completed_lat, completed_lng = excluded.completed_lng",
-),
+                ),
             )
             .st()?
             .execute(params![
@@ -326,10 +326,7 @@ impl<C: Connection> DriverRepo for Db<C> {
                 |r| r.get(0),
             )
             .st()?;
-        Ok(PhoneCall {
-            id,
-            ..call.clone()
-        })
+        Ok(PhoneCall { id, ..call.clone() })
     }
 
     fn phone_calls(

@@ -3,7 +3,6 @@
 
 mod customers;
 mod driver;
-mod idempotency;
 mod order_codec;
 mod order_rows;
 mod orders;

@@ -274,10 +274,7 @@ impl<C: Connection> OrganisationRepo for Db<C> {
     fn installation_secret(&mut self, name: &str, fresh: [u8; 32]) -> Result<[u8; 32], StoreError> {
         self.0
             .execute(
-                C::DIALECT.pick(
-"INSERT OR IGNORE INTO installation_secrets (name, value) VALUES (?1, ?2)",
-"INSERT INTO installation_secrets (name, value) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
-),
+                "INSERT INTO installation_secrets (name, value) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
                 params![name, &fresh[..]],
             )
             .st()?;
@@ -347,14 +344,9 @@ impl<C: Connection> OrganisationRepo for Db<C> {
         }
         self.0
             .execute(
-                C::DIALECT.pick(
-"INSERT INTO access_key_revocations (depot_id, name, generation, revoked) \
-                 VALUES (?1, ?2, 1, ?3) ON CONFLICT (depot_id, name) \
-                 DO UPDATE SET generation = generation + 1, revoked = excluded.revoked",
-"INSERT INTO access_key_revocations (depot_id, name, generation, revoked) \
+                "INSERT INTO access_key_revocations (depot_id, name, generation, revoked) \
                  VALUES (?1, ?2, 1, ?3) ON CONFLICT (depot_id, name) DO UPDATE \
                  SET generation = access_key_revocations.generation + 1, revoked = excluded.revoked",
-),
                 params![scope.depot_id, name, now.millis()],
             )
             .st()?;

@@ -221,14 +221,10 @@ impl<C: Connection> OutboxRepo for Db<C> {
         let mut stmt = self
             .0
             .prepare_cached(
-                C::DIALECT.pick(
-"UPDATE event_outbox SET outcome = ?2, attempts = ?3, last_error = ?4, finished = ?5, \
-                 delivered = CASE WHEN ?2 = 'DELIVERED' THEN ?5 END, failed = (?2 = 'ERROR') \
+                "UPDATE event_outbox SET outcome = ?2, attempts = ?3, last_error = ?4, finished = ?5, \
+                 delivered = CASE WHEN CAST(?2 AS TEXT) = 'DELIVERED' THEN CAST(?5 AS BIGINT) END, \
+                 failed = (CAST(?2 AS TEXT) = 'ERROR') \
                  WHERE id = ?1 AND outcome IS NULL",
-"UPDATE event_outbox SET outcome = ?2, attempts = ?3, last_error = ?4, finished = ?5, \
-                 delivered = CASE WHEN ?2::text = 'DELIVERED' THEN ?5::bigint END, failed = (?2::text = 'ERROR') \
-                 WHERE id = ?1 AND outcome IS NULL",
-),
             )
             .st()?;
         for o in outcomes {
@@ -291,11 +287,8 @@ impl<C: Connection> OutboxRepo for Db<C> {
             other => Some(other.as_str()),
         };
         self.records(
-            C::DIALECT.pick(
-"WHERE e.outcome IS ?1 AND (?2 IS NULL OR e.depot_id = ?2) ORDER BY e.id DESC LIMIT ?3",
-"WHERE e.outcome IS NOT DISTINCT FROM ?1::text AND (?2::bigint IS NULL OR e.depot_id = ?2) \
-             ORDER BY e.id DESC LIMIT ?3",
-),
+            "WHERE e.outcome IS NOT DISTINCT FROM CAST(?1 AS TEXT) \
+             AND (CAST(?2 AS BIGINT) IS NULL OR e.depot_id = ?2) ORDER BY e.id DESC LIMIT ?3",
             params![outcome, depot_id, limit(limit_to)],
         )
     }

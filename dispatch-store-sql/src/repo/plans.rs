@@ -251,11 +251,11 @@ impl<C: Connection> PlanRepo for Db<C> {
             .0
             .prepare_cached(
                 C::DIALECT.pick(
-"SELECT id FROM orders WHERE depot_id = ?1 AND delivery_date = ?2 AND deleted = 0 \
+                    "SELECT id FROM orders WHERE depot_id = ?1 AND delivery_date = ?2 AND deleted = 0 \
                  ORDER BY id",
-"SELECT id FROM orders WHERE depot_id = ?1 AND delivery_date = ?2 AND deleted = FALSE \
+                    "SELECT id FROM orders WHERE depot_id = ?1 AND delivery_date = ?2 AND deleted = FALSE \
                  ORDER BY id",
-),
+                ),
             )
             .st()?;
         let ids = stmt
@@ -508,16 +508,16 @@ impl<C: Connection> OptimisationRepo for Db<C> {
         self.0
             .prepare_cached(
                 C::DIALECT.pick(
-"INSERT OR REPLACE INTO optimisation_problems \
+                    "INSERT OR REPLACE INTO optimisation_problems \
                  (optimisation_id, depot_id, plan_id, problem, created, seq) VALUES (?1, ?2, ?3, ?4, ?5, \
                  (SELECT coalesce(max(seq), 0) + 1 FROM optimisation_problems))",
-"INSERT INTO optimisation_problems \
+                    "INSERT INTO optimisation_problems \
                  (optimisation_id, depot_id, plan_id, problem, created, seq) VALUES (?1, ?2, ?3, ?4, ?5, \
                  (SELECT coalesce(max(seq), 0) + 1 FROM optimisation_problems)) \
                  ON CONFLICT (optimisation_id) DO UPDATE SET depot_id = excluded.depot_id, \
                  plan_id = excluded.plan_id, problem = excluded.problem, created = excluded.created, \
                  seq = excluded.seq",
-),
+                ),
             )
             .st()?
             .execute(params![job.id, job.depot_id, job.plan_id, problem, now.millis()])

@@ -236,14 +236,14 @@ impl<C: Connection> PodRepo for Db<C> {
         self.0
             .prepare_cached(
                 C::DIALECT.pick(
-"INSERT OR REPLACE INTO stop_signatures (depot_id, route_id, order_id, stop_id, \
+                    "INSERT OR REPLACE INTO stop_signatures (depot_id, route_id, order_id, stop_id, \
                  image_id, signed_by, lat, lng, created) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-"INSERT INTO stop_signatures (depot_id, route_id, order_id, stop_id, \
+                    "INSERT INTO stop_signatures (depot_id, route_id, order_id, stop_id, \
                  image_id, signed_by, lat, lng, created) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) \
                  ON CONFLICT (depot_id, route_id, order_id) DO UPDATE SET stop_id = excluded.stop_id, \
                  image_id = excluded.image_id, signed_by = excluded.signed_by, lat = excluded.lat, \
                  lng = excluded.lng, created = excluded.created",
-),
+                ),
             )
             .st()?
             .execute(params![
@@ -320,12 +320,10 @@ impl<C: Connection> TrackingRepo for Db<C> {
         now: Timestamp,
     ) -> Result<String, StoreError> {
         self.0
-            .prepare_cached(C::DIALECT.pick(
-                "INSERT OR IGNORE INTO tracking_tokens (token, depot_id, order_id, created) \
-                 VALUES (?1, ?2, ?3, ?4)",
+            .prepare_cached(
                 "INSERT INTO tracking_tokens (token, depot_id, order_id, created) \
                  VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
-            ))
+            )
             .st()?
             .execute(params![fresh, scope.depot_id, order_id, now.millis()])
             .st()?;

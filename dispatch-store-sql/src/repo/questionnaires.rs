@@ -86,16 +86,10 @@ impl<C: Connection> QuestionnaireRepo for Db<C> {
         let questions = questions_json(&def.questions);
         self.0
             .prepare_cached(
-                C::DIALECT.pick(
-"INSERT INTO questionnaires (depot_id, type, title, questions, created, updated) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?5) ON CONFLICT (depot_id, title) DO UPDATE SET \
-                 type = excluded.type, questions = excluded.questions, updated = excluded.updated \
-                 WHERE type <> excluded.type OR questions <> excluded.questions",
-"INSERT INTO questionnaires (depot_id, type, title, questions, created, updated) \
+                "INSERT INTO questionnaires (depot_id, type, title, questions, created, updated) \
                  VALUES (?1, ?2, ?3, ?4, ?5, ?5) ON CONFLICT (depot_id, title) DO UPDATE SET \
                  type = excluded.type, questions = excluded.questions, updated = excluded.updated \
                  WHERE questionnaires.type <> excluded.type OR questionnaires.questions <> excluded.questions",
-),
             )
             .st()?
             .execute(params![

@@ -113,14 +113,9 @@ impl<C: Connection> ReferenceRepo for Db<C> {
     ) -> Result<CapacityType, StoreError> {
         self.0
             .execute(
-                C::DIALECT.pick(
-"INSERT INTO capacity_types (depot_id, name, default_value, created, updated) VALUES (?1, ?2, ?3, ?4, ?4) \
-                 ON CONFLICT (depot_id, name) DO UPDATE SET default_value = excluded.default_value, updated = excluded.updated \
-                 WHERE default_value IS NOT excluded.default_value",
-"INSERT INTO capacity_types (depot_id, name, default_value, created, updated) VALUES (?1, ?2, ?3, ?4, ?4) \
+                "INSERT INTO capacity_types (depot_id, name, default_value, created, updated) VALUES (?1, ?2, ?3, ?4, ?4) \
                  ON CONFLICT (depot_id, name) DO UPDATE SET default_value = excluded.default_value, updated = excluded.updated \
                  WHERE capacity_types.default_value IS DISTINCT FROM excluded.default_value",
-),
                 params![scope.depot_id, name, default, now.millis()],
             )
             .st()?;
@@ -148,10 +143,10 @@ impl<C: Connection> ReferenceRepo for Db<C> {
         self.0
             .execute(
                 C::DIALECT.pick(
-"INSERT OR IGNORE INTO custom_fields (depot_id, name, created, updated) VALUES (?1, ?2, ?3, ?3)",
-"INSERT INTO custom_fields (depot_id, name, created, updated) SELECT ?1::bigint, ?2::text, ?3::bigint, ?3::bigint \
+                    "INSERT OR IGNORE INTO custom_fields (depot_id, name, created, updated) VALUES (?1, ?2, ?3, ?3)",
+                    "INSERT INTO custom_fields (depot_id, name, created, updated) SELECT ?1::bigint, ?2::text, ?3::bigint, ?3::bigint \
                  WHERE NOT EXISTS (SELECT 1 FROM custom_fields WHERE depot_id = ?1 AND name = ?2)",
-),
+                ),
                 params![scope.depot_id, name, now.millis()],
             )
             .st()?;
@@ -184,10 +179,10 @@ impl<C: Connection> ReferenceRepo for Db<C> {
         self.0
             .execute(
                 C::DIALECT.pick(
-"INSERT OR IGNORE INTO tags (depot_id, name, created) VALUES (?1, ?2, ?3)",
-"INSERT INTO tags (depot_id, name, created) SELECT ?1::bigint, ?2::text, ?3::bigint \
+                    "INSERT OR IGNORE INTO tags (depot_id, name, created) VALUES (?1, ?2, ?3)",
+                    "INSERT INTO tags (depot_id, name, created) SELECT ?1::bigint, ?2::text, ?3::bigint \
                  WHERE NOT EXISTS (SELECT 1 FROM tags WHERE depot_id = ?1 AND name = ?2)",
-),
+                ),
                 params![scope.depot_id, name, now.millis()],
             )
             .st()?;
@@ -225,10 +220,10 @@ impl<C: Connection> ReferenceRepo for Db<C> {
         self.0
             .execute(
                 C::DIALECT.pick(
-"INSERT OR IGNORE INTO skills (depot_id, name, created) VALUES (?1, ?2, ?3)",
-"INSERT INTO skills (depot_id, name, created) SELECT ?1::bigint, ?2::text, ?3::bigint \
+                    "INSERT OR IGNORE INTO skills (depot_id, name, created) VALUES (?1, ?2, ?3)",
+                    "INSERT INTO skills (depot_id, name, created) SELECT ?1::bigint, ?2::text, ?3::bigint \
                  WHERE NOT EXISTS (SELECT 1 FROM skills WHERE depot_id = ?1 AND name = ?2)",
-),
+                ),
                 params![scope.depot_id, name, now.millis()],
             )
             .st()?;
@@ -271,10 +266,10 @@ impl<C: Connection> ReferenceRepo for Db<C> {
         self.0
             .execute(
                 C::DIALECT.pick(
-"INSERT OR IGNORE INTO zone_groups (depot_id, name, created, updated) VALUES (?1, ?2, ?3, ?3)",
-"INSERT INTO zone_groups (depot_id, name, created, updated) SELECT ?1::bigint, ?2::text, ?3::bigint, ?3::bigint \
+                    "INSERT OR IGNORE INTO zone_groups (depot_id, name, created, updated) VALUES (?1, ?2, ?3, ?3)",
+                    "INSERT INTO zone_groups (depot_id, name, created, updated) SELECT ?1::bigint, ?2::text, ?3::bigint, ?3::bigint \
                  WHERE NOT EXISTS (SELECT 1 FROM zone_groups WHERE depot_id = ?1 AND name = ?2)",
-),
+                ),
                 params![scope.depot_id, name, now.millis()],
             )
             .st()?;
@@ -309,16 +304,10 @@ impl<C: Connection> ReferenceRepo for Db<C> {
         let text = serde_json::to_string(&pairs).map_err(|e| StoreError::Backend(e.to_string()))?;
         self.0
             .execute(
-                C::DIALECT.pick(
-"INSERT INTO zones (depot_id, zone_group_id, name, polygon, created, updated) \
-                 SELECT ?1, id, ?3, ?4, ?5, ?5 FROM zone_groups WHERE id = ?2 AND depot_id = ?1 \
-                 ON CONFLICT (zone_group_id, name) DO UPDATE SET polygon = excluded.polygon, updated = excluded.updated \
-                 WHERE polygon IS NOT excluded.polygon",
-"INSERT INTO zones (depot_id, zone_group_id, name, polygon, created, updated) \
+                "INSERT INTO zones (depot_id, zone_group_id, name, polygon, created, updated) \
                  SELECT ?1, id, ?3, ?4, ?5, ?5 FROM zone_groups WHERE id = ?2 AND depot_id = ?1 \
                  ON CONFLICT (zone_group_id, name) DO UPDATE SET polygon = excluded.polygon, updated = excluded.updated \
                  WHERE zones.polygon IS DISTINCT FROM excluded.polygon",
-),
                 params![scope.depot_id, zone_group_id, name, text, now.millis()],
             )
             .st()?;
@@ -351,10 +340,10 @@ impl<C: Connection> ReferenceRepo for Db<C> {
         self.0
             .execute(
                 C::DIALECT.pick(
-"INSERT OR IGNORE INTO third_parties (organisation_id, name, created) VALUES (?1, ?2, ?3)",
-"INSERT INTO third_parties (organisation_id, name, created) SELECT ?1::bigint, ?2::text, ?3::bigint \
+                    "INSERT OR IGNORE INTO third_parties (organisation_id, name, created) VALUES (?1, ?2, ?3)",
+                    "INSERT INTO third_parties (organisation_id, name, created) SELECT ?1::bigint, ?2::text, ?3::bigint \
                  WHERE NOT EXISTS (SELECT 1 FROM third_parties WHERE organisation_id = ?1 AND name = ?2)",
-),
+                ),
                 params![organisation_id, name, now.millis()],
             )
             .st()?;
@@ -391,10 +380,10 @@ impl<C: Connection> ReferenceRepo for Db<C> {
             .0
             .execute(
                 C::DIALECT.pick(
-"INSERT OR IGNORE INTO custom_order_statuses (organisation_id, status, created) VALUES (?1, ?2, ?3)",
-"INSERT INTO custom_order_statuses (organisation_id, status, created) SELECT ?1::bigint, ?2::text, ?3::bigint \
+                    "INSERT OR IGNORE INTO custom_order_statuses (organisation_id, status, created) VALUES (?1, ?2, ?3)",
+                    "INSERT INTO custom_order_statuses (organisation_id, status, created) SELECT ?1::bigint, ?2::text, ?3::bigint \
                  WHERE NOT EXISTS (SELECT 1 FROM custom_order_statuses WHERE organisation_id = ?1 AND status = ?2)",
-),
+                ),
                 params![organisation_id, status, now.millis()],
             )
             .st()?;
@@ -418,15 +407,10 @@ impl<C: Connection> ReferenceRepo for Db<C> {
     ) -> Result<NotificationTemplate, StoreError> {
         self.0
             .execute(
-                C::DIALECT.pick(
-"INSERT INTO notification_templates (depot_id, channel, name, body, created, updated) VALUES (?1, ?2, ?3, ?4, ?5, ?5) \
-                 ON CONFLICT (depot_id, name) DO UPDATE SET channel = excluded.channel, body = excluded.body, updated = excluded.updated \
-                 WHERE channel IS NOT excluded.channel OR body IS NOT excluded.body",
-"INSERT INTO notification_templates (depot_id, channel, name, body, created, updated) VALUES (?1, ?2, ?3, ?4, ?5, ?5) \
+                "INSERT INTO notification_templates (depot_id, channel, name, body, created, updated) VALUES (?1, ?2, ?3, ?4, ?5, ?5) \
                  ON CONFLICT (depot_id, name) DO UPDATE SET channel = excluded.channel, body = excluded.body, updated = excluded.updated \
                  WHERE notification_templates.channel IS DISTINCT FROM excluded.channel \
                  OR notification_templates.body IS DISTINCT FROM excluded.body",
-),
                 params![scope.depot_id, channel.as_str(), name, body, now.millis()],
             )
             .st()?;

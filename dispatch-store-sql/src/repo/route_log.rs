@@ -17,13 +17,9 @@ impl<C: Connection> RouteLogRepo for Db<C> {
     ) -> Result<(), StoreError> {
         let mut insert = self
             .0
-            .prepare_cached(C::DIALECT.pick(
-                "INSERT OR IGNORE INTO route_orders_seen (depot_id, route_id, order_id) \
-                 SELECT ?1, id, ?3 FROM routes WHERE depot_id = ?1 AND id = ?2",
-                "INSERT INTO route_orders_seen (depot_id, route_id, order_id) \
-                 SELECT ?1::bigint, id, ?3::bigint FROM routes WHERE depot_id = ?1 AND id = ?2 \
-                 ON CONFLICT DO NOTHING",
-            ))
+            .prepare_cached("INSERT INTO route_orders_seen (depot_id, route_id, order_id) \
+                 SELECT CAST(?1 AS BIGINT), id, CAST(?3 AS BIGINT) FROM routes WHERE depot_id = ?1 AND id = ?2 \
+                 ON CONFLICT DO NOTHING")
             .st()?;
         for order in order_ids {
             insert
