@@ -22,7 +22,6 @@ pub mod idempotency;
 mod migrations;
 mod pool;
 pub mod rate_limits;
-mod repo;
 mod sql;
 pub mod throwaway;
 
@@ -106,12 +105,13 @@ impl PostgresStore {
         work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
         let conn = self.pool.get()?;
-        conn.begin(begin).map_err(repo::db_err)?;
+        conn.begin(begin).map_err(dispatch_store_sql::db_err)?;
         let result = work(&mut dispatch_store_sql::Db(sql::Pg(&conn)));
         match result {
-            Ok(()) => conn.finish("COMMIT").map_err(repo::db_err),
+            Ok(()) => conn.finish("COMMIT").map_err(dispatch_store_sql::db_err),
             Err(e) => {
-                conn.finish("ROLLBACK").map_err(repo::db_err)?;
+                conn.finish("ROLLBACK")
+                    .map_err(dispatch_store_sql::db_err)?;
                 Err(e)
             }
         }
@@ -141,8 +141,9 @@ impl Store for PostgresStore {
     }
 
     /// Claims and leases run at READ COMMITTED without the write lock: they order themselves
-    /// by row locks (`FOR UPDATE [SKIP LOCKED]`, see `repo/leases.rs`), so claimers on every
-    /// node never queue behind the API's writers, nor behind each other for different jobs.
+    /// by row locks (`FOR UPDATE [SKIP LOCKED]`, see dispatch-store-sql's `repo/leases.rs`),
+    /// so claimers on every node never queue behind the API's writers, nor behind each other
+    /// for different jobs.
     fn run_claim(
         &self,
         work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,

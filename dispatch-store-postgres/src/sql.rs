@@ -14,16 +14,11 @@ use std::collections::HashMap;
 use std::error::Error as StdError;
 
 use bytes::{BufMut, BytesMut};
-pub use dispatch_store_sql::sql::{
-    params, params_from_iter, types, Error, OptionalExtension, Params, Result, Row, ToSql, Val,
-};
 use dispatch_store_sql::sql::{
-    Connection as SqlConnection, Dialect, RawRow, Statement as SqlStatement,
+    Connection as SqlConnection, Dialect, Error, Params, RawRow, Result, Row,
+    Statement as SqlStatement, Val,
 };
-use dispatch_store_sql::OwnRepos;
 use postgres::types::{FromSql as PgFromSql, IsNull, ToSql as PgToSql, Type};
-
-use crate::repo;
 
 /// Statements kept prepared per connection before the cache is emptied (dynamic SQL varies).
 const STATEMENT_CACHE: usize = 512;
@@ -181,12 +176,11 @@ impl Drop for Connection {
     }
 }
 
-/// A connection: the client, its prepared statements and the id the last `RETURNING` gave.
+/// A connection: the client and its prepared statements.
 pub struct Connection {
     /// Always `Some` until the connection is dropped (see its `Drop`).
     client: RefCell<Option<postgres::Client>>,
     statements: RefCell<HashMap<String, postgres::Statement>>,
-    last_id: Cell<i64>,
     in_transaction: Cell<bool>,
 }
 
@@ -203,7 +197,6 @@ impl Connection {
         Connection {
             client: RefCell::new(Some(client)),
             statements: RefCell::new(HashMap::new()),
-            last_id: Cell::new(0),
             in_transaction: Cell::new(false),
         }
     }
@@ -260,27 +253,6 @@ impl Connection {
         Ok(Statement { conn: self, stmt })
     }
 
-    /// Runs one statement; returns the rows it changed.
-    pub fn execute(&self, sql: &str, params: impl Params) -> Result<usize> {
-        self.prepare_cached(sql)?.execute(params)
-    }
-
-    /// The first row of `sql`, mapped; [`Error::QueryReturnedNoRows`] when there is none.
-    pub fn query_row<T>(
-        &self,
-        sql: &str,
-        params: impl Params,
-        map: impl FnOnce(&Row<'_>) -> Result<T>,
-    ) -> Result<T> {
-        self.prepare_cached(sql)?.query_row(params, map)
-    }
-
-    /// The first column of the first row the last `INSERT ... RETURNING` run by
-    /// [`Connection::execute`] returned: the id of the inserted row.
-    pub fn last_insert_rowid(&self) -> i64 {
-        self.last_id.get()
-    }
-
     fn rows(&self, stmt: &postgres::Statement, params: Vec<Val>) -> Result<Vec<postgres::Row>> {
         let binds: Vec<Bind<'_>> = params.iter().map(Bind).collect();
         let refs: Vec<&(dyn PgToSql + Sync)> =
@@ -295,31 +267,26 @@ pub struct Statement<'c> {
     stmt: postgres::Statement,
 }
 
-impl Statement<'_> {
-    /// Runs the statement; returns the rows it changed. A statement with `RETURNING` leaves
-    /// its first value for [`Connection::last_insert_rowid`].
-    pub fn execute(&mut self, params: impl Params) -> Result<usize> {
+impl SqlStatement for Statement<'_> {
+    /// Runs the statement; returns the rows it changed (or returned, for a statement that
+    /// returns rows).
+    fn execute(&mut self, params: impl Params) -> Result<usize> {
         let params = params.into_vals();
-        if self.stmt.columns().is_empty() {
-            let binds: Vec<Bind<'_>> = params.iter().map(Bind).collect();
-            let refs: Vec<&(dyn PgToSql + Sync)> =
-                binds.iter().map(|v| v as &(dyn PgToSql + Sync)).collect();
-            let changed = self
-                .conn
-                .client()
-                .execute(&self.stmt, &refs)
-                .map_err(error)?;
-            return Ok(usize::try_from(changed).unwrap_or(usize::MAX));
+        if !self.stmt.columns().is_empty() {
+            return Ok(self.conn.rows(&self.stmt, params)?.len());
         }
-        let rows = self.conn.rows(&self.stmt, params)?;
-        if let Some(first) = rows.first() {
-            self.conn.last_id.set(Row::new(&PgRow(first)).get(0)?);
-        }
-        Ok(rows.len())
+        let binds: Vec<Bind<'_>> = params.iter().map(Bind).collect();
+        let refs: Vec<&(dyn PgToSql + Sync)> =
+            binds.iter().map(|v| v as &(dyn PgToSql + Sync)).collect();
+        let changed = self
+            .conn
+            .client()
+            .execute(&self.stmt, &refs)
+            .map_err(error)?;
+        Ok(usize::try_from(changed).unwrap_or(usize::MAX))
     }
 
-    /// The first row, mapped; [`Error::QueryReturnedNoRows`] when there is none.
-    pub fn query_row<T>(
+    fn query_row<T>(
         &mut self,
         params: impl Params,
         map: impl FnOnce(&Row<'_>) -> Result<T>,
@@ -331,8 +298,7 @@ impl Statement<'_> {
         }
     }
 
-    /// Every row, mapped.
-    pub fn query_map<T>(
+    fn query_map<T>(
         &mut self,
         params: impl Params,
         mut map: impl FnMut(&Row<'_>) -> Result<T>,
@@ -343,28 +309,6 @@ impl Statement<'_> {
             .map(|r| map(&Row::new(&PgRow(r))))
             .collect::<Vec<_>>()
             .into_iter())
-    }
-}
-
-impl SqlStatement for Statement<'_> {
-    fn execute(&mut self, params: impl Params) -> Result<usize> {
-        Statement::execute(self, params)
-    }
-
-    fn query_row<T>(
-        &mut self,
-        params: impl Params,
-        map: impl FnOnce(&Row<'_>) -> Result<T>,
-    ) -> Result<T> {
-        Statement::query_row(self, params, map)
-    }
-
-    fn query_map<T>(
-        &mut self,
-        params: impl Params,
-        map: impl FnMut(&Row<'_>) -> Result<T>,
-    ) -> Result<std::vec::IntoIter<Result<T>>> {
-        Statement::query_map(self, params, map)
     }
 }
 
@@ -387,14 +331,6 @@ impl<'c> SqlConnection for Pg<'c> {
     /// Cached too: statements are prepared on the server, and the cache bounds their number.
     fn prepare(&self, sql: &str) -> Result<Statement<'_>> {
         self.0.prepare_cached(sql)
-    }
-}
-
-impl<'c> OwnRepos for Pg<'c> {
-    type Repos = repo::Db<'c>;
-
-    fn own(&self) -> repo::Db<'c> {
-        repo::Db::new(self.0)
     }
 }
 

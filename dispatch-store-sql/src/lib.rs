@@ -21,4 +21,4 @@ pub mod repo;
 pub mod sql;
 
 pub use observers::OutboxObservers;
-pub use repo::{db_err, Db, OwnRepos, Sql};
+pub use repo::{db_err, Db, Sql};

@@ -15,7 +15,6 @@ mod connection;
 mod gazetteer;
 pub mod idempotency;
 mod migrations;
-mod repo;
 mod sql;
 
 use std::path::{Path, PathBuf};
@@ -88,7 +87,7 @@ impl SqliteStore {
     pub fn schema_version(&self) -> Result<u32, StoreError> {
         self.with_connection(|c| {
             c.query_row("PRAGMA user_version", [], |r| r.get(0))
-                .map_err(repo::db_err)
+                .map_err(sql::db_err)
         })
     }
 
@@ -119,7 +118,7 @@ impl SqliteStore {
     ) -> Result<(), StoreError> {
         self.with_connection(|conn| {
             let started = Instant::now();
-            conn.execute_batch(begin).map_err(repo::db_err)?;
+            conn.execute_batch(begin).map_err(sql::db_err)?;
             let result = work(&mut dispatch_store_sql::Db(sql::Sqlite(conn)));
             let kind = if begin == BEGIN_WRITE {
                 "write"
@@ -132,11 +131,11 @@ impl SqliteStore {
                     Ok(()) => Ok(()),
                     Err(e) => {
                         let _ = conn.execute_batch("ROLLBACK");
-                        Err(repo::db_err(e))
+                        Err(sql::db_err(e))
                     }
                 },
                 Err(e) => {
-                    conn.execute_batch("ROLLBACK").map_err(repo::db_err)?;
+                    conn.execute_batch("ROLLBACK").map_err(sql::db_err)?;
                     Err(e)
                 }
             };

@@ -2,17 +2,21 @@
 //! through rusqlite's value references, errors keep rusqlite's messages (constraint violations
 //! become [`Error::Constraint`]).
 
+use dispatch_core::ports::store::StoreError;
 use dispatch_store_sql::sql::{
     Connection, Dialect, Error, Params, RawRow, Result, Row, Statement, Val,
 };
-use dispatch_store_sql::OwnRepos;
 use rusqlite::types::{ToSqlOutput, ValueRef};
-
-use crate::repo;
 
 /// A rusqlite connection inside an open transaction.
 #[derive(Clone, Copy)]
 pub struct Sqlite<'c>(pub &'c rusqlite::Connection);
+
+/// Maps a rusqlite error of the store's own statements (pragmas, migrations, transactions) as
+/// the repositories' errors are mapped: constraint violations are conflicts.
+pub fn db_err(e: rusqlite::Error) -> StoreError {
+    dispatch_store_sql::db_err(error(e))
+}
 
 fn error(e: rusqlite::Error) -> Error {
     match e.sqlite_error_code() {
@@ -146,13 +150,5 @@ impl<'c> Connection for Sqlite<'c> {
             .prepare(sql)
             .map(SqliteStatement::Once)
             .map_err(error)
-    }
-}
-
-impl<'c> OwnRepos for Sqlite<'c> {
-    type Repos = repo::Db<'c>;
-
-    fn own(&self) -> repo::Db<'c> {
-        repo::Db::new(self.0)
     }
 }

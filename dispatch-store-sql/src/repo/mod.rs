@@ -3,12 +3,13 @@
 
 mod customers;
 mod driver;
+mod leases;
+mod notifications;
 mod order_codec;
 mod order_rows;
 mod orders;
 mod organisation;
 pub mod outbox;
-mod own;
 mod plans;
 mod pod;
 mod questionnaires;
@@ -20,9 +21,6 @@ mod vehicle;
 use crate::sql::Connection;
 use dispatch_core::ports::store::StoreError;
 use dispatch_core::time::{TimeOfDay, Timestamp};
-
-pub use order_rows::keyset;
-pub use own::OwnRepos;
 
 /// A connection with an open transaction; the repository traits are implemented on it, and
 /// with every one of them it is the store's `StoreTx`.

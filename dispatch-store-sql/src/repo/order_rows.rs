@@ -255,7 +255,7 @@ impl<C: Connection> Db<C> {
 /// Adds the keyset conditions of a page (`updated_at_min` and the cursor) on `prefix` columns.
 /// The cursor is `updated <= u AND (updated < u OR id < i)`: the first part is a plain range on
 /// the list index, so a page starts at the cursor instead of scanning up to it.
-pub fn keyset(
+pub(super) fn keyset(
     page: &PageRequest,
     prefix: &'static str,
     conditions: &mut Vec<&'static str>,

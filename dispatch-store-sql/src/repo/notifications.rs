@@ -1,5 +1,6 @@
 //! Notification tasks and depot notification settings on SQLite.
 
+use crate::sql::{params, Connection, OptionalExtension, Row, Statement};
 use dispatch_core::model::notification::{
     Channel, NotificationSettings, NotificationTask, TaskStatus,
 };
@@ -7,7 +8,6 @@ use dispatch_core::model::organisation::DepotScope;
 use dispatch_core::paging::{Cursor, Page, PageRequest};
 use dispatch_core::ports::store::{NewTask, NotificationRepo, StoreError, TaskFilter};
 use dispatch_core::time::Timestamp;
-use rusqlite::{params, OptionalExtension, Row};
 
 use super::order_rows::keyset;
 use super::{ts, Db, Sql};
@@ -16,15 +16,15 @@ pub(super) const COLUMNS: &str = "t.id, t.template_id, t.channel, t.visit_id, t.
      t.scheduled, t.sent, t.recipient, t.subject, t.message, t.status, t.sender, t.error, t.updated, \
      t.depot_id, d.organisation_id";
 
-pub(super) fn task(r: &Row<'_>) -> rusqlite::Result<(DepotScope, NotificationTask)> {
+pub(super) fn task(r: &Row<'_>) -> crate::sql::Result<(DepotScope, NotificationTask)> {
     let channel: String = r.get(2)?;
     let status: String = r.get(11)?;
     let order_id: Option<i64> = r.get(4)?;
     let order_number: Option<String> = r.get(5)?;
     let bad = |what: &str| {
-        rusqlite::Error::FromSqlConversionFailure(
+        crate::sql::Error::FromSqlConversionFailure(
             0,
-            rusqlite::types::Type::Text,
+            crate::sql::types::Type::Text,
             format!("corrupt stored {what}").into(),
         )
     };
@@ -52,21 +52,23 @@ pub(super) fn task(r: &Row<'_>) -> rusqlite::Result<(DepotScope, NotificationTas
     ))
 }
 
-impl NotificationRepo for Db<'_> {
+impl<C: Connection> NotificationRepo for Db<C> {
     fn insert_notification_task(
         &mut self,
         scope: DepotScope,
         t: &NewTask,
         now: Timestamp,
     ) -> Result<NotificationTask, StoreError> {
-        self.0
+        let id: i64 = self
+            .0
             .prepare_cached(
                 "INSERT INTO notification_tasks (depot_id, template_id, channel, order_id, order_number, \
                  scheduled, recipient, subject, message, status, created, updated) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'Scheduled', ?10, ?10)",
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'Scheduled', ?10, ?10) RETURNING id",
             )
             .st()?
-            .execute(params![
+            .query_row(
+                params![
                 scope.depot_id,
                 t.template_id,
                 t.channel.as_str(),
@@ -77,9 +79,10 @@ impl NotificationRepo for Db<'_> {
                 t.subject,
                 t.message,
                 now.millis()
-            ])
+            ],
+                |r| r.get(0),
+            )
             .st()?;
-        let id = self.0.last_insert_rowid();
         self.0
             .query_row(
                 &format!("SELECT {COLUMNS} FROM notification_tasks t JOIN depots d ON d.id = t.depot_id WHERE t.id = ?1"),
@@ -97,7 +100,7 @@ impl NotificationRepo for Db<'_> {
         page: &PageRequest,
     ) -> Result<Page<NotificationTask>, StoreError> {
         let mut conditions = vec!["t.depot_id = ?", "d.organisation_id = ?"];
-        let mut values: Vec<Box<dyn rusqlite::ToSql>> =
+        let mut values: Vec<Box<dyn crate::sql::ToSql>> =
             vec![Box::new(scope.depot_id), Box::new(scope.organisation_id)];
         keyset(page, "t.", &mut conditions, &mut values);
         if let Some(status) = filter.status {
@@ -118,7 +121,7 @@ impl NotificationRepo for Db<'_> {
             .0
             .prepare_cached(&sql)
             .st()?
-            .query_map(rusqlite::params_from_iter(values.iter()), task)
+            .query_map(crate::sql::params_from_iter(values.iter()), task)
             .st()?
             .map(|r| r.map(|(_, t)| t))
             .collect::<Result<_, _>>()

@@ -1,6 +1,12 @@
-//! Leases on background work (migration 0012). A write transaction here runs alone
-//! (`BEGIN IMMEDIATE`), so the `lock_*` methods only read: no other claimer can be between
-//! their read and the transaction's end.
+//! Leases on background work (SQLite migrations 0012 and 0013, PostgreSQL 0004 and 0005).
+//!
+//! On PostgreSQL these run in claim transactions (`PostgresStore::run_claim`: READ COMMITTED
+//! without the write lock), so the rows a claim decides on are locked: `FOR UPDATE SKIP LOCKED`
+//! where any row will do (the next queued job, expired jobs, sendable notification tasks:
+//! concurrent claimers take different rows and never wait), `FOR UPDATE` where one row is meant
+//! (heartbeats, results). On SQLite a write transaction runs alone (`BEGIN IMMEDIATE`), so the
+//! same methods only read: no other claimer can be between their read and the transaction's
+//! end. Named leases change in one conditional upsert on both.
 
 use dispatch_core::model::notification::TaskStatus;
 use dispatch_core::model::optimisation::Optimisation;
@@ -8,12 +14,12 @@ use dispatch_core::ports::store::{
     DueTask, JobCheckpoint, Lease, LeaseRepo, OptimisationRepo, SendLease, StoreError,
 };
 use dispatch_core::time::Timestamp;
-use rusqlite::{params, OptionalExtension};
 
 use super::notifications::{task, COLUMNS};
 use super::{ts, Db, Sql};
+use crate::sql::{params, Connection, Dialect, OptionalExtension, Statement};
 
-impl Db<'_> {
+impl<C: Connection> Db<C> {
     fn job_by_id(&mut self, id: &str) -> Result<Option<Optimisation>, StoreError> {
         match self.optimisation_scope(id)? {
             Some(scope) => self.get_optimisation(scope, id),
@@ -23,7 +29,7 @@ impl Db<'_> {
 }
 
 /// The send lease in columns `first..first + 3` (holder, attempts, lease_until).
-fn send_lease(r: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<SendLease> {
+fn send_lease(r: &crate::sql::Row<'_>, first: usize) -> crate::sql::Result<SendLease> {
     Ok(SendLease {
         holder: r.get(first)?,
         attempts: u32::try_from(r.get::<_, i64>(first + 1)?).unwrap_or(u32::MAX),
@@ -31,15 +37,17 @@ fn send_lease(r: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<SendLease
     })
 }
 
-impl LeaseRepo for Db<'_> {
+impl<C: Connection> LeaseRepo for Db<C> {
     fn lock_next_queued_optimisation(&mut self) -> Result<Option<Optimisation>, StoreError> {
         let id: Option<String> = self
             .0
-            .prepare_cached(
+            .prepare_cached(C::DIALECT.pick(
                 "SELECT id FROM optimisations WHERE state = 'queued' ORDER BY seq LIMIT 1",
-            )
+                "SELECT id FROM optimisations WHERE state = 'queued' ORDER BY seq LIMIT 1 \
+                 FOR UPDATE SKIP LOCKED",
+            ))
             .st()?
-            .query_row([], |r| r.get(0))
+            .query_row(params![], |r| r.get(0))
             .optional()
             .st()?;
         match id {
@@ -52,11 +60,43 @@ impl LeaseRepo for Db<'_> {
         &mut self,
         now: Timestamp,
     ) -> Result<Vec<Optimisation>, StoreError> {
-        self.expired_optimisations(now)
+        if C::DIALECT == Dialect::Sqlite {
+            // Nothing to lock: the jobs in one read.
+            return self.expired_optimisations(now);
+        }
+        let ids: Vec<String> = self
+            .0
+            .prepare_cached(
+                "SELECT id FROM optimisations WHERE state = 'running' \
+                 AND (lease_until IS NULL OR lease_until < ?1) ORDER BY seq FOR UPDATE SKIP LOCKED",
+            )
+            .st()?
+            .query_map(params![now.millis()], |r| r.get(0))
+            .st()?
+            .collect::<Result<_, _>>()
+            .st()?;
+        let mut jobs = Vec::with_capacity(ids.len());
+        for id in ids {
+            jobs.extend(self.job_by_id(&id)?);
+        }
+        Ok(jobs)
     }
 
     fn lock_optimisation(&mut self, id: &str) -> Result<Option<Optimisation>, StoreError> {
-        self.job_by_id(id)
+        if C::DIALECT == Dialect::Sqlite {
+            return self.job_by_id(id);
+        }
+        let found: Option<String> = self
+            .0
+            .prepare_cached("SELECT id FROM optimisations WHERE id = ?1 FOR UPDATE")
+            .st()?
+            .query_row(params![id], |r| r.get(0))
+            .optional()
+            .st()?;
+        match found {
+            Some(id) => self.job_by_id(&id),
+            None => Ok(None),
+        }
     }
 
     fn set_optimisation_holder(
@@ -132,7 +172,8 @@ impl LeaseRepo for Db<'_> {
              FROM notification_tasks t JOIN depots d ON d.id = t.depot_id \
              WHERE t.status = 'Scheduled' AND t.scheduled <= ?1 \
              AND (t.lease_until IS NULL OR t.lease_until < ?1) \
-             ORDER BY t.scheduled, t.id LIMIT ?2"
+             ORDER BY t.scheduled, t.id LIMIT ?2{}",
+            C::DIALECT.pick("", " FOR UPDATE OF t SKIP LOCKED")
         );
         self.0
             .prepare_cached(&sql)
@@ -152,10 +193,12 @@ impl LeaseRepo for Db<'_> {
     ) -> Result<Option<(TaskStatus, SendLease)>, StoreError> {
         let row: Option<(String, SendLease)> = self
             .0
-            .prepare_cached(
+            .prepare_cached(C::DIALECT.pick(
                 "SELECT status, holder, attempts, lease_until FROM notification_tasks \
                  WHERE id = ?1",
-            )
+                "SELECT status, holder, attempts, lease_until FROM notification_tasks \
+                 WHERE id = ?1 FOR UPDATE",
+            ))
             .st()?
             .query_row(params![id], |r| Ok((r.get(0)?, send_lease(r, 1)?)))
             .optional()
