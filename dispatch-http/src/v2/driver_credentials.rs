@@ -74,15 +74,11 @@ fn read_name(body: Option<Value>) -> Result<Option<String>, ApiError> {
     };
     let obj = object(&value)?;
     let mut errors = ValidationErrors::default();
-    for key in obj.keys().filter(|k| k.as_str() != "name") {
-        errors.push(ValidationIssue::new(
-            IssueCode::UnrecognizedKeys,
-            vec![key.as_str().into()],
-            "name",
-            key,
-            "a driver credential has only a name",
-        ));
-    }
+    super::request_shapes::refuse_undocumented::<super::request_shapes::CredentialBody>(
+        obj,
+        &[],
+        &mut errors,
+    );
     let name = match obj.get("name") {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(s.clone()),

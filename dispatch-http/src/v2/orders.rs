@@ -116,7 +116,7 @@ fn geocoding_failed(w: &WrittenOrder) -> ItemError {
     }
 }
 
-#[utoipa::path(post, path = "/orders", tag = "orders", summary = "Create or update orders by order_number (at most 100).", request_body(content = Vec<super::request_shapes::OrderWriteBody>, description = "An array of at most 100 order objects (required: order_number, type)."), responses((status = 200, description = "`{ orders: [{id, order_number}], errors }`", body = WrittenOrders), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 403, description = "PERMISSION: an order without a customer where the depot requires one; or FORBIDDEN: rate limit.", body = crate::error::Envelope)))]
+#[utoipa::path(post, path = "/orders", tag = "orders", summary = "Create or update orders by order_number (at most 100).", request_body(content = Vec<super::request_shapes::OrderCreateBody>, description = "An array of at most 100 order objects (required: order_number, type)."), responses((status = 200, description = "`{ orders: [{id, order_number}], errors }`", body = WrittenOrders), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 403, description = "PERMISSION: an order without a customer where the depot requires one; or FORBIDDEN: rate limit.", body = crate::error::Envelope)))]
 async fn create(
     State(state): State<AppState>,
     caller: Caller,
@@ -127,7 +127,7 @@ async fn create(
     write(state, caller, claim, inputs).await
 }
 
-#[utoipa::path(post, path = "/depots/{id}/orders", tag = "orders", summary = "Create or update orders in the caller's depot.", params(("id" = i64, Path, description = "The depot id.")), request_body(content = Vec<super::request_shapes::OrderWriteBody>, description = "An array of order objects with the properties the spec lists for this endpoint."), responses((status = 200, description = "As POST /orders.", body = WrittenOrders), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
+#[utoipa::path(post, path = "/depots/{id}/orders", tag = "orders", summary = "Create or update orders in the caller's depot.", params(("id" = i64, Path, description = "The depot id.")), request_body(content = Vec<super::request_shapes::DepotOrderBody>, description = "An array of order objects with the properties the spec lists for this endpoint."), responses((status = 200, description = "As POST /orders.", body = WrittenOrders), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn create_in_depot(
     State(state): State<AppState>,
     caller: Caller,

@@ -40,15 +40,11 @@ fn read_lock(body: &Value) -> Result<bool, ApiError> {
         ));
         return Err(invalid(&errors));
     };
-    for key in object.keys().filter(|k| k.as_str() != "is_locked") {
-        errors.push(ValidationIssue::new(
-            IssueCode::UnrecognizedKeys,
-            vec![key.as_str().into()],
-            "is_locked",
-            key,
-            "only is_locked can be changed on a route",
-        ));
-    }
+    super::request_shapes::refuse_undocumented::<super::request_shapes::RouteLockBody>(
+        object,
+        &[],
+        &mut errors,
+    );
     let locked = match object.get("is_locked") {
         Some(Value::Bool(b)) => Some(*b),
         Some(other) => {

@@ -246,7 +246,7 @@ fn shift_wire(s: &dispatch_core::model::vehicle::Shift) -> ShiftWire {
     }
 }
 
-#[utoipa::path(post, path = "/vehicles", tag = "vehicles", summary = "Create a vehicle.", request_body(content = super::request_shapes::VehicleBody, description = "Vehicle fields; required: name, availability, start_location, end_location."), responses((status = 200, description = "`{ vehicle }`", body = OneVehicle), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
+#[utoipa::path(post, path = "/vehicles", tag = "vehicles", summary = "Create a vehicle.", request_body(content = super::request_shapes::VehicleCreateBody, description = "Vehicle fields; required: name, availability, start_location, end_location."), responses((status = 200, description = "`{ vehicle }`", body = OneVehicle), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
 async fn create(
     State(state): State<AppState>,
     Caller(p): Caller,

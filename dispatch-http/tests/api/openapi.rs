@@ -169,6 +169,13 @@ async fn every_operation_names_its_errors_headers_and_tier() {
         }
     }
     assert!(operations > 50, "{operations}");
+    let mut ids = BTreeSet::new();
+    for item in doc["paths"].as_object().unwrap().values() {
+        for op in item.as_object().unwrap().values() {
+            let id = op["operationId"].as_str().expect("an operationId");
+            assert!(ids.insert(id.to_owned()), "operationId {id} is not unique");
+        }
+    }
     assert_eq!(
         doc["components"]["securitySchemes"]["accessKey"]["name"],
         "x-access-key"
