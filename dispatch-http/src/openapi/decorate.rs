@@ -7,27 +7,20 @@ use serde_json::{json, Map, Value};
 use crate::middleware::idempotency::IDEMPOTENT_ENDPOINTS;
 use crate::middleware::rate_limit::{tier_of, Tier};
 use crate::middleware::RouteKey;
+use crate::v2::registry::Alias;
 use crate::v2::request_shapes::CLOSED;
-
-/// Paths the router also serves with a trailing slash (the spec names them), with the path
-/// whose operations they share.
-pub const ALIASES: &[(&str, &str)] = &[
-    ("/vehicles/", "/vehicles"),
-    ("/customers/", "/customers"),
-    ("/orders/", "/orders"),
-];
 
 const METHODS: [&str; 5] = ["get", "put", "post", "delete", "patch"];
 
-/// Adds the shared components, the aliases, each operation's headers, tier and error answers,
+/// Adds the shared components, the aliases (the trailing-slash spellings the spec names), each operation's headers, tier and error answers,
 /// and closes every object schema (`additionalProperties: false`: responses carry exactly the
 /// documented properties; the contract test holds the service to it).
-pub fn decorate(doc: &mut Value) {
+pub fn decorate(doc: &mut Value, aliases: &[Alias]) {
     add_components(doc);
     doc["security"] = json!([{ "accessKey": [] }]);
     let paths = doc["paths"].as_object_mut().expect("paths");
-    for (alias, path) in ALIASES {
-        let mut item = paths[*path].clone();
+    for Alias { alias, path } in aliases {
+        let mut item = paths[path].clone();
         for method in METHODS {
             if let Some(id) = item[method]["operationId"].as_str() {
                 item[method]["operationId"] = json!(format!("{id}_slash"));

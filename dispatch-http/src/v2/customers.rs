@@ -6,7 +6,6 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use axum::routing::get;
 use axum::Json;
 use dispatch_core::error::{PathSegment, ValidationErrors};
 use dispatch_core::model::customer_validate::CustomerInput;
@@ -20,6 +19,7 @@ use super::customer_wire::{
     WrittenCustomers,
 };
 use super::order_json::{body_issue, capacities, custom_fields, list, sent, time_windows};
+use super::registry::ApiRoutes;
 use super::request_shapes::{
     documented_properties, refuse_undocumented, CustomerCreateBody, CustomerFieldsBody,
     CustomerUpdateBody,
@@ -31,15 +31,13 @@ use crate::extract::{Caller, IdPath, JsonBody};
 use crate::middleware::idempotency::IdempotencyClaim;
 use crate::paging::PageParams;
 use crate::AppState;
-use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 /// Routes of this module.
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(list_customers, create))
-        // The spec's `/customers/` spelling (documented as an alias, `openapi::ALIASES`).
-        .route("/customers/", get(list_customers).post(create))
+pub fn routes() -> ApiRoutes {
+    ApiRoutes::new()
+        // The spec's `/customers/` spelling too, documented as its own path.
+        .routes_with_alias("/customers/", routes!(list_customers, create))
         .routes(routes!(read, update))
 }
 

@@ -7,7 +7,6 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use axum::routing::get;
 use axum::Json;
 use dispatch_core::error::ValidationErrors;
 use dispatch_core::model::order_input::OrderInput;
@@ -23,6 +22,7 @@ use super::order_shapes::{
 };
 use super::order_wire::{read_order, OrderBody};
 use super::plan_render::render_stop;
+use super::registry::ApiRoutes;
 use super::shapes::{to_json, ItemError};
 use super::wire::type_name;
 use crate::error::ApiError;
@@ -31,15 +31,13 @@ use crate::links::Links;
 use crate::middleware::idempotency::IdempotencyClaim;
 use crate::paging::PageParams;
 use crate::AppState;
-use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 /// Routes of this module.
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(list, create))
-        // `/orders/` (documented as an alias, `openapi::ALIASES`).
-        .route("/orders/", get(list).post(create))
+pub fn routes() -> ApiRoutes {
+    ApiRoutes::new()
+        // The spec's `/orders/` spelling too, documented as its own path.
+        .routes_with_alias("/orders/", routes!(list, create))
         .routes(routes!(create_in_depot))
         .routes(routes!(read, update))
         .routes(routes!(delete_by_number))

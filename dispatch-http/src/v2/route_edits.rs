@@ -11,18 +11,18 @@ use serde_json::Value;
 
 use super::plan_render::render_route;
 use super::plan_shapes::OneRoute;
+use super::registry::ApiRoutes;
 use super::shapes::to_json;
 use crate::error::ApiError;
 use crate::extract::{Caller, IdPath, JsonBody};
 use crate::links::Links;
 use crate::rejection::invalid;
 use crate::AppState;
-use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 /// Routes of this module.
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
+pub fn routes() -> ApiRoutes {
+    ApiRoutes::new()
         .routes(routes!(update))
         .routes(routes!(reverse))
 }

@@ -12,6 +12,7 @@ use dispatch_core::service::route_orders::{self, EditOutcome, EditSettings, Orde
 use dispatch_core::service::ServiceError;
 use serde_json::{json, Map, Value};
 
+use super::registry::ApiRoutes;
 use super::request_shapes::{refuse_undocumented, OrderRefBody};
 use super::shapes::IdRef;
 use super::wire::type_name;
@@ -22,12 +23,11 @@ use crate::rejection::invalid;
 use crate::AppState;
 use serde::Serialize;
 use utoipa::ToSchema;
-use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 /// Routes of this module.
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
+pub fn routes() -> ApiRoutes {
+    ApiRoutes::new()
         .routes(routes!(add))
         .routes(routes!(remove))
 }
