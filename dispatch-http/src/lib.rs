@@ -122,6 +122,9 @@ pub fn app_with(state: AppState, options: &AppOptions) -> Router {
         axum::middleware::from_fn_with_state(state.clone(), auth::require_access_key),
     );
     observability::handle();
+    // Built now rather than by the first request that needs it: handlers refusing unknown
+    // properties read the accepted names from it (`v2::request_shapes`).
+    openapi::document();
     let mut routes = Router::new()
         .route("/healthz", get(healthz))
         .nest("/v2", api)

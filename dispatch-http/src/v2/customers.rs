@@ -79,7 +79,7 @@ fn input<Body: ToSchema>(
         capacities: capacities(&mut r, "capacities"),
         skills: list(r.strings("skills")),
         tags: list(r.strings("tags")),
-        time_windows: time_windows(&mut r, "time_windows"),
+        time_windows: time_windows(&mut r, "time_windows", false),
         custom_fields: custom_fields(&mut r, "custom_fields"),
     }
 }

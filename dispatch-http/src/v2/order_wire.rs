@@ -71,7 +71,7 @@ pub fn read_order(
         delivery: read_end(&mut r, "delivery"),
         pickup: read_end(&mut r, "pickup"),
         delivery_date: sent(r.string("delivery_date")),
-        time_windows: time_windows(&mut r, "time_windows"),
+        time_windows: time_windows(&mut r, "time_windows", true),
         order_exchange: exchange,
         parts: sent(r.number("parts")),
         vehicle_id,
@@ -179,7 +179,7 @@ fn read_end(r: &mut Reader<'_>, side: &str) -> EndpointInput {
         lng: sent(r.number(&k("lng"))),
         duration: sent(r.number(&k("duration"))),
         notes: sent(r.string(&k("notes"))),
-        time_windows: time_windows(r, &k("time_windows")),
+        time_windows: time_windows(r, &k("time_windows"), false),
         available_days: list(r.strings(&k("available_days"))),
     }
 }

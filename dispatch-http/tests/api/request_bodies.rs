@@ -9,15 +9,21 @@
 //! - each property the schema requires, when left out, is reported at its path, and a property
 //!   it does not require never draws a `required` issue;
 //! - an undocumented property is refused at its path where the schema is closed
-//!   (`additionalProperties: false`) and never where it is open.
+//!   (`additionalProperties: false`) and never where it is open;
+//! - an open object is sent every property name the document knows elsewhere, with values of
+//!   the wrong type for any reader: none may be refused, or the handler reads a property its
+//!   schema does not list (closed ones take their accepted names from the schema itself).
 //!
 //! Properties marked `readOnly` are the read-only fields a client may send back unchanged: they
 //! are accepted and ignored, whatever their value.
 
 use axum::http::Method;
+use std::collections::BTreeSet;
+use std::future::Future;
+
 use serde_json::{json, Map, Value};
 
-use crate::common::TestApp;
+use crate::common::{Resp, TestApp};
 
 /// A property name no schema has.
 const UNDOCUMENTED: &str = "undocumented_property";
@@ -207,6 +213,61 @@ fn issues_at(response: &Value, path: &[Value]) -> Vec<Value> {
         .collect()
 }
 
+/// Every property name the document knows (request and response schemas).
+fn property_names(node: &Value, out: &mut BTreeSet<String>) {
+    match node {
+        Value::Object(map) => {
+            if let Some(properties) = map.get("properties").and_then(Value::as_object) {
+                out.extend(properties.keys().cloned());
+            }
+            map.values().for_each(|v| property_names(v, out));
+        }
+        Value::Array(items) => items.iter().for_each(|v| property_names(v, out)),
+        _ => {}
+    }
+}
+
+/// An open object ignores unknown properties, so reading one the schema does not list goes
+/// unseen by the other checks. Every name documented anywhere else is sent at once, first as
+/// a number (refused by a reader of text), then as text (refused by every other reader): an
+/// issue at one of them means the handler reads it although this schema does not say so.
+async fn undocumented_reads<F, Fut>(
+    send: &F,
+    name: &str,
+    base: &Value,
+    at: &[Value],
+    schema: &Value,
+    candidates: &BTreeSet<String>,
+) -> Vec<String>
+where
+    F: Fn(Value) -> Fut,
+    Fut: Future<Output = Resp>,
+{
+    let documented = |key: &str| schema["properties"].get(key).is_some();
+    let mut found = BTreeSet::new();
+    for value in [json!(12), json!("text")] {
+        let mut body = base.clone();
+        let object = at_mut(&mut body, at).as_object_mut().unwrap();
+        for candidate in candidates.iter().filter(|c| !documented(c)) {
+            object.insert(candidate.clone(), value.clone());
+        }
+        let r = send(body).await;
+        for issue in issues_at(&r.body, at) {
+            let key = issue["path"][at.len()]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
+            if !key.is_empty() && !documented(&key) {
+                found.insert(format!(
+                    "{name}: {}/{key} is read but not documented: {issue}",
+                    pointer(at)
+                ));
+            }
+        }
+    }
+    found.into_iter().collect()
+}
+
 struct Operation {
     method: Method,
     path: String,
@@ -305,7 +366,12 @@ fn operations(doc: &Value, ids: &[(&str, i64)]) -> Vec<Operation> {
 }
 
 /// What one operation's handler does differently from its documented body, in words.
-async fn mismatches(app: &TestApp, doc: &Value, op: &Operation) -> Vec<String> {
+async fn mismatches(
+    app: &TestApp,
+    doc: &Value,
+    op: &Operation,
+    candidates: &BTreeSet<String>,
+) -> Vec<String> {
     let key = app.north();
     let send = |body: Value| app.call(op.method.clone(), &op.uri, Some(&key), Some(body));
     let name = format!("{} {}", op.method, op.path);
@@ -370,6 +436,9 @@ async fn mismatches(app: &TestApp, doc: &Value, op: &Operation) -> Vec<String> {
                 ));
             }
         }
+        if !closed(&schema) {
+            found.extend(undocumented_reads(&send, &name, &base, &at, &schema, candidates).await);
+        }
         let mut path = at.clone();
         path.push(json!(UNDOCUMENTED));
         let mut body = base.clone();
@@ -403,9 +472,11 @@ async fn every_documented_request_body_is_exactly_what_its_handler_reads() {
     let ids = existing_ids(&app).await;
     let operations = operations(doc, &ids);
     assert!(operations.len() > 20, "{}", operations.len());
+    let mut candidates = BTreeSet::new();
+    property_names(doc, &mut candidates);
     let mut found = Vec::new();
     for op in &operations {
-        found.extend(mismatches(&app, doc, op).await);
+        found.extend(mismatches(&app, doc, op, &candidates).await);
     }
     assert!(
         found.is_empty(),
@@ -417,7 +488,7 @@ async fn every_documented_request_body_is_exactly_what_its_handler_reads() {
 
 /// The walk catches a document that says something else than the handler does: a property
 /// of another type, a documented property the handler ignores, a refusal the document calls
-/// open, and a requirement it does not state.
+/// open, a requirement it does not state, and a property an open body reads but does not list.
 #[tokio::test]
 async fn the_walk_catches_a_document_that_drifted_from_its_handler() {
     let app = TestApp::new();
@@ -428,6 +499,12 @@ async fn the_walk_catches_a_document_that_drifted_from_its_handler() {
     schemas["VehicleBody"]["properties"]["nickname"] = json!({"type": ["string", "null"]});
     schemas["CredentialBody"]["additionalProperties"] = json!(true);
     schemas["OrderStatusBody"]["required"] = json!([]);
+    schemas["LocationBody"]["properties"]
+        .as_object_mut()
+        .unwrap()
+        .remove("postcode");
+    let mut candidates = BTreeSet::new();
+    property_names(&doc, &mut candidates);
     let mut found = Vec::new();
     for op in operations(&doc, &ids) {
         if [
@@ -435,10 +512,11 @@ async fn the_walk_catches_a_document_that_drifted_from_its_handler() {
             "/vehicles/{id}",
             "/vehicles/{id}/driver-credentials",
             "/order-statuses",
+            "/zone-groups/{id}/bounds/contains",
         ]
         .contains(&op.path.as_str())
         {
-            found.extend(mismatches(&app, &doc, &op).await);
+            found.extend(mismatches(&app, &doc, &op, &candidates).await);
         }
     }
     let text = found.join("\n");
@@ -448,6 +526,7 @@ async fn the_walk_catches_a_document_that_drifted_from_its_handler() {
         "PATCH /vehicles/{id}: /nickname = 12 is not refused",
         "POST /vehicles/{id}/driver-credentials: /undocumented_property is refused but the schema is open",
         "POST /order-statuses: leaving out /status is refused though not documented as required",
+        "POST /zone-groups/{id}/bounds/contains: /location/postcode is read but not documented",
     ] {
         assert!(text.contains(expected), "{expected:?} not found in:\n{text}");
     }
