@@ -1,6 +1,8 @@
 //! Customers: one row each, value sets as JSON (see the 0002 migration).
 
-use crate::sql::{params, Connection, OptionalExtension, Row, Statement};
+use crate::sql::{
+    params, params_from_iter, Connection, OptionalExtension, ParamsFromIter, Row, Statement, ToSql,
+};
 use dispatch_core::model::customer::Customer;
 use dispatch_core::model::organisation::DepotScope;
 use dispatch_core::paging::{Cursor, Page, PageRequest};
@@ -57,6 +59,29 @@ fn decode_sets(r: Row18) -> Result<Customer, StoreError> {
     })
 }
 
+/// The parameters of a statement writing a customer: `before`, the columns an insert and an
+/// update write alike (`account` to `custom_fields`), then `after`.
+fn with_fields(before: &[&dyn ToSql], c: &Customer, after: &[&dyn ToSql]) -> ParamsFromIter {
+    let fields: [&dyn ToSql; 15] = [
+        &c.account,
+        &c.name,
+        &c.address,
+        &c.postcode,
+        &c.phone,
+        &c.email,
+        &c.lat,
+        &c.lng,
+        &c.duration,
+        &c.notes,
+        &codec::capacities(&c.capacities),
+        &codec::names(&c.skills),
+        &codec::names(&c.tags),
+        &codec::customer_windows(&c.time_windows),
+        &codec::custom_fields(&c.custom_fields),
+    ];
+    params_from_iter(before.iter().chain(&fields).chain(after))
+}
+
 impl<C: Connection> Db<C> {
     fn one_customer(
         &self,
@@ -107,26 +132,10 @@ impl<C: Connection> CustomerRepo for Db<C> {
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18) RETURNING id",
             )
             .st()?
-            .query_row(params![
-                scope.depot_id,
-                c.account,
-                c.name,
-                c.address,
-                c.postcode,
-                c.phone,
-                c.email,
-                c.lat,
-                c.lng,
-                c.duration,
-                c.notes,
-                codec::capacities(&c.capacities),
-                codec::names(&c.skills),
-                codec::names(&c.tags),
-                codec::customer_windows(&c.time_windows),
-                codec::custom_fields(&c.custom_fields),
-                c.created.millis(),
-                c.updated.millis(),
-            ], |r| r.get(0))
+            .query_row(
+                with_fields(&[&scope.depot_id], c, &[&c.created.millis(), &c.updated.millis()]),
+                |r| r.get(0),
+            )
             .st()?;
         Ok(id)
     }
@@ -141,26 +150,11 @@ impl<C: Connection> CustomerRepo for Db<C> {
                  WHERE depot_id = ?1 AND id = ?2",
             )
             .st()?
-            .execute(params![
-                scope.depot_id,
-                c.id,
-                c.account,
-                c.name,
-                c.address,
-                c.postcode,
-                c.phone,
-                c.email,
-                c.lat,
-                c.lng,
-                c.duration,
-                c.notes,
-                codec::capacities(&c.capacities),
-                codec::names(&c.skills),
-                codec::names(&c.tags),
-                codec::customer_windows(&c.time_windows),
-                codec::custom_fields(&c.custom_fields),
-                c.updated.millis(),
-            ])
+            .execute(with_fields(
+                &[&scope.depot_id, &c.id],
+                c,
+                &[&c.updated.millis()],
+            ))
             .st()?;
         if changed == 1 {
             Ok(())

@@ -1,6 +1,8 @@
 //! Organisations, depots, access keys, installation secrets.
 
-use crate::sql::{params, Connection, OptionalExtension, Row, Statement};
+use crate::sql::{
+    params, params_from_iter, Connection, OptionalExtension, ParamsFromIter, Row, Statement, ToSql,
+};
 use dispatch_core::model::organisation::{
     key_lookup, AccessKey, Depot, DepotScope, DepotSettings, KeyPermission, Organisation, Webhook,
 };
@@ -62,6 +64,26 @@ fn access_key(r: &Row<'_>) -> crate::sql::Result<AccessKey> {
         permission: KeyPermission::parse(&permission).unwrap_or(KeyPermission::Read),
         key_hash: hash.try_into().unwrap_or([0; 32]),
     })
+}
+
+/// The parameters of a statement writing a depot: `before`, then the columns an insert and an
+/// update write alike (`address` to `webhook_password`) and the time of the change.
+fn with_settings(before: &[&dyn ToSql], d: &NewDepot, now: Timestamp) -> ParamsFromIter {
+    let s = &d.settings;
+    let fields: [&dyn ToSql; 11] = [
+        &d.address,
+        &d.location.map(|c| c.lat),
+        &d.location.map(|c| c.lng),
+        &s.allow_orders_without_customer,
+        &s.starting_status,
+        &s.partial_orders,
+        &s.timezone,
+        &s.webhook.as_ref().map(|w| &w.url),
+        &s.webhook.as_ref().map(|w| &w.username),
+        &s.webhook.as_ref().map(|w| &w.password),
+        &now.millis(),
+    ];
+    params_from_iter(before.iter().chain(&fields))
 }
 
 impl<C: Connection> OrganisationRepo for Db<C> {
@@ -140,27 +162,12 @@ impl<C: Connection> OrganisationRepo for Db<C> {
         d: &NewDepot,
         now: Timestamp,
     ) -> Result<Depot, StoreError> {
-        let s = &d.settings;
         let id: i64 = self.0
             .insert(
                 "INSERT INTO depots (organisation_id, name, address, lat, lng, allow_orders_without_customer, \
                  starting_status, partial_orders, timezone, webhook_url, webhook_username, webhook_password, created, updated) \
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?13) RETURNING id",
-                params![
-                    organisation_id,
-                    d.name,
-                    d.address,
-                    d.location.map(|c| c.lat),
-                    d.location.map(|c| c.lng),
-                    s.allow_orders_without_customer,
-                    s.starting_status,
-                    s.partial_orders,
-                    s.timezone,
-                    s.webhook.as_ref().map(|w| &w.url),
-                    s.webhook.as_ref().map(|w| &w.username),
-                    s.webhook.as_ref().map(|w| &w.password),
-                    now.millis()
-                ],
+                with_settings(&[&organisation_id, &d.name], d, now),
             )
             .st()?;
         let scope = DepotScope {
@@ -177,27 +184,12 @@ impl<C: Connection> OrganisationRepo for Db<C> {
         d: &NewDepot,
         now: Timestamp,
     ) -> Result<(), StoreError> {
-        let s = &d.settings;
         self.0
             .execute(
                 "UPDATE depots SET address = ?3, lat = ?4, lng = ?5, allow_orders_without_customer = ?6, \
                  starting_status = ?7, partial_orders = ?8, timezone = ?9, webhook_url = ?10, webhook_username = ?11, \
                  webhook_password = ?12, updated = ?13 WHERE id = ?1 AND organisation_id = ?2",
-                params![
-                    scope.depot_id,
-                    scope.organisation_id,
-                    d.address,
-                    d.location.map(|c| c.lat),
-                    d.location.map(|c| c.lng),
-                    s.allow_orders_without_customer,
-                    s.starting_status,
-                    s.partial_orders,
-                    s.timezone,
-                    s.webhook.as_ref().map(|w| &w.url),
-                    s.webhook.as_ref().map(|w| &w.username),
-                    s.webhook.as_ref().map(|w| &w.password),
-                    now.millis()
-                ],
+                with_settings(&[&scope.depot_id, &scope.organisation_id], d, now),
             )
             .st()?;
         Ok(())

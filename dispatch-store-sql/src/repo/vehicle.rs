@@ -1,6 +1,6 @@
 //! Vehicles with their skills and capacities.
 
-use crate::sql::{params, Connection, Row, Statement};
+use crate::sql::{params, params_from_iter, Connection, ParamsFromIter, Row, Statement, ToSql};
 use dispatch_core::model::organisation::DepotScope;
 use dispatch_core::model::reference::CapacityAmount;
 use dispatch_core::model::vehicle::{
@@ -66,6 +66,32 @@ fn vehicle(r: &Row<'_>) -> crate::sql::Result<Vehicle> {
 
 fn minutes(t: Option<TimeOfDay>) -> Option<i64> {
     t.map(|t| i64::from(t.minutes()))
+}
+
+/// The parameters of a statement writing a vehicle: `before`, then the columns an insert and an
+/// update write alike (`name` to `break_duration`) and the time of the change.
+fn with_fields(before: &[&dyn ToSql], f: &VehicleFields, now: Timestamp) -> ParamsFromIter {
+    let fields: [&dyn ToSql; 18] = [
+        &f.name,
+        &f.active,
+        &f.availability.as_str(),
+        &minutes(f.shift_start),
+        &minutes(f.shift_end),
+        &f.start_location.as_str(),
+        &f.start.address,
+        &f.start.lat,
+        &f.start.lng,
+        &f.end_location.as_str(),
+        &f.end.address,
+        &f.end.lat,
+        &f.end.lng,
+        &f.has_break,
+        &minutes(f.break_start),
+        &minutes(f.break_end),
+        &f.break_duration,
+        &now.millis(),
+    ];
+    params_from_iter(before.iter().chain(&fields))
 }
 
 impl<C: Connection> Db<C> {
@@ -180,27 +206,7 @@ impl<C: Connection> VehicleRepo for Db<C> {
                  start_address, start_lat, start_lng, end_location, end_address, end_lat, end_lng, has_break, \
                  break_start, break_end, break_duration, created, updated) \
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?19) RETURNING id",
-                params![
-                    scope.depot_id,
-                    f.name,
-                    f.active,
-                    f.availability.as_str(),
-                    minutes(f.shift_start),
-                    minutes(f.shift_end),
-                    f.start_location.as_str(),
-                    f.start.address,
-                    f.start.lat,
-                    f.start.lng,
-                    f.end_location.as_str(),
-                    f.end.address,
-                    f.end.lat,
-                    f.end.lng,
-                    f.has_break,
-                    minutes(f.break_start),
-                    minutes(f.break_end),
-                    f.break_duration,
-                    now.millis()
-                ],
+                with_fields(&[&scope.depot_id], f, now),
             )
             .st()?;
         self.write_sets(scope, id, f)?;
@@ -221,28 +227,7 @@ impl<C: Connection> VehicleRepo for Db<C> {
                  start_location = ?8, start_address = ?9, start_lat = ?10, start_lng = ?11, end_location = ?12, \
                  end_address = ?13, end_lat = ?14, end_lng = ?15, has_break = ?16, break_start = ?17, break_end = ?18, \
                  break_duration = ?19, updated = ?20 WHERE id = ?1 AND depot_id = ?2",
-                params![
-                    id,
-                    scope.depot_id,
-                    f.name,
-                    f.active,
-                    f.availability.as_str(),
-                    minutes(f.shift_start),
-                    minutes(f.shift_end),
-                    f.start_location.as_str(),
-                    f.start.address,
-                    f.start.lat,
-                    f.start.lng,
-                    f.end_location.as_str(),
-                    f.end.address,
-                    f.end.lat,
-                    f.end.lng,
-                    f.has_break,
-                    minutes(f.break_start),
-                    minutes(f.break_end),
-                    f.break_duration,
-                    now.millis()
-                ],
+                with_fields(&[&id, &scope.depot_id], f, now),
             )
             .st()?;
         if changed == 0 {
