@@ -26,6 +26,7 @@ mod sql;
 pub mod throwaway;
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use dispatch_core::ports::rate_limit::SharedRateLimits;
 use dispatch_core::ports::store::{Store, StoreError, StoreTx};
@@ -99,22 +100,38 @@ impl PostgresStore {
         self.pool.url()
     }
 
+    /// One transaction of `kind` (`write`, `read`, `claim`), timed for GET /metrics as on
+    /// SQLite; a write's BEGIN includes the wait for the cluster-wide write lock.
     fn run(
         &self,
         begin: &str,
+        kind: &'static str,
         work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
         let conn = self.pool.get()?;
+        let started = Instant::now();
         conn.begin(begin).map_err(dispatch_store_sql::db_err)?;
+        if kind == "write" {
+            metrics::histogram!("dispatch_db_write_wait_seconds")
+                .record(started.elapsed().as_secs_f64());
+        }
         let result = work(&mut dispatch_store_sql::Db(sql::Pg(&conn)));
-        match result {
+        let outcome = if result.is_ok() { "commit" } else { "rollback" };
+        let result = match result {
             Ok(()) => conn.finish("COMMIT").map_err(dispatch_store_sql::db_err),
             Err(e) => {
                 conn.finish("ROLLBACK")
                     .map_err(dispatch_store_sql::db_err)?;
                 Err(e)
             }
-        }
+        };
+        metrics::histogram!(
+            "dispatch_db_transaction_duration_seconds",
+            "kind" => kind,
+            "outcome" => outcome,
+        )
+        .record(started.elapsed().as_secs_f64());
+        result
     }
 }
 
@@ -130,14 +147,18 @@ impl Store for PostgresStore {
         work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
         self.outbox_observers
-            .write(|| self.run(&begin_write(), work))
+            .write(|| self.run(&begin_write(), "write", work))
     }
 
     fn run_read(
         &self,
         work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
-        self.run("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", work)
+        self.run(
+            "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+            "read",
+            work,
+        )
     }
 
     /// Claims and leases run at READ COMMITTED without the write lock: they order themselves
@@ -148,7 +169,7 @@ impl Store for PostgresStore {
         &self,
         work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
-        self.run("BEGIN ISOLATION LEVEL READ COMMITTED", work)
+        self.run("BEGIN ISOLATION LEVEL READ COMMITTED", "claim", work)
     }
 
     /// Every node on this database counts in the same windows.
