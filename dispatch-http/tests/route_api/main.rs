@@ -25,8 +25,8 @@ mod pod_uploads;
 mod tracking;
 mod tracking_browser;
 
-use common::TestApp;
 pub use common::{post_orders, post_vehicle as vehicle};
+use common::{Resp, TestApp};
 use dispatch_core::events::DomainEvent;
 use dispatch_core::model::optimisation::{
     JobSpec, JobState, Optimisation, OptimiseSettings, OrderSelection, Queue,
@@ -254,6 +254,23 @@ pub fn status_events(app: &TestApp, order: i64) -> Vec<String> {
 /// How many events equal `e`.
 pub fn count(app: &TestApp, e: &DomainEvent) -> usize {
     events(app).iter().filter(|x| *x == e).count()
+}
+
+/// POST /v2/plans/{plan}/dispatch with North's key.
+pub async fn dispatch_plan(app: &TestApp, plan: i64) -> Resp {
+    let path = format!("/v2/plans/{plan}/dispatch");
+    app.post(&path, &app.north(), json!(null)).await
+}
+
+/// POST /v2/routes/{route}/dispatch with North's key.
+pub async fn dispatch_route(app: &TestApp, route: i64) -> Resp {
+    let path = format!("/v2/routes/{route}/dispatch");
+    app.post(&path, &app.north(), json!(null)).await
+}
+
+/// How many `plans.dispatched` events `plan` fired.
+pub fn plan_dispatched(app: &TestApp, plan: i64) -> usize {
+    count(app, &DomainEvent::PlanDispatched { id: plan })
 }
 
 /// An order's status as GET /orders/{id} reads it.

@@ -60,13 +60,7 @@ pub async fn dispatched_day(app: &TestApp, n: usize) -> (i64, Vec<i64>, Laid) {
     let v = vehicle(app, "Van").await;
     let o = orders(app, "P", n).await;
     let laid = lay_out(app, &[(Some(v), o.clone())]);
-    app.post(
-        &format!("/v2/plans/{}/dispatch", laid.plan),
-        &app.north(),
-        json!(null),
-    )
-    .await
-    .ok();
+    dispatch_plan(app, laid.plan).await.ok();
     (v, o, laid)
 }
 

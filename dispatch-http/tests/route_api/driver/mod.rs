@@ -50,13 +50,7 @@ pub async fn credential(app: &TestApp, vehicle: i64) -> String {
 
 /// Dispatches a laid-out route through the API.
 pub async fn dispatch(app: &TestApp, route: i64) {
-    app.post(
-        &format!("/v2/routes/{route}/dispatch"),
-        &app.north(),
-        json!(null),
-    )
-    .await
-    .ok();
+    super::dispatch_route(app, route).await.ok();
 }
 
 /// A vehicle with a credential and one dispatched route over `orders`: (vehicle, credential,
