@@ -183,14 +183,12 @@ pub fn play(server: &Server, key: &str) -> Day {
     );
     let job = started["optimisation"]["id"].as_str().unwrap().to_owned();
     day.plan_id = started["plan"]["id"].as_i64().unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while ok(server.get(&format!("/v2/plans/optimise/{job}"), key), "job")["optimisation"]
-        ["in_progress"]
-        == true
-    {
-        assert!(Instant::now() < deadline, "the optimisation never ended");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    server.await_job(
+        key,
+        &job,
+        Duration::from_secs(60),
+        "the optimisation never ended",
+    );
     let plan = ok(
         server.get(&format!("/v2/plans/{}", day.plan_id), key),
         "plan",

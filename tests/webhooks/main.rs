@@ -22,7 +22,7 @@ use serde_json::{json, Value};
 use tempfile::TempDir;
 
 use receiver::{Behaviour, Receiver};
-use support::Server;
+use support::{run_ok, Server};
 
 /// Depots North and South of one organisation, each with a receiver URL (or none).
 fn seed(db: &Path, north: Option<(&str, &str, &str)>, south: Option<&str>) -> Value {
@@ -117,17 +117,12 @@ fn deliver_one_item(server: &Server, key: &str, id: i64) {
 }
 
 fn webhooks_cli(db: &Path, args: &[&str]) -> Value {
-    let out = Command::new(support::binary())
-        .arg("webhooks")
-        .args(args)
-        .arg("--db")
-        .arg(support::db_arg(db))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = run_ok(
+        Command::new(support::binary())
+            .arg("webhooks")
+            .args(args)
+            .arg("--db")
+            .arg(support::db_arg(db)),
     );
     serde_json::from_slice(&out.stdout).unwrap()
 }
