@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use dispatch_core::events::DomainEvent;
 use dispatch_core::model::organisation::DepotScope;
+use dispatch_core::ports::store::conformance::outbox::every_event_type;
 use dispatch_core::ports::store::StoreError;
 use dispatch_core::time::Timestamp;
 use serde_json::{json, Value};
@@ -151,23 +152,7 @@ fn every_event_type_is_posted_as_type_and_data_with_basic_auth() {
     let hook = Receiver::start(Behaviour::Ok);
     let (_dir, db, seeded) = seeded_for(&hook.url());
     let _server = Server::start(&db);
-    let events = vec![
-        status_event(1, "ROUTED"),
-        DomainEvent::PlanCreated { id: 2 },
-        DomainEvent::PlanDispatched { id: 2 },
-        DomainEvent::RouteEdited { id: 3 },
-        DomainEvent::RouteDeleted { id: 3 },
-        DomainEvent::RouteCompleted { id: 4 },
-        DomainEvent::PlanDeleted { id: 2 },
-        DomainEvent::OrderOnDelivery {
-            order_id: 1,
-            order_number: "N1".into(),
-            route_id: 4,
-            eta: "10:30".into(),
-            time_to_arrival: 15,
-        },
-    ];
-    append(&db, scope(&seeded, 0), &events);
+    append(&db, scope(&seeded, 0), &every_event_type());
     let hits = hook.wait_for(8, Duration::from_secs(10));
     assert_eq!(hits.len(), 8);
     let mut bodies: Vec<Value> = hits.iter().map(|h| h.body.clone()).collect();
