@@ -94,12 +94,21 @@ pub async fn stop_ids(app: &TestApp, key: &str, route: i64) -> Vec<i64> {
         .collect()
 }
 
+/// POST /driver/stops/{stop}/{action} as the driver holding `key`.
+pub async fn on_stop(app: &TestApp, key: &str, stop: i64, action: &str, body: Value) -> Resp {
+    let path = format!("/driver/stops/{stop}/{action}");
+    app.post(&path, key, body).await
+}
+
+/// POST /driver/routes/{route}/{action} as the driver holding `key`.
+pub async fn on_route(app: &TestApp, key: &str, route: i64, action: &str, body: Value) -> Resp {
+    let path = format!("/driver/routes/{route}/{action}");
+    app.post(&path, key, body).await
+}
+
 /// Starts a route as its driver.
 pub async fn start(app: &TestApp, key: &str, route: i64) -> Value {
-    app.post(&format!("/driver/routes/{route}/start"), key, json!({}))
-        .await
-        .ok()["route"]
-        .clone()
+    on_route(app, key, route, "start", json!({})).await.ok()["route"].clone()
 }
 
 /// The route as the depot reads it.
