@@ -70,6 +70,15 @@ pub async fn route_stops(app: &TestApp, route: i64) -> Vec<Value> {
     r.ok()["route"]["stops"].as_array().unwrap().clone()
 }
 
+/// The driver of North's `vehicle`, as the driver API's authentication makes it.
+pub fn driver_of(app: &TestApp, vehicle: i64) -> Driver {
+    Driver {
+        credential_id: 0,
+        scope: north_scope(app),
+        vehicle_id: vehicle,
+    }
+}
+
 /// A raw GET: status, headers and body bytes.
 pub async fn raw_get(
     app: &TestApp,
@@ -103,11 +112,7 @@ async fn a_signature_reads_202_until_compressed_then_as_webp_or_base64() {
     let stop_id = route_stops(&app, laid.routes[0]).await[0]["id"]
         .as_i64()
         .unwrap();
-    let driver = Driver {
-        credential_id: 0,
-        scope: north_scope(&app),
-        vehicle_id: v,
-    };
+    let driver = driver_of(&app, v);
     let input = SignatureInput {
         signed_by: "Ann Lee".into(),
         lat: Some(51.501),
@@ -185,11 +190,7 @@ async fn photos_list_on_stop_route_plan_and_order_reads_while_compressing_and_af
     let stop_id = route_stops(&app, laid.routes[0]).await[1]["id"]
         .as_i64()
         .unwrap();
-    let driver = Driver {
-        credential_id: 0,
-        scope: north_scope(&app),
-        vehicle_id: v,
-    };
+    let driver = driver_of(&app, v);
     let photos = [png(64, 48), png(30, 30)];
     let metas = app
         .with_store(|store| pod::add_photos(store, &Codec, &driver, stop_id, &photos, now(&app)))
