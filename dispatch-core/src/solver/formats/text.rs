@@ -139,7 +139,7 @@ pub(super) fn euclidean(points: Vec<(f64, f64)>, convention: Convention) -> (Mat
                 .flat_map(|&a| points.iter().map(move |&b| dimacs_tenths(a, b)))
                 .map(|t| t * (SCALE / 10))
                 .collect();
-            Matrix::new(points.len(), tenths.clone(), tenths).expect("square, non-negative")
+            Matrix::from_durations(points.len(), tenths).expect("square, non-negative")
         }
     };
     (
