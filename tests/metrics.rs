@@ -1,6 +1,7 @@
 //! `GET /metrics` of the real binary: the Prometheus text format (every sample under a `# TYPE`
 //! of its family, parseable values), no key needed, and counters that move with real requests,
-//! a rate-limit rejection, an idempotent replay and an optimisation job.
+//! a rate-limit rejection, an idempotent replay and an optimisation job; `--metrics-listen` of
+//! `serve` and of `dispatch worker`.
 
 mod support;
 
@@ -8,6 +9,7 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use support::worker::Worker;
 use support::{Fixture, Request, Server};
 
 /// One scrape: `name{labels}` (labels as printed, sorted by the exporter) to value.
@@ -170,7 +172,14 @@ fn metrics_are_prometheus_text_without_a_key_and_move_with_requests_and_jobs() {
         .to_owned();
     poll_until_done(&server, key, &job);
 
-    let after = Scrape::take(&server);
+    // A worker counts the end of a job just after committing it, which the API may show first.
+    let counted_by = Instant::now() + Duration::from_secs(10);
+    let mut after = Scrape::take(&server);
+    while after.get("dispatch_optimisation_jobs_finished_total{outcome=\"succeeded\"}") < 1.0 {
+        assert!(Instant::now() < counted_by, "the job is never counted");
+        std::thread::sleep(Duration::from_millis(100));
+        after = Scrape::take(&server);
+    }
     assert_eq!(after.get(listed) - before.get(listed), 2.0);
     let latency = "dispatch_http_request_duration_seconds_bucket{method=\"GET\",route=\"/v2/orders\",le=\"+Inf\"}";
     assert_eq!(after.get(latency) - before.get(latency), 2.0);
@@ -300,4 +309,90 @@ fn metrics_on_their_own_listener_are_not_served_beside_the_api() {
     )
     .assert_envelope("RESOURCE_NOT_FOUND", 404);
     assert!(serving.terminate().success());
+}
+
+/// `dispatch worker --metrics-listen`: the worker serves /metrics of its own (and nothing
+/// else), counting the claims, jobs and solver iterations it ran, while the API node beside it
+/// (`--workers off`) ran none.
+#[test]
+fn a_worker_serves_its_own_metrics_with_the_jobs_it_claimed_and_ran() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("worker-metrics.db");
+    let fixture = Fixture::seed(&db);
+    let key = fixture.key.as_str();
+    let api = Server::start_with(&db, &["--workers", "off", "--rate-limits", "off"]);
+    let flags = [
+        "--workers",
+        "1",
+        "--solve-time",
+        "1",
+        "--solve-time-min",
+        "1",
+        "--metrics-listen",
+        "127.0.0.1:0",
+    ];
+    let worker = Worker::start(&support::db_arg(&db), "metered", dir.path(), &flags);
+    let log = std::fs::read_to_string(&worker.log).unwrap();
+    let metrics_addr = log
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find_map(|e| e["metrics_addr"].as_str().map(str::to_owned))
+        .unwrap_or_else(|| panic!("the worker logs its metrics address: {log}"));
+    let scrape = || {
+        let reply = support::send(&metrics_addr, Request::new("GET", "/metrics", None));
+        assert_eq!(reply.status, 200, "{}", reply.text());
+        Scrape::parse(&reply.text())
+    };
+    let before = scrape();
+    assert!(before
+        .0
+        .contains_key("dispatch_optimisation_jobs{state=\"queued\"}"));
+    assert_eq!(before.get("dispatch_job_claims_total"), 0.0);
+    support::send(&metrics_addr, Request::new("GET", "/v2/orders", Some(key)))
+        .assert_envelope("RESOURCE_NOT_FOUND", 404);
+
+    let van = json!({"name": "Van", "availability": "full_day", "start_location": "depot", "end_location": "depot"});
+    assert_eq!(api.post("/v2/vehicles", key, &van).status, 200);
+    let orders: Vec<Value> = (0..8)
+        .map(|i| {
+            json!({"order_number": format!("W{i}"), "type": "delivery", "delivery_date": "2026-11-24",
+                   "delivery_lat": 51.45 + 0.01 * f64::from(i % 4), "delivery_lng": -0.15 + 0.01 * f64::from(i / 4)})
+        })
+        .collect();
+    assert_eq!(
+        api.post("/v2/orders", key, &Value::Array(orders)).status,
+        200
+    );
+    let queued = api.post(
+        "/v2/plans/optimise/orders",
+        key,
+        &json!({"delivery_date": "2026-11-24", "settings": {}}),
+    );
+    assert_eq!(queued.status, 200, "{}", queued.text());
+    let job = queued.json()["optimisation"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    poll_until_done(&api, key, &job);
+
+    // The worker logs (and counts) the end of a job just after committing it.
+    let counted_by = Instant::now() + Duration::from_secs(10);
+    let mut after = scrape();
+    while after.get("dispatch_optimisation_jobs_finished_total{outcome=\"succeeded\"}") < 1.0 {
+        assert!(Instant::now() < counted_by, "the job is never counted");
+        std::thread::sleep(Duration::from_millis(100));
+        after = scrape();
+    }
+    assert_eq!(after.get("dispatch_job_claims_total"), 1.0);
+    assert_eq!(after.get("dispatch_optimisation_jobs_started_total"), 1.0);
+    assert!(after.get("dispatch_solver_iterations_total") > 0.0);
+    assert!(after.get("dispatch_job_lease_renewals_total{outcome=\"lost\"}") == 0.0);
+    assert_eq!(
+        after.get("dispatch_optimisation_jobs{state=\"queued\"}"),
+        0.0
+    );
+    let on_api = Scrape::take(&api);
+    assert_eq!(on_api.get("dispatch_job_claims_total"), 0.0);
+    assert_eq!(on_api.get("dispatch_optimisation_jobs_started_total"), 0.0);
+    drop(worker);
 }

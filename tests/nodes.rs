@@ -3,8 +3,13 @@
 //! worker is killed with `kill -9` in the middle of a job and an API node in the middle of
 //! traffic. Afterwards: every acknowledged order is there, every job finished exactly once
 //! (one `optimisation succeeded` across all workers' logs, one solution per plan), the killed
-//! worker's job was finished by the other worker, and an idempotency key used on one node
-//! replays on another.
+//! worker's job was finished by the other worker, an idempotency key used on one node
+//! replays on another, and a key's rate limit is counted across the three nodes.
+//!
+//! The API nodes run with rate limits on, as in production: every request takes the next key
+//! of a pool of the depot's keys, so the traffic stays within each key's tiers (the write
+//! stream on the killed node may still be refused, which acknowledges nothing), while one key
+//! kept apart exhausts its strict tier across the nodes.
 
 mod support;
 
@@ -12,6 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use dispatch_core::ports::store::Store;
@@ -19,11 +25,55 @@ use dispatch_store_postgres::throwaway::Cluster;
 use dispatch_store_postgres::PostgresStore;
 use serde_json::{json, Value};
 use support::worker::{job_log, jobs_logged, Worker};
-use support::{Fixture, Request, Server};
+use support::{Request, Server};
 
 /// Plans (one per date), each one optimisation job.
 const DAYS: usize = 6;
 const ORDERS_PER_DAY: usize = 12;
+/// Keys of the depot the traffic takes in turn.
+const POOL: usize = 48;
+
+/// The depot's keys, handed out in turn.
+struct Keys {
+    keys: Vec<String>,
+    next: AtomicUsize,
+}
+
+impl Keys {
+    fn next(&self) -> &str {
+        &self.keys[self.next.fetch_add(1, Ordering::Relaxed) % self.keys.len()]
+    }
+}
+
+/// The support fixture with `POOL` more keys in North: (the pool, a key kept apart).
+fn seed_keys(db: &Path) -> (Keys, String) {
+    let mut file = support::fixture_file();
+    let north = &mut file["organisations"][0]["depots"][0]["access_keys"];
+    for i in 0..POOL {
+        north
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"name": format!("pool-{i}"), "permission": "all"}));
+    }
+    let seeded = support::seed(db, &file);
+    let keys: Vec<String> = seeded["organisations"][0]["depots"][0]["access_keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|k| k["name"].as_str().unwrap().starts_with("pool-"))
+        .map(|k| k["key"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(keys.len(), POOL);
+    let apart = seeded["organisations"][0]["depots"][0]["access_keys"][0]["key"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let pool = Keys {
+        keys,
+        next: AtomicUsize::new(0),
+    };
+    (pool, apart)
+}
 
 /// POST that never panics: `None` when the node is gone (connection refused or cut).
 fn try_post(addr: &str, key: &str, path: &str, body: &Value) -> Option<u16> {
@@ -56,11 +106,11 @@ fn order(number: &str, d: usize, i: usize) -> Value {
 }
 
 /// Every order number of the depot, through `node`'s paging.
-fn order_numbers(node: &Server, key: &str) -> BTreeSet<String> {
+fn order_numbers(node: &Server, keys: &Keys) -> BTreeSet<String> {
     let mut numbers = BTreeSet::new();
     let mut path = "/v2/orders?limit=100".to_owned();
     loop {
-        let reply = node.get(&path, key);
+        let reply = node.get(&path, keys.next());
         assert_eq!(reply.status, 200);
         for o in reply.json()["orders"].as_array().unwrap() {
             numbers.insert(o["order_number"].as_str().unwrap().to_owned());
@@ -72,8 +122,8 @@ fn order_numbers(node: &Server, key: &str) -> BTreeSet<String> {
     }
 }
 
-fn in_progress(node: &Server, key: &str, job: &str) -> bool {
-    let r = node.get(&format!("/v2/plans/optimise/{job}"), key);
+fn in_progress(node: &Server, keys: &Keys, job: &str) -> bool {
+    let r = node.get(&format!("/v2/plans/optimise/{job}"), keys.next());
     assert_eq!(r.status, 200);
     r.json()["optimisation"]["in_progress"].as_bool().unwrap()
 }
@@ -84,9 +134,9 @@ fn three_api_nodes_and_two_workers_lose_nothing_and_finish_every_job_once() {
     let dir = tempfile::tempdir().unwrap();
     let url = Cluster::shared().unwrap().create_empty_database().unwrap();
     let db = Path::new(&url);
-    let fx = Fixture::seed(db);
-    let key = fx.key.as_str();
-    let api = ["--rate-limits", "off", "--workers", "off"];
+    let (keys, apart) = seed_keys(db);
+    let keys = &keys;
+    let api = ["--rate-limits", "on", "--workers", "off"];
     let a = Server::start_with(db, &api);
     let b = Server::start_with(db, &api);
     let c = Server::start_with(db, &api);
@@ -108,7 +158,7 @@ fn three_api_nodes_and_two_workers_lose_nothing_and_finish_every_job_once() {
     for (node, name) in [(&a, "Van 1"), (&b, "Van 2")] {
         let r = node.post(
             "/v2/vehicles",
-            key,
+            keys.next(),
             &json!({"name": name, "availability": "full_day", "start_location": "depot", "end_location": "depot"}),
         );
         assert_eq!(r.status, 200, "{}", r.text());
@@ -123,12 +173,15 @@ fn three_api_nodes_and_two_workers_lose_nothing_and_finish_every_job_once() {
             .enumerate()
             .map(|(i, n)| order(n, d, i))
             .collect();
-        let r = nodes[d % 3].post("/v2/orders", key, &Value::Array(batch));
+        let r = nodes[d % 3].post("/v2/orders", keys.next(), &Value::Array(batch));
         assert_eq!(r.status, 200, "{}", r.text());
         acknowledged.extend(numbers);
     }
     // An idempotent request on one node replays on another, creating nothing twice.
+    // (A replay is answered before the rate limit: the same key within the bulk tier's two
+    // seconds is not refused.)
     let once = json!([order("IDEM-1", 0, 0)]);
+    let key = keys.next();
     let first = a.send(
         Request::new("POST", "/v2/orders", Some(key))
             .json(&once)
@@ -143,12 +196,25 @@ fn three_api_nodes_and_two_workers_lose_nothing_and_finish_every_job_once() {
     assert_eq!(first.json(), replay.json(), "replayed on another node");
     acknowledged.insert("IDEM-1".to_owned());
 
+    // One key's strict tier (2 calls in any 15 s) counted across the nodes: a call on A and
+    // one on B use it up, so C refuses the third (a refused body still counts: the limit is
+    // charged before the handler runs); another key is not affected.
+    let booking = |node: &Server, key: &str| node.post("/v2/booking/availability", key, &json!({}));
+    assert_eq!(booking(&a, &apart).status, 400);
+    assert_eq!(booking(&b, &apart).status, 400);
+    let refused = booking(&c, &apart);
+    assert_eq!(refused.status, 403, "{}", refused.text());
+    assert_eq!(refused.json()["name"], "FORBIDDEN");
+    let wait: i64 = refused.header("retry-after").unwrap().parse().unwrap();
+    assert!((1..=15).contains(&wait), "{wait}");
+    assert_eq!(booking(&c, keys.next()).status, 400, "another key's quota");
+
     // One optimisation per day, queued through the three nodes in turn.
     let mut jobs = BTreeMap::new();
     for d in 0..DAYS {
         let r = nodes[(d + 1) % 3].post(
             "/v2/plans/optimise/orders",
-            key,
+            keys.next(),
             &json!({"delivery_date": day(d), "settings": {}}),
         );
         assert_eq!(r.status, 200, "{}", r.text());
@@ -180,8 +246,11 @@ fn three_api_nodes_and_two_workers_lose_nothing_and_finish_every_job_once() {
             let mut acked = Vec::new();
             for i in 0.. {
                 let number = format!("C-{i}");
-                match try_post(&c_addr, key, "/v2/orders", &json!([order(&number, 0, i)])) {
+                let body = json!([order(&number, 0, i)]);
+                match try_post(&c_addr, keys.next(), "/v2/orders", &body) {
                     Some(200) => acked.push(number),
+                    // A key of the pool used again within its bulk tier: refused, not written.
+                    Some(403) => {}
                     Some(status) => panic!("node C answered {status}"),
                     None => return acked,
                 }
@@ -198,7 +267,7 @@ fn three_api_nodes_and_two_workers_lose_nothing_and_finish_every_job_once() {
     // Every job ends, each finished once, the killed one by worker-2.
     let deadline = Instant::now() + Duration::from_secs(90);
     for job in jobs.keys() {
-        while in_progress(&a, key, job) {
+        while in_progress(&a, keys, job) {
             assert!(Instant::now() < deadline, "job {job} never ended");
             std::thread::sleep(Duration::from_millis(200));
         }
@@ -220,7 +289,7 @@ fn three_api_nodes_and_two_workers_lose_nothing_and_finish_every_job_once() {
         job_log(&w2.log)
     );
     for job in jobs.keys() {
-        let r = b.get(&format!("/v2/plans/optimise/{job}"), key);
+        let r = b.get(&format!("/v2/plans/optimise/{job}"), keys.next());
         assert_eq!(
             r.json()["optimisation"]["error"],
             Value::Null,
@@ -265,9 +334,10 @@ fn three_api_nodes_and_two_workers_lose_nothing_and_finish_every_job_once() {
     }
 
     // No acknowledged write lost, read through a node that was never killed.
-    let stored = order_numbers(&b, key);
+    let stored = order_numbers(&b, keys);
     let lost: Vec<&String> = acknowledged.difference(&stored).collect();
     assert!(lost.is_empty(), "acknowledged but lost: {lost:?}");
+
     eprintln!(
         "jobs finished: worker-1 {}, worker-2 {}; {} orders acknowledged; {:?}",
         w1_succeeded.len(),

@@ -113,9 +113,9 @@ fn serve_flags_come_from_dispatch_variables_and_a_flag_given_wins() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("North"));
 }
 
-/// The long flags of `serve --help`, in order.
-fn serve_flags() -> (Vec<String>, String) {
-    let out = run(&["serve", "--help"], &[]);
+/// The long flags of `SUBCOMMAND --help`, in order.
+fn help_flags(subcommand: &str) -> (Vec<String>, String) {
+    let out = run(&[subcommand, "--help"], &[]);
     assert!(out.status.success());
     let help = String::from_utf8_lossy(&out.stdout).into_owned();
     let flags = help
@@ -129,34 +129,40 @@ fn serve_flags() -> (Vec<String>, String) {
     (flags, help)
 }
 
+/// `serve --help` and `worker --help` name the `DISPATCH_*` variable of every flag, and the
+/// README's configuration table has a row for each with that variable.
 #[test]
-fn serve_help_names_the_variable_of_every_flag_and_the_readme_lists_them_all() {
-    let (flags, help) = serve_flags();
-    assert!(flags.len() >= 20, "{flags:?}");
+fn serve_and_worker_help_name_the_variable_of_every_flag_and_the_readme_lists_them_all() {
     let readme =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    for flag in &flags {
-        let var = format!("DISPATCH_{}", flag[2..].replace('-', "_").to_uppercase());
-        assert!(
-            help.contains(&format!("[env: {var}]")),
-            "{flag}: {var} in --help"
-        );
-        let row = format!("| `{flag}");
-        let line = readme
-            .lines()
-            .find(|l| l.starts_with(&row))
-            .unwrap_or_else(|| panic!("README's configuration table has no row for {flag}"));
-        assert!(
-            line.contains(&format!("`{var}`")),
-            "{flag}: {var} in {line}"
-        );
+    for (subcommand, at_least) in [("serve", 20), ("worker", 15)] {
+        let (flags, help) = help_flags(subcommand);
+        assert!(flags.len() >= at_least, "{subcommand}: {flags:?}");
+        for flag in &flags {
+            let var = format!("DISPATCH_{}", flag[2..].replace('-', "_").to_uppercase());
+            assert!(
+                help.contains(&format!("[env: {var}]")),
+                "{subcommand} {flag}: {var} in --help"
+            );
+            let row = format!("| `{flag}");
+            let line = readme
+                .lines()
+                .find(|l| l.starts_with(&row))
+                .unwrap_or_else(|| panic!("README's configuration table has no row for {flag}"));
+            assert!(
+                line.contains(&format!("`{var}`")),
+                "{flag}: {var} in {line}"
+            );
+        }
     }
     // Values given by the environment never show in --help (some are credentials).
-    let out = run(
-        &["serve", "--help"],
-        &[("DISPATCH_SMS_GATEWAY_AUTH", "Bearer very-secret")],
-    );
-    assert!(!String::from_utf8_lossy(&out.stdout).contains("very-secret"));
+    for subcommand in ["serve", "worker"] {
+        let out = run(
+            &[subcommand, "--help"],
+            &[("DISPATCH_SMS_GATEWAY_AUTH", "Bearer very-secret")],
+        );
+        assert!(!String::from_utf8_lossy(&out.stdout).contains("very-secret"));
+    }
 }
 
 #[test]

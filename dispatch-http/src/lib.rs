@@ -118,10 +118,13 @@ pub fn app_with(state: AppState, options: &AppOptions) -> Router {
     let layers = layers_of(&state);
     // Idempotency and rate limits sit inside the auth layer (they need the `Principal`);
     // request ids, logs and feature headers wrap everything, errors included.
-    let api = middleware::apply_inner(v2::api().0, &layers).route_layer(
+    let api = middleware::apply_inner(v2::api().router, &layers).route_layer(
         axum::middleware::from_fn_with_state(state.clone(), auth::require_access_key),
     );
     observability::handle();
+    // Built now rather than by the first request that needs it: handlers refusing unknown
+    // properties read the accepted names from it (`v2::request_shapes`).
+    openapi::document();
     let mut routes = Router::new()
         .route("/healthz", get(healthz))
         .nest("/v2", api)

@@ -114,9 +114,15 @@ impl From<ServiceError> for ApiError {
 
 /// 404 for a path the service does not have.
 pub async fn unknown_path(method: Method, uri: Uri) -> ApiError {
+    unknown_path_error(&method, uri.path())
+}
+
+/// The 404 of a path nothing serves, for routers that answer unknown paths themselves (the
+/// console's files).
+pub fn unknown_path_error(method: &Method, path: &str) -> ApiError {
     ApiError::new(
         ErrorName::ResourceNotFound,
-        format!("no endpoint {method} {}", uri.path()),
+        format!("no endpoint {method} {path}"),
     )
 }
 

@@ -2,8 +2,10 @@
 //! template resources): scheduling with its per-pair errors, 404s and input errors, the task
 //! list with its filters and paging, sending at the scheduled time by the embedded default
 //! (recorded, named as such), by SMTP to a loopback SMTP server, and by the HTTP SMS gateway;
-//! gateway refusals end Failed; a restart sends nothing twice.
+//! gateway refusals end Failed; a restart sends nothing twice; every send carries the task's
+//! key. nodes.rs: a worker killed mid-send, the task sent by another worker.
 
+mod nodes;
 #[path = "../webhooks/receiver.rs"]
 mod receiver;
 mod smtp_server;
@@ -348,6 +350,21 @@ fn tasks_go_out_at_their_time_through_smtp_and_the_sms_gateway_and_never_twice()
         json!({"to": "+441234", "message": "Hi Ann, order P comes 2026-12-01"})
     );
     assert_eq!(hits[0].headers["authorization"], "Bearer t0ken");
+    let of_type = |channel: &str| {
+        let task = sent
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["type"] == channel);
+        format!("notification-task-{}", task.unwrap()["id"])
+    };
+    assert_eq!(hits[0].headers["idempotency-key"], of_type("SMS"));
+    let message_id = format!("message-id: <{}@example.com>", of_type("EMAIL"));
+    assert!(
+        mails[0].data.to_lowercase().contains(&message_id),
+        "{}",
+        mails[0].data
+    );
     let senders: Vec<String> = sent
         .as_array()
         .unwrap()

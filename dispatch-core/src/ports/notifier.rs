@@ -9,6 +9,10 @@ use crate::model::notification::Channel;
 pub struct OutgoingMessage {
     /// SMS or e-mail.
     pub channel: Channel,
+    /// The same for every send of one task (`notification-task-ID`): a task whose node died
+    /// mid-send is sent again by another node, and providers that deduplicate (an SMS
+    /// gateway's `Idempotency-Key`, the e-mail `Message-ID`) can drop the second copy.
+    pub key: String,
     /// Phone number or e-mail address.
     pub to: String,
     /// Subject (e-mail).

@@ -37,9 +37,9 @@ mod route_log;
 
 pub use customers::CustomerRepo;
 pub use driver::DriverRepo;
-pub use leases::{JobCheckpoint, Lease, LeaseRepo};
+pub use leases::{JobCheckpoint, Lease, LeaseRepo, SendLease};
 pub use memory::InMemoryStore;
-pub use notifications::{DueTask, NewTask, NotificationRepo, TaskFilter, INTERRUPTED};
+pub use notifications::{DueTask, NewTask, NotificationRepo, TaskFilter};
 pub use orders::{NewAttachment, NumberedOrder, OrderFilter, OrderRepo, OrderSummary};
 pub use outbox::{DeliveryOutcome, DeliveryRecord, DeliveryState, OutboxEvent, OutboxRepo};
 pub use plans::{OptimisationRepo, PlanRepo, RouteRepo, RouteSummary, KEPT_PROBLEMS};

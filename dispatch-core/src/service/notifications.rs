@@ -1,5 +1,5 @@
 //! Customer notifications: scheduling tasks for orders (`POST /notifications/schedule/orders`),
-//! what dispatch does to them, and sending the due ones ([`send_due`]).
+//! what dispatch does to them, and sending the due ones under leases ([`sending`]).
 
 use crate::model::customer::Customer;
 use crate::model::notification::{
@@ -14,9 +14,12 @@ use crate::ports::store::{NewTask, Store, StoreError, StoreTx};
 use crate::service::ServiceError;
 use crate::time::Timestamp;
 
-mod sending;
+pub mod sending;
 
-pub use sending::{send_due, SendReport, Senders};
+pub use sending::{
+    claim_due, finish_send, release_sends, renew_sends, send_batch, send_due, Claimed, SendReport,
+    Senders, TaskClaim, INTERRUPTED, MAX_SEND_ATTEMPTS,
+};
 
 /// Most templates per schedule call (spec: Limits).
 pub const MAX_TEMPLATES: usize = 2;

@@ -184,7 +184,7 @@ pub async fn start(
     stopping: watch::Receiver<bool>,
 ) -> Result<Running, String> {
     let node = node::node_id(args.node_id.as_deref());
-    let senders = args.notifier.senders()?;
+    let sending = args.notifier.config(&node)?;
     let optimiser = Optimiser::start(
         context.store.clone(),
         context.clock.clone(),
@@ -205,7 +205,7 @@ pub async fn start(
         &context.store,
         &context.clock,
         &node,
-        senders,
+        sending,
         args.webhooks.config(),
         context.outbox_commits,
         images_pending,

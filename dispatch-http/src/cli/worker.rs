@@ -8,10 +8,13 @@ use std::io::Write;
 use std::sync::Arc;
 
 use super::background::{self, BackgroundArgs};
-use super::database::Database;
+use super::database::{Database, Service};
 use super::serve::{blocking, init_tracing, shutdown_signal, LogFormat};
 use crate::clock::SystemClock;
+use crate::observability::MetricsListener;
 use crate::public_url::PublicUrl;
+use crate::server::ConnectionLimits;
+use crate::AppState;
 
 #[derive(Debug, clap::Args)]
 pub struct WorkerArgs {
@@ -26,6 +29,11 @@ pub struct WorkerArgs {
     /// Log lines on stderr: `text` for people, `json` for log pipelines.
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
+    /// Serve GET /metrics (no key) on this address, HOST:PORT (port 0 picks a free one): this
+    /// worker's job, lease, solver, webhook and notification counters and the database's
+    /// gauges. Without it the worker serves no HTTP at all.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub metrics_listen: Option<String>,
     /// The background work's flags, as on `serve`.
     #[command(flatten)]
     pub background: BackgroundArgs,
@@ -49,11 +57,23 @@ async fn work(args: WorkerArgs) -> Result<(), String> {
     let db = args.db.clone();
     let service = blocking(move || db.open_service(Arc::new(move || wake.notify_one()))).await?;
     let matrix = args.background.travel.matrix()?;
+    let metrics = match &args.metrics_listen {
+        Some(at) => Some(MetricsListener::bind(at).await?),
+        None => None,
+    };
     let signalled = shutdown_signal()?;
     let (stopping_tx, stopping) = tokio::sync::watch::channel(false);
+    let clock = Arc::new(SystemClock);
+    // The recorder is installed (by the metrics app) before the work starts, so the page
+    // counts everything from the first claim on.
+    let metrics_server = metrics.map(|listener| {
+        let state = metrics_state(&service, clock.clone(), &matrix, &args.public_url);
+        tracing::info!(metrics_addr = %listener.addr(), "serving /metrics on http://{}/metrics", listener.addr());
+        listener.spawn(state, ConnectionLimits::default(), stopping.clone())
+    });
     let context = background::Context {
         store: service.store,
-        clock: Arc::new(SystemClock),
+        clock,
         matrix,
         links: crate::links::Links::new(args.public_url.clone()),
         signal: Default::default(),
@@ -66,6 +86,29 @@ async fn work(args: WorkerArgs) -> Result<(), String> {
     signalled.await;
     let _ = stopping_tx.send(true);
     running.stop().await?;
+    if let Some(served) = metrics_server {
+        let _ = served.await;
+    }
     tracing::info!("stopped");
     Ok(())
+}
+
+/// What the metrics page reads: the store (its gauges); a worker serves no API, so the rest
+/// is only what an `AppState` needs to exist (rate limits off, no job signal of its own).
+fn metrics_state(
+    service: &Service,
+    clock: Arc<SystemClock>,
+    matrix: &Arc<dyn dispatch_core::ports::matrix::TravelMatrix>,
+    public_url: &PublicUrl,
+) -> AppState {
+    AppState {
+        store: service.store.clone(),
+        clock,
+        geocoder: service.geocoder.clone(),
+        rate_limits_enabled: false,
+        idempotency: service.idempotency.clone(),
+        jobs: Default::default(),
+        routing: Arc::new(crate::runtime::Routing::new(matrix.clone())),
+        public_url: public_url.clone(),
+    }
 }

@@ -15,7 +15,7 @@
 use std::sync::Arc;
 
 use axum::extract::Path;
-use axum::http::{header, HeaderMap, HeaderName, HeaderValue, StatusCode};
+use axum::http::{header, HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
@@ -175,10 +175,12 @@ fn asset(page: &Page, path: &str, request: &HeaderMap) -> Response {
             response.headers_mut().insert(header::ETAG, tag.clone());
             with_headers(response, page, content_type)
         }
+        // The same 404 envelope as every other unknown path of the service.
         None => with_headers(
-            (StatusCode::NOT_FOUND, "not found\n").into_response(),
+            crate::rejection::unknown_path_error(&Method::GET, &format!("/console/assets/{path}"))
+                .into_response(),
             page,
-            "text/plain; charset=utf-8",
+            "application/json",
         ),
     }
 }

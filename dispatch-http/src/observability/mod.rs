@@ -119,7 +119,15 @@ fn describe() {
     );
     describe_counter!(
         "dispatch_notifications_total",
-        "Notification tasks (SMS, e-mail) handed to their sender, by outcome: sent, failed."
+        "Notification tasks (SMS, e-mail) this process ended, by outcome: sent, failed (refused by the sender), interrupted (failed after every node sending it stopped)."
+    );
+    describe_counter!(
+        "dispatch_notification_claims_total",
+        "Notification tasks this process claimed to send (their lease taken)."
+    );
+    describe_counter!(
+        "dispatch_notification_lease_renewals_total",
+        "Lease renewals of notification tasks being sent, by outcome: renewed, lost (finished meanwhile or taken over by another process)."
     );
     describe_histogram!(
         "dispatch_db_transaction_duration_seconds",

@@ -7,26 +7,20 @@ use serde_json::{json, Map, Value};
 use crate::middleware::idempotency::IDEMPOTENT_ENDPOINTS;
 use crate::middleware::rate_limit::{tier_of, Tier};
 use crate::middleware::RouteKey;
-
-/// Paths the router also serves with a trailing slash (the spec names them), with the path
-/// whose operations they share.
-pub const ALIASES: &[(&str, &str)] = &[
-    ("/vehicles/", "/vehicles"),
-    ("/customers/", "/customers"),
-    ("/orders/", "/orders"),
-];
+use crate::v2::registry::Alias;
+use crate::v2::request_shapes::CLOSED;
 
 const METHODS: [&str; 5] = ["get", "put", "post", "delete", "patch"];
 
-/// Adds the shared components, the aliases, each operation's headers, tier and error answers,
+/// Adds the shared components, the aliases (the trailing-slash spellings the spec names), each operation's headers, tier and error answers,
 /// and closes every object schema (`additionalProperties: false`: responses carry exactly the
 /// documented properties; the contract test holds the service to it).
-pub fn decorate(doc: &mut Value) {
+pub fn decorate(doc: &mut Value, aliases: &[Alias]) {
     add_components(doc);
     doc["security"] = json!([{ "accessKey": [] }]);
     let paths = doc["paths"].as_object_mut().expect("paths");
-    for (alias, path) in ALIASES {
-        let mut item = paths[*path].clone();
+    for Alias { alias, path } in aliases {
+        let mut item = paths[path].clone();
         for method in METHODS {
             if let Some(id) = item[method]["operationId"].as_str() {
                 item[method]["operationId"] = json!(format!("{id}_slash"));
@@ -41,14 +35,21 @@ pub fn decorate(doc: &mut Value) {
             }
         }
     }
+    distinguish_methods(paths);
     paths.insert(super::DOCUMENT_PATH.to_owned(), document_operation());
     doc["components"]["schemas"]["ErrorDetails"]["additionalProperties"] = json!(true);
-    // Request bodies stay open (`v2::request_shapes`: unknown properties are ignored unless an
-    // endpoint refuses them): only response shapes are closed.
+    // Request bodies are closed only where the endpoint refuses unknown properties
+    // (`v2::request_shapes::CLOSED`); elsewhere they are ignored. A body built on another
+    // (`allOf`) is closed over all its parts' properties by `unevaluatedProperties`.
     if let Some(schemas) = doc["components"]["schemas"].as_object_mut() {
         for (name, schema) in schemas.iter_mut() {
             if name.ends_with("Body") {
-                schema["additionalProperties"] = json!(true);
+                let open = json!(!CLOSED.contains(&name.as_str()));
+                if schema.get("allOf").is_some() {
+                    schema["unevaluatedProperties"] = open;
+                } else {
+                    schema["additionalProperties"] = open;
+                }
             }
         }
     }
@@ -163,10 +164,48 @@ fn tier_text(tier: Tier) -> String {
     )
 }
 
+/// Operation ids must be unique in a document (client generators name methods after them,
+/// Swagger UI its elements); utoipa takes the handler's name, which repeats across modules
+/// (`list`, `read`), so it is prefixed with the operation's tag.
+fn qualify_operation_id(op: &mut Map<String, Value>) {
+    let tag = op["tags"][0]
+        .as_str()
+        .unwrap_or("v2")
+        .replace([' ', '-'], "_");
+    if let Some(id) = op.get("operationId").and_then(Value::as_str) {
+        if !id.starts_with(&format!("{tag}_")) {
+            let id = format!("{tag}_{id}");
+            op.insert("operationId".into(), json!(id));
+        }
+    }
+}
+
+/// One handler serving two methods (PUT and PATCH) has one name: the method tells them apart.
+fn distinguish_methods(paths: &mut Map<String, Value>) {
+    let mut seen = std::collections::BTreeMap::<String, usize>::new();
+    for item in paths.values() {
+        for method in METHODS {
+            if let Some(id) = item[method]["operationId"].as_str() {
+                *seen.entry(id.to_owned()).or_default() += 1;
+            }
+        }
+    }
+    for item in paths.values_mut() {
+        for method in METHODS {
+            if let Some(id) = item[method]["operationId"].as_str() {
+                if seen[id] > 1 {
+                    item[method]["operationId"] = json!(format!("{id}_{method}"));
+                }
+            }
+        }
+    }
+}
+
 fn decorate_operation(path: &str, method: &str, op: &mut Map<String, Value>) {
     let verb = Method::from_bytes(method.to_uppercase().as_bytes()).expect("a method");
     let idempotent =
         verb == Method::POST && IDEMPOTENT_ENDPOINTS.contains(&path.trim_end_matches('/'));
+    qualify_operation_id(op);
     let parameters = op.entry("parameters").or_insert_with(|| json!([]));
     let parameters = parameters.as_array_mut().expect("parameters");
     parameters.push(json!({ "$ref": "#/components/parameters/Features" }));

@@ -36,10 +36,11 @@ pub const ASSETS: &[(&str, &str, &[u8])] = &[
 const PAGE: &str = include_str!("../../assets/swagger-ui/index.html");
 
 /// Only this origin: the browser itself refuses anything the page might try to load from
-/// elsewhere. Swagger UI sets inline styles and draws some icons as `data:` images.
+/// elsewhere. Swagger UI sets inline styles and draws some icons as `data:` images. Pages of
+/// this origin may frame it (as they may the console), nobody else.
 const POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
     img-src 'self' data:; connect-src 'self'; font-src 'self' data:; base-uri 'none'; \
-    form-action 'none'; frame-ancestors 'none'";
+    form-action 'none'; frame-ancestors 'self'";
 
 async fn page() -> impl IntoResponse {
     (

@@ -24,8 +24,6 @@ use utoipa::OpenApi;
 use crate::error::Envelope;
 use crate::AppState;
 
-pub use decorate::ALIASES;
-
 /// Where the document is served, relative to `/v2`.
 pub const DOCUMENT_PATH: &str = "/openapi.json";
 
@@ -50,11 +48,11 @@ struct ApiDoc;
 pub fn document() -> &'static Value {
     static DOCUMENT: OnceLock<Value> = OnceLock::new();
     DOCUMENT.get_or_init(|| {
-        let (_, paths) = crate::v2::api();
+        let parts = crate::v2::api();
         let mut doc = ApiDoc::openapi();
-        doc.merge(paths);
+        doc.merge(parts.document);
         let mut doc = serde_json::to_value(&doc).expect("the document serialises");
-        decorate::decorate(&mut doc);
+        decorate::decorate(&mut doc, &parts.aliases);
         doc
     })
 }

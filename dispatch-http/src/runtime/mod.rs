@@ -33,7 +33,7 @@ pub struct Workers {
 }
 
 /// Starts the webhook, notification and image workers of node `node` over `store` and
-/// `clock`; they stop when `stopping` turns true. `outbox_commits` is notified after this
+/// `clock` (notifications are sent as `sending` says, on its node); they stop when `stopping` turns true. `outbox_commits` is notified after this
 /// process commits outbox events. `images_pending`: images were left waiting for compression
 /// (see [`images::pending_at_start`]).
 #[allow(clippy::too_many_arguments)]
@@ -41,7 +41,7 @@ pub fn start(
     store: &Arc<dyn Store>,
     clock: &Arc<dyn Clock>,
     node: &str,
-    senders: notifications::ChannelSenders,
+    sending: notifications::SendConfig,
     webhooks: webhooks::WebhookConfig,
     outbox_commits: Arc<Notify>,
     images_pending: bool,
@@ -56,7 +56,7 @@ pub fn start(
         node.to_owned(),
     )?;
     let notifications =
-        notifications::spawn(store.clone(), clock.clone(), senders, stopping.clone());
+        notifications::spawn(store.clone(), clock.clone(), sending, stopping.clone());
     let images = images::spawn(store.clone(), clock.clone(), images_pending, stopping);
     Ok(Workers {
         tasks: vec![

@@ -22,12 +22,12 @@ use serde_json::{Map, Value};
 use super::booking_shapes::{
     Availability, Available, AvailableDates, AvailableSlots, DateAvailability, Slot,
 };
+use super::registry::ApiRoutes;
 use super::wire::type_name;
 use crate::error::ApiError;
 use crate::extract::{Caller, JsonBody};
 use crate::rejection::invalid;
 use crate::AppState;
-use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 /// Most days one available-dates call checks.
@@ -36,8 +36,8 @@ pub const MAX_DATES: i64 = 14;
 pub const MAX_SLOTS: u32 = 24;
 
 /// Routes of this module.
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
+pub fn routes() -> ApiRoutes {
+    ApiRoutes::new()
         .routes(routes!(availability))
         .routes(routes!(available_dates))
         .routes(routes!(available_slots))

@@ -6,20 +6,23 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use axum::routing::get;
 use axum::Json;
 use dispatch_core::error::{PathSegment, ValidationErrors};
 use dispatch_core::model::customer_validate::CustomerInput;
 use dispatch_core::model::order_fields::Catalog;
 use dispatch_core::service::customers;
 use serde_json::Value;
+use utoipa::ToSchema;
 
 use super::customer_wire::{
     detail, geocoding_failed, list_view, written, Customers, OneCustomer, UpdatedCustomer,
     WrittenCustomers,
 };
-use super::order_json::{
-    body_issue, capacities, custom_fields, list, sent, time_windows, unknown_properties,
+use super::order_json::{body_issue, capacities, custom_fields, list, sent, time_windows};
+use super::registry::ApiRoutes;
+use super::request_shapes::{
+    documented_properties, refuse_undocumented, CustomerCreateBody, CustomerFieldsBody,
+    CustomerUpdateBody,
 };
 use super::shapes::to_json;
 use super::wire::{type_name, Reader};
@@ -28,42 +31,26 @@ use crate::extract::{Caller, IdPath, JsonBody};
 use crate::middleware::idempotency::IdempotencyClaim;
 use crate::paging::PageParams;
 use crate::AppState;
-use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 /// Routes of this module.
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(list_customers, create))
-        // The spec's `/customers/` spelling (documented as an alias, `openapi::ALIASES`).
-        .route("/customers/", get(list_customers).post(create))
+pub fn routes() -> ApiRoutes {
+    ApiRoutes::new()
+        // The spec's `/customers/` spelling too, documented as its own path.
+        .routes_with_alias("/customers/", routes!(list_customers, create))
         .routes(routes!(read, update))
 }
 
-/// The properties of a customer object (the fuzz test draws its keys from here too).
-pub const PROPERTIES: [&str; 15] = [
-    "name",
-    "account",
-    "address",
-    "postcode",
-    "phone",
-    "email",
-    "lat",
-    "lng",
-    "duration",
-    "notes",
-    "capacities",
-    "skills",
-    "tags",
-    "time_windows",
-    "custom_fields",
-];
+/// The properties of a customer object, as documented (the fuzz test draws its keys from
+/// here too).
+pub fn properties() -> Vec<&'static str> {
+    documented_properties::<CustomerFieldsBody>()
+}
 
 /// Reads one customer object; `prefix` is its place in the body.
-fn input(
+fn input<Body: ToSchema>(
     body: &Value,
     prefix: Vec<PathSegment>,
-    read_only: &[&str],
     errors: &mut ValidationErrors,
 ) -> CustomerInput {
     let Some(obj) = body.as_object() else {
@@ -76,7 +63,7 @@ fn input(
         ));
         return CustomerInput::default();
     };
-    unknown_properties(obj, &PROPERTIES, read_only, &prefix, errors);
+    refuse_undocumented::<Body>(obj, &prefix, errors);
     let mut r = Reader::new(obj, prefix, errors);
     CustomerInput {
         account: sent(r.string("account")),
@@ -92,12 +79,12 @@ fn input(
         capacities: capacities(&mut r, "capacities"),
         skills: list(r.strings("skills")),
         tags: list(r.strings("tags")),
-        time_windows: time_windows(&mut r, "time_windows"),
+        time_windows: time_windows(&mut r, "time_windows", false),
         custom_fields: custom_fields(&mut r, "custom_fields"),
     }
 }
 
-#[utoipa::path(post, path = "/customers", tag = "customers", summary = "Create or update customers by account (at most 100).", request_body(content = Vec<super::request_shapes::CustomerBody>, description = "An array of at most 100 customer objects."), responses((status = 201, description = "`{ customers: [{id, account}], errors }` in request order (a replay has an empty body).", body = WrittenCustomers), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
+#[utoipa::path(post, path = "/customers", tag = "customers", summary = "Create or update customers by account (at most 100).", request_body(content = Vec<CustomerCreateBody>, description = "An array of at most 100 customer objects."), responses((status = 201, description = "`{ customers: [{id, account}], errors }` in request order (a replay has an empty body).", body = WrittenCustomers), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
 async fn create(
     State(state): State<AppState>,
     Caller(p): Caller,
@@ -117,7 +104,7 @@ async fn create(
     let inputs: Vec<CustomerInput> = items
         .into_iter()
         .enumerate()
-        .map(|(i, item)| input(&item, vec![i.into()], &[], &mut errors))
+        .map(|(i, item)| input::<CustomerCreateBody>(&item, vec![i.into()], &mut errors))
         .collect();
     errors.into_result()?;
     state
@@ -168,7 +155,7 @@ async fn read(
     }))
 }
 
-#[utoipa::path(put, path = "/customers/{id}", tag = "customers", summary = "Update a customer (partial).", params(("id" = i64, Path, description = "The customer id.")), request_body(content = super::request_shapes::CustomerBody, description = "Customer fields; array fields replace the set."), responses((status = 200, description = "`{ customer, errors }`", body = UpdatedCustomer), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
+#[utoipa::path(put, path = "/customers/{id}", tag = "customers", summary = "Update a customer (partial).", params(("id" = i64, Path, description = "The customer id.")), request_body(content = CustomerUpdateBody, description = "Customer fields; array fields replace the set."), responses((status = 200, description = "`{ customer, errors }`", body = UpdatedCustomer), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn update(
     State(state): State<AppState>,
     Caller(p): Caller,
@@ -176,12 +163,7 @@ async fn update(
     JsonBody(body): JsonBody,
 ) -> Result<Json<UpdatedCustomer>, ApiError> {
     let mut errors = ValidationErrors::default();
-    let change = input(
-        &body,
-        Vec::new(),
-        &["id", "created", "updated"],
-        &mut errors,
-    );
+    let change = input::<CustomerUpdateBody>(&body, Vec::new(), &mut errors);
     drop(body);
     errors.into_result()?;
     let (updated, catalog) = state

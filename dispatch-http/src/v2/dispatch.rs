@@ -11,6 +11,7 @@ use axum::Json;
 use dispatch_core::service::dispatch::{self, Dispatched};
 use dispatch_core::service::ServiceError;
 
+use super::registry::ApiRoutes;
 use super::shapes::IdRef;
 use crate::error::ApiError;
 use crate::extract::{Caller, IdPath};
@@ -18,15 +19,14 @@ use crate::links::Links;
 use crate::AppState;
 use serde::Serialize;
 use utoipa::ToSchema;
-use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 /// Seconds a client is told to wait before re-posting a dispatch that timed out.
 const RETRY_AFTER_S: u64 = 5;
 
 /// Routes of this module.
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
+pub fn routes() -> ApiRoutes {
+    ApiRoutes::new()
         .routes(routes!(dispatch_plan))
         .routes(routes!(dispatch_route))
         .routes(routes!(delete_plan))

@@ -12,6 +12,7 @@ use dispatch_core::model::driver::DriverCredential;
 use dispatch_core::service::driver::credentials;
 use serde_json::Value;
 
+use super::registry::ApiRoutes;
 use super::wire::{object, ts_text, type_name};
 use crate::driver::auth::new_credential;
 use crate::error::ApiError;
@@ -20,12 +21,11 @@ use crate::rejection::invalid;
 use crate::AppState;
 use serde::Serialize;
 use utoipa::ToSchema;
-use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 /// Routes of this module.
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
+pub fn routes() -> ApiRoutes {
+    ApiRoutes::new()
         .routes(routes!(list, create))
         .routes(routes!(revoke))
 }
@@ -74,15 +74,11 @@ fn read_name(body: Option<Value>) -> Result<Option<String>, ApiError> {
     };
     let obj = object(&value)?;
     let mut errors = ValidationErrors::default();
-    for key in obj.keys().filter(|k| k.as_str() != "name") {
-        errors.push(ValidationIssue::new(
-            IssueCode::UnrecognizedKeys,
-            vec![key.as_str().into()],
-            "name",
-            key,
-            "a driver credential has only a name",
-        ));
-    }
+    super::request_shapes::refuse_undocumented::<super::request_shapes::CredentialBody>(
+        obj,
+        &[],
+        &mut errors,
+    );
     let name = match obj.get("name") {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(s.clone()),

@@ -22,6 +22,7 @@ pub mod plans;
 pub mod pod;
 pub mod pod_render;
 pub mod reference;
+pub mod registry;
 pub mod request_shapes;
 pub mod route_edits;
 pub mod route_orders;
@@ -31,17 +32,13 @@ pub mod vehicles;
 pub mod wire;
 pub mod zones;
 
-use axum::Router;
-use utoipa::openapi::OpenApi;
-use utoipa_axum::router::OpenApiRouter;
+use registry::{ApiRoutes, Parts};
 
-use crate::AppState;
-
-/// Every `/v2` route (without the auth layer, which [`crate::app`] adds) and the OpenAPI paths
-/// they were registered with: each module registers its handlers through `utoipa_axum::routes!`,
-/// which takes the path and methods from the handler's `#[utoipa::path]`.
-pub fn api() -> (Router<AppState>, OpenApi) {
-    OpenApiRouter::default()
+/// Every `/v2` route (without the auth layer, which [`crate::app`] adds), the OpenAPI paths
+/// they were registered with and their aliases: each module registers its handlers through
+/// [`ApiRoutes`], which takes the path and methods from the handler's `#[utoipa::path]`.
+pub fn api() -> Parts {
+    ApiRoutes::new()
         .merge(reference::routes())
         .merge(zones::routes())
         .merge(vehicles::routes())
@@ -58,5 +55,5 @@ pub fn api() -> (Router<AppState>, OpenApi) {
         .merge(booking::routes())
         .merge(driver_credentials::routes())
         .merge(pod::routes())
-        .split_for_parts()
+        .into_parts()
 }

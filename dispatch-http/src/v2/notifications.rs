@@ -22,6 +22,7 @@ use dispatch_core::time::Timestamp;
 use serde_json::Value;
 
 use super::notification_wire::{render_scheduled, render_task, ScheduleResult, Tasks};
+use super::registry::ApiRoutes;
 use super::shapes::to_json;
 use super::wire::{object, type_name};
 use crate::error::ApiError;
@@ -29,12 +30,11 @@ use crate::extract::{Caller, JsonBody};
 use crate::middleware::idempotency::IdempotencyClaim;
 use crate::paging::PageParams;
 use crate::AppState;
-use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 /// Routes of this module.
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
+pub fn routes() -> ApiRoutes {
+    ApiRoutes::new()
         .routes(routes!(schedule))
         .routes(routes!(list))
 }

@@ -13,10 +13,10 @@ use dispatch_core::service::ServiceError;
 
 use super::order_render::render_attachment;
 use super::order_shapes::AttachmentWire;
+use super::registry::ApiRoutes;
 use crate::error::ApiError;
 use crate::extract::{Caller, PathText};
 use crate::AppState;
-use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 /// Multipart framing allowed on top of the file itself.
@@ -24,11 +24,11 @@ const MULTIPART_OVERHEAD: u64 = 64 * 1024;
 const BODY_LIMIT: u64 = MAX_ATTACHMENT_BYTES + MULTIPART_OVERHEAD;
 
 /// Routes of this module.
-pub fn routes() -> OpenApiRouter<AppState> {
+pub fn routes() -> ApiRoutes {
     {
         let (schemas, paths, upload) = routes!(upload);
         let upload = upload.layer(DefaultBodyLimit::max(BODY_LIMIT as usize));
-        OpenApiRouter::new().routes((schemas, paths, upload))
+        ApiRoutes::new().routes((schemas, paths, upload))
     }
 }
 

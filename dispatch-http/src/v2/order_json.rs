@@ -63,12 +63,14 @@ pub fn unknown_properties(
     }
 }
 
-/// Reads time-window entries (`from`, `to`, and `type` where orders take it).
-pub fn time_windows(r: &mut Reader<'_>, key: &str) -> Option<Vec<TimeWindowInput>> {
+/// Reads time-window entries: `from`, `to`, and `type` only where it is documented (`typed`:
+/// an order's combined `time_windows`; elsewhere the list says which end, and `type` is an
+/// unknown property like any other).
+pub fn time_windows(r: &mut Reader<'_>, key: &str, typed: bool) -> Option<Vec<TimeWindowInput>> {
     list(r.objects(key, |w| TimeWindowInput {
         from: value(w.string("from")),
         to: value(w.string("to")),
-        kind: value(w.string("type")),
+        kind: if typed { value(w.string("type")) } else { None },
     }))
 }
 

@@ -10,16 +10,16 @@ use dispatch_core::service::ServiceError;
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use super::registry::ApiRoutes;
 use super::wire::{object, type_name};
 use crate::error::ApiError;
 use crate::extract::{Caller, JsonBody, PathText};
 use crate::AppState;
-use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 /// Routes of this module.
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
+pub fn routes() -> ApiRoutes {
+    ApiRoutes::new()
         .routes(routes!(list, add))
         .routes(routes!(remove))
 }

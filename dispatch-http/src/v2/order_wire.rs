@@ -6,9 +6,8 @@ use dispatch_core::model::line_item::LineItemInput;
 use dispatch_core::model::order_input::{EndpointInput, OrderCustomerInput, OrderInput};
 use serde_json::{Map, Value};
 
-use super::order_json::{
-    capacities, custom_fields, list, sent, time_windows, unknown_properties, value,
-};
+use super::order_json::{capacities, custom_fields, list, sent, time_windows, value};
+use super::request_shapes::{refuse_undocumented, DepotOrderBody, OrderWriteBody};
 use super::wire::{type_name, Reader};
 
 /// Which write an order object belongs to; it decides the accepted properties.
@@ -20,105 +19,6 @@ pub enum OrderBody {
     DepotPost,
     /// PUT /orders/{id}.
     Put,
-}
-
-const END_FIELDS: [&str; 13] = [
-    "contact_name",
-    "contact_number",
-    "contact_email",
-    "address",
-    "country_code",
-    "postcode",
-    "lat",
-    "lng",
-    "duration",
-    "notes",
-    "time_windows",
-    "available_days",
-    "date",
-];
-
-const COMMON: [&str; 16] = [
-    "order_number",
-    "type",
-    "priority",
-    "customer",
-    "customer_id",
-    "time_windows",
-    "order_exchange",
-    "parts",
-    "vehicle_assignment",
-    "emails",
-    "third_party",
-    "tags",
-    "skills",
-    "capacities",
-    "custom_fields",
-    "line_items",
-];
-
-const DEPOT_POST: [&str; 31] = [
-    "order_number",
-    "type",
-    "customer",
-    "delivery_contact_name",
-    "delivery_contact_number",
-    "delivery_contact_email",
-    "delivery_address",
-    "delivery_postcode",
-    "delivery_lat",
-    "delivery_lng",
-    "delivery_notes",
-    "delivery_time_windows",
-    "delivery_date",
-    "delivery_available_days",
-    "pickup_address",
-    "pickup_postcode",
-    "pickup_duration",
-    "pickup_lat",
-    "pickup_lng",
-    "pickup_notes",
-    "pickup_time_windows",
-    "pickup_contact_name",
-    "pickup_contact_number",
-    "pickup_contact_email",
-    "pickup_available_days",
-    "order_exchange",
-    "parts",
-    "line_items",
-    "skills",
-    "custom_fields",
-    "capacities",
-];
-
-/// Read-only fields a client may send back unchanged; they are ignored.
-const READ_ONLY: [&str; 8] = [
-    "id",
-    "status",
-    "currency",
-    "value_source",
-    "stops",
-    "attachments",
-    "created",
-    "updated",
-];
-
-fn allowed(body: OrderBody) -> Vec<String> {
-    match body {
-        OrderBody::DepotPost => DEPOT_POST.iter().map(|s| (*s).to_owned()).collect(),
-        OrderBody::Post | OrderBody::Put => {
-            let mut out: Vec<String> = COMMON.iter().map(|s| (*s).to_owned()).collect();
-            out.push("order_value".into());
-            for side in ["delivery", "pickup"] {
-                for f in END_FIELDS {
-                    if f != "date" || side == "delivery" {
-                        out.push(format!("{side}_{f}"));
-                    }
-                }
-            }
-            out
-        }
-    }
 }
 
 /// Reads one order object at `prefix` (its index in a batch, or nothing for PUT).
@@ -138,14 +38,14 @@ pub fn read_order(
         ));
         return OrderInput::default();
     };
-    let allowed = allowed(body);
-    let allowed: Vec<&str> = allowed.iter().map(String::as_str).collect();
-    let ignored: &[&str] = if body == OrderBody::DepotPost {
-        &[]
-    } else {
-        &READ_ONLY
-    };
-    unknown_properties(obj, &allowed, ignored, &prefix, errors);
+    // The accepted properties are the documented ones (read-only fields of a read included
+    // where the write ignores them).
+    match body {
+        OrderBody::DepotPost => refuse_undocumented::<DepotOrderBody>(obj, &prefix, errors),
+        OrderBody::Post | OrderBody::Put => {
+            refuse_undocumented::<OrderWriteBody>(obj, &prefix, errors)
+        }
+    }
     let customer = read_customer(obj, &prefix, errors);
     let mut r = Reader::new(obj, prefix.clone(), errors);
     let customer_id = sent(r.integer("customer_id"));
@@ -171,7 +71,7 @@ pub fn read_order(
         delivery: read_end(&mut r, "delivery"),
         pickup: read_end(&mut r, "pickup"),
         delivery_date: sent(r.string("delivery_date")),
-        time_windows: time_windows(&mut r, "time_windows"),
+        time_windows: time_windows(&mut r, "time_windows", true),
         order_exchange: exchange,
         parts: sent(r.number("parts")),
         vehicle_id,
@@ -210,7 +110,15 @@ fn nested_id(
             Some(v) if v.as_i64().is_some() => Some(v.as_i64()),
             Some(Value::Null) | None => Some(None),
             Some(other) => {
-                r.wrong_type(&format!("{key}.{id_key}"), "an integer", other);
+                let mut path = r.prefix().to_vec();
+                path.extend([key.into(), id_key.into()]);
+                r.errors.push(ValidationIssue::new(
+                    IssueCode::InvalidType,
+                    path,
+                    "an integer",
+                    type_name(other),
+                    format!("{key}.{id_key} must be an integer"),
+                ));
                 None
             }
         },
@@ -271,7 +179,7 @@ fn read_end(r: &mut Reader<'_>, side: &str) -> EndpointInput {
         lng: sent(r.number(&k("lng"))),
         duration: sent(r.number(&k("duration"))),
         notes: sent(r.string(&k("notes"))),
-        time_windows: time_windows(r, &k("time_windows")),
+        time_windows: time_windows(r, &k("time_windows"), false),
         available_days: list(r.strings(&k("available_days"))),
     }
 }

@@ -7,7 +7,6 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use axum::routing::get;
 use axum::Json;
 use dispatch_core::error::ValidationErrors;
 use dispatch_core::model::order_input::OrderInput;
@@ -23,6 +22,7 @@ use super::order_shapes::{
 };
 use super::order_wire::{read_order, OrderBody};
 use super::plan_render::render_stop;
+use super::registry::ApiRoutes;
 use super::shapes::{to_json, ItemError};
 use super::wire::type_name;
 use crate::error::ApiError;
@@ -31,15 +31,13 @@ use crate::links::Links;
 use crate::middleware::idempotency::IdempotencyClaim;
 use crate::paging::PageParams;
 use crate::AppState;
-use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 /// Routes of this module.
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(list, create))
-        // `/orders/` (documented as an alias, `openapi::ALIASES`).
-        .route("/orders/", get(list).post(create))
+pub fn routes() -> ApiRoutes {
+    ApiRoutes::new()
+        // The spec's `/orders/` spelling too, documented as its own path.
+        .routes_with_alias("/orders/", routes!(list, create))
         .routes(routes!(create_in_depot))
         .routes(routes!(read, update))
         .routes(routes!(delete_by_number))
@@ -116,7 +114,7 @@ fn geocoding_failed(w: &WrittenOrder) -> ItemError {
     }
 }
 
-#[utoipa::path(post, path = "/orders", tag = "orders", summary = "Create or update orders by order_number (at most 100).", request_body(content = Vec<super::request_shapes::OrderWriteBody>, description = "An array of at most 100 order objects (required: order_number, type)."), responses((status = 200, description = "`{ orders: [{id, order_number}], errors }`", body = WrittenOrders), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 403, description = "PERMISSION: an order without a customer where the depot requires one; or FORBIDDEN: rate limit.", body = crate::error::Envelope)))]
+#[utoipa::path(post, path = "/orders", tag = "orders", summary = "Create or update orders by order_number (at most 100).", request_body(content = Vec<super::request_shapes::OrderCreateBody>, description = "An array of at most 100 order objects (required: order_number, type)."), responses((status = 200, description = "`{ orders: [{id, order_number}], errors }`", body = WrittenOrders), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 403, description = "PERMISSION: an order without a customer where the depot requires one; or FORBIDDEN: rate limit.", body = crate::error::Envelope)))]
 async fn create(
     State(state): State<AppState>,
     caller: Caller,
@@ -127,7 +125,7 @@ async fn create(
     write(state, caller, claim, inputs).await
 }
 
-#[utoipa::path(post, path = "/depots/{id}/orders", tag = "orders", summary = "Create or update orders in the caller's depot.", params(("id" = i64, Path, description = "The depot id.")), request_body(content = Vec<super::request_shapes::OrderWriteBody>, description = "An array of order objects with the properties the spec lists for this endpoint."), responses((status = 200, description = "As POST /orders.", body = WrittenOrders), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
+#[utoipa::path(post, path = "/depots/{id}/orders", tag = "orders", summary = "Create or update orders in the caller's depot.", params(("id" = i64, Path, description = "The depot id.")), request_body(content = Vec<super::request_shapes::DepotOrderBody>, description = "An array of order objects with the properties the spec lists for this endpoint."), responses((status = 200, description = "As POST /orders.", body = WrittenOrders), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn create_in_depot(
     State(state): State<AppState>,
     caller: Caller,

@@ -13,7 +13,7 @@ use dispatch_core::service::plans::{OptimiseRequest, MAX_ORDERS_PER_OPTIMISATION
 use dispatch_core::time::Date;
 use serde_json::{Map, Value};
 
-use super::order_json::unknown_properties;
+use super::request_shapes::{refuse_undocumented, IdRefBody, OptimiseIdsBody, OptimiseOrdersBody};
 use super::wire::{object, type_name, Reader};
 
 /// Which endpoint the body came to.
@@ -39,17 +39,10 @@ fn required(key: &str, expected: &str) -> ValidationIssue {
 pub fn read_optimise(body: &Value, variant: Variant) -> Result<OptimiseRequest, ValidationErrors> {
     let obj = object(body)?;
     let mut errors = ValidationErrors::default();
-    let allowed: &[&str] = match variant {
-        Variant::ByDate => &[
-            "delivery_date",
-            "settings",
-            "zone_group_id",
-            "plan",
-            "vehicles",
-        ],
-        Variant::ByIds => &["orders", "settings", "zone_group_id", "plan", "vehicles"],
-    };
-    unknown_properties(obj, allowed, &[], &[], &mut errors);
+    match variant {
+        Variant::ByDate => refuse_undocumented::<OptimiseOrdersBody>(obj, &[], &mut errors),
+        Variant::ByIds => refuse_undocumented::<OptimiseIdsBody>(obj, &[], &mut errors),
+    }
     let date = match variant {
         Variant::ByDate => delivery_date(obj, &mut errors),
         Variant::ByIds => None,
@@ -159,7 +152,7 @@ fn id_of(
     path: Vec<PathSegment>,
     errors: &mut ValidationErrors,
 ) -> Option<i64> {
-    unknown_properties(obj, &["id"], &[], &path, errors);
+    refuse_undocumented::<IdRefBody>(obj, &path, errors);
     let mut r = Reader::new(obj, path.clone(), errors);
     match r.integer("id") {
         Patch::Value(id) => Some(id),

@@ -17,6 +17,7 @@ use serde_json::Value;
 use super::plan_render::{render_plan, render_plan_summary};
 use super::plan_shapes::{OnePlan, Plans};
 use super::plan_wire::{read_optimise, Variant};
+use super::registry::ApiRoutes;
 use super::shapes::to_json;
 use crate::error::ApiError;
 use crate::extract::{Caller, IdPath, JsonBody};
@@ -26,12 +27,11 @@ use crate::paging::PageParams;
 use crate::AppState;
 use serde::Serialize;
 use utoipa::ToSchema;
-use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 /// Routes of this module.
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
+pub fn routes() -> ApiRoutes {
+    ApiRoutes::new()
         .routes(routes!(optimise_orders))
         .routes(routes!(optimise_ids))
         .routes(routes!(read_optimisation))

@@ -16,16 +16,16 @@ use std::collections::HashMap;
 use super::pod_render::{
     image_response, render_submission, ImageBase64, ImagePending, OneSubmission,
 };
+use super::registry::ApiRoutes;
 use crate::error::ApiError;
 use crate::extract::{Caller, IdPath};
 use crate::links::Links;
 use crate::AppState;
-use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 /// Routes of this module.
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
+pub fn routes() -> ApiRoutes {
+    ApiRoutes::new()
         .routes(routes!(read_submission))
         .routes(routes!(read_answer_image))
         .routes(routes!(read_photo))

@@ -1,11 +1,11 @@
 //! Reference data: depots, capacity types, custom fields, third parties, notification templates.
 
+use super::registry::ApiRoutes;
 use axum::extract::State;
 use axum::Json;
 use dispatch_core::ports::store::{StoreError, StoreTx};
 use serde::Serialize;
 use utoipa::ToSchema;
-use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::wire::ts_text;
@@ -14,8 +14,8 @@ use crate::extract::Caller;
 use crate::AppState;
 
 /// Routes of this module.
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
+pub fn routes() -> ApiRoutes {
+    ApiRoutes::new()
         .routes(routes!(depots))
         .routes(routes!(capacities))
         .routes(routes!(custom_fields))

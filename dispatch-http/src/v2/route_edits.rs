@@ -11,18 +11,18 @@ use serde_json::Value;
 
 use super::plan_render::render_route;
 use super::plan_shapes::OneRoute;
+use super::registry::ApiRoutes;
 use super::shapes::to_json;
 use crate::error::ApiError;
 use crate::extract::{Caller, IdPath, JsonBody};
 use crate::links::Links;
 use crate::rejection::invalid;
 use crate::AppState;
-use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 /// Routes of this module.
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
+pub fn routes() -> ApiRoutes {
+    ApiRoutes::new()
         .routes(routes!(update))
         .routes(routes!(reverse))
 }
@@ -40,15 +40,11 @@ fn read_lock(body: &Value) -> Result<bool, ApiError> {
         ));
         return Err(invalid(&errors));
     };
-    for key in object.keys().filter(|k| k.as_str() != "is_locked") {
-        errors.push(ValidationIssue::new(
-            IssueCode::UnrecognizedKeys,
-            vec![key.as_str().into()],
-            "is_locked",
-            key,
-            "only is_locked can be changed on a route",
-        ));
-    }
+    super::request_shapes::refuse_undocumented::<super::request_shapes::RouteLockBody>(
+        object,
+        &[],
+        &mut errors,
+    );
     let locked = match object.get("is_locked") {
         Some(Value::Bool(b)) => Some(*b),
         Some(other) => {

@@ -12,6 +12,8 @@ use dispatch_core::service::route_orders::{self, EditOutcome, EditSettings, Orde
 use dispatch_core::service::ServiceError;
 use serde_json::{json, Map, Value};
 
+use super::registry::ApiRoutes;
+use super::request_shapes::{refuse_undocumented, OrderRefBody};
 use super::shapes::IdRef;
 use super::wire::type_name;
 use crate::error::ApiError;
@@ -21,12 +23,11 @@ use crate::rejection::invalid;
 use crate::AppState;
 use serde::Serialize;
 use utoipa::ToSchema;
-use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 /// Routes of this module.
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
+pub fn routes() -> ApiRoutes {
+    ApiRoutes::new()
         .routes(routes!(add))
         .routes(routes!(remove))
 }
@@ -60,15 +61,7 @@ fn read_ref(i: usize, v: &Value, errors: &mut ValidationErrors) -> Option<OrderR
         return None;
     };
     let before = errors.0.len();
-    for key in o.keys().filter(|k| *k != "id" && *k != "order_number") {
-        errors.push(issue(
-            at(Some(key)),
-            IssueCode::UnrecognizedKeys,
-            "id or order_number",
-            key,
-            "an order reference has only id and order_number",
-        ));
-    }
+    refuse_undocumented::<OrderRefBody>(o, &at(None), errors);
     let id = match o.get("id") {
         None | Some(Value::Null) => None,
         Some(Value::Number(n)) if n.as_i64().is_some() => n.as_i64(),

@@ -8,19 +8,17 @@ use dispatch_core::service::plan_reads;
 
 use super::plan_render::{render_route, render_route_summary};
 use super::plan_shapes::{OneRoute, Routes};
+use super::registry::ApiRoutes;
 use crate::error::ApiError;
 use crate::extract::{Caller, IdPath};
 use crate::links::Links;
 use crate::paging::PageParams;
 use crate::AppState;
-use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 /// Routes of this module.
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(list))
-        .routes(routes!(read))
+pub fn routes() -> ApiRoutes {
+    ApiRoutes::new().routes(routes!(list)).routes(routes!(read))
 }
 
 #[utoipa::path(get, path = "/routes/{id}", tag = "routes", summary = "One route with its stops.", params(("id" = i64, Path, description = "The route id.")), responses((status = 200, description = "`{ route }`", body = OneRoute), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]

@@ -4,7 +4,6 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use axum::routing::get;
 use axum::Json;
 use dispatch_core::error::ValidationErrors;
 use dispatch_core::model::vehicle::{
@@ -16,21 +15,20 @@ use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
+use super::registry::ApiRoutes;
 use super::shapes::{to_json, Num};
 use super::wire::{object, ts_text, Reader};
 use crate::error::ApiError;
 use crate::extract::{Caller, IdPath, JsonBody};
 use crate::middleware::idempotency::IdempotencyClaim;
 use crate::AppState;
-use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 /// Routes of this module.
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(list, create))
-        // The spec's `/vehicles/` spelling (documented as an alias, `openapi::ALIASES`).
-        .route("/vehicles/", get(list).post(create))
+pub fn routes() -> ApiRoutes {
+    ApiRoutes::new()
+        // The spec's `/vehicles/` spelling too, documented as its own path.
+        .routes_with_alias("/vehicles/", routes!(list, create))
         .routes(routes!(read, update, remove))
 }
 
@@ -246,7 +244,7 @@ fn shift_wire(s: &dispatch_core::model::vehicle::Shift) -> ShiftWire {
     }
 }
 
-#[utoipa::path(post, path = "/vehicles", tag = "vehicles", summary = "Create a vehicle.", request_body(content = super::request_shapes::VehicleBody, description = "Vehicle fields; required: name, availability, start_location, end_location."), responses((status = 200, description = "`{ vehicle }`", body = OneVehicle), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
+#[utoipa::path(post, path = "/vehicles", tag = "vehicles", summary = "Create a vehicle.", request_body(content = super::request_shapes::VehicleCreateBody, description = "Vehicle fields; required: name, availability, start_location, end_location."), responses((status = 200, description = "`{ vehicle }`", body = OneVehicle), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
 async fn create(
     State(state): State<AppState>,
     Caller(p): Caller,

@@ -40,6 +40,11 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Where the object read lies in the body.
+    pub fn prefix(&self) -> &[PathSegment] {
+        &self.prefix
+    }
+
     fn path(&self, key: &str) -> Vec<PathSegment> {
         let mut p = self.prefix.clone();
         p.push(key.into());

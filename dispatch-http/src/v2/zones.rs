@@ -8,17 +8,17 @@ use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
+use super::registry::ApiRoutes;
 use super::shapes::NamedRef;
 use super::wire::{object, ts_text, Reader};
 use crate::error::ApiError;
 use crate::extract::{Caller, IdPath, JsonBody};
 use crate::AppState;
-use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 /// Routes of this module.
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
+pub fn routes() -> ApiRoutes {
+    ApiRoutes::new()
         .routes(routes!(list))
         .routes(routes!(contains))
 }

@@ -99,18 +99,31 @@ async fn the_console_page_and_every_file_it_loads_are_served_from_this_origin() 
 }
 
 #[tokio::test]
-async fn unknown_console_files_are_404_and_a_trailing_slash_goes_back_to_the_page() {
+async fn unknown_console_and_docs_files_are_the_404_envelope_and_a_trailing_slash_goes_back_to_the_page(
+) {
     let app = TestApp::new();
     for path in [
         "/console/assets/nothing.js",
         "/console/assets/../../v2/depots",
         "/console/assets/js/",
+        "/console/assets/vendor/leaflet/leaflet.js",
+        "/console/nothing",
+        "/docs/nothing.js",
+        "/docs/swagger-ui-bundle.js/x",
+        "/docs//init.js",
     ] {
+        let page = fetch(&app.router, path).await;
+        assert_eq!(page.status, StatusCode::NOT_FOUND, "{path}");
         assert_eq!(
-            fetch(&app.router, path).await.status,
-            StatusCode::NOT_FOUND,
+            header(&page, header::CONTENT_TYPE),
+            "application/json",
             "{path}"
         );
+        let envelope: serde_json::Value = serde_json::from_str(&page.text).unwrap();
+        assert_eq!(envelope["name"], "RESOURCE_NOT_FOUND", "{path}: {envelope}");
+        assert_eq!(envelope["statusCode"], 404, "{path}");
+        assert!(envelope["description"].is_string(), "{path}");
+        assert!(envelope["details"].is_object(), "{path}: {envelope}");
     }
     let slash = fetch(&app.router, "/console/").await;
     assert_eq!(slash.status, StatusCode::PERMANENT_REDIRECT);

@@ -18,6 +18,7 @@ mod nul_text;
 mod openapi;
 mod openapi_browser;
 mod reference;
+mod request_bodies;
 mod seed;
 mod vehicles;
 mod zones;

@@ -3,6 +3,10 @@
 //! render the document's operations and its Authorize button under the page's
 //! Content-Security-Policy: assets from anywhere else would leave the page empty.
 
+use axum::response::Html;
+use axum::routing::get;
+use serde_json::{json, Value};
+
 use crate::browser::{chromium_for, run_chromium};
 use crate::common::TestApp;
 
@@ -43,4 +47,93 @@ async fn the_docs_page_renders_the_document_in_headless_chromium() {
     ] {
         assert!(dom.contains(expected), "{expected:?} not rendered:\n{dom}");
     }
+}
+
+const HARNESS: &str = include_str!("docs_harness.html");
+
+/// "A newcomer can open /docs and try a call": a same-origin harness page drives Swagger UI
+/// inside /docs as a person would — Authorize with a real access key, expand `GET /vehicles`,
+/// Try it out, Execute — and the real 200 answer of the real router must be rendered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_newcomer_authorises_in_docs_and_tries_a_real_call() {
+    let Some(browser) = chromium_for("a_newcomer_authorises_in_docs_and_tries_a_real_call") else {
+        return;
+    };
+    let app = TestApp::new();
+    let created = app
+        .post(
+            "/v2/vehicles",
+            &app.north(),
+            json!({"name": "Tried from docs", "availability": "full_day",
+                   "start_location": "depot", "end_location": "depot"}),
+        )
+        .await;
+    assert!(created.status.is_success(), "{:#}", created.body);
+    // Swagger UI's element id of an operation: `operations-{tag}-{operationId}`.
+    let list = &dispatch_http::openapi::document()["paths"]["/vehicles"]["get"];
+    let operation = format!(
+        "operations-{}-{}",
+        list["tags"][0].as_str().unwrap(),
+        list["operationId"].as_str().unwrap()
+    );
+    let page = HARNESS
+        .replace("__KEY__", &app.north())
+        .replace("__OPERATION__", &operation);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let router = axum::Router::new()
+        .route("/harness", get(move || async move { Html(page) }))
+        .merge(app.router.clone());
+    let server = tokio::spawn(async move { axum::serve(listener, router).await });
+    let profile = tempfile::tempdir().unwrap();
+    let url = format!("http://{addr}/harness");
+    let dom = tokio::task::spawn_blocking(move || {
+        run_chromium(
+            &browser,
+            profile.path(),
+            (1280, 1024),
+            &url,
+            &[
+                "--proxy-server=http://127.0.0.1:9",
+                "--virtual-time-budget=60000",
+                "--dump-dom",
+            ],
+        )
+    })
+    .await
+    .unwrap();
+    server.abort();
+    let report = harness_report(&dom);
+    assert!(
+        report.get("error").is_none(),
+        "the harness failed: {report:#}"
+    );
+    assert_eq!(report["authorized"], true, "{report:#}");
+    assert_eq!(report["status"], "200", "{report:#}");
+    let body: Value = serde_json::from_str(report["body"].as_str().expect("a rendered body"))
+        .unwrap_or_else(|e| panic!("{e}: {report:#}"));
+    let names: Vec<&str> = body["vehicles"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{body:#}"))
+        .iter()
+        .filter_map(|v| v["name"].as_str())
+        .collect();
+    assert!(names.contains(&"Tried from docs"), "{body:#}");
+    let curl = report["curl"].as_str().unwrap_or_default();
+    assert!(
+        curl.contains("x-access-key") && curl.contains(&app.north()),
+        "the call carried the key: {curl}"
+    );
+}
+
+/// What the harness wrote into `<pre id="report">`, as JSON.
+fn harness_report(dom: &str) -> Value {
+    let start = dom.find("<pre id=\"report\">").expect("the report element") + 17;
+    let end = start + dom[start..].find("</pre>").unwrap();
+    let text = dom[start..end]
+        .replace("&quot;", "\"")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&");
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
 }

@@ -4,10 +4,14 @@
 //! expired jobs: concurrent claimers take different rows and never wait), `FOR UPDATE` where
 //! one job is meant (heartbeats, results). Named leases change in one conditional upsert.
 
+use dispatch_core::model::notification::TaskStatus;
 use dispatch_core::model::optimisation::Optimisation;
-use dispatch_core::ports::store::{JobCheckpoint, Lease, LeaseRepo, OptimisationRepo, StoreError};
+use dispatch_core::ports::store::{
+    DueTask, JobCheckpoint, Lease, LeaseRepo, OptimisationRepo, SendLease, StoreError,
+};
 use dispatch_core::time::Timestamp;
 
+use super::notifications::{task, COLUMNS};
 use super::{ts, Db, Sql};
 use crate::sql::{params, OptionalExtension};
 
@@ -18,6 +22,15 @@ impl Db<'_> {
             None => Ok(None),
         }
     }
+}
+
+/// The send lease in columns `first..first + 3` (holder, attempts, lease_until).
+fn send_lease(r: &crate::sql::Row<'_>, first: usize) -> crate::sql::Result<SendLease> {
+    Ok(SendLease {
+        holder: r.get(first)?,
+        attempts: u32::try_from(r.get::<_, i64>(first + 1)?).unwrap_or(u32::MAX),
+        until: r.get::<_, Option<i64>>(first + 2)?.map(ts),
+    })
 }
 
 impl LeaseRepo for Db<'_> {
@@ -135,6 +148,78 @@ impl LeaseRepo for Db<'_> {
                 spent_ms: u64::try_from(spent).unwrap_or(0),
             })
         }))
+    }
+
+    fn lock_sendable_notification_tasks(
+        &mut self,
+        now: Timestamp,
+        limit: usize,
+    ) -> Result<Vec<(DueTask, SendLease)>, StoreError> {
+        let sql = format!(
+            "SELECT {COLUMNS}, t.holder, t.attempts, t.lease_until \
+             FROM notification_tasks t JOIN depots d ON d.id = t.depot_id \
+             WHERE t.status = 'Scheduled' AND t.scheduled <= ?1 \
+             AND (t.lease_until IS NULL OR t.lease_until < ?1) \
+             ORDER BY t.scheduled, t.id LIMIT ?2 FOR UPDATE OF t SKIP LOCKED"
+        );
+        self.0
+            .prepare_cached(&sql)
+            .st()?
+            .query_map(params![now.millis(), limit as i64], |r| {
+                let (scope, task) = task(r)?;
+                Ok((DueTask { scope, task }, send_lease(r, 17)?))
+            })
+            .st()?
+            .collect::<Result<_, _>>()
+            .st()
+    }
+
+    fn lock_notification_task(
+        &mut self,
+        id: i64,
+    ) -> Result<Option<(TaskStatus, SendLease)>, StoreError> {
+        let row: Option<(String, SendLease)> = self
+            .0
+            .prepare_cached(
+                "SELECT status, holder, attempts, lease_until FROM notification_tasks \
+                 WHERE id = ?1 FOR UPDATE",
+            )
+            .st()?
+            .query_row(params![id], |r| Ok((r.get(0)?, send_lease(r, 1)?)))
+            .optional()
+            .st()?;
+        row.map(|(status, lease)| {
+            TaskStatus::parse(&status)
+                .map(|s| (s, lease))
+                .ok_or_else(|| StoreError::Backend(format!("corrupt stored task status {status}")))
+        })
+        .transpose()
+    }
+
+    fn set_notification_lease(
+        &mut self,
+        id: i64,
+        lease: &SendLease,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        // A holder claims the task from its first claim on (claimed tasks are never cancelled
+        // by a dispatch); a hand-back makes it an unclaimed task again.
+        self.0
+            .prepare_cached(
+                "UPDATE notification_tasks SET holder = ?2, attempts = ?3, lease_until = ?4, \
+                 claimed = CASE WHEN CAST(?2 AS TEXT) IS NULL THEN NULL ELSE COALESCE(claimed, ?5) END \
+                 WHERE id = ?1",
+            )
+            .st()?
+            .execute(params![
+                id,
+                lease.holder.as_deref(),
+                i64::from(lease.attempts),
+                lease.until.map(|u| u.millis()),
+                now.millis()
+            ])
+            .st()?;
+        Ok(())
     }
 
     fn acquire_lease(

@@ -5,20 +5,18 @@ use dispatch_core::model::notification::{
 };
 use dispatch_core::model::organisation::DepotScope;
 use dispatch_core::paging::{Cursor, Page, PageRequest};
-use dispatch_core::ports::store::{
-    DueTask, NewTask, NotificationRepo, StoreError, TaskFilter, INTERRUPTED,
-};
+use dispatch_core::ports::store::{NewTask, NotificationRepo, StoreError, TaskFilter};
 use dispatch_core::time::Timestamp;
 use rusqlite::{params, OptionalExtension, Row};
 
 use super::order_rows::keyset;
 use super::{ts, Db, Sql};
 
-const COLUMNS: &str = "t.id, t.template_id, t.channel, t.visit_id, t.order_id, t.order_number, \
+pub(super) const COLUMNS: &str = "t.id, t.template_id, t.channel, t.visit_id, t.order_id, t.order_number, \
      t.scheduled, t.sent, t.recipient, t.subject, t.message, t.status, t.sender, t.error, t.updated, \
      t.depot_id, d.organisation_id";
 
-fn task(r: &Row<'_>) -> rusqlite::Result<(DepotScope, NotificationTask)> {
+pub(super) fn task(r: &Row<'_>) -> rusqlite::Result<(DepotScope, NotificationTask)> {
     let channel: String = r.get(2)?;
     let status: String = r.get(11)?;
     let order_id: Option<i64> = r.get(4)?;
@@ -164,44 +162,11 @@ impl NotificationRepo for Db<'_> {
         Ok(n as u64)
     }
 
-    fn due_notification_tasks(
-        &mut self,
-        now: Timestamp,
-        limit: usize,
-    ) -> Result<Vec<DueTask>, StoreError> {
-        let sql = format!(
-            "SELECT {COLUMNS} FROM notification_tasks t JOIN depots d ON d.id = t.depot_id \
-             WHERE t.status = 'Scheduled' AND t.claimed IS NULL AND t.scheduled <= ?1 \
-             ORDER BY t.scheduled, t.id LIMIT ?2"
-        );
-        self.0
-            .prepare_cached(&sql)
-            .st()?
-            .query_map(params![now.millis(), limit as i64], task)
-            .st()?
-            .map(|r| r.map(|(scope, task)| DueTask { scope, task }))
-            .collect::<Result<_, _>>()
-            .st()
-    }
-
-    fn claim_notification_task(&mut self, id: i64, now: Timestamp) -> Result<bool, StoreError> {
-        let n = self
-            .0
-            .prepare_cached(
-                "UPDATE notification_tasks SET claimed = ?2 \
-                 WHERE id = ?1 AND status = 'Scheduled' AND claimed IS NULL",
-            )
-            .st()?
-            .execute(params![id, now.millis()])
-            .st()?;
-        Ok(n == 1)
-    }
-
     fn finish_notification_task(
         &mut self,
         id: i64,
         status: TaskStatus,
-        sender: &str,
+        sender: Option<&str>,
         error: Option<&str>,
         now: Timestamp,
     ) -> Result<(), StoreError> {
@@ -215,23 +180,6 @@ impl NotificationRepo for Db<'_> {
             .execute(params![id, status.as_str(), sender, error, sent, now.millis()])
             .st()?;
         Ok(())
-    }
-
-    fn fail_stale_notification_tasks(
-        &mut self,
-        claimed_before: Timestamp,
-        now: Timestamp,
-    ) -> Result<u64, StoreError> {
-        let n = self
-            .0
-            .prepare_cached(
-                "UPDATE notification_tasks SET status = 'Failed', error = ?3, updated = ?2 \
-                 WHERE status = 'Scheduled' AND claimed IS NOT NULL AND claimed < ?1",
-            )
-            .st()?
-            .execute(params![claimed_before.millis(), now.millis(), INTERRUPTED])
-            .st()?;
-        Ok(n as u64)
     }
 
     fn notification_settings(

@@ -10,6 +10,7 @@ pub mod outbox;
 pub mod plans;
 pub mod proof;
 pub mod reference;
+pub mod send_leases;
 
 pub use leases::{concurrent_claims_take_each_job_once, job_leases, named_leases};
 pub use orders::customers_and_orders;
@@ -17,6 +18,7 @@ pub use outbox::{ids_grow_across_purges, outbox_delivery, outbox_retention};
 pub use plans::{planning, vehicle_deletion_keeps_routes};
 pub use proof::{driver_feed_pruning, route_proof_reads};
 pub use reference::organisation_reference_and_vehicles;
+pub use send_leases::{concurrent_send_claims_take_each_task_once, notification_send_leases};
 
 use super::Store;
 use crate::time::Timestamp;
@@ -69,6 +71,8 @@ macro_rules! store_conformance {
             job_leases,
             concurrent_claims_take_each_job_once,
             named_leases,
+            notification_send_leases,
+            concurrent_send_claims_take_each_task_once,
         );
     };
     (@cases [$($setup:tt)*] [$store:expr] $case:ident, $($rest:tt)*) => {

@@ -1,5 +1,6 @@
 //! Leases on background work shared by every node on one database: which node runs an
-//! optimisation job, and which node delivers a depot's webhooks. The rules (who may claim,
+//! optimisation job, which node sends a notification task, and which node delivers a depot's
+//! webhooks. The rules (who may claim,
 //! when a lease is lost, what a result needs) live in [`crate::service::leases`]; the store
 //! only locks, reads and writes rows.
 //!
@@ -8,7 +9,8 @@
 //! are `SELECT ... FOR UPDATE [SKIP LOCKED]` and a claim never waits for the API's write
 //! lock; on SQLite and in memory every write transaction runs alone, which gives the same.
 
-use super::StoreError;
+use super::{DueTask, StoreError};
+use crate::model::notification::TaskStatus;
 use crate::model::optimisation::Optimisation;
 use crate::time::Timestamp;
 
@@ -33,6 +35,17 @@ pub struct JobCheckpoint {
     pub routes: String,
     /// Search time already spent on the job, in milliseconds.
     pub spent_ms: u64,
+}
+
+/// A notification task's send lease as stored (migration 0013 on SQLite, 0005 on PostgreSQL).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SendLease {
+    /// The node sending it; `None` when nobody is.
+    pub holder: Option<String>,
+    /// How many times a node started sending it.
+    pub attempts: u32,
+    /// Until when the holder's lease lasts without renewal.
+    pub until: Option<Timestamp>,
 }
 
 /// The lease bookkeeping of background work.
@@ -61,6 +74,29 @@ pub trait LeaseRepo {
     ) -> Result<(), StoreError>;
     /// The job's checkpoint, if it has one.
     fn optimisation_checkpoint(&mut self, id: &str) -> Result<Option<JobCheckpoint>, StoreError>;
+    /// Locks and returns up to `limit` Scheduled notification tasks of any depot that are due
+    /// at `now` and whose send lease is free or ended before `now`, soonest first, each with
+    /// its lease; tasks another transaction has locked are skipped.
+    fn lock_sendable_notification_tasks(
+        &mut self,
+        now: Timestamp,
+        limit: usize,
+    ) -> Result<Vec<(DueTask, SendLease)>, StoreError>;
+    /// Locks one notification task (waiting for other lockers), whatever its depot: its status
+    /// and send lease.
+    fn lock_notification_task(
+        &mut self,
+        id: i64,
+    ) -> Result<Option<(TaskStatus, SendLease)>, StoreError>;
+    /// Writes a task's send lease. A task with a holder counts as claimed from `now` (or its
+    /// first claim) until a lease without holder is written: claimed tasks are never cancelled
+    /// by a dispatch.
+    fn set_notification_lease(
+        &mut self,
+        id: i64,
+        lease: &SendLease,
+        now: Timestamp,
+    ) -> Result<(), StoreError>;
     /// Takes the named lease for `holder` until `until` when it is free, expired at `now` or
     /// already `holder`'s (then it is extended); returns it when `holder` holds it afterwards.
     fn acquire_lease(

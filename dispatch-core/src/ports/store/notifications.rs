@@ -1,16 +1,12 @@
-//! Notification tasks and a depot's notification settings. The sending worker's methods
-//! (`due_*`, `claim_*`, `finish_*`, `fail_stale_*`) look across depots, like the outbox's.
+//! Notification tasks and a depot's notification settings. Which node sends a task is a lease
+//! ([`LeaseRepo`](super::LeaseRepo)); [`NotificationRepo::finish_notification_task`] looks
+//! across depots, like the outbox's methods.
 
 use super::StoreError;
 use crate::model::notification::{Channel, NotificationSettings, NotificationTask, TaskStatus};
 use crate::model::organisation::DepotScope;
 use crate::paging::{Page, PageRequest};
 use crate::time::Timestamp;
-
-/// The error recorded on a task whose sending was interrupted (see
-/// [`NotificationRepo::fail_stale_notification_tasks`]).
-pub const INTERRUPTED: &str =
-    "interrupted while sending (the process stopped); not retried, to never send twice";
 
 /// A task to store (status Scheduled).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,31 +71,16 @@ pub trait NotificationRepo {
         reason: &str,
         now: Timestamp,
     ) -> Result<u64, StoreError>;
-    /// Scheduled tasks of every depot due at `now` that no worker has claimed, soonest first.
-    fn due_notification_tasks(
-        &mut self,
-        now: Timestamp,
-        limit: usize,
-    ) -> Result<Vec<DueTask>, StoreError>;
-    /// Marks a due task as being sent; false when it was claimed, cancelled or finished
-    /// meanwhile. A claimed task is never sent again.
-    fn claim_notification_task(&mut self, id: i64, now: Timestamp) -> Result<bool, StoreError>;
-    /// Records the end of a claimed task (Sent or Failed) with the sender that handled it.
+    /// Records the end of a claimed task (Sent or Failed) with the sender that handled it
+    /// (`None`: not known, e.g. every node sending it stopped).
     fn finish_notification_task(
         &mut self,
         id: i64,
         status: TaskStatus,
-        sender: &str,
+        sender: Option<&str>,
         error: Option<&str>,
         now: Timestamp,
     ) -> Result<(), StoreError>;
-    /// Marks Failed the tasks claimed before `claimed_before` and never finished (the process
-    /// sending them stopped): whether they went out is unknown, and they are not sent twice.
-    fn fail_stale_notification_tasks(
-        &mut self,
-        claimed_before: Timestamp,
-        now: Timestamp,
-    ) -> Result<u64, StoreError>;
     /// The depot's automatic-notification settings (all unset by default).
     fn notification_settings(
         &mut self,

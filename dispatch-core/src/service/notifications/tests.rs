@@ -286,15 +286,15 @@ fn due_tasks_are_sent_once_at_their_time_and_failures_are_recorded() {
         email: &refusing,
     };
     assert_eq!(
-        send_due(&store, &clock, &senders, 100).unwrap(),
+        send_due(&store, &clock, &senders, "node-a", 60_000, 100).unwrap(),
         SendReport::default(),
         "not due yet"
     );
     clock.set(at(10_000));
-    let report = send_due(&store, &clock, &senders, 100).unwrap();
+    let report = send_due(&store, &clock, &senders, "node-a", 60_000, 100).unwrap();
     assert_eq!((report.sent, report.failed), (1, 1));
     assert_eq!(
-        send_due(&store, &clock, &senders, 100).unwrap(),
+        send_due(&store, &clock, &senders, "node-a", 60_000, 100).unwrap(),
         SendReport::default(),
         "never twice"
     );
@@ -312,7 +312,7 @@ fn due_tasks_are_sent_once_at_their_time_and_failures_are_recorded() {
 }
 
 #[test]
-fn a_task_claimed_by_a_process_that_died_fails_instead_of_being_sent_twice() {
+fn a_task_whose_node_died_mid_send_is_sent_by_another_node_and_fails_after_every_attempt_died() {
     let (store, a, [sms, _], [p, ..]) = fixture();
     let r = ScheduleRequest {
         orders: vec![p],
@@ -320,23 +320,44 @@ fn a_task_claimed_by_a_process_that_died_fails_instead_of_being_sent_twice() {
         send_time: Some(at(10)),
     };
     let task = schedule(&store, a, &r, at(2), &()).unwrap().tasks[0].clone();
-    let dyn_store: &dyn Store = &store;
-    assert!(dyn_store
-        .transaction(|tx| tx.claim_notification_task(task.id, at(20)))
-        .unwrap());
-    let clock = ManualClock::new(at(30));
+    let clock = ManualClock::new(at(20));
     let senders = Senders {
         sms: &RecordingSender,
         email: &RecordingSender,
     };
+    // node-a claims and dies (its claim is never finished): nobody else sends meanwhile.
+    let dead = claim_due(&store, "node-a", at(20), at(100), 10).unwrap();
+    assert_eq!(dead.tasks.len(), 1);
+    assert_eq!(dead.tasks[0].attempt, 1);
+    clock.set(at(100));
     assert_eq!(
-        send_due(&store, &clock, &senders, 100).unwrap(),
-        SendReport::default()
+        send_due(&store, &clock, &senders, "node-b", 1_000, 100).unwrap(),
+        SendReport::default(),
+        "leased to node-a until 100"
     );
-    clock.set(at(20 + sending::STALE_CLAIM_MILLIS + 1));
-    let report = send_due(&store, &clock, &senders, 100).unwrap();
-    assert_eq!((report.sent, report.interrupted), (0, 1));
+    // Its lease ran out: node-b sends it; node-a's late outcome is refused.
+    clock.set(at(101));
+    let report = send_due(&store, &clock, &senders, "node-b", 1_000, 100).unwrap();
+    assert_eq!((report.sent, report.interrupted), (1, 0));
+    assert!(!finish_send(&store, &dead.tasks[0], Err("late".into()), "x", at(102)).unwrap());
     let t = &tasks(&store, a)[0];
+    assert_eq!((t.status, t.sent_date), (TaskStatus::Sent, Some(at(101))));
+
+    // Another task whose node dies on every attempt fails after MAX_SEND_ATTEMPTS.
+    let task2 = schedule(&store, a, &r, at(200), &()).unwrap().tasks[0].clone();
+    assert_ne!(task.id, task2.id);
+    for n in 1..=MAX_SEND_ATTEMPTS {
+        let now = i64::from(n) * 1_000;
+        let c = claim_due(&store, &format!("node-{n}"), at(now), at(now + 10), 10).unwrap();
+        assert_eq!((c.tasks.len(), c.tasks[0].attempt), (1, n));
+    }
+    let last = claim_due(&store, "node-z", at(10_000), at(10_010), 10).unwrap();
+    assert_eq!((last.tasks.len(), last.interrupted), (0, 1));
+    let t = tasks(&store, a)
+        .into_iter()
+        .find(|t| t.id == task2.id)
+        .unwrap();
     assert_eq!(t.status, TaskStatus::Failed);
-    assert_eq!(t.error.as_deref(), Some(crate::ports::store::INTERRUPTED));
+    assert_eq!(t.error.as_deref(), Some(INTERRUPTED));
+    assert_eq!(t.sender, None);
 }

@@ -1,8 +1,10 @@
-//! The notification worker: every [`POLL`] it sends the tasks that are due
-//! (`dispatch_core::service::notifications::send_due`) through the sender of their channel.
-//! Without a configured sender a channel uses the embedded default, which delivers nothing and
-//! records the task as sent by `recorded-only ...`; the start-up log says so.
+//! The notification worker: every [`POLL`] it claims the tasks that are due for this node
+//! under leases (`dispatch_core::service::notifications::sending`) and sends them through the
+//! sender of their channel (round.rs). Without a configured sender a channel uses the embedded
+//! default, which delivers nothing and records the task as sent by `recorded-only ...`; the
+//! start-up log says so.
 
+mod round;
 mod sms_gateway;
 mod smtp;
 
@@ -12,7 +14,6 @@ use std::time::Duration;
 use dispatch_core::ports::clock::Clock;
 use dispatch_core::ports::notifier::{NotificationSender, RecordingSender};
 use dispatch_core::ports::store::Store;
-use dispatch_core::service::notifications::{send_due, Senders};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
@@ -21,9 +22,6 @@ pub use smtp::SmtpSender;
 
 /// How often due tasks are looked for.
 pub const POLL: Duration = Duration::from_millis(500);
-
-/// Tasks sent per round at most.
-const BATCH: usize = 200;
 
 /// Notification senders of `dispatch serve` (flags, or `DISPATCH_*` variables).
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -42,6 +40,11 @@ pub struct NotifierArgs {
     /// `Authorization` header value sent to the SMS gateway (e.g. `Bearer TOKEN`).
     #[arg(long, env = "DISPATCH_SMS_GATEWAY_AUTH")]
     pub sms_gateway_auth: Option<String>,
+    /// Seconds a process's claim on a notification task lasts without renewal: a task whose
+    /// process died mid-send is sent again (by any process on the database) this long after
+    /// the last renewal.
+    #[arg(long, env = "DISPATCH_NOTIFICATION_LEASE", default_value_t = 10.0, value_parser = crate::cli::background::positive_seconds)]
+    pub notification_lease: f64,
 }
 
 /// The sender of each channel.
@@ -49,6 +52,16 @@ pub struct NotifierArgs {
 pub struct ChannelSenders {
     pub sms: Arc<dyn NotificationSender>,
     pub email: Arc<dyn NotificationSender>,
+}
+
+/// What the worker of one process sends with.
+#[derive(Clone)]
+pub struct SendConfig {
+    pub senders: ChannelSenders,
+    /// This process's node name (the holder of its claims).
+    pub node: String,
+    /// How long a claim on a task lasts without renewal.
+    pub lease: Duration,
 }
 
 impl NotifierArgs {
@@ -76,24 +89,31 @@ impl NotifierArgs {
         tracing::info!(sms = %sms.name(), email = %email.name(), "notification senders");
         Ok(ChannelSenders { sms, email })
     }
+
+    /// The worker's configuration on node `node`, with [`NotifierArgs::senders`].
+    pub fn config(&self, node: &str) -> Result<SendConfig, String> {
+        Ok(SendConfig {
+            senders: self.senders()?,
+            node: node.to_owned(),
+            lease: Duration::from_secs_f64(self.notification_lease),
+        })
+    }
 }
 
-/// Starts the worker; it stops when `stopping` turns true (a send in progress finishes).
+/// Starts the worker; it stops when `stopping` turns true (a send in progress finishes; the
+/// tasks of its batch not sent yet are handed back).
 pub fn spawn(
     store: Arc<dyn Store>,
     clock: Arc<dyn Clock>,
-    senders: ChannelSenders,
+    config: SendConfig,
     mut stopping: watch::Receiver<bool>,
 ) -> JoinHandle<()> {
     tokio::spawn(async move {
         loop {
-            let (store, clock, senders) = (store.clone(), clock.clone(), senders.clone());
+            let (store, clock, config) = (store.clone(), clock.clone(), config.clone());
+            let stop = stopping.clone();
             let round = tokio::task::spawn_blocking(move || {
-                let s = Senders {
-                    sms: &*senders.sms,
-                    email: &*senders.email,
-                };
-                send_due(&*store, &*clock, &s, BATCH)
+                round::send_round(&*store, &*clock, &config, &stop)
             })
             .await;
             if let Ok(Ok(report)) = &round {
@@ -101,13 +121,19 @@ pub fn spawn(
                     .increment(report.sent as u64);
                 metrics::counter!("dispatch_notifications_total", "outcome" => "failed")
                     .increment(report.failed as u64);
+                metrics::counter!("dispatch_notifications_total", "outcome" => "interrupted")
+                    .increment(report.interrupted);
             }
             match round {
-                Ok(Ok(report)) if report.sent + report.failed > 0 || report.interrupted > 0 => {
+                Ok(Ok(report))
+                    if report.sent + report.failed + report.not_finished > 0
+                        || report.interrupted > 0 =>
+                {
                     tracing::info!(
                         sent = report.sent,
                         failed = report.failed,
                         interrupted = report.interrupted,
+                        not_finished = report.not_finished,
                         "notification tasks handled"
                     );
                 }

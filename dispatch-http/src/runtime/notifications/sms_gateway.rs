@@ -1,7 +1,10 @@
 //! The generic HTTP SMS gateway sender: one `POST` per message to the configured URL with the
 //! JSON body `{"to": "+44...", "message": "..."}`, `Content-Type: application/json` and, when
-//! configured, the `Authorization` header value as given (`Bearer TOKEN`, `Basic ...`). Any
-//! 2xx answer is a sent message; anything else, or no answer within 10 s, fails the task.
+//! configured, the `Authorization` header value as given (`Bearer TOKEN`, `Basic ...`). Each
+//! request carries `Idempotency-Key: notification-task-ID`, the same for every send of one task
+//! (a task whose node died mid-send is sent again by another node), so a gateway that
+//! deduplicates drops the second copy. Any 2xx answer is a sent message; anything else, or no
+//! answer within 10 s, fails the task.
 
 use std::time::Duration;
 
@@ -56,6 +59,7 @@ impl NotificationSender for SmsGatewaySender {
             .client
             .post(&self.url)
             .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .header("idempotency-key", &message.key)
             .body(json!({ "to": message.to, "message": message.body }).to_string());
         if let Some(auth) = &self.authorization {
             request = request.header(reqwest::header::AUTHORIZATION, auth);

@@ -1,5 +1,7 @@
 //! The SMTP e-mail sender (lettre): one message per task, `From` the configured address,
-//! subject the task's subject, plain-text body. TLS follows the URL: `smtp://` plain (with
+//! subject the task's subject, plain-text body, and a `Message-ID` made of the task's key and
+//! the sender's domain: every send of one task (a task whose node died mid-send is sent again
+//! by another node) carries the same one, so mail systems that deduplicate drop the copy. TLS follows the URL: `smtp://` plain (with
 //! `?tls=required` for STARTTLS), `smtps://` implicit TLS; credentials come from the URL.
 
 use std::time::Duration;
@@ -52,6 +54,11 @@ impl NotificationSender for SmtpSender {
             .parse()
             .map_err(|e| SendError(format!("invalid recipient {:?}: {e}", message.to)))?;
         let email = Message::builder()
+            .message_id(Some(format!(
+                "<{}@{}>",
+                message.key,
+                self.from.email.domain()
+            )))
             .from(self.from.clone())
             .to(to)
             .subject(message.subject.clone().unwrap_or_default())

@@ -137,8 +137,10 @@ pub fn spawn(
         let mut dispatcher = Dispatcher::new(store, context, leases);
         dispatcher.run(&wake, stopping).await;
         dispatcher.leases.release_all().await;
-        // The lanes hold the other senders; the recorder ends once they all stopped and every
-        // outcome reached it is written.
+        // The recorder ends once every outcome sender is gone and what reached it is written:
+        // the dispatcher's own sender goes here, the lanes drop theirs as they stop. Awaiting
+        // it with the dispatcher alive would hold every stop for the whole grace period.
+        drop(dispatcher);
         let _ = recorder.await;
         let _ = purger.await;
     }))

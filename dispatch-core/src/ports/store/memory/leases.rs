@@ -4,8 +4,11 @@
 use std::collections::HashMap;
 
 use super::State;
+use crate::model::notification::TaskStatus;
 use crate::model::optimisation::{JobState, Optimisation};
-use crate::ports::store::{JobCheckpoint, Lease, LeaseRepo, OptimisationRepo, StoreError};
+use crate::ports::store::{
+    DueTask, JobCheckpoint, Lease, LeaseRepo, OptimisationRepo, SendLease, StoreError,
+};
 use crate::time::Timestamp;
 
 /// Job holders, checkpoints and named leases.
@@ -67,6 +70,31 @@ impl LeaseRepo for State {
 
     fn optimisation_checkpoint(&mut self, id: &str) -> Result<Option<JobCheckpoint>, StoreError> {
         Ok(self.leases.checkpoints.get(id).cloned())
+    }
+
+    fn lock_sendable_notification_tasks(
+        &mut self,
+        now: Timestamp,
+        limit: usize,
+    ) -> Result<Vec<(DueTask, SendLease)>, StoreError> {
+        Ok(self.notifications.sendable(now, limit))
+    }
+
+    fn lock_notification_task(
+        &mut self,
+        id: i64,
+    ) -> Result<Option<(TaskStatus, SendLease)>, StoreError> {
+        Ok(self.notifications.lease_of(id))
+    }
+
+    fn set_notification_lease(
+        &mut self,
+        id: i64,
+        lease: &SendLease,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        self.notifications.set_lease(id, lease, now);
+        Ok(())
     }
 
     fn acquire_lease(

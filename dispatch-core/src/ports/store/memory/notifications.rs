@@ -5,9 +5,7 @@ use super::State;
 use crate::model::notification::{NotificationSettings, NotificationTask, TaskStatus};
 use crate::model::organisation::DepotScope;
 use crate::paging::{Page, PageRequest};
-use crate::ports::store::{
-    DueTask, NewTask, NotificationRepo, StoreError, TaskFilter, INTERRUPTED,
-};
+use crate::ports::store::{DueTask, NewTask, NotificationRepo, SendLease, StoreError, TaskFilter};
 use crate::time::Timestamp;
 
 #[derive(Debug, Clone)]
@@ -15,6 +13,7 @@ struct Row {
     scope: DepotScope,
     task: NotificationTask,
     claimed: Option<Timestamp>,
+    lease: SendLease,
 }
 
 /// Tasks in id order and settings per depot.
@@ -29,6 +28,48 @@ impl Notifications {
         self.tasks
             .iter_mut()
             .find(|r| r.task.id == id && r.task.status == TaskStatus::Scheduled)
+    }
+}
+
+impl Notifications {
+    /// The Scheduled tasks due at `now` whose send lease is free or ended before `now`,
+    /// soonest first (a transaction here runs alone: nothing is ever locked by another).
+    pub(super) fn sendable(&self, now: Timestamp, limit: usize) -> Vec<(DueTask, SendLease)> {
+        let mut due: Vec<_> = self
+            .tasks
+            .iter()
+            .filter(|r| {
+                r.task.status == TaskStatus::Scheduled
+                    && r.task.scheduled_date <= now
+                    && r.lease.until.is_none_or(|u| u < now)
+            })
+            .map(|r| {
+                let due = DueTask {
+                    scope: r.scope,
+                    task: r.task.clone(),
+                };
+                (due, r.lease.clone())
+            })
+            .collect();
+        due.sort_by_key(|(d, _)| (d.task.scheduled_date, d.task.id));
+        due.truncate(limit);
+        due
+    }
+
+    /// A task's status and send lease.
+    pub(super) fn lease_of(&self, id: i64) -> Option<(TaskStatus, SendLease)> {
+        self.tasks
+            .iter()
+            .find(|r| r.task.id == id)
+            .map(|r| (r.task.status, r.lease.clone()))
+    }
+
+    /// Writes a task's send lease; a holder claims it (from its first claim on).
+    pub(super) fn set_lease(&mut self, id: i64, lease: &SendLease, now: Timestamp) {
+        if let Some(r) = self.tasks.iter_mut().find(|r| r.task.id == id) {
+            r.claimed = lease.holder.as_ref().map(|_| r.claimed.unwrap_or(now));
+            r.lease = lease.clone();
+        }
     }
 }
 
@@ -59,6 +100,7 @@ impl NotificationRepo for State {
             scope,
             task: task.clone(),
             claimed: None,
+            lease: SendLease::default(),
         });
         Ok(task)
     }
@@ -107,75 +149,22 @@ impl NotificationRepo for State {
         Ok(n)
     }
 
-    fn due_notification_tasks(
-        &mut self,
-        now: Timestamp,
-        limit: usize,
-    ) -> Result<Vec<DueTask>, StoreError> {
-        let mut due: Vec<DueTask> = self
-            .notifications
-            .tasks
-            .iter()
-            .filter(|r| {
-                r.claimed.is_none()
-                    && r.task.status == TaskStatus::Scheduled
-                    && r.task.scheduled_date <= now
-            })
-            .map(|r| DueTask {
-                scope: r.scope,
-                task: r.task.clone(),
-            })
-            .collect();
-        due.sort_by_key(|d| (d.task.scheduled_date, d.task.id));
-        due.truncate(limit);
-        Ok(due)
-    }
-
-    fn claim_notification_task(&mut self, id: i64, now: Timestamp) -> Result<bool, StoreError> {
-        match self.notifications.open(id) {
-            Some(r) if r.claimed.is_none() => {
-                r.claimed = Some(now);
-                Ok(true)
-            }
-            _ => Ok(false),
-        }
-    }
-
     fn finish_notification_task(
         &mut self,
         id: i64,
         status: TaskStatus,
-        sender: &str,
+        sender: Option<&str>,
         error: Option<&str>,
         now: Timestamp,
     ) -> Result<(), StoreError> {
         if let Some(r) = self.notifications.open(id).filter(|r| r.claimed.is_some()) {
             r.task.status = status;
-            r.task.sender = Some(sender.to_owned());
+            r.task.sender = sender.map(str::to_owned);
             r.task.error = error.map(str::to_owned);
             r.task.sent_date = (status == TaskStatus::Sent).then_some(now);
             r.task.updated = now;
         }
         Ok(())
-    }
-
-    fn fail_stale_notification_tasks(
-        &mut self,
-        claimed_before: Timestamp,
-        now: Timestamp,
-    ) -> Result<u64, StoreError> {
-        let mut n = 0;
-        for r in &mut self.notifications.tasks {
-            if r.task.status == TaskStatus::Scheduled
-                && r.claimed.is_some_and(|c| c < claimed_before)
-            {
-                r.task.status = TaskStatus::Failed;
-                r.task.error = Some(INTERRUPTED.to_owned());
-                r.task.updated = now;
-                n += 1;
-            }
-        }
-        Ok(n)
     }
 
     fn notification_settings(

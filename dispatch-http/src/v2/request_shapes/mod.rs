@@ -1,0 +1,290 @@
+//! The request bodies as the document describes them. The handlers read bodies property by
+//! property (`wire::Reader`, so a type error is reported at its path and absent, null and a
+//! value stay apart), not by deserialising these types; what keeps the two together:
+//! - where an endpoint refuses unknown properties, the accepted names are read from these
+//!   schemas ([`refuse_undocumented`]), so nothing undocumented can be accepted there, and the
+//!   schema is documented closed (`additionalProperties: false`, [`CLOSED`]);
+//! - `tests/api/request_bodies.rs` walks every documented body on the real router: each
+//!   documented property must be read with its documented type, required ones reported when
+//!   left out, and unknown ones refused exactly where the schema is closed.
+//!
+//! Every name ends in `Body`. Properties marked read-only are fields of a read a client may
+//! send back unchanged: accepted and ignored.
+#![allow(dead_code)]
+
+mod orders;
+mod other;
+
+use std::borrow::Cow;
+
+use dispatch_core::error::{IssueCode, PathSegment, ValidationErrors, ValidationIssue};
+use serde_json::{Map, Value};
+use utoipa::openapi::schema::{AllOfBuilder, Object, Schema};
+use utoipa::openapi::{Ref, RefOr};
+use utoipa::ToSchema;
+
+pub use orders::*;
+pub use other::*;
+
+/// The bodies whose endpoints refuse properties they do not document (400 INVALID_INPUT,
+/// `unrecognized_keys` at the property's path).
+pub const CLOSED: &[&str] = &[
+    "CustomerCreateBody",
+    "CustomerUpdateBody",
+    "OrderWriteBody",
+    "DepotOrderBody",
+    "OptimiseOrdersBody",
+    "OptimiseIdsBody",
+    "IdRefBody",
+    "OrderRefBody",
+    "RouteLockBody",
+    "CredentialBody",
+];
+
+/// The documented property names of the request body schema `T`, as the served document has
+/// them (with those of every `allOf` part).
+pub fn documented_properties<T: ToSchema>() -> Vec<&'static str> {
+    let schemas = &crate::openapi::document()["components"]["schemas"];
+    let mut out = Vec::new();
+    let mut pending = vec![&schemas[T::name().as_ref()]];
+    while let Some(schema) = pending.pop() {
+        if let Some(name) = schema["$ref"].as_str() {
+            pending.push(&schemas[name.trim_start_matches("#/components/schemas/")]);
+        }
+        if let Some(parts) = schema["allOf"].as_array() {
+            pending.extend(parts);
+        }
+        if let Some(properties) = schema["properties"].as_object() {
+            out.extend(properties.keys().map(String::as_str));
+        }
+    }
+    assert!(!out.is_empty(), "{} documents no property", T::name());
+    out
+}
+
+/// Reports, at its path under `prefix`, every property of `obj` the schema `T` does not
+/// document.
+pub fn refuse_undocumented<T: ToSchema>(
+    obj: &Map<String, Value>,
+    prefix: &[PathSegment],
+    errors: &mut ValidationErrors,
+) {
+    debug_assert!(
+        CLOSED.contains(&T::name().as_ref()),
+        "{} refuses unknown properties: list it in CLOSED",
+        T::name()
+    );
+    let documented = documented_properties::<T>();
+    for key in obj.keys() {
+        if !documented.contains(&key.as_str()) {
+            let mut path = prefix.to_vec();
+            path.push(key.as_str().into());
+            errors.push(ValidationIssue::new(
+                IssueCode::UnrecognizedKeys,
+                path,
+                "a known property",
+                key.as_str(),
+                format!("unrecognised property `{key}`"),
+            ));
+        }
+    }
+}
+
+/// The schema `T` with more constraints (`allOf`): the required properties of one endpoint's
+/// use of a body other endpoints share.
+pub(crate) fn constrained<T: ToSchema>(extra: Object) -> RefOr<Schema> {
+    AllOfBuilder::new()
+        .item(Ref::from_schema_name(T::name()))
+        .item(extra)
+        .into()
+}
+
+/// A body that is another body with more constraints (see [`constrained`]).
+macro_rules! constrained_body {
+    ($(#[$doc:meta])* $name:ident of $base:ty, $extra:expr) => {
+        $(#[$doc])*
+        pub struct $name;
+
+        impl utoipa::PartialSchema for $name {
+            fn schema() -> RefOr<Schema> {
+                $crate::v2::request_shapes::constrained::<$base>($extra)
+            }
+        }
+
+        impl ToSchema for $name {
+            fn name() -> Cow<'static, str> {
+                Cow::Borrowed(stringify!($name))
+            }
+
+            fn schemas(out: &mut Vec<(String, RefOr<Schema>)>) {
+                out.push((
+                    <$base as ToSchema>::name().into_owned(),
+                    <$base as utoipa::PartialSchema>::schema(),
+                ));
+                <$base as ToSchema>::schemas(out);
+            }
+        }
+    };
+}
+pub(crate) use constrained_body;
+
+/// An object requiring `names`.
+fn requiring(names: &[&str]) -> utoipa::openapi::schema::ObjectBuilder {
+    names
+        .iter()
+        .fold(utoipa::openapi::schema::ObjectBuilder::new(), |o, n| {
+            o.required(*n)
+        })
+}
+
+/// An object whose array property `key` has items requiring `names`.
+fn items_requiring(
+    object: utoipa::openapi::schema::ObjectBuilder,
+    key: &str,
+    names: &[&str],
+) -> utoipa::openapi::schema::ObjectBuilder {
+    object.property(
+        key,
+        utoipa::openapi::schema::ArrayBuilder::new().items(requiring(names)),
+    )
+}
+
+/// `{ id, capacity }` of a vehicle or booking capacity (the capacity type's id).
+#[derive(ToSchema)]
+pub struct CapacityBody {
+    /// The capacity type; entries with an id unknown in the depot are dropped.
+    id: Option<i64>,
+    capacity: f64,
+}
+
+/// `{ id | type, capacity }` of an order, line item or customer capacity.
+#[derive(ToSchema)]
+pub struct NamedCapacityBody {
+    /// The capacity type's id.
+    id: Option<i64>,
+    /// The capacity type's name (instead of `id`).
+    #[schema(rename = "type")]
+    kind: Option<String>,
+    capacity: f64,
+}
+
+/// `{ id?, name?, value }` of a custom-field write.
+#[derive(ToSchema)]
+pub struct CustomFieldBody {
+    id: Option<i64>,
+    name: Option<String>,
+    value: String,
+}
+
+/// A time window, `HH:mm` to `HH:mm`.
+#[derive(ToSchema)]
+pub struct TimeWindowBody {
+    from: String,
+    to: String,
+}
+
+/// `{ id }`.
+#[derive(ToSchema)]
+pub struct IdBody {
+    id: Option<i64>,
+}
+
+/// A vehicle write (PUT and PATCH: any subset; POST: [`VehicleCreateBody`]).
+#[derive(ToSchema)]
+pub struct VehicleBody {
+    /// At most 30 characters.
+    name: Option<String>,
+    active: Option<bool>,
+    /// `shift`, `full_day` or `always`.
+    availability: Option<String>,
+    shift_start: Option<String>,
+    shift_end: Option<String>,
+    /// `depot`, `other` or `app-location`.
+    start_location: Option<String>,
+    start_address: Option<String>,
+    start_lat: Option<f64>,
+    start_lng: Option<f64>,
+    /// `depot`, `other` or `none`.
+    end_location: Option<String>,
+    end_address: Option<String>,
+    end_lat: Option<f64>,
+    end_lng: Option<f64>,
+    #[schema(rename = "break")]
+    has_break: Option<bool>,
+    break_start: Option<String>,
+    break_end: Option<String>,
+    /// Minutes.
+    break_duration: Option<f64>,
+    /// Names; unknown ones are created.
+    skills: Option<Vec<String>>,
+    capacities: Option<Vec<CapacityBody>>,
+}
+
+constrained_body!(
+    /// `POST /vehicles`: a vehicle write with name, availability and both locations.
+    VehicleCreateBody of VehicleBody,
+    requiring(&["name", "availability", "start_location", "end_location"]).build()
+);
+
+/// A time window of a customer (`to` may be left out on creation).
+#[derive(ToSchema)]
+pub struct CustomerTimeWindowBody {
+    /// `HH:mm`.
+    from: String,
+    /// `HH:mm`.
+    to: Option<String>,
+}
+
+/// The fields of a customer write (`POST /customers` entries, `PUT /customers/{id}`).
+#[derive(ToSchema)]
+pub struct CustomerFieldsBody {
+    name: Option<String>,
+    /// The create-or-update key (required on POST).
+    account: Option<String>,
+    address: Option<String>,
+    postcode: Option<String>,
+    phone: Option<String>,
+    email: Option<String>,
+    lat: Option<f64>,
+    lng: Option<f64>,
+    /// Minutes, 1 to 9999.
+    duration: Option<f64>,
+    notes: Option<String>,
+    capacities: Option<Vec<NamedCapacityBody>>,
+    skills: Option<Vec<String>>,
+    tags: Option<Vec<String>>,
+    time_windows: Option<Vec<CustomerTimeWindowBody>>,
+    custom_fields: Option<Vec<CustomFieldBody>>,
+}
+
+constrained_body!(
+    /// An entry of `POST /customers`: the customer fields with the account (no other
+    /// properties allowed).
+    CustomerCreateBody of CustomerFieldsBody,
+    requiring(&["account"]).build()
+);
+
+constrained_body!(
+    /// `PUT /customers/{id}`: any of the customer fields, time windows with both ends (no
+    /// other properties allowed; the read-only `id`, `created` and `updated` of a read are
+    /// accepted and ignored).
+    CustomerUpdateBody of CustomerFieldsBody,
+    items_requiring(
+        ["id", "created", "updated"]
+            .into_iter()
+            .fold(utoipa::openapi::schema::ObjectBuilder::new(), |o, name| {
+                o.property(name, read_only())
+            }),
+        "time_windows",
+        &["from", "to"]
+    )
+    .build()
+);
+
+/// A read-only property of any type: sent back from a read, ignored.
+fn read_only() -> utoipa::openapi::schema::ObjectBuilder {
+    utoipa::openapi::schema::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::SchemaType::AnyValue)
+        .read_only(Some(true))
+        .description(Some("Read-only: ignored."))
+}

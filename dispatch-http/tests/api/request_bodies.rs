@@ -1,0 +1,533 @@
+//! The documented request bodies against the handlers that read them. Handlers read bodies
+//! property by property (per-field errors, absent vs null), not by deserialising the
+//! documented types, so this walks every JSON request body of the document and proves, on the
+//! real router, that the handler takes exactly what the document says:
+//! - a body with every documented property (type-correct values) draws no `invalid_type` and
+//!   no `unrecognized_keys` issue: nothing documented is refused;
+//! - each documented property sent with a value of another type is refused at its path: the
+//!   handler reads it, with the documented type (an ignored property would pass silently);
+//! - each property the schema requires, when left out, is reported at its path, and a property
+//!   it does not require never draws a `required` issue;
+//! - an undocumented property is refused at its path where the schema is closed
+//!   (`additionalProperties: false`) and never where it is open;
+//! - an open object is sent every property name the document knows elsewhere, with values of
+//!   the wrong type for any reader: none may be refused, or the handler reads a property its
+//!   schema does not list (closed ones take their accepted names from the schema itself).
+//!
+//! Properties marked `readOnly` are the read-only fields a client may send back unchanged: they
+//! are accepted and ignored, whatever their value.
+
+use axum::http::Method;
+use std::collections::BTreeSet;
+use std::future::Future;
+
+use serde_json::{json, Map, Value};
+
+use crate::common::{Resp, TestApp};
+
+/// A property name no schema has.
+const UNDOCUMENTED: &str = "undocumented_property";
+
+/// The schema `$ref` points at, or `schema` itself; `Option<T>` (`oneOf [null, T]`) as `T`.
+fn resolve<'a>(doc: &'a Value, schema: &'a Value) -> &'a Value {
+    if let Some(reference) = schema["$ref"].as_str() {
+        let name = reference.trim_start_matches("#/components/schemas/");
+        return resolve(doc, &doc["components"]["schemas"][name]);
+    }
+    if let Some(options) = schema["oneOf"].as_array() {
+        let not_null: Vec<&Value> = options.iter().filter(|o| o["type"] != "null").collect();
+        if not_null.len() == 1 {
+            return resolve(doc, not_null[0]);
+        }
+    }
+    schema
+}
+
+/// The schema with `$ref`, `oneOf [null, T]` and `allOf` resolved into one object: properties
+/// and required lists of the parts merged, closed when any part is closed.
+fn flat(doc: &Value, schema: &Value) -> Value {
+    let schema = resolve(doc, schema);
+    let Some(parts) = schema["allOf"].as_array() else {
+        return schema.clone();
+    };
+    let mut out = schema.clone();
+    out.as_object_mut().unwrap().remove("allOf");
+    for part in parts {
+        merge(doc, &mut out, &flat(doc, part));
+    }
+    out
+}
+
+fn merge(doc: &Value, into: &mut Value, from: &Value) {
+    for (key, value) in from.as_object().into_iter().flatten() {
+        match key.as_str() {
+            "properties" => {
+                for (name, property) in value.as_object().into_iter().flatten() {
+                    let merged = match into["properties"].get(name) {
+                        Some(existing) => {
+                            let mut existing = flat(doc, existing);
+                            merge(doc, &mut existing, &flat(doc, property));
+                            existing
+                        }
+                        None => property.clone(),
+                    };
+                    into["properties"][name] = merged;
+                }
+            }
+            "items" => {
+                let mut items = match into.get("items") {
+                    Some(existing) => flat(doc, existing),
+                    None => json!({}),
+                };
+                merge(doc, &mut items, &flat(doc, value));
+                into["items"] = items;
+            }
+            "required" => {
+                let mut all = into["required"].as_array().cloned().unwrap_or_default();
+                all.extend(value.as_array().cloned().unwrap_or_default());
+                into["required"] = Value::Array(all);
+            }
+            "additionalProperties" | "unevaluatedProperties" => {
+                if *value == false {
+                    into["additionalProperties"] = json!(false);
+                }
+            }
+            _ => {
+                if into.get(key).is_none() {
+                    into[key] = value.clone();
+                }
+            }
+        }
+    }
+}
+
+fn closed(schema: &Value) -> bool {
+    schema["additionalProperties"] == false || schema["unevaluatedProperties"] == false
+}
+
+/// The schema's JSON type (`null` aside).
+fn type_of(schema: &Value) -> &str {
+    match &schema["type"] {
+        Value::String(t) => t,
+        Value::Array(types) => types
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|t| *t != "null")
+            .unwrap_or("any"),
+        _ if schema["properties"].is_object() => "object",
+        _ => "any",
+    }
+}
+
+/// A value of the documented type; strings shaped by their name where the handler checks a
+/// format, so that reading goes on past them.
+fn sample(doc: &Value, schema: &Value, name: &str) -> Value {
+    let schema = &flat(doc, schema);
+    if let Some(first) = schema["enum"].as_array().and_then(|e| e.first()) {
+        return first.clone();
+    }
+    match type_of(schema) {
+        "string" if name.contains("date") || name == "from" && schema["format"] == "date" => {
+            json!("2026-11-24")
+        }
+        "string" if name.contains("email") => json!("someone@example.org"),
+        "string" => json!("x"),
+        "integer" => json!(1),
+        "number" => json!(1),
+        "boolean" => json!(true),
+        "array" => json!([sample(doc, &schema["items"], name)]),
+        "object" => {
+            let mut out = Map::new();
+            for (key, property) in schema["properties"].as_object().into_iter().flatten() {
+                out.insert(key.clone(), sample(doc, property, key));
+            }
+            Value::Object(out)
+        }
+        _ => Value::Null,
+    }
+}
+
+/// A value of another type than the documented one (`None` where any value is allowed).
+fn wrong(doc: &Value, schema: &Value) -> Option<Value> {
+    match type_of(&flat(doc, schema)) {
+        "string" => Some(json!(12)),
+        "integer" => Some(json!(1.5)),
+        "number" | "boolean" | "array" | "object" => Some(json!("text")),
+        _ => None,
+    }
+}
+
+/// Every object of the sampled body: its path and its schema (array items at index 0).
+fn objects(doc: &Value, schema: &Value, at: Vec<Value>, out: &mut Vec<(Vec<Value>, Value)>) {
+    let schema = flat(doc, schema);
+    match type_of(&schema) {
+        "array" => {
+            let mut at = at;
+            at.push(json!(0));
+            objects(doc, &schema["items"], at, out);
+        }
+        "object" => {
+            for (key, property) in schema["properties"].as_object().into_iter().flatten() {
+                let mut inner = at.clone();
+                inner.push(json!(key));
+                objects(doc, property, inner, out);
+            }
+            out.push((at, schema.clone()));
+        }
+        _ => {}
+    }
+}
+
+fn pointer(path: &[Value]) -> String {
+    path.iter()
+        .map(|s| match s {
+            Value::String(k) => format!("/{k}"),
+            other => format!("/{other}"),
+        })
+        .collect()
+}
+
+/// The value at `path` (its parent must exist).
+fn at_mut<'a>(body: &'a mut Value, path: &[Value]) -> &'a mut Value {
+    let at = pointer(path);
+    body.pointer_mut(&at)
+        .unwrap_or_else(|| panic!("{at} is not in the sampled body"))
+}
+
+fn issues(response: &Value) -> Vec<Value> {
+    response["details"]["validationErrors"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// The issues at `path` or inside it.
+fn issues_at(response: &Value, path: &[Value]) -> Vec<Value> {
+    issues(response)
+        .into_iter()
+        .filter(|i| {
+            i["path"]
+                .as_array()
+                .is_some_and(|p| p.len() >= path.len() && p[..path.len()] == *path)
+        })
+        .collect()
+}
+
+/// Every property name the document knows (request and response schemas).
+fn property_names(node: &Value, out: &mut BTreeSet<String>) {
+    match node {
+        Value::Object(map) => {
+            if let Some(properties) = map.get("properties").and_then(Value::as_object) {
+                out.extend(properties.keys().cloned());
+            }
+            map.values().for_each(|v| property_names(v, out));
+        }
+        Value::Array(items) => items.iter().for_each(|v| property_names(v, out)),
+        _ => {}
+    }
+}
+
+/// An open object ignores unknown properties, so reading one the schema does not list goes
+/// unseen by the other checks. Every name documented anywhere else is sent at once, first as
+/// a number (refused by a reader of text), then as text (refused by every other reader): an
+/// issue at one of them means the handler reads it although this schema does not say so.
+async fn undocumented_reads<F, Fut>(
+    send: &F,
+    name: &str,
+    base: &Value,
+    at: &[Value],
+    schema: &Value,
+    candidates: &BTreeSet<String>,
+) -> Vec<String>
+where
+    F: Fn(Value) -> Fut,
+    Fut: Future<Output = Resp>,
+{
+    let documented = |key: &str| schema["properties"].get(key).is_some();
+    let mut found = BTreeSet::new();
+    for value in [json!(12), json!("text")] {
+        let mut body = base.clone();
+        let object = at_mut(&mut body, at).as_object_mut().unwrap();
+        for candidate in candidates.iter().filter(|c| !documented(c)) {
+            object.insert(candidate.clone(), value.clone());
+        }
+        let r = send(body).await;
+        for issue in issues_at(&r.body, at) {
+            let key = issue["path"][at.len()]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
+            if !key.is_empty() && !documented(&key) {
+                found.insert(format!(
+                    "{name}: {}/{key} is read but not documented: {issue}",
+                    pointer(at)
+                ));
+            }
+        }
+    }
+    found.into_iter().collect()
+}
+
+struct Operation {
+    method: Method,
+    path: String,
+    uri: String,
+    schema: Value,
+}
+
+/// The first `id` in a response (depth first).
+fn first_id(value: &Value) -> Option<i64> {
+    match value {
+        Value::Object(map) => map
+            .get("id")
+            // Order ids are strings on the wire.
+            .and_then(|id| id.as_i64().or_else(|| id.as_str()?.parse().ok()))
+            .or_else(|| map.values().find_map(first_id)),
+        Value::Array(items) => items.iter().find_map(first_id),
+        _ => None,
+    }
+}
+
+/// Ids of a vehicle, a customer, an order and the depot the requests may name.
+async fn existing_ids(app: &TestApp) -> Vec<(&'static str, i64)> {
+    let key = app.north();
+    let vehicle = app
+        .post(
+            "/v2/vehicles",
+            &key,
+            json!({"name": "Van", "availability": "full_day", "start_location": "depot",
+                   "end_location": "depot"}),
+        )
+        .await;
+    let customer = app
+        .post(
+            "/v2/customers",
+            &key,
+            json!([{"account": "C-1", "name": "Ann", "address": "1 High St", "lat": 51.5,
+                    "lng": -0.1}]),
+        )
+        .await;
+    let order = app
+        .post(
+            "/v2/orders",
+            &key,
+            json!([{"order_number": "O-1", "type": "delivery", "delivery_address": "1 High St",
+                    "delivery_lat": 51.5, "delivery_lng": -0.1}]),
+        )
+        .await;
+    let mut ids = Vec::new();
+    for (resource, response) in [
+        ("vehicles", &vehicle),
+        ("customers", &customer),
+        ("orders", &order),
+    ] {
+        let id = first_id(&response.body).unwrap_or_else(|| panic!("{:#}", response.body));
+        ids.push((resource, id));
+    }
+    ids.push(("depots", app.depot(0, 0)["id"].as_i64().expect("depot id")));
+    ids
+}
+
+/// Every operation with a JSON request body, its path filled with ids of `ids` (by the
+/// resource the id follows; others 1).
+fn operations(doc: &Value, ids: &[(&str, i64)]) -> Vec<Operation> {
+    let mut out = Vec::new();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            let Some(schema) = op["requestBody"]["content"]["application/json"].get("schema")
+            else {
+                continue;
+            };
+            let segments: Vec<&str> = path.split('/').collect();
+            let uri = segments
+                .iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    if !s.starts_with('{') {
+                        return (*s).to_owned();
+                    }
+                    let resource = segments[i - 1];
+                    ids.iter()
+                        .find(|(r, _)| *r == resource)
+                        .map_or(1, |(_, id)| *id)
+                        .to_string()
+                })
+                .collect::<Vec<_>>()
+                .join("/");
+            out.push(Operation {
+                method: method.to_uppercase().parse().unwrap(),
+                path: path.clone(),
+                uri: format!("/v2{uri}"),
+                schema: schema.clone(),
+            });
+        }
+    }
+    out
+}
+
+/// What one operation's handler does differently from its documented body, in words.
+async fn mismatches(
+    app: &TestApp,
+    doc: &Value,
+    op: &Operation,
+    candidates: &BTreeSet<String>,
+) -> Vec<String> {
+    let key = app.north();
+    let send = |body: Value| app.call(op.method.clone(), &op.uri, Some(&key), Some(body));
+    let name = format!("{} {}", op.method, op.path);
+    let base = sample(doc, &op.schema, "");
+    let mut found = Vec::new();
+    let r = send(base.clone()).await;
+    if r.status == 500 {
+        found.push(format!("{name}: 500 on the documented body {base}"));
+    }
+    for issue in issues(&r.body) {
+        if issue["code"] == "invalid_type" || issue["code"] == "unrecognized_keys" {
+            found.push(format!("{name}: the documented body is refused: {issue}"));
+        }
+    }
+    let mut places = Vec::new();
+    objects(doc, &op.schema, vec![], &mut places);
+    for (at, schema) in places {
+        let required: Vec<&str> = schema["required"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        for (property, property_schema) in schema["properties"].as_object().into_iter().flatten() {
+            let mut path = at.clone();
+            path.push(json!(property));
+            let read_only = flat(doc, property_schema)["readOnly"] == true;
+            if let Some(value) = wrong(doc, property_schema) {
+                let mut body = base.clone();
+                *at_mut(&mut body, &path) = value.clone();
+                let r = send(body).await;
+                let refused = !issues_at(&r.body, &path).is_empty();
+                if read_only && refused {
+                    found.push(format!("{name}: read-only {} refused", pointer(&path)));
+                }
+                if !read_only && !refused {
+                    found.push(format!(
+                        "{name}: {} = {value} is not refused ({}): the handler does not read it as documented",
+                        pointer(&path),
+                        r.status
+                    ));
+                }
+            }
+            let mut body = base.clone();
+            at_mut(&mut body, &at)
+                .as_object_mut()
+                .unwrap()
+                .remove(property);
+            let r = send(body).await;
+            let missing = issues_at(&r.body, &path);
+            if required.contains(&property.as_str()) && missing.is_empty() {
+                found.push(format!(
+                    "{name}: required {} may be left out",
+                    pointer(&path)
+                ));
+            }
+            if !required.contains(&property.as_str()) && !missing.is_empty() {
+                found.push(format!(
+                    "{name}: leaving out {} is refused though not documented as required: {}",
+                    pointer(&path),
+                    Value::Array(missing)
+                ));
+            }
+        }
+        if !closed(&schema) {
+            found.extend(undocumented_reads(&send, &name, &base, &at, &schema, candidates).await);
+        }
+        let mut path = at.clone();
+        path.push(json!(UNDOCUMENTED));
+        let mut body = base.clone();
+        at_mut(&mut body, &at)
+            .as_object_mut()
+            .unwrap()
+            .insert(UNDOCUMENTED.into(), json!("x"));
+        let r = send(body).await;
+        let refused = !issues_at(&r.body, &path).is_empty();
+        let closed = closed(&schema);
+        if closed && !refused {
+            found.push(format!(
+                "{name}: {} is documented as refused but accepted",
+                pointer(&path)
+            ));
+        }
+        if !closed && refused {
+            found.push(format!(
+                "{name}: {} is refused but the schema is open",
+                pointer(&path)
+            ));
+        }
+    }
+    found
+}
+
+#[tokio::test]
+async fn every_documented_request_body_is_exactly_what_its_handler_reads() {
+    let app = TestApp::new();
+    let doc = dispatch_http::openapi::document();
+    let ids = existing_ids(&app).await;
+    let operations = operations(doc, &ids);
+    assert!(operations.len() > 20, "{}", operations.len());
+    let mut candidates = BTreeSet::new();
+    property_names(doc, &mut candidates);
+    let mut found = Vec::new();
+    for op in &operations {
+        found.extend(mismatches(&app, doc, op, &candidates).await);
+    }
+    assert!(
+        found.is_empty(),
+        "{} mismatches:\n{}",
+        found.len(),
+        found.join("\n")
+    );
+}
+
+/// The walk catches a document that says something else than the handler does: a property
+/// of another type, a documented property the handler ignores, a refusal the document calls
+/// open, a requirement it does not state, and a property an open body reads but does not list.
+#[tokio::test]
+async fn the_walk_catches_a_document_that_drifted_from_its_handler() {
+    let app = TestApp::new();
+    let ids = existing_ids(&app).await;
+    let mut doc = dispatch_http::openapi::document().clone();
+    let schemas = &mut doc["components"]["schemas"];
+    schemas["RouteLockBody"]["properties"]["is_locked"] = json!({"type": "string"});
+    schemas["VehicleBody"]["properties"]["nickname"] = json!({"type": ["string", "null"]});
+    schemas["CredentialBody"]["additionalProperties"] = json!(true);
+    schemas["OrderStatusBody"]["required"] = json!([]);
+    schemas["LocationBody"]["properties"]
+        .as_object_mut()
+        .unwrap()
+        .remove("postcode");
+    let mut candidates = BTreeSet::new();
+    property_names(&doc, &mut candidates);
+    let mut found = Vec::new();
+    for op in operations(&doc, &ids) {
+        if [
+            "/routes/{id}",
+            "/vehicles/{id}",
+            "/vehicles/{id}/driver-credentials",
+            "/order-statuses",
+            "/zone-groups/{id}/bounds/contains",
+        ]
+        .contains(&op.path.as_str())
+        {
+            found.extend(mismatches(&app, &doc, &op, &candidates).await);
+        }
+    }
+    let text = found.join("\n");
+    for expected in [
+        "PUT /routes/{id}: the documented body is refused",
+        "PUT /vehicles/{id}: /nickname = 12 is not refused",
+        "PATCH /vehicles/{id}: /nickname = 12 is not refused",
+        "POST /vehicles/{id}/driver-credentials: /undocumented_property is refused but the schema is open",
+        "POST /order-statuses: leaving out /status is refused though not documented as required",
+        "POST /zone-groups/{id}/bounds/contains: /location/postcode is read but not documented",
+    ] {
+        assert!(text.contains(expected), "{expected:?} not found in:\n{text}");
+    }
+}
