@@ -269,7 +269,7 @@ fn metrics_on_their_own_listener_are_not_served_beside_the_api() {
                 "json",
                 "--db",
             ])
-            .arg(&db)
+            .arg(support::db_arg(&db))
             .env("DISPATCH_METRICS_LISTEN", "127.0.0.1:0")
             .stderr(std::fs::File::create(&log_path).unwrap()),
     );

@@ -10,7 +10,7 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::json;
 
-use support::{binary, send, Fixture, Request, Serving};
+use support::{binary, db_arg, send, Fixture, Request, Serving};
 
 /// `dispatch serve` with exactly `args` and `env` (nothing added), run in `dir`.
 fn serve(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Serving {
@@ -52,10 +52,12 @@ fn run(args: &[&str], env: &[(&str, &str)]) -> Output {
 fn serve_flags_come_from_dispatch_variables_and_a_flag_given_wins() {
     let dir = tempfile::tempdir().unwrap();
     let fixture = Fixture::seed(&dir.path().join("env.db"));
+    // The file (or, under DISPATCH_TEST_DB=postgres, the database) the fixture went into.
+    let env_db = db_arg(&dir.path().join("env.db"));
 
     // Database, address and rate limits from the environment alone.
     let env = [
-        ("DISPATCH_DB", "env.db"),
+        ("DISPATCH_DB", env_db.as_str()),
         ("DISPATCH_LISTEN", "127.0.0.1:0"),
         ("DISPATCH_RATE_LIMITS", "off"),
     ];
@@ -71,7 +73,8 @@ fn serve_flags_come_from_dispatch_variables_and_a_flag_given_wins() {
     let running = serve(dir.path(), &["--rate-limits", "on"], &env);
     assert_eq!(third_strict_call(&running, &fixture.key), 403);
     drop(running);
-    let running = serve(dir.path(), &["--db", "flag.db"], &env);
+    let flag_db = db_arg(&dir.path().join("flag.db"));
+    let running = serve(dir.path(), &["--db", &flag_db], &env);
     assert_eq!(
         send(
             &running.addr,
@@ -82,7 +85,6 @@ fn serve_flags_come_from_dispatch_variables_and_a_flag_given_wins() {
         "the flag's (empty) database, not DISPATCH_DB's"
     );
     drop(running);
-    assert!(dir.path().join("flag.db").exists());
 
     // A bad value from the environment is refused like a bad flag; a flag given replaces it
     // without it being looked at.
@@ -96,15 +98,15 @@ fn serve_flags_come_from_dispatch_variables_and_a_flag_given_wins() {
     let running = serve(
         dir.path(),
         &["--listen", "127.0.0.1:0"],
-        &[("DISPATCH_LISTEN", "8080"), ("DISPATCH_DB", "env.db")],
+        &[
+            ("DISPATCH_LISTEN", "8080"),
+            ("DISPATCH_DB", env_db.as_str()),
+        ],
     );
     drop(running);
 
     // Other subcommands read DISPATCH_DB too.
-    let out = run(
-        &["keys", "list"],
-        &[("DISPATCH_DB", dir.path().join("env.db").to_str().unwrap())],
-    );
+    let out = run(&["keys", "list"], &[("DISPATCH_DB", env_db.as_str())]);
     assert!(
         out.status.success(),
         "{}",

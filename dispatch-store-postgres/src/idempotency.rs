@@ -15,12 +15,12 @@
 //! abandoned (`KeyRecord::is_free_at`).
 
 use dispatch_core::ports::idempotency::{
-    decide, Claim, ClaimToken, IdempotencyScope, IdempotencyStore, IdempotencyStoreError,
-    KeyRecord, StoredResponse, RETENTION_MILLIS,
+    Claim, ClaimToken, IdempotencyScope, IdempotencyStore, IdempotencyStoreError, StoredResponse,
 };
 use dispatch_core::time::Timestamp;
+use dispatch_store_sql::idempotency;
 
-use crate::sql::{params, Connection, OptionalExtension};
+use crate::sql::Pg;
 use crate::PostgresStore;
 
 /// [`IdempotencyStore`] over the database of a [`PostgresStore`], sharing its pool.
@@ -48,34 +48,6 @@ impl PostgresIdempotencyStore {
     }
 }
 
-fn read_record(
-    conn: &Connection,
-    scope: &IdempotencyScope,
-) -> crate::sql::Result<Option<KeyRecord>> {
-    conn.query_row(
-        "SELECT body_digest, received_at, token, status, content_type, body
-         FROM idempotency_keys WHERE access_key_id = ?1 AND endpoint = ?2 AND key = ?3",
-        params![scope.access_key_id, scope.endpoint, scope.key],
-        |row| {
-            let status: Option<u16> = row.get(3)?;
-            Ok(KeyRecord {
-                body_digest: row.get(0)?,
-                received_at: Timestamp::from_millis(row.get(1)?),
-                token: ClaimToken(row.get(2)?),
-                response: match status {
-                    Some(status) => Some(StoredResponse {
-                        status,
-                        content_type: row.get(4)?,
-                        body: row.get::<_, Option<Vec<u8>>>(5)?.unwrap_or_default(),
-                    }),
-                    None => None,
-                },
-            })
-        },
-    )
-    .optional()
-}
-
 impl IdempotencyStore for PostgresIdempotencyStore {
     fn claim(
         &self,
@@ -86,7 +58,7 @@ impl IdempotencyStore for PostgresIdempotencyStore {
     ) -> Result<Claim, IdempotencyStoreError> {
         let conn = self.conn()?;
         conn.begin(&crate::begin_write()).map_err(db_err)?;
-        let claimed = claim_in(&conn, scope, body_digest, token, now);
+        let claimed = idempotency::claim(Pg(&conn), scope, body_digest, token, now);
         let end = if matches!(claimed, Ok(Claim::Claimed)) {
             "COMMIT"
         } else {
@@ -102,22 +74,7 @@ impl IdempotencyStore for PostgresIdempotencyStore {
         token: &ClaimToken,
         response: &StoredResponse,
     ) -> Result<(), IdempotencyStoreError> {
-        self.conn()?
-            .execute(
-                "UPDATE idempotency_keys SET status = ?5, content_type = ?6, body = ?7
-                 WHERE access_key_id = ?1 AND endpoint = ?2 AND key = ?3 AND token = ?4
-                   AND status IS NULL",
-                params![
-                    scope.access_key_id,
-                    scope.endpoint,
-                    scope.key,
-                    token.0,
-                    response.status,
-                    response.content_type,
-                    response.body
-                ],
-            )
-            .map_err(db_err)?;
+        idempotency::complete(Pg(&*self.conn()?), scope, token, response).map_err(db_err)?;
         Ok(())
     }
 
@@ -126,50 +83,7 @@ impl IdempotencyStore for PostgresIdempotencyStore {
         scope: &IdempotencyScope,
         token: &ClaimToken,
     ) -> Result<(), IdempotencyStoreError> {
-        self.conn()?
-            .execute(
-                "DELETE FROM idempotency_keys
-                 WHERE access_key_id = ?1 AND endpoint = ?2 AND key = ?3 AND token = ?4
-                   AND status IS NULL",
-                params![scope.access_key_id, scope.endpoint, scope.key, token.0],
-            )
-            .map_err(db_err)?;
+        idempotency::release(Pg(&*self.conn()?), scope, token).map_err(db_err)?;
         Ok(())
     }
-}
-
-/// The claim, inside the locked transaction.
-fn claim_in(
-    conn: &Connection,
-    scope: &IdempotencyScope,
-    body_digest: &str,
-    token: &ClaimToken,
-    now: Timestamp,
-) -> crate::sql::Result<Claim> {
-    conn.execute(
-        "DELETE FROM idempotency_keys WHERE received_at <= ?1",
-        params![now.millis() - RETENTION_MILLIS],
-    )?;
-    let existing = read_record(conn, scope)?;
-    let claim = decide(existing.as_ref(), body_digest, now);
-    if claim != Claim::Claimed {
-        return Ok(claim);
-    }
-    conn.execute(
-        "INSERT INTO idempotency_keys
-             (access_key_id, endpoint, key, body_digest, received_at, token)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-         ON CONFLICT (access_key_id, endpoint, key) DO UPDATE SET
-             body_digest = excluded.body_digest, received_at = excluded.received_at,
-             token = excluded.token, status = NULL, content_type = NULL, body = NULL",
-        params![
-            scope.access_key_id,
-            scope.endpoint,
-            scope.key,
-            body_digest,
-            now.millis(),
-            token.0
-        ],
-    )?;
-    Ok(Claim::Claimed)
 }

@@ -22,14 +22,15 @@ pub mod idempotency;
 mod migrations;
 mod pool;
 pub mod rate_limits;
-mod repo;
 mod sql;
 pub mod throwaway;
 
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
+use std::time::Instant;
 
 use dispatch_core::ports::rate_limit::SharedRateLimits;
 use dispatch_core::ports::store::{Store, StoreError, StoreTx};
+use dispatch_store_sql::OutboxObservers;
 
 pub use migrations::SCHEMA_VERSION;
 
@@ -41,11 +42,8 @@ pub const WRITE_LOCK: i64 = 0x6469_7370_6174_6368;
 pub struct PostgresStore {
     pool: pool::Pool,
     /// Told after every commit of this process that appended outbox events.
-    outbox_observers: RwLock<Vec<OutboxObserver>>,
+    outbox_observers: OutboxObservers,
 }
-
-/// Called after a commit that appended outbox events.
-type OutboxObserver = Arc<dyn Fn() + Send + Sync>;
 
 impl std::fmt::Debug for PostgresStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -71,7 +69,7 @@ impl PostgresStore {
         }
         Ok(PostgresStore {
             pool,
-            outbox_observers: RwLock::new(Vec::new()),
+            outbox_observers: OutboxObservers::default(),
         })
     }
 
@@ -89,10 +87,7 @@ impl PostgresStore {
     /// a rolled-back one), on the committing thread. Commits of other processes (other nodes)
     /// are not seen; their readers poll.
     pub fn on_outbox_commit(&self, observer: impl Fn() + Send + Sync + 'static) {
-        self.outbox_observers
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(Arc::new(observer));
+        self.outbox_observers.add(observer);
     }
 
     /// The schema version after migrations (the highest applied migration).
@@ -105,21 +100,38 @@ impl PostgresStore {
         self.pool.url()
     }
 
+    /// One transaction of `kind` (`write`, `read`, `claim`), timed for GET /metrics as on
+    /// SQLite; a write's BEGIN includes the wait for the cluster-wide write lock.
     fn run(
         &self,
         begin: &str,
+        kind: &'static str,
         work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
         let conn = self.pool.get()?;
-        conn.begin(begin).map_err(repo::db_err)?;
-        let result = work(&mut repo::Db(&conn));
-        match result {
-            Ok(()) => conn.finish("COMMIT").map_err(repo::db_err),
+        let started = Instant::now();
+        conn.begin(begin).map_err(dispatch_store_sql::db_err)?;
+        if kind == "write" {
+            metrics::histogram!("dispatch_db_write_wait_seconds")
+                .record(started.elapsed().as_secs_f64());
+        }
+        let result = work(&mut dispatch_store_sql::Db(sql::Pg(&conn)));
+        let outcome = if result.is_ok() { "commit" } else { "rollback" };
+        let result = match result {
+            Ok(()) => conn.finish("COMMIT").map_err(dispatch_store_sql::db_err),
             Err(e) => {
-                conn.finish("ROLLBACK").map_err(repo::db_err)?;
+                conn.finish("ROLLBACK")
+                    .map_err(dispatch_store_sql::db_err)?;
                 Err(e)
             }
-        }
+        };
+        metrics::histogram!(
+            "dispatch_db_transaction_duration_seconds",
+            "kind" => kind,
+            "outcome" => outcome,
+        )
+        .record(started.elapsed().as_secs_f64());
+        result
     }
 }
 
@@ -134,38 +146,30 @@ impl Store for PostgresStore {
         &self,
         work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
-        let enclosing = repo::outbox::take_appended();
-        let result = self.run(&begin_write(), work);
-        let appended = repo::outbox::take_appended();
-        repo::outbox::set_appended(enclosing);
-        if result.is_ok() && appended {
-            for observer in self
-                .outbox_observers
-                .read()
-                .unwrap_or_else(|e| e.into_inner())
-                .iter()
-            {
-                observer();
-            }
-        }
-        result
+        self.outbox_observers
+            .write(|| self.run(&begin_write(), "write", work))
     }
 
     fn run_read(
         &self,
         work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
-        self.run("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", work)
+        self.run(
+            "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+            "read",
+            work,
+        )
     }
 
     /// Claims and leases run at READ COMMITTED without the write lock: they order themselves
-    /// by row locks (`FOR UPDATE [SKIP LOCKED]`, see `repo/leases.rs`), so claimers on every
-    /// node never queue behind the API's writers, nor behind each other for different jobs.
+    /// by row locks (`FOR UPDATE [SKIP LOCKED]`, see dispatch-store-sql's `repo/leases.rs`),
+    /// so claimers on every node never queue behind the API's writers, nor behind each other
+    /// for different jobs.
     fn run_claim(
         &self,
         work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
-        self.run("BEGIN ISOLATION LEVEL READ COMMITTED", work)
+        self.run("BEGIN ISOLATION LEVEL READ COMMITTED", "claim", work)
     }
 
     /// Every node on this database counts in the same windows.

@@ -4,8 +4,10 @@
 
 use dispatch_core::ports::store::StoreError;
 
-use crate::repo::{db_err, Sql};
-use crate::sql::{params, Connection};
+use dispatch_store_sql::sql::{params, Connection as _};
+use dispatch_store_sql::{db_err, Sql};
+
+use crate::sql::{Connection, Pg};
 
 /// The migrations, in order.
 const MIGRATIONS: &[&str] = &[
@@ -51,11 +53,12 @@ pub fn apply(conn: &Connection) -> Result<(), StoreError> {
                 return Ok(());
             }
             conn.execute_batch(sql).st()?;
-            conn.execute(
-                "INSERT INTO dispatch_schema_migrations (version) VALUES (?1)",
-                params![target],
-            )
-            .st()?;
+            Pg(conn)
+                .execute(
+                    "INSERT INTO dispatch_schema_migrations (version) VALUES (?1)",
+                    params![target],
+                )
+                .st()?;
             Ok(())
         })();
         match applied {
@@ -78,10 +81,11 @@ pub fn apply(conn: &Connection) -> Result<(), StoreError> {
 
 /// The highest applied migration.
 pub fn version(conn: &Connection) -> Result<u32, StoreError> {
-    conn.query_row(
-        "SELECT coalesce(max(version), 0) FROM dispatch_schema_migrations",
-        params![],
-        |r| r.get(0),
-    )
-    .st()
+    Pg(conn)
+        .query_row(
+            "SELECT coalesce(max(version), 0) FROM dispatch_schema_migrations",
+            params![],
+            |r| r.get(0),
+        )
+        .st()
 }

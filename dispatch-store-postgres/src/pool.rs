@@ -32,6 +32,7 @@ impl r2d2::ManageConnection for Manager {
     type Error = postgres::Error;
 
     fn connect(&self) -> Result<Connection, postgres::Error> {
+        metrics::counter!("dispatch_db_connections_opened_total").increment(1);
         let mut client = self.config.connect(postgres::NoTls)?;
         client.batch_execute(SESSION)?;
         Ok(Connection::new(client))

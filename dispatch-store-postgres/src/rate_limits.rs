@@ -6,9 +6,11 @@ use dispatch_core::ports::rate_limit::{RateCaller, RateWindow, SharedRateLimits}
 use dispatch_core::ports::store::StoreError;
 use dispatch_core::time::Timestamp;
 
+use dispatch_store_sql::sql::{params, Connection as _};
+use dispatch_store_sql::Sql;
+
 use crate::pool::Pool;
-use crate::repo::Sql;
-use crate::sql::params;
+use crate::sql::Pg;
 
 /// The counters of one database.
 pub struct PostgresRateLimits {
@@ -35,18 +37,19 @@ impl SharedRateLimits for PostgresRateLimits {
                 .join(",")
         };
         let conn = self.pool.get()?;
-        conn.query_row(
-            "SELECT dispatch_rate_admit(?1, ?2, ?3, ?4, ?5, ?6)",
-            params![
-                kind,
-                id,
-                tier,
-                now.millis(),
-                join(|w| i64::from(w.limit)),
-                join(|w| w.period_ms)
-            ],
-            |row| row.get::<_, i64>(0),
-        )
-        .st()
+        Pg(&conn)
+            .query_row(
+                "SELECT dispatch_rate_admit(?1, ?2, ?3, ?4, ?5, ?6)",
+                params![
+                    kind,
+                    id,
+                    tier,
+                    now.millis(),
+                    join(|w| i64::from(w.limit)),
+                    join(|w| w.period_ms)
+                ],
+                |row| row.get::<_, i64>(0),
+            )
+            .st()
     }
 }

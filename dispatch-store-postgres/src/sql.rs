@@ -1,301 +1,37 @@
-//! A small typed-value layer over the `postgres` client, shaped like the part of rusqlite the
-//! SQLite store uses, so the two stores' repositories read alike and a change to one is easy to
-//! carry to the other.
+//! dispatch-store-sql's [`Connection`](SqlConnection) over the `postgres` client.
 //!
-//! - Parameters become [`Val`]s and are encoded for the type PostgreSQL inferred for the
-//!   placeholder (an integer bound to a `BOOLEAN` column is a boolean, to a `TEXT` one its
-//!   decimal text), the way SQLite's dynamic typing accepted them.
-//! - Columns are read into [`Val`]s and converted to the Rust type asked for (`count(*)` into
-//!   `u64`, a `BOOLEAN` into `bool` or `i64`, `JSONB` into its text).
+//! - Parameters are [`Val`]s encoded for the type PostgreSQL inferred for the placeholder (an
+//!   integer bound to a `BOOLEAN` column is a boolean, to a `TEXT` one its decimal text), the
+//!   way SQLite's dynamic typing accepted them.
+//! - Columns are read into [`Val`]s (`count(*)` into an integer, `JSONB` into its text).
 //! - Placeholders are SQLite's: `?N` and bare `?` (numbered after the largest so far) are
 //!   rewritten to `$N` once per statement, which is then prepared and cached per connection.
+//! - Errors keep PostgreSQL's `SQLSTATE: message`; integrity constraint violations (class 23)
+//!   are [`Error::Constraint`].
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::error::Error as StdError;
 
 use bytes::{BufMut, BytesMut};
+use dispatch_store_sql::sql::{
+    Connection as SqlConnection, Dialect, Error, Params, RawRow, Result, Row,
+    Statement as SqlStatement, Val,
+};
 use postgres::types::{FromSql as PgFromSql, IsNull, ToSql as PgToSql, Type};
 
 /// Statements kept prepared per connection before the cache is emptied (dynamic SQL varies).
 const STATEMENT_CACHE: usize = 512;
 
-/// A dynamically typed SQL value.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Val {
-    /// NULL.
-    Null,
-    /// Any integer.
-    Int(i64),
-    /// A float.
-    Real(f64),
-    /// Text (also JSON documents).
-    Text(String),
-    /// Bytes.
-    Blob(Vec<u8>),
-    /// A boolean.
-    Bool(bool),
-}
-
-/// Failures of this layer, rusqlite-style: the repositories map them once (`repo::db_err`).
-#[derive(Debug)]
-pub enum Error {
-    /// `query_row` found no row.
-    QueryReturnedNoRows,
-    /// PostgreSQL (or the connection) failed.
-    Db(postgres::Error),
-    /// A column could not be converted to the Rust type asked for.
-    FromSqlConversionFailure(usize, types::Type, Box<dyn StdError + Send + Sync>),
-}
-
-impl std::fmt::Display for Error {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Error::QueryReturnedNoRows => f.write_str("query returned no rows"),
-            Error::Db(e) => match e.as_db_error() {
-                Some(db) => write!(f, "{}: {}", db.code().code(), db.message()),
-                None => match StdError::source(e) {
-                    Some(source) => write!(f, "{e}: {source}"),
-                    None => write!(f, "{e}"),
-                },
-            },
-            Error::FromSqlConversionFailure(i, _, e) => write!(f, "column {i}: {e}"),
-        }
-    }
-}
-
-impl From<postgres::Error> for Error {
-    fn from(e: postgres::Error) -> Self {
-        Error::Db(e)
-    }
-}
-
-/// Results of this layer.
-pub type Result<T> = std::result::Result<T, Error>;
-
-/// Column type names used in conversion errors.
-pub mod types {
-    /// The stored type a conversion failed on.
-    #[derive(Debug, Clone, Copy)]
-    pub enum Type {
-        /// Text.
-        Text,
-    }
-}
-
-/// A value that can be bound as a parameter.
-pub trait ToSql {
-    /// The value.
-    fn to_val(&self) -> Val;
-}
-
-macro_rules! int_to_sql {
-    ($($t:ty),*) => {$(
-        impl ToSql for $t {
-            fn to_val(&self) -> Val {
-                Val::Int(i64::try_from(*self).unwrap_or(i64::MAX))
-            }
-        }
-    )*};
-}
-int_to_sql!(i64, i32, i16, i8, u64, u32, u16, u8, usize);
-
-impl ToSql for f64 {
-    fn to_val(&self) -> Val {
-        Val::Real(*self)
-    }
-}
-impl ToSql for f32 {
-    fn to_val(&self) -> Val {
-        Val::Real(f64::from(*self))
-    }
-}
-impl ToSql for bool {
-    fn to_val(&self) -> Val {
-        Val::Bool(*self)
-    }
-}
-impl ToSql for str {
-    fn to_val(&self) -> Val {
-        Val::Text(self.to_owned())
-    }
-}
-impl ToSql for String {
-    fn to_val(&self) -> Val {
-        Val::Text(self.clone())
-    }
-}
-impl ToSql for [u8] {
-    fn to_val(&self) -> Val {
-        Val::Blob(self.to_vec())
-    }
-}
-impl ToSql for Vec<u8> {
-    fn to_val(&self) -> Val {
-        Val::Blob(self.clone())
-    }
-}
-impl ToSql for Val {
-    fn to_val(&self) -> Val {
-        self.clone()
-    }
-}
-impl<T: ToSql> ToSql for Option<T> {
-    fn to_val(&self) -> Val {
-        self.as_ref().map_or(Val::Null, ToSql::to_val)
-    }
-}
-impl<T: ToSql + ?Sized> ToSql for &T {
-    fn to_val(&self) -> Val {
-        (**self).to_val()
-    }
-}
-impl<T: ToSql + ?Sized> ToSql for Box<T> {
-    fn to_val(&self) -> Val {
-        (**self).to_val()
-    }
-}
-
-/// A set of parameters.
-pub trait Params {
-    /// The values, in placeholder order.
-    fn into_vals(self) -> Vec<Val>;
-}
-
-impl Params for &[&dyn ToSql] {
-    fn into_vals(self) -> Vec<Val> {
-        self.iter().map(|v| v.to_val()).collect()
-    }
-}
-
-impl<T: ToSql, const N: usize> Params for [T; N] {
-    fn into_vals(self) -> Vec<Val> {
-        self.iter().map(ToSql::to_val).collect()
-    }
-}
-
-impl<T: ToSql, const N: usize> Params for &[T; N] {
-    fn into_vals(self) -> Vec<Val> {
-        self.iter().map(ToSql::to_val).collect()
-    }
-}
-
-/// Parameters from an iterator (dynamic SQL).
-pub struct ParamsFromIter(Vec<Val>);
-
-impl Params for ParamsFromIter {
-    fn into_vals(self) -> Vec<Val> {
-        self.0
-    }
-}
-
-/// Parameters from an iterator of values.
-pub fn params_from_iter<I>(iter: I) -> ParamsFromIter
-where
-    I: IntoIterator,
-    I::Item: ToSql,
-{
-    ParamsFromIter(iter.into_iter().map(|v| v.to_val()).collect())
-}
-
-/// A parameter list: `params![a, b, c]`.
-#[macro_export]
-#[doc(hidden)]
-macro_rules! __params {
-    () => { &[] as &[&dyn $crate::sql::ToSql] };
-    ($($p:expr),+ $(,)?) => { &[$(&$p as &dyn $crate::sql::ToSql),+] as &[&dyn $crate::sql::ToSql] };
-}
-pub use crate::__params as params;
-
-/// A value that can be read from a column.
-pub trait FromSql: Sized {
-    /// Converts the column's value.
-    fn from_val(v: Val) -> std::result::Result<Self, String>;
-}
-
-fn mismatch<T>(v: &Val) -> std::result::Result<T, String> {
-    Err(format!(
-        "cannot read {v:?} as {}",
-        std::any::type_name::<T>()
-    ))
-}
-
-impl FromSql for i64 {
-    fn from_val(v: Val) -> std::result::Result<Self, String> {
-        match v {
-            Val::Int(i) => Ok(i),
-            Val::Bool(b) => Ok(i64::from(b)),
-            other => mismatch(&other),
-        }
-    }
-}
-
-macro_rules! int_from_sql {
-    ($($t:ty),*) => {$(
-        impl FromSql for $t {
-            fn from_val(v: Val) -> std::result::Result<Self, String> {
-                let i = i64::from_val(v)?;
-                <$t>::try_from(i).map_err(|_| format!("{i} is out of range"))
-            }
-        }
-    )*};
-}
-int_from_sql!(i32, i16, u64, u32, u16, u8, usize);
-
-impl FromSql for f64 {
-    fn from_val(v: Val) -> std::result::Result<Self, String> {
-        match v {
-            Val::Real(f) => Ok(f),
-            Val::Int(i) => Ok(i as f64),
-            other => mismatch(&other),
-        }
-    }
-}
-impl FromSql for bool {
-    fn from_val(v: Val) -> std::result::Result<Self, String> {
-        match v {
-            Val::Bool(b) => Ok(b),
-            Val::Int(i) => Ok(i != 0),
-            other => mismatch(&other),
-        }
-    }
-}
-impl FromSql for String {
-    fn from_val(v: Val) -> std::result::Result<Self, String> {
-        match v {
-            Val::Text(s) => Ok(s),
-            other => mismatch(&other),
-        }
-    }
-}
-impl FromSql for Vec<u8> {
-    fn from_val(v: Val) -> std::result::Result<Self, String> {
-        match v {
-            Val::Blob(b) => Ok(b),
-            Val::Text(s) => Ok(s.into_bytes()),
-            other => mismatch(&other),
-        }
-    }
-}
-impl FromSql for Val {
-    fn from_val(v: Val) -> std::result::Result<Self, String> {
-        Ok(v)
-    }
-}
-impl<T: FromSql> FromSql for Option<T> {
-    fn from_val(v: Val) -> std::result::Result<Self, String> {
-        match v {
-            Val::Null => Ok(None),
-            v => T::from_val(v).map(Some),
-        }
-    }
-}
-
 type BoxError = Box<dyn StdError + Sync + Send>;
 
-impl PgToSql for Val {
+/// A parameter as the postgres client binds it.
+#[derive(Debug)]
+struct Bind<'a>(&'a Val);
+
+impl PgToSql for Bind<'_> {
     fn to_sql(&self, ty: &Type, out: &mut BytesMut) -> std::result::Result<IsNull, BoxError> {
-        match (self, ty) {
+        match (self.0, ty) {
             (Val::Null, _) => return Ok(IsNull::Yes),
             (Val::Int(i), t) if *t == Type::INT8 => i.to_sql(ty, out)?,
             (Val::Int(i), t) if *t == Type::INT4 => i32::try_from(*i)?.to_sql(ty, out)?,
@@ -342,9 +78,12 @@ fn is_text(t: &Type) -> bool {
     .contains(t)
 }
 
-impl<'a> PgFromSql<'a> for Val {
+/// A column as the postgres client reads it.
+struct Column(Val);
+
+impl<'a> PgFromSql<'a> for Column {
     fn from_sql(ty: &Type, raw: &'a [u8]) -> std::result::Result<Self, BoxError> {
-        Ok(match ty {
+        Ok(Column(match ty {
             t if *t == Type::INT8 => Val::Int(i64::from_sql(ty, raw)?),
             t if *t == Type::INT4 => Val::Int(i32::from_sql(ty, raw)?.into()),
             t if *t == Type::INT2 => Val::Int(i16::from_sql(ty, raw)?.into()),
@@ -359,11 +98,11 @@ impl<'a> PgFromSql<'a> for Val {
             },
             t if is_text(t) || *t == Type::JSON => Val::Text(std::str::from_utf8(raw)?.to_owned()),
             t => return Err(format!("unsupported column type {t}").into()),
-        })
+        }))
     }
 
     fn from_sql_null(_: &Type) -> std::result::Result<Self, BoxError> {
-        Ok(Val::Null)
+        Ok(Column(Val::Null))
     }
 
     fn accepts(_: &Type) -> bool {
@@ -371,44 +110,28 @@ impl<'a> PgFromSql<'a> for Val {
     }
 }
 
-/// One result row.
-pub struct Row<'a>(&'a postgres::Row);
+/// One row of the client's result.
+struct PgRow<'a>(&'a postgres::Row);
 
-/// A column index.
-pub trait RowIndex {
-    /// The index.
-    fn index(self) -> usize;
-}
-
-impl RowIndex for usize {
-    fn index(self) -> usize {
-        self
+impl RawRow for PgRow<'_> {
+    fn value(&self, idx: usize) -> Result<Val> {
+        let column: Column = self.0.try_get(idx).map_err(error)?;
+        Ok(column.0)
     }
 }
 
-impl Row<'_> {
-    /// Column `idx` converted to `T`.
-    pub fn get<I: RowIndex, T: FromSql>(&self, idx: I) -> Result<T> {
-        let idx = idx.index();
-        let v: Val = self.0.try_get(idx)?;
-        T::from_val(v)
-            .map_err(|e| Error::FromSqlConversionFailure(idx, types::Type::Text, e.into()))
-    }
-}
-
-/// `Option` for a single-row result, as rusqlite's `OptionalExtension`.
-pub trait OptionalExtension<T> {
-    /// `Ok(None)` when no row was found.
-    fn optional(self) -> Result<Option<T>>;
-}
-
-impl<T> OptionalExtension<T> for Result<T> {
-    fn optional(self) -> Result<Option<T>> {
-        match self {
-            Ok(v) => Ok(Some(v)),
-            Err(Error::QueryReturnedNoRows) => Ok(None),
-            Err(e) => Err(e),
+/// The error of a failed statement: `SQLSTATE: message`, integrity constraint violations
+/// (class 23) apart.
+pub fn error(e: postgres::Error) -> Error {
+    match e.as_db_error() {
+        Some(db) if db.code().code().starts_with("23") => {
+            Error::Constraint(format!("{}: {}", db.code().code(), db.message()))
         }
+        Some(db) => Error::Backend(format!("{}: {}", db.code().code(), db.message())),
+        None => match StdError::source(&e) {
+            Some(source) => Error::Backend(format!("{e}: {source}")),
+            None => Error::Backend(e.to_string()),
+        },
     }
 }
 
@@ -453,12 +176,11 @@ impl Drop for Connection {
     }
 }
 
-/// A connection: the client, its prepared statements and the id the last `RETURNING` gave.
+/// A connection: the client and its prepared statements.
 pub struct Connection {
     /// Always `Some` until the connection is dropped (see its `Drop`).
     client: RefCell<Option<postgres::Client>>,
     statements: RefCell<HashMap<String, postgres::Statement>>,
-    last_id: Cell<i64>,
     in_transaction: Cell<bool>,
 }
 
@@ -475,7 +197,6 @@ impl Connection {
         Connection {
             client: RefCell::new(Some(client)),
             statements: RefCell::new(HashMap::new()),
-            last_id: Cell::new(0),
             in_transaction: Cell::new(false),
         }
     }
@@ -511,7 +232,7 @@ impl Connection {
 
     /// Runs statements without parameters (simple query protocol).
     pub fn execute_batch(&self, sql: &str) -> Result<()> {
-        self.client().batch_execute(sql)?;
+        self.client().batch_execute(sql).map_err(error)?;
         Ok(())
     }
 
@@ -523,7 +244,7 @@ impl Connection {
                 stmt: stmt.clone(),
             });
         }
-        let stmt = self.client().prepare(&translate(sql))?;
+        let stmt = self.client().prepare(&translate(sql)).map_err(error)?;
         let mut cache = self.statements.borrow_mut();
         if cache.len() >= STATEMENT_CACHE {
             cache.clear();
@@ -532,31 +253,11 @@ impl Connection {
         Ok(Statement { conn: self, stmt })
     }
 
-    /// Runs one statement; returns the rows it changed.
-    pub fn execute(&self, sql: &str, params: impl Params) -> Result<usize> {
-        self.prepare_cached(sql)?.execute(params)
-    }
-
-    /// The first row of `sql`, mapped; [`Error::QueryReturnedNoRows`] when there is none.
-    pub fn query_row<T>(
-        &self,
-        sql: &str,
-        params: impl Params,
-        map: impl FnOnce(&Row<'_>) -> Result<T>,
-    ) -> Result<T> {
-        self.prepare_cached(sql)?.query_row(params, map)
-    }
-
-    /// The first column of the first row the last `INSERT ... RETURNING` run by
-    /// [`Connection::execute`] returned: the id of the inserted row.
-    pub fn last_insert_rowid(&self) -> i64 {
-        self.last_id.get()
-    }
-
     fn rows(&self, stmt: &postgres::Statement, params: Vec<Val>) -> Result<Vec<postgres::Row>> {
+        let binds: Vec<Bind<'_>> = params.iter().map(Bind).collect();
         let refs: Vec<&(dyn PgToSql + Sync)> =
-            params.iter().map(|v| v as &(dyn PgToSql + Sync)).collect();
-        Ok(self.client().query(stmt, &refs)?)
+            binds.iter().map(|v| v as &(dyn PgToSql + Sync)).collect();
+        self.client().query(stmt, &refs).map_err(error)
     }
 }
 
@@ -566,39 +267,38 @@ pub struct Statement<'c> {
     stmt: postgres::Statement,
 }
 
-impl Statement<'_> {
-    /// Runs the statement; returns the rows it changed. A statement with `RETURNING` leaves
-    /// its first value for [`Connection::last_insert_rowid`].
-    pub fn execute(&mut self, params: impl Params) -> Result<usize> {
+impl SqlStatement for Statement<'_> {
+    /// Runs the statement; returns the rows it changed (or returned, for a statement that
+    /// returns rows).
+    fn execute(&mut self, params: impl Params) -> Result<usize> {
         let params = params.into_vals();
-        if self.stmt.columns().is_empty() {
-            let refs: Vec<&(dyn PgToSql + Sync)> =
-                params.iter().map(|v| v as &(dyn PgToSql + Sync)).collect();
-            let changed = self.conn.client().execute(&self.stmt, &refs)?;
-            return Ok(usize::try_from(changed).unwrap_or(usize::MAX));
+        if !self.stmt.columns().is_empty() {
+            return Ok(self.conn.rows(&self.stmt, params)?.len());
         }
-        let rows = self.conn.rows(&self.stmt, params)?;
-        if let Some(first) = rows.first() {
-            self.conn.last_id.set(Row(first).get(0)?);
-        }
-        Ok(rows.len())
+        let binds: Vec<Bind<'_>> = params.iter().map(Bind).collect();
+        let refs: Vec<&(dyn PgToSql + Sync)> =
+            binds.iter().map(|v| v as &(dyn PgToSql + Sync)).collect();
+        let changed = self
+            .conn
+            .client()
+            .execute(&self.stmt, &refs)
+            .map_err(error)?;
+        Ok(usize::try_from(changed).unwrap_or(usize::MAX))
     }
 
-    /// The first row, mapped; [`Error::QueryReturnedNoRows`] when there is none.
-    pub fn query_row<T>(
+    fn query_row<T>(
         &mut self,
         params: impl Params,
         map: impl FnOnce(&Row<'_>) -> Result<T>,
     ) -> Result<T> {
         let rows = self.conn.rows(&self.stmt, params.into_vals())?;
         match rows.first() {
-            Some(row) => map(&Row(row)),
+            Some(row) => map(&Row::new(&PgRow(row))),
             None => Err(Error::QueryReturnedNoRows),
         }
     }
 
-    /// Every row, mapped.
-    pub fn query_map<T>(
+    fn query_map<T>(
         &mut self,
         params: impl Params,
         mut map: impl FnMut(&Row<'_>) -> Result<T>,
@@ -606,9 +306,31 @@ impl Statement<'_> {
         let rows = self.conn.rows(&self.stmt, params.into_vals())?;
         Ok(rows
             .iter()
-            .map(|r| map(&Row(r)))
+            .map(|r| map(&Row::new(&PgRow(r))))
             .collect::<Vec<_>>()
             .into_iter())
+    }
+}
+
+/// A connection inside an open transaction, for the shared repositories.
+#[derive(Clone, Copy)]
+pub struct Pg<'c>(pub &'c Connection);
+
+impl<'c> SqlConnection for Pg<'c> {
+    const DIALECT: Dialect = Dialect::Postgres;
+
+    type Statement<'s>
+        = Statement<'s>
+    where
+        Self: 's;
+
+    fn prepare_cached(&self, sql: &str) -> Result<Statement<'_>> {
+        self.0.prepare_cached(sql)
+    }
+
+    /// Cached too: statements are prepared on the server, and the cache bounds their number.
+    fn prepare(&self, sql: &str) -> Result<Statement<'_>> {
+        self.0.prepare_cached(sql)
     }
 }
 

@@ -6,7 +6,7 @@ use std::time::Duration;
 use dispatch_core::ports::store::StoreError;
 use rusqlite::Connection;
 
-use crate::repo::db_err;
+use crate::sql::db_err;
 
 /// How long a connection waits for another writer before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);

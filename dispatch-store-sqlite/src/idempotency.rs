@@ -15,11 +15,13 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use dispatch_core::ports::idempotency::{
-    decide, Claim, ClaimToken, IdempotencyScope, IdempotencyStore, IdempotencyStoreError,
-    KeyRecord, StoredResponse, RETENTION_MILLIS,
+    Claim, ClaimToken, IdempotencyScope, IdempotencyStore, IdempotencyStoreError, StoredResponse,
 };
 use dispatch_core::time::Timestamp;
-use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+use dispatch_store_sql::idempotency;
+use rusqlite::{Connection, TransactionBehavior};
+
+use crate::sql::Sqlite;
 
 /// [`IdempotencyStore`] over a SQLite database file.
 ///
@@ -35,7 +37,7 @@ pub struct SqliteIdempotencyStore {
     completions: Mutex<Connection>,
 }
 
-fn db_err(e: rusqlite::Error) -> IdempotencyStoreError {
+fn db_err(e: impl std::fmt::Display) -> IdempotencyStoreError {
     IdempotencyStoreError(e.to_string())
 }
 
@@ -66,8 +68,7 @@ impl SqliteIdempotencyStore {
     /// would release the first one's in-flight claims.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, IdempotencyStoreError> {
         let mut completions = connect(path.as_ref(), "FULL")?;
-        crate::migrations::apply(&mut completions)
-            .map_err(|e| IdempotencyStoreError(e.to_string()))?;
+        crate::migrations::apply(&mut completions).map_err(db_err)?;
         completions
             .execute("DELETE FROM idempotency_keys WHERE status IS NULL", [])
             .map_err(db_err)?;
@@ -76,31 +77,6 @@ impl SqliteIdempotencyStore {
             completions: Mutex::new(completions),
         })
     }
-}
-
-fn read_record(conn: &Connection, scope: &IdempotencyScope) -> rusqlite::Result<Option<KeyRecord>> {
-    conn.query_row(
-        "SELECT body_digest, received_at, token, status, content_type, body
-         FROM idempotency_keys WHERE access_key_id = ?1 AND endpoint = ?2 AND key = ?3",
-        params![scope.access_key_id, scope.endpoint, scope.key],
-        |row| {
-            let status: Option<u16> = row.get(3)?;
-            Ok(KeyRecord {
-                body_digest: row.get(0)?,
-                received_at: Timestamp::from_millis(row.get(1)?),
-                token: ClaimToken(row.get(2)?),
-                response: match status {
-                    Some(status) => Some(StoredResponse {
-                        status,
-                        content_type: row.get(4)?,
-                        body: row.get::<_, Option<Vec<u8>>>(5)?.unwrap_or_default(),
-                    }),
-                    None => None,
-                },
-            })
-        },
-    )
-    .optional()
 }
 
 impl IdempotencyStore for SqliteIdempotencyStore {
@@ -115,32 +91,12 @@ impl IdempotencyStore for SqliteIdempotencyStore {
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(db_err)?;
-        tx.execute(
-            "DELETE FROM idempotency_keys WHERE received_at <= ?1",
-            params![now.millis() - RETENTION_MILLIS],
-        )
-        .map_err(db_err)?;
-        let existing = read_record(&tx, scope).map_err(db_err)?;
-        let claim = decide(existing.as_ref(), body_digest, now);
-        if claim != Claim::Claimed {
-            return Ok(claim);
+        let claim =
+            idempotency::claim(Sqlite(&tx), scope, body_digest, token, now).map_err(db_err)?;
+        if claim == Claim::Claimed {
+            tx.commit().map_err(db_err)?;
         }
-        tx.execute(
-            "INSERT OR REPLACE INTO idempotency_keys
-                 (access_key_id, endpoint, key, body_digest, received_at, token)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            params![
-                scope.access_key_id,
-                scope.endpoint,
-                scope.key,
-                body_digest,
-                now.millis(),
-                token.0
-            ],
-        )
-        .map_err(db_err)?;
-        tx.commit().map_err(db_err)?;
-        Ok(Claim::Claimed)
+        Ok(claim)
     }
 
     fn complete(
@@ -149,21 +105,7 @@ impl IdempotencyStore for SqliteIdempotencyStore {
         token: &ClaimToken,
         response: &StoredResponse,
     ) -> Result<(), IdempotencyStoreError> {
-        lock(&self.completions)
-            .execute(
-                "UPDATE idempotency_keys SET status = ?5, content_type = ?6, body = ?7
-                 WHERE access_key_id = ?1 AND endpoint = ?2 AND key = ?3 AND token = ?4
-                   AND status IS NULL",
-                params![
-                    scope.access_key_id,
-                    scope.endpoint,
-                    scope.key,
-                    token.0,
-                    response.status,
-                    response.content_type,
-                    response.body
-                ],
-            )
+        idempotency::complete(Sqlite(&lock(&self.completions)), scope, token, response)
             .map_err(db_err)?;
         Ok(())
     }
@@ -173,14 +115,7 @@ impl IdempotencyStore for SqliteIdempotencyStore {
         scope: &IdempotencyScope,
         token: &ClaimToken,
     ) -> Result<(), IdempotencyStoreError> {
-        lock(&self.claims)
-            .execute(
-                "DELETE FROM idempotency_keys
-                 WHERE access_key_id = ?1 AND endpoint = ?2 AND key = ?3 AND token = ?4
-                   AND status IS NULL",
-                params![scope.access_key_id, scope.endpoint, scope.key, token.0],
-            )
-            .map_err(db_err)?;
+        idempotency::release(Sqlite(&lock(&self.claims)), scope, token).map_err(db_err)?;
         Ok(())
     }
 }

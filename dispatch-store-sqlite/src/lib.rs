@@ -15,13 +15,14 @@ mod connection;
 mod gazetteer;
 pub mod idempotency;
 mod migrations;
-mod repo;
+mod sql;
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::Mutex;
 use std::time::Instant;
 
 use dispatch_core::ports::store::{Store, StoreError, StoreTx};
+use dispatch_store_sql::OutboxObservers;
 use rusqlite::Connection;
 
 pub use gazetteer::SqliteGazetteer;
@@ -45,11 +46,8 @@ pub struct SqliteStore {
     /// still arbitrates between processes (`seed` next to `serve`).
     write_gate: Mutex<()>,
     /// Told after every commit of this process that appended outbox events.
-    outbox_observers: RwLock<Vec<OutboxObserver>>,
+    outbox_observers: OutboxObservers,
 }
-
-/// Called after a commit that appended outbox events.
-type OutboxObserver = Arc<dyn Fn() + Send + Sync>;
 
 impl std::fmt::Debug for SqliteStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -69,7 +67,7 @@ impl SqliteStore {
             path,
             idle: Mutex::new(vec![conn]),
             write_gate: Mutex::new(()),
-            outbox_observers: RwLock::new(Vec::new()),
+            outbox_observers: OutboxObservers::default(),
         })
     }
 
@@ -82,17 +80,14 @@ impl SqliteStore {
     /// a rolled-back one), on the committing thread: how the webhook worker of `serve` hears of
     /// new events at once. Commits of other processes are not seen; their reader has to poll.
     pub fn on_outbox_commit(&self, observer: impl Fn() + Send + Sync + 'static) {
-        self.outbox_observers
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(Arc::new(observer));
+        self.outbox_observers.add(observer);
     }
 
     /// The schema version after migrations (the number of applied migrations).
     pub fn schema_version(&self) -> Result<u32, StoreError> {
         self.with_connection(|c| {
             c.query_row("PRAGMA user_version", [], |r| r.get(0))
-                .map_err(repo::db_err)
+                .map_err(sql::db_err)
         })
     }
 
@@ -123,8 +118,8 @@ impl SqliteStore {
     ) -> Result<(), StoreError> {
         self.with_connection(|conn| {
             let started = Instant::now();
-            conn.execute_batch(begin).map_err(repo::db_err)?;
-            let result = work(&mut repo::Db(conn));
+            conn.execute_batch(begin).map_err(sql::db_err)?;
+            let result = work(&mut dispatch_store_sql::Db(sql::Sqlite(conn)));
             let kind = if begin == BEGIN_WRITE {
                 "write"
             } else {
@@ -136,11 +131,11 @@ impl SqliteStore {
                     Ok(()) => Ok(()),
                     Err(e) => {
                         let _ = conn.execute_batch("ROLLBACK");
-                        Err(repo::db_err(e))
+                        Err(sql::db_err(e))
                     }
                 },
                 Err(e) => {
-                    conn.execute_batch("ROLLBACK").map_err(repo::db_err)?;
+                    conn.execute_batch("ROLLBACK").map_err(sql::db_err)?;
                     Err(e)
                 }
             };
@@ -160,27 +155,13 @@ impl Store for SqliteStore {
         &self,
         work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
-        let enclosing = repo::outbox::take_appended();
-        let result = {
+        self.outbox_observers.write(|| {
             let waiting = Instant::now();
             let _gate = self.write_gate.lock().unwrap_or_else(|e| e.into_inner());
             metrics::histogram!("dispatch_db_write_wait_seconds")
                 .record(waiting.elapsed().as_secs_f64());
             self.run(BEGIN_WRITE, work)
-        };
-        let appended = repo::outbox::take_appended();
-        repo::outbox::set_appended(enclosing);
-        if result.is_ok() && appended {
-            for observer in self
-                .outbox_observers
-                .read()
-                .unwrap_or_else(|e| e.into_inner())
-                .iter()
-            {
-                observer();
-            }
-        }
-        result
+        })
     }
 
     fn run_read(

@@ -4,7 +4,7 @@
 use dispatch_core::ports::store::StoreError;
 use rusqlite::Connection;
 
-use crate::repo::db_err;
+use crate::sql::db_err;
 
 /// The migrations, in order.
 const MIGRATIONS: &[&str] = &[

@@ -109,10 +109,16 @@ pub enum LogFormat {
     Json,
 }
 
+/// Caps the PostgreSQL client's own log (statements with their parameters) at info.
+const QUIET_SQL: &str = "tokio_postgres=info";
+
 /// Logs go to stderr: stdout carries only the lines scripts read.
 pub fn init_tracing(format: LogFormat) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"))
+        // The PostgreSQL client logs every statement with its parameters at debug: request
+        // bodies, key digests, webhook passwords. Never, whatever RUST_LOG asks.
+        .add_directive(QUIET_SQL.parse().expect("a valid directive"));
     let logs = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr);

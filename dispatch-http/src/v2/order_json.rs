@@ -1,14 +1,13 @@
 //! Wire helpers shared by the customer and order resources: reading the small write objects
-//! (time windows, capacity entries, custom-field values), refusing unknown properties, and
-//! rendering the read shapes of capacities and custom fields.
+//! (time windows, capacity entries, custom-field values) and rendering the read shapes of
+//! capacities and custom fields.
 
-use dispatch_core::error::{IssueCode, PathSegment, ValidationErrors, ValidationIssue};
+use dispatch_core::error::{IssueCode, ValidationErrors, ValidationIssue};
 use dispatch_core::model::order_fields::{
     CapacityAmount, CapacityInput, Catalog, CustomFieldInput, CustomFieldValue, Sent,
     TimeWindowInput,
 };
 use dispatch_core::patch::Patch;
-use serde_json::{Map, Value};
 
 use super::shapes::{CapacityEntry, CustomFieldEntry, Num};
 use super::wire::Reader;
@@ -36,30 +35,6 @@ pub fn value<T>(p: Patch<T>) -> Option<T> {
     match p {
         Patch::Value(v) => Some(v),
         _ => None,
-    }
-}
-
-/// Reports every property of `obj` that is neither `allowed` nor `ignored` (read-only fields
-/// a client may send back unchanged).
-pub fn unknown_properties(
-    obj: &Map<String, Value>,
-    allowed: &[&str],
-    ignored: &[&str],
-    prefix: &[PathSegment],
-    errors: &mut ValidationErrors,
-) {
-    for key in obj.keys() {
-        if !allowed.contains(&key.as_str()) && !ignored.contains(&key.as_str()) {
-            let mut path = prefix.to_vec();
-            path.push(key.as_str().into());
-            errors.push(ValidationIssue::new(
-                IssueCode::UnrecognizedKeys,
-                path,
-                "a known property",
-                key.as_str(),
-                format!("unrecognised property `{key}`"),
-            ));
-        }
     }
 }
 

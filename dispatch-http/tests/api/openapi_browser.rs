@@ -3,6 +3,8 @@
 //! render the document's operations and its Authorize button under the page's
 //! Content-Security-Policy: assets from anywhere else would leave the page empty.
 
+use std::path::Path;
+
 use axum::response::Html;
 use axum::routing::get;
 use serde_json::{json, Value};
@@ -17,28 +19,7 @@ async fn the_docs_page_renders_the_document_in_headless_chromium() {
         return;
     };
     let app = TestApp::new();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let router = app.router.clone();
-    let server = tokio::spawn(async move { axum::serve(listener, router).await });
-    let profile = tempfile::tempdir().unwrap();
-    let url = format!("http://{addr}/docs");
-    let dom = tokio::task::spawn_blocking(move || {
-        run_chromium(
-            &browser,
-            profile.path(),
-            (1280, 1024),
-            &url,
-            &[
-                "--proxy-server=http://127.0.0.1:9",
-                "--virtual-time-budget=15000",
-                "--dump-dom",
-            ],
-        )
-    })
-    .await
-    .unwrap();
-    server.abort();
+    let dom = dump_dom(&browser, app.router.clone(), "/docs", 15_000).await;
     for expected in [
         "dispatch v2",
         "/vehicles/{id}",
@@ -79,30 +60,10 @@ async fn a_newcomer_authorises_in_docs_and_tries_a_real_call() {
     let page = HARNESS
         .replace("__KEY__", &app.north())
         .replace("__OPERATION__", &operation);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
     let router = axum::Router::new()
         .route("/harness", get(move || async move { Html(page) }))
         .merge(app.router.clone());
-    let server = tokio::spawn(async move { axum::serve(listener, router).await });
-    let profile = tempfile::tempdir().unwrap();
-    let url = format!("http://{addr}/harness");
-    let dom = tokio::task::spawn_blocking(move || {
-        run_chromium(
-            &browser,
-            profile.path(),
-            (1280, 1024),
-            &url,
-            &[
-                "--proxy-server=http://127.0.0.1:9",
-                "--virtual-time-budget=60000",
-                "--dump-dom",
-            ],
-        )
-    })
-    .await
-    .unwrap();
-    server.abort();
+    let dom = dump_dom(&browser, router, "/harness", 60_000).await;
     let report = harness_report(&dom);
     assert!(
         report.get("error").is_none(),
@@ -124,6 +85,33 @@ async fn a_newcomer_authorises_in_docs_and_tries_a_real_call() {
         curl.contains("x-access-key") && curl.contains(&app.north()),
         "the call carried the key: {curl}"
     );
+}
+
+/// Serves `router` on a loopback port and returns the DOM headless Chromium ends with on
+/// `path`, every address but this server behind a dead proxy, after `budget_ms` of virtual time.
+async fn dump_dom(browser: &Path, router: axum::Router, path: &str, budget_ms: u32) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}{path}", listener.local_addr().unwrap());
+    let server = tokio::spawn(async move { axum::serve(listener, router).await });
+    let browser = browser.to_owned();
+    let dom = tokio::task::spawn_blocking(move || {
+        let profile = tempfile::tempdir().unwrap();
+        run_chromium(
+            &browser,
+            profile.path(),
+            (1280, 1024),
+            &url,
+            &[
+                "--proxy-server=http://127.0.0.1:9",
+                &format!("--virtual-time-budget={budget_ms}"),
+                "--dump-dom",
+            ],
+        )
+    })
+    .await
+    .unwrap();
+    server.abort();
+    dom
 }
 
 /// What the harness wrote into `<pre id="report">`, as JSON.

@@ -1,0 +1,24 @@
+//! dispatch-store-sql: the repository layer of dispatch's SQL stores, written once.
+//!
+//! Every repository trait of `dispatch-core`'s store port is implemented here on [`Db`], generic
+//! over [`sql::Connection`]: a small rusqlite-shaped interface (prepare, execute, query a row,
+//! map rows; typed parameters and columns through [`sql::Val`]). `dispatch-store-sqlite`
+//! implements it over rusqlite and `dispatch-store-postgres` over the postgres client; each
+//! store crate keeps only what is really its own: connections and their pool, migrations,
+//! transactions (isolation, locks), and where idempotency claims run. [`idempotency`] holds the
+//! claim statements and [`OutboxObservers`] the commit notifications both stores use.
+//!
+//! The SQL is SQLite's, with `?N` placeholders. Where PostgreSQL needs another spelling
+//! (`RETURNING` aside, which both accept: upserts that SQLite writes `INSERT OR ...`, boolean
+//! literals, casts of untyped parameters, string aggregation, sequences, row locks), the
+//! statement is chosen by [`sql::Connection::DIALECT`] at the point of use.
+
+#![warn(missing_docs)]
+
+pub mod idempotency;
+mod observers;
+pub mod repo;
+pub mod sql;
+
+pub use observers::OutboxObservers;
+pub use repo::{db_err, Db, Sql};

@@ -1,0 +1,59 @@
+//! Repository implementations, one file per aggregate, all on [`Db`]: a connection inside an
+//! open transaction, of either store.
+
+mod customers;
+mod driver;
+mod leases;
+mod notifications;
+mod order_codec;
+mod order_rows;
+mod orders;
+mod organisation;
+pub mod outbox;
+mod plans;
+mod pod;
+mod questionnaires;
+mod reference;
+mod route_log;
+mod routes;
+mod vehicle;
+
+use crate::sql::Connection;
+use dispatch_core::ports::store::StoreError;
+use dispatch_core::time::{TimeOfDay, Timestamp};
+
+/// A connection with an open transaction; the repository traits are implemented on it, and
+/// with every one of them it is the store's `StoreTx`.
+pub struct Db<C: Connection>(pub C);
+
+/// Maps an error: integrity constraint violations are conflicts, the rest backend failures.
+pub fn db_err(e: crate::sql::Error) -> StoreError {
+    match e {
+        crate::sql::Error::Constraint(_) => StoreError::Conflict(e.to_string()),
+        e => StoreError::Backend(e.to_string()),
+    }
+}
+
+/// `?`-friendly conversion of [`crate::sql`] results.
+pub trait Sql<T> {
+    /// The result with the error mapped by [`db_err`].
+    fn st(self) -> Result<T, StoreError>;
+}
+
+impl<T> Sql<T> for Result<T, crate::sql::Error> {
+    fn st(self) -> Result<T, StoreError> {
+        self.map_err(db_err)
+    }
+}
+
+/// A stored millisecond timestamp.
+pub fn ts(millis: i64) -> Timestamp {
+    Timestamp::from_millis(millis)
+}
+
+/// A stored time of day (minutes after midnight), `None` when null or out of range.
+pub fn tod(minutes: Option<i64>) -> Option<TimeOfDay> {
+    minutes
+        .and_then(|m| u32::try_from(m).ok())
+        .and_then(TimeOfDay::from_minutes)
+}

@@ -1,0 +1,357 @@
+//! Routes and their stops (with the orders each stop serves).
+
+use crate::sql::{params, Connection, OptionalExtension, Row, Statement};
+use dispatch_core::model::order::Side;
+use dispatch_core::model::organisation::DepotScope;
+use dispatch_core::model::route::{NewRoute, Route, RouteTiming};
+use dispatch_core::model::stop::{Stop, StopVisit};
+use dispatch_core::paging::{Cursor, Page, PageRequest};
+use dispatch_core::ports::store::{RouteRepo, RouteSummary, StoreError};
+use dispatch_core::time::{Date, Timestamp};
+
+use super::order_rows::{corrupt, keyset};
+use super::{ts, Db, Sql};
+
+const ROUTE_COLUMNS: &str = "r.id, r.depot_id, r.plan_id, r.solution_id, r.name, r.dispatched, \
+     r.is_locked, r.date, r.vehicle_id, r.start_time, r.end_time, r.total_time, r.travel_time, \
+     r.operation_time, r.planned_distance, r.actual_distance, r.started_ts, r.completed_ts, \
+     r.created, r.updated";
+
+fn date(text: &str) -> Result<Date, StoreError> {
+    Date::parse(text).ok_or_else(|| corrupt("date"))
+}
+
+fn route_row(r: &Row<'_>) -> crate::sql::Result<(Route, String)> {
+    let route = Route {
+        id: r.get(0)?,
+        depot_id: r.get(1)?,
+        plan_id: r.get(2)?,
+        solution_id: r.get(3)?,
+        name: r.get(4)?,
+        dispatched: r.get(5)?,
+        is_locked: r.get(6)?,
+        date: Date::from_ymd(1970, 1, 1).expect("a real date"),
+        vehicle_id: r.get(8)?,
+        timing: RouteTiming {
+            start_time_s: r.get(9)?,
+            end_time_s: r.get(10)?,
+            total_time_s: r.get(11)?,
+            travel_time_s: r.get(12)?,
+            operation_time_s: r.get(13)?,
+            distance_m: r.get(14)?,
+        },
+        actual_distance_m: r.get(15)?,
+        started_ts: r.get::<_, Option<i64>>(16)?.map(ts),
+        completed_ts: r.get::<_, Option<i64>>(17)?.map(ts),
+        created: ts(r.get(18)?),
+        updated: ts(r.get(19)?),
+    };
+    Ok((route, r.get(7)?))
+}
+
+fn dated((mut route, text): (Route, String)) -> Result<Route, StoreError> {
+    route.date = date(&text)?;
+    Ok(route)
+}
+
+impl<C: Connection> Db<C> {
+    /// The depot's routes matching `clause` (over `routes r`), decoded.
+    pub(super) fn routes_where(
+        &self,
+        clause: &str,
+        values: &[&dyn crate::sql::ToSql],
+    ) -> Result<Vec<Route>, StoreError> {
+        let mut stmt = self
+            .0
+            .prepare_cached(&format!(
+                "SELECT {ROUTE_COLUMNS} FROM routes r WHERE {clause}"
+            ))
+            .st()?;
+        let rows = stmt
+            .query_map(values, route_row)
+            .st()?
+            .collect::<Result<Vec<_>, _>>()
+            .st()?;
+        rows.into_iter().map(dated).collect()
+    }
+
+    fn stop_orders(&self, stop_id: i64) -> Result<Vec<i64>, StoreError> {
+        let mut stmt = self
+            .0
+            .prepare_cached("SELECT order_id FROM stop_orders WHERE stop_id = ?1 ORDER BY position")
+            .st()?;
+        let ids = stmt
+            .query_map([stop_id], |r| r.get(0))
+            .st()?
+            .collect::<Result<Vec<i64>, _>>()
+            .st()?;
+        Ok(ids)
+    }
+}
+
+impl<C: Connection> RouteRepo for Db<C> {
+    fn insert_route(
+        &mut self,
+        scope: DepotScope,
+        route: &NewRoute,
+        now: Timestamp,
+    ) -> Result<Route, StoreError> {
+        let t = route.timing;
+        let id: i64 = self.0
+            .prepare_cached(
+                "INSERT INTO routes (depot_id, plan_id, solution_id, name, date, vehicle_id, start_time, \
+                 end_time, total_time, travel_time, operation_time, planned_distance, created, updated) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?13) RETURNING id",
+            )
+            .st()?
+            .query_row(params![
+                scope.depot_id,
+                route.plan_id,
+                route.solution_id,
+                route.name,
+                route.date.to_string(),
+                route.vehicle_id,
+                t.start_time_s,
+                t.end_time_s,
+                t.total_time_s,
+                t.travel_time_s,
+                t.operation_time_s,
+                t.distance_m,
+                now.millis()
+            ], |r| r.get(0))
+            .st()?;
+        Ok(route.stored(id, scope.depot_id, now))
+    }
+
+    fn get_route(&mut self, scope: DepotScope, id: i64) -> Result<Option<Route>, StoreError> {
+        Ok(self
+            .routes_where("r.depot_id = ?1 AND r.id = ?2", &[&scope.depot_id, &id])?
+            .pop())
+    }
+
+    fn update_route(&mut self, scope: DepotScope, route: &Route) -> Result<bool, StoreError> {
+        let t = route.timing;
+        let n = self
+            .0
+            .prepare_cached(
+                "UPDATE routes SET name = ?3, dispatched = ?4, is_locked = ?5, vehicle_id = ?6, \
+                 start_time = ?7, end_time = ?8, total_time = ?9, travel_time = ?10, operation_time = ?11, \
+                 planned_distance = ?12, actual_distance = ?13, started_ts = ?14, completed_ts = ?15, \
+                 updated = ?16 WHERE depot_id = ?1 AND id = ?2",
+            )
+            .st()?
+            .execute(params![
+                scope.depot_id,
+                route.id,
+                route.name,
+                route.dispatched,
+                route.is_locked,
+                route.vehicle_id,
+                t.start_time_s,
+                t.end_time_s,
+                t.total_time_s,
+                t.travel_time_s,
+                t.operation_time_s,
+                t.distance_m,
+                route.actual_distance_m,
+                route.started_ts.map(|x| x.millis()),
+                route.completed_ts.map(|x| x.millis()),
+                route.updated.millis()
+            ])
+            .st()?;
+        Ok(n == 1)
+    }
+
+    fn list_routes(
+        &mut self,
+        scope: DepotScope,
+        page: &PageRequest,
+    ) -> Result<Page<RouteSummary>, StoreError> {
+        let mut conditions = vec!["depot_id = ?"];
+        let mut values: Vec<Box<dyn crate::sql::ToSql>> = vec![Box::new(scope.depot_id)];
+        keyset(page, "", &mut conditions, &mut values);
+        let sql = format!(
+            "SELECT {ROUTE_COLUMNS}, (SELECT count(*) FROM stops s WHERE s.route_id = r.id) \
+             FROM (SELECT * FROM routes WHERE {} ORDER BY updated DESC, id DESC LIMIT {}) r \
+             ORDER BY r.updated DESC, r.id DESC",
+            conditions.join(" AND "),
+            page.limit + 1
+        );
+        let mut stmt = self.0.prepare_cached(&sql).st()?;
+        let rows = stmt
+            .query_map(crate::sql::params_from_iter(values.iter()), |r| {
+                Ok((route_row(r)?, r.get::<_, u32>(20)?))
+            })
+            .st()?
+            .collect::<Result<Vec<_>, _>>()
+            .st()?;
+        let mut items = rows
+            .into_iter()
+            .map(|(row, stops)| {
+                Ok(RouteSummary {
+                    route: dated(row)?,
+                    stops,
+                })
+            })
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        let more = items.len() > page.limit;
+        items.truncate(page.limit);
+        let next = more.then(|| {
+            let last = &items.last().expect("a full page").route;
+            Cursor {
+                updated: last.updated,
+                id: last.id,
+            }
+        });
+        Ok(Page { items, next })
+    }
+
+    fn routes_of_plan(
+        &mut self,
+        scope: DepotScope,
+        plan_id: i64,
+    ) -> Result<Vec<Route>, StoreError> {
+        self.routes_where(
+            "r.depot_id = ?1 AND r.plan_id = ?2 ORDER BY r.id",
+            &[&scope.depot_id, &plan_id],
+        )
+    }
+
+    fn routes_of_order(
+        &mut self,
+        scope: DepotScope,
+        order_id: i64,
+    ) -> Result<Vec<Route>, StoreError> {
+        self.routes_where(
+            "r.depot_id = ?1 AND r.id IN (SELECT s.route_id FROM stop_orders so \
+             JOIN stops s ON s.id = so.stop_id WHERE so.order_id = ?2) ORDER BY r.id",
+            &[&scope.depot_id, &order_id],
+        )
+    }
+
+    fn list_stops(&mut self, scope: DepotScope, route_id: i64) -> Result<Vec<Stop>, StoreError> {
+        type StopRow = (Stop, String, String, String);
+        let mut stmt = self
+            .0
+            .prepare_cached(
+                "SELECT id, route_id, sequence, side, lat, lng, address, postcode, phone, arrival_date, \
+                 arrival, departure_date, departure, planned_distance, completed_ts, created \
+                 FROM stops WHERE depot_id = ?1 AND route_id = ?2 ORDER BY sequence",
+            )
+            .st()?;
+        let rows: Vec<StopRow> = stmt
+            .query_map(params![scope.depot_id, route_id], |r| {
+                let placeholder = Date::from_ymd(1970, 1, 1).expect("a real date");
+                Ok((
+                    Stop {
+                        id: r.get(0)?,
+                        route_id: r.get(1)?,
+                        sequence: r.get(2)?,
+                        visit: StopVisit {
+                            order_ids: Vec::new(),
+                            side: Side::Delivery,
+                            lat: r.get(4)?,
+                            lng: r.get(5)?,
+                            address: r.get(6)?,
+                            postcode: r.get(7)?,
+                            phone: r.get(8)?,
+                            arrival_date: placeholder,
+                            arrival_s: r.get(10)?,
+                            departure_date: placeholder,
+                            departure_s: r.get(12)?,
+                            planned_distance_m: r.get(13)?,
+                        },
+                        actual_completed_ts: r.get::<_, Option<i64>>(14)?.map(ts),
+                        created: ts(r.get(15)?),
+                    },
+                    r.get(3)?,
+                    r.get(9)?,
+                    r.get(11)?,
+                ))
+            })
+            .st()?
+            .collect::<Result<Vec<_>, _>>()
+            .st()?;
+        rows.into_iter()
+            .map(|(mut stop, side, arrival, departure)| {
+                stop.visit.side = Side::parse(&side).ok_or_else(|| corrupt("stop side"))?;
+                stop.visit.arrival_date = date(&arrival)?;
+                stop.visit.departure_date = date(&departure)?;
+                stop.visit.order_ids = self.stop_orders(stop.id)?;
+                Ok(stop)
+            })
+            .collect()
+    }
+
+    fn replace_stops(
+        &mut self,
+        scope: DepotScope,
+        route_id: i64,
+        visits: &[StopVisit],
+        now: Timestamp,
+    ) -> Result<Vec<Stop>, StoreError> {
+        let exists: Option<i64> = self
+            .0
+            .prepare_cached("SELECT id FROM routes WHERE depot_id = ?1 AND id = ?2")
+            .st()?
+            .query_row(params![scope.depot_id, route_id], |r| r.get(0))
+            .optional()
+            .st()?;
+        if exists.is_none() {
+            return Err(StoreError::Backend(format!(
+                "route {route_id} is not in the depot"
+            )));
+        }
+        self.0
+            .prepare_cached("DELETE FROM stops WHERE route_id = ?1")
+            .st()?
+            .execute([route_id])
+            .st()?;
+        let mut out = Vec::with_capacity(visits.len());
+        for (sequence, v) in visits.iter().enumerate() {
+            let stop_id: i64 = self.0
+                .prepare_cached(
+                    "INSERT INTO stops (depot_id, route_id, sequence, side, lat, lng, address, postcode, \
+                     phone, arrival_date, arrival, departure_date, departure, planned_distance, created) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) RETURNING id",
+                )
+                .st()?
+                .query_row(params![
+                    scope.depot_id,
+                    route_id,
+                    sequence as i64,
+                    v.side.as_str(),
+                    v.lat,
+                    v.lng,
+                    v.address,
+                    v.postcode,
+                    v.phone,
+                    v.arrival_date.to_string(),
+                    v.arrival_s,
+                    v.departure_date.to_string(),
+                    v.departure_s,
+                    v.planned_distance_m,
+                    now.millis()
+                ], |r| r.get(0))
+                .st()?;
+            for (position, order_id) in v.order_ids.iter().enumerate() {
+                self.0
+                    .prepare_cached(
+                        "INSERT INTO stop_orders (stop_id, order_id, position) VALUES (?1, ?2, ?3)",
+                    )
+                    .st()?
+                    .execute(params![stop_id, order_id, position as i64])
+                    .st()?;
+            }
+            out.push(Stop {
+                id: stop_id,
+                route_id,
+                sequence: sequence as u32,
+                visit: v.clone(),
+                actual_completed_ts: None,
+                created: now,
+            });
+        }
+        Ok(out)
+    }
+}
