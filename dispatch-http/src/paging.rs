@@ -31,6 +31,7 @@ use dispatch_core::time::{Timestamp, UpdatedAtMin};
 use serde::{Deserialize, Serialize};
 
 use crate::error::ApiError;
+use crate::extract::no_nul;
 use crate::public_url::PublicUrl;
 
 /// Rows per page when `limit` is absent or unusable; also the maximum.
@@ -127,6 +128,14 @@ impl PageParams {
                 Some(cursor)
             }
         };
+        // A filter reaches the store as text, which may not hold NUL (see `no_nul`); one inside
+        // a crafted `page_info` is refused at the name it carries.
+        if let Some((name, _)) = filters
+            .iter()
+            .find(|(n, v)| n.contains('\0') || v.contains('\0'))
+        {
+            return Err(no_nul::refused(vec![name.as_str().into()]));
+        }
         let updated_at_min = filters
             .iter()
             .find(|(n, _)| n == UPDATED_AT_MIN)

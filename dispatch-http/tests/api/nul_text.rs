@@ -93,7 +93,37 @@ async fn a_nul_in_a_path_parameter_is_refused_at_its_name() {
         .ok();
 }
 
-/// Query values are parsed into typed values (times, numbers, cursors, UUIDs) before any
+/// A list filter reaches the store as text: one holding NUL (name or value) is refused at the
+/// name it was sent under, on every store, and so is one carried inside a `page_info`.
+#[tokio::test]
+async fn a_nul_in_a_list_filter_is_refused_at_its_name() {
+    use base64::Engine;
+    let app = TestApp::new();
+    post_orders(&app, vec![order("A")]).await;
+    let crafted = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .encode(br#"{"v":1,"u":0,"i":0,"f":[["order_number","A\u0000"]]}"#);
+    for (path, param) in [
+        (
+            "/v2/orders?order_number=%BC%96%34%74%88%00%E5",
+            "order_number",
+        ),
+        ("/v2/orders?order_number=A%00", "order_number"),
+        ("/v2/orders?status=%00", "status"),
+        ("/v2/orders?x%00=1", "x\u{0}"),
+        ("/v2/customers?name=%00", "name"),
+    ] {
+        let r = app.get(path, &app.north()).await;
+        assert_eq!(r.invalid_paths(), [param], "{path}");
+    }
+    let r = app
+        .get(&format!("/v2/orders?page_info={crafted}"), &app.north())
+        .await;
+    assert_eq!(r.invalid_paths(), ["order_number"]);
+    let listed = app.get("/v2/orders?order_number=A", &app.north()).await;
+    assert_eq!(listed.ok()["orders"].as_array().unwrap().len(), 1);
+}
+
+/// Other query values are parsed into typed values (times, numbers, cursors, UUIDs) before any
 /// store call: a NUL is refused or names nothing, alike on both stores.
 #[tokio::test]
 async fn a_nul_in_a_query_value_is_answered_alike_on_every_store() {
