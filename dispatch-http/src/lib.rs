@@ -129,7 +129,7 @@ pub fn app_with(state: AppState, options: &AppOptions) -> Router {
         .route("/healthz", get(healthz))
         .nest("/v2", api)
         .merge(openapi::routes())
-        .nest("/driver", driver::router(state.clone(), &layers));
+        .merge(driver::router(state.clone(), &layers));
     if !options.metrics_elsewhere {
         routes = routes.route("/metrics", get(observability::metrics));
     }

@@ -83,30 +83,47 @@ async fn the_document_validates_against_the_openapi_3_1_schema() {
     assert!(!validator.is_valid(&broken));
 }
 
-/// The `/v2` paths the router serves: the registrations it is built from (`v2::api()`; a
-/// route can join it only through `ApiRoutes`, which takes handlers with their
+/// The operations of a path item (its other members, such as `servers`, aside).
+fn operations_of(item: &Value) -> impl Iterator<Item = (&String, &Value)> {
+    item.as_object()
+        .unwrap()
+        .iter()
+        .filter(|(key, _)| ["get", "put", "post", "delete", "patch"].contains(&key.as_str()))
+}
+
+/// Every path the router serves through the documented groups (`/v2`, the driver API, the
+/// tracking page), in full: the registrations it is built from (`openapi::groups()`; a route
+/// can join them only through `ApiRoutes`, which takes handlers with their
 /// `#[utoipa::path]`), not a hand-written list.
 fn served_paths() -> BTreeSet<String> {
-    let mut paths: BTreeSet<String> = dispatch_http::v2::api()
-        .served_paths()
-        .into_iter()
-        .collect();
-    // The document itself, served beside the API routes (without a key).
-    paths.insert(dispatch_http::openapi::DOCUMENT_PATH.to_owned());
-    paths
+    dispatch_http::openapi::served_paths().into_iter().collect()
+}
+
+/// The document's paths in full: each under its server (`/v2`, or `/` for the driver and
+/// tracking paths), as "Try it out" and client generators call them.
+fn documented_paths(doc: &Value) -> BTreeSet<String> {
+    doc["paths"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(|key| format!("{}{key}", contract::server_base(doc, key)))
+        .collect()
 }
 
 #[tokio::test]
 async fn every_route_the_router_serves_is_documented_and_nothing_else() {
     let app = TestApp::new();
     let doc = served_document(&app).await;
-    let documented: BTreeSet<String> = doc["paths"].as_object().unwrap().keys().cloned().collect();
+    let documented = documented_paths(&doc);
     let served = served_paths();
-    assert!(served.len() > 40, "{served:?}");
+    assert!(served.len() > 60, "{served:?}");
+    assert!(served.contains("/driver/me") && served.contains("/track/{token}"));
     assert_eq!(served, documented, "paths served vs documented");
-    // Methods: a documented one reaches the route (401 without a key, 200 for the document),
-    // an undocumented one gets the router's 405.
-    for path in &documented {
+    // Methods: a documented one reaches the route (401 without a key or credential, 200 for
+    // the document, the tracking page's 404 for an unknown token), an undocumented one gets
+    // the router's 405.
+    for key in doc["paths"].as_object().unwrap().keys() {
+        let path = format!("{}{key}", contract::server_base(&doc, key));
         let concrete = path
             .replace("{status}", "RETURNED")
             .replace("{order_number}", "A-1");
@@ -118,14 +135,21 @@ async fn every_route_the_router_serves_is_documented_and_nothing_else() {
         for method in ["get", "put", "post", "delete", "patch"] {
             let request = Request::builder()
                 .method(method.to_uppercase().as_str())
-                .uri(format!("/v2{concrete}"))
+                .uri(concrete.as_str())
                 .body(Body::empty())
                 .unwrap();
-            let status = app.send(request).await.status.as_u16();
-            let documented = doc["paths"][path].get(method).is_some();
+            // Not through `app.send`: the tracking page answers HTML.
+            let status = tower::ServiceExt::oneshot(app.router.clone(), request)
+                .await
+                .unwrap()
+                .status()
+                .as_u16();
+            let documented = doc["paths"][key].get(method).is_some();
             if documented {
+                let public = (path == "/v2/openapi.json" && status == 200)
+                    || (path == "/track/{token}" && status == 404);
                 assert!(
-                    status == 401 || (status == 200 && method == "get"),
+                    status == 401 || (public && method == "get"),
                     "{method} {path}: {status}"
                 );
             } else {
@@ -135,19 +159,50 @@ async fn every_route_the_router_serves_is_documented_and_nothing_else() {
     }
 }
 
+/// "Try it out" and generated clients call a path at its server: the driver and tracking paths
+/// carry their own (`/`), so they are not sent under `/v2`; the `/v2` ones use the document's.
+#[tokio::test]
+async fn paths_outside_v2_carry_the_server_they_are_served_at() {
+    let app = TestApp::new();
+    let doc = served_document(&app).await;
+    assert_eq!(doc["servers"][0]["url"], "/v2");
+    for (key, item) in doc["paths"].as_object().unwrap() {
+        let own = item["servers"][0]["url"].as_str();
+        if key.starts_with("/driver/") || key.starts_with("/track/") {
+            assert_eq!(own, Some("/"), "{key}");
+        } else {
+            assert_eq!(own, None, "{key}");
+        }
+    }
+    // Served where documented: the driver API answers its own 401 at /driver/me, and nothing
+    // is served at /v2/driver/me.
+    let r = app.call(Method::GET, "/driver/me", None, None).await;
+    assert_eq!(r.status, 401, "{:#}", r.body);
+    let r = app.call(Method::GET, "/v2/driver/me", None, None).await;
+    assert_eq!(r.status, 404, "{:#}", r.body);
+}
+
 #[tokio::test]
 async fn every_operation_names_its_errors_headers_and_tier() {
     let app = TestApp::new();
     let doc = served_document(&app).await;
     let mut operations = 0;
     for (path, item) in doc["paths"].as_object().unwrap() {
-        for (method, op) in item.as_object().unwrap() {
+        for (method, op) in operations_of(item) {
             operations += 1;
             let params = op["parameters"].to_string();
             assert!(
                 params.contains("#/components/parameters/Features"),
                 "{method} {path}"
             );
+            if path == "/track/{token}" {
+                // Public, and HTML whatever the outcome: no key, no envelope, no tier.
+                assert_eq!(op["security"], json!([]));
+                for response in op["responses"].as_object().unwrap().values() {
+                    assert!(response["content"]["text/html"].is_object(), "{response}");
+                }
+                continue;
+            }
             assert!(op["responses"]["default"].is_object(), "{method} {path}");
             if path == "/openapi.json" {
                 assert_eq!(op["security"], json!([]));
@@ -155,6 +210,22 @@ async fn every_operation_names_its_errors_headers_and_tier() {
             }
             assert!(op["responses"]["401"].is_object(), "{method} {path}");
             assert!(op["x-rate-limit-tier"].is_string(), "{method} {path}");
+            let driver = path.starts_with("/driver/");
+            let scheme = if driver {
+                "driverCredential"
+            } else {
+                "accessKey"
+            };
+            let security = if driver {
+                &op["security"]
+            } else {
+                &doc["security"]
+            };
+            assert_eq!(security, &json!([{ scheme: [] }]), "{method} {path}");
+            assert!(
+                driver || op.get("security").is_none(),
+                "{method} {path} overrides the key"
+            );
             let idempotent = dispatch_http::middleware::idempotency::IDEMPOTENT_ENDPOINTS
                 .contains(&path.trim_end_matches('/'))
                 && method == "post";
@@ -165,18 +236,20 @@ async fn every_operation_names_its_errors_headers_and_tier() {
             );
         }
     }
-    assert!(operations > 50, "{operations}");
+    assert!(operations > 70, "{operations}");
     let mut ids = BTreeSet::new();
     for item in doc["paths"].as_object().unwrap().values() {
-        for op in item.as_object().unwrap().values() {
+        for (_, op) in operations_of(item) {
             let id = op["operationId"].as_str().expect("an operationId");
             assert!(ids.insert(id.to_owned()), "operationId {id} is not unique");
         }
     }
-    assert_eq!(
-        doc["components"]["securitySchemes"]["accessKey"]["name"],
-        "x-access-key"
-    );
+    for scheme in ["accessKey", "driverCredential"] {
+        assert_eq!(
+            doc["components"]["securitySchemes"][scheme]["name"],
+            "x-access-key"
+        );
+    }
     let envelope = &doc["components"]["schemas"]["Envelope"];
     assert_eq!(
         envelope["required"],
@@ -282,7 +355,7 @@ async fn every_body_is_typed_except_the_solver_problem() {
     let doc = served_document(&app).await;
     let typed = |schema: &Value| schema.get("$ref").is_some() || schema.get("type").is_some();
     for (path, item) in doc["paths"].as_object().unwrap() {
-        for (method, op) in item.as_object().unwrap() {
+        for (method, op) in operations_of(item) {
             if let Some(body) = op.get("requestBody") {
                 for (kind, content) in body["content"].as_object().unwrap() {
                     assert!(typed(&content["schema"]), "{method} {path} request {kind}");
