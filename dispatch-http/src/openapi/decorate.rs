@@ -237,7 +237,7 @@ fn decorate_operation(path: &str, method: &str, op: &mut Map<String, Value>, mou
         && IDEMPOTENT_ENDPOINTS.contains(&path.trim_end_matches('/'));
     qualify_operation_id(op);
     match mount {
-        Mount::V2 => {}
+        Mount::V2 | Mount::Keyed => {}
         Mount::Driver => {
             op.insert("security".into(), json!([{ "driverCredential": [] }]));
         }
@@ -304,8 +304,10 @@ fn decorate_operation(path: &str, method: &str, op: &mut Map<String, Value>, mou
             ("429", "TooManyRequests"),
             ("default", "Error"),
         ],
-        // Its answers are pages, errors too: each is documented by the handler.
+        // Outside the API's layers: each answer is documented by its handler.
         Mount::Public => &[],
+        // Behind the access-key layer only (no rate limit).
+        Mount::Keyed => &[("401", "Unauthorized"), ("default", "Error")],
     };
     for &(status, name) in shared {
         responses

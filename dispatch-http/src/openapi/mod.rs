@@ -54,7 +54,11 @@ pub const DOCUMENT_PATH: &str = "/openapi.json";
         (name = "driver", description = "The driver API: a driver credential \
             (`POST /v2/vehicles/{id}/driver-credentials`) reaches the dispatched routes of its \
             vehicle. Served under `/driver`, beside `/v2`."),
-        (name = "tracking", description = "The customer's tracking page: public, HTML.")
+        (name = "tracking", description = "The customer's tracking page: public, HTML."),
+        (name = "operator", description = "Liveness and Prometheus metrics: public, beside the \
+            API."),
+        (name = "console", description = "What the web console (`/console`) reads beside the \
+            API, with a depot's access key.")
     )
 )]
 struct ApiDoc;
@@ -67,8 +71,10 @@ pub enum Mount {
     V2,
     /// At its own path (`/driver/...`), with a driver credential.
     Driver,
-    /// At its own path, public (`/track/{token}`).
+    /// At its own path, public (`/track/{token}`, `/healthz`, `/metrics`).
     Public,
+    /// At its own path, with a depot's access key (`/console/depot`).
+    Keyed,
 }
 
 impl Mount {
@@ -76,7 +82,7 @@ impl Mount {
     pub fn base(self) -> &'static str {
         match self {
             Mount::V2 => "/v2",
-            Mount::Driver | Mount::Public => "",
+            Mount::Driver | Mount::Public | Mount::Keyed => "",
         }
     }
 }
@@ -87,7 +93,18 @@ pub fn groups() -> Vec<(Mount, Parts)> {
         (Mount::V2, crate::v2::api()),
         (Mount::Driver, crate::driver::api()),
         (Mount::Public, crate::tracking::api()),
+        (Mount::Public, crate::health::api()),
+        (Mount::Keyed, crate::console::depot::api()),
     ]
+}
+
+/// The pages the router serves beside the documented routes: `/docs` and the console with
+/// their embedded assets (HTML, scripts, styles, images; not API operations, so not in the
+/// document). Each module builds its router from the same list.
+pub fn pages() -> Vec<String> {
+    let mut pages = docs::paths();
+    pages.extend(crate::console::page_paths().iter().map(|p| (*p).to_owned()));
+    pages
 }
 
 /// Every path the router serves through the registrations of [`groups`], in full (`/v2/...`,

@@ -92,9 +92,9 @@ fn operations_of(item: &Value) -> impl Iterator<Item = (&String, &Value)> {
 }
 
 /// Every path the router serves through the documented groups (`/v2`, the driver API, the
-/// tracking page), in full: the registrations it is built from (`openapi::groups()`; a route
-/// can join them only through `ApiRoutes`, which takes handlers with their
-/// `#[utoipa::path]`), not a hand-written list.
+/// tracking page, `/healthz` and `/metrics`, the console's depot read), in full: the
+/// registrations it is built from (`openapi::groups()`; a route can join them only through
+/// `ApiRoutes`, which takes handlers with their `#[utoipa::path]`), not a hand-written list.
 fn served_paths() -> BTreeSet<String> {
     dispatch_http::openapi::served_paths().into_iter().collect()
 }
@@ -117,8 +117,40 @@ async fn every_route_the_router_serves_is_documented_and_nothing_else() {
     let documented = documented_paths(&doc);
     let served = served_paths();
     assert!(served.len() > 60, "{served:?}");
-    assert!(served.contains("/driver/me") && served.contains("/track/{token}"));
+    for expected in [
+        "/driver/me",
+        "/track/{token}",
+        "/healthz",
+        "/metrics",
+        "/console/depot",
+    ] {
+        assert!(served.contains(expected), "{expected}");
+    }
     assert_eq!(served, documented, "paths served vs documented");
+    // The rest of the router is pages (`/docs`, `/console` and their embedded files): none is
+    // an API path, and each serves a page or a file, not JSON.
+    let pages = dispatch_http::openapi::pages();
+    assert!(pages.len() >= 7, "{pages:?}");
+    for page in &pages {
+        assert!(
+            !documented.contains(page),
+            "{page} is a page and documented"
+        );
+        let uri = page.replace("{*path}", "console.css");
+        let request = Request::builder()
+            .uri(uri.as_str())
+            .body(Body::empty())
+            .unwrap();
+        let response = tower::ServiceExt::oneshot(app.router.clone(), request)
+            .await
+            .unwrap();
+        let status = response.status().as_u16();
+        assert!(status == 200 || status == 308, "{page}: {status}");
+        if status == 200 {
+            let kind = response.headers()["content-type"].to_str().unwrap();
+            assert!(!kind.starts_with("application/json"), "{page}: {kind}");
+        }
+    }
     // Methods: a documented one reaches the route (401 without a key or credential, 200 for
     // the document, the tracking page's 404 for an unknown token), an undocumented one gets
     // the router's 405.
@@ -133,11 +165,16 @@ async fn every_route_the_router_serves_is_documented_and_nothing_else() {
             .collect::<Vec<_>>()
             .join("/");
         for method in ["get", "put", "post", "delete", "patch"] {
-            let request = Request::builder()
+            let mut request = Request::builder()
                 .method(method.to_uppercase().as_str())
-                .uri(concrete.as_str())
-                .body(Body::empty())
-                .unwrap();
+                .uri(concrete.as_str());
+            // The console's read checks the key before the method: with the key it answers
+            // 200, and 405 for the other methods.
+            let keyed = path == "/console/depot";
+            if keyed {
+                request = request.header("x-access-key", app.north());
+            }
+            let request = request.body(Body::empty()).unwrap();
             // Not through `app.send`: the tracking page answers HTML.
             let status = tower::ServiceExt::oneshot(app.router.clone(), request)
                 .await
@@ -146,7 +183,9 @@ async fn every_route_the_router_serves_is_documented_and_nothing_else() {
                 .as_u16();
             let documented = doc["paths"][key].get(method).is_some();
             if documented {
-                let public = (path == "/v2/openapi.json" && status == 200)
+                let public = ((keyed
+                    || ["/v2/openapi.json", "/healthz", "/metrics"].contains(&path.as_str()))
+                    && status == 200)
                     || (path == "/track/{token}" && status == 404);
                 assert!(
                     status == 401 || (public && method == "get"),
@@ -159,19 +198,22 @@ async fn every_route_the_router_serves_is_documented_and_nothing_else() {
     }
 }
 
-/// "Try it out" and generated clients call a path at its server: the driver and tracking paths
-/// carry their own (`/`), so they are not sent under `/v2`; the `/v2` ones use the document's.
+/// "Try it out" and generated clients call a path at its server: the paths outside `/v2`
+/// (driver API, tracking page, `/healthz`, `/metrics`, `/console/depot`) carry their own
+/// (`/`), so they are not sent under `/v2`; the `/v2` ones use the document's.
 #[tokio::test]
 async fn paths_outside_v2_carry_the_server_they_are_served_at() {
     let app = TestApp::new();
     let doc = served_document(&app).await;
     assert_eq!(doc["servers"][0]["url"], "/v2");
+    let mut under_v2 = dispatch_http::v2::api().served_paths();
+    under_v2.push(dispatch_http::openapi::DOCUMENT_PATH.to_owned());
     for (key, item) in doc["paths"].as_object().unwrap() {
         let own = item["servers"][0]["url"].as_str();
-        if key.starts_with("/driver/") || key.starts_with("/track/") {
-            assert_eq!(own, Some("/"), "{key}");
-        } else {
+        if under_v2.contains(key) {
             assert_eq!(own, None, "{key}");
+        } else {
+            assert_eq!(own, Some("/"), "{key}");
         }
     }
     // Served where documented: the driver API answers its own 401 at /driver/me, and nothing
@@ -196,11 +238,15 @@ async fn every_operation_names_its_errors_headers_and_tier() {
                 "{method} {path}"
             );
             if path == "/track/{token}" {
-                // Public, and HTML whatever the outcome: no key, no envelope, no tier.
-                assert_eq!(op["security"], json!([]));
+                // HTML whatever the outcome.
                 for response in op["responses"].as_object().unwrap().values() {
                     assert!(response["content"]["text/html"].is_object(), "{response}");
                 }
+            }
+            if ["/track/{token}", "/healthz", "/metrics"].contains(&path.as_str()) {
+                // Public, outside the API's layers: no key, no tier.
+                assert_eq!(op["security"], json!([]), "{method} {path}");
+                assert!(op.get("x-rate-limit-tier").is_none(), "{method} {path}");
                 continue;
             }
             assert!(op["responses"]["default"].is_object(), "{method} {path}");
@@ -209,7 +255,12 @@ async fn every_operation_names_its_errors_headers_and_tier() {
                 continue;
             }
             assert!(op["responses"]["401"].is_object(), "{method} {path}");
-            assert!(op["x-rate-limit-tier"].is_string(), "{method} {path}");
+            // The console's depot read is behind the key only, not rate-limited.
+            assert_eq!(
+                op["x-rate-limit-tier"].is_string(),
+                path != "/console/depot",
+                "{method} {path}"
+            );
             let driver = path.starts_with("/driver/");
             let scheme = if driver {
                 "driverCredential"
