@@ -3,34 +3,8 @@ use proptest::prelude::*;
 use super::*;
 use crate::error::{IssueCode, PathSegment};
 use crate::model::customer_validate::{validate_customer, CustomerInput};
-use crate::model::order_fields::{NamedRef, TimeWindowInput};
-
-fn catalog() -> Catalog {
-    Catalog {
-        capacity_types: vec![NamedRef {
-            id: 1,
-            name: "Weight".into(),
-        }],
-        skills: vec![
-            NamedRef {
-                id: 1,
-                name: "Forklift".into(),
-            },
-            NamedRef {
-                id: 2,
-                name: "Cold".into(),
-            },
-        ],
-        tags: vec![NamedRef {
-            id: 1,
-            name: "Fragile".into(),
-        }],
-        custom_fields: vec![NamedRef {
-            id: 5,
-            name: "Gate code".into(),
-        }],
-    }
-}
+use crate::model::order_fields::TimeWindowInput;
+use crate::model::test_fixtures::catalog_with_cold;
 
 fn at(ms: i64) -> Timestamp {
     Timestamp::from_millis(ms)
@@ -49,7 +23,7 @@ fn upsert(existing: Option<&Customer>, input: &CustomerInput, now: i64) -> Custo
     merge_customer(
         existing,
         &changes,
-        &catalog(),
+        &catalog_with_cold(),
         CustomerWrite::Upsert,
         at(now),
     )
@@ -145,15 +119,36 @@ fn customer_needs_an_address_or_both_coordinates() {
     let mut i = input("A");
     i.address = None;
     let changes = validate_customer(i.clone(), CustomerWrite::Upsert).unwrap();
-    let err = merge_customer(None, &changes, &catalog(), CustomerWrite::Upsert, at(1)).unwrap_err();
+    let err = merge_customer(
+        None,
+        &changes,
+        &catalog_with_cold(),
+        CustomerWrite::Upsert,
+        at(1),
+    )
+    .unwrap_err();
     assert_eq!(paths(&err), ["address"]);
     i.lat = Some(Some(51.5));
     let changes = validate_customer(i.clone(), CustomerWrite::Upsert).unwrap();
-    let err = merge_customer(None, &changes, &catalog(), CustomerWrite::Upsert, at(1)).unwrap_err();
+    let err = merge_customer(
+        None,
+        &changes,
+        &catalog_with_cold(),
+        CustomerWrite::Upsert,
+        at(1),
+    )
+    .unwrap_err();
     assert_eq!(paths(&err), ["lng"]);
     i.lng = Some(Some(-0.1));
     let changes = validate_customer(i.clone(), CustomerWrite::Upsert).unwrap();
-    let m = merge_customer(None, &changes, &catalog(), CustomerWrite::Upsert, at(1)).unwrap();
+    let m = merge_customer(
+        None,
+        &changes,
+        &catalog_with_cold(),
+        CustomerWrite::Upsert,
+        at(1),
+    )
+    .unwrap();
     assert!(!m.needs_geocoding);
 }
 
@@ -194,7 +189,7 @@ fn changing_the_address_without_coordinates_clears_them_and_geocodes() {
     let m = merge_customer(
         Some(&created),
         &changes,
-        &catalog(),
+        &catalog_with_cold(),
         CustomerWrite::Update,
         at(2),
     )
@@ -228,7 +223,7 @@ fn customer_update_matches_custom_fields_by_id_only() {
     let m = merge_customer(
         Some(&created),
         &changes,
-        &catalog(),
+        &catalog_with_cold(),
         CustomerWrite::Update,
         at(2),
     )
@@ -242,7 +237,7 @@ fn customer_update_matches_custom_fields_by_id_only() {
     let m = merge_customer(
         Some(&created),
         &changes,
-        &catalog(),
+        &catalog_with_cold(),
         CustomerWrite::Upsert,
         at(2),
     )
@@ -311,7 +306,7 @@ proptest! {
         match second {
             Some(names) => prop_assert_eq!(
                 updated.skills,
-                Catalog::resolve_names(&catalog().skills, &names, false)
+                Catalog::resolve_names(&catalog_with_cold().skills, &names, false)
             ),
             None => prop_assert_eq!(updated.skills, created.skills),
         }
