@@ -4,7 +4,7 @@ use super::*;
 use crate::error::{IssueCode, PathSegment};
 use crate::model::customer_validate::{validate_customer, CustomerInput};
 use crate::model::order_fields::TimeWindowInput;
-use crate::model::test_fixtures::catalog_with_cold;
+use crate::model::test_fixtures::catalog_with_cold as catalog;
 
 fn at(ms: i64) -> Timestamp {
     Timestamp::from_millis(ms)
@@ -23,7 +23,7 @@ fn upsert(existing: Option<&Customer>, input: &CustomerInput, now: i64) -> Custo
     merge_customer(
         existing,
         &changes,
-        &catalog_with_cold(),
+        &catalog(),
         CustomerWrite::Upsert,
         at(now),
     )
@@ -119,36 +119,15 @@ fn customer_needs_an_address_or_both_coordinates() {
     let mut i = input("A");
     i.address = None;
     let changes = validate_customer(i.clone(), CustomerWrite::Upsert).unwrap();
-    let err = merge_customer(
-        None,
-        &changes,
-        &catalog_with_cold(),
-        CustomerWrite::Upsert,
-        at(1),
-    )
-    .unwrap_err();
+    let err = merge_customer(None, &changes, &catalog(), CustomerWrite::Upsert, at(1)).unwrap_err();
     assert_eq!(paths(&err), ["address"]);
     i.lat = Some(Some(51.5));
     let changes = validate_customer(i.clone(), CustomerWrite::Upsert).unwrap();
-    let err = merge_customer(
-        None,
-        &changes,
-        &catalog_with_cold(),
-        CustomerWrite::Upsert,
-        at(1),
-    )
-    .unwrap_err();
+    let err = merge_customer(None, &changes, &catalog(), CustomerWrite::Upsert, at(1)).unwrap_err();
     assert_eq!(paths(&err), ["lng"]);
     i.lng = Some(Some(-0.1));
     let changes = validate_customer(i.clone(), CustomerWrite::Upsert).unwrap();
-    let m = merge_customer(
-        None,
-        &changes,
-        &catalog_with_cold(),
-        CustomerWrite::Upsert,
-        at(1),
-    )
-    .unwrap();
+    let m = merge_customer(None, &changes, &catalog(), CustomerWrite::Upsert, at(1)).unwrap();
     assert!(!m.needs_geocoding);
 }
 
@@ -189,7 +168,7 @@ fn changing_the_address_without_coordinates_clears_them_and_geocodes() {
     let m = merge_customer(
         Some(&created),
         &changes,
-        &catalog_with_cold(),
+        &catalog(),
         CustomerWrite::Update,
         at(2),
     )
@@ -223,7 +202,7 @@ fn customer_update_matches_custom_fields_by_id_only() {
     let m = merge_customer(
         Some(&created),
         &changes,
-        &catalog_with_cold(),
+        &catalog(),
         CustomerWrite::Update,
         at(2),
     )
@@ -237,7 +216,7 @@ fn customer_update_matches_custom_fields_by_id_only() {
     let m = merge_customer(
         Some(&created),
         &changes,
-        &catalog_with_cold(),
+        &catalog(),
         CustomerWrite::Upsert,
         at(2),
     )
@@ -306,7 +285,7 @@ proptest! {
         match second {
             Some(names) => prop_assert_eq!(
                 updated.skills,
-                Catalog::resolve_names(&catalog_with_cold().skills, &names, false)
+                Catalog::resolve_names(&catalog().skills, &names, false)
             ),
             None => prop_assert_eq!(updated.skills, created.skills),
         }
