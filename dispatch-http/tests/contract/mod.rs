@@ -219,6 +219,28 @@ fn check_envelope(status: u16, body: &Value) -> Result<(), String> {
     }
 }
 
+/// Checks the `data` of one event of the event stream `GET uri` against the schema the
+/// document names for that event (`x-sse-events`); an event it does not name fails.
+pub fn check_event(doc: &Value, uri: &str, event: &str, data: &Value) -> Result<(), String> {
+    let (template, method) =
+        operation(doc, "GET", uri).ok_or_else(|| format!("GET {uri} is not in the document"))?;
+    let schema = doc["paths"][template][&method]["x-sse-events"]
+        .get(event)
+        .ok_or_else(|| format!("GET {uri}: the document names no event {event:?}"))?;
+    let errors: Vec<String> = validator(doc, schema)
+        .iter_errors(data)
+        .map(|e| format!("at {}: {e}", e.instance_path()))
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "GET {uri}: event {event} does not match the OpenAPI document:\n  {}",
+            errors.join("\n  ")
+        ))
+    }
+}
+
 /// Checks one response from the service against the served document; panics with what does not
 /// match.
 #[track_caller]
