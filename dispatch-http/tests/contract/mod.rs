@@ -193,17 +193,25 @@ pub fn check_against(
             .or_insert_with(|| Arc::new(validator(doc, &schema)))
             .clone()
     };
+    validate(&validator, body, || {
+        format!("{method} {uri} -> {status} does not match the OpenAPI document ({template})")
+    })
+}
+
+/// `Err` listing every place `value` breaks the schema of `validator`, after `what`.
+fn validate(
+    validator: &Validator,
+    value: &Value,
+    what: impl FnOnce() -> String,
+) -> Result<(), String> {
     let errors: Vec<String> = validator
-        .iter_errors(body)
+        .iter_errors(value)
         .map(|e| format!("at {}: {e}", e.instance_path()))
         .collect();
     if errors.is_empty() {
         Ok(())
     } else {
-        Err(format!(
-            "{method} {uri} -> {status} does not match the OpenAPI document ({template}):\n  {}",
-            errors.join("\n  ")
-        ))
+        Err(format!("{}:\n  {}", what(), errors.join("\n  ")))
     }
 }
 
@@ -227,18 +235,9 @@ pub fn check_event(doc: &Value, uri: &str, event: &str, data: &Value) -> Result<
     let schema = doc["paths"][template][&method]["x-sse-events"]
         .get(event)
         .ok_or_else(|| format!("GET {uri}: the document names no event {event:?}"))?;
-    let errors: Vec<String> = validator(doc, schema)
-        .iter_errors(data)
-        .map(|e| format!("at {}: {e}", e.instance_path()))
-        .collect();
-    if errors.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
-            "GET {uri}: event {event} does not match the OpenAPI document:\n  {}",
-            errors.join("\n  ")
-        ))
-    }
+    validate(&validator(doc, schema), data, || {
+        format!("GET {uri}: event {event} does not match the OpenAPI document")
+    })
 }
 
 /// Checks one response from the service against the served document; panics with what does not
