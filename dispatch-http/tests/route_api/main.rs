@@ -28,9 +28,7 @@ mod tracking_browser;
 pub use common::{post_orders, post_vehicle as vehicle};
 use common::{Resp, TestApp};
 use dispatch_core::events::DomainEvent;
-use dispatch_core::model::optimisation::{
-    JobSpec, JobState, Optimisation, OptimiseSettings, OrderSelection, Queue,
-};
+use dispatch_core::model::optimisation::{JobSpec, Optimisation, Queue};
 use dispatch_core::model::order::Side;
 use dispatch_core::model::organisation::DepotScope;
 use dispatch_core::model::plan::NewPlan;
@@ -191,27 +189,16 @@ pub fn queue_job(app: &TestApp, plan: i64) -> String {
     let scope = north_scope(app);
     let at = now(app);
     let id = format!("00000000-0000-4000-8000-{plan:012}");
-    let job = Optimisation {
-        id: id.clone(),
-        depot_id: scope.depot_id,
-        organisation_id: scope.organisation_id,
-        plan_id: plan,
-        date: Date::parse(DAY).unwrap(),
-        state: JobState::Queued,
-        queue: Queue::Standard,
-        spec: JobSpec {
-            selection: OrderSelection::DueOnDate,
-            vehicle_ids: None,
-            zone_group_id: None,
-            settings: OptimiseSettings::default(),
-        },
-        attempts: 0,
-        solution_id: None,
-        error: None,
-        lease_until: None,
-        created: at,
-        updated: at,
-    };
+    let date = Date::parse(DAY).unwrap();
+    let job = Optimisation::queued(
+        id.clone(),
+        scope,
+        plan,
+        date,
+        Queue::Standard,
+        JobSpec::due_on_date(),
+        at,
+    );
     app.write(|tx| tx.insert_optimisation(&job)).unwrap();
     id
 }

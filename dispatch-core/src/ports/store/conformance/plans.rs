@@ -57,31 +57,25 @@ pub fn order(number: &str, date: Option<Date>) -> Order {
 
 /// A queued optimisation job `id` of plan `plan_id`.
 pub fn job(id: &str, scope: DepotScope, plan_id: i64, now: i64) -> Optimisation {
-    Optimisation {
-        id: id.into(),
-        depot_id: scope.depot_id,
-        organisation_id: scope.organisation_id,
-        plan_id,
-        date: day(),
-        state: JobState::Queued,
-        queue: Queue::Standard,
-        spec: JobSpec {
-            selection: OrderSelection::Ids(vec![3, 1, 2]),
-            vehicle_ids: Some(vec![7]),
-            zone_group_id: Some(4),
-            settings: OptimiseSettings {
-                active_vehicles: true,
-                auto_dispatch: false,
-                maintain_upload_sequence: true,
-            },
+    let spec = JobSpec {
+        selection: OrderSelection::Ids(vec![3, 1, 2]),
+        vehicle_ids: Some(vec![7]),
+        zone_group_id: Some(4),
+        settings: OptimiseSettings {
+            active_vehicles: true,
+            auto_dispatch: false,
+            maintain_upload_sequence: true,
         },
-        attempts: 0,
-        solution_id: None,
-        error: None,
-        lease_until: None,
-        created: at(now),
-        updated: at(now),
-    }
+    };
+    Optimisation::queued(
+        id.into(),
+        scope,
+        plan_id,
+        day(),
+        Queue::Standard,
+        spec,
+        at(now),
+    )
 }
 
 /// A stop visit serving `order_ids`, arriving at `arrival_s` seconds.
