@@ -72,6 +72,7 @@ fn api_run(db: &Path, nodes: usize, orders: usize) -> (f64, f64, f64, f64) {
     let ingest = start.elapsed().as_secs_f64();
     let ingest_cpu = cpu_of(&servers) - cpu;
     let cpu = cpu_of(&servers);
+    let expected = batches * BATCH;
     let start = Instant::now();
     let pages: usize = std::thread::scope(|s| {
         let clients: Vec<_> = (0..CLIENTS)
@@ -80,16 +81,22 @@ fn api_run(db: &Path, nodes: usize, orders: usize) -> (f64, f64, f64, f64) {
                 s.spawn(move || {
                     let node = &servers[c % servers.len()];
                     let mut path = "/v2/orders?limit=100".to_owned();
-                    let mut pages = 0;
+                    let (mut pages, mut seen) = (0, std::collections::HashSet::new());
                     loop {
                         let r = node.get(&path, key);
                         assert_eq!(r.status, 200);
                         pages += 1;
+                        for order in r.json()["orders"].as_array().expect("orders") {
+                            assert!(seen.insert(order["id"].clone()), "an order paged twice");
+                        }
                         match r.next_link() {
                             Some(next) => path = next,
-                            None => return pages,
+                            None => break,
                         }
                     }
+                    // Every acknowledged order, whichever node took it, is read back once.
+                    assert_eq!(seen.len(), expected, "orders read back through one node");
+                    pages
                 })
             })
             .collect();
@@ -97,10 +104,9 @@ fn api_run(db: &Path, nodes: usize, orders: usize) -> (f64, f64, f64, f64) {
     });
     let paging = start.elapsed().as_secs_f64();
     let paging_cpu = cpu_of(&servers) - cpu;
-    let done = batches * BATCH;
     (
-        done as f64 / ingest,
-        ingest_cpu / done as f64 * 1000.0,
+        expected as f64 / ingest,
+        ingest_cpu / expected as f64 * 1000.0,
         pages as f64 / paging,
         paging_cpu / pages as f64 * 100.0,
     )
