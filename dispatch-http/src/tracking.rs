@@ -6,6 +6,7 @@
 
 use std::sync::OnceLock;
 
+use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -139,7 +140,12 @@ fn html(status: StatusCode, text: String) -> Response {
     r
 }
 
-async fn page(State(state): State<AppState>, Path(token): Path<String>) -> Response {
+async fn page(
+    State(state): State<AppState>,
+    token: Result<Path<String>, PathRejection>,
+) -> Response {
+    // A segment that does not decode to text (`%FF`) is no token either: the same page.
+    let token = token.map_or_else(|_| String::new(), |Path(t)| t);
     let found = state
         .blocking(move |s| Ok(tracking::page(&*s.store, &token)?))
         .await;
