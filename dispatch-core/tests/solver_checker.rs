@@ -396,6 +396,41 @@ fn the_dimacs_convention_checks_with_truncated_travel_times() {
 }
 
 #[test]
+fn the_dimacs_recheck_adds_truncated_arcs_in_integer_tenths() {
+    // Ten diagonal hops of sqrt 2 (1.4 truncated) reach (10,10) at exactly 14.0, its due time.
+    // Summed in doubles the ten arcs make 14.000000000000002: a valid route would be late on
+    // float rounding alone, as a valid PyVRP route on rc1_10_1 was.
+    assert!((0..10).fold(0.0f64, |t, _| t + 1.4) > 14.0);
+    let mut text =
+        "T\nVEHICLE\nNUMBER CAPACITY\n1 20\nCUSTOMER\nCUST NO. X Y D R DUE S\n0 0 0 0 0 100 0\n"
+            .to_owned();
+    for k in 1..=10 {
+        text += &format!("{k} {k} {k} 1 0 {} 0\n", if k == 10 { 14 } else { 100 });
+    }
+    let dimacs = formats::read_with(&text, None, Objective::Distance, Convention::Dimacs).unwrap();
+    let steps: Vec<Step> = (0..10).map(Step::Job).collect();
+    let s = one_route(&dimacs.problem, &steps);
+    assert!(checker::check(&dimacs.problem, &s).is_feasible());
+    let r = check_plane(&dimacs.problem, &s, dimacs.plane.as_ref().unwrap());
+    assert!(r.is_feasible(), "{:?}", r.violations);
+    assert_eq!(
+        r.dimacs_distance, 28.1,
+        "14.0 out, 14.1 back: summed as 281 tenths"
+    );
+
+    // One unit earlier the same route is late, by the re-check as by the integer model.
+    let late = text.replace("10 10 10 1 0 14 0", "10 10 10 1 0 13 0");
+    let dimacs = formats::read_with(&late, None, Objective::Distance, Convention::Dimacs).unwrap();
+    let s = one_route(&dimacs.problem, &steps);
+    assert!(codes(&dimacs.problem, &s).contains(&Code::TimeWindow));
+    let r = check_plane(&dimacs.problem, &s, dimacs.plane.as_ref().unwrap());
+    assert_eq!(
+        r.violations.iter().map(|v| v.code).collect::<Vec<_>>(),
+        vec![Code::TimeWindow]
+    );
+}
+
+#[test]
 fn published_best_known_solutions_pass_both_checks() {
     let dir = solver_support::instances();
     let picks = [

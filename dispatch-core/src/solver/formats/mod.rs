@@ -15,6 +15,7 @@
 pub mod lilim;
 pub mod solomon;
 mod text;
+pub(crate) use text::dimacs_tenths;
 pub mod vroom;
 pub mod vroom_write;
 

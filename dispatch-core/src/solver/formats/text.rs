@@ -115,6 +115,12 @@ pub(super) fn duration(value: i64, line: usize, what: &str) -> Result<Time, Form
     Ok(value * SCALE)
 }
 
+/// The DIMACS / CVRPLIB arc from `a` to `b` in whole tenths: the Euclidean distance truncated
+/// to one decimal. The matrix and the checker's re-check share it so they cannot disagree.
+pub(crate) fn dimacs_tenths(a: (f64, f64), b: (f64, f64)) -> i64 {
+    ((a.0 - b.0).hypot(a.1 - b.1) * 10.0).floor() as i64
+}
+
 /// The scaled Euclidean matrix over `points` (travel time = distance), and the plane kept for
 /// double-precision checks.
 pub(super) fn euclidean(points: Vec<(f64, f64)>, convention: Convention) -> (Matrix, Plane) {
@@ -130,14 +136,10 @@ pub(super) fn euclidean(points: Vec<(f64, f64)>, convention: Convention) -> (Mat
         Convention::Dimacs => {
             let tenths: Vec<i64> = points
                 .iter()
-                .flat_map(|a| {
-                    points
-                        .iter()
-                        .map(move |b| ((a.0 - b.0).hypot(a.1 - b.1) * 10.0).floor() as i64)
-                })
+                .flat_map(|&a| points.iter().map(move |&b| dimacs_tenths(a, b)))
                 .map(|t| t * (SCALE / 10))
                 .collect();
-            Matrix::new(points.len(), tenths.clone(), tenths).expect("square, non-negative")
+            Matrix::from_durations(points.len(), tenths).expect("square, non-negative")
         }
     };
     (

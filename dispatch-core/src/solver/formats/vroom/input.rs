@@ -158,7 +158,7 @@ pub(super) fn given_matrix(input: &mut Input) -> Result<Option<Matrix>, FormatEr
         return Ok(None);
     };
     let (n, durations) = square(&format!("{path}.durations"), durations)?;
-    let distances = match distances {
+    let matrix = match distances {
         Some(d) => {
             let (m, d) = square(&format!("{path}.distances"), d)?;
             if m != n {
@@ -167,11 +167,9 @@ pub(super) fn given_matrix(input: &mut Input) -> Result<Option<Matrix>, FormatEr
                     "differs in size from durations",
                 ));
             }
-            d
+            Matrix::new(n, durations, d)
         }
-        None => durations.clone(),
+        None => Matrix::from_durations(n, durations),
     };
-    Ok(Some(
-        Matrix::new(n, durations, distances).expect("square and non-negative"),
-    ))
+    Ok(Some(matrix.expect("square and non-negative")))
 }
