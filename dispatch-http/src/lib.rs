@@ -15,6 +15,7 @@ pub mod console;
 pub mod driver;
 pub mod error;
 pub mod extract;
+pub mod health;
 pub mod keys;
 pub mod links;
 pub mod middleware;
@@ -36,7 +37,6 @@ use std::future::Future;
 use std::sync::Arc;
 
 use axum::extract::DefaultBodyLimit;
-use axum::routing::get;
 use axum::Router;
 use dispatch_core::ports::clock::Clock;
 use dispatch_core::ports::geocoder::Geocoder;
@@ -126,14 +126,16 @@ pub fn app_with(state: AppState, options: &AppOptions) -> Router {
     // Built now rather than by the first request that needs it: handlers refusing unknown
     // properties read the accepted names from it (`v2::request_shapes`).
     openapi::document();
-    let mut routes = Router::new()
-        .route("/healthz", get(healthz))
+    let operator = if options.metrics_elsewhere {
+        health::health_only()
+    } else {
+        health::api()
+    };
+    let routes = Router::new()
+        .merge(operator.router)
         .nest("/v2", api)
         .merge(openapi::routes())
-        .nest("/driver", driver::router(state.clone(), &layers));
-    if !options.metrics_elsewhere {
-        routes = routes.route("/metrics", get(observability::metrics));
-    }
+        .merge(driver::router(state.clone(), &layers));
     // The tracking page and the console answer HTML, errors included: they stay outside the
     // envelope net.
     let pages =
@@ -146,7 +148,7 @@ pub fn app_with(state: AppState, options: &AppOptions) -> Router {
 pub fn metrics_app(state: AppState) -> Router {
     let layers = layers_of(&state);
     observability::handle();
-    let routes = Router::new().route("/metrics", get(observability::metrics));
+    let routes = health::metrics_only().into_parts().router;
     middleware::apply_outer(with_error_handling(routes, state), &layers)
 }
 
@@ -162,10 +164,6 @@ pub fn with_error_handling(routes: Router<AppState>, state: AppState) -> Router 
         .layer(CatchPanicLayer::custom(rejection::panic_response))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .with_state(state)
-}
-
-async fn healthz() -> axum::Json<serde_json::Value> {
-    axum::Json(serde_json::json!({ "status": "ok" }))
 }
 
 /// Serves `app(state)` on `listener` with the default [`server::ConnectionLimits`] until

@@ -10,15 +10,16 @@ use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
 use axum::Router;
 use base64::Engine;
 use dispatch_core::service::tracking::{self, EtaWindow, Progress, TrackingPage};
 use sha2::{Digest, Sha256};
 use tower_http::catch_panic::CatchPanicLayer;
+use utoipa_axum::routes;
 
 use crate::middleware::request_log::LoggedDepot;
 use crate::v2::plan_render::clock;
+use crate::v2::registry::{ApiRoutes, Parts};
 use crate::AppState;
 
 const STYLE: &str =
@@ -29,12 +30,14 @@ box-shadow:0 1px 4px rgba(0,0,0,.12)}h1{font-size:1.4rem;margin:0 0 1rem}\
 background:#e8eefc;color:#1b3f99}.status-delivered{background:#e3f6e8;color:#17652f}\
 .status-not-delivered{background:#fdeaea;color:#8a1c1c}.muted{color:#5b6475;font-size:.9rem}";
 
+/// The page's route, registered through [`ApiRoutes`] like every documented route.
+pub fn api() -> Parts {
+    ApiRoutes::new().routes(routes!(page)).into_parts()
+}
+
 /// The page's route (with its own panic net: it sits outside the API's envelope layers).
 pub fn routes(state: AppState) -> Router {
-    Router::new()
-        .route("/track/{token}", get(page))
-        .layer(CatchPanicLayer::new())
-        .with_state(state)
+    api().router.layer(CatchPanicLayer::new()).with_state(state)
 }
 
 /// `style-src` allows exactly [`STYLE`], by its hash.
@@ -140,6 +143,7 @@ fn html(status: StatusCode, text: String) -> Response {
     r
 }
 
+#[utoipa::path(get, path = "/track/{token}", tag = "tracking", summary = "The customer's tracking page of one order (HTML).", description = "Public: the random token of the order's tracking link is the credential. Shows the order number, its status in plain words, the ETA window while the visit is ahead and the proof-of-delivery time once delivered; nothing else. Every answer is an HTML page (errors too), with a Content-Security-Policy, `no-store` and `noindex`.", params(("token" = String, Path, description = "The tracking token (32 hex digits) from the order's `tracking_url`.")), responses((status = 200, description = "The tracking page.", content_type = "text/html", body = String), (status = 404, description = "An unknown token: a short page saying the link is not valid.", content_type = "text/html", body = String), (status = 503, description = "The store is unavailable: a page asking to try again shortly.", content_type = "text/html", body = String)))]
 async fn page(
     State(state): State<AppState>,
     token: Result<Path<String>, PathRejection>,

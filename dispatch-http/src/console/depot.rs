@@ -1,21 +1,29 @@
 //! `GET /console/depot`: where the caller's depot is, for the map. The v2 depot object has no
 //! position (the spec fixes its fields), so the console asks here, with the same access key in
-//! the same `x-access-key` header and the same envelope for errors.
+//! the same `x-access-key` header and the same envelope for errors. Documented in the OpenAPI
+//! document beside the API (registered through `ApiRoutes`).
 
 use axum::extract::State;
-use axum::routing::get;
 use axum::{Json, Router};
-use serde_json::{json, Value};
+use serde::Serialize;
+use utoipa::ToSchema;
+use utoipa_axum::routes;
 
 use crate::error::ApiError;
 use crate::extract::Caller;
 use crate::middleware::request_log::expose_principal;
+use crate::v2::registry::{ApiRoutes, Parts};
 use crate::{auth, AppState};
+
+/// The route as registered (documented at its full path).
+pub fn api() -> Parts {
+    ApiRoutes::new().routes(routes!(depot)).into_parts()
+}
 
 /// The route, behind the access-key layer.
 pub fn routes(state: AppState) -> Router {
-    Router::new()
-        .route("/console/depot", get(depot))
+    api()
+        .router
         .layer(axum::middleware::from_fn(expose_principal))
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
@@ -24,15 +32,49 @@ pub fn routes(state: AppState) -> Router {
         .with_state(state)
 }
 
+/// `{ depot }`.
+#[derive(Serialize, ToSchema)]
+pub struct ConsoleDepot {
+    /// The caller's depot; null if it no longer exists.
+    #[schema(required = true)]
+    pub depot: Option<DepotPosition>,
+}
+
+/// The depot with its position.
+#[derive(Serialize, ToSchema)]
+pub struct DepotPosition {
+    /// The depot.
+    pub id: i64,
+    /// Its name.
+    pub name: String,
+    /// Its address; null when set up without one.
+    #[schema(required = true)]
+    pub address: Option<String>,
+    /// Null when set up without coordinates.
+    #[schema(required = true)]
+    pub lat: Option<f64>,
+    /// Null when set up without coordinates.
+    #[schema(required = true)]
+    pub lng: Option<f64>,
+}
+
 /// `{ depot: {id, name, address, lat, lng} }`; address and coordinates are null when the
 /// depot was set up without them.
-async fn depot(State(state): State<AppState>, Caller(p): Caller) -> Result<Json<Value>, ApiError> {
+#[utoipa::path(get, path = "/console/depot", tag = "console", summary = "The caller's depot with its position (for the console's map).", responses((status = 200, description = "`{ depot }`", body = ConsoleDepot)))]
+async fn depot(
+    State(state): State<AppState>,
+    Caller(p): Caller,
+) -> Result<Json<ConsoleDepot>, ApiError> {
     let depot = state
         .blocking(move |s| Ok(s.store.read(move |tx| tx.get_depot(p.scope()))?))
         .await?;
-    Ok(Json(json!({
-        "depot": depot.map(|d| json!({
-            "id": d.id, "name": d.name, "address": d.address, "lat": d.lat, "lng": d.lng,
-        })),
-    })))
+    Ok(Json(ConsoleDepot {
+        depot: depot.map(|d| DepotPosition {
+            id: d.id,
+            name: d.name,
+            address: d.address,
+            lat: d.lat,
+            lng: d.lng,
+        }),
+    }))
 }

@@ -23,7 +23,7 @@ use sha2::{Digest, Sha256};
 use tower_http::catch_panic::CatchPanicLayer;
 
 mod config;
-mod depot;
+pub mod depot;
 
 pub use config::{ConsoleArgs, ConsoleConfig, TileUrl};
 
@@ -72,6 +72,15 @@ fn etag(bytes: &[u8]) -> HeaderValue {
         .expect("hex digits are a valid header value")
 }
 
+/// The console's page routes (its depot read, [`depot`], is documented with the API).
+pub fn page_paths() -> [&'static str; 3] {
+    [CONSOLE, CONSOLE_SLASH, ASSET_ROUTE]
+}
+
+const CONSOLE: &str = "/console";
+const CONSOLE_SLASH: &str = "/console/";
+const ASSET_ROUTE: &str = "/console/assets/{*path}";
+
 /// The console's routes (with their own panic net: they sit outside the API's envelope layers).
 pub fn routes(config: &ConsoleConfig, state: AppState) -> Router {
     let page = Arc::new(Page {
@@ -82,10 +91,10 @@ pub fn routes(config: &ConsoleConfig, state: AppState) -> Router {
     });
     let (index_page, asset_page) = (page.clone(), page);
     Router::new()
-        .route("/console", get(move || async move { index(&index_page) }))
-        .route("/console/", get(|| async { to_console() }))
+        .route(CONSOLE, get(move || async move { index(&index_page) }))
+        .route(CONSOLE_SLASH, get(|| async { to_console() }))
         .route(
-            "/console/assets/{*path}",
+            ASSET_ROUTE,
             get(
                 move |Path(path): Path<String>, headers: HeaderMap| async move {
                     asset(&asset_page, &path, &headers)

@@ -29,22 +29,23 @@ use std::time::Duration;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
-use axum::routing::get;
-use axum::{Json, Router};
+use axum::Json;
 use dispatch_core::error::{IssueCode, ValidationErrors, ValidationIssue};
 use dispatch_core::model::driver::Driver;
 use dispatch_core::model::driver_visit::{FeedEntry, FeedKind};
 use dispatch_core::service::driver::feed;
 use futures_util::stream::{self, Stream};
-use serde_json::{json, Value};
 use tokio::sync::futures::Notified;
 use tokio::sync::Notify;
+use utoipa_axum::routes;
 
 use super::auth::DriverAuth;
-use super::routes::route_json;
+use super::routes::route_wire;
+use super::shapes::{FeedMessage, FeedPage, FeedReady};
 use crate::error::ApiError;
 use crate::rejection::invalid;
-use crate::v2::wire::ts;
+use crate::v2::registry::ApiRoutes;
+use crate::v2::wire::ts_text;
 use crate::AppState;
 
 /// How soon an idle stream looks for new changes on its own, at first.
@@ -77,10 +78,24 @@ pub const MAX_WAIT_S: u64 = 30;
 const DEFAULT_WAIT_S: u64 = 25;
 
 /// Routes of this module.
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/events", get(events))
-        .route("/feed", get(long_poll))
+pub fn routes() -> ApiRoutes {
+    ApiRoutes::new()
+        .routes(routes!(events))
+        .routes(routes!(long_poll))
+}
+
+/// The feed endpoints' parameters (any other is refused).
+#[derive(utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)]
+struct FeedQuery {
+    /// The cursor to continue after (a `cursor` or event `id` received before); default the
+    /// present.
+    #[param(minimum = 0)]
+    after: Option<i64>,
+    /// Long poll only: seconds to wait for the first change, 0 to 30 (default 25).
+    #[param(minimum = 0, maximum = 30)]
+    wait: Option<u64>,
 }
 
 fn bad(path: &str, expected: &str, got: &str) -> ApiError {
@@ -155,29 +170,34 @@ async fn start_cursor(
 /// One feed message as the driver sees it, with the route as it is now (`null` once the route
 /// is no longer the driver's). A failed read is an error, not `null`: `null` tells the driver
 /// the route is gone.
-async fn message(state: &AppState, driver: Driver, entry: FeedEntry) -> Result<Value, ApiError> {
+async fn message(
+    state: &AppState,
+    driver: Driver,
+    entry: FeedEntry,
+) -> Result<FeedMessage, ApiError> {
     let route = match entry.kind {
-        FeedKind::Deleted => Value::Null,
-        _ => match route_json(state, driver, entry.route_id).await {
-            Ok(route) => route,
-            Err(e) if e.status == StatusCode::NOT_FOUND => Value::Null,
+        FeedKind::Deleted => None,
+        _ => match route_wire(state, driver, entry.route_id).await {
+            Ok(route) => Some(route),
+            Err(e) if e.status == StatusCode::NOT_FOUND => None,
             Err(e) => return Err(e),
         },
     };
-    Ok(json!({
-        "id": entry.id,
-        "kind": entry.kind.as_str(),
-        "route_id": entry.route_id,
-        "created": ts(entry.created),
-        "route": route,
-    }))
+    Ok(FeedMessage {
+        id: entry.id,
+        kind: entry.kind.as_str(),
+        route_id: entry.route_id,
+        created: ts_text(entry.created),
+        route,
+    })
 }
 
+#[utoipa::path(get, path = "/driver/feed", tag = "driver", summary = "Long poll: the changes of the vehicle's dispatched routes after a cursor, waiting up to `wait` seconds for the first.", params(FeedQuery), responses((status = 200, description = "`{ messages, cursor }`", body = FeedPage), (status = 400, description = "INVALID_INPUT: an unknown parameter, or `after`, `wait` or `Last-Event-ID` out of range.", body = crate::error::Envelope)))]
 async fn long_poll(
     State(state): State<AppState>,
     auth: DriverAuth,
     Query(query): Query<Vec<(String, String)>>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<FeedPage>, ApiError> {
     let (after, wait) = params(&query)?;
     let driver = auth.driver();
     let mut cursor = start_cursor(&state, driver, after).await?;
@@ -199,7 +219,12 @@ async fn long_poll(
         cursor = entry.id;
         messages.push(message(&state, driver, entry).await?);
     }
-    Ok(Json(json!({ "messages": messages, "cursor": cursor })))
+    Ok(Json(FeedPage { messages, cursor }))
+}
+
+/// An event's `data`: the JSON of a documented shape.
+fn to_data(shape: &impl serde::Serialize) -> String {
+    serde_json::to_string(shape).expect("a feed shape serialises")
 }
 
 struct Subscription {
@@ -212,6 +237,7 @@ struct Subscription {
     interval: Duration,
 }
 
+#[utoipa::path(get, path = "/driver/events", tag = "driver", summary = "Server-Sent Events: one event per change of a route dispatched to the vehicle.", description = "`event: ready` first (data `FeedReady`), then `event: dispatched | edited | deleted` with `id:` the feed cursor and `data:` a `FeedMessage`; comments every 15 s keep the connection alive. A reconnecting client sends `Last-Event-ID` and receives every change committed after it.", params(FeedQuery, ("last-event-id" = Option<i64>, Header, description = "The last event id received (browsers send it when they reconnect); wins over `after`.")), responses((status = 200, description = "The event stream. Each event's `data` is a JSON `FeedMessage` (`FeedReady` for `ready`).", content_type = "text/event-stream", body = String), (status = 400, description = "INVALID_INPUT: an unknown parameter, or `after`, `wait` or `Last-Event-ID` out of range.", body = crate::error::Envelope)))]
 async fn events(
     State(state): State<AppState>,
     auth: DriverAuth,
@@ -241,7 +267,7 @@ async fn events(
             let ready = Event::default()
                 .event("ready")
                 .id(sub.cursor.to_string())
-                .data(json!({ "cursor": sub.cursor }).to_string());
+                .data(to_data(&FeedReady { cursor: sub.cursor }));
             return Some((Ok(ready), sub));
         }
         loop {
@@ -251,7 +277,7 @@ async fn events(
                         let event = Event::default()
                             .event(entry.kind.as_str())
                             .id(entry.id.to_string())
-                            .data(data.to_string());
+                            .data(to_data(&data));
                         return Some((Ok(event), sub));
                     }
                     Err(e) => {

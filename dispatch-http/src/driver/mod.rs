@@ -8,9 +8,11 @@
 //! entries).
 
 pub mod auth;
+pub mod bodies;
 mod feed;
 mod pod;
 mod routes;
+pub mod shapes;
 mod stops;
 mod submission_wire;
 mod wire;
@@ -20,28 +22,36 @@ use std::sync::Arc;
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
 use axum::{Json, Router};
 use dispatch_core::ports::clock::Clock;
 use dispatch_core::ports::rate_limit::RateCaller;
-use serde_json::{json, Value};
+use utoipa_axum::routes;
 
 use crate::error::ApiError;
 use crate::middleware::features::{rate_limit_429_applies, Features};
 use crate::middleware::rate_limit::{rejection_response, tier_of, RateLimiter, FALLBACK_TIER};
 use crate::middleware::{MiddlewareConfig, RouteKey};
+use crate::v2::registry::{ApiRoutes, Parts};
 use crate::AppState;
 use auth::DriverAuth;
 pub use feed::wake_subscribers;
+use shapes::{DriverIdentity, DriverMe, DriverVehicle};
 
-/// Every driver endpoint (relative to `/driver`), with the auth and rate-limit layers.
-pub fn router(state: AppState, config: &MiddlewareConfig) -> Router<AppState> {
-    let routes = Router::new()
-        .route("/me", get(me))
+/// Every driver endpoint (at its full path, `/driver/...`), registered through [`ApiRoutes`]
+/// like the `/v2` ones: the router and the document's driver paths are the same registrations.
+pub fn api() -> Parts {
+    ApiRoutes::new()
+        .routes(routes!(me))
         .merge(routes::routes())
         .merge(stops::routes())
         .merge(feed::routes())
-        .merge(pod::routes());
+        .merge(pod::routes())
+        .into_parts()
+}
+
+/// Every driver endpoint with the auth and rate-limit layers.
+pub fn router(state: AppState, config: &MiddlewareConfig) -> Router<AppState> {
+    let routes = api().router;
     let routes = if config.rate_limits_enabled {
         routes.route_layer(axum::middleware::from_fn_with_state(
             Arc::new(DriverLimits {
@@ -95,18 +105,22 @@ async fn limit(State(limits): State<Arc<DriverLimits>>, req: Request, next: Next
 }
 
 /// `GET /driver/me`: who the credential is (depot and vehicle).
-async fn me(State(state): State<AppState>, auth: DriverAuth) -> Result<Json<Value>, ApiError> {
+#[utoipa::path(get, path = "/driver/me", tag = "driver", summary = "Who the driver credential is: its depot and vehicle.", responses((status = 200, description = "`{ driver }`", body = DriverMe)))]
+async fn me(State(state): State<AppState>, auth: DriverAuth) -> Result<Json<DriverMe>, ApiError> {
     let vehicle = state
         .blocking(move |s| {
             Ok(s.store
                 .read(|tx| tx.get_vehicle(auth.scope(), auth.vehicle_id))?)
         })
         .await?;
-    Ok(Json(json!({
-        "driver": {
-            "credential_id": auth.credential_id,
-            "depot_id": auth.depot_id,
-            "vehicle": vehicle.map(|v| json!({"id": v.id, "name": v.fields.name})),
-        }
-    })))
+    Ok(Json(DriverMe {
+        driver: DriverIdentity {
+            credential_id: auth.credential_id,
+            depot_id: auth.depot_id,
+            vehicle: vehicle.map(|v| DriverVehicle {
+                id: v.id,
+                name: v.fields.name,
+            }),
+        },
+    }))
 }

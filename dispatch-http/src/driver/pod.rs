@@ -7,8 +7,7 @@
 use axum::extract::multipart::{Field, Multipart, MultipartRejection};
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::StatusCode;
-use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::Json;
 use dispatch_core::error::{IssueCode, PathSegment, ValidationErrors, ValidationIssue};
 use dispatch_core::model::driver::Driver;
 use dispatch_core::model::pod::{ImageKind, MAX_IMAGE_BYTES, MAX_PHOTOS_PER_UPLOAD};
@@ -16,58 +15,71 @@ use dispatch_core::model::questionnaire::Questionnaire;
 use dispatch_core::service::pod::{self, SignatureInput};
 use dispatch_core::service::ServiceError;
 use dispatch_core::time::Timestamp;
-use serde_json::{json, Value};
+use utoipa_axum::routes;
 
 use super::auth::DriverAuth;
+use super::bodies::{PhotosForm, SignatureForm, SubmissionBody};
+use super::shapes::{
+    DriverQuestionnaires, PhotoWire, PhotosUpload, QuestionWire, QuestionnaireWire,
+    SignatureUpload, SignatureWire,
+};
 use crate::error::ApiError;
 use crate::extract::{IdPath, ImageJsonBody};
 use crate::links::Links;
 use crate::runtime::images::{self, Codec};
-use crate::v2::pod_render::render_submission;
+use crate::v2::pod_render::{render_submission, OneSubmission};
+use crate::v2::registry::ApiRoutes;
 use crate::AppState;
 
 /// Multipart framing allowed on top of the files.
 const MULTIPART_OVERHEAD: usize = 64 * 1024;
 
 /// Routes of this module.
-pub fn routes() -> Router<AppState> {
+pub fn routes() -> ApiRoutes {
     let one = MAX_IMAGE_BYTES + MULTIPART_OVERHEAD;
     let many = MAX_IMAGE_BYTES * MAX_PHOTOS_PER_UPLOAD + MULTIPART_OVERHEAD;
-    Router::new()
-        .route("/questionnaires", get(list_questionnaires))
-        .route(
-            "/stops/{id}/signature",
-            post(signature).layer(DefaultBodyLimit::max(one)),
-        )
-        .route(
-            "/stops/{id}/photos",
-            post(photos).layer(DefaultBodyLimit::max(many)),
-        )
-        .route("/questionnaire-submissions", post(submit))
+    let (schemas, paths, signature) = routes!(signature);
+    let signature = (schemas, paths, signature.layer(DefaultBodyLimit::max(one)));
+    let (schemas, paths, photos) = routes!(photos);
+    let photos = (schemas, paths, photos.layer(DefaultBodyLimit::max(many)));
+    ApiRoutes::new()
+        .routes(routes!(list_questionnaires))
+        .routes(signature)
+        .routes(photos)
+        .routes(routes!(submit))
 }
 
-fn render_questionnaire(q: &Questionnaire) -> Value {
-    json!({
-        "id": q.id,
-        "type": q.def.kind.as_str(),
-        "title": q.def.title,
-        "questions": q.def.questions.iter().map(|x| json!({
-            "id": x.id, "type": x.kind.as_str(), "question": x.question,
-            "required": x.required, "options": x.options,
-        })).collect::<Vec<_>>(),
-    })
+fn render_questionnaire(q: &Questionnaire) -> QuestionnaireWire {
+    QuestionnaireWire {
+        id: q.id,
+        kind: q.def.kind.as_str(),
+        title: q.def.title.clone(),
+        questions: q
+            .def
+            .questions
+            .iter()
+            .map(|x| QuestionWire {
+                id: x.id,
+                kind: x.kind.as_str(),
+                question: x.question.clone(),
+                required: x.required,
+                options: x.options.clone(),
+            })
+            .collect(),
+    }
 }
 
+#[utoipa::path(get, path = "/driver/questionnaires", tag = "driver", summary = "The depot's questionnaires (what a submission answers).", responses((status = 200, description = "`{ questionnaires }`", body = DriverQuestionnaires)))]
 async fn list_questionnaires(
     State(state): State<AppState>,
     auth: DriverAuth,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<DriverQuestionnaires>, ApiError> {
     let all = state
         .blocking(move |s| Ok(pod::questionnaires(&*s.store, auth.scope())?))
         .await?;
-    Ok(Json(
-        json!({ "questionnaires": all.iter().map(render_questionnaire).collect::<Vec<_>>() }),
-    ))
+    Ok(Json(DriverQuestionnaires {
+        questionnaires: all.iter().map(render_questionnaire).collect(),
+    }))
 }
 
 fn bad(path: Vec<PathSegment>, expected: &str, message: &str) -> ApiError {
@@ -159,12 +171,13 @@ async fn store_upload<T: Send + 'static>(
 
 /// `POST /driver/stops/{id}/signature`: fields `signature` (the image), `signed_by`, and
 /// optionally `lat` and `lng`.
+#[utoipa::path(post, path = "/driver/stops/{id}/signature", tag = "driver", summary = "Upload the signature for a stop.", params(("id" = i64, Path, description = "The stop id.")), request_body(content = SignatureForm, content_type = "multipart/form-data"), responses((status = 200, description = "`{ signature }`", body = SignatureUpload), (status = 400, description = "INVALID_INPUT at the field's path: an unknown field, an image too large, of an unknown type or undecodable (`too_big` over the limits).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND: not a stop (or route) of a dispatched route of the credential's vehicle; nothing is stored.", body = crate::error::Envelope)))]
 async fn signature(
     State(state): State<AppState>,
     auth: DriverAuth,
     IdPath(stop_id): IdPath,
     multipart: Result<Multipart, MultipartRejection>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<SignatureUpload>, ApiError> {
     let mut multipart = multipart_body(multipart)?;
     let (mut image, mut signed_by, mut lat, mut lng) = (None, None, None, None);
     while let Some(field) = multipart.next_field().await.map_err(multipart_error)? {
@@ -219,24 +232,27 @@ async fn signature(
         pod::add_signature(&*s.store, &Codec, driver, stop_id, &input, now)
     })
     .await?;
-    Ok(Json(json!({"signature": {
-        "id": meta.id,
-        "stop_id": sig.stop_id,
-        "url": links.image(ImageKind::Signature, meta.id),
-        "is_compressed": meta.is_ready(),
-        "signed_by": sig.signed_by,
-        "signature_lat": sig.lat,
-        "signature_lng": sig.lng,
-    }})))
+    Ok(Json(SignatureUpload {
+        signature: SignatureWire {
+            id: meta.id,
+            stop_id: sig.stop_id,
+            url: links.image(ImageKind::Signature, meta.id),
+            is_compressed: meta.is_ready(),
+            signed_by: sig.signed_by,
+            signature_lat: sig.lat,
+            signature_lng: sig.lng,
+        },
+    }))
 }
 
 /// `POST /driver/stops/{id}/photos`: 1 to 5 files in fields named `photo`.
+#[utoipa::path(post, path = "/driver/stops/{id}/photos", tag = "driver", summary = "Upload 1 to 5 photos for a stop.", params(("id" = i64, Path, description = "The stop id.")), request_body(content = PhotosForm, content_type = "multipart/form-data"), responses((status = 200, description = "`{ photos }`", body = PhotosUpload), (status = 400, description = "INVALID_INPUT at the field's path: an unknown field, an image too large, of an unknown type or undecodable (`too_big` over the limits).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND: not a stop (or route) of a dispatched route of the credential's vehicle; nothing is stored.", body = crate::error::Envelope)))]
 async fn photos(
     State(state): State<AppState>,
     auth: DriverAuth,
     IdPath(stop_id): IdPath,
     multipart: Result<Multipart, MultipartRejection>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<PhotosUpload>, ApiError> {
     let mut multipart = multipart_body(multipart)?;
     let mut files = Vec::new();
     while let Some(field) = multipart.next_field().await.map_err(multipart_error)? {
@@ -261,19 +277,25 @@ async fn photos(
         pod::add_photos(&*s.store, &Codec, driver, stop_id, &files, now)
     })
     .await?;
-    Ok(Json(json!({"photos": metas.iter().map(|m| json!({
-        "id": m.id,
-        "url": links.image(ImageKind::Photo, m.id),
-        "is_compressed": m.is_ready(),
-    })).collect::<Vec<_>>()})))
+    Ok(Json(PhotosUpload {
+        photos: metas
+            .iter()
+            .map(|m| PhotoWire {
+                id: m.id,
+                url: links.image(ImageKind::Photo, m.id),
+                is_compressed: m.is_ready(),
+            })
+            .collect(),
+    }))
 }
 
 /// `POST /driver/questionnaire-submissions`.
+#[utoipa::path(post, path = "/driver/questionnaire-submissions", tag = "driver", summary = "Submit a filled-in questionnaire for a stop or a route, images as base64.", request_body(content = SubmissionBody), responses((status = 201, description = "`{ driver_questionnaire_submission }`, as the depot reads it.", body = OneSubmission), (status = 400, description = "INVALID_INPUT at the field's path: an unknown field, an image too large, of an unknown type or undecodable (`too_big` over the limits).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND: not a stop (or route) of a dispatched route of the credential's vehicle; nothing is stored.", body = crate::error::Envelope)))]
 async fn submit(
     State(state): State<AppState>,
     auth: DriverAuth,
     ImageJsonBody(body): ImageJsonBody,
-) -> Result<(StatusCode, Json<Value>), ApiError> {
+) -> Result<(StatusCode, Json<OneSubmission>), ApiError> {
     let input = super::submission_wire::read_submission(&body)?;
     let links = Links::of(&state);
     let submission = store_upload(&state, auth, move |s, driver, now| {
@@ -282,6 +304,8 @@ async fn submit(
     .await?;
     Ok((
         StatusCode::CREATED,
-        Json(json!({ "driver_questionnaire_submission": render_submission(&submission, &links) })),
+        Json(OneSubmission {
+            driver_questionnaire_submission: render_submission(&submission, &links),
+        }),
     ))
 }

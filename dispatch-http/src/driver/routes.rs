@@ -2,8 +2,7 @@
 //! start, position reports and completion. Routes are shaped as `GET /v2/routes/{id}`.
 
 use axum::extract::{Query, State};
-use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::Json;
 use dispatch_core::error::{IssueCode, ValidationErrors, ValidationIssue};
 use dispatch_core::model::driver::Driver;
 use dispatch_core::model::route::Route;
@@ -12,56 +11,71 @@ use dispatch_core::service::driver::rules::Reported;
 use dispatch_core::service::driver::{day, eta, progress, track};
 use dispatch_core::service::ServiceError;
 use dispatch_core::time::{Date, Timestamp};
-use serde_json::{json, Value};
+use serde_json::Value;
+use utoipa_axum::routes;
 
 use super::auth::DriverAuth;
+use super::bodies::{PositionsBody, ReportedBody};
+use super::shapes::{DriverDay, PositionsReport, StopEta, TrackPointWire, TrackWire};
 use super::wire;
 use crate::error::ApiError;
 use crate::extract::IdPath;
 use crate::links::Links;
 use crate::rejection::invalid;
 use crate::v2::plan_render::render_route;
-use crate::v2::shapes::to_json;
-use crate::v2::wire::ts;
+use crate::v2::plan_shapes::{OneRoute, RouteWire};
+use crate::v2::registry::ApiRoutes;
+use crate::v2::wire::ts_text;
 use crate::AppState;
 
 /// Routes of this module.
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/day", get(read_day))
-        .route("/routes/{id}", get(read))
-        .route("/routes/{id}/start", post(start))
-        .route("/routes/{id}/positions", post(positions))
-        .route("/routes/{id}/complete", post(complete))
+pub fn routes() -> ApiRoutes {
+    ApiRoutes::new()
+        .routes(routes!(read_day))
+        .routes(routes!(read))
+        .routes(routes!(start))
+        .routes(routes!(positions))
+        .routes(routes!(complete))
 }
 
+#[utoipa::path(get, path = "/driver/routes/{id}", tag = "driver", summary = "One dispatched route of the vehicle, with its stops and orders.", params(("id" = i64, Path, description = "The route id.")), responses((status = 200, description = "`{ route }`, shaped as `GET /v2/routes/{id}`.", body = OneRoute), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND: not a dispatched route of the credential's vehicle.", body = crate::error::Envelope)))]
 async fn read(
     State(state): State<AppState>,
     auth: DriverAuth,
     IdPath(id): IdPath,
-) -> Result<Json<Value>, ApiError> {
-    Ok(Json(
-        json!({ "route": route_json(&state, auth.driver(), id).await? }),
-    ))
+) -> Result<Json<OneRoute>, ApiError> {
+    Ok(Json(OneRoute {
+        route: route_wire(&state, auth.driver(), id).await?,
+    }))
 }
 
 /// The route as the driver reads it.
-pub(super) async fn route_json(
+pub(super) async fn route_wire(
     state: &AppState,
     driver: Driver,
     id: i64,
-) -> Result<Value, ApiError> {
+) -> Result<RouteWire, ApiError> {
     let (view, catalog) = state
         .blocking(move |s| Ok(day::route(&*s.store, &driver, id)?))
         .await?;
-    Ok(to_json(render_route(&view, &catalog, &Links::of(state))))
+    Ok(render_route(&view, &catalog, &Links::of(state)))
 }
 
+/// `GET /driver/day`'s only parameter.
+#[derive(utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)]
+struct DayQuery {
+    /// `YYYY-MM-DD`; default today in the depot's time zone. Any other parameter is refused.
+    date: Option<String>,
+}
+
+#[utoipa::path(get, path = "/driver/day", tag = "driver", summary = "The vehicle's dispatched routes of a day.", params(DayQuery), responses((status = 200, description = "`{ date, routes }`", body = DriverDay), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope)))]
 async fn read_day(
     State(state): State<AppState>,
     auth: DriverAuth,
     Query(query): Query<Vec<(String, String)>>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<DriverDay>, ApiError> {
     let mut date = None;
     for (key, value) in &query {
         match key.as_str() {
@@ -97,9 +111,10 @@ async fn read_day(
         .iter()
         .map(|r| render_route(r, &view.catalog, &links))
         .collect();
-    Ok(Json(
-        json!({ "date": view.date.to_string(), "routes": routes }),
-    ))
+    Ok(Json(DriverDay {
+        date: view.date.to_string(),
+        routes,
+    }))
 }
 
 /// A use case acting on one route of the driver with what the driver reported.
@@ -113,7 +128,7 @@ async fn act(
     id: i64,
     body: &Value,
     action: RouteAction,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<OneRoute>, ApiError> {
     let reported = wire::reported_body(body)?;
     let driver = auth.driver();
     state
@@ -122,30 +137,33 @@ async fn act(
     read(State(state), auth, IdPath(id)).await
 }
 
+#[utoipa::path(post, path = "/driver/routes/{id}/start", tag = "driver", summary = "Start the route (a repeat changes nothing; a completed route is refused).", params(("id" = i64, Path, description = "The route id.")), request_body(content = ReportedBody, description = "Optional: when and where; an empty body is fine."), responses((status = 200, description = "`{ route }` with `started_ts`.", body = OneRoute), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND: not a dispatched route of the credential's vehicle.", body = crate::error::Envelope)))]
 async fn start(
     State(state): State<AppState>,
     auth: DriverAuth,
     IdPath(id): IdPath,
     wire::DriverBody(body): wire::DriverBody,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<OneRoute>, ApiError> {
     act(state, auth, id, &body, progress::start_route).await
 }
 
+#[utoipa::path(post, path = "/driver/routes/{id}/complete", operation_id = "complete_route", tag = "driver", summary = "Complete the route (every stop finished first).", params(("id" = i64, Path, description = "The route id.")), request_body(content = ReportedBody, description = "Optional: when and where; an empty body is fine."), responses((status = 200, description = "`{ route }` with `completed_ts`.", body = OneRoute), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND: not a dispatched route of the credential's vehicle.", body = crate::error::Envelope)))]
 async fn complete(
     State(state): State<AppState>,
     auth: DriverAuth,
     IdPath(id): IdPath,
     wire::DriverBody(body): wire::DriverBody,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<OneRoute>, ApiError> {
     act(state, auth, id, &body, progress::complete_route).await
 }
 
+#[utoipa::path(post, path = "/driver/routes/{id}/positions", tag = "driver", summary = "Report positions of the vehicle on the route; the ETAs of the stops ahead are re-estimated.", params(("id" = i64, Path, description = "The route id.")), request_body(content = PositionsBody), responses((status = 200, description = "`{ track, etas }`", body = PositionsReport), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND: not a dispatched route of the credential's vehicle.", body = crate::error::Envelope)))]
 async fn positions(
     State(state): State<AppState>,
     auth: DriverAuth,
     IdPath(id): IdPath,
     wire::DriverBody(body): wire::DriverBody,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<PositionsReport>, ApiError> {
     let points = wire::positions(&body)?;
     let driver = auth.driver();
     let summary = state
@@ -160,21 +178,24 @@ async fn positions(
         })
         .await?;
     let etas = refresh_etas(&state, driver, id).await;
-    Ok(Json(json!({
-        "track": {
-            "positions": summary.positions,
-            "actual_distance": summary.actual_distance_m,
-            "latest": {
-                "lat": summary.latest.at.lat,
-                "lng": summary.latest.at.lng,
-                "time": ts(summary.latest.time),
+    Ok(Json(PositionsReport {
+        track: TrackWire {
+            positions: summary.positions,
+            actual_distance: summary.actual_distance_m,
+            latest: TrackPointWire {
+                lat: summary.latest.at.lat,
+                lng: summary.latest.at.lng,
+                time: ts_text(summary.latest.time),
             },
         },
-        "etas": etas
+        etas: etas
             .iter()
-            .map(|(stop, eta)| json!({"stop_id": stop, "eta": ts(*eta)}))
-            .collect::<Vec<_>>(),
-    })))
+            .map(|(stop, eta)| StopEta {
+                stop_id: *stop,
+                eta: ts_text(*eta),
+            })
+            .collect(),
+    }))
 }
 
 /// Re-estimates the ETAs of the route's stops ahead from its latest position and writes them

@@ -9,7 +9,9 @@ use dispatch_core::service::pod::SubmissionInput;
 use dispatch_core::service::ServiceError;
 use serde_json::Value;
 
+use super::bodies::{AnswerBody, SubmissionBody};
 use crate::error::ApiError;
+use crate::v2::request_shapes::{documented_properties, refuse_undocumented};
 
 fn bad(path: Vec<PathSegment>, expected: &str, message: &str) -> ApiError {
     ServiceError::invalid(path, expected, "", message).into()
@@ -21,22 +23,13 @@ type Issues<'a> = dyn FnMut(Vec<PathSegment>, IssueCode, &str, &str) + 'a;
 /// Reads the submission body; every problem is collected with its path.
 pub(super) fn read_submission(body: &Value) -> Result<SubmissionInput, ApiError> {
     let mut errors = ValidationErrors::default();
-    let mut issue = |path: Vec<PathSegment>, code: IssueCode, expected: &str, message: &str| {
-        errors.push(ValidationIssue::new(code, path, expected, "", message));
-    };
     let Some(obj) = body.as_object() else {
         return Err(bad(vec![], "object", "the body is a JSON object"));
     };
-    for key in obj.keys() {
-        if !["questionnaire_id", "route_id", "stop_id", "answers"].contains(&key.as_str()) {
-            issue(
-                vec![key.as_str().into()],
-                IssueCode::UnrecognizedKeys,
-                "questionnaire_id, route_id, stop_id, answers",
-                "unknown property",
-            );
-        }
-    }
+    refuse_undocumented::<SubmissionBody>(obj, &[], &mut errors);
+    let mut issue = |path: Vec<PathSegment>, code: IssueCode, expected: &str, message: &str| {
+        errors.push(ValidationIssue::new(code, path, expected, "", message));
+    };
     let id = |key: &str, issue: &mut Issues<'_>| -> Option<i64> {
         match obj.get(key) {
             None | Some(Value::Null) => None,
@@ -108,12 +101,12 @@ fn read_answer(i: usize, a: &Value, issue: &mut Issues<'_>) -> Option<AnswerInpu
         return None;
     };
     for key in obj.keys() {
-        if !["question_id", "value", "images"].contains(&key.as_str()) {
+        if !documented_properties::<AnswerBody>().contains(&key.as_str()) {
             issue(
                 at(key),
                 IssueCode::UnrecognizedKeys,
-                "question_id, value, images",
-                "unknown property",
+                "a known property",
+                &format!("unrecognised property `{key}`"),
             );
         }
     }

@@ -2,47 +2,45 @@
 //! refused (a misspelt field must not silently do nothing on the road).
 
 use axum::extract::{FromRequest, Request};
-use dispatch_core::error::{IssueCode, ValidationErrors, ValidationIssue};
+use dispatch_core::error::{IssueCode, PathSegment, ValidationErrors, ValidationIssue};
 use dispatch_core::model::driver_visit::{LatLng, TrackPoint};
 use dispatch_core::patch::Patch;
 use dispatch_core::service::driver::rules::Reported;
 use dispatch_core::service::driver::visits::ItemReport;
 use dispatch_core::time::Timestamp;
 use serde_json::{Map, Value};
+use utoipa::ToSchema;
 
+use super::bodies::{
+    CompleteStopBody, FailStopBody, LineItemOutcomeBody, NotesBody, PhoneCallBody, PositionBody,
+    PositionsBody, ReportedBody,
+};
 use crate::error::ApiError;
 use crate::extract::OptionalJsonBody;
 use crate::rejection::invalid;
+use crate::v2::request_shapes::refuse_undocumented;
 use crate::v2::wire::{object, type_name, Reader};
 
-/// The body as an object whose properties are all among `allowed`; an empty body reads as `{}`.
-pub fn fields<'a>(
+/// The body as an object with only the properties the schema `T` documents (the others are
+/// reported); an empty body reads as `{}`.
+pub fn fields<'a, T: ToSchema>(
     body: &'a Value,
-    allowed: &[&str],
     errors: &mut ValidationErrors,
 ) -> Result<&'a Map<String, Value>, ApiError> {
     let obj = object(body)?;
-    for key in obj.keys().filter(|k| !allowed.contains(&k.as_str())) {
-        errors.push(ValidationIssue::new(
-            IssueCode::UnrecognizedKeys,
-            vec![key.as_str().into()],
-            allowed.join(", "),
-            key,
-            format!("unknown property {key}"),
-        ));
-    }
+    refuse_undocumented::<T>(obj, &[], errors);
     Ok(obj)
 }
 
 /// A timestamp property (`YYYY-MM-DDTHH:mm:ss.SSSZ`).
-pub fn timestamp(r: &mut Reader<'_>, key: &str, path_prefix: &[&str]) -> Option<Timestamp> {
+pub fn timestamp(r: &mut Reader<'_>, key: &str, path_prefix: &[PathSegment]) -> Option<Timestamp> {
     let raw = match r.string(key) {
         Patch::Value(s) => s,
         _ => return None,
     };
     let parsed = Timestamp::parse(&raw);
     if parsed.is_none() {
-        let mut path: Vec<_> = path_prefix.iter().map(|s| (*s).into()).collect();
+        let mut path = path_prefix.to_vec();
         path.push(key.into());
         r.errors.push(ValidationIssue::new(
             IssueCode::InvalidString,
@@ -56,7 +54,7 @@ pub fn timestamp(r: &mut Reader<'_>, key: &str, path_prefix: &[&str]) -> Option<
 }
 
 /// `lat` and `lng`, both or neither.
-pub fn lat_lng(r: &mut Reader<'_>, required: bool, path_prefix: &[&str]) -> Option<LatLng> {
+pub fn lat_lng(r: &mut Reader<'_>, required: bool, path_prefix: &[PathSegment]) -> Option<LatLng> {
     let lat = r.number("lat");
     let lng = r.number("lng");
     match (lat, lng) {
@@ -68,7 +66,7 @@ pub fn lat_lng(r: &mut Reader<'_>, required: bool, path_prefix: &[&str]) -> Opti
                 [("lat", lat_given, lng_given), ("lng", lng_given, lat_given)]
             {
                 if !given && (required || other) && r.raw(key).is_none_or(Value::is_null) {
-                    let mut path: Vec<_> = path_prefix.iter().map(|s| (*s).into()).collect();
+                    let mut path = path_prefix.to_vec();
                     path.push(key.into());
                     r.errors.push(ValidationIssue::new(
                         IssueCode::Required,
@@ -99,7 +97,7 @@ pub fn reported(r: &mut Reader<'_>) -> Reported {
 /// `{time?, lat?, lng?}` (an empty body is fine).
 pub fn reported_body(body: &Value) -> Result<Reported, ApiError> {
     let mut errors = ValidationErrors::default();
-    let obj = fields(body, &["time", "lat", "lng"], &mut errors)?;
+    let obj = fields::<ReportedBody>(body, &mut errors)?;
     let out = reported(&mut Reader::new(obj, vec![], &mut errors));
     done(errors, out)
 }
@@ -107,15 +105,14 @@ pub fn reported_body(body: &Value) -> Result<Reported, ApiError> {
 /// `{positions: [{lat, lng, time}]}`.
 pub fn positions(body: &Value) -> Result<Vec<TrackPoint>, ApiError> {
     let mut errors = ValidationErrors::default();
-    let obj = fields(body, &["positions"], &mut errors)?;
+    let obj = fields::<PositionsBody>(body, &mut errors)?;
     let mut points = Vec::new();
     match obj.get("positions") {
         Some(Value::Array(items)) => {
             for (i, item) in items.iter().enumerate() {
-                let index = i.to_string();
-                let prefix = ["positions", index.as_str()];
-                let Some(item) = entry(item, "positions", i, &["lat", "lng", "time"], &mut errors)
-                else {
+                // The index as a number, as every other issue path has it.
+                let prefix: [PathSegment; 2] = ["positions".into(), i.into()];
+                let Some(item) = entry::<PositionBody>(item, "positions", i, &mut errors) else {
                     continue;
                 };
                 let mut r = Reader::new(item, vec!["positions".into(), i.into()], &mut errors);
@@ -143,12 +140,11 @@ pub fn positions(body: &Value) -> Result<Vec<TrackPoint>, ApiError> {
     done(errors, points)
 }
 
-/// Entry `i` of the array `list` as an object with only `allowed` properties.
-fn entry<'a>(
+/// Entry `i` of the array `list` as an object with only the properties `T` documents.
+fn entry<'a, T: ToSchema>(
     item: &'a Value,
     list: &str,
     i: usize,
-    allowed: &[&str],
     errors: &mut ValidationErrors,
 ) -> Option<&'a Map<String, Value>> {
     let Some(obj) = item.as_object() else {
@@ -161,15 +157,7 @@ fn entry<'a>(
         ));
         return None;
     };
-    for key in obj.keys().filter(|k| !allowed.contains(&k.as_str())) {
-        errors.push(ValidationIssue::new(
-            IssueCode::UnrecognizedKeys,
-            vec![list.into(), i.into(), key.as_str().into()],
-            allowed.join(", "),
-            key,
-            format!("unknown property {key}"),
-        ));
-    }
+    refuse_undocumented::<T>(obj, &[list.into(), i.into()], errors);
     Some(obj)
 }
 
@@ -199,11 +187,7 @@ pub fn complete_stop(
     body: &Value,
 ) -> Result<(Reported, Vec<ItemReport>, Option<String>), ApiError> {
     let mut errors = ValidationErrors::default();
-    let obj = fields(
-        body,
-        &["time", "lat", "lng", "notes", "line_items"],
-        &mut errors,
-    )?;
+    let obj = fields::<CompleteStopBody>(body, &mut errors)?;
     let mut r = Reader::new(obj, vec![], &mut errors);
     let reported = reported(&mut r);
     let notes = r.string("notes").into_value();
@@ -212,8 +196,8 @@ pub fn complete_stop(
         None | Some(Value::Null) => {}
         Some(Value::Array(items)) => {
             for (i, item) in items.iter().enumerate() {
-                let allowed = ["id", "delivered_quantity", "failed_reason"];
-                let Some(item) = entry(item, "line_items", i, &allowed, &mut errors) else {
+                let Some(item) = entry::<LineItemOutcomeBody>(item, "line_items", i, &mut errors)
+                else {
                     continue;
                 };
                 let mut r = Reader::new(item, vec!["line_items".into(), i.into()], &mut errors);
@@ -252,11 +236,7 @@ pub fn complete_stop(
 /// The body of failing a stop: `{reason, time?, lat?, lng?, notes?}`.
 pub fn fail_stop(body: &Value) -> Result<(Reported, String, Option<String>), ApiError> {
     let mut errors = ValidationErrors::default();
-    let obj = fields(
-        body,
-        &["reason", "time", "lat", "lng", "notes"],
-        &mut errors,
-    )?;
+    let obj = fields::<FailStopBody>(body, &mut errors)?;
     let mut r = Reader::new(obj, vec![], &mut errors);
     let reported = reported(&mut r);
     let notes = r.string("notes").into_value();
@@ -276,7 +256,7 @@ pub fn fail_stop(body: &Value) -> Result<(Reported, String, Option<String>), Api
 /// `{notes}` (a string; empty clears).
 pub fn notes(body: &Value) -> Result<String, ApiError> {
     let mut errors = ValidationErrors::default();
-    let obj = fields(body, &["notes"], &mut errors)?;
+    let obj = fields::<NotesBody>(body, &mut errors)?;
     let mut r = Reader::new(obj, vec![], &mut errors);
     let notes = match r.string("notes") {
         Patch::Value(s) => s,
@@ -300,7 +280,7 @@ pub fn notes(body: &Value) -> Result<String, ApiError> {
 /// `{initiated_at?, lat?, lng?}`: a phone call.
 pub fn phone_call(body: &Value) -> Result<Reported, ApiError> {
     let mut errors = ValidationErrors::default();
-    let obj = fields(body, &["initiated_at", "lat", "lng"], &mut errors)?;
+    let obj = fields::<PhoneCallBody>(body, &mut errors)?;
     let mut r = Reader::new(obj, vec![], &mut errors);
     let out = Reported {
         time: timestamp(&mut r, "initiated_at", &[]),

@@ -4,6 +4,10 @@
 use axum::http::Method;
 use serde_json::{json, Map, Value};
 
+use std::collections::BTreeMap;
+
+use super::Mount;
+use crate::driver::bodies::LAT_LNG_PAIRED;
 use crate::middleware::idempotency::IDEMPOTENT_ENDPOINTS;
 use crate::middleware::rate_limit::{tier_of, Tier};
 use crate::middleware::RouteKey;
@@ -15,7 +19,7 @@ const METHODS: [&str; 5] = ["get", "put", "post", "delete", "patch"];
 /// Adds the shared components, the aliases (the trailing-slash spellings the spec names), each operation's headers, tier and error answers,
 /// and closes every object schema (`additionalProperties: false`: responses carry exactly the
 /// documented properties; the contract test holds the service to it).
-pub fn decorate(doc: &mut Value, aliases: &[Alias]) {
+pub fn decorate(doc: &mut Value, aliases: &[Alias], mounts: &BTreeMap<String, Mount>) {
     add_components(doc);
     doc["security"] = json!([{ "accessKey": [] }]);
     let paths = doc["paths"].as_object_mut().expect("paths");
@@ -29,9 +33,13 @@ pub fn decorate(doc: &mut Value, aliases: &[Alias]) {
         paths.insert((*alias).to_owned(), item);
     }
     for (path, item) in paths.iter_mut() {
+        let mount = mounts.get(path).copied().unwrap_or(Mount::V2);
+        if mount != Mount::V2 {
+            item["servers"] = json!([{ "url": "/", "description": "this server, beside /v2" }]);
+        }
         for method in METHODS {
             if let Some(op) = item.get_mut(method).and_then(Value::as_object_mut) {
-                decorate_operation(path, method, op);
+                decorate_operation(path, method, op, mount);
             }
         }
     }
@@ -52,6 +60,10 @@ pub fn decorate(doc: &mut Value, aliases: &[Alias]) {
                 }
             }
         }
+    }
+    for name in LAT_LNG_PAIRED {
+        doc["components"]["schemas"][name]["dependentRequired"] =
+            json!({ "lat": ["lng"], "lng": ["lat"] });
     }
     close_objects(doc);
 }
@@ -85,6 +97,13 @@ fn add_components(doc: &mut Value) {
             "description": "A depot's access key (`dispatch seed` or `dispatch keys create` \
                 prints it). Missing or unknown: 401 UNAUTHORIZED; a `read` key on a write: \
                 403 PERMISSION.",
+        },
+        "driverCredential": {
+            "type": "apiKey", "in": "header", "name": "x-access-key",
+            "description": "A driver credential (`drv_` and 64 hex digits), created for a \
+                vehicle with `POST /v2/vehicles/{id}/driver-credentials` and shown once. \
+                Missing, unknown or revoked: 401 UNAUTHORIZED; a depot access key: 403 \
+                PERMISSION.",
         }
     });
     components["parameters"] = json!({
@@ -123,6 +142,16 @@ fn add_components(doc: &mut Value) {
     });
     let responses = json!({
         "Unauthorized": error_response("UNAUTHORIZED: missing or unknown `x-access-key`.", &[]),
+        "DriverUnauthorized": error_response(
+            "UNAUTHORIZED: a missing, unknown or revoked driver credential.",
+            &[],
+        ),
+        "DriverForbidden": error_response(
+            "FORBIDDEN: the rate limit of the endpoint's tier was hit for this credential (with \
+             `Retry-After` and `details.retry_after_seconds`); or PERMISSION: a depot access \
+             key was sent instead of a driver credential.",
+            &["RetryAfter"],
+        ),
         "Forbidden": error_response(
             "FORBIDDEN: the rate limit of the endpoint's tier was hit (with `Retry-After` and \
              `details.retry_after_seconds`); or PERMISSION: the key may not do this (a `read` \
@@ -201,11 +230,21 @@ fn distinguish_methods(paths: &mut Map<String, Value>) {
     }
 }
 
-fn decorate_operation(path: &str, method: &str, op: &mut Map<String, Value>) {
+fn decorate_operation(path: &str, method: &str, op: &mut Map<String, Value>, mount: Mount) {
     let verb = Method::from_bytes(method.to_uppercase().as_bytes()).expect("a method");
-    let idempotent =
-        verb == Method::POST && IDEMPOTENT_ENDPOINTS.contains(&path.trim_end_matches('/'));
+    let idempotent = mount == Mount::V2
+        && verb == Method::POST
+        && IDEMPOTENT_ENDPOINTS.contains(&path.trim_end_matches('/'));
     qualify_operation_id(op);
+    match mount {
+        Mount::V2 | Mount::Keyed => {}
+        Mount::Driver => {
+            op.insert("security".into(), json!([{ "driverCredential": [] }]));
+        }
+        Mount::Public => {
+            op.insert("security".into(), json!([]));
+        }
+    }
     let parameters = op.entry("parameters").or_insert_with(|| json!([]));
     let parameters = parameters.as_array_mut().expect("parameters");
     parameters.push(json!({ "$ref": "#/components/parameters/Features" }));
@@ -252,13 +291,25 @@ fn decorate_operation(path: &str, method: &str, op: &mut Map<String, Value>) {
             );
         }
     }
-    let shared = [
-        ("401", "Unauthorized"),
-        ("403", "Forbidden"),
-        ("429", "TooManyRequests"),
-        ("default", "Error"),
-    ];
-    for (status, name) in shared {
+    let shared: &[(&str, &str)] = match mount {
+        Mount::V2 => &[
+            ("401", "Unauthorized"),
+            ("403", "Forbidden"),
+            ("429", "TooManyRequests"),
+            ("default", "Error"),
+        ],
+        Mount::Driver => &[
+            ("401", "DriverUnauthorized"),
+            ("403", "DriverForbidden"),
+            ("429", "TooManyRequests"),
+            ("default", "Error"),
+        ],
+        // Outside the API's layers: each answer is documented by its handler.
+        Mount::Public => &[],
+        // Behind the access-key layer only (no rate limit).
+        Mount::Keyed => &[("401", "Unauthorized"), ("default", "Error")],
+    };
+    for &(status, name) in shared {
         responses
             .entry(status)
             .or_insert_with(|| json!({ "$ref": format!("#/components/responses/{name}") }));

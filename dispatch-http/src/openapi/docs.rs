@@ -52,7 +52,19 @@ async fn page() -> impl IntoResponse {
     )
 }
 
-/// `/docs` and `/docs/{asset}` for each of [`ASSETS`].
+/// The page's paths: `/docs`, `/docs/` and one per asset.
+pub fn paths() -> Vec<String> {
+    ["/docs".to_owned(), "/docs/".to_owned()]
+        .into_iter()
+        .chain(ASSETS.iter().map(|(name, _, _)| asset_path(name)))
+        .collect()
+}
+
+fn asset_path(name: &str) -> String {
+    format!("/docs/{name}")
+}
+
+/// `/docs` and `/docs/{asset}` for each of [`ASSETS`] (the paths of [`paths`]).
 pub fn routes() -> Router<AppState> {
     ASSETS.iter().fold(
         Router::new()
@@ -60,7 +72,7 @@ pub fn routes() -> Router<AppState> {
             .route("/docs/", get(page)),
         |router, &(name, content_type, bytes)| {
             router.route(
-                &format!("/docs/{name}"),
+                &asset_path(name),
                 get(move || async move {
                     (
                         [

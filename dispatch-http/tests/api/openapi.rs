@@ -83,30 +83,79 @@ async fn the_document_validates_against_the_openapi_3_1_schema() {
     assert!(!validator.is_valid(&broken));
 }
 
-/// The `/v2` paths the router serves: the registrations it is built from (`v2::api()`; a
-/// route can join it only through `ApiRoutes`, which takes handlers with their
-/// `#[utoipa::path]`), not a hand-written list.
+/// The operations of a path item (its other members, such as `servers`, aside).
+fn operations_of(item: &Value) -> impl Iterator<Item = (&String, &Value)> {
+    item.as_object()
+        .unwrap()
+        .iter()
+        .filter(|(key, _)| ["get", "put", "post", "delete", "patch"].contains(&key.as_str()))
+}
+
+/// Every path the router serves through the documented groups (`/v2`, the driver API, the
+/// tracking page, `/healthz` and `/metrics`, the console's depot read), in full: the
+/// registrations it is built from (`openapi::groups()`; a route can join them only through
+/// `ApiRoutes`, which takes handlers with their `#[utoipa::path]`), not a hand-written list.
 fn served_paths() -> BTreeSet<String> {
-    let mut paths: BTreeSet<String> = dispatch_http::v2::api()
-        .served_paths()
-        .into_iter()
-        .collect();
-    // The document itself, served beside the API routes (without a key).
-    paths.insert(dispatch_http::openapi::DOCUMENT_PATH.to_owned());
-    paths
+    dispatch_http::openapi::served_paths().into_iter().collect()
+}
+
+/// The document's paths in full: each under its server (`/v2`, or `/` for the driver and
+/// tracking paths), as "Try it out" and client generators call them.
+fn documented_paths(doc: &Value) -> BTreeSet<String> {
+    doc["paths"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(|key| format!("{}{key}", contract::server_base(doc, key)))
+        .collect()
 }
 
 #[tokio::test]
 async fn every_route_the_router_serves_is_documented_and_nothing_else() {
     let app = TestApp::new();
     let doc = served_document(&app).await;
-    let documented: BTreeSet<String> = doc["paths"].as_object().unwrap().keys().cloned().collect();
+    let documented = documented_paths(&doc);
     let served = served_paths();
-    assert!(served.len() > 40, "{served:?}");
+    assert!(served.len() > 60, "{served:?}");
+    for expected in [
+        "/driver/me",
+        "/track/{token}",
+        "/healthz",
+        "/metrics",
+        "/console/depot",
+    ] {
+        assert!(served.contains(expected), "{expected}");
+    }
     assert_eq!(served, documented, "paths served vs documented");
-    // Methods: a documented one reaches the route (401 without a key, 200 for the document),
-    // an undocumented one gets the router's 405.
-    for path in &documented {
+    // The rest of the router is pages (`/docs`, `/console` and their embedded files): none is
+    // an API path, and each serves a page or a file, not JSON.
+    let pages = dispatch_http::openapi::pages();
+    assert!(pages.len() >= 7, "{pages:?}");
+    for page in &pages {
+        assert!(
+            !documented.contains(page),
+            "{page} is a page and documented"
+        );
+        let uri = page.replace("{*path}", "console.css");
+        let request = Request::builder()
+            .uri(uri.as_str())
+            .body(Body::empty())
+            .unwrap();
+        let response = tower::ServiceExt::oneshot(app.router.clone(), request)
+            .await
+            .unwrap();
+        let status = response.status().as_u16();
+        assert!(status == 200 || status == 308, "{page}: {status}");
+        if status == 200 {
+            let kind = response.headers()["content-type"].to_str().unwrap();
+            assert!(!kind.starts_with("application/json"), "{page}: {kind}");
+        }
+    }
+    // Methods: a documented one reaches the route (401 without a key or credential, 200 for
+    // the document, the tracking page's 404 for an unknown token), an undocumented one gets
+    // the router's 405.
+    for key in doc["paths"].as_object().unwrap().keys() {
+        let path = format!("{}{key}", contract::server_base(&doc, key));
         let concrete = path
             .replace("{status}", "RETURNED")
             .replace("{order_number}", "A-1");
@@ -116,16 +165,30 @@ async fn every_route_the_router_serves_is_documented_and_nothing_else() {
             .collect::<Vec<_>>()
             .join("/");
         for method in ["get", "put", "post", "delete", "patch"] {
-            let request = Request::builder()
+            let mut request = Request::builder()
                 .method(method.to_uppercase().as_str())
-                .uri(format!("/v2{concrete}"))
-                .body(Body::empty())
-                .unwrap();
-            let status = app.send(request).await.status.as_u16();
-            let documented = doc["paths"][path].get(method).is_some();
+                .uri(concrete.as_str());
+            // The console's read checks the key before the method: with the key it answers
+            // 200, and 405 for the other methods.
+            let keyed = path == "/console/depot";
+            if keyed {
+                request = request.header("x-access-key", app.north());
+            }
+            let request = request.body(Body::empty()).unwrap();
+            // Not through `app.send`: the tracking page answers HTML.
+            let status = tower::ServiceExt::oneshot(app.router.clone(), request)
+                .await
+                .unwrap()
+                .status()
+                .as_u16();
+            let documented = doc["paths"][key].get(method).is_some();
             if documented {
+                let public = ((keyed
+                    || ["/v2/openapi.json", "/healthz", "/metrics"].contains(&path.as_str()))
+                    && status == 200)
+                    || (path == "/track/{token}" && status == 404);
                 assert!(
-                    status == 401 || (status == 200 && method == "get"),
+                    status == 401 || (public && method == "get"),
                     "{method} {path}: {status}"
                 );
             } else {
@@ -135,26 +198,85 @@ async fn every_route_the_router_serves_is_documented_and_nothing_else() {
     }
 }
 
+/// "Try it out" and generated clients call a path at its server: the paths outside `/v2`
+/// (driver API, tracking page, `/healthz`, `/metrics`, `/console/depot`) carry their own
+/// (`/`), so they are not sent under `/v2`; the `/v2` ones use the document's.
+#[tokio::test]
+async fn paths_outside_v2_carry_the_server_they_are_served_at() {
+    let app = TestApp::new();
+    let doc = served_document(&app).await;
+    assert_eq!(doc["servers"][0]["url"], "/v2");
+    let mut under_v2 = dispatch_http::v2::api().served_paths();
+    under_v2.push(dispatch_http::openapi::DOCUMENT_PATH.to_owned());
+    for (key, item) in doc["paths"].as_object().unwrap() {
+        let own = item["servers"][0]["url"].as_str();
+        if under_v2.contains(key) {
+            assert_eq!(own, None, "{key}");
+        } else {
+            assert_eq!(own, Some("/"), "{key}");
+        }
+    }
+    // Served where documented: the driver API answers its own 401 at /driver/me, and nothing
+    // is served at /v2/driver/me.
+    let r = app.call(Method::GET, "/driver/me", None, None).await;
+    assert_eq!(r.status, 401, "{:#}", r.body);
+    let r = app.call(Method::GET, "/v2/driver/me", None, None).await;
+    assert_eq!(r.status, 404, "{:#}", r.body);
+}
+
 #[tokio::test]
 async fn every_operation_names_its_errors_headers_and_tier() {
     let app = TestApp::new();
     let doc = served_document(&app).await;
     let mut operations = 0;
     for (path, item) in doc["paths"].as_object().unwrap() {
-        for (method, op) in item.as_object().unwrap() {
+        for (method, op) in operations_of(item) {
             operations += 1;
             let params = op["parameters"].to_string();
             assert!(
                 params.contains("#/components/parameters/Features"),
                 "{method} {path}"
             );
+            if path == "/track/{token}" {
+                // HTML whatever the outcome.
+                for response in op["responses"].as_object().unwrap().values() {
+                    assert!(response["content"]["text/html"].is_object(), "{response}");
+                }
+            }
+            if ["/track/{token}", "/healthz", "/metrics"].contains(&path.as_str()) {
+                // Public, outside the API's layers: no key, no tier.
+                assert_eq!(op["security"], json!([]), "{method} {path}");
+                assert!(op.get("x-rate-limit-tier").is_none(), "{method} {path}");
+                continue;
+            }
             assert!(op["responses"]["default"].is_object(), "{method} {path}");
             if path == "/openapi.json" {
                 assert_eq!(op["security"], json!([]));
                 continue;
             }
             assert!(op["responses"]["401"].is_object(), "{method} {path}");
-            assert!(op["x-rate-limit-tier"].is_string(), "{method} {path}");
+            // The console's depot read is behind the key only, not rate-limited.
+            assert_eq!(
+                op["x-rate-limit-tier"].is_string(),
+                path != "/console/depot",
+                "{method} {path}"
+            );
+            let driver = path.starts_with("/driver/");
+            let scheme = if driver {
+                "driverCredential"
+            } else {
+                "accessKey"
+            };
+            let security = if driver {
+                &op["security"]
+            } else {
+                &doc["security"]
+            };
+            assert_eq!(security, &json!([{ scheme: [] }]), "{method} {path}");
+            assert!(
+                driver || op.get("security").is_none(),
+                "{method} {path} overrides the key"
+            );
             let idempotent = dispatch_http::middleware::idempotency::IDEMPOTENT_ENDPOINTS
                 .contains(&path.trim_end_matches('/'))
                 && method == "post";
@@ -165,18 +287,20 @@ async fn every_operation_names_its_errors_headers_and_tier() {
             );
         }
     }
-    assert!(operations > 50, "{operations}");
+    assert!(operations > 70, "{operations}");
     let mut ids = BTreeSet::new();
     for item in doc["paths"].as_object().unwrap().values() {
-        for op in item.as_object().unwrap().values() {
+        for (_, op) in operations_of(item) {
             let id = op["operationId"].as_str().expect("an operationId");
             assert!(ids.insert(id.to_owned()), "operationId {id} is not unique");
         }
     }
-    assert_eq!(
-        doc["components"]["securitySchemes"]["accessKey"]["name"],
-        "x-access-key"
-    );
+    for scheme in ["accessKey", "driverCredential"] {
+        assert_eq!(
+            doc["components"]["securitySchemes"][scheme]["name"],
+            "x-access-key"
+        );
+    }
     let envelope = &doc["components"]["schemas"]["Envelope"];
     assert_eq!(
         envelope["required"],
@@ -282,7 +406,7 @@ async fn every_body_is_typed_except_the_solver_problem() {
     let doc = served_document(&app).await;
     let typed = |schema: &Value| schema.get("$ref").is_some() || schema.get("type").is_some();
     for (path, item) in doc["paths"].as_object().unwrap() {
-        for (method, op) in item.as_object().unwrap() {
+        for (method, op) in operations_of(item) {
             if let Some(body) = op.get("requestBody") {
                 for (kind, content) in body["content"].as_object().unwrap() {
                     assert!(typed(&content["schema"]), "{method} {path} request {kind}");

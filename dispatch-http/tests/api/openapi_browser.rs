@@ -24,6 +24,8 @@ async fn the_docs_page_renders_the_document_in_headless_chromium() {
         "dispatch v2",
         "/vehicles/{id}",
         "/plans/optimise/orders",
+        "/driver/routes/{id}/positions",
+        "/track/{token}",
         "Authorize",
     ] {
         assert!(dom.contains(expected), "{expected:?} not rendered:\n{dom}");
@@ -50,27 +52,7 @@ async fn a_newcomer_authorises_in_docs_and_tries_a_real_call() {
         )
         .await;
     assert!(created.status.is_success(), "{:#}", created.body);
-    // Swagger UI's element id of an operation: `operations-{tag}-{operationId}`.
-    let list = &dispatch_http::openapi::document()["paths"]["/vehicles"]["get"];
-    let operation = format!(
-        "operations-{}-{}",
-        list["tags"][0].as_str().unwrap(),
-        list["operationId"].as_str().unwrap()
-    );
-    let page = HARNESS
-        .replace("__KEY__", &app.north())
-        .replace("__OPERATION__", &operation);
-    let router = axum::Router::new()
-        .route("/harness", get(move || async move { Html(page) }))
-        .merge(app.router.clone());
-    let dom = dump_dom(&browser, router, "/harness", 60_000).await;
-    let report = harness_report(&dom);
-    assert!(
-        report.get("error").is_none(),
-        "the harness failed: {report:#}"
-    );
-    assert_eq!(report["authorized"], true, "{report:#}");
-    assert_eq!(report["status"], "200", "{report:#}");
+    let report = try_in_docs(&browser, &app, "/vehicles", "accessKey", &app.north()).await;
     let body: Value = serde_json::from_str(report["body"].as_str().expect("a rendered body"))
         .unwrap_or_else(|e| panic!("{e}: {report:#}"));
     let names: Vec<&str> = body["vehicles"]
@@ -85,6 +67,90 @@ async fn a_newcomer_authorises_in_docs_and_tries_a_real_call() {
         curl.contains("x-access-key") && curl.contains(&app.north()),
         "the call carried the key: {curl}"
     );
+}
+
+/// The driver API is tried from the same page: its paths carry their own server, so "Try it
+/// out" calls `/driver/me` (not `/v2/driver/me`) with the driver credential given to the
+/// `driverCredential` scheme, and the real answer is rendered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_driver_credential_tries_the_driver_api_in_docs() {
+    let Some(browser) = chromium_for("a_driver_credential_tries_the_driver_api_in_docs") else {
+        return;
+    };
+    let app = TestApp::new();
+    let vehicle = app
+        .post(
+            "/v2/vehicles",
+            &app.north(),
+            json!({"name": "Driven from docs", "availability": "full_day",
+                   "start_location": "depot", "end_location": "depot"}),
+        )
+        .await;
+    let id = vehicle.body["vehicle"]["id"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("{:#}", vehicle.body));
+    let created = app
+        .post(
+            &format!("/v2/vehicles/{id}/driver-credentials"),
+            &app.north(),
+            json!({}),
+        )
+        .await;
+    let credential = created.body["driver_credential"]["credential"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{:#}", created.body))
+        .to_owned();
+    let report = try_in_docs(
+        &browser,
+        &app,
+        "/driver/me",
+        "driverCredential",
+        &credential,
+    )
+    .await;
+    let body: Value = serde_json::from_str(report["body"].as_str().expect("a rendered body"))
+        .unwrap_or_else(|e| panic!("{e}: {report:#}"));
+    assert_eq!(
+        body["driver"]["vehicle"]["name"], "Driven from docs",
+        "{body:#}"
+    );
+    let curl = report["curl"].as_str().unwrap_or_default();
+    assert!(
+        curl.contains("/driver/me") && !curl.contains("/v2/driver"),
+        "called where it is served: {curl}"
+    );
+    assert!(
+        curl.contains(&credential),
+        "the call carried the credential: {curl}"
+    );
+}
+
+/// Drives `/docs` through the harness page: Authorize `key` with the form of `scheme`, try
+/// `GET path`; the report, after checking the call answered 200.
+async fn try_in_docs(browser: &Path, app: &TestApp, path: &str, scheme: &str, key: &str) -> Value {
+    // Swagger UI's element id of an operation: `operations-{tag}-{operationId}`.
+    let read = &dispatch_http::openapi::document()["paths"][path]["get"];
+    let operation = format!(
+        "operations-{}-{}",
+        read["tags"][0].as_str().unwrap(),
+        read["operationId"].as_str().unwrap()
+    );
+    let page = HARNESS
+        .replace("__KEY__", key)
+        .replace("__OPERATION__", &operation)
+        .replace("__SCHEME__", scheme);
+    let router = axum::Router::new()
+        .route("/harness", get(move || async move { Html(page) }))
+        .merge(app.router.clone());
+    let dom = dump_dom(browser, router, "/harness", 60_000).await;
+    let report = harness_report(&dom);
+    assert!(
+        report.get("error").is_none(),
+        "the harness failed: {report:#}"
+    );
+    assert_eq!(report["authorized"], true, "{report:#}");
+    assert_eq!(report["status"], "200", "{report:#}");
+    report
 }
 
 /// Serves `router` on a loopback port and returns the DOM headless Chromium ends with on

@@ -1,8 +1,9 @@
-//! The contract check of the test harnesses: every JSON response a test receives from `/v2` is
-//! validated against the schema the OpenAPI document gives for its path, method and status, so
-//! the whole HTTP suite holds the service to its document (objects are closed: a property the
-//! document does not name fails). Shared by `dispatch-http/tests/*` and the root `tests/`
-//! (`#[path]`-included).
+//! The contract check of the test harnesses: every JSON response a test receives from a
+//! documented path (`/v2`, the driver API, the tracking page) is validated against the schema
+//! the OpenAPI document gives for its path, method and status, so the whole HTTP suite holds
+//! the service to its document (objects are closed: a property the document does not name
+//! fails); a response of another type must be one the document names for that status. Shared
+//! by `dispatch-http/tests/*` and the root `tests/` (`#[path]`-included).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -10,15 +11,29 @@ use std::sync::{Arc, Mutex, OnceLock};
 use jsonschema::{Draft, Validator};
 use serde_json::{json, Map, Value};
 
-/// The document's path template that `path` (relative to `/v2`, no query) matches: literal
-/// segments win over parameters, as in the router.
+/// The path of the server a documented path is served under (`/v2`, or `` for the paths
+/// carrying their own server `/`): a path item's `servers` win over the document's.
+pub fn server_base<'d>(doc: &'d Value, template: &str) -> &'d str {
+    let servers = match &doc["paths"][template]["servers"] {
+        Value::Array(servers) => servers,
+        _ => doc["servers"].as_array().expect("the document's servers"),
+    };
+    servers[0]["url"]
+        .as_str()
+        .expect("a server url")
+        .trim_end_matches('/')
+}
+
+/// The document's path (its key in `paths`) that the full `path` (no query) matches, under its
+/// server: literal segments win over parameters, as in the router.
 pub fn template_of<'d>(doc: &'d Value, path: &str) -> Option<&'d str> {
     let segments: Vec<&str> = path.split('/').collect();
     doc["paths"]
         .as_object()?
         .keys()
         .filter_map(|template| {
-            let parts: Vec<&str> = template.split('/').collect();
+            let full = format!("{}{template}", server_base(doc, template));
+            let parts: Vec<&str> = full.split('/').collect();
             if parts.len() != segments.len() {
                 return None;
             }
@@ -51,14 +66,14 @@ fn resolve<'d>(doc: &'d Value, node: &'d Value) -> &'d Value {
     }
 }
 
-/// The JSON schema of the response `status` of `method` on `template`; `Err` when the
-/// document does not document that response at all, `Ok(None)` when it has no JSON body.
-pub fn response_schema(
-    doc: &Value,
+/// The response `status` of `method` on `template` as documented (references resolved); `Err`
+/// when the document does not document that response at all.
+pub fn response<'d>(
+    doc: &'d Value,
     template: &str,
     method: &str,
     status: u16,
-) -> Result<Option<Value>, String> {
+) -> Result<&'d Value, String> {
     let op = &doc["paths"][template][method.to_lowercase()];
     if op.is_null() {
         return Err(format!("{method} {template} is not in the document"));
@@ -72,10 +87,59 @@ pub fn response_schema(
     .iter()
     .find_map(|key| responses.get(key))
     .ok_or_else(|| format!("{method} {template} does not document status {status}"))?;
-    let response = resolve(doc, response);
+    Ok(resolve(doc, response))
+}
+
+/// The JSON schema of the response `status` of `method` on `template`; `Err` when the
+/// document does not document that response at all, `Ok(None)` when it has no JSON body.
+pub fn response_schema(
+    doc: &Value,
+    template: &str,
+    method: &str,
+    status: u16,
+) -> Result<Option<Value>, String> {
+    let response = response(doc, template, method, status)?;
     Ok(response["content"]["application/json"]
         .get("schema")
         .cloned())
+}
+
+/// The documented path and method a request reached, if its path is documented and the
+/// method is one of it (`HEAD` counts as `GET`).
+fn operation<'d>(doc: &'d Value, method: &str, uri: &str) -> Option<(&'d str, String)> {
+    let path = uri.split('?').next().unwrap_or(uri);
+    let template = template_of(doc, path)?;
+    let method = if method.eq_ignore_ascii_case("HEAD") {
+        "get".to_owned()
+    } else {
+        method.to_lowercase()
+    };
+    (!doc["paths"][template][&method].is_null()).then_some((template, method))
+}
+
+/// Checks a response that is not JSON (a page, an image, an event stream): the document must
+/// name its status with that media type.
+pub fn check_media_type(
+    doc: &Value,
+    method: &str,
+    uri: &str,
+    status: u16,
+    content_type: &str,
+) -> Result<(), String> {
+    let Some((template, method)) = operation(doc, method, uri) else {
+        return Ok(());
+    };
+    let documented = response(doc, template, &method, status)?;
+    let media = content_type.split(';').next().unwrap_or_default().trim();
+    if documented["content"].get(media).is_some() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{method} {uri} -> {status} answered {media}, which the document does not name \
+             ({template}: {})",
+            documented["content"]
+        ))
+    }
 }
 
 /// A validator of `schema` whose `#/components/...` references resolve in `doc`.
@@ -105,22 +169,16 @@ pub fn check_against(
     body: &Value,
 ) -> Result<(), String> {
     static CACHE: OnceLock<Mutex<HashMap<String, Arc<Validator>>>> = OnceLock::new();
-    let path = uri.split('?').next().unwrap_or(uri);
-    let Some(path) = path.strip_prefix("/v2") else {
-        return Ok(());
+    let Some((template, method)) = operation(doc, method, uri) else {
+        // Unknown paths and methods answer the 404 and 405 envelopes.
+        let path = uri.split('?').next().unwrap_or(uri);
+        return if path.starts_with("/v2/") || path.starts_with("/driver/") {
+            check_envelope(status, body)
+        } else {
+            Ok(())
+        };
     };
-    let Some(template) = template_of(doc, path) else {
-        // Unknown paths answer the 404 envelope.
-        return check_envelope(status, body);
-    };
-    let method = if method.eq_ignore_ascii_case("HEAD") {
-        "GET"
-    } else {
-        method
-    };
-    if doc["paths"][template][method.to_lowercase()].is_null() {
-        return check_envelope(status, body);
-    }
+    let method = method.as_str();
     let Some(schema) = response_schema(doc, template, method, status)? else {
         return Ok(());
     };
@@ -176,11 +234,21 @@ pub fn check(method: &str, uri: &str, status: u16, body: &Value) {
     }
 }
 
-/// [`check`] for a response as received: JSON bodies only (images, HTML and empty bodies have
-/// no schema to hold).
+/// [`check`] for a response as received: a JSON body against its schema, another body by its
+/// media type (empty bodies have nothing to hold).
 #[track_caller]
 pub fn check_bytes(method: &str, uri: &str, status: u16, content_type: Option<&str>, body: &[u8]) {
-    if body.is_empty() || !content_type.is_some_and(|c| c.starts_with("application/json")) {
+    if body.is_empty() {
+        return;
+    }
+    if let Some(other) = content_type.filter(|c| !c.starts_with("application/json")) {
+        let doc = dispatch_http::openapi::document();
+        if let Err(e) = check_media_type(doc, method, uri, status, other) {
+            panic!("{e}");
+        }
+        return;
+    }
+    if content_type.is_none() {
         return;
     }
     let Ok(body) = serde_json::from_slice::<Value>(body) else {

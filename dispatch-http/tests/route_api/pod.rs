@@ -94,6 +94,11 @@ pub async fn raw_get(
         .unwrap();
     let (parts, body) = response.into_parts();
     let bytes = body.collect().await.unwrap().to_bytes().to_vec();
+    let content_type = parts
+        .headers
+        .get("content-type")
+        .and_then(|v| v.to_str().ok());
+    crate::contract::check_bytes("GET", path, parts.status.as_u16(), content_type, &bytes);
     (parts.status, parts.headers, bytes)
 }
 

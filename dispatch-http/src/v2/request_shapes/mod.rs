@@ -39,6 +39,17 @@ pub const CLOSED: &[&str] = &[
     "OrderRefBody",
     "RouteLockBody",
     "CredentialBody",
+    // The driver API refuses every property it does not document (`driver::bodies`).
+    "ReportedBody",
+    "PositionsBody",
+    "PositionBody",
+    "CompleteStopBody",
+    "LineItemOutcomeBody",
+    "FailStopBody",
+    "NotesBody",
+    "PhoneCallBody",
+    "SubmissionBody",
+    "AnswerBody",
 ];
 
 /// The documented property names of the request body schema `T`, as the served document has

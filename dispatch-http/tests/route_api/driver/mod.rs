@@ -2,6 +2,7 @@
 //! driver's day, stop outcomes, the track and ETAs, and the feed of route changes. Routes are
 //! laid out through the store and dispatched through the API.
 
+mod contract;
 mod credentials;
 mod day;
 mod deleted_orders;

@@ -6,8 +6,9 @@
 //!   no `unrecognized_keys` issue: nothing documented is refused;
 //! - each documented property sent with a value of another type is refused at its path: the
 //!   handler reads it, with the documented type (an ignored property would pass silently);
-//! - each property the schema requires, when left out, is reported at its path, and a property
-//!   it does not require never draws a `required` issue;
+//! - each property the schema requires (or that a property sent depends on,
+//!   `dependentRequired`), when left out, is reported at its path, and any other property never
+//!   draws a `required` issue;
 //! - an undocumented property is refused at its path where the schema is closed
 //!   (`additionalProperties: false`) and never where it is open;
 //! - an open object is sent every property name the document knows elsewhere, with values of
@@ -15,184 +16,23 @@
 //!   schema does not list (closed ones take their accepted names from the schema itself).
 //!
 //! Properties marked `readOnly` are the read-only fields a client may send back unchanged: they
-//! are accepted and ignored, whatever their value.
+//! are accepted and ignored, whatever their value. The driver API's bodies are walked the same
+//! way, with a driver credential, at the path their server gives them (`/driver/...`). The
+//! schema helpers are in `schema.rs`.
+
+mod schema;
 
 use axum::http::Method;
 use std::collections::BTreeSet;
 use std::future::Future;
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use crate::common::{Resp, TestApp};
+use schema::{at_mut, closed, flat, needed, objects, pointer, property_names, sample, wrong};
 
 /// A property name no schema has.
 const UNDOCUMENTED: &str = "undocumented_property";
-
-/// The schema `$ref` points at, or `schema` itself; `Option<T>` (`oneOf [null, T]`) as `T`.
-fn resolve<'a>(doc: &'a Value, schema: &'a Value) -> &'a Value {
-    if let Some(reference) = schema["$ref"].as_str() {
-        let name = reference.trim_start_matches("#/components/schemas/");
-        return resolve(doc, &doc["components"]["schemas"][name]);
-    }
-    if let Some(options) = schema["oneOf"].as_array() {
-        let not_null: Vec<&Value> = options.iter().filter(|o| o["type"] != "null").collect();
-        if not_null.len() == 1 {
-            return resolve(doc, not_null[0]);
-        }
-    }
-    schema
-}
-
-/// The schema with `$ref`, `oneOf [null, T]` and `allOf` resolved into one object: properties
-/// and required lists of the parts merged, closed when any part is closed.
-fn flat(doc: &Value, schema: &Value) -> Value {
-    let schema = resolve(doc, schema);
-    let Some(parts) = schema["allOf"].as_array() else {
-        return schema.clone();
-    };
-    let mut out = schema.clone();
-    out.as_object_mut().unwrap().remove("allOf");
-    for part in parts {
-        merge(doc, &mut out, &flat(doc, part));
-    }
-    out
-}
-
-fn merge(doc: &Value, into: &mut Value, from: &Value) {
-    for (key, value) in from.as_object().into_iter().flatten() {
-        match key.as_str() {
-            "properties" => {
-                for (name, property) in value.as_object().into_iter().flatten() {
-                    let merged = match into["properties"].get(name) {
-                        Some(existing) => {
-                            let mut existing = flat(doc, existing);
-                            merge(doc, &mut existing, &flat(doc, property));
-                            existing
-                        }
-                        None => property.clone(),
-                    };
-                    into["properties"][name] = merged;
-                }
-            }
-            "items" => {
-                let mut items = match into.get("items") {
-                    Some(existing) => flat(doc, existing),
-                    None => json!({}),
-                };
-                merge(doc, &mut items, &flat(doc, value));
-                into["items"] = items;
-            }
-            "required" => {
-                let mut all = into["required"].as_array().cloned().unwrap_or_default();
-                all.extend(value.as_array().cloned().unwrap_or_default());
-                into["required"] = Value::Array(all);
-            }
-            "additionalProperties" | "unevaluatedProperties" => {
-                if *value == false {
-                    into["additionalProperties"] = json!(false);
-                }
-            }
-            _ => {
-                if into.get(key).is_none() {
-                    into[key] = value.clone();
-                }
-            }
-        }
-    }
-}
-
-fn closed(schema: &Value) -> bool {
-    schema["additionalProperties"] == false || schema["unevaluatedProperties"] == false
-}
-
-/// The schema's JSON type (`null` aside).
-fn type_of(schema: &Value) -> &str {
-    match &schema["type"] {
-        Value::String(t) => t,
-        Value::Array(types) => types
-            .iter()
-            .filter_map(Value::as_str)
-            .find(|t| *t != "null")
-            .unwrap_or("any"),
-        _ if schema["properties"].is_object() => "object",
-        _ => "any",
-    }
-}
-
-/// A value of the documented type; strings shaped by their name where the handler checks a
-/// format, so that reading goes on past them.
-fn sample(doc: &Value, schema: &Value, name: &str) -> Value {
-    let schema = &flat(doc, schema);
-    if let Some(first) = schema["enum"].as_array().and_then(|e| e.first()) {
-        return first.clone();
-    }
-    match type_of(schema) {
-        "string" if name.contains("date") || name == "from" && schema["format"] == "date" => {
-            json!("2026-11-24")
-        }
-        "string" if name.contains("email") => json!("someone@example.org"),
-        "string" => json!("x"),
-        "integer" => json!(1),
-        "number" => json!(1),
-        "boolean" => json!(true),
-        "array" => json!([sample(doc, &schema["items"], name)]),
-        "object" => {
-            let mut out = Map::new();
-            for (key, property) in schema["properties"].as_object().into_iter().flatten() {
-                out.insert(key.clone(), sample(doc, property, key));
-            }
-            Value::Object(out)
-        }
-        _ => Value::Null,
-    }
-}
-
-/// A value of another type than the documented one (`None` where any value is allowed).
-fn wrong(doc: &Value, schema: &Value) -> Option<Value> {
-    match type_of(&flat(doc, schema)) {
-        "string" => Some(json!(12)),
-        "integer" => Some(json!(1.5)),
-        "number" | "boolean" | "array" | "object" => Some(json!("text")),
-        _ => None,
-    }
-}
-
-/// Every object of the sampled body: its path and its schema (array items at index 0).
-fn objects(doc: &Value, schema: &Value, at: Vec<Value>, out: &mut Vec<(Vec<Value>, Value)>) {
-    let schema = flat(doc, schema);
-    match type_of(&schema) {
-        "array" => {
-            let mut at = at;
-            at.push(json!(0));
-            objects(doc, &schema["items"], at, out);
-        }
-        "object" => {
-            for (key, property) in schema["properties"].as_object().into_iter().flatten() {
-                let mut inner = at.clone();
-                inner.push(json!(key));
-                objects(doc, property, inner, out);
-            }
-            out.push((at, schema.clone()));
-        }
-        _ => {}
-    }
-}
-
-fn pointer(path: &[Value]) -> String {
-    path.iter()
-        .map(|s| match s {
-            Value::String(k) => format!("/{k}"),
-            other => format!("/{other}"),
-        })
-        .collect()
-}
-
-/// The value at `path` (its parent must exist).
-fn at_mut<'a>(body: &'a mut Value, path: &[Value]) -> &'a mut Value {
-    let at = pointer(path);
-    body.pointer_mut(&at)
-        .unwrap_or_else(|| panic!("{at} is not in the sampled body"))
-}
 
 fn issues(response: &Value) -> Vec<Value> {
     response["details"]["validationErrors"]
@@ -211,20 +51,6 @@ fn issues_at(response: &Value, path: &[Value]) -> Vec<Value> {
                 .is_some_and(|p| p.len() >= path.len() && p[..path.len()] == *path)
         })
         .collect()
-}
-
-/// Every property name the document knows (request and response schemas).
-fn property_names(node: &Value, out: &mut BTreeSet<String>) {
-    match node {
-        Value::Object(map) => {
-            if let Some(properties) = map.get("properties").and_then(Value::as_object) {
-                out.extend(properties.keys().cloned());
-            }
-            map.values().for_each(|v| property_names(v, out));
-        }
-        Value::Array(items) => items.iter().for_each(|v| property_names(v, out)),
-        _ => {}
-    }
 }
 
 /// An open object ignores unknown properties, so reading one the schema does not list goes
@@ -273,6 +99,14 @@ struct Operation {
     path: String,
     uri: String,
     schema: Value,
+    /// Called with a driver credential (the driver API), not a depot key.
+    driver: bool,
+}
+
+/// What the walked requests may name: ids by resource, and a driver credential.
+struct Ids {
+    ids: Vec<(&'static str, i64)>,
+    driver_key: String,
 }
 
 /// The first `id` in a response (depth first).
@@ -288,8 +122,9 @@ fn first_id(value: &Value) -> Option<i64> {
     }
 }
 
-/// Ids of a vehicle, a customer, an order and the depot the requests may name.
-async fn existing_ids(app: &TestApp) -> Vec<(&'static str, i64)> {
+/// Ids of a vehicle, a customer, an order and the depot the requests may name, and a driver
+/// credential of the vehicle.
+async fn existing_ids(app: &TestApp) -> Ids {
     let key = app.north();
     let vehicle = app
         .post(
@@ -325,12 +160,23 @@ async fn existing_ids(app: &TestApp) -> Vec<(&'static str, i64)> {
         ids.push((resource, id));
     }
     ids.push(("depots", app.depot(0, 0)["id"].as_i64().expect("depot id")));
-    ids
+    let credential = app
+        .post(
+            &format!("/v2/vehicles/{}/driver-credentials", ids[0].1),
+            &key,
+            json!({}),
+        )
+        .await;
+    let driver_key = credential.body["driver_credential"]["credential"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{:#}", credential.body))
+        .to_owned();
+    Ids { ids, driver_key }
 }
 
-/// Every operation with a JSON request body, its path filled with ids of `ids` (by the
-/// resource the id follows; others 1).
-fn operations(doc: &Value, ids: &[(&str, i64)]) -> Vec<Operation> {
+/// Every operation with a JSON request body, its path (under its server) filled with ids of
+/// `ids` (by the resource the id follows; others 1).
+fn operations(doc: &Value, ids: &Ids) -> Vec<Operation> {
     let mut out = Vec::new();
     for (path, item) in doc["paths"].as_object().unwrap() {
         for (method, op) in item.as_object().unwrap() {
@@ -347,18 +193,21 @@ fn operations(doc: &Value, ids: &[(&str, i64)]) -> Vec<Operation> {
                         return (*s).to_owned();
                     }
                     let resource = segments[i - 1];
-                    ids.iter()
+                    ids.ids
+                        .iter()
                         .find(|(r, _)| *r == resource)
                         .map_or(1, |(_, id)| *id)
                         .to_string()
                 })
                 .collect::<Vec<_>>()
                 .join("/");
+            let security = op.get("security").unwrap_or(&doc["security"]);
             out.push(Operation {
                 method: method.to_uppercase().parse().unwrap(),
                 path: path.clone(),
-                uri: format!("/v2{uri}"),
+                uri: format!("{}{uri}", crate::contract::server_base(doc, path)),
                 schema: schema.clone(),
+                driver: security[0].get("driverCredential").is_some(),
             });
         }
     }
@@ -368,11 +217,16 @@ fn operations(doc: &Value, ids: &[(&str, i64)]) -> Vec<Operation> {
 /// What one operation's handler does differently from its documented body, in words.
 async fn mismatches(
     app: &TestApp,
+    ids: &Ids,
     doc: &Value,
     op: &Operation,
     candidates: &BTreeSet<String>,
 ) -> Vec<String> {
-    let key = app.north();
+    let key = if op.driver {
+        ids.driver_key.clone()
+    } else {
+        app.north()
+    };
     let send = |body: Value| app.call(op.method.clone(), &op.uri, Some(&key), Some(body));
     let name = format!("{} {}", op.method, op.path);
     let base = sample(doc, &op.schema, "");
@@ -389,12 +243,7 @@ async fn mismatches(
     let mut places = Vec::new();
     objects(doc, &op.schema, vec![], &mut places);
     for (at, schema) in places {
-        let required: Vec<&str> = schema["required"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .collect();
+        let required = needed(&schema);
         for (property, property_schema) in schema["properties"].as_object().into_iter().flatten() {
             let mut path = at.clone();
             path.push(json!(property));
@@ -471,12 +320,14 @@ async fn every_documented_request_body_is_exactly_what_its_handler_reads() {
     let doc = dispatch_http::openapi::document();
     let ids = existing_ids(&app).await;
     let operations = operations(doc, &ids);
-    assert!(operations.len() > 20, "{}", operations.len());
+    assert!(operations.len() > 30, "{}", operations.len());
+    let driver = operations.iter().filter(|op| op.driver).count();
+    assert_eq!(driver, 9, "every JSON body of the driver API is walked");
     let mut candidates = BTreeSet::new();
     property_names(doc, &mut candidates);
     let mut found = Vec::new();
     for op in &operations {
-        found.extend(mismatches(&app, doc, op, &candidates).await);
+        found.extend(mismatches(&app, &ids, doc, op, &candidates).await);
     }
     assert!(
         found.is_empty(),
@@ -503,6 +354,12 @@ async fn the_walk_catches_a_document_that_drifted_from_its_handler() {
         .as_object_mut()
         .unwrap()
         .remove("postcode");
+    // The driver API's bodies: a pairing the document no longer states, a wrong type.
+    schemas["FailStopBody"]
+        .as_object_mut()
+        .unwrap()
+        .remove("dependentRequired");
+    schemas["NotesBody"]["properties"]["notes"] = json!({"type": "integer"});
     let mut candidates = BTreeSet::new();
     property_names(&doc, &mut candidates);
     let mut found = Vec::new();
@@ -513,10 +370,12 @@ async fn the_walk_catches_a_document_that_drifted_from_its_handler() {
             "/vehicles/{id}/driver-credentials",
             "/order-statuses",
             "/zone-groups/{id}/bounds/contains",
+            "/driver/stops/{id}/fail",
+            "/driver/stops/{id}/notes",
         ]
         .contains(&op.path.as_str())
         {
-            found.extend(mismatches(&app, &doc, &op, &candidates).await);
+            found.extend(mismatches(&app, &ids, &doc, &op, &candidates).await);
         }
     }
     let text = found.join("\n");
@@ -527,6 +386,8 @@ async fn the_walk_catches_a_document_that_drifted_from_its_handler() {
         "POST /vehicles/{id}/driver-credentials: /undocumented_property is refused but the schema is open",
         "POST /order-statuses: leaving out /status is refused though not documented as required",
         "POST /zone-groups/{id}/bounds/contains: /location/postcode is read but not documented",
+        "POST /driver/stops/{id}/fail: leaving out /lat is refused though not documented as required",
+        "PUT /driver/stops/{id}/notes: the documented body is refused",
     ] {
         assert!(text.contains(expected), "{expected:?} not found in:\n{text}");
     }
