@@ -73,6 +73,15 @@ async fn idle(changed: Pin<&mut Notified<'_>>, interval: &mut Duration, limit: D
         }
     }
 }
+/// The stream's events by name, with the schema of their `data` (the document lists them on
+/// `GET /driver/events` as `x-sse-events`).
+pub const EVENT_SCHEMAS: &[(&str, &str)] = &[
+    ("ready", "FeedReady"),
+    ("dispatched", "FeedMessage"),
+    ("edited", "FeedMessage"),
+    ("deleted", "FeedMessage"),
+];
+
 /// The longest long-poll wait, seconds.
 pub const MAX_WAIT_S: u64 = 30;
 const DEFAULT_WAIT_S: u64 = 25;
@@ -237,7 +246,7 @@ struct Subscription {
     interval: Duration,
 }
 
-#[utoipa::path(get, path = "/driver/events", tag = "driver", summary = "Server-Sent Events: one event per change of a route dispatched to the vehicle.", description = "`event: ready` first (data `FeedReady`), then `event: dispatched | edited | deleted` with `id:` the feed cursor and `data:` a `FeedMessage`; comments every 15 s keep the connection alive. A reconnecting client sends `Last-Event-ID` and receives every change committed after it.", params(FeedQuery, ("last-event-id" = Option<i64>, Header, description = "The last event id received (browsers send it when they reconnect); wins over `after`.")), responses((status = 200, description = "The event stream. Each event's `data` is a JSON `FeedMessage` (`FeedReady` for `ready`).", content_type = "text/event-stream", body = String), (status = 400, description = "INVALID_INPUT: an unknown parameter, or `after`, `wait` or `Last-Event-ID` out of range.", body = crate::error::Envelope)))]
+#[utoipa::path(get, path = "/driver/events", tag = "driver", summary = "Server-Sent Events: one event per change of a route dispatched to the vehicle.", description = "`event: ready` first (data `FeedReady`), then `event: dispatched | edited | deleted` with `id:` the feed cursor and `data:` a `FeedMessage` (`x-sse-events` names the schema of each event's data); comments every 15 s keep the connection alive. A reconnecting client sends `Last-Event-ID` and receives every change committed after it.", params(FeedQuery, ("last-event-id" = Option<i64>, Header, description = "The last event id received (browsers send it when they reconnect); wins over `after`.")), responses((status = 200, description = "The event stream. Each event's `data` is a JSON `FeedMessage` (`FeedReady` for `ready`).", content_type = "text/event-stream", body = String), (status = 400, description = "INVALID_INPUT: an unknown parameter, or `after`, `wait` or `Last-Event-ID` out of range.", body = crate::error::Envelope)))]
 async fn events(
     State(state): State<AppState>,
     auth: DriverAuth,

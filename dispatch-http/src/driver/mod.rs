@@ -34,7 +34,7 @@ use crate::middleware::{MiddlewareConfig, RouteKey};
 use crate::v2::registry::{ApiRoutes, Parts};
 use crate::AppState;
 use auth::DriverAuth;
-pub use feed::wake_subscribers;
+pub use feed::{wake_subscribers, EVENT_SCHEMAS};
 use shapes::{DriverIdentity, DriverMe, DriverVehicle};
 
 /// Every driver endpoint (at its full path, `/driver/...`), registered through [`ApiRoutes`]

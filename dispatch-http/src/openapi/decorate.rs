@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 
 use super::Mount;
 use crate::driver::bodies::LAT_LNG_PAIRED;
+use crate::driver::EVENT_SCHEMAS;
 use crate::middleware::idempotency::IDEMPOTENT_ENDPOINTS;
 use crate::middleware::rate_limit::{tier_of, Tier};
 use crate::middleware::RouteKey;
@@ -61,6 +62,18 @@ pub fn decorate(doc: &mut Value, aliases: &[Alias], mounts: &BTreeMap<String, Mo
             }
         }
     }
+    // An event stream's content has no schema of its own in OpenAPI 3.1: each event's `data`
+    // is named here, and the driver feed tests hold the stream to it.
+    doc["paths"]["/driver/events"]["get"]["x-sse-events"] = EVENT_SCHEMAS
+        .iter()
+        .map(|(event, schema)| {
+            (
+                (*event).to_owned(),
+                json!({ "$ref": format!("#/components/schemas/{schema}") }),
+            )
+        })
+        .collect::<Map<String, Value>>()
+        .into();
     for name in LAT_LNG_PAIRED {
         doc["components"]["schemas"][name]["dependentRequired"] =
             json!({ "lat": ["lng"], "lng": ["lat"] });

@@ -10,7 +10,7 @@ use axum::routing::get;
 use serde_json::{json, Value};
 
 use crate::browser::{chromium_for, run_chromium};
-use crate::common::TestApp;
+use crate::common::{post_vehicle, TestApp};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_docs_page_renders_the_document_in_headless_chromium() {
@@ -43,15 +43,7 @@ async fn a_newcomer_authorises_in_docs_and_tries_a_real_call() {
         return;
     };
     let app = TestApp::new();
-    let created = app
-        .post(
-            "/v2/vehicles",
-            &app.north(),
-            json!({"name": "Tried from docs", "availability": "full_day",
-                   "start_location": "depot", "end_location": "depot"}),
-        )
-        .await;
-    assert!(created.status.is_success(), "{:#}", created.body);
+    post_vehicle(&app, "Tried from docs").await;
     let report = try_in_docs(&browser, &app, "/vehicles", "accessKey", &app.north()).await;
     let body: Value = serde_json::from_str(report["body"].as_str().expect("a rendered body"))
         .unwrap_or_else(|e| panic!("{e}: {report:#}"));
@@ -78,17 +70,7 @@ async fn a_driver_credential_tries_the_driver_api_in_docs() {
         return;
     };
     let app = TestApp::new();
-    let vehicle = app
-        .post(
-            "/v2/vehicles",
-            &app.north(),
-            json!({"name": "Driven from docs", "availability": "full_day",
-                   "start_location": "depot", "end_location": "depot"}),
-        )
-        .await;
-    let id = vehicle.body["vehicle"]["id"]
-        .as_i64()
-        .unwrap_or_else(|| panic!("{:#}", vehicle.body));
+    let id = post_vehicle(&app, "Driven from docs").await;
     let created = app
         .post(
             &format!("/v2/vehicles/{id}/driver-credentials"),

@@ -193,17 +193,25 @@ pub fn check_against(
             .or_insert_with(|| Arc::new(validator(doc, &schema)))
             .clone()
     };
+    validate(&validator, body, || {
+        format!("{method} {uri} -> {status} does not match the OpenAPI document ({template})")
+    })
+}
+
+/// `Err` listing every place `value` breaks the schema of `validator`, after `what`.
+fn validate(
+    validator: &Validator,
+    value: &Value,
+    what: impl FnOnce() -> String,
+) -> Result<(), String> {
     let errors: Vec<String> = validator
-        .iter_errors(body)
+        .iter_errors(value)
         .map(|e| format!("at {}: {e}", e.instance_path()))
         .collect();
     if errors.is_empty() {
         Ok(())
     } else {
-        Err(format!(
-            "{method} {uri} -> {status} does not match the OpenAPI document ({template}):\n  {}",
-            errors.join("\n  ")
-        ))
+        Err(format!("{}:\n  {}", what(), errors.join("\n  ")))
     }
 }
 
@@ -217,6 +225,19 @@ fn check_envelope(status: u16, body: &Value) -> Result<(), String> {
     } else {
         Err(format!("not an error envelope ({status}): {body}"))
     }
+}
+
+/// Checks the `data` of one event of the event stream `GET uri` against the schema the
+/// document names for that event (`x-sse-events`); an event it does not name fails.
+pub fn check_event(doc: &Value, uri: &str, event: &str, data: &Value) -> Result<(), String> {
+    let (template, method) =
+        operation(doc, "GET", uri).ok_or_else(|| format!("GET {uri} is not in the document"))?;
+    let schema = doc["paths"][template][&method]["x-sse-events"]
+        .get(event)
+        .ok_or_else(|| format!("GET {uri}: the document names no event {event:?}"))?;
+    validate(&validator(doc, schema), data, || {
+        format!("GET {uri}: event {event} does not match the OpenAPI document")
+    })
 }
 
 /// Checks one response from the service against the served document; panics with what does not

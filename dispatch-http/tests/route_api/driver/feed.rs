@@ -155,6 +155,9 @@ async fn sse_events(body: &mut Body, want: usize) -> Vec<(String, String, Value)
                 }
             }
             if !event.is_empty() {
+                let doc = dispatch_http::openapi::document();
+                crate::contract::check_event(doc, "/driver/events", &event, &data)
+                    .unwrap_or_else(|e| panic!("{e}"));
                 out.push((event, id, data));
             }
         }
@@ -212,6 +215,13 @@ async fn server_sent_events_push_dispatches_and_resume_after_the_last_event_id()
     assert_eq!(names, vec!["ready", "edited", "dispatched"]);
     assert_eq!(got[2].2["route_id"], later.routes[0]);
     assert!(got[1].1.parse::<i64>().unwrap() < got[2].1.parse::<i64>().unwrap());
+    // Each event's data was held to the schema the document names for it; one it does not
+    // describe fails.
+    let doc = dispatch_http::openapi::document();
+    let mut wrong = got[2].2.clone();
+    wrong["kind"] = json!("teleported");
+    assert!(crate::contract::check_event(doc, "/driver/events", "dispatched", &wrong).is_err());
+    assert!(crate::contract::check_event(doc, "/driver/events", "moved", &got[2].2).is_err());
     // A bad Last-Event-ID is refused in the envelope.
     let r = app
         .send(
