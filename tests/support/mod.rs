@@ -6,6 +6,7 @@
 
 #![allow(dead_code)] // each test binary uses a different part of this module
 
+pub mod refusals;
 pub mod worker;
 
 use std::io::{BufRead, BufReader, Read, Write};

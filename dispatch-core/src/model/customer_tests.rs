@@ -18,16 +18,19 @@ fn input(account: &str) -> CustomerInput {
     }
 }
 
+/// Validates `input` (which must pass) and merges it over `existing`.
+fn merge(
+    existing: Option<&Customer>,
+    input: &CustomerInput,
+    write: CustomerWrite,
+    now: i64,
+) -> Result<CustomerMerge, ValidationErrors> {
+    let changes = validate_customer(input.clone(), write).unwrap();
+    merge_customer(existing, &changes, &catalog(), write, at(now))
+}
+
 fn upsert(existing: Option<&Customer>, input: &CustomerInput, now: i64) -> CustomerMerge {
-    let changes = validate_customer(input.clone(), CustomerWrite::Upsert).unwrap();
-    merge_customer(
-        existing,
-        &changes,
-        &catalog(),
-        CustomerWrite::Upsert,
-        at(now),
-    )
-    .unwrap()
+    merge(existing, input, CustomerWrite::Upsert, now).unwrap()
 }
 
 fn paths(errs: &ValidationErrors) -> Vec<String> {
@@ -118,17 +121,13 @@ fn at_most_two_time_windows_and_to_optional_only_on_create() {
 fn customer_needs_an_address_or_both_coordinates() {
     let mut i = input("A");
     i.address = None;
-    let changes = validate_customer(i.clone(), CustomerWrite::Upsert).unwrap();
-    let err = merge_customer(None, &changes, &catalog(), CustomerWrite::Upsert, at(1)).unwrap_err();
+    let err = merge(None, &i, CustomerWrite::Upsert, 1).unwrap_err();
     assert_eq!(paths(&err), ["address"]);
     i.lat = Some(Some(51.5));
-    let changes = validate_customer(i.clone(), CustomerWrite::Upsert).unwrap();
-    let err = merge_customer(None, &changes, &catalog(), CustomerWrite::Upsert, at(1)).unwrap_err();
+    let err = merge(None, &i, CustomerWrite::Upsert, 1).unwrap_err();
     assert_eq!(paths(&err), ["lng"]);
     i.lng = Some(Some(-0.1));
-    let changes = validate_customer(i.clone(), CustomerWrite::Upsert).unwrap();
-    let m = merge_customer(None, &changes, &catalog(), CustomerWrite::Upsert, at(1)).unwrap();
-    assert!(!m.needs_geocoding);
+    assert!(!upsert(None, &i, 1).needs_geocoding);
 }
 
 #[test]
@@ -164,15 +163,7 @@ fn changing_the_address_without_coordinates_clears_them_and_geocodes() {
         address: Some(Some("2 Low St".into())),
         ..CustomerInput::default()
     };
-    let changes = validate_customer(moved.clone(), CustomerWrite::Update).unwrap();
-    let m = merge_customer(
-        Some(&created),
-        &changes,
-        &catalog(),
-        CustomerWrite::Update,
-        at(2),
-    )
-    .unwrap();
+    let m = merge(Some(&created), &moved, CustomerWrite::Update, 2).unwrap();
     assert!(m.needs_geocoding);
     assert_eq!((m.customer.lat, m.customer.lng), (None, None));
 }
@@ -198,29 +189,13 @@ fn customer_update_matches_custom_fields_by_id_only() {
         }]),
         ..CustomerInput::default()
     };
-    let changes = validate_customer(i.clone(), CustomerWrite::Update).unwrap();
-    let m = merge_customer(
-        Some(&created),
-        &changes,
-        &catalog(),
-        CustomerWrite::Update,
-        at(2),
-    )
-    .unwrap();
+    let m = merge(Some(&created), &i, CustomerWrite::Update, 2).unwrap();
     assert!(m.customer.custom_fields.is_empty());
     let with_account = CustomerInput {
         account: Some(Some("A".into())),
         ..i
     };
-    let changes = validate_customer(with_account.clone(), CustomerWrite::Upsert).unwrap();
-    let m = merge_customer(
-        Some(&created),
-        &changes,
-        &catalog(),
-        CustomerWrite::Upsert,
-        at(2),
-    )
-    .unwrap();
+    let m = merge(Some(&created), &with_account, CustomerWrite::Upsert, 2).unwrap();
     assert_eq!(m.customer.custom_fields.len(), 1);
 }
 
