@@ -33,13 +33,6 @@ fn upsert(existing: Option<&Customer>, input: &CustomerInput, now: i64) -> Custo
     merge(existing, input, CustomerWrite::Upsert, now).unwrap()
 }
 
-fn paths(errs: &ValidationErrors) -> Vec<String> {
-    errs.0
-        .iter()
-        .map(|i| crate::model::order_fields::render(&i.path))
-        .collect()
-}
-
 #[test]
 fn account_is_required_on_create_and_at_most_100_chars() {
     let err = validate_customer(CustomerInput::default(), CustomerWrite::Upsert).unwrap_err();
@@ -60,7 +53,7 @@ fn field_lengths_follow_the_size_limits() {
     i.notes = Some(Some("x".repeat(40_001)));
     let err = validate_customer(i.clone(), CustomerWrite::Upsert).unwrap_err();
     assert_eq!(
-        paths(&err),
+        err.paths(),
         ["name", "address", "postcode", "phone", "notes"]
     );
 }
@@ -103,18 +96,18 @@ fn at_most_two_time_windows_and_to_optional_only_on_create() {
     let mut i = input("A");
     i.time_windows = Some(vec![w(None), w(Some("09:00")), w(Some("10:00"))]);
     let err = validate_customer(i.clone(), CustomerWrite::Upsert).unwrap_err();
-    assert_eq!(paths(&err), ["time_windows"]);
+    assert_eq!(err.paths(), ["time_windows"]);
     i.time_windows = Some(vec![w(None)]);
     assert!(validate_customer(i.clone(), CustomerWrite::Upsert).is_ok());
     let err = validate_customer(i.clone(), CustomerWrite::Update).unwrap_err();
-    assert_eq!(paths(&err), ["time_windows.0.to"]);
+    assert_eq!(err.paths(), ["time_windows.0.to"]);
     i.time_windows = Some(vec![TimeWindowInput {
         from: Some("8:00".into()),
         to: None,
         kind: None,
     }]);
     let err = validate_customer(i.clone(), CustomerWrite::Upsert).unwrap_err();
-    assert_eq!(paths(&err), ["time_windows.0.from"]);
+    assert_eq!(err.paths(), ["time_windows.0.from"]);
 }
 
 #[test]
@@ -122,10 +115,10 @@ fn customer_needs_an_address_or_both_coordinates() {
     let mut i = input("A");
     i.address = None;
     let err = merge(None, &i, CustomerWrite::Upsert, 1).unwrap_err();
-    assert_eq!(paths(&err), ["address"]);
+    assert_eq!(err.paths(), ["address"]);
     i.lat = Some(Some(51.5));
     let err = merge(None, &i, CustomerWrite::Upsert, 1).unwrap_err();
-    assert_eq!(paths(&err), ["lng"]);
+    assert_eq!(err.paths(), ["lng"]);
     i.lng = Some(Some(-0.1));
     assert!(!upsert(None, &i, 1).needs_geocoding);
 }
