@@ -382,3 +382,56 @@ fn seed_still_reads_the_documented_formats() {
         "read"
     );
 }
+
+/// An operator piping a command into `head` (or a script that stops reading) closes stdout
+/// early: the command ends quietly and successfully, as Unix tools do, never with a panic
+/// ("failed printing to stdout: Broken pipe", exit 101). The pipe's read end is closed
+/// before the command starts, so its first write always finds it closed.
+#[test]
+fn output_to_a_closed_pipe_ends_quietly_never_with_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("pipe.db");
+    let fixture = Fixture::seed(&db);
+    let seed_file = dir.path().join("seed.json");
+    std::fs::write(&seed_file, support::fixture_file().to_string()).unwrap();
+    let north = north_id(&fixture);
+    let seed_path = seed_file.to_str().unwrap();
+    for args in [
+        vec!["keys", "list"],
+        vec![
+            "keys",
+            "create",
+            "--depot",
+            &north,
+            "--name",
+            "piped",
+            "--permission",
+            "read",
+        ],
+        vec!["seed", seed_path],
+        vec!["webhooks", "failed"],
+    ] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = Command::new(binary())
+            .args(&args)
+            .arg("--db")
+            .arg(db_arg(&db))
+            .stdin(Stdio::null())
+            .stdout(writer)
+            .stderr(Stdio::piped())
+            .output()
+            .expect("run dispatch");
+        assert!(
+            out.status.success(),
+            "{args:?}: {:?} {}",
+            out.status,
+            stderr(&out)
+        );
+        assert!(
+            !stderr(&out).contains("panicked"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+}

@@ -28,6 +28,7 @@ pub mod runtime;
 pub mod server;
 pub mod setup;
 pub mod setup_questionnaires;
+pub mod setup_values;
 pub mod tracking;
 pub mod travel;
 pub mod v2;

@@ -7,6 +7,7 @@ use dispatch_core::model::organisation::{DepotSettings, KeyPermission, Webhook};
 use dispatch_core::model::zone::Polygon;
 use dispatch_core::ports::geocoder::GazetteerEntry;
 use dispatch_core::ports::store::{NewDepot, Store, StoreError, StoreTx};
+use dispatch_core::status::StatusSet;
 use dispatch_core::time::Timestamp;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -228,6 +229,13 @@ pub fn parse(text: &str) -> Result<SeedFile, SeedError> {
     })?;
     json.end()
         .map_err(|e| SeedError::Invalid(format!("invalid seed file: {e}")))?;
+    let value: Value = serde_json::from_str(text)
+        .map_err(|e| SeedError::Invalid(format!("invalid seed file: {e}")))?;
+    if let Some(at) = crate::setup_values::first_nul(&value, "") {
+        return Err(SeedError::Invalid(format!(
+            "invalid seed file at {at}: text must not contain NUL (\\u0000)"
+        )));
+    }
     Ok(seed)
 }
 
@@ -237,8 +245,8 @@ pub fn apply(store: &dyn Store, seed: &SeedFile, now: Timestamp) -> Result<Value
     validate(seed)?;
     store.transaction(|tx| {
         let mut orgs = Vec::new();
-        for o in &seed.organisations {
-            orgs.push(apply_organisation(tx, o, now)?);
+        for (i, o) in seed.organisations.iter().enumerate() {
+            orgs.push(apply_organisation(tx, i, o, now)?);
         }
         Ok(json!({ "organisations": orgs }))
     })
@@ -246,6 +254,7 @@ pub fn apply(store: &dyn Store, seed: &SeedFile, now: Timestamp) -> Result<Value
 
 fn apply_organisation(
     tx: &mut dyn StoreTx,
+    index: usize,
     o: &SeedOrganisation,
     now: Timestamp,
 ) -> Result<Value, SeedError> {
@@ -253,7 +262,10 @@ fn apply_organisation(
         Some(org) => org,
         None => tx.insert_organisation(&o.name, now)?,
     };
-    for status in &o.order_statuses {
+    for (i, status) in o.order_statuses.iter().enumerate() {
+        let set = StatusSet::new(tx.list_custom_order_statuses(org.id)?);
+        let at = format!("organisations[{index}].order_statuses[{i}]");
+        crate::setup_values::check_custom_status(&set, status, &at)?;
         tx.insert_custom_order_status(org.id, status, now)?;
     }
     let mut third_parties = Vec::new();
@@ -282,6 +294,13 @@ fn apply_depot(
 ) -> Result<Value, SeedError> {
     let defaults = DepotSettings::default();
     let s = &d.settings;
+    let starting_status = match &s.starting_status {
+        Some(status) => {
+            let set = StatusSet::new(tx.list_custom_order_statuses(organisation_id)?);
+            crate::setup_values::starting_status(&set, status, &d.name)?
+        }
+        None => defaults.starting_status,
+    };
     let new = NewDepot {
         name: d.name.clone(),
         address: d.address.clone(),
@@ -293,10 +312,7 @@ fn apply_depot(
             allow_orders_without_customer: s
                 .allow_orders_without_customer
                 .unwrap_or(defaults.allow_orders_without_customer),
-            starting_status: s
-                .starting_status
-                .clone()
-                .unwrap_or(defaults.starting_status),
+            starting_status,
             partial_orders: s.partial_orders.unwrap_or(defaults.partial_orders),
             timezone: s.timezone.clone().unwrap_or(defaults.timezone),
             webhook: s.webhook.as_ref().map(|w| Webhook {
@@ -520,6 +536,7 @@ fn validate(seed: &SeedFile) -> Result<(), SeedError> {
                 }
             }
             crate::setup_questionnaires::validate(&at, &d.questionnaires, &mut problems);
+            crate::setup_values::check_settings(&at, &d.settings, &mut problems);
             for (i, p) in d.gazetteer.iter().enumerate() {
                 if Coordinates::new(p.lat, p.lng).is_none()
                     || (p.address.is_none() && p.postcode.is_none())

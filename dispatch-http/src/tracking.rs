@@ -6,6 +6,7 @@
 
 use std::sync::OnceLock;
 
+use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -143,7 +144,12 @@ fn html(status: StatusCode, text: String) -> Response {
 }
 
 #[utoipa::path(get, path = "/track/{token}", tag = "tracking", summary = "The customer's tracking page of one order (HTML).", description = "Public: the random token of the order's tracking link is the credential. Shows the order number, its status in plain words, the ETA window while the visit is ahead and the proof-of-delivery time once delivered; nothing else. Every answer is an HTML page (errors too), with a Content-Security-Policy, `no-store` and `noindex`.", params(("token" = String, Path, description = "The tracking token (32 hex digits) from the order's `tracking_url`.")), responses((status = 200, description = "The tracking page.", content_type = "text/html", body = String), (status = 404, description = "An unknown token: a short page saying the link is not valid.", content_type = "text/html", body = String), (status = 503, description = "The store is unavailable: a page asking to try again shortly.", content_type = "text/html", body = String)))]
-async fn page(State(state): State<AppState>, Path(token): Path<String>) -> Response {
+async fn page(
+    State(state): State<AppState>,
+    token: Result<Path<String>, PathRejection>,
+) -> Response {
+    // A segment that does not decode to text (`%FF`) is no token either: the same page.
+    let token = token.map_or_else(|_| String::new(), |Path(t)| t);
     let found = state
         .blocking(move |s| Ok(tracking::page(&*s.store, &token)?))
         .await;

@@ -63,10 +63,7 @@ impl PostgresStore {
     /// [`PostgresStore::open`] with at most `connections` connections in this process's pool.
     pub fn open_with_pool_size(url: &str, connections: u32) -> Result<PostgresStore, StoreError> {
         let pool = pool::Pool::new(url, connections)?;
-        {
-            let conn = pool.get()?;
-            migrations::apply(&conn)?;
-        }
+        migrations::apply(&pool.connect_now()?)?;
         Ok(PostgresStore {
             pool,
             outbox_observers: OutboxObservers::default(),

@@ -51,6 +51,7 @@ impl r2d2::ManageConnection for Manager {
 #[derive(Clone)]
 pub struct Pool {
     inner: r2d2::Pool<Manager>,
+    config: postgres::Config,
     url: String,
     target: String,
 }
@@ -78,9 +79,12 @@ impl Pool {
             .min_idle(Some(0))
             .connection_timeout(CHECKOUT_TIMEOUT)
             .test_on_check_out(false)
-            .build_unchecked(Manager { config });
+            .build_unchecked(Manager {
+                config: config.clone(),
+            });
         Ok(Pool {
             inner,
+            config,
             url: url.to_owned(),
             target,
         })
@@ -93,6 +97,19 @@ impl Pool {
             .map_err(|e| StoreError::Backend(format!("PostgreSQL at {}: {e}", self.target)))
     }
 
+    /// One connection opened at once, outside the pool. Opening a store goes through it: a
+    /// pool hides why it cannot connect (it retries until its checkout timeout, then reports
+    /// "timed out waiting for connection: db error"), while a refused connection, a database
+    /// that does not exist or a rejected password are errors that waiting will not cure.
+    pub fn connect_now(&self) -> Result<Connection, StoreError> {
+        let manager = Manager {
+            config: self.config.clone(),
+        };
+        r2d2::ManageConnection::connect(&manager).map_err(|e| {
+            StoreError::Backend(format!("PostgreSQL at {}: {}", self.target, reason(&e)))
+        })
+    }
+
     /// The address the pool was made from (with its password: never log it).
     pub fn url(&self) -> &str {
         &self.url
@@ -101,6 +118,18 @@ impl Pool {
     /// `user@host:port/database`, never the password.
     pub fn target(&self) -> &str {
         &self.target
+    }
+}
+
+/// The server's own message for a database error (`postgres::Error` displays only "db
+/// error"), else the error and its cause ("error connecting to server: Connection refused").
+fn reason(e: &postgres::Error) -> String {
+    if let Some(db) = e.as_db_error() {
+        return format!("{}: {}", db.severity(), db.message());
+    }
+    match std::error::Error::source(e) {
+        Some(cause) => format!("{e}: {cause}"),
+        None => e.to_string(),
     }
 }
 

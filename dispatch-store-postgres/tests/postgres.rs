@@ -63,9 +63,35 @@ fn a_database_from_a_newer_program_is_refused() {
 
 #[test]
 fn an_unreachable_database_is_a_clear_error() {
+    let started = std::time::Instant::now();
     let err = PostgresStore::open("postgres://nobody@127.0.0.1:1/none").unwrap_err();
     assert!(matches!(err, StoreError::Backend(_)), "{err:?}");
     assert!(err.to_string().contains("127.0.0.1:1/none"), "{err}");
+    assert!(err.to_string().contains("refused"), "{err}");
+    assert!(
+        started.elapsed().as_secs() < 5,
+        "took {:?}",
+        started.elapsed()
+    );
+}
+
+/// A misspelt database name (or user) is refused by the server at once: the operator sees the
+/// server's reason straight away, not a pool timeout ("timed out waiting for connection: db
+/// error") half a minute later.
+#[test]
+fn a_database_that_does_not_exist_is_refused_at_once_with_the_servers_reason() {
+    let url = cluster().url("no_such_database");
+    let started = std::time::Instant::now();
+    let err = PostgresStore::open(&url).unwrap_err();
+    assert!(matches!(err, StoreError::Backend(_)), "{err:?}");
+    let text = err.to_string();
+    assert!(text.contains("/no_such_database"), "{text}");
+    assert!(text.contains("does not exist"), "{text}");
+    assert!(
+        started.elapsed().as_secs() < 5,
+        "took {:?}",
+        started.elapsed()
+    );
 }
 
 #[test]

@@ -104,7 +104,10 @@ fn progress(status: &str, started: bool) -> Progress {
 
 /// The page of `token`; `None` for an unknown token or an order deleted since.
 pub fn page(store: &dyn Store, token: &str) -> Result<Option<TrackingPage>, ServiceError> {
-    if token.is_empty() || token.len() > 128 {
+    // Tokens are letters, digits, `-` and `_`: anything else (a NUL, which PostgreSQL text
+    // cannot hold; a slash; a space) names no page on any store and is not looked up.
+    let token_byte = |b: u8| b.is_ascii_alphanumeric() || b == b'-' || b == b'_';
+    if token.is_empty() || token.len() > 128 || !token.bytes().all(token_byte) {
         return Ok(None);
     }
     Ok(store.read(|tx| {

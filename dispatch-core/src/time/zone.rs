@@ -14,7 +14,13 @@ pub struct DepotZone(Tz);
 impl DepotZone {
     /// The zone of that IANA name (`Europe/London`), UTC when unknown.
     pub fn named(name: &str) -> DepotZone {
-        DepotZone(name.parse().unwrap_or(Tz::UTC))
+        DepotZone::parse(name).unwrap_or(DepotZone(Tz::UTC))
+    }
+
+    /// The zone of that IANA name, `None` when the name is not one (where a setting is
+    /// written, so a misspelt zone is refused instead of read as UTC later).
+    pub fn parse(name: &str) -> Option<DepotZone> {
+        name.parse().ok().map(DepotZone)
     }
 
     /// The depot's calendar date at instant `t`.

@@ -40,7 +40,7 @@ pub fn positive_seconds(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 && v <= 86_400.0 => Ok(v),
         _ => Err(format!(
-            "`{s}` is not a number of seconds between 0 and 86400"
+            "`{s}` is not a number of seconds above 0 and at most 86400"
         )),
     }
 }
@@ -234,5 +234,21 @@ impl Running {
             .map_err(|e| format!("cannot stop the optimisation workers: {e}"))?;
         self.workers.stop().await;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::positive_seconds;
+
+    #[test]
+    fn seconds_are_above_zero_and_at_most_a_day_and_the_refusal_says_so() {
+        for ok in ["0.5", "1", "86400"] {
+            assert!(positive_seconds(ok).is_ok(), "{ok}");
+        }
+        for bad in ["0", "-1", "86401", "NaN", "inf", "abc", ""] {
+            let e = positive_seconds(bad).unwrap_err();
+            assert!(e.contains("above 0 and at most 86400"), "{bad}: {e}");
+        }
     }
 }

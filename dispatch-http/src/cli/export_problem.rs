@@ -2,7 +2,6 @@
 //! the exact travel matrix it used, so a plan can be inspected, re-solved with
 //! `dispatch solve --format vroom` or handed to VROOM.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use super::database::Database;
@@ -38,12 +37,7 @@ pub fn run(args: ExportProblemArgs) -> Result<(), String> {
     match &args.out {
         Some(path) => std::fs::write(path, problem)
             .map_err(|e| format!("cannot write {}: {e}", path.display())),
-        None => {
-            let mut out = std::io::stdout().lock();
-            out.write_all(problem.as_bytes())
-                .and_then(|()| out.write_all(b"\n"))
-                .map_err(|e| format!("cannot write to stdout: {e}"))
-        }
+        None => super::stdout::line(&problem),
     }
 }
 

@@ -68,7 +68,7 @@ pub fn run(args: KeysArgs) -> Result<(), String> {
         KeysCommand::List { db } => {
             let listing = open(&db)?.read(list).map_err(|e| e.to_string())?;
             let text = serde_json::to_string_pretty(&listing).map_err(|e| e.to_string())?;
-            println!("{text}");
+            super::stdout::line(&text)?;
         }
         KeysCommand::Create {
             key: DepotKey { db, depot, name },
@@ -88,7 +88,7 @@ pub fn run(args: KeysArgs) -> Result<(), String> {
                         .map_err(|e: CreateKeyError| KeyCommandError(e.to_string()))
                 })
                 .map_err(|e: KeyCommandError| e.0)?;
-            println!("access key: {clear}");
+            super::stdout::line(&format!("access key: {clear}"))?;
         }
         KeysCommand::Revoke {
             key: DepotKey { db, depot, name },

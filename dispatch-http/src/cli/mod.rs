@@ -11,6 +11,7 @@ pub mod seed;
 pub mod serve;
 pub mod solve;
 mod solve_control;
+pub mod stdout;
 pub mod webhooks;
 pub mod worker;
 

@@ -33,6 +33,5 @@ pub fn run(args: SeedArgs) -> Result<(), String> {
     let store = args.db.open()?;
     let output = setup::apply(&*store, &seed, SystemClock.now()).map_err(|e| e.to_string())?;
     let text = serde_json::to_string_pretty(&output).map_err(|e| e.to_string())?;
-    println!("{text}");
-    Ok(())
+    super::stdout::line(&text)
 }

@@ -1,6 +1,5 @@
 //! `dispatch serve`.
 
-use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -222,7 +221,9 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     })
     .await?
     {
-        println!("access key: {key}");
+        // A reader that went away does not stop the service (it serves on; the key can be
+        // listed with `dispatch keys list`).
+        let _ = super::stdout::line(&format!("access key: {key}"));
         eprintln!(
             "The access key above is shown only on this first start. `dispatch keys list --db {db}` lists depots and keys; `dispatch keys create --db {db} --depot ID --name NAME` makes a new key, `dispatch keys revoke` revokes one.",
             db = args.db
@@ -236,8 +237,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     if let Some(at) = metrics_listener.as_ref().map(MetricsListener::addr) {
         tracing::info!(metrics_addr = %at, "serving /metrics on http://{at}/metrics");
     }
-    println!("listening on http://{addr}/v2");
-    let _ = std::io::stdout().flush();
+    let _ = super::stdout::line(&format!("listening on http://{addr}/v2"));
     tracing::info!(%addr, public_url = state.public_url.as_str(), db = %args.db, "serving");
     tracing::info!(
         "web console at {}",

@@ -256,7 +256,7 @@ pub fn run(args: SolveArgs) -> Result<ExitCode, String> {
     let iterations = control.iterations.load(Ordering::Relaxed);
     let interrupted = control.interrupted();
     let rendered = render(&instance, &solution, elapsed_s, args.seed, interrupted)?;
-    println!("{}", rendered.json);
+    super::stdout::line(&rendered.json)?;
     // The last stderr line sums the run up, whatever progress came before it.
     eprintln!(
         "done elapsed_s={elapsed_s} reserve_s={reserve_s:.3} iterations={iterations} iterations_per_s={:.1} vehicles={} {} unassigned={} feasible={}{}",

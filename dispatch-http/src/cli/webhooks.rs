@@ -81,8 +81,7 @@ pub fn run(args: WebhooksArgs) -> Result<(), String> {
         }
     };
     let text = serde_json::to_string_pretty(&output).map_err(|e| e.to_string())?;
-    println!("{text}");
-    Ok(())
+    super::stdout::line(&text)
 }
 
 fn open(db: &Database) -> Result<std::sync::Arc<dyn Store>, String> {

@@ -4,7 +4,6 @@
 //! each job, each depot's webhooks and each notification is claimed by one process at a time
 //! (`dispatch_core::service::leases`).
 
-use std::io::Write;
 use std::sync::Arc;
 
 use super::background::{self, BackgroundArgs};
@@ -81,8 +80,7 @@ async fn work(args: WorkerArgs) -> Result<(), String> {
     };
     let running = background::start(&args.background, context, stopping).await?;
     // The one line scripts wait for, as `serve`'s `listening on`.
-    println!("worker {} running on {}", running.node(), args.db);
-    let _ = std::io::stdout().flush();
+    let _ = super::stdout::line(&format!("worker {} running on {}", running.node(), args.db));
     signalled.await;
     let _ = stopping_tx.send(true);
     running.stop().await?;

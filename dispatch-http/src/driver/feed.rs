@@ -168,14 +168,12 @@ async fn start_cursor(
     driver: Driver,
     after: Option<i64>,
 ) -> Result<i64, ApiError> {
-    match after {
-        Some(a) => Ok(a),
-        None => {
-            state
-                .blocking(move |s| Ok(feed::latest(&*s.store, &driver)?))
-                .await
-        }
-    }
+    let latest = state
+        .blocking(move |s| Ok(feed::latest(&*s.store, &driver)?))
+        .await?;
+    // A cursor ahead of the feed (from a restored or reset database, or mistyped) would skip
+    // every change until the ids caught up with it: it is read as the present instead.
+    Ok(after.map_or(latest, |a| a.min(latest)))
 }
 
 /// One feed message as the driver sees it, with the route as it is now (`null` once the route

@@ -186,14 +186,16 @@ async fn signature(
             "signature" if image.is_none() => {
                 image = Some(read_field(field, "signature", MAX_IMAGE_BYTES).await?)
             }
-            "signed_by" => signed_by = Some(text(read_field(field, &name, 1024).await?, &name)?),
-            "lat" => {
+            "signed_by" if signed_by.is_none() => {
+                signed_by = Some(text(read_field(field, &name, 1024).await?, &name)?)
+            }
+            "lat" if lat.is_none() => {
                 lat = Some(coordinate(
                     &text(read_field(field, &name, 64).await?, &name)?,
                     &name,
                 )?)
             }
-            "lng" => {
+            "lng" if lng.is_none() => {
                 lng = Some(coordinate(
                     &text(read_field(field, &name, 64).await?, &name)?,
                     &name,

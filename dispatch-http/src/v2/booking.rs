@@ -190,6 +190,11 @@ fn candidate(body: &Map<String, Value>, issues: &mut Issues) -> Candidate {
                 let at = |k: &str| -> Vec<PathSegment> {
                     vec!["order".into(), "capacities".into(), i.into(), k.into()]
                 };
+                if !c.is_object() {
+                    let entry = vec!["order".into(), "capacities".into(), i.into()];
+                    issues.wrong(entry, "object", Some(c));
+                    continue;
+                }
                 let id = c.get("id").and_then(Value::as_i64);
                 let amount = c.get("capacity").and_then(Value::as_f64);
                 if id.is_none() {
@@ -225,6 +230,10 @@ fn vehicles(body: &Map<String, Value>, issues: &mut Issues) -> Option<Vec<i64>> 
                 .enumerate()
                 .filter_map(|(i, v)| match v.get("id").and_then(Value::as_i64) {
                     Some(id) => Some(id),
+                    None if !v.is_object() => {
+                        issues.wrong(vec!["vehicles".into(), i.into()], "object", Some(v));
+                        None
+                    }
                     None => {
                         issues.wrong(
                             vec!["vehicles".into(), i.into(), "id".into()],

@@ -174,6 +174,9 @@ fn id_of(
 /// An array of `{id}` objects: `None` when absent or null (an error when `required_key`); an
 /// empty array is refused, and so is one longer than the request limit.
 fn id_list(r: &mut Reader<'_>, key: &str, required_key: bool) -> Option<Vec<i64>> {
+    // Entries as sent: one that is not an object is reported at its place and left out of
+    // what `objects` returns, but it still makes the list non-empty.
+    let listed = r.raw(key).and_then(Value::as_array).map_or(0, Vec::len);
     let mut index = 0;
     let ids = r.objects(key, |item| {
         let at = index;
@@ -203,7 +206,6 @@ fn id_list(r: &mut Reader<'_>, key: &str, required_key: bool) -> Option<Vec<i64>
             return None;
         }
     };
-    let listed = ids.len();
     let out: Vec<i64> = ids.into_iter().flatten().collect();
     if listed == 0 {
         r.errors.push(ValidationIssue::new(

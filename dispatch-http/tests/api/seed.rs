@@ -113,6 +113,104 @@ async fn invalid_seed_files_are_refused_without_writing() {
     assert!(setup::parse("not json").is_err());
 }
 
+/// Values the store would keep but the service could not use are refused with their place,
+/// alike on every store, and nothing of the file is written: a NUL in any text (PostgreSQL
+/// cannot store it; SQLite kept it), a starting status the organisation does not have (its
+/// orders would carry a status the order list refuses as a filter), a custom status spelt as a
+/// default or an aggregate, a time zone that is not an IANA name (it was read as UTC), and a
+/// webhook receiver that is not an http(s) URL (every delivery failed).
+#[tokio::test]
+async fn seed_values_the_service_could_not_use_are_refused_at_their_place_writing_nothing() {
+    let app = TestApp::new();
+    let depot = |extra: serde_json::Value| {
+        let mut d = json!({"name": "D", "access_keys": [{"name": "k"}]});
+        d.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        json!({"organisations": [{"name": "Fresh", "order_statuses": ["RETURNED"], "depots": [d]}]})
+    };
+    let cases = [
+        (
+            json!({"organisations": [{"name": "Fre\u{0}sh"}]}),
+            "organisations[0].name",
+        ),
+        (
+            depot(json!({"tags": ["ok", "t\u{0}"]})),
+            "organisations[0].depots[0].tags[1]",
+        ),
+        (
+            depot(json!({"notification_templates": [{"name": "T", "body": "b\u{0}"}]})),
+            "organisations[0].depots[0].notification_templates[0].body",
+        ),
+        (
+            depot(json!({"settings": {"starting_status": "bogus"}})),
+            "settings.starting_status",
+        ),
+        (
+            depot(json!({"settings": {"starting_status": "PARTIALLY_DELIVERED"}})),
+            "settings.starting_status",
+        ),
+        (
+            json!({"organisations": [{"name": "Fresh", "order_statuses": ["open"]}]}),
+            "organisations[0].order_statuses[0]",
+        ),
+        (
+            json!({"organisations": [{"name": "Fresh", "order_statuses": ["PARTIALLY_X"]}]}),
+            "organisations[0].order_statuses[0]",
+        ),
+        (
+            depot(json!({"settings": {"timezone": "Europe/Londn"}})),
+            "organisations[0].depots[0].settings.timezone",
+        ),
+        (
+            depot(json!({"settings": {"webhook": {"url": "not a url"}}})),
+            "organisations[0].depots[0].settings.webhook.url",
+        ),
+        (
+            depot(json!({"settings": {"webhook": {"url": "ftp://127.0.0.1/hook"}}})),
+            "organisations[0].depots[0].settings.webhook.url",
+        ),
+    ];
+    for (bad, place) in cases {
+        let text = bad.to_string();
+        let err = setup::parse(&text)
+            .and_then(|parsed| {
+                app.with_store(|store| setup::apply(store, &parsed, Timestamp::from_millis(START)))
+            })
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(place), "{text}: {err}");
+        let written = app
+            .read(|tx| tx.find_organisation_by_name("Fresh"))
+            .unwrap();
+        assert!(written.is_none(), "{text} wrote {written:?}");
+    }
+    // What these rules allow: a custom starting status of the same file (exactly as listed,
+    // a default in any case, stored in its own spelling), an IANA zone, an https receiver.
+    let good = depot(json!({"settings": {
+        "starting_status": "RETURNED",
+        "timezone": "Europe/London",
+        "webhook": {"url": "https://hooks.example.com/dispatch"}
+    }}));
+    let parsed = setup::parse(&good.to_string()).unwrap();
+    app.with_store(|store| setup::apply(store, &parsed, Timestamp::from_millis(START)))
+        .unwrap();
+    let mut open = good.clone();
+    open["organisations"][0]["depots"][0]["settings"]["starting_status"] = json!("open");
+    let parsed = setup::parse(&open.to_string()).unwrap();
+    app.with_store(|store| setup::apply(store, &parsed, Timestamp::from_millis(START)))
+        .unwrap();
+    let org = app
+        .read(|tx| tx.find_organisation_by_name("Fresh"))
+        .unwrap()
+        .unwrap();
+    let depot = app
+        .read(|tx| tx.find_depot_by_name(org.id, "D"))
+        .unwrap()
+        .unwrap();
+    assert_eq!(depot.settings.starting_status, "OPEN");
+}
+
 #[tokio::test]
 async fn first_start_bootstrap_runs_only_on_an_empty_store() {
     let app = TestApp::new();

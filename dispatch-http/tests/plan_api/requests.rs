@@ -195,6 +195,15 @@ async fn optimise_requests_are_validated_field_by_field() {
         ids(json!({"settings": {}, "orders": [{"id": "x"}]})).await,
         ["orders.0.id"]
     );
+    // An entry that is not an object is refused at its place; the list is not empty.
+    assert_eq!(
+        ids(json!({"settings": {}, "orders": [order]})).await,
+        ["orders.0"]
+    );
+    assert_eq!(
+        paths(json!({"delivery_date": DAY, "settings": {}, "vehicles": [7]})).await,
+        ["vehicles.0"]
+    );
     // Nothing was created by the refused requests.
     assert_eq!(app.get("/v2/plans", &key).await.ok()["plans"], json!([]));
     // Another depot's orders are unknown ids.

@@ -139,6 +139,15 @@ async fn booking_requests_are_validated() {
             json!({"date": DAY, "order": near(), "vehicles": [{"id": "a"}]}),
             vec!["vehicles.0.id"],
         ),
+        // An entry that is not an object is refused at its own place.
+        (
+            json!({"date": DAY, "order": near(), "vehicles": [{"id": 1}, 7]}),
+            vec!["vehicles.1"],
+        ),
+        (
+            json!({"date": DAY, "order": {"type": "delivery", "delivery_lat": 51.5, "delivery_lng": -0.1, "capacities": [7]}}),
+            vec!["order.capacities.0"],
+        ),
     ];
     for (body, paths) in cases {
         let r = app

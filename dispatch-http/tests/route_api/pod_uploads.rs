@@ -203,6 +203,28 @@ async fn bad_uploads_get_the_envelope_and_store_nothing() {
             vec![Part::Text("signed_by", "A"), Part::Text("colour", "red")],
             "colour",
         ),
+        // A repeated text field is refused like a repeated file: which one counts would be a
+        // guess (the last one silently won).
+        (
+            &sig_path,
+            vec![
+                Part::Text("signed_by", "A"),
+                Part::Text("signed_by", "B"),
+                Part::File("signature", "s.png", &good),
+            ],
+            "signed_by",
+        ),
+        (
+            &sig_path,
+            vec![
+                Part::Text("signed_by", "A"),
+                Part::Text("lat", "51.5"),
+                Part::Text("lng", "-0.1"),
+                Part::Text("lng", "-0.2"),
+                Part::File("signature", "s.png", &good),
+            ],
+            "lng",
+        ),
         (
             &photo_path,
             vec![

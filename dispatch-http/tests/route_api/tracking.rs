@@ -90,6 +90,35 @@ async fn the_tracking_page_shows_only_its_orders_status_and_eta_window() {
     assert!(String::from_utf8(body).unwrap().contains("not valid"));
 }
 
+/// A link no token can be (NUL, bytes that are not UTF-8, anything but letters, digits, `-`
+/// and `_`) is
+/// the same "not valid" page as an unknown token, on every store: PostgreSQL answered a NUL
+/// with 503 (its TEXT cannot hold one), and undecodable bytes got a plain-text 400.
+#[tokio::test]
+async fn a_link_no_token_can_be_is_the_not_found_page_on_every_store() {
+    let app = TestApp::new();
+    for path in [
+        "/track/%00",
+        "/track/0123456789abcdef0123456789abcde%00",
+        "/track/%FF%FE",
+        "/track/%C0%80",
+        "/track/a%20b",
+        "/track/..%2F..%2Fv2%2Fdepots",
+    ] {
+        let (status, headers, body) = raw_get(&app, path, None).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{path}");
+        assert_eq!(
+            headers["content-type"], "text/html; charset=utf-8",
+            "{path}"
+        );
+        assert_eq!(headers["x-content-type-options"], "nosniff", "{path}");
+        assert!(
+            String::from_utf8(body).unwrap().contains("not valid"),
+            "{path}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn a_delivered_order_shows_its_proof_of_delivery_time_and_no_eta() {
     let app = TestApp::new();

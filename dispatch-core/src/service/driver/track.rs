@@ -18,6 +18,12 @@ use crate::time::Timestamp;
 /// Most positions in one report.
 pub const MAX_POSITIONS_PER_REPORT: usize = 1000;
 
+/// Most positions one route's track keeps: one a second for almost 14 hours. Every report
+/// reads the whole track in its write transaction (to place late batches in time order), so
+/// an unbounded track let one device that kept sending full reports make each report, and
+/// every writer queued behind it, slower without end.
+pub const MAX_TRACK_POSITIONS: usize = 50_000;
+
 /// The great-circle length of a track in time order, in metres.
 pub fn track_length_m(track: &[TrackPoint]) -> f64 {
     let point = |p: &TrackPoint| Point::new(p.at.lng, p.at.lat);
@@ -84,6 +90,16 @@ pub fn report_positions(
         on_the_road(&route)?;
         tx.insert_track_points(driver.scope, route_id, points, now)?;
         let track = tx.track(driver.scope, route_id)?;
+        if track.len() > MAX_TRACK_POSITIONS {
+            // Returning the error rolls the batch back: the track stays as it was.
+            return Err(ServiceError::Invalid(ValidationErrors(vec![ValidationIssue::new(
+                IssueCode::TooBig,
+                vec!["positions".into()],
+                format!("at most {MAX_TRACK_POSITIONS} positions on a route's track"),
+                format!("{} positions", track.len()),
+                format!("a route's track keeps at most {MAX_TRACK_POSITIONS} positions; report less often"),
+            )])));
+        }
         let distance = track_length_m(&track).round() as i64;
         if route.actual_distance_m != Some(distance) {
             route.actual_distance_m = Some(distance);

@@ -159,8 +159,13 @@ fn item_outcomes(
                 Some(i) => {
                     let r = &reports[i];
                     if r.delivered_quantity < 0 || r.delivered_quantity > item.quantity {
+                        let code = if r.delivered_quantity < 0 {
+                            IssueCode::TooSmall
+                        } else {
+                            IssueCode::TooBig
+                        };
                         errors.push(ValidationIssue::new(
-                            IssueCode::TooBig,
+                            code,
                             path(i, "delivered_quantity"),
                             format!("0 to {}", item.quantity),
                             r.delivered_quantity.to_string(),

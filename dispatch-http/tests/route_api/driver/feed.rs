@@ -235,3 +235,39 @@ async fn server_sent_events_push_dispatches_and_resume_after_the_last_event_id()
         .await;
     r.envelope(400, "INVALID_INPUT");
 }
+
+/// A cursor ahead of the vehicle's feed (kept from a database that was restored or reset, or
+/// mistyped) is read as the present: the answer's cursor, and the SSE `ready` id, are the
+/// latest message's, so the next change arrives. It was echoed back and every later change
+/// was skipped for good, without a word.
+#[tokio::test]
+async fn a_cursor_ahead_of_the_feed_is_read_as_the_present_and_misses_nothing() {
+    let app = TestApp::new();
+    let v = vehicle(&app, "Van A").await;
+    let key = credential(&app, v).await;
+    let present = app.get("/driver/feed?wait=0", &key).await.ok()["cursor"]
+        .as_i64()
+        .unwrap();
+    let ahead = i64::MAX.to_string();
+    let r = app
+        .get(&format!("/driver/feed?after={ahead}&wait=0"), &key)
+        .await;
+    assert_eq!(r.ok()["messages"], json!([]));
+    assert_eq!(r.ok()["cursor"], present);
+    let mut body = subscribe(&app, &key, Some(&ahead)).await;
+    let ready = sse_events(&mut body, 1).await;
+    assert_eq!(ready[0].0, "ready");
+    assert_eq!(ready[0].1, present.to_string());
+    let o = orders(&app, "AHEAD", 1).await;
+    let laid = lay_out(&app, &[(Some(v), o)]);
+    dispatch(&app, laid.routes[0]).await;
+    let got = sse_events(&mut body, 1).await;
+    assert_eq!(got[0].0, "dispatched");
+    let r = app
+        .get(&format!("/driver/feed?after={ahead}&wait=0"), &key)
+        .await;
+    assert_eq!(
+        r.ok()["cursor"].as_i64().unwrap(),
+        got[0].1.parse::<i64>().unwrap()
+    );
+}

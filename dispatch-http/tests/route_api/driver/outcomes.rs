@@ -196,6 +196,22 @@ async fn a_partial_stop_derives_partially_delivered_and_keeps_what_is_outstandin
     let (key, _route, o, stops) = started_day(&app).await;
     let before = order(&app, o[1]).await;
     let ids = line_item_ids(&before);
+    // Out of 0..=quantity: below is too small, above too big (the code says which side).
+    for (delivered, code) in [(-1, "too_small"), (99, "too_big")] {
+        let r = app
+            .post(
+                &format!("/driver/stops/{}/complete", stops[1]),
+                &key,
+                json!({"line_items": [{"id": ids[0], "delivered_quantity": delivered}]}),
+            )
+            .await;
+        let issue = &r.envelope(400, "INVALID_INPUT")["details"]["validationErrors"][0];
+        assert_eq!(issue["code"], code, "{issue}");
+        assert_eq!(
+            issue["path"],
+            json!(["line_items", 0, "delivered_quantity"])
+        );
+    }
     let r = app
         .post(
             &format!("/driver/stops/{}/complete", stops[1]),

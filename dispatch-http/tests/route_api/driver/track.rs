@@ -51,6 +51,52 @@ async fn actual_distance_is_the_great_circle_length_of_the_track_in_time_order()
     );
 }
 
+/// A route's track is bounded: a report that would take it past the limit is refused at
+/// `positions` and stores nothing, so no device can make every later report (and the writers
+/// queued behind it) slower without end.
+#[tokio::test]
+async fn a_report_past_the_tracks_limit_is_refused_and_stores_nothing() {
+    use dispatch_core::model::driver_visit::{LatLng, TrackPoint};
+    use dispatch_core::service::driver::track::MAX_TRACK_POSITIONS;
+    let app = TestApp::new();
+    morning(&app);
+    let (_, key, route, _) = driven_route(&app, "CAP", 1).await;
+    start(&app, &key, route).await;
+    let t = now(&app).add_millis(-600_000);
+    let filler: Vec<TrackPoint> = (0..MAX_TRACK_POSITIONS - 1)
+        .map(|_| TrackPoint {
+            at: LatLng {
+                lat: 51.5,
+                lng: -0.12,
+            },
+            time: t,
+        })
+        .collect();
+    let scope = north_scope(&app);
+    app.write(|tx| tx.insert_track_points(scope, route, &filler, t))
+        .unwrap();
+    let path = format!("/driver/routes/{route}/positions");
+    let r = app
+        .post(
+            &path,
+            &key,
+            json!({"positions": [at(&app, 51.51, -0.12, 60)]}),
+        )
+        .await;
+    assert_eq!(r.ok()["track"]["positions"], MAX_TRACK_POSITIONS);
+    let r = app
+        .post(
+            &path,
+            &key,
+            json!({"positions": [at(&app, 51.52, -0.12, 30)]}),
+        )
+        .await;
+    assert_eq!(r.invalid_paths(), ["positions"]);
+    assert_eq!(r.body["details"]["validationErrors"][0]["code"], "too_big");
+    let kept = app.read(|tx| tx.track(scope, route)).unwrap();
+    assert_eq!(kept.len(), MAX_TRACK_POSITIONS);
+}
+
 #[tokio::test]
 async fn etas_follow_the_latest_position_and_on_delivery_fires_once_per_stop_with_contact() {
     let app = TestApp::new();
