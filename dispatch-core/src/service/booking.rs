@@ -12,6 +12,7 @@ use std::collections::HashSet;
 
 use super::route_day::ToBudget;
 use super::ServiceError;
+use crate::error::{IssueCode, ValidationErrors, ValidationIssue};
 use crate::model::customer::Customer;
 use crate::model::location::Coordinates;
 use crate::model::order::{Endpoint, Order, OrderTimeWindow, OrderType, Side};
@@ -20,7 +21,7 @@ use crate::model::organisation::{Depot, DepotScope};
 use crate::model::reference::CapacityType;
 use crate::model::route_edit::is_completed;
 use crate::model::vehicle::Vehicle;
-use crate::optimise::{optimise_day, DayRequest, UnservedReason};
+use crate::optimise::{optimise_day, DayRequest, OptimiseError, UnservedReason};
 use crate::ports::geocoder::{GeocodeQuery, Geocoder};
 use crate::ports::matrix::TravelMatrix;
 use crate::ports::store::Store;
@@ -233,12 +234,7 @@ pub fn fits(
             threads: 1,
             max_iterations: Some(iterations),
         };
-        let plan = optimise_day(&req, matrix, &config, &ToBudget).map_err(|e| {
-            ServiceError::Unavailable {
-                message: format!("the day cannot be planned: {e}"),
-                retry_after_s: 5,
-            }
-        })?;
+        let plan = optimise_day(&req, matrix, &config, &ToBudget).map_err(unplannable)?;
         if plan.unserved.is_empty() {
             return Ok(true);
         }
@@ -252,6 +248,25 @@ pub fn fits(
         }
     }
     Ok(false)
+}
+
+/// A day that cannot be planned: a depot without coordinates is the depot's set-up to fix (400,
+/// no retry would help); travel times that could not be had may come back (503, retry).
+fn unplannable(e: OptimiseError) -> ServiceError {
+    match e {
+        OptimiseError::DepotWithoutLocation { .. } => ValidationErrors(vec![ValidationIssue::new(
+            IssueCode::Custom,
+            vec![],
+            "a depot with coordinates",
+            "a depot without coordinates",
+            e.to_string(),
+        )])
+        .into(),
+        e => ServiceError::Unavailable {
+            message: format!("the day cannot be planned: {e}"),
+            retry_after_s: 5,
+        },
+    }
 }
 
 /// `POST /booking/availability`.

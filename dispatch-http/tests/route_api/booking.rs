@@ -120,6 +120,31 @@ async fn addresses_without_coordinates_are_geocoded_and_failures_are_400() {
         .envelope(400, "GEOCODING_FAILED");
 }
 
+/// A depot without coordinates is a set-up to fix, not a busy service: no retry would help.
+#[tokio::test]
+async fn a_depot_without_coordinates_is_400_not_a_retry_later() {
+    let app = TestApp::new();
+    app.post(
+        "/v2/vehicles",
+        &app.south(),
+        json!({"name": "Van S", "availability": "always",
+               "start_location": "depot", "end_location": "depot"}),
+    )
+    .await
+    .ok();
+    let r = app
+        .post("/v2/booking/availability", &app.south(), question(near()))
+        .await;
+    assert_eq!(r.status.as_u16(), 400, "{:#}", r.body);
+    assert_eq!(r.body["name"], "INVALID_INPUT");
+    assert!(r.headers.get("retry-after").is_none());
+    let text = r.body.to_string();
+    assert!(
+        text.contains("depot") && text.contains("coordinates"),
+        "{text}"
+    );
+}
+
 #[tokio::test]
 async fn booking_requests_are_validated() {
     let app = TestApp::new();
