@@ -27,22 +27,7 @@ fn main() {
     let hooks = Receiver::start(Behaviour::Ok);
     let dir = tempfile::tempdir().expect("a temp dir");
     let db = dir.path().join("driver_day.db");
-    let seeded = support::seed(&db, &driver_day::seed_file(&hooks.url()));
-    let key = seeded["organisations"][0]["depots"][0]["access_keys"][0]["key"]
-        .as_str()
-        .expect("a key")
-        .to_owned();
-    let server = support::Server::start_with(
-        &db,
-        &[
-            "--rate-limits",
-            "off",
-            "--solve-time",
-            "1",
-            "--solve-time-min",
-            "1",
-        ],
-    );
+    let (server, key) = driver_day::serve(&db, &hooks.url());
     let day = driver_day::play(&server, &key);
     for line in &day.log {
         println!("- {line}");

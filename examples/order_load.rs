@@ -155,18 +155,12 @@ fn main() {
         .expect("an access key")
         .to_owned();
     let store_path = store.path().to_path_buf();
-    let state = AppState {
-        store: store.clone(),
+    let state = AppState::new(
+        store.clone(),
         clock,
-        geocoder: Arc::new(SqliteGazetteer::new(store)),
-        rate_limits_enabled: false,
-        idempotency: Arc::new(
-            SqliteIdempotencyStore::open(store_path).expect("open the idempotency store"),
-        ),
-        jobs: Default::default(),
-        routing: Default::default(),
-        public_url: Default::default(),
-    };
+        Arc::new(SqliteGazetteer::new(store)),
+        Arc::new(SqliteIdempotencyStore::open(store_path).expect("open the idempotency store")),
+    );
     let runtime = tokio::runtime::Runtime::new().expect("a runtime");
     let listener = runtime
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))

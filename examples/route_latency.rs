@@ -128,16 +128,12 @@ async fn main() {
     let boxes = depot["capacity_types"][0]["id"]
         .as_i64()
         .expect("capacity id");
-    let state = AppState {
-        store: store.clone(),
-        clock: clock.clone(),
-        geocoder: Arc::new(SqliteGazetteer::new(store.clone())),
-        rate_limits_enabled: false,
-        idempotency: Arc::new(SqliteIdempotencyStore::open(&db).expect("open keys")),
-        jobs: Default::default(),
-        routing: Default::default(),
-        public_url: Default::default(),
-    };
+    let state = AppState::new(
+        store.clone(),
+        clock.clone(),
+        Arc::new(SqliteGazetteer::new(store.clone())),
+        Arc::new(SqliteIdempotencyStore::open(&db).expect("open keys")),
+    );
     let bench = Bench {
         router: app(state),
         key: depot["access_keys"][0]["key"]

@@ -6,7 +6,7 @@ mod support;
 use std::process::{Command, Stdio};
 
 use serde_json::{json, Value};
-use support::{binary, db_arg, fixture_file, seed, Server};
+use support::{binary, db_arg, fixture_file, run_ok, seed, Server};
 
 fn keys(v: &Value) -> Vec<String> {
     let mut k: Vec<String> = v.as_object().expect("an object").keys().cloned().collect();
@@ -121,16 +121,11 @@ fn seed_prints_the_input_tree_with_ids_and_keys_and_repeats_it_exactly() {
     let file = dir.path().join("setup.json");
     std::fs::write(&file, fixture_file().to_string()).unwrap();
     let run = || {
-        let out = Command::new(binary())
-            .args(["seed", "--db"])
-            .arg(db_arg(&db))
-            .arg(&file)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        let out = run_ok(
+            Command::new(binary())
+                .args(["seed", "--db"])
+                .arg(db_arg(&db))
+                .arg(&file),
         );
         serde_json::from_slice::<Value>(&out.stdout).expect("one JSON document on stdout")
     };

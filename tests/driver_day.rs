@@ -35,22 +35,7 @@ fn a_full_day_played_through_the_api_shows_in_every_read_and_event() {
     let hooks = Receiver::start(Behaviour::Ok);
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("day.db");
-    let seeded = support::seed(&db, &driver_day::seed_file(&hooks.url()));
-    let key = seeded["organisations"][0]["depots"][0]["access_keys"][0]["key"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let server = support::Server::start_with(
-        &db,
-        &[
-            "--rate-limits",
-            "off",
-            "--solve-time",
-            "1",
-            "--solve-time-min",
-            "1",
-        ],
-    );
+    let (server, key) = driver_day::serve(&db, &hooks.url());
     let day = driver_day::play(&server, &key);
     eprintln!("{}", day.log.join("\n"));
 

@@ -17,13 +17,37 @@ struct Scrape(BTreeMap<String, f64>);
 
 impl Scrape {
     fn take(server: &Server) -> Scrape {
-        let reply = server.send(Request::new("GET", "/metrics", None));
+        Scrape::at(&server.addr)
+    }
+
+    /// GET /metrics at `addr`: 200 in the text format's content type.
+    fn at(addr: &str) -> Scrape {
+        let reply = support::send(addr, Request::new("GET", "/metrics", None));
         assert_eq!(reply.status, 200, "{}", reply.text());
         assert_eq!(
             reply.header("content-type"),
             Some("text/plain; version=0.0.4; charset=utf-8")
         );
         Scrape::parse(&reply.text())
+    }
+
+    /// Scrapes `addr` until `done` holds (counters move just after the commits they count,
+    /// which the API may show first); fails with `what` after 10 s.
+    fn await_at(addr: &str, what: &str, done: impl Fn(&Scrape) -> bool) -> Scrape {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let scrape = Scrape::at(addr);
+            if done(&scrape) {
+                return scrape;
+            }
+            assert!(Instant::now() < deadline, "{what}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Once the first optimisation job is counted as succeeded.
+    fn job_counted(&self) -> bool {
+        self.get("dispatch_optimisation_jobs_finished_total{outcome=\"succeeded\"}") >= 1.0
     }
 
     /// Parses the text format strictly: comments are `# HELP` / `# TYPE`, a family's samples
@@ -88,19 +112,34 @@ impl Scrape {
     }
 }
 
-fn poll_until_done(server: &Server, key: &str, job: &str) {
-    let started = Instant::now();
-    loop {
-        let r = server.get(&format!("/v2/plans/optimise/{job}"), key);
-        if !r.json()["optimisation"]["in_progress"].as_bool().unwrap() {
-            return;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "job never ended"
-        );
-        std::thread::sleep(Duration::from_millis(300));
-    }
+/// A full-day vehicle based at the depot.
+fn van() -> Value {
+    json!({"name": "Van", "availability": "full_day", "start_location": "depot", "end_location": "depot"})
+}
+
+/// `n` deliveries numbered `{prefix}{i}` due on 2026-11-24 spread over a grid in London.
+fn day_orders(prefix: &str, n: u32) -> Value {
+    (0..n)
+        .map(|i| {
+            json!({"order_number": format!("{prefix}{i}"), "type": "delivery", "delivery_date": "2026-11-24",
+                   "delivery_lat": 51.45 + 0.01 * f64::from(i % 4), "delivery_lng": -0.15 + 0.01 * f64::from(i / 4)})
+        })
+        .collect()
+}
+
+/// Optimises the open orders of 2026-11-24 and waits for the job to end.
+fn optimise_day(server: &Server, key: &str) {
+    let queued = server.post(
+        "/v2/plans/optimise/orders",
+        key,
+        &json!({"delivery_date": "2026-11-24", "settings": {}}),
+    );
+    assert_eq!(queued.status, 200, "{}", queued.text());
+    let job = queued.json()["optimisation"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    server.await_job(key, &job, Duration::from_secs(60), "job never ended");
 }
 
 #[test]
@@ -145,41 +184,20 @@ fn metrics_are_prometheus_text_without_a_key_and_move_with_requests_and_jobs() {
         .collect();
     assert_eq!(statuses[2], 403, "{statuses:?}");
 
-    let van = json!({"name": "Van", "availability": "full_day", "start_location": "depot", "end_location": "depot"});
-    assert_eq!(server.post("/v2/vehicles", key, &van).status, 200);
-    let orders: Vec<Value> = (0..12)
-        .map(|i| {
-            json!({"order_number": format!("M{i}"), "type": "delivery", "delivery_date": "2026-11-24",
-                   "delivery_lat": 51.45 + 0.01 * f64::from(i % 4), "delivery_lng": -0.15 + 0.01 * f64::from(i / 4)})
-        })
-        .collect();
+    assert_eq!(server.post("/v2/vehicles", key, &van()).status, 200);
     let batch = Request::new("POST", "/v2/orders", Some(key))
-        .json(&Value::Array(orders))
+        .json(&day_orders("M", 12))
         .header("idempotency-key", "metrics-orders-1");
     let first = server.send(batch.clone());
     assert_eq!(first.status, 200, "{}", first.text());
     let replay = server.send(batch);
     assert_eq!(replay.header("idempotency-replay"), Some("true"));
-    let queued = server.post(
-        "/v2/plans/optimise/orders",
-        key,
-        &json!({"delivery_date": "2026-11-24", "settings": {}}),
+    optimise_day(&server, key);
+    let after = Scrape::await_at(
+        &server.addr,
+        "the job is never counted",
+        Scrape::job_counted,
     );
-    assert_eq!(queued.status, 200, "{}", queued.text());
-    let job = queued.json()["optimisation"]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    poll_until_done(&server, key, &job);
-
-    // A worker counts the end of a job just after committing it, which the API may show first.
-    let counted_by = Instant::now() + Duration::from_secs(10);
-    let mut after = Scrape::take(&server);
-    while after.get("dispatch_optimisation_jobs_finished_total{outcome=\"succeeded\"}") < 1.0 {
-        assert!(Instant::now() < counted_by, "the job is never counted");
-        std::thread::sleep(Duration::from_millis(100));
-        after = Scrape::take(&server);
-    }
     assert_eq!(after.get(listed) - before.get(listed), 2.0);
     let latency = "dispatch_http_request_duration_seconds_bucket{method=\"GET\",route=\"/v2/orders\",le=\"+Inf\"}";
     assert_eq!(after.get(latency) - before.get(latency), 2.0);
@@ -219,13 +237,9 @@ fn metrics_are_prometheus_text_without_a_key_and_move_with_requests_and_jobs() {
         0.0
     );
     // North has no webhook receiver: its events are skipped, none left behind.
-    let skipped_by = Instant::now() + Duration::from_secs(10);
-    let mut scrape = after;
-    while scrape.get("dispatch_webhook_deliveries_total{outcome=\"skipped\"}") == 0.0 {
-        assert!(Instant::now() < skipped_by, "no webhook outcome counted");
-        std::thread::sleep(Duration::from_millis(200));
-        scrape = Scrape::take(&server);
-    }
+    let scrape = Scrape::await_at(&server.addr, "no webhook outcome counted", |s| {
+        s.get("dispatch_webhook_deliveries_total{outcome=\"skipped\"}") > 0.0
+    });
     assert!(scrape
         .0
         .contains_key("dispatch_notifications_total{outcome=\"sent\"}"));
@@ -289,13 +303,7 @@ fn metrics_on_their_own_listener_are_not_served_beside_the_api() {
     assert_eq!(api.status, 200);
     support::send(&serving.addr, Request::new("GET", "/metrics", None))
         .assert_envelope("RESOURCE_NOT_FOUND", 404);
-    let scraped = support::send(&metrics_addr, Request::new("GET", "/metrics", None));
-    assert_eq!(scraped.status, 200, "{}", scraped.text());
-    assert_eq!(
-        scraped.header("content-type"),
-        Some("text/plain; version=0.0.4; charset=utf-8")
-    );
-    let scrape = Scrape::parse(&scraped.text());
+    let scrape = Scrape::at(&metrics_addr);
     assert_eq!(
         scrape.get(
             "dispatch_http_requests_total{method=\"GET\",route=\"/v2/orders\",status=\"200\"}"
@@ -338,12 +346,7 @@ fn a_worker_serves_its_own_metrics_with_the_jobs_it_claimed_and_ran() {
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .find_map(|e| e["metrics_addr"].as_str().map(str::to_owned))
         .unwrap_or_else(|| panic!("the worker logs its metrics address: {log}"));
-    let scrape = || {
-        let reply = support::send(&metrics_addr, Request::new("GET", "/metrics", None));
-        assert_eq!(reply.status, 200, "{}", reply.text());
-        Scrape::parse(&reply.text())
-    };
-    let before = scrape();
+    let before = Scrape::at(&metrics_addr);
     assert!(before
         .0
         .contains_key("dispatch_optimisation_jobs{state=\"queued\"}"));
@@ -351,38 +354,14 @@ fn a_worker_serves_its_own_metrics_with_the_jobs_it_claimed_and_ran() {
     support::send(&metrics_addr, Request::new("GET", "/v2/orders", Some(key)))
         .assert_envelope("RESOURCE_NOT_FOUND", 404);
 
-    let van = json!({"name": "Van", "availability": "full_day", "start_location": "depot", "end_location": "depot"});
-    assert_eq!(api.post("/v2/vehicles", key, &van).status, 200);
-    let orders: Vec<Value> = (0..8)
-        .map(|i| {
-            json!({"order_number": format!("W{i}"), "type": "delivery", "delivery_date": "2026-11-24",
-                   "delivery_lat": 51.45 + 0.01 * f64::from(i % 4), "delivery_lng": -0.15 + 0.01 * f64::from(i / 4)})
-        })
-        .collect();
-    assert_eq!(
-        api.post("/v2/orders", key, &Value::Array(orders)).status,
-        200
+    assert_eq!(api.post("/v2/vehicles", key, &van()).status, 200);
+    assert_eq!(api.post("/v2/orders", key, &day_orders("W", 8)).status, 200);
+    optimise_day(&api, key);
+    let after = Scrape::await_at(
+        &metrics_addr,
+        "the job is never counted",
+        Scrape::job_counted,
     );
-    let queued = api.post(
-        "/v2/plans/optimise/orders",
-        key,
-        &json!({"delivery_date": "2026-11-24", "settings": {}}),
-    );
-    assert_eq!(queued.status, 200, "{}", queued.text());
-    let job = queued.json()["optimisation"]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    poll_until_done(&api, key, &job);
-
-    // The worker logs (and counts) the end of a job just after committing it.
-    let counted_by = Instant::now() + Duration::from_secs(10);
-    let mut after = scrape();
-    while after.get("dispatch_optimisation_jobs_finished_total{outcome=\"succeeded\"}") < 1.0 {
-        assert!(Instant::now() < counted_by, "the job is never counted");
-        std::thread::sleep(Duration::from_millis(100));
-        after = scrape();
-    }
     assert_eq!(after.get("dispatch_job_claims_total"), 1.0);
     assert_eq!(after.get("dispatch_optimisation_jobs_started_total"), 1.0);
     assert!(after.get("dispatch_solver_iterations_total") > 0.0);

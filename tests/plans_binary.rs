@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 mod support;
-use support::{binary, db_arg, Fixture, Server};
+use support::{binary, db_arg, run_ok, Fixture, Server};
 
 /// Forty orders around North and two vans; returns the optimisation and plan ids.
 fn queue_a_day(server: &Server, key: &str) -> (String, i64) {
@@ -64,12 +64,6 @@ fn start(db: &std::path::Path, budget: &str, lease: &str) -> Server {
     )
 }
 
-fn in_progress(server: &Server, key: &str, job: &str) -> bool {
-    let r = server.get(&format!("/v2/plans/optimise/{job}"), key);
-    assert_eq!(r.status, 200);
-    r.json()["optimisation"]["in_progress"].as_bool().unwrap()
-}
-
 fn routes(server: &Server, key: &str, plan: i64) -> usize {
     let r = server.get(&format!("/v2/plans/{plan}"), key);
     assert_eq!(r.status, 200);
@@ -85,18 +79,16 @@ fn a_job_running_at_kill_9_is_resumed_after_restart_and_finishes() {
     let server = start(&db, "30", "1");
     let (job, plan) = queue_a_day(&server, key);
     std::thread::sleep(Duration::from_millis(800));
-    assert!(in_progress(&server, key, &job));
+    assert!(server.job_in_progress(key, &job));
     server.kill_hard();
 
     let server = start(&db, "1", "1");
-    let started = Instant::now();
-    while in_progress(&server, key, &job) {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "the interrupted job never ended"
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    server.await_job(
+        key,
+        &job,
+        Duration::from_secs(60),
+        "the interrupted job never ended",
+    );
     assert!(
         routes(&server, key, plan) > 0,
         "the resumed job produced routes"
@@ -119,18 +111,16 @@ fn a_job_running_at_sigterm_is_handed_back_and_resumes_after_restart() {
     // Handed back, not finished: still in progress, no solution yet, and nobody holds it
     // (no lease to wait for).
     let server = Server::start_with(&db, &["--rate-limits", "off", "--workers", "0"]);
-    assert!(in_progress(&server, key, &job));
+    assert!(server.job_in_progress(key, &job));
     assert_eq!(routes(&server, key, plan), 0);
     assert!(server.terminate().success());
     let server = start(&db, "2", "10");
-    let resumed = Instant::now();
-    while in_progress(&server, key, &job) {
-        assert!(
-            resumed.elapsed() < Duration::from_secs(20),
-            "the handed-back job never resumed"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    server.await_job(
+        key,
+        &job,
+        Duration::from_secs(20),
+        "the handed-back job never resumed",
+    );
     assert!(routes(&server, key, plan) > 0);
 }
 
@@ -142,11 +132,7 @@ fn export_problem_writes_the_solved_problem_and_dispatch_solve_reads_it() {
     let key = fixture.key.as_str();
     let server = start(&db, "1", "10");
     let (job, plan) = queue_a_day(&server, key);
-    let started = Instant::now();
-    while in_progress(&server, key, &job) {
-        assert!(started.elapsed() < Duration::from_secs(60));
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    server.await_job(key, &job, Duration::from_secs(60), "the job never ended");
     let served = server.get(&format!("/v2/plans/optimise/{job}/problem"), key);
     assert_eq!(served.status, 200);
     assert_eq!(served.header("content-type"), Some("application/json"));
@@ -158,17 +144,12 @@ fn export_problem_writes_the_solved_problem_and_dispatch_solve_reads_it() {
     drop(server);
 
     let file = dir.path().join("problem.json");
-    let out = Command::new(binary())
-        .args(["export-problem", "--db"])
-        .arg(db_arg(&db))
-        .args(["--plan", &plan.to_string(), "--out"])
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    run_ok(
+        Command::new(binary())
+            .args(["export-problem", "--db"])
+            .arg(db_arg(&db))
+            .args(["--plan", &plan.to_string(), "--out"])
+            .arg(&file),
     );
     let problem: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
     assert_eq!(problem, served.json());
@@ -199,15 +180,10 @@ fn export_problem_writes_the_solved_problem_and_dispatch_solve_reads_it() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no plan 999999"));
 
-    let out = Command::new(binary())
-        .args(["solve", "--format", "vroom", "--time-limit", "1"])
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = run_ok(
+        Command::new(binary())
+            .args(["solve", "--format", "vroom", "--time-limit", "1"])
+            .arg(&file),
     );
     let solved: Value = serde_json::from_slice(&out.stdout).unwrap();
     let routed: usize = solved["routes"]

@@ -76,6 +76,27 @@ pub struct AppState {
 }
 
 impl AppState {
+    /// A state over these ports with rate limits off and the defaults for the rest (a fresh
+    /// job signal, the default routing, the loopback public URL): what tests and examples run
+    /// on; a caller that needs other settings overrides those fields.
+    pub fn new(
+        store: Arc<dyn Store>,
+        clock: Arc<dyn Clock>,
+        geocoder: Arc<dyn Geocoder>,
+        idempotency: Arc<dyn IdempotencyStore>,
+    ) -> AppState {
+        AppState {
+            store,
+            clock,
+            geocoder,
+            rate_limits_enabled: false,
+            idempotency,
+            jobs: Default::default(),
+            routing: Default::default(),
+            public_url: Default::default(),
+        }
+    }
+
     /// Runs blocking work (store, geocoder) on the blocking thread pool.
     pub async fn blocking<R, F>(&self, work: F) -> Result<R, ApiError>
     where

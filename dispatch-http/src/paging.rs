@@ -26,13 +26,15 @@ use axum::response::{IntoResponse, Response};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use dispatch_core::error::{IssueCode, ValidationErrors, ValidationIssue};
-use dispatch_core::paging::{Cursor, PageRequest};
+use dispatch_core::paging::{Cursor, Page, PageRequest};
+use dispatch_core::service::ServiceError;
 use dispatch_core::time::{Timestamp, UpdatedAtMin};
 use serde::{Deserialize, Serialize};
 
 use crate::error::ApiError;
 use crate::extract::no_nul;
 use crate::public_url::PublicUrl;
+use crate::AppState;
 
 /// Rows per page when `limit` is absent or unusable; also the maximum.
 pub const DEFAULT_LIMIT: usize = 100;
@@ -192,6 +194,23 @@ impl PageParams {
             response.headers_mut().append(LINK, link);
         }
         response
+    }
+
+    /// A plain list endpoint: reads this page with `read` on the blocking pool and answers
+    /// `render(rows)` with the `Link` header for the next page.
+    pub async fn list<T, B>(
+        &self,
+        state: &AppState,
+        read: impl FnOnce(&AppState, &PageRequest) -> Result<Page<T>, ServiceError> + Send + 'static,
+        render: impl FnOnce(&[T]) -> B,
+    ) -> Result<Response, ApiError>
+    where
+        T: Send + 'static,
+        B: IntoResponse,
+    {
+        let request = self.request;
+        let rows = state.blocking(move |s| Ok(read(s, &request)?)).await?;
+        Ok(self.respond(rows.next, render(&rows.items)))
     }
 }
 

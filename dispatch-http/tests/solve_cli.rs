@@ -43,6 +43,13 @@ fn stdout_json(out: &Output) -> Value {
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
 }
 
+/// `dispatch solve FILE FLAGS...`, which must succeed: its JSON output.
+fn solve(file: &Path, flags: &[&str]) -> Value {
+    let mut args = vec!["solve", file.to_str().unwrap()];
+    args.extend_from_slice(flags);
+    stdout_json(&dispatch(&args))
+}
+
 fn assert_clean_failure(out: &Output) -> String {
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(!out.status.success(), "should fail: {stderr}");
@@ -57,17 +64,10 @@ const SMALL_SOLOMON: &str = "SMALL6\r\n\r\nVEHICLE\r\nNUMBER     CAPACITY\r\n  3
 #[test]
 fn solomon_output_has_the_operator_interface_shape() {
     let file = temp_file("small6.txt", SMALL_SOLOMON);
-    let out = dispatch(&[
-        "solve",
-        file.to_str().unwrap(),
-        "--iterations",
-        "200",
-        "--threads",
-        "1",
-        "--seed",
-        "7",
-    ]);
-    let json = stdout_json(&out);
+    let json = solve(
+        &file,
+        &["--iterations", "200", "--threads", "1", "--seed", "7"],
+    );
     for key in [
         "instance",
         "vehicles",
@@ -100,9 +100,7 @@ fn solomon_output_has_the_operator_interface_shape() {
 #[test]
 fn same_seed_and_iterations_print_the_same_routes() {
     let file = shipped_instance("solomon/R101.txt");
-    let args = [
-        "solve",
-        file.to_str().unwrap(),
+    let flags = [
         "--iterations",
         "300",
         "--threads",
@@ -112,7 +110,7 @@ fn same_seed_and_iterations_print_the_same_routes() {
         "--time-limit",
         "120",
     ];
-    let (a, b) = (stdout_json(&dispatch(&args)), stdout_json(&dispatch(&args)));
+    let (a, b) = (solve(&file, &flags), solve(&file, &flags));
     assert_eq!(a["routes"], b["routes"]);
     assert_eq!(a["distance"], b["distance"]);
     assert_eq!(a["feasible"], true);
@@ -121,14 +119,7 @@ fn same_seed_and_iterations_print_the_same_routes() {
 #[test]
 fn li_lim_routes_cover_every_node_number() {
     let file = shipped_instance("lilim/lc101.txt");
-    let json = stdout_json(&dispatch(&[
-        "solve",
-        file.to_str().unwrap(),
-        "--iterations",
-        "100",
-        "--threads",
-        "1",
-    ]));
+    let json = solve(&file, &["--iterations", "100", "--threads", "1"]);
     assert_eq!(json["instance"], "lc101");
     let served: usize = json["routes"]
         .as_array()
@@ -155,14 +146,7 @@ const VROOM: &str = r#"{
 #[test]
 fn vroom_output_has_vehicle_steps_cost_and_unassigned_reasons() {
     let file = temp_file("problem.json", VROOM);
-    let json = stdout_json(&dispatch(&[
-        "solve",
-        file.to_str().unwrap(),
-        "--iterations",
-        "100",
-        "--threads",
-        "1",
-    ]));
+    let json = solve(&file, &["--iterations", "100", "--threads", "1"]);
     assert!(json.get("distance").is_none());
     let routes = json["routes"].as_array().unwrap();
     assert_eq!(routes.len(), 1);
@@ -229,12 +213,7 @@ fn standard_input_and_plain_progress_lines() {
 #[test]
 fn a_short_time_limit_still_prints_a_solution() {
     let file = temp_file("small6-time.txt", SMALL_SOLOMON);
-    let json = stdout_json(&dispatch(&[
-        "solve",
-        file.to_str().unwrap(),
-        "--time-limit",
-        "0.2",
-    ]));
+    let json = solve(&file, &["--time-limit", "0.2"]);
     assert!(json["elapsed_s"].as_f64().unwrap() < 5.0);
     assert_eq!(json["feasible"], true);
 }
@@ -296,16 +275,9 @@ const DIMACS_ONLY: &str = "EDGE1\n\nVEHICLE\nNUMBER     CAPACITY\n  1         10
 fn the_dimacs_convention_truncates_arcs_and_the_exact_one_does_not() {
     let file = temp_file("edge1.txt", DIMACS_ONLY);
     let run = |extra: &[&str]| {
-        let mut args = vec![
-            "solve",
-            file.to_str().unwrap(),
-            "--iterations",
-            "10",
-            "--threads",
-            "1",
-        ];
-        args.extend_from_slice(extra);
-        stdout_json(&dispatch(&args))
+        let mut flags = vec!["--iterations", "10", "--threads", "1"];
+        flags.extend_from_slice(extra);
+        solve(&file, &flags)
     };
     let exact = run(&[]);
     assert_eq!(exact["unassigned"], serde_json::json!([1]), "{exact}");
@@ -352,14 +324,7 @@ fn vroom_coordinates_and_unassigned_shipments_list_both_visits() {
                      "delivery": {"id": 7, "location": [2.40, 48.90]}}]
     }"#;
     let file = temp_file("coords.json", problem);
-    let json = stdout_json(&dispatch(&[
-        "solve",
-        file.to_str().unwrap(),
-        "--iterations",
-        "50",
-        "--threads",
-        "1",
-    ]));
+    let json = solve(&file, &["--iterations", "50", "--threads", "1"]);
     let unassigned = json["unassigned"].as_array().unwrap();
     let kinds: Vec<(&str, u64, &str)> = unassigned
         .iter()
@@ -384,12 +349,7 @@ fn vroom_coordinates_and_unassigned_shipments_list_both_visits() {
 #[test]
 fn a_zero_time_limit_returns_the_first_solution() {
     let file = temp_file("small6-zero.txt", SMALL_SOLOMON);
-    let json = stdout_json(&dispatch(&[
-        "solve",
-        file.to_str().unwrap(),
-        "--time-limit",
-        "0",
-    ]));
+    let json = solve(&file, &["--time-limit", "0"]);
     assert_eq!(json["feasible"], true);
     assert_eq!(json["unassigned"], serde_json::json!([]));
 }

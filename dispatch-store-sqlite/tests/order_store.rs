@@ -1,6 +1,7 @@
 //! Orders on SQLite across reopening; the shared behaviour is `tests/conformance.rs`.
 
-use dispatch_core::ports::store::conformance::orders::{order, setup};
+use dispatch_core::ports::store::conformance::orders::order;
+use dispatch_core::ports::store::conformance::two_depots;
 use dispatch_core::ports::store::Store;
 use dispatch_store_sqlite::SqliteStore;
 
@@ -10,7 +11,7 @@ fn orders_survive_reopening_the_sqlite_file() {
     let path = dir.path().join("orders.db");
     let (a, id) = {
         let store = SqliteStore::open(&path).unwrap();
-        let (a, _) = setup(&store);
+        let (a, _) = two_depots(&store);
         let s: &dyn Store = &store;
         let id = s
             .transaction(|tx| tx.insert_order(a, &order("O1", 1)))

@@ -1,8 +1,7 @@
 //! The SQLite store's outbox commit observer; the shared behaviour is `tests/conformance.rs`.
 
 use dispatch_core::events::DomainEvent;
-use dispatch_core::ports::store::conformance::at;
-use dispatch_core::ports::store::conformance::outbox::depots;
+use dispatch_core::ports::store::conformance::{at, two_depots};
 use dispatch_core::ports::store::{Store, StoreError};
 use dispatch_store_sqlite::SqliteStore;
 
@@ -18,7 +17,7 @@ fn a_commit_that_appended_events_tells_the_observer_and_others_do_not() {
         counter.fetch_add(1, Ordering::SeqCst);
     });
     let store: &dyn Store = &sqlite;
-    let (a, _) = depots(store);
+    let (a, _) = two_depots(store);
     assert_eq!(told.load(Ordering::SeqCst), 0, "no event appended");
     let rolled_back: Result<(), StoreError> = store.transaction(|tx| {
         tx.append_event(a, &DomainEvent::PlanCreated { id: 1 }, at(10))?;

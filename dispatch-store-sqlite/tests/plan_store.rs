@@ -1,8 +1,8 @@
 //! Planning data on SQLite across reopening; the shared behaviour is `tests/conformance.rs`.
 
 use dispatch_core::model::plan::NewPlan;
-use dispatch_core::ports::store::conformance::at;
-use dispatch_core::ports::store::conformance::plans::{day, job, setup};
+use dispatch_core::ports::store::conformance::plans::{day, job};
+use dispatch_core::ports::store::conformance::{at, two_depots};
 use dispatch_core::ports::store::{Store, StoreError};
 use dispatch_store_sqlite::SqliteStore;
 
@@ -12,7 +12,7 @@ fn queued_jobs_and_plans_survive_reopening_the_sqlite_file() {
     let path = dir.path().join("reopen.db");
     let (a, plan) = {
         let store = SqliteStore::open(&path).unwrap();
-        let (a, _) = setup(&store);
+        let (a, _) = two_depots(&store);
         let s: &dyn Store = &store;
         let plan = s
             .transaction(|tx| {

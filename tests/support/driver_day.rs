@@ -9,6 +9,7 @@
 
 #![allow(dead_code)] // the test and the example read different parts of a day
 
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -40,6 +41,25 @@ pub enum Outcome {
 
 /// The order whose stop gets the signature, photos and questionnaire.
 pub const PROOF_ORDER: &str = "DAY-1";
+
+/// Seeds `db` with [`seed_file`] posting to `receiver` and starts `dispatch serve` on it with
+/// one-second optimisations: the server and North's key.
+pub fn serve(db: &Path, receiver: &str) -> (Server, String) {
+    let seeded = crate::support::seed(db, &seed_file(receiver));
+    let key = seeded["organisations"][0]["depots"][0]["access_keys"][0]["key"]
+        .as_str()
+        .expect("a key")
+        .to_owned();
+    let flags = [
+        "--rate-limits",
+        "off",
+        "--solve-time",
+        "1",
+        "--solve-time-min",
+        "1",
+    ];
+    (Server::start_with(db, &flags), key)
+}
 
 /// The seed of the day's depot: North at (51.50, -0.12), UTC, webhooks to `receiver`, SMS
 /// on-delivery notifications within an hour, partial orders, the driver questionnaires.
@@ -183,14 +203,12 @@ pub fn play(server: &Server, key: &str) -> Day {
     );
     let job = started["optimisation"]["id"].as_str().unwrap().to_owned();
     day.plan_id = started["plan"]["id"].as_i64().unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while ok(server.get(&format!("/v2/plans/optimise/{job}"), key), "job")["optimisation"]
-        ["in_progress"]
-        == true
-    {
-        assert!(Instant::now() < deadline, "the optimisation never ended");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    server.await_job(
+        key,
+        &job,
+        Duration::from_secs(60),
+        "the optimisation never ended",
+    );
     let plan = ok(
         server.get(&format!("/v2/plans/{}", day.plan_id), key),
         "plan",

@@ -210,6 +210,18 @@ impl<'a> Request<'a> {
     }
 }
 
+/// Runs `command` (a `dispatch` subcommand) to its end and returns its output; it must exit 0,
+/// else its stderr is the failure.
+pub fn run_ok(command: &mut Command) -> std::process::Output {
+    let out = command.output().expect("run dispatch");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 /// A running `dispatch serve`.
 pub struct Server {
     child: Child,
@@ -288,6 +300,23 @@ impl Server {
 
     pub fn get(&self, path: &str, key: &str) -> Reply {
         self.call("GET", path, Some(key), None)
+    }
+
+    /// Whether optimisation job `job` is still in progress (GET /v2/plans/optimise/{job}).
+    pub fn job_in_progress(&self, key: &str, job: &str) -> bool {
+        let r = self.get(&format!("/v2/plans/optimise/{job}"), key);
+        assert_eq!(r.status, 200, "{}", r.text());
+        r.json()["optimisation"]["in_progress"].as_bool().unwrap()
+    }
+
+    /// Polls job `job` until it is no longer in progress; fails with `what` after `within`.
+    /// Three polls a second stay inside the standard rate-limit tier of a server that has it on.
+    pub fn await_job(&self, key: &str, job: &str, within: Duration, what: &str) {
+        let deadline = std::time::Instant::now() + within;
+        while self.job_in_progress(key, job) {
+            assert!(std::time::Instant::now() < deadline, "{what}");
+            std::thread::sleep(Duration::from_millis(300));
+        }
     }
 
     pub fn post(&self, path: &str, key: &str, body: &Value) -> Reply {

@@ -10,18 +10,20 @@ mod receiver;
 mod support;
 mod upkeep;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use dispatch_core::events::DomainEvent;
 use dispatch_core::model::organisation::DepotScope;
+use dispatch_core::ports::store::conformance::outbox::every_event_type;
 use dispatch_core::ports::store::StoreError;
 use dispatch_core::time::Timestamp;
 use serde_json::{json, Value};
+use tempfile::TempDir;
 
 use receiver::{Behaviour, Receiver};
-use support::Server;
+use support::{run_ok, Server};
 
 /// Depots North and South of one organisation, each with a receiver URL (or none).
 fn seed(db: &Path, north: Option<(&str, &str, &str)>, south: Option<&str>) -> Value {
@@ -40,6 +42,15 @@ fn seed(db: &Path, north: Option<(&str, &str, &str)>, south: Option<&str>) -> Va
              "access_keys": [{"name": "k", "permission": "all"}]}
         ]}]}),
     )
+}
+
+/// A fresh database whose North depot posts to `url` as `u:p` (South has no receiver): the
+/// temporary directory (kept alive by the caller), the database path and the seed's output.
+fn seeded_for(url: &str) -> (TempDir, PathBuf, Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("w.db");
+    let seeded = seed(&db, Some((url, "u", "p")), None);
+    (dir, db, seeded)
 }
 
 fn key(seeded: &Value, depot: usize) -> String {
@@ -107,19 +118,31 @@ fn deliver_one_item(server: &Server, key: &str, id: i64) {
 }
 
 fn webhooks_cli(db: &Path, args: &[&str]) -> Value {
-    let out = Command::new(support::binary())
-        .arg("webhooks")
-        .args(args)
-        .arg("--db")
-        .arg(support::db_arg(db))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = run_ok(
+        Command::new(support::binary())
+            .arg("webhooks")
+            .args(args)
+            .arg("--db")
+            .arg(support::db_arg(db)),
     );
     serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Runs `dispatch webhooks ARGS` until `done` holds for its output or `within` passed; the
+/// last output.
+fn poll_cli(db: &Path, args: &[&str], within: Duration, done: impl Fn(&Value) -> bool) -> Value {
+    let deadline = Instant::now() + within;
+    loop {
+        let out = webhooks_cli(db, args);
+        if done(&out) || Instant::now() > deadline {
+            return out;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn has_failed(out: &Value) -> bool {
+    !out["failed"].as_array().unwrap().is_empty()
 }
 
 const BASIC_U_P: &str = "Basic dTpw"; // base64("u:p")
@@ -127,27 +150,9 @@ const BASIC_U_P: &str = "Basic dTpw"; // base64("u:p")
 #[test]
 fn every_event_type_is_posted_as_type_and_data_with_basic_auth() {
     let hook = Receiver::start(Behaviour::Ok);
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("w.db");
-    let seeded = seed(&db, Some((&hook.url(), "u", "p")), None);
+    let (_dir, db, seeded) = seeded_for(&hook.url());
     let _server = Server::start(&db);
-    let events = vec![
-        status_event(1, "ROUTED"),
-        DomainEvent::PlanCreated { id: 2 },
-        DomainEvent::PlanDispatched { id: 2 },
-        DomainEvent::RouteEdited { id: 3 },
-        DomainEvent::RouteDeleted { id: 3 },
-        DomainEvent::RouteCompleted { id: 4 },
-        DomainEvent::PlanDeleted { id: 2 },
-        DomainEvent::OrderOnDelivery {
-            order_id: 1,
-            order_number: "N1".into(),
-            route_id: 4,
-            eta: "10:30".into(),
-            time_to_arrival: 15,
-        },
-    ];
-    append(&db, scope(&seeded, 0), &events);
+    append(&db, scope(&seeded, 0), &every_event_type());
     let hits = hook.wait_for(8, Duration::from_secs(10));
     assert_eq!(hits.len(), 8);
     let mut bodies: Vec<Value> = hits.iter().map(|h| h.body.clone()).collect();
@@ -188,9 +193,7 @@ fn every_event_type_is_posted_as_type_and_data_with_basic_auth() {
 #[test]
 fn real_status_changes_are_delivered_in_order_and_rolled_back_changes_never() {
     let hook = Receiver::start(Behaviour::Ok);
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("w.db");
-    let seeded = seed(&db, Some((&hook.url(), "u", "p")), None);
+    let (_dir, db, seeded) = seeded_for(&hook.url());
     let server = Server::start(&db);
     let k = key(&seeded, 0);
     let id = order(&server, &k, "A-1");
@@ -224,9 +227,7 @@ fn real_status_changes_are_delivered_in_order_and_rolled_back_changes_never() {
 #[test]
 fn a_receiver_failing_twice_gets_the_third_attempt_after_backoff() {
     let hook = Receiver::start(Behaviour::FailFirst(2));
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("w.db");
-    let seeded = seed(&db, Some((&hook.url(), "u", "p")), None);
+    let (_dir, db, seeded) = seeded_for(&hook.url());
     let _server = Server::start(&db);
     append(
         &db,
@@ -253,9 +254,7 @@ fn a_receiver_failing_twice_gets_the_third_attempt_after_backoff() {
 #[test]
 fn a_receiver_that_never_answers_times_out_after_3_s_per_attempt_and_ends_in_error() {
     let hook = Receiver::start(Behaviour::Silent);
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("w.db");
-    let seeded = seed(&db, Some((&hook.url(), "u", "p")), None);
+    let (_dir, db, seeded) = seeded_for(&hook.url());
     let _server = Server::start(&db);
     append(
         &db,
@@ -274,14 +273,7 @@ fn a_receiver_that_never_answers_times_out_after_3_s_per_attempt_and_ends_in_err
         gaps[1] >= Duration::from_millis(4900) && gaps[1] < Duration::from_millis(7000),
         "{gaps:?}"
     );
-    let deadline = Instant::now() + Duration::from_secs(8);
-    let failed = loop {
-        let failed = webhooks_cli(&db, &["failed"]);
-        if !failed["failed"].as_array().unwrap().is_empty() || Instant::now() > deadline {
-            break failed;
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    };
+    let failed = poll_cli(&db, &["failed"], Duration::from_secs(8), has_failed);
     let f = &failed["failed"][0];
     assert_eq!(f["state"], "ERROR");
     assert_eq!(f["attempts"], 3);
@@ -303,23 +295,17 @@ fn a_receiver_that_never_answers_times_out_after_3_s_per_attempt_and_ends_in_err
 #[test]
 fn a_4xx_answer_ends_in_error_and_an_operator_resend_is_a_new_delivery() {
     let hook = Receiver::start(Behaviour::Status(404));
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("w.db");
-    let seeded = seed(&db, Some((&hook.url(), "u", "p")), None);
+    let (_dir, db, seeded) = seeded_for(&hook.url());
     let _server = Server::start(&db);
     append(&db, scope(&seeded, 0), &[status_event(3, "OPEN")]);
     assert_eq!(hook.wait_for(3, Duration::from_secs(10)).len(), 3);
-    let deadline = Instant::now() + Duration::from_secs(5);
-    let failed = loop {
-        let failed = webhooks_cli(
-            &db,
-            &["failed", "--depot", &scope(&seeded, 0).depot_id.to_string()],
-        );
-        if !failed["failed"].as_array().unwrap().is_empty() || Instant::now() > deadline {
-            break failed;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let depot = scope(&seeded, 0).depot_id.to_string();
+    let failed = poll_cli(
+        &db,
+        &["failed", "--depot", &depot],
+        Duration::from_secs(5),
+        has_failed,
+    );
     let original = failed["failed"][0].clone();
     assert_eq!(original["error"], "receiver answered HTTP 404");
     assert_eq!(original["event"]["type"], "orders.status");
@@ -333,16 +319,14 @@ fn a_4xx_answer_ends_in_error_and_an_operator_resend_is_a_new_delivery() {
     assert_eq!(hits.len(), 4);
     assert_eq!(hits[3].delivery(), new_id);
     assert_eq!(hits[3].body, hits[0].body, "the same event");
-    let deadline = Instant::now() + Duration::from_secs(5);
-    loop {
-        let shown = webhooks_cli(&db, &["show", &new_id.to_string()]);
-        if shown["delivery"]["state"] == "DELIVERED" {
-            assert_eq!(shown["delivery"]["resend_of"], id);
-            break;
-        }
-        assert!(Instant::now() < deadline, "{shown}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    let shown = poll_cli(
+        &db,
+        &["show", &new_id.to_string()],
+        Duration::from_secs(5),
+        |shown| shown["delivery"]["state"] == "DELIVERED",
+    );
+    assert_eq!(shown["delivery"]["state"], "DELIVERED", "{shown}");
+    assert_eq!(shown["delivery"]["resend_of"], id);
     let still = webhooks_cli(&db, &["show", &id.to_string()]);
     assert_eq!(
         still["delivery"], original,
@@ -357,9 +341,7 @@ fn events_pending_when_the_service_is_killed_reach_a_receiver_that_was_down_afte
     let url = down.url();
     drop(down);
     std::thread::sleep(Duration::from_millis(50));
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("w.db");
-    let seeded = seed(&db, Some((&url, "u", "p")), None);
+    let (_dir, db, seeded) = seeded_for(&url);
     let server = Server::start(&db);
     let k = key(&seeded, 0);
     let ids: Vec<i64> = (0..5)
@@ -416,9 +398,7 @@ fn a_dead_receiver_of_one_depot_does_not_hold_up_another_depot() {
 #[test]
 fn events_of_one_entity_arrive_in_order_while_entities_go_out_in_parallel() {
     let hook = Receiver::start(Behaviour::Ok);
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("w.db");
-    let seeded = seed(&db, Some((&hook.url(), "u", "p")), None);
+    let (_dir, db, seeded) = seeded_for(&hook.url());
     let _server = Server::start(&db);
     let events: Vec<DomainEvent> = (0..400)
         .map(|i| status_event(i % 20, &format!("S{i}")))
@@ -446,9 +426,7 @@ fn events_of_one_entity_arrive_in_order_while_entities_go_out_in_parallel() {
 fn receiver_settings_changed_by_seed_apply_without_a_restart() {
     let first = Receiver::start(Behaviour::Ok);
     let second = Receiver::start(Behaviour::Ok);
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("w.db");
-    let seeded = seed(&db, Some((&first.url(), "u", "p")), None);
+    let (_dir, db, seeded) = seeded_for(&first.url());
     let _server = Server::start(&db);
     append(
         &db,

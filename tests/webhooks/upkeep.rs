@@ -9,16 +9,14 @@ use dispatch_core::time::Timestamp;
 
 use super::receiver::{Behaviour, Receiver};
 use super::support::Server;
-use super::{append, deliver_one_item, key, order, scope, seed, status_event};
+use super::{append, deliver_one_item, key, order, scope, seeded_for, status_event};
 
 const DAY_MS: i64 = 86_400_000;
 
 #[test]
 fn an_api_change_is_delivered_at_once_without_waiting_for_the_outbox_scan() {
     let hook = Receiver::start(Behaviour::Ok);
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("w.db");
-    let seeded = seed(&db, Some((&hook.url(), "u", "p")), None);
+    let (_dir, db, seeded) = seeded_for(&hook.url());
     // The scan for other processes' commits runs once at start, then every 60 s.
     let server = Server::start_with(&db, &["--webhook-poll", "60"]);
     let k = key(&seeded, 0);
@@ -49,9 +47,7 @@ fn outcome(id: i64, state: DeliveryState, at_ms: i64) -> DeliveryOutcome {
 #[test]
 fn finished_records_past_their_retention_are_purged_and_error_records_kept_longer() {
     let hook = Receiver::start(Behaviour::Ok);
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("w.db");
-    let seeded = seed(&db, Some((&hook.url(), "u", "p")), None);
+    let (_dir, db, seeded) = seeded_for(&hook.url());
     append(
         &db,
         scope(&seeded, 0),

@@ -3,34 +3,8 @@ use proptest::prelude::*;
 use super::*;
 use crate::error::{IssueCode, PathSegment};
 use crate::model::customer_validate::{validate_customer, CustomerInput};
-use crate::model::order_fields::{NamedRef, TimeWindowInput};
-
-fn catalog() -> Catalog {
-    Catalog {
-        capacity_types: vec![NamedRef {
-            id: 1,
-            name: "Weight".into(),
-        }],
-        skills: vec![
-            NamedRef {
-                id: 1,
-                name: "Forklift".into(),
-            },
-            NamedRef {
-                id: 2,
-                name: "Cold".into(),
-            },
-        ],
-        tags: vec![NamedRef {
-            id: 1,
-            name: "Fragile".into(),
-        }],
-        custom_fields: vec![NamedRef {
-            id: 5,
-            name: "Gate code".into(),
-        }],
-    }
-}
+use crate::model::order_fields::TimeWindowInput;
+use crate::model::test_fixtures::catalog_with_cold as catalog;
 
 fn at(ms: i64) -> Timestamp {
     Timestamp::from_millis(ms)

@@ -27,5 +27,7 @@ pub mod reference;
 pub mod route;
 pub mod route_edit;
 pub mod stop;
+#[cfg(test)]
+pub(crate) mod test_fixtures;
 pub mod vehicle;
 pub mod zone;

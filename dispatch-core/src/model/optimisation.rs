@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::organisation::DepotScope;
 use crate::time::{Date, Timestamp};
 
 /// How many times a job is started before an interrupted run marks it failed.
@@ -148,6 +149,19 @@ pub struct JobSpec {
     pub settings: OptimiseSettings,
 }
 
+impl JobSpec {
+    /// Every order due on the plan's date with the depot's whole fleet, no zone group and the
+    /// default settings (`POST /plans/optimise/orders` with an empty body).
+    pub fn due_on_date() -> JobSpec {
+        JobSpec {
+            selection: OrderSelection::DueOnDate,
+            vehicle_ids: None,
+            zone_group_id: None,
+            settings: OptimiseSettings::default(),
+        }
+    }
+}
+
 /// One optimisation job.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Optimisation {
@@ -182,6 +196,35 @@ pub struct Optimisation {
 }
 
 impl Optimisation {
+    /// A job just queued for `plan_id` of `scope`'s depot on `date`: no attempt, result or
+    /// lease yet, created and updated `now`.
+    pub fn queued(
+        id: String,
+        scope: DepotScope,
+        plan_id: i64,
+        date: Date,
+        queue: Queue,
+        spec: JobSpec,
+        now: Timestamp,
+    ) -> Optimisation {
+        Optimisation {
+            id,
+            depot_id: scope.depot_id,
+            organisation_id: scope.organisation_id,
+            plan_id,
+            date,
+            state: JobState::Queued,
+            queue,
+            spec,
+            attempts: 0,
+            solution_id: None,
+            error: None,
+            lease_until: None,
+            created: now,
+            updated: now,
+        }
+    }
+
     /// The spec's `in_progress`.
     pub fn in_progress(&self) -> bool {
         self.state.in_progress()

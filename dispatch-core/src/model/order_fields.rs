@@ -346,27 +346,7 @@ pub fn render(path: &[PathSegment]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn catalog() -> Catalog {
-        Catalog {
-            capacity_types: vec![NamedRef {
-                id: 1,
-                name: "Weight".into(),
-            }],
-            skills: vec![NamedRef {
-                id: 1,
-                name: "Forklift".into(),
-            }],
-            tags: vec![NamedRef {
-                id: 1,
-                name: "Fragile".into(),
-            }],
-            custom_fields: vec![NamedRef {
-                id: 5,
-                name: "Gate code".into(),
-            }],
-        }
-    }
+    use crate::model::test_fixtures::catalog;
 
     #[test]
     fn capacities_match_by_id_and_unknown_ids_are_dropped() {

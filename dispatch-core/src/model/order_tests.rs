@@ -2,32 +2,12 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::model::line_item::LineItemInput;
-use crate::model::order_fields::{render, NamedRef, TimeWindowInput};
+use crate::model::order_fields::{render, TimeWindowInput};
 use crate::model::order_validate::{
     validate_order, validate_order_batch, EndpointInput, OrderInput, OrderWrite,
 };
 use crate::model::order_value::{Money, ValueSource};
-
-fn catalog() -> Catalog {
-    Catalog {
-        capacity_types: vec![NamedRef {
-            id: 1,
-            name: "Weight".into(),
-        }],
-        skills: vec![NamedRef {
-            id: 1,
-            name: "Forklift".into(),
-        }],
-        tags: vec![NamedRef {
-            id: 1,
-            name: "Fragile".into(),
-        }],
-        custom_fields: vec![NamedRef {
-            id: 5,
-            name: "Gate code".into(),
-        }],
-    }
-}
+use crate::model::test_fixtures::{catalog, delivery};
 
 fn statuses() -> StatusSet {
     StatusSet::new(vec!["RETURNED".into()])
@@ -39,18 +19,6 @@ fn ctx<'a>(cat: &'a Catalog, st: &'a StatusSet, start: &'a Status, now: i64) -> 
         statuses: st,
         starting_status: start,
         now: Timestamp::from_millis(now),
-    }
-}
-
-fn delivery(number: &str) -> OrderInput {
-    OrderInput {
-        order_number: Some(Some(number.into())),
-        kind: Some(Some("delivery".into())),
-        delivery: EndpointInput {
-            address: Some(Some("1 High St".into())),
-            ..EndpointInput::default()
-        },
-        ..OrderInput::default()
     }
 }
 

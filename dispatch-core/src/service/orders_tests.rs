@@ -1,23 +1,11 @@
 use super::*;
 use crate::model::line_item::LineItemInput;
-use crate::model::order_input::EndpointInput;
+use crate::model::test_fixtures::delivery as order;
 use crate::paging::PageRequest;
 use crate::ports::geocoder::InMemoryGazetteer;
 use crate::ports::store::InMemoryStore;
 use crate::service::customers::tests::setup;
 use crate::service::order_reads::{self, OrderQuery};
-
-fn order(number: &str) -> OrderInput {
-    OrderInput {
-        order_number: Some(Some(number.into())),
-        kind: Some(Some("delivery".into())),
-        delivery: EndpointInput {
-            address: Some(Some("1 High St".into())),
-            ..EndpointInput::default()
-        },
-        ..OrderInput::default()
-    }
-}
 
 fn at(ms: i64) -> Timestamp {
     Timestamp::from_millis(ms)

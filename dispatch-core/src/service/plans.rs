@@ -120,27 +120,21 @@ pub fn create(
                 plan
             }
         };
-        let optimisation = Optimisation {
-            id: optimisation_id.clone(),
-            depot_id: scope.depot_id,
-            organisation_id: scope.organisation_id,
-            plan_id: plan.id,
-            date,
-            state: JobState::Queued,
-            queue,
-            spec: JobSpec {
-                selection: request.selection.clone(),
-                vehicle_ids: request.vehicle_ids.clone(),
-                zone_group_id: request.zone_group_id,
-                settings: request.settings,
-            },
-            attempts: 0,
-            solution_id: None,
-            error: None,
-            lease_until: None,
-            created: now,
-            updated: now,
+        let spec = JobSpec {
+            selection: request.selection.clone(),
+            vehicle_ids: request.vehicle_ids.clone(),
+            zone_group_id: request.zone_group_id,
+            settings: request.settings,
         };
+        let optimisation = Optimisation::queued(
+            optimisation_id.clone(),
+            scope,
+            plan.id,
+            date,
+            queue,
+            spec,
+            now,
+        );
         tx.insert_optimisation(&optimisation)?;
         Ok(Queued { optimisation, plan })
     })

@@ -65,31 +65,12 @@ pub struct CustomerTimeWindow {
     to: Option<String>,
 }
 
-/// A customer with everything it holds.
+/// A customer with everything it holds: the list view's fields, then its sets.
 #[derive(Serialize, ToSchema)]
 pub struct CustomerDetail {
-    id: i64,
-    account: String,
-    #[schema(required = true)]
-    name: Option<String>,
-    #[schema(required = true)]
-    address: Option<String>,
-    #[schema(required = true)]
-    postcode: Option<String>,
-    #[schema(required = true)]
-    lat: Option<Num>,
-    #[schema(required = true)]
-    lng: Option<Num>,
-    #[schema(required = true)]
-    phone: Option<String>,
-    #[schema(required = true)]
-    email: Option<String>,
-    #[schema(required = true)]
-    duration: Option<Num>,
-    #[schema(required = true)]
-    notes: Option<String>,
-    created: String,
-    updated: String,
+    #[serde(flatten)]
+    #[schema(inline)]
+    summary: CustomerSummary,
     capacities: Vec<CapacityEntry>,
     skills: Vec<String>,
     tags: Vec<String>,
@@ -156,19 +137,7 @@ pub fn list_view(c: &Customer) -> CustomerSummary {
 /// The detail read.
 pub fn detail(c: &Customer, catalog: &Catalog) -> CustomerDetail {
     CustomerDetail {
-        id: c.id,
-        account: c.account.clone(),
-        name: c.name.clone(),
-        address: c.address.clone(),
-        postcode: c.postcode.clone(),
-        lat: c.lat.map(Num),
-        lng: c.lng.map(Num),
-        phone: c.phone.clone(),
-        email: c.email.clone(),
-        duration: c.duration.map(Num),
-        notes: c.notes.clone(),
-        created: ts_text(c.created),
-        updated: ts_text(c.updated),
+        summary: list_view(c),
         capacities: render_capacities(&c.capacities, catalog),
         skills: c.skills.clone(),
         tags: c.tags.clone(),

@@ -10,6 +10,7 @@ use axum::Json;
 use dispatch_core::error::{PathSegment, ValidationErrors};
 use dispatch_core::model::customer_validate::CustomerInput;
 use dispatch_core::model::order_fields::Catalog;
+use dispatch_core::paging::PageRequest;
 use dispatch_core::service::customers;
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -129,12 +130,13 @@ async fn list_customers(
     Caller(p): Caller,
     page: PageParams,
 ) -> Result<Response, ApiError> {
-    let request = page.request;
-    let rows = state
-        .blocking(move |s| Ok(customers::list(&*s.store, p.scope(), &request)?))
-        .await?;
-    let customers = rows.items.iter().map(list_view).collect();
-    Ok(page.respond(rows.next, Json(Customers { customers })))
+    let read = move |s: &AppState, r: &PageRequest| customers::list(&*s.store, p.scope(), r);
+    page.list(&state, read, |rows| {
+        Json(Customers {
+            customers: rows.iter().map(list_view).collect(),
+        })
+    })
+    .await
 }
 
 #[utoipa::path(get, path = "/customers/{id}", tag = "customers", summary = "One customer.", params(("id" = i64, Path, description = "The customer id.")), responses((status = 200, description = "`{ customer }`", body = OneCustomer), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]

@@ -21,8 +21,8 @@ use dispatch_core::time::Timestamp;
 use super::order_json::render_custom_fields;
 use super::plan_shapes::{
     EmailEntry, FailedReason, PhoneCallWire, PlanRouteSummary, PlanSummaryWire, PlanWire,
-    RouteSummaryWire, RouteVehicle, RouteWire, StopLineItem, StopOrder, StopRoute, StopWire,
-    UnservedWire, VehicleAssignment,
+    RouteHead, RouteSummaryWire, RouteVehicle, RouteWire, StopLineItem, StopOrder, StopRoute,
+    StopWire, UnservedWire, VehicleAssignment,
 };
 use super::plans::optimisation_json;
 use super::pod_render::{render_submission_refs, stop_proof};
@@ -199,13 +199,10 @@ fn vehicle(view: &RouteView) -> Option<RouteVehicle> {
     })
 }
 
-/// A full route: its fields, vehicle and stops with their orders.
-pub fn render_route(view: &RouteView, catalog: &Catalog, links: &Links) -> RouteWire {
-    let r = &view.route;
-    RouteWire {
+fn route_head(r: &Route) -> RouteHead {
+    RouteHead {
         id: r.id,
         plan_id: r.plan_id,
-        solution_id: r.solution_id,
         name: r.name.clone(),
         dispatched: r.dispatched,
         is_locked: r.is_locked,
@@ -218,6 +215,17 @@ pub fn render_route(view: &RouteView, catalog: &Catalog, links: &Links) -> Route
         travel_time: r.timing.travel_time_s,
         planned_distance: r.timing.distance_m,
         actual_distance: r.actual_distance_m,
+        created: ts_text(r.created),
+        updated: ts_text(r.updated),
+    }
+}
+
+/// A full route: its fields, vehicle and stops with their orders.
+pub fn render_route(view: &RouteView, catalog: &Catalog, links: &Links) -> RouteWire {
+    let r = &view.route;
+    RouteWire {
+        head: route_head(r),
+        solution_id: r.solution_id,
         vehicle: vehicle(view),
         stops: Some(
             view.stops
@@ -225,33 +233,15 @@ pub fn render_route(view: &RouteView, catalog: &Catalog, links: &Links) -> Route
                 .map(|s| render_stop(s, r, catalog, links, true))
                 .collect(),
         ),
-        created: ts_text(r.created),
-        updated: ts_text(r.updated),
         driver_questionnaire_submissions: render_submission_refs(&view.submissions),
     }
 }
 
 /// A route in `GET /routes`.
 pub fn render_route_summary(s: &RouteSummary) -> RouteSummaryWire {
-    let r = &s.route;
     RouteSummaryWire {
-        id: r.id,
-        plan_id: r.plan_id,
-        name: r.name.clone(),
+        head: route_head(&s.route),
         stops: s.stops,
-        dispatched: r.dispatched,
-        is_locked: r.is_locked,
-        started_ts: opt_ts(r.started_ts),
-        completed_ts: opt_ts(r.completed_ts),
-        date: r.date.to_string(),
-        start_time: clock(r.timing.start_time_s),
-        end_time: clock(r.timing.end_time_s),
-        total_time: r.timing.total_time_s,
-        travel_time: r.timing.travel_time_s,
-        planned_distance: r.timing.distance_m,
-        actual_distance: r.actual_distance_m,
-        created: ts_text(r.created),
-        updated: ts_text(r.updated),
     }
 }
 

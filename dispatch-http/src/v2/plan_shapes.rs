@@ -223,12 +223,11 @@ pub struct RouteVehicle {
     pub driver: Option<String>,
 }
 
-/// A full route.
+/// What every route read shows of a route, whole or summarised.
 #[derive(Serialize, ToSchema)]
-pub struct RouteWire {
+pub struct RouteHead {
     pub id: i64,
     pub plan_id: i64,
-    pub solution_id: i64,
     pub name: String,
     pub dispatched: bool,
     /// Stored, not enforced.
@@ -251,40 +250,33 @@ pub struct RouteWire {
     /// Metres driven, from the driver's positions.
     #[schema(required = true)]
     pub actual_distance: Option<i64>,
+    pub created: String,
+    pub updated: String,
+}
+
+/// A full route.
+#[derive(Serialize, ToSchema)]
+pub struct RouteWire {
+    #[serde(flatten)]
+    #[schema(inline)]
+    pub head: RouteHead,
+    pub solution_id: i64,
     #[schema(required = true)]
     pub vehicle: Option<RouteVehicle>,
     /// Absent on `PUT /routes/{id}`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stops: Option<Vec<StopWire>>,
-    pub created: String,
-    pub updated: String,
     pub driver_questionnaire_submissions: Vec<SubmissionRefWire>,
 }
 
 /// A route in `GET /routes`.
 #[derive(Serialize, ToSchema)]
 pub struct RouteSummaryWire {
-    pub id: i64,
-    pub plan_id: i64,
-    pub name: String,
+    #[serde(flatten)]
+    #[schema(inline)]
+    pub head: RouteHead,
     /// The stop count.
     pub stops: u32,
-    pub dispatched: bool,
-    pub is_locked: bool,
-    #[schema(required = true)]
-    pub started_ts: Option<String>,
-    #[schema(required = true)]
-    pub completed_ts: Option<String>,
-    pub date: String,
-    pub start_time: String,
-    pub end_time: String,
-    pub total_time: i64,
-    pub travel_time: i64,
-    pub planned_distance: i64,
-    #[schema(required = true)]
-    pub actual_distance: Option<i64>,
-    pub created: String,
-    pub updated: String,
 }
 
 /// An order the optimiser could not place, with why.

@@ -11,6 +11,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use dispatch_core::model::optimisation::Optimisation;
 use dispatch_core::model::plan::Plan;
+use dispatch_core::paging::PageRequest;
 use dispatch_core::service::{plan_reads, plans};
 use serde_json::Value;
 
@@ -160,12 +161,13 @@ async fn list(
     Caller(p): Caller,
     page: PageParams,
 ) -> Result<Response, ApiError> {
-    let request = page.request;
-    let rows = state
-        .blocking(move |s| Ok(plan_reads::list_plans(&*s.store, p.scope(), &request)?))
-        .await?;
-    let plans = rows.items.iter().map(render_plan_summary).collect();
-    Ok(page.respond(rows.next, Json(Plans { plans })))
+    let read = move |s: &AppState, r: &PageRequest| plan_reads::list_plans(&*s.store, p.scope(), r);
+    page.list(&state, read, |rows| {
+        Json(Plans {
+            plans: rows.iter().map(render_plan_summary).collect(),
+        })
+    })
+    .await
 }
 
 /// An optimisation job.

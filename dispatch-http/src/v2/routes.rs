@@ -4,6 +4,7 @@
 use axum::extract::State;
 use axum::response::Response;
 use axum::Json;
+use dispatch_core::paging::PageRequest;
 use dispatch_core::service::plan_reads;
 
 use super::plan_render::{render_route, render_route_summary};
@@ -41,10 +42,12 @@ async fn list(
     Caller(p): Caller,
     page: PageParams,
 ) -> Result<Response, ApiError> {
-    let request = page.request;
-    let rows = state
-        .blocking(move |s| Ok(plan_reads::list_routes(&*s.store, p.scope(), &request)?))
-        .await?;
-    let routes = rows.items.iter().map(render_route_summary).collect();
-    Ok(page.respond(rows.next, Json(Routes { routes })))
+    let read =
+        move |s: &AppState, r: &PageRequest| plan_reads::list_routes(&*s.store, p.scope(), r);
+    page.list(&state, read, |rows| {
+        Json(Routes {
+            routes: rows.iter().map(render_route_summary).collect(),
+        })
+    })
+    .await
 }

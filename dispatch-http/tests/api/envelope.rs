@@ -137,16 +137,12 @@ async fn a_non_numeric_id_is_400_invalid_input_at_id() {
 
 #[tokio::test]
 async fn a_panicking_handler_is_a_500_envelope_without_internals() {
-    let state = AppState {
-        store: Arc::new(InMemoryStore::new()),
-        clock: Arc::new(ManualClock::new(Timestamp::from_millis(0))),
-        geocoder: Arc::new(InMemoryGazetteer::new()),
-        rate_limits_enabled: false,
-        idempotency: Arc::new(InMemoryStore::new()),
-        jobs: Default::default(),
-        routing: Default::default(),
-        public_url: Default::default(),
-    };
+    let state = AppState::new(
+        Arc::new(InMemoryStore::new()),
+        Arc::new(ManualClock::new(Timestamp::from_millis(0))),
+        Arc::new(InMemoryGazetteer::new()),
+        Arc::new(InMemoryStore::new()),
+    );
     let routes: Router<AppState> = Router::new().route(
         "/boom",
         get(|| async {

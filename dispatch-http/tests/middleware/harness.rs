@@ -37,14 +37,9 @@ pub struct Service {
 fn router(path: &std::path::Path, clock: Arc<ManualClock>, rate_limits: bool) -> Router {
     let service = test_db::open_service(path, Arc::new(|| {}));
     let state = AppState {
-        store: service.store,
-        clock,
-        geocoder: service.geocoder,
         rate_limits_enabled: rate_limits,
-        idempotency: service.idempotency,
-        jobs: Default::default(),
-        routing: Default::default(),
         public_url: dispatch_http::public_url::PublicUrl::parse("http://dispatch.test").unwrap(),
+        ..AppState::new(service.store, clock, service.geocoder, service.idempotency)
     };
     app(state)
 }

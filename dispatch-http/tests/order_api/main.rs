@@ -151,16 +151,12 @@ impl Api {
             organisation_id: out["organisations"][0]["id"].as_i64().unwrap(),
             depot_id: depot(0)["id"].as_i64().unwrap(),
         };
-        let state = AppState {
-            store: store.clone(),
-            clock: clock.clone(),
-            geocoder: service.geocoder,
-            rate_limits_enabled: false,
-            idempotency: service.idempotency,
-            jobs: Default::default(),
-            routing: Default::default(),
-            public_url: Default::default(),
-        };
+        let state = AppState::new(
+            store.clone(),
+            clock.clone(),
+            service.geocoder,
+            service.idempotency,
+        );
         Api {
             app: app(state),
             store,

@@ -19,13 +19,7 @@ async fn plan_dispatch_routes_every_order_and_fires_plans_dispatched_once() {
         &app,
         &[(Some(v1), vec![o[0], o[1]]), (Some(v2), vec![o[2]])],
     );
-    let r = app
-        .post(
-            &format!("/v2/plans/{}/dispatch", laid.plan),
-            &app.north(),
-            json!(null),
-        )
-        .await;
+    let r = dispatch_plan(&app, laid.plan).await;
     assert_eq!(
         r.ok(),
         &json!({"plan": {"id": laid.plan, "dispatched": true,
@@ -35,10 +29,7 @@ async fn plan_dispatch_routes_every_order_and_fires_plans_dispatched_once() {
         assert_eq!(status_of(&app, *id).await, "ROUTED");
         assert_eq!(status_events(&app, *id), vec!["ROUTED"]);
     }
-    assert_eq!(
-        count(&app, &DomainEvent::PlanDispatched { id: laid.plan }),
-        1
-    );
+    assert_eq!(plan_dispatched(&app, laid.plan), 1);
     let plan = app
         .get(&format!("/v2/plans/{}", laid.plan), &app.north())
         .await;
@@ -59,18 +50,11 @@ async fn a_repeat_dispatch_is_409_already_dispatched_and_changes_nothing() {
     app.post(&path, &app.north(), json!(null))
         .await
         .envelope(409, "ALREADY_DISPATCHED");
-    app.post(
-        &format!("/v2/routes/{}/dispatch", laid.routes[0]),
-        &app.north(),
-        json!(null),
-    )
-    .await
-    .envelope(409, "ALREADY_DISPATCHED");
+    dispatch_route(&app, laid.routes[0])
+        .await
+        .envelope(409, "ALREADY_DISPATCHED");
     assert_eq!(status_events(&app, o[0]), vec!["ROUTED"]);
-    assert_eq!(
-        count(&app, &DomainEvent::PlanDispatched { id: laid.plan }),
-        1
-    );
+    assert_eq!(plan_dispatched(&app, laid.plan), 1);
 }
 
 #[tokio::test]
@@ -80,20 +64,10 @@ async fn the_active_solution_id_dispatches_and_an_earlier_solution_id_is_400() {
     let o = orders(&app, "S", 2).await;
     let first = lay_out(&app, &[(Some(v), vec![o[0]])]);
     let second = reoptimised(&app, first.plan, &[(Some(v), vec![o[0], o[1]])]);
-    app.post(
-        &format!("/v2/plans/{}/dispatch", first.solution),
-        &app.north(),
-        json!(null),
-    )
-    .await
-    .envelope(400, "INVALID_INPUT");
-    let r = app
-        .post(
-            &format!("/v2/plans/{}/dispatch", second.solution),
-            &app.north(),
-            json!(null),
-        )
-        .await;
+    dispatch_plan(&app, first.solution)
+        .await
+        .envelope(400, "INVALID_INPUT");
+    let r = dispatch_plan(&app, second.solution).await;
     assert_eq!(r.ok()["plan"]["id"], first.plan);
     assert_eq!(r.ok()["plan"]["routes"], json!([{"id": second.routes[0]}]));
     // The superseded route was not dispatched and cannot be.
@@ -118,53 +92,25 @@ async fn routes_dispatched_one_by_one_dispatch_the_plan_with_the_last() {
             (Some(v3), vec![o[2]]),
         ],
     );
-    let r = app
-        .post(
-            &format!("/v2/routes/{}/dispatch", laid.routes[0]),
-            &app.north(),
-            json!(null),
-        )
-        .await;
+    let r = dispatch_route(&app, laid.routes[0]).await;
     assert_eq!(
         r.ok(),
         &json!({"route": {"id": laid.routes[0], "dispatched": true}})
     );
     assert_eq!(status_of(&app, o[0]).await, "ROUTED");
     assert_eq!(status_of(&app, o[1]).await, "OPEN");
-    assert_eq!(
-        count(&app, &DomainEvent::PlanDispatched { id: laid.plan }),
-        0
-    );
+    assert_eq!(plan_dispatched(&app, laid.plan), 0);
     // The plan call skips the dispatched route and lists only what it dispatched.
-    app.post(
-        &format!("/v2/routes/{}/dispatch", laid.routes[1]),
-        &app.north(),
-        json!(null),
-    )
-    .await
-    .ok();
+    dispatch_route(&app, laid.routes[1]).await.ok();
     let plan = app
         .get(&format!("/v2/plans/{}", laid.plan), &app.north())
         .await;
     assert_eq!(plan.ok()["plan"]["routes"][0]["dispatched"], true);
-    app.post(
-        &format!("/v2/routes/{}/dispatch", laid.routes[2]),
-        &app.north(),
-        json!(null),
-    )
-    .await
-    .ok();
-    assert_eq!(
-        count(&app, &DomainEvent::PlanDispatched { id: laid.plan }),
-        1
-    );
-    app.post(
-        &format!("/v2/plans/{}/dispatch", laid.plan),
-        &app.north(),
-        json!(null),
-    )
-    .await
-    .envelope(409, "ALREADY_DISPATCHED");
+    dispatch_route(&app, laid.routes[2]).await.ok();
+    assert_eq!(plan_dispatched(&app, laid.plan), 1);
+    dispatch_plan(&app, laid.plan)
+        .await
+        .envelope(409, "ALREADY_DISPATCHED");
 }
 
 #[tokio::test]
@@ -174,26 +120,11 @@ async fn plan_dispatch_skips_routes_already_dispatched() {
     let v2 = vehicle(&app, "Van 2").await;
     let o = orders(&app, "K", 2).await;
     let laid = lay_out(&app, &[(Some(v1), vec![o[0]]), (Some(v2), vec![o[1]])]);
-    app.post(
-        &format!("/v2/routes/{}/dispatch", laid.routes[0]),
-        &app.north(),
-        json!(null),
-    )
-    .await
-    .ok();
-    let r = app
-        .post(
-            &format!("/v2/plans/{}/dispatch", laid.plan),
-            &app.north(),
-            json!(null),
-        )
-        .await;
+    dispatch_route(&app, laid.routes[0]).await.ok();
+    let r = dispatch_plan(&app, laid.plan).await;
     assert_eq!(r.ok()["plan"]["routes"], json!([{"id": laid.routes[1]}]));
     assert_eq!(status_events(&app, o[0]), vec!["ROUTED"]);
-    assert_eq!(
-        count(&app, &DomainEvent::PlanDispatched { id: laid.plan }),
-        1
-    );
+    assert_eq!(plan_dispatched(&app, laid.plan), 1);
 }
 
 #[tokio::test]
@@ -202,44 +133,24 @@ async fn a_plan_still_optimising_or_a_route_without_vehicle_is_400_and_nothing_c
     let v = vehicle(&app, "Van").await;
     let o = orders(&app, "B", 2).await;
     let laid = lay_out(&app, &[(Some(v), vec![o[0]]), (None, vec![o[1]])]);
-    let r = app
-        .post(
-            &format!("/v2/plans/{}/dispatch", laid.plan),
-            &app.north(),
-            json!(null),
-        )
-        .await;
+    let r = dispatch_plan(&app, laid.plan).await;
     r.envelope(400, "INVALID_INPUT");
     assert!(r.body["description"].as_str().unwrap().contains("vehicle"));
-    app.post(
-        &format!("/v2/routes/{}/dispatch", laid.routes[1]),
-        &app.north(),
-        json!(null),
-    )
-    .await
-    .envelope(400, "INVALID_INPUT");
+    dispatch_route(&app, laid.routes[1])
+        .await
+        .envelope(400, "INVALID_INPUT");
     assert_eq!(status_of(&app, o[0]).await, "OPEN");
     let busy = lay_out(&app, &[(Some(v), vec![])]);
     queue_job(&app, busy.plan);
-    let r = app
-        .post(
-            &format!("/v2/plans/{}/dispatch", busy.plan),
-            &app.north(),
-            json!(null),
-        )
-        .await;
+    let r = dispatch_plan(&app, busy.plan).await;
     r.envelope(400, "INVALID_INPUT");
     assert!(r.body["description"]
         .as_str()
         .unwrap()
         .contains("optimising"));
-    app.post(
-        &format!("/v2/routes/{}/dispatch", busy.routes[0]),
-        &app.north(),
-        json!(null),
-    )
-    .await
-    .envelope(400, "INVALID_INPUT");
+    dispatch_route(&app, busy.routes[0])
+        .await
+        .envelope(400, "INVALID_INPUT");
 }
 
 #[tokio::test]
@@ -283,10 +194,7 @@ async fn two_dispatches_of_one_plan_at_once_give_one_200_and_one_409() {
         for id in &o {
             assert_eq!(status_events(&app, *id), vec!["ROUTED"]);
         }
-        assert_eq!(
-            count(&app, &DomainEvent::PlanDispatched { id: laid.plan }),
-            1
-        );
+        assert_eq!(plan_dispatched(&app, laid.plan), 1);
     }
 }
 
@@ -338,25 +246,13 @@ async fn deleting_a_plan_reopens_dispatched_orders_and_fires_its_events() {
     let v2 = vehicle(&app, "Van 2").await;
     let o = orders(&app, "X", 5).await;
     let first = lay_out(&app, &[(Some(v1), vec![o[0], o[1]])]);
-    app.post(
-        &format!("/v2/routes/{}/dispatch", first.routes[0]),
-        &app.north(),
-        json!(null),
-    )
-    .await
-    .ok();
+    dispatch_route(&app, first.routes[0]).await.ok();
     // A re-optimisation leaves the dispatched route on the plan beside the new ones.
     let second = reoptimised(&app, first.plan, &[(Some(v2), vec![o[2], o[3]])]);
     set_status(&app, o[1], "DELIVERED");
     // o[4] is ROUTED by another plan's dispatched route and also on an undispatched one here.
     let other = lay_out(&app, &[(Some(v2), vec![o[4]])]);
-    app.post(
-        &format!("/v2/plans/{}/dispatch", other.plan),
-        &app.north(),
-        json!(null),
-    )
-    .await
-    .ok();
+    dispatch_plan(&app, other.plan).await.ok();
     let r = app
         .delete(&format!("/v2/plans/{}", first.plan), &app.north())
         .await;
@@ -396,13 +292,9 @@ async fn deleting_a_plan_reopens_dispatched_orders_and_fires_its_events() {
     }
     let routes = app.get("/v2/routes", &app.north()).await;
     assert_eq!(routes.ok()["routes"].as_array().unwrap().len(), 1);
-    app.post(
-        &format!("/v2/plans/{}/dispatch", first.plan),
-        &app.north(),
-        json!(null),
-    )
-    .await
-    .envelope(404, "RESOURCE_NOT_FOUND");
+    dispatch_plan(&app, first.plan)
+        .await
+        .envelope(404, "RESOURCE_NOT_FOUND");
     app.delete(&format!("/v2/plans/{}", first.plan), &app.north())
         .await
         .envelope(404, "RESOURCE_NOT_FOUND");
@@ -533,12 +425,8 @@ async fn auto_dispatch_dispatches_the_plan_when_its_optimisation_ends() {
     for id in &o {
         assert_eq!(status_of(&app, *id).await, "ROUTED");
     }
-    assert_eq!(count(&app, &DomainEvent::PlanDispatched { id: plan }), 1);
-    app.post(
-        &format!("/v2/plans/{plan}/dispatch"),
-        &app.north(),
-        json!(null),
-    )
-    .await
-    .envelope(409, "ALREADY_DISPATCHED");
+    assert_eq!(plan_dispatched(&app, plan), 1);
+    dispatch_plan(&app, plan)
+        .await
+        .envelope(409, "ALREADY_DISPATCHED");
 }

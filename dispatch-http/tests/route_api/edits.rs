@@ -171,13 +171,7 @@ async fn a_dispatched_route_refuses_edits_unless_allowed_then_routes_audits_and_
     let o = orders(&app, "G", 3).await;
     let laid = lay_out(&app, &[(Some(v), vec![o[0], o[1]])]);
     let route = laid.routes[0];
-    app.post(
-        &format!("/v2/routes/{route}/dispatch"),
-        &app.north(),
-        json!(null),
-    )
-    .await
-    .ok();
+    dispatch_route(&app, route).await.ok();
     let refused = add(&app, route, json!({"orders": [{"id": o[2]}]})).await;
     assert_eq!(names(&refused), ["ROUTE_DISPATCHED"]);
     let refused = remove(&app, route, json!({"orders": [{"id": o[0]}]})).await;

@@ -25,12 +25,10 @@ mod pod_uploads;
 mod tracking;
 mod tracking_browser;
 
-use common::TestApp;
 pub use common::{post_orders, post_vehicle as vehicle};
+use common::{Resp, TestApp};
 use dispatch_core::events::DomainEvent;
-use dispatch_core::model::optimisation::{
-    JobSpec, JobState, Optimisation, OptimiseSettings, OrderSelection, Queue,
-};
+use dispatch_core::model::optimisation::{JobSpec, Optimisation, Queue};
 use dispatch_core::model::order::Side;
 use dispatch_core::model::organisation::DepotScope;
 use dispatch_core::model::plan::NewPlan;
@@ -191,27 +189,16 @@ pub fn queue_job(app: &TestApp, plan: i64) -> String {
     let scope = north_scope(app);
     let at = now(app);
     let id = format!("00000000-0000-4000-8000-{plan:012}");
-    let job = Optimisation {
-        id: id.clone(),
-        depot_id: scope.depot_id,
-        organisation_id: scope.organisation_id,
-        plan_id: plan,
-        date: Date::parse(DAY).unwrap(),
-        state: JobState::Queued,
-        queue: Queue::Standard,
-        spec: JobSpec {
-            selection: OrderSelection::DueOnDate,
-            vehicle_ids: None,
-            zone_group_id: None,
-            settings: OptimiseSettings::default(),
-        },
-        attempts: 0,
-        solution_id: None,
-        error: None,
-        lease_until: None,
-        created: at,
-        updated: at,
-    };
+    let date = Date::parse(DAY).unwrap();
+    let job = Optimisation::queued(
+        id.clone(),
+        scope,
+        plan,
+        date,
+        Queue::Standard,
+        JobSpec::due_on_date(),
+        at,
+    );
     app.write(|tx| tx.insert_optimisation(&job)).unwrap();
     id
 }
@@ -254,6 +241,23 @@ pub fn status_events(app: &TestApp, order: i64) -> Vec<String> {
 /// How many events equal `e`.
 pub fn count(app: &TestApp, e: &DomainEvent) -> usize {
     events(app).iter().filter(|x| *x == e).count()
+}
+
+/// POST /v2/plans/{plan}/dispatch with North's key.
+pub async fn dispatch_plan(app: &TestApp, plan: i64) -> Resp {
+    let path = format!("/v2/plans/{plan}/dispatch");
+    app.post(&path, &app.north(), json!(null)).await
+}
+
+/// POST /v2/routes/{route}/dispatch with North's key.
+pub async fn dispatch_route(app: &TestApp, route: i64) -> Resp {
+    let path = format!("/v2/routes/{route}/dispatch");
+    app.post(&path, &app.north(), json!(null)).await
+}
+
+/// How many `plans.dispatched` events `plan` fired.
+pub fn plan_dispatched(app: &TestApp, plan: i64) -> usize {
+    count(app, &DomainEvent::PlanDispatched { id: plan })
 }
 
 /// An order's status as GET /orders/{id} reads it.

@@ -60,13 +60,7 @@ pub async fn dispatched_day(app: &TestApp, n: usize) -> (i64, Vec<i64>, Laid) {
     let v = vehicle(app, "Van").await;
     let o = orders(app, "P", n).await;
     let laid = lay_out(app, &[(Some(v), o.clone())]);
-    app.post(
-        &format!("/v2/plans/{}/dispatch", laid.plan),
-        &app.north(),
-        json!(null),
-    )
-    .await
-    .ok();
+    dispatch_plan(app, laid.plan).await.ok();
     (v, o, laid)
 }
 
@@ -74,6 +68,15 @@ pub async fn dispatched_day(app: &TestApp, n: usize) -> (i64, Vec<i64>, Laid) {
 pub async fn route_stops(app: &TestApp, route: i64) -> Vec<Value> {
     let r = app.get(&format!("/v2/routes/{route}"), &app.north()).await;
     r.ok()["route"]["stops"].as_array().unwrap().clone()
+}
+
+/// The driver of North's `vehicle`, as the driver API's authentication makes it.
+pub fn driver_of(app: &TestApp, vehicle: i64) -> Driver {
+    Driver {
+        credential_id: 0,
+        scope: north_scope(app),
+        vehicle_id: vehicle,
+    }
 }
 
 /// A raw GET: status, headers and body bytes.
@@ -114,11 +117,7 @@ async fn a_signature_reads_202_until_compressed_then_as_webp_or_base64() {
     let stop_id = route_stops(&app, laid.routes[0]).await[0]["id"]
         .as_i64()
         .unwrap();
-    let driver = Driver {
-        credential_id: 0,
-        scope: north_scope(&app),
-        vehicle_id: v,
-    };
+    let driver = driver_of(&app, v);
     let input = SignatureInput {
         signed_by: "Ann Lee".into(),
         lat: Some(51.501),
@@ -196,11 +195,7 @@ async fn photos_list_on_stop_route_plan_and_order_reads_while_compressing_and_af
     let stop_id = route_stops(&app, laid.routes[0]).await[1]["id"]
         .as_i64()
         .unwrap();
-    let driver = Driver {
-        credential_id: 0,
-        scope: north_scope(&app),
-        vehicle_id: v,
-    };
+    let driver = driver_of(&app, v);
     let photos = [png(64, 48), png(30, 30)];
     let metas = app
         .with_store(|store| pod::add_photos(store, &Codec, &driver, stop_id, &photos, now(&app)))

@@ -2,14 +2,13 @@
 //! stop, route and plan reads) and the seed file's questionnaire definitions.
 
 use axum::http::StatusCode;
-use dispatch_core::model::driver::Driver;
 use dispatch_core::model::questionnaire::{AnswerInput, AnswerValue};
 use dispatch_core::service::pod::{self, SubmissionInput};
 use dispatch_http::runtime::images::Codec;
 use dispatch_http::setup;
 use serde_json::json;
 
-use super::pod::{compress_all, dispatched_day, png, route_stops, seed_questionnaires};
+use super::pod::{compress_all, dispatched_day, driver_of, png, route_stops, seed_questionnaires};
 use super::*;
 
 #[tokio::test]
@@ -25,11 +24,7 @@ async fn submissions_read_back_with_answers_of_every_type_and_absolute_image_url
     let stop_id = route_stops(&app, laid.routes[0]).await[0]["id"]
         .as_i64()
         .unwrap();
-    let driver = Driver {
-        credential_id: 0,
-        scope: north_scope(&app),
-        vehicle_id: v,
-    };
+    let driver = driver_of(&app, v);
     let answer = |id: u32, value: AnswerValue, images: Vec<Vec<u8>>| AnswerInput {
         question_id: id,
         value,

@@ -3,13 +3,12 @@
 //! what the driver's reports change on it.
 
 use axum::http::StatusCode;
-use dispatch_core::model::driver::Driver;
 use dispatch_core::service::pod::{self, SignatureInput};
 use dispatch_http::runtime::images::Codec;
 use serde_json::json;
 
 use super::driver::{credential, morning, start, stop_ids};
-use super::pod::{dispatched_day, png, raw_get, route_stops, seed_questionnaires};
+use super::pod::{dispatched_day, driver_of, png, raw_get, route_stops, seed_questionnaires};
 use super::*;
 
 #[tokio::test]
@@ -124,11 +123,7 @@ async fn a_delivered_order_shows_its_proof_of_delivery_time_and_no_eta() {
     let app = TestApp::new();
     let (v, o, laid) = dispatched_day(&app, 1).await;
     let stop = route_stops(&app, laid.routes[0]).await[0].clone();
-    let driver = Driver {
-        credential_id: 0,
-        scope: north_scope(&app),
-        vehicle_id: v,
-    };
+    let driver = driver_of(&app, v);
     let input = SignatureInput {
         signed_by: "Ann <b>Lee</b>".into(),
         lat: None,

@@ -155,29 +155,16 @@ pub fn apply_patch(
 
 fn cross_field_rules(f: &VehicleFields, v: &mut Checker) {
     if f.availability == Availability::Shift {
-        for (field, value) in [("shift_start", f.shift_start), ("shift_end", f.shift_end)] {
-            if value.is_none() {
-                v.issue(
-                    IssueCode::Required,
-                    field,
-                    "time of day HH:mm",
-                    "null",
-                    &format!("{field} is required when availability is shift"),
-                );
-            }
-        }
+        v.required_when(
+            "availability is shift",
+            "time of day HH:mm",
+            &[
+                ("shift_start", f.shift_start.is_none()),
+                ("shift_end", f.shift_end.is_none()),
+            ],
+        );
     }
-    if let (Some(s), Some(e)) = (f.shift_start, f.shift_end) {
-        if s >= e {
-            v.issue(
-                IssueCode::Custom,
-                "shift_end",
-                &format!("a time after shift_start {s}"),
-                &e.to_string(),
-                "shift_start must be before shift_end",
-            );
-        }
-    }
+    v.ordered(("shift_start", f.shift_start), ("shift_end", f.shift_end));
     if f.start_location == StartLocation::Other {
         v.coordinates_required("start", &f.start);
     }
@@ -185,42 +172,26 @@ fn cross_field_rules(f: &VehicleFields, v: &mut Checker) {
         v.coordinates_required("end", &f.end);
     }
     if f.has_break {
-        let required = [
-            ("break_start", f.break_start.is_none()),
-            ("break_end", f.break_end.is_none()),
-            ("break_duration", f.break_duration.is_none()),
-        ];
-        for (field, missing) in required {
-            if missing {
+        v.required_when(
+            "break is true",
+            "a value",
+            &[
+                ("break_start", f.break_start.is_none()),
+                ("break_end", f.break_end.is_none()),
+                ("break_duration", f.break_duration.is_none()),
+            ],
+        );
+        let window = v.ordered(("break_start", f.break_start), ("break_end", f.break_end));
+        if let (Some((s, e)), Some(d)) = (window, f.break_duration) {
+            let window = f64::from(e.minutes() - s.minutes());
+            if d >= window {
                 v.issue(
-                    IssueCode::Required,
-                    field,
-                    "a value",
-                    "null",
-                    &format!("{field} is required when break is true"),
+                    IssueCode::TooBig,
+                    "break_duration",
+                    &format!("fewer than {window} minutes (the break window)"),
+                    &d.to_string(),
+                    "break_duration must be shorter than the break window",
                 );
-            }
-        }
-        if let (Some(s), Some(e)) = (f.break_start, f.break_end) {
-            if s >= e {
-                v.issue(
-                    IssueCode::Custom,
-                    "break_end",
-                    &format!("a time after break_start {s}"),
-                    &e.to_string(),
-                    "break_start must be before break_end",
-                );
-            } else if let Some(d) = f.break_duration {
-                let window = f64::from(e.minutes() - s.minutes());
-                if d >= window {
-                    v.issue(
-                        IssueCode::TooBig,
-                        "break_duration",
-                        &format!("fewer than {window} minutes (the break window)"),
-                        &d.to_string(),
-                        "break_duration must be shorter than the break window",
-                    );
-                }
             }
         }
     }
@@ -241,6 +212,41 @@ impl Checker {
         message: &str,
     ) {
         self.issue_at(code, vec![field.into()], expected, received, message);
+    }
+
+    /// A Required issue for each `(field, missing)` that is missing, saying `condition`.
+    fn required_when(&mut self, condition: &str, expected: &str, fields: &[(&str, bool)]) {
+        for (field, missing) in fields {
+            if *missing {
+                self.issue(
+                    IssueCode::Required,
+                    field,
+                    expected,
+                    "null",
+                    &format!("{field} is required when {condition}"),
+                );
+            }
+        }
+    }
+
+    /// Checks that a start comes before its end (when both are given): the pair when it does.
+    fn ordered(
+        &mut self,
+        (start_field, start): (&str, Option<TimeOfDay>),
+        (end_field, end): (&str, Option<TimeOfDay>),
+    ) -> Option<(TimeOfDay, TimeOfDay)> {
+        let (s, e) = (start?, end?);
+        if s < e {
+            return Some((s, e));
+        }
+        self.issue(
+            IssueCode::Custom,
+            end_field,
+            &format!("a time after {start_field} {s}"),
+            &e.to_string(),
+            &format!("{start_field} must be before {end_field}"),
+        );
+        None
     }
 
     fn issue_at(

@@ -20,12 +20,25 @@ pub use proof::{driver_feed_pruning, route_proof_reads};
 pub use reference::organisation_reference_and_vehicles;
 pub use send_leases::{concurrent_send_claims_take_each_task_once, notification_send_leases};
 
-use super::Store;
+use super::{Store, StoreError};
+use crate::model::organisation::DepotScope;
 use crate::time::Timestamp;
 
 /// The instant `ms` milliseconds after the epoch.
 pub fn at(ms: i64) -> Timestamp {
     Timestamp::from_millis(ms)
+}
+
+/// Depots A and B of one organisation, for scenarios about one depot's data beside another's.
+pub fn two_depots(store: &dyn Store) -> (DepotScope, DepotScope) {
+    store
+        .transaction(|tx| {
+            let org = tx.insert_organisation("Acme", at(0))?;
+            let a = tx.insert_depot(org.id, &reference::depot("A"), at(0))?;
+            let b = tx.insert_depot(org.id, &reference::depot("B"), at(0))?;
+            Ok::<_, StoreError>((a.scope(), b.scope()))
+        })
+        .unwrap()
 }
 
 /// Writers on many threads at once all commit, each exactly once.

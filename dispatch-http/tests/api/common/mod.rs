@@ -154,16 +154,12 @@ impl TestApp {
         let seed_output = test_db::off_runtime(|| {
             setup::apply(&*store, &seed, Timestamp::from_millis(START)).expect("fixture applies")
         });
-        let state = AppState {
-            store: store.clone(),
-            clock: clock.clone(),
-            geocoder: service.geocoder,
-            rate_limits_enabled: false,
-            idempotency: service.idempotency,
-            jobs: Default::default(),
-            routing: Default::default(),
-            public_url: Default::default(),
-        };
+        let state = AppState::new(
+            store.clone(),
+            clock.clone(),
+            service.geocoder,
+            service.idempotency,
+        );
         TestApp {
             router: app(state.clone()),
             state,

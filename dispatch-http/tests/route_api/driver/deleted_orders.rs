@@ -29,13 +29,14 @@ async fn deleted_after_dispatch(app: &TestApp) -> (String, i64, Vec<i64>, Vec<i6
 async fn completing_a_stop_whose_order_was_deleted_records_the_visit_and_leaves_the_order() {
     let app = TestApp::new();
     let (key, route, o, stops) = deleted_after_dispatch(&app).await;
-    let r = app
-        .post(
-            &format!("/driver/stops/{}/complete", stops[0]),
-            &key,
-            json!({"lat": 51.501, "lng": -0.121, "notes": "handed over anyway"}),
-        )
-        .await;
+    let r = on_stop(
+        &app,
+        &key,
+        stops[0],
+        "complete",
+        json!({"lat": 51.501, "lng": -0.121, "notes": "handed over anyway"}),
+    )
+    .await;
     let stop = r.ok()["stop"].clone();
     assert_eq!(stop["actual_completed_ts"], json!(&now_text(&app)[..19]));
     assert_eq!(stop["driver_notes"], "handed over anyway");
@@ -50,21 +51,13 @@ async fn completing_a_stop_whose_order_was_deleted_records_the_visit_and_leaves_
         depot["stops"][0]["actual_completed_ts"],
         stop["actual_completed_ts"]
     );
-    app.post(
-        &format!("/driver/stops/{}/fail", stops[0]),
-        &key,
-        json!({"reason": "again"}),
-    )
-    .await
-    .envelope(400, "INVALID_INPUT");
+    on_stop(&app, &key, stops[0], "fail", json!({"reason": "again"}))
+        .await
+        .envelope(400, "INVALID_INPUT");
     // The other stop is untouched and works as usual.
-    app.post(
-        &format!("/driver/stops/{}/complete", stops[1]),
-        &key,
-        json!({}),
-    )
-    .await
-    .ok();
+    on_stop(&app, &key, stops[1], "complete", json!({}))
+        .await
+        .ok();
     assert_eq!(status_events(&app, o[1]), vec!["ROUTED", "DELIVERED"]);
 }
 
@@ -72,13 +65,14 @@ async fn completing_a_stop_whose_order_was_deleted_records_the_visit_and_leaves_
 async fn failing_a_stop_whose_order_was_deleted_records_why() {
     let app = TestApp::new();
     let (key, route, o, stops) = deleted_after_dispatch(&app).await;
-    let r = app
-        .post(
-            &format!("/driver/stops/{}/fail", stops[0]),
-            &key,
-            json!({"reason": "order cancelled at the door"}),
-        )
-        .await;
+    let r = on_stop(
+        &app,
+        &key,
+        stops[0],
+        "fail",
+        json!({"reason": "order cancelled at the door"}),
+    )
+    .await;
     assert_eq!(
         r.ok()["stop"]["failed_reason"],
         json!({"reason": "order cancelled at the door"})

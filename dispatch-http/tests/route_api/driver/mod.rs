@@ -51,13 +51,7 @@ pub async fn credential(app: &TestApp, vehicle: i64) -> String {
 
 /// Dispatches a laid-out route through the API.
 pub async fn dispatch(app: &TestApp, route: i64) {
-    app.post(
-        &format!("/v2/routes/{route}/dispatch"),
-        &app.north(),
-        json!(null),
-    )
-    .await
-    .ok();
+    super::dispatch_route(app, route).await.ok();
 }
 
 /// A vehicle with a credential and one dispatched route over `orders`: (vehicle, credential,
@@ -101,12 +95,21 @@ pub async fn stop_ids(app: &TestApp, key: &str, route: i64) -> Vec<i64> {
         .collect()
 }
 
+/// POST /driver/stops/{stop}/{action} as the driver holding `key`.
+pub async fn on_stop(app: &TestApp, key: &str, stop: i64, action: &str, body: Value) -> Resp {
+    let path = format!("/driver/stops/{stop}/{action}");
+    app.post(&path, key, body).await
+}
+
+/// POST /driver/routes/{route}/{action} as the driver holding `key`.
+pub async fn on_route(app: &TestApp, key: &str, route: i64, action: &str, body: Value) -> Resp {
+    let path = format!("/driver/routes/{route}/{action}");
+    app.post(&path, key, body).await
+}
+
 /// Starts a route as its driver.
 pub async fn start(app: &TestApp, key: &str, route: i64) -> Value {
-    app.post(&format!("/driver/routes/{route}/start"), key, json!({}))
-        .await
-        .ok()["route"]
-        .clone()
+    on_route(app, key, route, "start", json!({})).await.ok()["route"].clone()
 }
 
 /// The route as the depot reads it.

@@ -49,13 +49,14 @@ async fn starting_sets_started_ts_once_and_a_repeat_changes_nothing() {
     let app = TestApp::new();
     morning(&app);
     let (_, key, route, _) = driven_route(&app, "S", 2).await;
-    let r = app
-        .post(
-            &format!("/driver/routes/{route}/start"),
-            &key,
-            json!({"time": now_text(&app), "lat": 51.5, "lng": -0.12}),
-        )
-        .await;
+    let r = on_route(
+        &app,
+        &key,
+        route,
+        "start",
+        json!({"time": now_text(&app), "lat": 51.5, "lng": -0.12}),
+    )
+    .await;
     assert_eq!(r.ok()["route"]["started_ts"], json!(now_text(&app)));
     app.clock.advance_millis(60_000);
     let again = start(&app, &key, route).await;
@@ -86,29 +87,21 @@ async fn stops_cannot_be_worked_before_the_start_or_after_completion() {
     let (_, key, route, _) = driven_route(&app, "N", 2).await;
     let stops = stop_ids(&app, &key, route).await;
     for action in ["arrive", "complete"] {
-        app.post(
-            &format!("/driver/stops/{}/{action}", stops[0]),
-            &key,
-            json!({}),
-        )
-        .await
-        .envelope(400, "INVALID_INPUT");
+        on_stop(&app, &key, stops[0], action, json!({}))
+            .await
+            .envelope(400, "INVALID_INPUT");
     }
-    app.post(&format!("/driver/routes/{route}/complete"), &key, json!({}))
+    on_route(&app, &key, route, "complete", json!({}))
         .await
         .envelope(400, "INVALID_INPUT");
     start(&app, &key, route).await;
-    app.post(&format!("/driver/routes/{route}/complete"), &key, json!({}))
+    on_route(&app, &key, route, "complete", json!({}))
         .await
         .ok();
-    app.post(
-        &format!("/driver/stops/{}/complete", stops[0]),
-        &key,
-        json!({}),
-    )
-    .await
-    .envelope(400, "INVALID_INPUT");
-    app.post(&format!("/driver/routes/{route}/start"), &key, json!({}))
+    on_stop(&app, &key, stops[0], "complete", json!({}))
+        .await
+        .envelope(400, "INVALID_INPUT");
+    on_route(&app, &key, route, "start", json!({}))
         .await
         .envelope(400, "INVALID_INPUT");
     assert_eq!(
@@ -129,22 +122,17 @@ async fn completing_in_full_delivers_every_line_item_and_fires_orders_status_onc
     let (key, route, o, stops) = started_day(&app).await;
     app.clock.advance_millis(10 * 60_000);
     let arrived = now_text(&app);
-    let r = app
-        .post(
-            &format!("/driver/stops/{}/arrive", stops[0]),
-            &key,
-            json!({}),
-        )
-        .await;
+    let r = on_stop(&app, &key, stops[0], "arrive", json!({})).await;
     assert_eq!(r.ok()["stop"]["actual_arrival_time"], json!(&arrived[..19]));
     app.clock.advance_millis(4 * 60_000);
-    let r = app
-        .post(
-            &format!("/driver/stops/{}/complete", stops[0]),
-            &key,
-            json!({"lat": 51.5011, "lng": -0.1211, "notes": "left with neighbour"}),
-        )
-        .await;
+    let r = on_stop(
+        &app,
+        &key,
+        stops[0],
+        "complete",
+        json!({"lat": 51.5011, "lng": -0.1211, "notes": "left with neighbour"}),
+    )
+    .await;
     let stop = r.ok()["stop"].clone();
     assert_eq!(stop["actual_completed_ts"], json!(&now_text(&app)[..19]));
     assert_eq!(stop["actual_completed_lat"], 51.5011);
@@ -180,9 +168,11 @@ async fn completing_in_full_delivers_every_line_item_and_fires_orders_status_onc
     );
     assert_eq!(read["status"], "DELIVERED");
     // A finished stop cannot be finished again, and nothing changes.
-    app.post(
-        &format!("/driver/stops/{}/fail", stops[0]),
+    on_stop(
+        &app,
         &key,
+        stops[0],
+        "fail",
         json!({"reason": "changed my mind"}),
     )
     .await
@@ -198,13 +188,8 @@ async fn a_partial_stop_derives_partially_delivered_and_keeps_what_is_outstandin
     let ids = line_item_ids(&before);
     // Out of 0..=quantity: below is too small, above too big (the code says which side).
     for (delivered, code) in [(-1, "too_small"), (99, "too_big")] {
-        let r = app
-            .post(
-                &format!("/driver/stops/{}/complete", stops[1]),
-                &key,
-                json!({"line_items": [{"id": ids[0], "delivered_quantity": delivered}]}),
-            )
-            .await;
+        let body = json!({"line_items": [{"id": ids[0], "delivered_quantity": delivered}]});
+        let r = on_stop(&app, &key, stops[1], "complete", body).await;
         let issue = &r.envelope(400, "INVALID_INPUT")["details"]["validationErrors"][0];
         assert_eq!(issue["code"], code, "{issue}");
         assert_eq!(
@@ -212,16 +197,17 @@ async fn a_partial_stop_derives_partially_delivered_and_keeps_what_is_outstandin
             json!(["line_items", 0, "delivered_quantity"])
         );
     }
-    let r = app
-        .post(
-            &format!("/driver/stops/{}/complete", stops[1]),
-            &key,
-            json!({"line_items": [
-                {"id": ids[0], "delivered_quantity": 3, "failed_reason": "one damaged"},
-                {"id": ids[1], "delivered_quantity": 0, "failed_reason": "refused"}
-            ]}),
-        )
-        .await;
+    let r = on_stop(
+        &app,
+        &key,
+        stops[1],
+        "complete",
+        json!({"line_items": [
+            {"id": ids[0], "delivered_quantity": 3, "failed_reason": "one damaged"},
+            {"id": ids[1], "delivered_quantity": 0, "failed_reason": "refused"}
+        ]}),
+    )
+    .await;
     let items = r.ok()["stop"]["orders"][0]["line_items"].clone();
     assert_eq!(items[0]["status"], "DELIVERED");
     assert_eq!(items[0]["delivered_quantity"], 3);
@@ -253,9 +239,11 @@ async fn with_partial_orders_a_stop_lists_only_the_line_items_delivered_on_it() 
             .len(),
         2
     );
-    app.post(
-        &format!("/driver/stops/{}/complete", stops[1]),
+    on_stop(
+        &app,
         &key,
+        stops[1],
+        "complete",
         json!({"line_items": [
             {"id": ids[0], "delivered_quantity": 3},
             {"id": ids[1], "delivered_quantity": 0}
@@ -287,13 +275,14 @@ async fn with_partial_orders_a_stop_lists_only_the_line_items_delivered_on_it() 
 async fn a_failed_stop_makes_its_line_items_undelivered_and_says_why() {
     let app = TestApp::new();
     let (key, route, o, stops) = started_day(&app).await;
-    let r = app
-        .post(
-            &format!("/driver/stops/{}/fail", stops[2]),
-            &key,
-            json!({"reason": "nobody home", "lat": 51.503, "lng": -0.123}),
-        )
-        .await;
+    let r = on_stop(
+        &app,
+        &key,
+        stops[2],
+        "fail",
+        json!({"reason": "nobody home", "lat": 51.503, "lng": -0.123}),
+    )
+    .await;
     let stop = r.ok()["stop"].clone();
     assert_eq!(stop["failed_reason"], json!({"reason": "nobody home"}));
     assert!(stop["actual_completed_ts"].is_string());
@@ -301,13 +290,9 @@ async fn a_failed_stop_makes_its_line_items_undelivered_and_says_why() {
     assert_eq!(status_of(&app, o[2]).await, "UNDELIVERED");
     assert_eq!(status_events(&app, o[2]), vec!["ROUTED", "UNDELIVERED"]);
     // An order without line items fails as a whole.
-    app.post(
-        &format!("/driver/stops/{}/fail", stops[3]),
-        &key,
-        json!({"reason": "closed"}),
-    )
-    .await
-    .ok();
+    on_stop(&app, &key, stops[3], "fail", json!({"reason": "closed"}))
+        .await
+        .ok();
     assert_eq!(status_of(&app, o[3]).await, "UNDELIVERED");
     // The routes issue's ORDER_COMPLETED sees the outcome.
     let r = app
@@ -376,23 +361,20 @@ async fn notes_and_phone_calls_show_on_the_stop() {
 async fn completing_the_route_sets_completed_ts_and_fires_routes_completed_once() {
     let app = TestApp::new();
     let (key, route, _, stops) = started_day(&app).await;
-    app.post(
-        &format!("/driver/stops/{}/complete", stops[0]),
-        &key,
-        json!({}),
-    )
-    .await
-    .ok();
+    on_stop(&app, &key, stops[0], "complete", json!({}))
+        .await
+        .ok();
     app.clock.advance_millis(3_600_000);
-    let r = app
-        .post(
-            &format!("/driver/routes/{route}/complete"),
-            &key,
-            json!({"lat": 51.5, "lng": -0.12}),
-        )
-        .await;
+    let r = on_route(
+        &app,
+        &key,
+        route,
+        "complete",
+        json!({"lat": 51.5, "lng": -0.12}),
+    )
+    .await;
     assert_eq!(r.ok()["route"]["completed_ts"], json!(now_text(&app)));
-    app.post(&format!("/driver/routes/{route}/complete"), &key, json!({}))
+    on_route(&app, &key, route, "complete", json!({}))
         .await
         .ok();
     assert_eq!(count(&app, &DomainEvent::RouteCompleted { id: route }), 1);

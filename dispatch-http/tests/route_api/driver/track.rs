@@ -180,13 +180,9 @@ async fn etas_follow_the_latest_position_and_on_delivery_fires_once_per_stop_wit
     .ok();
     assert_eq!(on_delivery(&app).len(), 1);
     // Closer to ETA-3 (no contact): still nothing for it.
-    app.post(
-        &format!("/driver/stops/{}/complete", stops[0]),
-        &key,
-        json!({}),
-    )
-    .await
-    .ok();
+    on_stop(&app, &key, stops[0], "complete", json!({}))
+        .await
+        .ok();
     app.clock.advance_millis(60_000);
     let r = app
         .post(
@@ -209,13 +205,14 @@ async fn without_on_delivery_notifications_nothing_fires() {
     morning(&app);
     let (_, key, route, _) = driven_route(&app, "Q", 1).await;
     start(&app, &key, route).await;
-    let r = app
-        .post(
-            &format!("/driver/routes/{route}/positions"),
-            &key,
-            json!({"positions": [at(&app, 51.50, -0.12, 0)]}),
-        )
-        .await;
+    let r = on_route(
+        &app,
+        &key,
+        route,
+        "positions",
+        json!({"positions": [at(&app, 51.50, -0.12, 0)]}),
+    )
+    .await;
     assert_eq!(r.ok()["etas"].as_array().unwrap().len(), 1);
     assert!(!events(&app)
         .iter()
@@ -224,13 +221,14 @@ async fn without_on_delivery_notifications_nothing_fires() {
 
 /// Reports the position (51.50, -0.12) as of `seconds_ago`; the first stop's fresh estimate.
 async fn report_at_depot(app: &TestApp, key: &str, route: i64, seconds_ago: i64) -> Value {
-    let r = app
-        .post(
-            &format!("/driver/routes/{route}/positions"),
-            key,
-            json!({"positions": [at(app, 51.50, -0.12, seconds_ago)]}),
-        )
-        .await;
+    let r = on_route(
+        app,
+        key,
+        route,
+        "positions",
+        json!({"positions": [at(app, 51.50, -0.12, seconds_ago)]}),
+    )
+    .await;
     r.ok()["etas"][0]["eta"].clone()
 }
 

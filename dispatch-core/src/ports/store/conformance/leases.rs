@@ -2,9 +2,7 @@
 //! one holder per job run, fenced results, expiry and hand-back, named leases.
 
 use super::at;
-use crate::model::optimisation::{
-    JobSpec, JobState, Optimisation, OptimiseSettings, OrderSelection, Queue, MAX_ATTEMPTS,
-};
+use crate::model::optimisation::{JobSpec, JobState, Optimisation, Queue, MAX_ATTEMPTS};
 use crate::model::organisation::{DepotScope, DepotSettings};
 use crate::model::plan::NewPlan;
 use crate::ports::store::{JobCheckpoint, NewDepot, Store, StoreError};
@@ -28,27 +26,15 @@ pub fn queued_jobs(store: &dyn Store, jobs: usize) -> DepotScope {
             for n in 0..jobs {
                 let date = Date::parse("2026-12-01").unwrap();
                 let plan = tx.insert_plan(scope, &NewPlan { date }, at(0))?;
-                tx.insert_optimisation(&Optimisation {
-                    id: format!("job-{n:03}"),
-                    depot_id: scope.depot_id,
-                    organisation_id: scope.organisation_id,
-                    plan_id: plan.id,
+                tx.insert_optimisation(&Optimisation::queued(
+                    format!("job-{n:03}"),
+                    scope,
+                    plan.id,
                     date,
-                    state: JobState::Queued,
-                    queue: Queue::Standard,
-                    spec: JobSpec {
-                        selection: OrderSelection::DueOnDate,
-                        vehicle_ids: None,
-                        zone_group_id: None,
-                        settings: OptimiseSettings::default(),
-                    },
-                    attempts: 0,
-                    solution_id: None,
-                    error: None,
-                    lease_until: None,
-                    created: at(n as i64 + 1),
-                    updated: at(n as i64 + 1),
-                })?;
+                    Queue::Standard,
+                    JobSpec::due_on_date(),
+                    at(n as i64 + 1),
+                ))?;
             }
             Ok::<_, StoreError>(scope)
         })

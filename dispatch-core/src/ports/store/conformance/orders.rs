@@ -1,35 +1,16 @@
 //! Customers and orders: numbering, soft deletion, line items, attachments, paging.
 
-use super::at;
+use super::{at, two_depots};
 use crate::events::DomainEvent;
 use crate::model::customer::{Customer, CustomerTimeWindow};
 use crate::model::line_item::LineItem;
 use crate::model::order::{Endpoint, Order, OrderTimeWindow, OrderType, Priority, Side};
 use crate::model::order_fields::{CapacityAmount, CustomFieldValue};
 use crate::model::order_value::{Money, UnitPrice};
-use crate::model::organisation::{DepotScope, DepotSettings};
 use crate::paging::PageRequest;
-use crate::ports::store::{NewAttachment, NewDepot, OrderFilter, Store, StoreError};
+use crate::ports::store::{NewAttachment, OrderFilter, Store, StoreError};
 use crate::status::Status;
 use crate::time::{Date, TimeOfDay, Weekday};
-
-/// Depots to run a scenario in (see the function body for which organisation each is in).
-pub fn setup(store: &dyn Store) -> (DepotScope, DepotScope) {
-    store
-        .transaction(|tx| {
-            let org = tx.insert_organisation("Acme", at(0))?;
-            let new = |name: &str| NewDepot {
-                name: name.into(),
-                address: None,
-                location: None,
-                settings: DepotSettings::default(),
-            };
-            let a = tx.insert_depot(org.id, &new("A"), at(0))?.scope();
-            let b = tx.insert_depot(org.id, &new("B"), at(0))?.scope();
-            Ok::<_, StoreError>((a, b))
-        })
-        .unwrap()
-}
 
 /// A customer with account `account`, last updated at `updated` ms.
 pub fn customer(account: &str, updated: i64) -> Customer {
@@ -136,7 +117,7 @@ pub fn page(limit: usize) -> PageRequest {
 
 /// Runs the scenario on `store` (a fresh, empty store).
 pub fn customers_and_orders(store: &dyn Store) {
-    let (a, b) = setup(store);
+    let (a, b) = two_depots(store);
     store
         .transaction(|tx| {
             // Customers: every field round-trips; accounts are per depot; pages go newest first.

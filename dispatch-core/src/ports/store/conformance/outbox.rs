@@ -1,27 +1,8 @@
 //! The event outbox: appending, delivery outcomes, re-sends and retention.
 
-use super::at;
+use super::{at, two_depots};
 use crate::events::DomainEvent;
-use crate::model::organisation::{DepotScope, DepotSettings};
-use crate::ports::store::{DeliveryOutcome, DeliveryState, NewDepot, Store, StoreError};
-
-/// Two depots of one organisation.
-pub fn depots(store: &dyn Store) -> (DepotScope, DepotScope) {
-    store
-        .transaction(|tx| {
-            let org = tx.insert_organisation("Acme", at(0))?;
-            let new = |name: &str| NewDepot {
-                name: name.into(),
-                address: None,
-                location: None,
-                settings: DepotSettings::default(),
-            };
-            let a = tx.insert_depot(org.id, &new("A"), at(0))?.scope();
-            let b = tx.insert_depot(org.id, &new("B"), at(0))?.scope();
-            Ok::<_, StoreError>((a, b))
-        })
-        .unwrap()
-}
+use crate::ports::store::{DeliveryOutcome, DeliveryState, Store, StoreError};
 
 /// One event of every webhook type.
 pub fn every_event_type() -> Vec<DomainEvent> {
@@ -65,7 +46,7 @@ pub fn outcome(
 
 /// Runs the scenario on `store` (a fresh, empty store).
 pub fn outbox_delivery(store: &dyn Store) {
-    let (a, b) = depots(store);
+    let (a, b) = two_depots(store);
     let events = every_event_type();
     store
         .transaction(|tx| {
@@ -158,7 +139,7 @@ pub fn outbox_delivery(store: &dyn Store) {
 /// Retention: finished rows older than their cut go (in batches of at most `limit`), pending
 /// rows and rows a re-send names stay, ERROR rows have their own cut (or none).
 pub fn outbox_retention(store: &dyn Store) {
-    let (a, _) = depots(store);
+    let (a, _) = two_depots(store);
     let ids: Vec<i64> = store
         .transaction(|tx| {
             for i in 0..7 {
@@ -223,7 +204,7 @@ pub fn outbox_retention(store: &dyn Store) {
 /// its cut, the next event still gets a higher id than any before it (the delivery worker
 /// scans forward from the highest id it has seen).
 pub fn ids_grow_across_purges(store: &dyn Store) {
-    let (a, _) = depots(store);
+    let (a, _) = two_depots(store);
     let first = store
         .transaction(|tx| {
             tx.append_event(a, &DomainEvent::PlanCreated { id: 1 }, at(10))?;

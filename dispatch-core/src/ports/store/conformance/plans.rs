@@ -1,42 +1,24 @@
 //! Plans, solutions, the optimisation queue, routes and stops.
 
-use super::at;
+use super::{at, two_depots};
 use crate::model::optimisation::{
     JobSpec, JobState, Optimisation, OptimiseSettings, OrderSelection, Queue,
 };
 use crate::model::order::{Endpoint, Order, OrderType, Side};
-use crate::model::organisation::{DepotScope, DepotSettings};
+use crate::model::organisation::DepotScope;
 use crate::model::plan::{NewPlan, UnservedOrder};
 use crate::model::route::{NewRoute, RouteTiming};
 use crate::model::stop::StopVisit;
 use crate::model::vehicle::{apply_patch, VehiclePatch};
 use crate::paging::PageRequest;
 use crate::patch::Patch;
-use crate::ports::store::{NewDepot, Store, StoreError, KEPT_PROBLEMS};
+use crate::ports::store::{Store, StoreError, KEPT_PROBLEMS};
 use crate::status::Status;
 use crate::time::Date;
 
 /// The day the planning scenario plans.
 pub fn day() -> Date {
     Date::parse("2026-12-01").unwrap()
-}
-
-/// Depots to run a scenario in (see the function body for which organisation each is in).
-pub fn setup(store: &dyn Store) -> (DepotScope, DepotScope) {
-    store
-        .transaction(|tx| {
-            let org = tx.insert_organisation("Acme", at(0))?;
-            let new = |name: &str| NewDepot {
-                name: name.into(),
-                address: None,
-                location: None,
-                settings: DepotSettings::default(),
-            };
-            let a = tx.insert_depot(org.id, &new("A"), at(0))?.scope();
-            let b = tx.insert_depot(org.id, &new("B"), at(0))?.scope();
-            Ok::<_, StoreError>((a, b))
-        })
-        .unwrap()
 }
 
 /// An order numbered `number`.
@@ -75,31 +57,25 @@ pub fn order(number: &str, date: Option<Date>) -> Order {
 
 /// A queued optimisation job `id` of plan `plan_id`.
 pub fn job(id: &str, scope: DepotScope, plan_id: i64, now: i64) -> Optimisation {
-    Optimisation {
-        id: id.into(),
-        depot_id: scope.depot_id,
-        organisation_id: scope.organisation_id,
-        plan_id,
-        date: day(),
-        state: JobState::Queued,
-        queue: Queue::Standard,
-        spec: JobSpec {
-            selection: OrderSelection::Ids(vec![3, 1, 2]),
-            vehicle_ids: Some(vec![7]),
-            zone_group_id: Some(4),
-            settings: OptimiseSettings {
-                active_vehicles: true,
-                auto_dispatch: false,
-                maintain_upload_sequence: true,
-            },
+    let spec = JobSpec {
+        selection: OrderSelection::Ids(vec![3, 1, 2]),
+        vehicle_ids: Some(vec![7]),
+        zone_group_id: Some(4),
+        settings: OptimiseSettings {
+            active_vehicles: true,
+            auto_dispatch: false,
+            maintain_upload_sequence: true,
         },
-        attempts: 0,
-        solution_id: None,
-        error: None,
-        lease_until: None,
-        created: at(now),
-        updated: at(now),
-    }
+    };
+    Optimisation::queued(
+        id.into(),
+        scope,
+        plan_id,
+        day(),
+        Queue::Standard,
+        spec,
+        at(now),
+    )
 }
 
 /// A stop visit serving `order_ids`, arriving at `arrival_s` seconds.
@@ -131,7 +107,7 @@ pub fn page(limit: usize) -> PageRequest {
 
 /// Runs the scenario on `store` (a fresh, empty store).
 pub fn planning(store: &dyn Store) {
-    let (a, b) = setup(store);
+    let (a, b) = two_depots(store);
 
     // Plans and solutions draw ids from one sequence; reads are depot-scoped.
     let (p1, p2, s1) = store
@@ -422,7 +398,7 @@ pub fn planning(store: &dyn Store) {
 
 /// Runs the scenario on `store` (a fresh, empty store).
 pub fn vehicle_deletion_keeps_routes(store: &dyn Store) {
-    let (a, _) = setup(store);
+    let (a, _) = two_depots(store);
     let fields = apply_patch(
         &VehiclePatch {
             name: Patch::Value("Van".into()),

@@ -1,8 +1,8 @@
 //! The driver side's stored records: the vehicles' change feeds and the proof of delivery that
 //! route reads gather for many stops at once.
 
-use super::at;
-use super::plans::{day, order, setup};
+use super::plans::{day, order};
+use super::{at, two_depots};
 use crate::model::driver_visit::FeedKind;
 use crate::model::organisation::DepotScope;
 use crate::model::plan::NewPlan;
@@ -14,7 +14,7 @@ use crate::ports::store::{NewImage, ProofPlace, Store, StoreError, StoreTx};
 /// Feed messages come back after a cursor in id order; pruning drops the old ones of one depot
 /// only, and ids are never reused, even when every message was pruned.
 pub fn driver_feed_pruning(store: &dyn Store) {
-    let (a, b) = setup(store);
+    let (a, b) = two_depots(store);
     let append = |scope: DepotScope, route: i64, now: i64| {
         store
             .transaction(|tx| tx.append_driver_feed(scope, 7, route, FeedKind::Dispatched, at(now)))
@@ -53,7 +53,7 @@ pub fn driver_feed_pruning(store: &dyn Store) {
 /// many orders) return exactly what asking per order returns, and nothing of another route or
 /// depot.
 pub fn route_proof_reads(store: &dyn Store) {
-    let (a, b) = setup(store);
+    let (a, b) = two_depots(store);
     let (route, other_route, orders) = store
         .transaction(|tx| {
             let plan = tx.insert_plan(a, &NewPlan { date: day() }, at(1))?;
