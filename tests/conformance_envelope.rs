@@ -82,31 +82,25 @@ fn a_read_key_is_refused_with_403_permission_on_every_non_get_and_nothing_change
     let (_dir, server, fx) = seeded_server();
     let seeded = json!([{"order_number": "SEEDED", "type": "delivery", "delivery_lat": 51.5, "delivery_lng": -0.12}]);
     assert_eq!(server.post("/v2/orders", &fx.key, &seeded).status, 200);
-    let before: Vec<Value> = [
-        "/v2/orders",
-        "/v2/customers",
-        "/v2/vehicles",
-        "/v2/order-statuses",
-    ]
-    .iter()
-    .map(|p| server.get(p, &fx.key).json())
-    .collect();
+    let reads = || -> Vec<Value> {
+        [
+            "/v2/orders",
+            "/v2/customers",
+            "/v2/vehicles",
+            "/v2/order-statuses",
+        ]
+        .iter()
+        .map(|p| server.get(p, &fx.key).json())
+        .collect()
+    };
+    let before = reads();
     for (method, path, body) in writes() {
         let body = (!body.is_null()).then_some(&body);
         server
             .call(method, path, Some(&fx.read_key), body)
             .assert_envelope("PERMISSION", 403);
     }
-    let after: Vec<Value> = [
-        "/v2/orders",
-        "/v2/customers",
-        "/v2/vehicles",
-        "/v2/order-statuses",
-    ]
-    .iter()
-    .map(|p| server.get(p, &fx.key).json())
-    .collect();
-    assert_eq!(before, after, "a refused write changed nothing");
+    assert_eq!(before, reads(), "a refused write changed nothing");
     // The same key reads fine.
     let reply = server.get("/v2/orders", &fx.read_key);
     assert_eq!(reply.status, 200);

@@ -5,6 +5,7 @@
 mod support;
 
 use serde_json::{json, Value};
+use support::refusals::{INVALID, NOT_FOUND};
 use support::{encode, is_timestamp, seeded_server, Request, Server};
 
 fn keys(v: &Value) -> Vec<String> {
@@ -712,12 +713,13 @@ fn order_statuses_list_add_and_remove_as_documented() {
     assert_eq!(read["order"]["status"], "RETURNED");
     let reply = server.delete(&format!("/v2/order-statuses/{}", encode(name)), &fx.key);
     assert_eq!(reply.json(), json!({"deleted": {"status": name}}));
-    server
-        .delete("/v2/order-statuses/OPEN", &fx.key)
-        .assert_envelope("INVALID_INPUT", 400);
-    server
-        .delete("/v2/order-statuses/NEVER", &fx.key)
-        .assert_envelope("RESOURCE_NOT_FOUND", 404);
+    server.assert_refusals(
+        &fx.key,
+        &[
+            ("DELETE", "/v2/order-statuses/OPEN", None, INVALID),
+            ("DELETE", "/v2/order-statuses/NEVER", None, NOT_FOUND),
+        ],
+    );
 }
 
 #[test]

@@ -19,29 +19,17 @@ mod solving;
 use std::time::Duration;
 
 use common::TestApp;
-pub use common::{post_orders, post_vehicle};
+pub use common::{post_orders, post_vehicle, DAY};
 use dispatch_core::ports::matrix::GreatCircle;
 use dispatch_core::service::optimisation::NoFollowUp;
 use dispatch_http::runtime::{Optimiser, OptimiserConfig};
 use serde_json::{json, Value};
 
-/// The day every fixture order is due.
-pub const DAY: &str = "2026-11-24";
-
-/// A delivery order near the North depot (51.50, -0.12), due on [`DAY`].
+/// [`common::delivery`] with driver notes, which plan and route reads carry through.
 pub fn delivery(number: &str, lat: f64, lng: f64) -> Value {
-    json!({
-        "order_number": number,
-        "type": "delivery",
-        "delivery_address": format!("{number} High St"),
-        "delivery_postcode": "AB1 2CD",
-        "delivery_contact_number": "0123",
-        "delivery_notes": "ring twice",
-        "delivery_lat": lat,
-        "delivery_lng": lng,
-        "delivery_duration": 5,
-        "delivery_date": DAY,
-    })
+    let mut order = common::delivery(number, lat, lng);
+    order["delivery_notes"] = json!("ring twice");
+    order
 }
 
 /// Starts the optimisation workers over the app's store with a short budget per job.

@@ -25,7 +25,7 @@ mod pod_uploads;
 mod tracking;
 mod tracking_browser;
 
-pub use common::{post_orders, post_vehicle as vehicle};
+pub use common::{delivery, post_orders, post_vehicle as vehicle, DAY};
 use common::{Resp, TestApp};
 use dispatch_core::events::DomainEvent;
 use dispatch_core::model::optimisation::{JobSpec, Optimisation, Queue};
@@ -40,24 +40,6 @@ use dispatch_core::service::ServiceError;
 use dispatch_core::status::{OrderEvent, Status};
 use dispatch_core::time::{Date, Timestamp};
 use serde_json::{json, Value};
-
-/// The day every fixture order is due.
-pub const DAY: &str = "2026-11-24";
-
-/// A delivery order near the North depot (51.50, -0.12), due on [`DAY`].
-pub fn delivery(number: &str, lat: f64, lng: f64) -> Value {
-    json!({
-        "order_number": number,
-        "type": "delivery",
-        "delivery_address": format!("{number} High St"),
-        "delivery_postcode": "AB1 2CD",
-        "delivery_contact_number": "0123",
-        "delivery_lat": lat,
-        "delivery_lng": lng,
-        "delivery_duration": 5,
-        "delivery_date": DAY,
-    })
-}
 
 /// `n` delivery orders numbered `{prefix}-{i}` spread around the depot; their ids.
 pub async fn orders(app: &TestApp, prefix: &str, n: usize) -> Vec<i64> {

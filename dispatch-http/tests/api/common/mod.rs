@@ -312,6 +312,24 @@ impl TestApp {
     }
 }
 
+/// The day the plan and route suites' fixture orders are due (two days after [`START`]).
+pub const DAY: &str = "2026-11-24";
+
+/// A delivery order near the North depot (51.50, -0.12), due on [`DAY`].
+pub fn delivery(number: &str, lat: f64, lng: f64) -> Value {
+    json!({
+        "order_number": number,
+        "type": "delivery",
+        "delivery_address": format!("{number} High St"),
+        "delivery_postcode": "AB1 2CD",
+        "delivery_contact_number": "0123",
+        "delivery_lat": lat,
+        "delivery_lng": lng,
+        "delivery_duration": 5,
+        "delivery_date": DAY,
+    })
+}
+
 /// Posts orders to North and returns their ids.
 pub async fn post_orders(app: &TestApp, orders: Vec<Value>) -> Vec<i64> {
     let r = app
