@@ -196,6 +196,14 @@ pub struct Optimisation {
 }
 
 impl Optimisation {
+    /// The depot the job belongs to.
+    pub fn scope(&self) -> DepotScope {
+        DepotScope {
+            organisation_id: self.organisation_id,
+            depot_id: self.depot_id,
+        }
+    }
+
     /// A job just queued for `plan_id` of `scope`'s depot on `date`: no attempt, result or
     /// lease yet, created and updated `now`.
     pub fn queued(

@@ -281,11 +281,7 @@ impl JobFollowUp for AutoDispatch {
         job: &Optimisation,
         now: Timestamp,
     ) -> Result<(), ServiceError> {
-        let scope = DepotScope {
-            organisation_id: job.organisation_id,
-            depot_id: job.depot_id,
-        };
-        match dispatch_plan_in(tx, &*self.links, scope, job.plan_id, now) {
+        match dispatch_plan_in(tx, &*self.links, job.scope(), job.plan_id, now) {
             Ok(_) | Err(ServiceError::AlreadyDispatched | ServiceError::NotFound(_)) => Ok(()),
             Err(e) => Err(e),
         }

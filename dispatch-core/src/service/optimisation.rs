@@ -27,7 +27,6 @@ use super::ServiceError;
 use crate::model::customer::Customer;
 use crate::model::optimisation::{JobState, Optimisation};
 use crate::model::order::Order;
-use crate::model::organisation::DepotScope;
 use crate::model::plan::UnservedOrder;
 use crate::model::route::{NewRoute, RouteTiming};
 use crate::model::stop::StopVisit;
@@ -114,15 +113,8 @@ struct Day {
     zones: Option<Vec<crate::model::zone::Zone>>,
 }
 
-fn scope_of(job: &Optimisation) -> DepotScope {
-    DepotScope {
-        organisation_id: job.organisation_id,
-        depot_id: job.depot_id,
-    }
-}
-
 fn read_day(tx: &mut dyn StoreTx, job: &Optimisation) -> Result<Day, ServiceError> {
-    let scope = scope_of(job);
+    let scope = job.scope();
     let depot = tx.get_depot(scope).found("depot")?;
     let selection = select_orders(tx, scope, job)?;
     let mut vehicles = tx.list_vehicles(scope)?;
@@ -281,7 +273,7 @@ fn save(
     refusal: Option<&str>,
 ) -> Result<JobOutcome, ServiceError> {
     let job = &claim.job;
-    let scope = scope_of(job);
+    let scope = job.scope();
     let Some(mut done) = leases::holds(tx, claim)? else {
         return Ok(JobOutcome::Discarded);
     };

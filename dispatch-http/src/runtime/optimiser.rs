@@ -196,10 +196,7 @@ fn size(shared: &Shared, job: &Optimisation) -> usize {
     match &job.spec.selection {
         OrderSelection::Ids(ids) => ids.len(),
         OrderSelection::DueOnDate => {
-            let scope = dispatch_core::model::organisation::DepotScope {
-                organisation_id: job.organisation_id,
-                depot_id: job.depot_id,
-            };
+            let scope = job.scope();
             shared
                 .store
                 .read(|tx| tx.order_ids_due(scope, job.date))

@@ -205,27 +205,19 @@ pub fn image_response(read: ImageRead, base64: bool) -> Response {
         .into_response(),
         ImageRead::Ready { image, .. } => {
             let mut r = image.bytes.into_response();
-            let h = r.headers_mut();
-            h.insert(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static(image.content_type),
-            );
-            h.insert(
-                header::X_CONTENT_TYPE_OPTIONS,
-                HeaderValue::from_static("nosniff"),
-            );
-            h.insert(
-                header::CONTENT_SECURITY_POLICY,
-                HeaderValue::from_static("default-src 'none'; sandbox"),
-            );
-            h.insert(
-                header::CONTENT_DISPOSITION,
-                HeaderValue::from_static("inline"),
-            );
-            h.insert(
-                header::CACHE_CONTROL,
-                HeaderValue::from_static("private, max-age=86400"),
-            );
+            for (name, value) in [
+                (header::CONTENT_TYPE, image.content_type),
+                (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+                (
+                    header::CONTENT_SECURITY_POLICY,
+                    "default-src 'none'; sandbox",
+                ),
+                (header::CONTENT_DISPOSITION, "inline"),
+                (header::CACHE_CONTROL, "private, max-age=86400"),
+            ] {
+                r.headers_mut()
+                    .insert(name, HeaderValue::from_static(value));
+            }
             r
         }
     }

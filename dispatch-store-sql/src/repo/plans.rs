@@ -382,13 +382,7 @@ impl<C: Connection> OptimisationRepo for Db<C> {
     }
 
     fn optimisation_scope(&mut self, id: &str) -> Result<Option<DepotScope>, StoreError> {
-        Ok(self
-            .jobs_where("id = ?1", &[&id])?
-            .pop()
-            .map(|j| DepotScope {
-                organisation_id: j.organisation_id,
-                depot_id: j.depot_id,
-            }))
+        Ok(self.jobs_where("id = ?1", &[&id])?.pop().map(|j| j.scope()))
     }
 
     fn latest_optimisation_of_plan(

@@ -2,7 +2,8 @@ use std::sync::Mutex;
 
 use super::*;
 use crate::model::notification::TaskStatus;
-use crate::model::order_input::{EndpointFields, EndpointInput, OrderInput};
+use crate::model::order_input::OrderInput;
+use crate::model::test_fixtures::delivery;
 use crate::paging::PageRequest;
 use crate::ports::clock::ManualClock;
 use crate::ports::notifier::{RecordingSender, SendError, RECORDING_SENDER};
@@ -14,22 +15,14 @@ fn at(ms: i64) -> Timestamp {
     Timestamp::from_millis(ms)
 }
 
+/// [`delivery`] to Ann, with her phone and e-mail when given.
 fn order(number: &str, phone: Option<&str>, email: Option<&str>) -> OrderInput {
-    OrderInput {
-        order_number: Some(Some(number.into())),
-        kind: Some(Some("delivery".into())),
-        delivery: EndpointInput {
-            fields: EndpointFields {
-                address: Some(Some("1 High St".into())),
-                contact_number: phone.map(|p| Some(p.into())),
-                contact_email: email.map(|e| Some(e.into())),
-                contact_name: Some(Some("Ann".into())),
-                ..EndpointFields::default()
-            },
-            ..EndpointInput::default()
-        },
-        ..OrderInput::default()
-    }
+    let mut order = delivery(number);
+    let end = &mut order.delivery.fields;
+    end.contact_number = phone.map(|p| Some(p.into()));
+    end.contact_email = email.map(|e| Some(e.into()));
+    end.contact_name = Some(Some("Ann".into()));
+    order
 }
 
 /// Depot North with an SMS and an e-mail template and three orders: with a phone, with an

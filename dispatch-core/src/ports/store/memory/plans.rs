@@ -196,10 +196,7 @@ impl OptimisationRepo for State {
             .jobs
             .iter()
             .find(|j| j.id == id)
-            .map(|j| DepotScope {
-                organisation_id: j.organisation_id,
-                depot_id: j.depot_id,
-            }))
+            .map(Optimisation::scope))
     }
 
     fn latest_optimisation_of_plan(
