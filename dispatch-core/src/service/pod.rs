@@ -105,21 +105,28 @@ pub fn add_signature(
             "signed_by names who signed: 1 to 255 characters",
         ));
     }
-    let position_ok = match (input.lat, input.lng) {
-        (None, None) => true,
-        (Some(lat), Some(lng)) => crate::model::location::Coordinates::new(lat, lng).is_some(),
-        _ => false,
+    // The issue names the field to fix: the one missing of the pair, or the one out of range.
+    let wrong = match (input.lat, input.lng) {
+        (None, None) => None,
+        (Some(_), None) => Some("lng"),
+        (None, Some(_)) => Some("lat"),
+        (Some(lat), Some(lng)) => match crate::model::location::Coordinates::new(lat, lng) {
+            Some(_) => None,
+            None if crate::model::location::valid_lat(lat) => Some("lng"),
+            None => Some("lat"),
+        },
     };
-    if !position_ok {
+    if let Some(field) = wrong {
         errors.push(ValidationIssue::new(
             IssueCode::Custom,
-            vec!["lat".into()],
+            vec![field.into()],
             "lat and lng together, in range",
             "",
             "lat (-90..90) and lng (-180..180) are given together or not at all",
         ));
     }
-    let info = inspect_at(codec, &input.image, vec!["image".into()], &mut errors);
+    // At the multipart field that carries it.
+    let info = inspect_at(codec, &input.image, vec!["signature".into()], &mut errors);
     errors.into_result()?;
     let info = info.ok_or(ServiceError::NotFound("image"))?;
     store.transaction(|tx| {

@@ -16,6 +16,7 @@ pub const LAT_LNG_PAIRED: &[&str] = &[
     "CompleteStopBody",
     "FailStopBody",
     "PhoneCallBody",
+    "SignatureForm",
 ];
 
 /// `{ time?, lat?, lng? }` of a route or stop action (an empty body is fine). `lat` and `lng`
@@ -133,8 +134,8 @@ pub struct SignatureForm {
     /// The image (PNG, JPEG or WebP, at most 10 MB).
     #[schema(format = Binary)]
     signature: String,
-    /// Who signed.
-    signed_by: Option<String>,
+    /// Who signed: 1 to 255 characters.
+    signed_by: String,
     lat: Option<f64>,
     lng: Option<f64>,
 }

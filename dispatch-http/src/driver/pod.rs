@@ -258,7 +258,7 @@ async fn photos(
     while let Some(field) = multipart.next_field().await.map_err(multipart_error)? {
         if field.name() != Some("photo") {
             return Err(bad(
-                vec!["photo".into()],
+                vec![field.name().unwrap_or_default().into()],
                 "fields named photo",
                 "the only accepted field is photo",
             ));

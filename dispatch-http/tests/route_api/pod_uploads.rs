@@ -178,7 +178,8 @@ async fn bad_uploads_get_the_envelope_and_store_nothing() {
                 Part::Text("lat", "51.5"),
                 Part::File("signature", "s.png", &good),
             ],
-            "lat",
+            // The missing one of the pair.
+            "lng",
         ),
         (
             &sig_path,
@@ -195,7 +196,7 @@ async fn bad_uploads_get_the_envelope_and_store_nothing() {
                 Part::Text("signed_by", "A"),
                 Part::File("signature", "s.svg", &svg),
             ],
-            "image",
+            "signature",
         ),
         (
             &sig_path,
@@ -240,7 +241,8 @@ async fn bad_uploads_get_the_envelope_and_store_nothing() {
         (
             &photo_path,
             vec![Part::File("picture", "x.png", &good)],
-            "photo",
+            // An unknown field is named, as on the signature upload.
+            "picture",
         ),
         (&photo_path, vec![], "photo"),
     ];
@@ -477,4 +479,87 @@ async fn questionnaires_are_listed_to_drivers_and_submissions_are_checked_agains
         before,
         "refused submissions store no image"
     );
+}
+
+/// The multipart fields the document gives the two uploads are the ones they take: with every
+/// documented field the upload is stored, each documented field left out is refused exactly
+/// when the schema requires it (or pairs it with another, `dependentRequired`), and a field
+/// the schema does not name is refused at its name.
+#[tokio::test]
+async fn the_uploads_take_exactly_their_documented_multipart_fields() {
+    let app = TestApp::new();
+    let (_, key, route, _) = driven_route(&app, "M", 1).await;
+    let stop = route_stops(&app, route).await[0]["id"].as_i64().unwrap();
+    let image = png(40, 30);
+    let doc = dispatch_http::openapi::document();
+    for (path, form) in [
+        (format!("/driver/stops/{stop}/signature"), "SignatureForm"),
+        (format!("/driver/stops/{stop}/photos"), "PhotosForm"),
+    ] {
+        let schema = &doc["components"]["schemas"][form];
+        let content = &doc["paths"][path.replace(&stop.to_string(), "{id}")]["post"]["requestBody"]
+            ["content"];
+        assert_eq!(
+            content["multipart/form-data"]["schema"]["$ref"],
+            format!("#/components/schemas/{form}")
+        );
+        assert_eq!(schema["additionalProperties"], false, "{form} is closed");
+        // Required, or named by another field sent (`dependentRequired`: lat and lng).
+        let mut required: Vec<&str> = schema["required"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        for names in schema["dependentRequired"]
+            .as_object()
+            .into_iter()
+            .flatten()
+        {
+            required.extend(names.1.as_array().unwrap().iter().filter_map(Value::as_str));
+        }
+        let fields: Vec<(&str, bool)> = schema["properties"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(name, property)| (name.as_str(), property.to_string().contains("binary")))
+            .collect();
+        let value = |name: &str| if name == "lng" { "-0.12" } else { "51.5" };
+        let parts = |except: Option<&str>| -> Vec<Part<'_>> {
+            fields
+                .iter()
+                .filter(|(name, _)| Some(*name) != except)
+                .map(|&(name, binary)| match binary {
+                    true => Part::File(name, "image.png", &image),
+                    false if name == "signed_by" => Part::Text(name, "Ann Lee"),
+                    false => Part::Text(name, value(name)),
+                })
+                .collect()
+        };
+        upload(&app, &path, &key, &parts(None)).await.ok();
+        for &(name, _) in &fields {
+            let r = upload(&app, &path, &key, &parts(Some(name))).await;
+            let refused_at = r.body["details"]["validationErrors"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|issue| issue["path"][0] == name);
+            assert_eq!(
+                refused_at,
+                required.contains(&name),
+                "{form}: leaving out {name} -> {} {:#}",
+                r.status,
+                r.body
+            );
+        }
+        let mut extra = parts(None);
+        extra.push(Part::Text("undocumented_field", "x"));
+        let r = upload(&app, &path, &key, &extra).await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{form}: {:#}", r.body);
+        assert_eq!(
+            r.body["details"]["validationErrors"][0]["path"][0], "undocumented_field",
+            "{form}: {:#}",
+            r.body
+        );
+    }
 }
