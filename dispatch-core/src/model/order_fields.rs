@@ -226,7 +226,10 @@ pub fn check_len(
     }
 }
 
-/// Checks a number against `min..=max`.
+/// Longest visit duration of an order end, in minutes (`delivery_duration`, `pickup_duration`).
+pub const MAX_VISIT_MINUTES: f64 = 1e6;
+
+/// Checks a number against `min..=max` (`max` of `f64::MAX`: no upper bound).
 pub fn check_range(
     errs: &mut ValidationErrors,
     path: Vec<PathSegment>,
@@ -240,11 +243,23 @@ pub fn check_range(
         } else {
             IssueCode::TooBig
         };
-        let message = format!("{} must be between {min} and {max}", render(&path));
+        // Without an upper bound, "between 0 and 1797693134862315700000..." helps nobody.
+        let (expected, bounds) = if max == f64::MAX {
+            (
+                format!("number of at least {min}"),
+                format!("at least {min}"),
+            )
+        } else {
+            (
+                format!("number between {min} and {max}"),
+                format!("between {min} and {max}"),
+            )
+        };
+        let message = format!("{} must be {bounds}", render(&path));
         errs.push(ValidationIssue::new(
             code,
             path,
-            format!("number between {min} and {max}"),
+            expected,
             value.to_string(),
             message,
         ));
