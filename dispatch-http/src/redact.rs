@@ -6,14 +6,15 @@
 //! API answer.
 
 /// `url` without its user information, query and fragment (`scheme://host[:port]/path`); a
-/// string that is not a URL is shown as `(not a URL)`, since it may be all secret.
+/// string that is not a URL with a host is shown as `(not a URL)`, since it may be all secret
+/// (`user:password@host` parses as the scheme `user` and a path).
 pub fn url(url: &str) -> String {
     match url::Url::parse(url) {
-        Ok(mut parsed) => {
+        Ok(mut parsed) if parsed.host().is_some() => {
             strip(&mut parsed);
             parsed.to_string()
         }
-        Err(_) => "(not a URL)".to_owned(),
+        _ => "(not a URL)".to_owned(),
     }
 }
 
@@ -46,6 +47,7 @@ mod tests {
             super::url("http://127.0.0.1:9/hook"),
             "http://127.0.0.1:9/hook"
         );
-        assert_eq!(super::url("user:pa55 at no host"), "(not a URL)");
+        assert_eq!(super::url("user:pa55@host"), "(not a URL)");
+        assert_eq!(super::url("no url at all"), "(not a URL)");
     }
 }
