@@ -49,6 +49,14 @@ fn optimise_day(server: &Server, key: &str) {
     server.await_job(key, &job, Duration::from_secs(60), "job never ended");
 }
 
+/// The `metrics_addr` a node logged (JSON lines) when its metrics listener started.
+fn logged_metrics_addr(log: &str) -> String {
+    log.lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find_map(|e| e["metrics_addr"].as_str().map(str::to_owned))
+        .unwrap_or_else(|| panic!("the metrics address is logged: {log}"))
+}
+
 #[test]
 fn metrics_are_prometheus_text_without_a_key_and_move_with_requests_and_jobs() {
     let dir = tempfile::tempdir().unwrap();
@@ -181,25 +189,13 @@ fn metrics_on_their_own_listener_are_not_served_beside_the_api() {
     let fixture = Fixture::seed(&db);
     let log_path = dir.path().join("serve.log");
     let mut serving = support::Serving::start(
-        std::process::Command::new(support::binary())
-            .args([
-                "serve",
-                "--listen",
-                "127.0.0.1:0",
-                "--log-format",
-                "json",
-                "--db",
-            ])
-            .arg(support::db_arg(&db))
+        support::serve_command(&db)
+            .args(["--log-format", "json"])
             .env("DISPATCH_METRICS_LISTEN", "127.0.0.1:0")
             .stderr(std::fs::File::create(&log_path).unwrap()),
     );
     let log = std::fs::read_to_string(&log_path).unwrap();
-    let metrics_addr = log
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .find_map(|e| e["metrics_addr"].as_str().map(str::to_owned))
-        .unwrap_or_else(|| panic!("the metrics address is logged: {log}"));
+    let metrics_addr = logged_metrics_addr(&log);
     assert_ne!(metrics_addr, serving.addr);
     assert!(!metrics_addr.ends_with(":0"), "{metrics_addr}");
 
@@ -248,11 +244,7 @@ fn a_worker_serves_its_own_metrics_with_the_jobs_it_claimed_and_ran() {
     ];
     let worker = Worker::start(&support::db_arg(&db), "metered", dir.path(), &flags);
     let log = std::fs::read_to_string(&worker.log).unwrap();
-    let metrics_addr = log
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .find_map(|e| e["metrics_addr"].as_str().map(str::to_owned))
-        .unwrap_or_else(|| panic!("the worker logs its metrics address: {log}"));
+    let metrics_addr = logged_metrics_addr(&log);
     let before = Scrape::at(&metrics_addr);
     assert!(before
         .0

@@ -25,6 +25,7 @@ use crate::optimise::{optimise_day, DayRequest, OptimiseError, UnservedReason};
 use crate::ports::geocoder::{GeocodeQuery, Geocoder};
 use crate::ports::matrix::TravelMatrix;
 use crate::ports::store::Store;
+use crate::service::Found;
 use crate::solver;
 use crate::status::Status;
 use crate::time::{Date, TimeOfDay, Timestamp};
@@ -92,9 +93,7 @@ pub fn read_day(
     vehicle_ids: Option<&[i64]>,
 ) -> Result<BookingDay, ServiceError> {
     store.read(|tx| {
-        let depot = tx
-            .get_depot(scope)?
-            .ok_or(ServiceError::NotFound("depot"))?;
+        let depot = tx.get_depot(scope).found("depot")?;
         let fleet = tx.list_vehicles(scope)?;
         let vehicles = match vehicle_ids {
             Some(ids) => {

@@ -12,6 +12,7 @@ use crate::optimise;
 use crate::ports::matrix::TravelMatrix;
 use crate::ports::store::Store;
 use crate::service::driver::feed::route_changed;
+use crate::service::Found;
 use crate::time::Timestamp;
 
 /// `PUT /routes/{id}`: sets `is_locked`; the route's `updated` moves only when the flag changes.
@@ -23,9 +24,7 @@ pub fn set_locked(
     now: Timestamp,
 ) -> Result<RouteView, ServiceError> {
     store.transaction(|tx| {
-        let mut route = tx
-            .get_route(scope, id)?
-            .ok_or(ServiceError::NotFound("route"))?;
+        let mut route = tx.get_route(scope, id).found("route")?;
         if route.is_locked != locked {
             route.is_locked = locked;
             route.updated = now;
@@ -47,9 +46,7 @@ pub fn reverse(
     now: Timestamp,
 ) -> Result<RouteView, ServiceError> {
     store.transaction(|tx| {
-        let mut route = tx
-            .get_route(scope, id)?
-            .ok_or(ServiceError::NotFound("route"))?;
+        let mut route = tx.get_route(scope, id).found("route")?;
         let stops = tx.list_stops(scope, id)?;
         if stops.len() < 2 {
             return Err(ServiceError::invalid(

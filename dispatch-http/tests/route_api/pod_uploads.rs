@@ -156,42 +156,42 @@ async fn bad_uploads_get_the_envelope_and_store_nothing() {
     let mut truncated = png(60, 60);
     truncated.truncate(truncated.len() / 2);
 
-    let cases: Vec<(&str, Vec<Part<'_>>, &str)> = vec![
+    // Text fields sent with a good signature file, and the one path the refusal names.
+    let signature_cases: [(&[(&str, &str)], &str); 6] = [
+        (&[], "signed_by"),
+        (&[("signed_by", "A\0B")], "signed_by"),
+        // The missing one of the pair.
+        (&[("signed_by", "A"), ("lat", "51.5")], "lng"),
+        (&[("signed_by", "A"), ("lat", "north")], "lat"),
+        // A repeated text field is refused like a repeated file: which one counts would be a
+        // guess (the last one silently won).
+        (&[("signed_by", "A"), ("signed_by", "B")], "signed_by"),
         (
-            &sig_path,
-            vec![Part::File("signature", "s.png", &good)],
-            "signed_by",
-        ),
-        (&sig_path, vec![Part::Text("signed_by", "A")], "signature"),
-        (
-            &sig_path,
-            vec![
-                Part::Text("signed_by", "A\0B"),
-                Part::File("signature", "s.png", &good),
+            &[
+                ("signed_by", "A"),
+                ("lat", "51.5"),
+                ("lng", "-0.1"),
+                ("lng", "-0.2"),
             ],
-            "signed_by",
-        ),
-        (
-            &sig_path,
-            vec![
-                Part::Text("signed_by", "A"),
-                Part::Text("lat", "51.5"),
-                Part::File("signature", "s.png", &good),
-            ],
-            // The missing one of the pair.
             "lng",
         ),
+    ];
+    let mut cases: Vec<(&str, Vec<Part<'_>>, &str)> = signature_cases
+        .into_iter()
+        .map(|(fields, at)| {
+            let mut parts: Vec<Part<'_>> = fields.iter().map(|&(n, v)| Part::Text(n, v)).collect();
+            parts.push(Part::File("signature", "s.png", &good));
+            (sig_path.as_str(), parts, at)
+        })
+        .collect();
+    cases.extend([
         (
-            &sig_path,
-            vec![
-                Part::Text("signed_by", "A"),
-                Part::Text("lat", "north"),
-                Part::File("signature", "s.png", &good),
-            ],
-            "lat",
+            sig_path.as_str(),
+            vec![Part::Text("signed_by", "A")],
+            "signature",
         ),
         (
-            &sig_path,
+            sig_path.as_str(),
             vec![
                 Part::Text("signed_by", "A"),
                 Part::File("signature", "s.svg", &svg),
@@ -199,34 +199,12 @@ async fn bad_uploads_get_the_envelope_and_store_nothing() {
             "signature",
         ),
         (
-            &sig_path,
+            sig_path.as_str(),
             vec![Part::Text("signed_by", "A"), Part::Text("colour", "red")],
             "colour",
         ),
-        // A repeated text field is refused like a repeated file: which one counts would be a
-        // guess (the last one silently won).
         (
-            &sig_path,
-            vec![
-                Part::Text("signed_by", "A"),
-                Part::Text("signed_by", "B"),
-                Part::File("signature", "s.png", &good),
-            ],
-            "signed_by",
-        ),
-        (
-            &sig_path,
-            vec![
-                Part::Text("signed_by", "A"),
-                Part::Text("lat", "51.5"),
-                Part::Text("lng", "-0.1"),
-                Part::Text("lng", "-0.2"),
-                Part::File("signature", "s.png", &good),
-            ],
-            "lng",
-        ),
-        (
-            &photo_path,
+            photo_path.as_str(),
             vec![
                 Part::File("photo", "x.png", &good),
                 Part::File("photo", "evil.png", &svg),
@@ -234,18 +212,18 @@ async fn bad_uploads_get_the_envelope_and_store_nothing() {
             "photo.1",
         ),
         (
-            &photo_path,
+            photo_path.as_str(),
             vec![Part::File("photo", "cut.png", &truncated)],
             "photo.0",
         ),
         (
-            &photo_path,
+            photo_path.as_str(),
             vec![Part::File("picture", "x.png", &good)],
             // An unknown field is named, as on the signature upload.
             "picture",
         ),
-        (&photo_path, vec![], "photo"),
-    ];
+        (photo_path.as_str(), vec![], "photo"),
+    ]);
     for (path, parts, at) in cases {
         let r = upload(&app, path, &key, &parts).await;
         assert_eq!(r.invalid_paths(), [at], "{path}");
@@ -276,38 +254,27 @@ async fn bad_uploads_get_the_envelope_and_store_nothing() {
     // Another vehicle's driver, a depot key, no key: refused, nothing stored.
     let v2 = vehicle(&app, "Other van").await;
     let other = credential(&app, v2).await;
-    upload(
-        &app,
-        &photo_path,
-        &other,
-        &[Part::File("photo", "x.png", &good)],
-    )
-    .await
-    .envelope(404, "RESOURCE_NOT_FOUND");
-    upload(
-        &app,
-        &photo_path,
-        &app.north(),
-        &[Part::File("photo", "x.png", &good)],
-    )
-    .await
-    .envelope(403, "PERMISSION");
-    upload(
-        &app,
-        "/driver/stops/999999/photos",
-        &key,
-        &[Part::File("photo", "x.png", &good)],
-    )
-    .await
-    .envelope(404, "RESOURCE_NOT_FOUND");
-    upload(
-        &app,
-        "/driver/stops/abc/photos",
-        &key,
-        &[Part::File("photo", "x.png", &good)],
-    )
-    .await
-    .envelope(400, "INVALID_INPUT");
+    let one_photo = [Part::File("photo", "x.png", &good)];
+    for (path, key, status, name) in [
+        (photo_path.as_str(), other, 404, "RESOURCE_NOT_FOUND"),
+        (photo_path.as_str(), app.north(), 403, "PERMISSION"),
+        (
+            "/driver/stops/999999/photos",
+            key.clone(),
+            404,
+            "RESOURCE_NOT_FOUND",
+        ),
+        (
+            "/driver/stops/abc/photos",
+            key.clone(),
+            400,
+            "INVALID_INPUT",
+        ),
+    ] {
+        upload(&app, path, &key, &one_photo)
+            .await
+            .envelope(status, name);
+    }
     assert_eq!(stored_images(&app), 0);
     let stop_read = route_stops(&app, route).await[0].clone();
     assert_eq!(stop_read["photos"], Value::Null);

@@ -16,6 +16,7 @@ use crate::model::route::Route;
 use crate::model::stop::Stop;
 use crate::ports::store::{Store, StoreTx};
 use crate::service::orders::apply_status_event;
+use crate::service::Found;
 use crate::service::ServiceError;
 use crate::status::{OrderEvent, Status, DELIVERED, UNDELIVERED};
 use crate::time::Timestamp;
@@ -258,9 +259,7 @@ fn settle_order(
     };
     apply_status_event(tx, driver.scope, order_id, event, now)?;
     if outcomes.iter().any(|o| o.delivered < o.ordered) {
-        let mut order = tx
-            .get_order(driver.scope, order_id)?
-            .ok_or(ServiceError::NotFound("order"))?;
+        let mut order = tx.get_order(driver.scope, order_id).found("order")?;
         for item in &mut order.line_items {
             if let Some(o) = outcomes.iter().find(|o| o.line_item_id == item.id) {
                 item.quantity_outstanding = Some((o.ordered - o.delivered) as f64);

@@ -18,6 +18,7 @@ use crate::model::stop::{Stop, StopVisit};
 use crate::ports::store::{StoreError, StoreTx};
 use crate::service::driver::feed::route_changed;
 use crate::service::route_day::RouteDay;
+use crate::service::Found;
 use crate::service::ServiceError;
 use crate::time::Timestamp;
 
@@ -114,9 +115,7 @@ fn open_edit(
     route_id: i64,
     settings: EditSettings,
 ) -> Result<Edit, ServiceError> {
-    let route = tx
-        .get_route(scope, route_id)?
-        .ok_or(ServiceError::NotFound("route"))?;
+    let route = tx.get_route(scope, route_id).found("route")?;
     let stops = tx.list_stops(scope, route_id)?;
     let remembered = tx.remembered_route_orders(scope, route_id)?;
     let facts = RouteEditFacts {
