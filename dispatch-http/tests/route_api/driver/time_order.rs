@@ -120,6 +120,17 @@ async fn without_a_reported_time_a_device_clock_ahead_of_the_service_is_no_refus
     assert_eq!(stop["actual_arrival_time"], json!(&ahead[..19]));
 }
 
+/// 400 INVALID_INPUT at the route's `id`, saying the route is completed.
+fn refused_as_completed(r: &Resp) {
+    let body = r.envelope(400, "INVALID_INPUT");
+    let issue = &body["details"]["validationErrors"][0];
+    assert_eq!(issue["path"], json!(["id"]), "{body:#}");
+    assert!(
+        body["description"].as_str().unwrap().contains("completed"),
+        "{body:#}"
+    );
+}
+
 #[tokio::test]
 async fn a_route_its_driver_completed_takes_no_orders_even_when_allowed_and_is_not_reversed() {
     let app = TestApp::new();
@@ -143,13 +154,7 @@ async fn a_route_its_driver_completed_takes_no_orders_even_when_allowed_and_is_n
                 json!({"orders": [{"id": late}], "settings": settings}),
             )
             .await;
-        let body = r.envelope(400, "INVALID_INPUT");
-        assert_eq!(
-            body["details"]["validationErrors"][0]["path"],
-            json!(["id"]),
-            "{body:#}"
-        );
-        assert!(body["description"].as_str().unwrap().contains("completed"));
+        refused_as_completed(&r);
     }
     // Nor is it reversed: its stops keep their order and ids.
     let before = stop_ids(&app, &key, route).await;
@@ -160,12 +165,7 @@ async fn a_route_its_driver_completed_takes_no_orders_even_when_allowed_and_is_n
             json!(null),
         )
         .await;
-    let body = r.envelope(400, "INVALID_INPUT");
-    assert_eq!(
-        body["details"]["validationErrors"][0]["path"],
-        json!(["id"]),
-        "{body:#}"
-    );
+    refused_as_completed(&r);
     assert_eq!(stop_ids(&app, &key, route).await, before);
     assert_eq!(status_of(&app, late).await, "OPEN");
     assert_eq!(
