@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 use dispatch_http::console::{ConsoleConfig, TileUrl};
 use dispatch_http::{app_with, AppOptions};
 
-use crate::browser::{chromium_for, run_chromium};
+use crate::browser::{chromium_for, run_chromium, OutsideWorld};
 use crate::common::TestApp;
 use crate::{delivery, optimise, post_orders, start_workers, wait_for, DAY};
 
@@ -96,18 +96,22 @@ async fn serve_with(
     (base, server)
 }
 
-/// Runs the harness page in Chromium (with `extra` flags) and returns its report.
+/// Runs the harness page in Chromium (with `extra` flags) and returns its report; fails when
+/// the page tried to load anything from beyond loopback (the console works offline).
 async fn report(browser: &Path, base: &str, profile: &Path, extra: &[String]) -> Value {
+    let outside = OutsideWorld::start();
     let (b, url, p, extra) = (
         browser.to_owned(),
         format!("{base}/harness"),
         profile.to_owned(),
         extra.to_vec(),
     );
+    let proxy = outside.proxy_flag();
     let dom = tokio::task::spawn_blocking(move || {
         let mut args = vec![
             "--virtual-time-budget=60000".to_owned(),
             "--dump-dom".to_owned(),
+            proxy,
         ];
         args.extend(extra);
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -125,6 +129,11 @@ async fn report(browser: &Path, base: &str, profile: &Path, extra: &[String]) ->
     assert!(
         value.get("error").is_none(),
         "the harness failed: {value:#}"
+    );
+    assert_eq!(
+        outside.requests(),
+        Vec::<String>::new(),
+        "the console reached beyond loopback"
     );
     value
 }
