@@ -161,8 +161,29 @@ async fn the_console_draws_an_optimised_day_on_the_map() {
     assert_eq!(day["state"], "ready", "{out:#}");
     let per_route = stops_of(&plan);
     assert_eq!(day["lines"], 2, "one line per route: {day:#}");
+    assert_eq!(
+        day["tiles"], 0,
+        "no tile URL: no base map, the routes on a plain background"
+    );
     assert_eq!(day["colours"], 2, "one colour per route: {day:#}");
     assert_eq!(day["panel_routes"], 2, "{day:#}");
+    // Each route's summary: its stops, planned distance, start and end times (in plan order).
+    for (route, facts) in plan["routes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(day["facts"].as_array().unwrap())
+    {
+        let summary = format!(
+            "{} stops · {:.1} km · {}–{} · ",
+            route["stops"].as_array().unwrap().len(),
+            route["planned_distance"].as_f64().unwrap() / 1000.0,
+            route["start_time"].as_str().unwrap(),
+            route["end_time"].as_str().unwrap(),
+        );
+        let facts = facts.as_str().unwrap();
+        assert!(facts.starts_with(&summary), "{facts:?} for {summary:?}");
+    }
     assert_eq!(day["stops"], per_route.iter().sum::<usize>(), "{day:#}");
     let mut numbers: Vec<String> = day["numbers"]
         .as_array()
