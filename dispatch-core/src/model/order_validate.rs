@@ -10,7 +10,7 @@ use crate::model::order::{
 };
 use crate::model::order_fields::{
     bad_enum, check_country, check_email, check_len, check_range, custom, key_path, parse_time,
-    render, required, TimeWindowInput,
+    render, required, TimeWindowInput, MAX_VISIT_MINUTES,
 };
 pub use crate::model::order_input::{
     EndpointChanges, EndpointFields, EndpointInput, OrderChanges, OrderCustomerInput, OrderInput,
@@ -297,7 +297,7 @@ fn endpoint(errs: &mut ValidationErrors, side: &str, e: EndpointInput) -> Endpoi
         (at("lng"), f.lng.flatten()),
     );
     if let Some(Some(d)) = f.duration {
-        check_range(errs, at("duration"), d, 0.0, 1e6);
+        check_range(errs, at("duration"), d, 0.0, MAX_VISIT_MINUTES);
     }
     let available_days = e.available_days.as_ref().map(|days| {
         days.iter()

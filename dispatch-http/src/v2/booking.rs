@@ -213,13 +213,15 @@ fn candidate(body: &Map<String, Value>, issues: &mut Issues) -> Candidate {
         }
         Some(other) => issues.wrong(key(&["order"], "capacities"), "array", Some(other)),
     }
-    Candidate {
+    let candidate = Candidate {
         kind,
         delivery: endpoint(o, "delivery", issues),
         pickup: endpoint(o, "pickup", issues),
         capacities,
         window: None,
-    }
+    };
+    issues.0.extend(candidate.validate().0);
+    candidate
 }
 
 fn vehicles(body: &Map<String, Value>, issues: &mut Issues) -> Option<Vec<i64>> {

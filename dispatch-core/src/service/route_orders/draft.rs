@@ -6,6 +6,7 @@
 use std::collections::HashSet;
 
 use super::{EditError, EditOutcome, EditSettings, EditedOrder, OrderRef, Step};
+use crate::error::{IssueCode, ValidationErrors, ValidationIssue};
 use crate::events::DomainEvent;
 use crate::model::driver_visit::FeedKind;
 use crate::model::order::{Order, OrderType, Side};
@@ -252,6 +253,19 @@ pub(super) fn add(
     settings: EditSettings,
 ) -> Result<Step<AddDraft>, ServiceError> {
     let edit = open_edit(tx, scope, route_id, settings)?;
+    if edit.route.completed_ts.is_some() {
+        // The driver is back: a stop added now would never be visited, yet its order would
+        // count as routed. The whole call is refused, whatever `allow_dispatched` says.
+        return Err(ServiceError::Invalid(ValidationErrors(vec![
+            ValidationIssue::new(
+                IssueCode::Custom,
+                vec!["id".into()],
+                "a route its driver has not completed",
+                "a completed route",
+                "the route is completed by its driver: orders cannot be added to it",
+            ),
+        ])));
+    }
     let mut out = EditOutcome::new(route_id);
     let (accepted, entry_of) = decide_all(tx, scope, &edit, refs, &mut out, Edit::ADD)?;
     if accepted.is_empty() {
