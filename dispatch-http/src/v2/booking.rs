@@ -329,7 +329,7 @@ async fn available_dates(
             issues.push(
                 key(&[], "to"),
                 IssueCode::Custom,
-                &format!("a date from `from` to {MAX_DATES} days after it"),
+                &format!("a date from `from` to {} days after it", MAX_DATES - 1),
                 &b.to_string(),
                 &format!(
                     "to must be on or after from and at most {} days later",

@@ -6,7 +6,6 @@
 use std::collections::HashSet;
 
 use super::{EditError, EditOutcome, EditSettings, EditedOrder, OrderRef, Step};
-use crate::error::{IssueCode, ValidationErrors, ValidationIssue};
 use crate::events::DomainEvent;
 use crate::model::driver_visit::FeedKind;
 use crate::model::order::{Order, OrderType, Side};
@@ -19,6 +18,7 @@ use crate::model::stop::{Stop, StopVisit};
 use crate::ports::store::{StoreError, StoreTx};
 use crate::service::driver::feed::route_changed;
 use crate::service::route_day::RouteDay;
+use crate::service::routes::refuse_if_completed;
 use crate::service::Found;
 use crate::service::ServiceError;
 use crate::time::Timestamp;
@@ -253,19 +253,9 @@ pub(super) fn add(
     settings: EditSettings,
 ) -> Result<Step<AddDraft>, ServiceError> {
     let edit = open_edit(tx, scope, route_id, settings)?;
-    if edit.route.completed_ts.is_some() {
-        // The driver is back: a stop added now would never be visited, yet its order would
-        // count as routed. The whole call is refused, whatever `allow_dispatched` says.
-        return Err(ServiceError::Invalid(ValidationErrors(vec![
-            ValidationIssue::new(
-                IssueCode::Custom,
-                vec!["id".into()],
-                "a route its driver has not completed",
-                "a completed route",
-                "the route is completed by its driver: orders cannot be added to it",
-            ),
-        ])));
-    }
+    // Whatever `allow_dispatched` says: the driver is back, a stop added now would never be
+    // visited, yet its order would count as routed.
+    refuse_if_completed(&edit.route, "orders cannot be added to it")?;
     let mut out = EditOutcome::new(route_id);
     let (accepted, entry_of) = decide_all(tx, scope, &edit, refs, &mut out, Edit::ADD)?;
     if accepted.is_empty() {

@@ -2,7 +2,7 @@
 //! its route started, not completed or failed before its arrival, and a route is not completed
 //! before its start. A contradicting reported time is 400 at `time` and changes nothing; a
 //! request without a time never trips over a device clock running ahead of the service's.
-//! Orders cannot be added to a route its driver completed.
+//! Orders cannot be added to a route its driver completed, nor is it reversed.
 
 use dispatch_core::events::DomainEvent;
 
@@ -120,8 +120,19 @@ async fn without_a_reported_time_a_device_clock_ahead_of_the_service_is_no_refus
     assert_eq!(stop["actual_arrival_time"], json!(&ahead[..19]));
 }
 
+/// 400 INVALID_INPUT at the route's `id`, saying the route is completed.
+fn refused_as_completed(r: &Resp) {
+    let body = r.envelope(400, "INVALID_INPUT");
+    let issue = &body["details"]["validationErrors"][0];
+    assert_eq!(issue["path"], json!(["id"]), "{body:#}");
+    assert!(
+        body["description"].as_str().unwrap().contains("completed"),
+        "{body:#}"
+    );
+}
+
 #[tokio::test]
-async fn orders_cannot_be_added_to_a_route_its_driver_completed_even_when_allowed() {
+async fn a_route_its_driver_completed_takes_no_orders_even_when_allowed_and_is_not_reversed() {
     let app = TestApp::new();
     morning(&app);
     let (_, key, route, o) = driven_route(&app, "D", 2).await;
@@ -143,14 +154,19 @@ async fn orders_cannot_be_added_to_a_route_its_driver_completed_even_when_allowe
                 json!({"orders": [{"id": late}], "settings": settings}),
             )
             .await;
-        let body = r.envelope(400, "INVALID_INPUT");
-        assert_eq!(
-            body["details"]["validationErrors"][0]["path"],
-            json!(["id"]),
-            "{body:#}"
-        );
-        assert!(body["description"].as_str().unwrap().contains("completed"));
+        refused_as_completed(&r);
     }
+    // Nor is it reversed: its stops keep their order and ids.
+    let before = stop_ids(&app, &key, route).await;
+    let r = app
+        .post(
+            &format!("/v2/routes/{route}/reverse"),
+            &app.north(),
+            json!(null),
+        )
+        .await;
+    refused_as_completed(&r);
+    assert_eq!(stop_ids(&app, &key, route).await, before);
     assert_eq!(status_of(&app, late).await, "OPEN");
     assert_eq!(
         depot_route(&app, route).await["stops"]
