@@ -5,6 +5,7 @@
 mod support;
 
 use serde_json::{json, Value};
+use support::refusals::{INVALID, NOT_FOUND};
 use support::{assert_envelope_shape, seeded_server, Request};
 
 /// Every write endpoint of the service with a body that would be accepted from an `all` key.
@@ -279,37 +280,23 @@ fn ids_that_are_not_numbers_or_name_nothing_get_an_envelope_never_a_500() {
         assert_envelope_shape(&reply);
     }
     // The spec names the status of unknown ids: orders and customers 404, vehicles 400.
-    server
-        .get("/v2/orders/abc", key)
-        .assert_envelope("RESOURCE_NOT_FOUND", 404);
-    server
-        .get("/v2/orders/424242", key)
-        .assert_envelope("RESOURCE_NOT_FOUND", 404);
-    server
-        .get("/v2/customers/424242", key)
-        .assert_envelope("RESOURCE_NOT_FOUND", 404);
-    server
-        .put("/v2/customers/424242", key, &json!({"name": "x"}))
-        .assert_envelope("RESOURCE_NOT_FOUND", 404);
-    server
-        .put("/v2/orders/424242", key, &json!({"priority": "P1"}))
-        .assert_envelope("RESOURCE_NOT_FOUND", 404);
-    server
-        .get("/v2/vehicles/424242", key)
-        .assert_envelope("INVALID_INPUT", 400);
-    server
-        .put("/v2/vehicles/424242", key, &json!({"name": "x"}))
-        .assert_envelope("INVALID_INPUT", 400);
-    server
-        .delete("/v2/vehicles/424242", key)
-        .assert_envelope("INVALID_INPUT", 400);
-    server
-        .post(
-            "/v2/zone-groups/424242/bounds/contains",
-            key,
-            &json!({"location": {"lat": 1, "lng": 1}}),
-        )
-        .assert_envelope("RESOURCE_NOT_FOUND", 404);
+    let (name, priority) = (json!({"name": "x"}), json!({"priority": "P1"}));
+    let contains = json!({"location": {"lat": 1, "lng": 1}});
+    let bounds = "/v2/zone-groups/424242/bounds/contains";
+    server.assert_refusals(
+        key,
+        &[
+            ("GET", "/v2/orders/abc", None, NOT_FOUND),
+            ("GET", "/v2/orders/424242", None, NOT_FOUND),
+            ("GET", "/v2/customers/424242", None, NOT_FOUND),
+            ("PUT", "/v2/customers/424242", Some(&name), NOT_FOUND),
+            ("PUT", "/v2/orders/424242", Some(&priority), NOT_FOUND),
+            ("GET", "/v2/vehicles/424242", None, INVALID),
+            ("PUT", "/v2/vehicles/424242", Some(&name), INVALID),
+            ("DELETE", "/v2/vehicles/424242", None, INVALID),
+            ("POST", bounds, Some(&contains), NOT_FOUND),
+        ],
+    );
 }
 
 /// Every endpoint and method crossed with hostile bodies: the answer is JSON, an error is the

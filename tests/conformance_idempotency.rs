@@ -24,41 +24,28 @@ fn post_with_key(
     )
 }
 
+/// POST /v2/orders of one order numbered `number` under idempotency key `idem`.
+fn post_order(server: &Server, key: &str, idem: &str, number: &str) -> support::Reply {
+    post_with_key(server, "/v2/orders", key, idem, &order_batch(number))
+}
+
 #[test]
 fn an_idempotent_post_orders_replays_across_a_server_restart() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("idem.db");
     let fx = Fixture::seed(&db);
     let server = Server::start(&db);
-    let first = post_with_key(
-        &server,
-        "/v2/orders",
-        &fx.key,
-        "restart-1",
-        &order_batch("IR-1"),
-    );
+    let first = post_order(&server, &fx.key, "restart-1", "IR-1");
     assert_eq!(first.status, 200);
     assert_eq!(first.header("idempotency-replay"), None);
     server.kill_hard();
 
     let server = Server::start(&db);
-    let replay = post_with_key(
-        &server,
-        "/v2/orders",
-        &fx.key,
-        "restart-1",
-        &order_batch("IR-1"),
-    );
+    let replay = post_order(&server, &fx.key, "restart-1", "IR-1");
     assert_eq!(replay.status, 200);
     assert_eq!(replay.header("idempotency-replay"), Some("true"));
     assert_eq!(replay.json(), first.json());
-    let other = post_with_key(
-        &server,
-        "/v2/orders",
-        &fx.key,
-        "restart-1",
-        &order_batch("IR-2"),
-    );
+    let other = post_order(&server, &fx.key, "restart-1", "IR-2");
     other.assert_envelope("IDEMPOTENCY_KEY_REUSED_WITH_DIFFERENT_BODY", 422);
     let list = server.get("/v2/orders", &fx.key).json();
     assert_eq!(
@@ -107,15 +94,11 @@ fn a_replayed_post_customers_has_the_original_status_and_an_empty_body() {
 #[test]
 fn the_same_key_with_another_body_is_422_and_an_invalid_key_is_400() {
     let (_dir, server, fx) = seeded_server();
-    assert_eq!(
-        post_with_key(&server, "/v2/orders", &fx.key, "k", &order_batch("A")).status,
-        200
-    );
-    post_with_key(&server, "/v2/orders", &fx.key, "k", &order_batch("B"))
+    assert_eq!(post_order(&server, &fx.key, "k", "A").status, 200);
+    post_order(&server, &fx.key, "k", "B")
         .assert_envelope("IDEMPOTENCY_KEY_REUSED_WITH_DIFFERENT_BODY", 422);
     for bad in [String::new(), "x".repeat(256)] {
-        post_with_key(&server, "/v2/orders", &fx.key, &bad, &order_batch("C"))
-            .assert_envelope("IDEMPOTENCY_INVALID_KEY", 400);
+        post_order(&server, &fx.key, &bad, "C").assert_envelope("IDEMPOTENCY_INVALID_KEY", 400);
         post_with_key(
             &server,
             "/v2/customers",
@@ -125,23 +108,14 @@ fn the_same_key_with_another_body_is_422_and_an_invalid_key_is_400() {
         )
         .assert_envelope("IDEMPOTENCY_INVALID_KEY", 400);
     }
-    let reply = post_with_key(
-        &server,
-        "/v2/orders",
-        &fx.key,
-        &"y".repeat(255),
-        &order_batch("D"),
-    );
+    let reply = post_order(&server, &fx.key, &"y".repeat(255), "D");
     assert_eq!(reply.status, 200, "255 characters is a valid key");
 }
 
 #[test]
 fn keys_are_scoped_per_access_key_and_endpoint() {
     let (_dir, server, fx) = seeded_server();
-    assert_eq!(
-        post_with_key(&server, "/v2/orders", &fx.key, "shared", &order_batch("S1")).status,
-        200
-    );
+    assert_eq!(post_order(&server, &fx.key, "shared", "S1").status, 200);
     // Another endpoint with the same key value: a fresh request.
     let reply = post_with_key(
         &server,
@@ -225,12 +199,12 @@ fn replays_do_not_consume_rate_limit_quota() {
     let server = Server::start_with(&db, &[]);
     // The bulk tier lets one request through per two seconds: after the first, the window is
     // full (a fresh request is refused), yet replays keep coming back.
-    let first = post_with_key(&server, "/v2/orders", &fx.key, "rq-1", &order_batch("RQ-1"));
+    let first = post_order(&server, &fx.key, "rq-1", "RQ-1");
     assert_eq!(first.status, 200);
-    let fresh = post_with_key(&server, "/v2/orders", &fx.key, "rq-2", &order_batch("RQ-2"));
+    let fresh = post_order(&server, &fx.key, "rq-2", "RQ-2");
     fresh.assert_envelope("FORBIDDEN", 403);
     for _ in 0..5 {
-        let replay = post_with_key(&server, "/v2/orders", &fx.key, "rq-1", &order_batch("RQ-1"));
+        let replay = post_order(&server, &fx.key, "rq-1", "RQ-1");
         assert_eq!(replay.status, 200);
         assert_eq!(replay.header("idempotency-replay"), Some("true"));
     }

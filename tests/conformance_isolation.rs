@@ -5,6 +5,7 @@
 mod support;
 
 use serde_json::{json, Value};
+use support::refusals::{INVALID, NOT_FOUND};
 use support::{seeded_server, Reply, Request, Server};
 
 struct North {
@@ -12,6 +13,20 @@ struct North {
     order: i64,
     vehicle: i64,
 }
+
+impl North {
+    /// The order's, the customer's and the vehicle's paths.
+    fn paths(&self) -> [String; 3] {
+        [
+            format!("/v2/orders/{}", self.order),
+            format!("/v2/customers/{}", self.customer),
+            format!("/v2/vehicles/{}", self.vehicle),
+        ]
+    }
+}
+
+/// A zone group's point test: North's zone group is the fixture's first.
+const BOUNDS: &str = "/v2/zone-groups/1/bounds/contains";
 
 fn populate(server: &Server, key: &str) -> North {
     let reply = server.post(
@@ -78,6 +93,7 @@ fn list(server: &Server, key: &str, path: &str, field: &str) -> Vec<Value> {
 fn a_key_of_another_depot_or_organisation_sees_nothing_of_this_depot() {
     let (_dir, server, fx) = seeded_server();
     let north = populate(&server, &fx.key);
+    let [order, customer, vehicle] = north.paths();
     for key in [&fx.south_key, &fx.other_key] {
         assert!(list(&server, key, "/v2/orders", "orders").is_empty());
         assert!(list(&server, key, "/v2/customers", "customers").is_empty());
@@ -97,22 +113,16 @@ fn a_key_of_another_depot_or_organisation_sees_nothing_of_this_depot() {
         assert!(list(&server, key, "/v2/zone-groups", "zone_groups").is_empty());
         let templates = server.get("/v2/notifications/templates", key).json();
         assert_eq!(templates, json!([]));
-        server
-            .get(&format!("/v2/orders/{}", north.order), key)
-            .assert_envelope("RESOURCE_NOT_FOUND", 404);
-        server
-            .get(&format!("/v2/customers/{}", north.customer), key)
-            .assert_envelope("RESOURCE_NOT_FOUND", 404);
-        server
-            .get(&format!("/v2/vehicles/{}", north.vehicle), key)
-            .assert_envelope("INVALID_INPUT", 400);
-        server
-            .post(
-                "/v2/zone-groups/1/bounds/contains",
-                key,
-                &json!({"location": {"lat": 51.5, "lng": -0.12}}),
-            )
-            .assert_envelope("RESOURCE_NOT_FOUND", 404);
+        let contains = json!({"location": {"lat": 51.5, "lng": -0.12}});
+        server.assert_refusals(
+            key,
+            &[
+                ("GET", &order, None, NOT_FOUND),
+                ("GET", &customer, None, NOT_FOUND),
+                ("GET", &vehicle, None, INVALID),
+                ("POST", BOUNDS, Some(&contains), NOT_FOUND),
+            ],
+        );
     }
 }
 
@@ -120,34 +130,20 @@ fn a_key_of_another_depot_or_organisation_sees_nothing_of_this_depot() {
 fn a_key_of_another_depot_or_organisation_changes_nothing_of_this_depot() {
     let (_dir, server, fx) = seeded_server();
     let north = populate(&server, &fx.key);
-    let before = server
-        .get(&format!("/v2/orders/{}", north.order), &fx.key)
-        .json();
+    let [order, customer, vehicle] = north.paths();
+    let before = server.get(&order, &fx.key).json();
     for key in [&fx.south_key, &fx.other_key] {
-        server
-            .put(
-                &format!("/v2/orders/{}", north.order),
-                key,
-                &json!({"priority": "P1"}),
-            )
-            .assert_envelope("RESOURCE_NOT_FOUND", 404);
-        server
-            .put(
-                &format!("/v2/customers/{}", north.customer),
-                key,
-                &json!({"name": "stolen"}),
-            )
-            .assert_envelope("RESOURCE_NOT_FOUND", 404);
-        server
-            .put(
-                &format!("/v2/vehicles/{}", north.vehicle),
-                key,
-                &json!({"name": "stolen"}),
-            )
-            .assert_envelope("INVALID_INPUT", 400);
-        server
-            .delete(&format!("/v2/vehicles/{}", north.vehicle), key)
-            .assert_envelope("INVALID_INPUT", 400);
+        let priority = json!({"priority": "P1"});
+        let stolen = json!({"name": "stolen"});
+        server.assert_refusals(
+            key,
+            &[
+                ("PUT", &order, Some(&priority), NOT_FOUND),
+                ("PUT", &customer, Some(&stolen), NOT_FOUND),
+                ("PUT", &vehicle, Some(&stolen), INVALID),
+                ("DELETE", &vehicle, None, INVALID),
+            ],
+        );
         attach(&server, key, north.order).assert_envelope("RESOURCE_NOT_FOUND", 404);
         let reply = server.delete("/v2/orders/order-number/N-ORDER", key);
         assert_eq!(reply.status, 200);
@@ -168,13 +164,9 @@ fn a_key_of_another_depot_or_organisation_changes_nothing_of_this_depot() {
             )
             .assert_envelope("RESOURCE_NOT_FOUND", 404);
     }
-    let after = server
-        .get(&format!("/v2/orders/{}", north.order), &fx.key)
-        .json();
+    let after = server.get(&order, &fx.key).json();
     assert_eq!(before, after);
-    let customer = server
-        .get(&format!("/v2/customers/{}", north.customer), &fx.key)
-        .json();
+    let customer = server.get(&customer, &fx.key).json();
     assert_eq!(customer["customer"]["name"], "North customer");
     let vehicles = list(&server, &fx.key, "/v2/vehicles", "vehicles");
     assert_eq!(vehicles.len(), 1);
@@ -198,9 +190,7 @@ fn the_same_order_number_and_account_live_separately_in_two_depots() {
     let south = list(&server, &fx.south_key, "/v2/customers", "customers");
     assert_eq!(south.len(), 1);
     assert_ne!(south[0]["id"], north.customer);
-    let north_order = server
-        .get(&format!("/v2/orders/{}", north.order), &fx.key)
-        .json();
+    let north_order = server.get(&north.paths()[0], &fx.key).json();
     assert_eq!(north_order["order"]["delivery_lat"], 51.5);
 }
 
@@ -251,38 +241,19 @@ fn acknowledged_customers_orders_statuses_and_attachments_survive_kill_9() {
     let north = populate(&server, &fx.key);
     let reply = server.post("/v2/order-statuses", &fx.key, &json!({"status": "Kept"}));
     assert_eq!(reply.status, 201);
-    let reply = server.put(
-        &format!("/v2/orders/{}", north.order),
-        &fx.key,
-        &json!({"priority": "P1"}),
-    );
+    let [order, customer, vehicle] = north.paths();
+    let reply = server.put(&order, &fx.key, &json!({"priority": "P1"}));
     assert_eq!(reply.status, 200);
-    let before = [
-        server
-            .get(&format!("/v2/orders/{}", north.order), &fx.key)
-            .json(),
-        server
-            .get(&format!("/v2/customers/{}", north.customer), &fx.key)
-            .json(),
-        server
-            .get(&format!("/v2/vehicles/{}", north.vehicle), &fx.key)
-            .json(),
-        server.get("/v2/order-statuses", &fx.key).json(),
-    ];
+    let reads = |server: &Server| -> Vec<Value> {
+        [order.as_str(), &customer, &vehicle, "/v2/order-statuses"]
+            .iter()
+            .map(|path| server.get(path, &fx.key).json())
+            .collect()
+    };
+    let before = reads(&server);
     server.kill_hard();
     let server = Server::start(&db);
-    let after = [
-        server
-            .get(&format!("/v2/orders/{}", north.order), &fx.key)
-            .json(),
-        server
-            .get(&format!("/v2/customers/{}", north.customer), &fx.key)
-            .json(),
-        server
-            .get(&format!("/v2/vehicles/{}", north.vehicle), &fx.key)
-            .json(),
-        server.get("/v2/order-statuses", &fx.key).json(),
-    ];
+    let after = reads(&server);
     assert_eq!(before, after);
     assert_eq!(after[0]["order"]["priority"], "P1");
     assert_eq!(

@@ -12,7 +12,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use support::{binary, db_arg, send, Fixture, Request, Serving};
+use support::{send, serve_command, Fixture, Request, Serving};
 
 #[test]
 fn sigterm_drains_a_request_in_flight_and_refuses_new_connections() {
@@ -20,16 +20,8 @@ fn sigterm_drains_a_request_in_flight_and_refuses_new_connections() {
     let db = dir.path().join("drain.db");
     let fixture = Fixture::seed(&db);
     let mut serving = Serving::start(
-        Command::new(binary())
-            .args([
-                "serve",
-                "--listen",
-                "127.0.0.1:0",
-                "--rate-limits",
-                "off",
-                "--db",
-            ])
-            .arg(db_arg(&db))
+        serve_command(&db)
+            .args(["--rate-limits", "off"])
             .stderr(Stdio::null()),
     );
     let addr = serving.addr.clone();

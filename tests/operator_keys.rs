@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 use serde_json::{json, Value};
-use support::{binary, db_arg, seed, Fixture, Server, Serving};
+use support::{binary, db_arg, seed, serve_command, Fixture, Server, Serving};
 
 fn dispatch(args: &[&str], db: &Path) -> Output {
     Command::new(binary())
@@ -262,12 +262,8 @@ fn the_first_key_is_printed_by_the_first_start_that_succeeds_with_a_pointer_to_k
     drop(busy);
 
     let log_path = dir.path().join("serve.log");
-    let serving = Serving::start(
-        Command::new(binary())
-            .args(["serve", "--listen", "127.0.0.1:0", "--db"])
-            .arg(db_arg(&db))
-            .stderr(std::fs::File::create(&log_path).unwrap()),
-    );
+    let serving =
+        Serving::start(serve_command(&db).stderr(std::fs::File::create(&log_path).unwrap()));
     assert_eq!(serving.printed.len(), 1, "{:?}", serving.printed);
     let key = serving.printed[0]
         .strip_prefix("access key: ")

@@ -6,10 +6,9 @@
 mod support;
 
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::{json, Value};
-use support::{binary, db_arg, fixture_file, send, Fixture, Request, Serving};
+use support::{fixture_file, send, serve_command, Fixture, Request, Serving};
 
 fn call(
     addr: &str,
@@ -44,16 +43,8 @@ struct Secrets {
 fn logs_of_a_session(dir: &Path, db: &Path, flags: &[&str], secrets: &mut Secrets) -> String {
     let log_path = dir.join(format!("serve-{}.log", flags.join("-")));
     let mut serving = Serving::start(
-        Command::new(binary())
-            .args([
-                "serve",
-                "--listen",
-                "127.0.0.1:0",
-                "--rate-limits",
-                "off",
-                "--db",
-            ])
-            .arg(db_arg(db))
+        serve_command(db)
+            .args(["--rate-limits", "off"])
             .args(flags)
             .env("RUST_LOG", "debug")
             .stderr(std::fs::File::create(&log_path).unwrap()),

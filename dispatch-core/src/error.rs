@@ -134,6 +134,14 @@ impl ValidationErrors {
         self.0.is_empty()
     }
 
+    /// Each issue's path as people read it (`0.time_windows.1.from`), in order.
+    pub fn paths(&self) -> Vec<String> {
+        self.0
+            .iter()
+            .map(|i| crate::model::order_fields::render(&i.path))
+            .collect()
+    }
+
     /// `Ok(())` when empty, the collected errors otherwise.
     pub fn into_result(self) -> Result<(), ValidationErrors> {
         if self.is_empty() {

@@ -154,16 +154,7 @@ impl StatusSet {
     /// Names equal to a default or an existing status ignoring case are refused, because the
     /// order list filter matches statuses case-insensitively and could not tell them apart.
     pub fn check_new_custom(&self, name: &str) -> Result<String, StatusRejection> {
-        let chars = name.chars().count();
-        if chars == 0 || chars > MAX_STATUS_CHARS {
-            return Err(StatusRejection::InvalidLength);
-        }
-        if DEFAULT_STATUSES
-            .iter()
-            .any(|d| d.eq_ignore_ascii_case(name))
-        {
-            return Err(StatusRejection::IsDefault(name.to_owned()));
-        }
+        check_custom_name(name)?;
         if name.to_ascii_uppercase().starts_with(PARTIAL_PREFIX) {
             return Err(StatusRejection::Derived(name.to_owned()));
         }
@@ -175,16 +166,7 @@ impl StatusSet {
 
     /// Checks a custom status to remove, matched exactly as listed.
     pub fn check_removal(&self, name: &str) -> Result<(), StatusRejection> {
-        let chars = name.chars().count();
-        if chars == 0 || chars > MAX_STATUS_CHARS {
-            return Err(StatusRejection::InvalidLength);
-        }
-        if DEFAULT_STATUSES
-            .iter()
-            .any(|d| d.eq_ignore_ascii_case(name))
-        {
-            return Err(StatusRejection::IsDefault(name.to_owned()));
-        }
+        check_custom_name(name)?;
         if self.custom.iter().any(|c| c == name) {
             Ok(())
         } else {
@@ -416,6 +398,22 @@ fn rederive(state: &mut OrderState) {
         let base = state.status.0[PARTIAL_PREFIX.len()..].to_owned();
         state.status = Status(base);
     }
+}
+
+/// What adding and removing a custom status both require of its name: 1 to
+/// [`MAX_STATUS_CHARS`] characters, and no default status's name in any case.
+fn check_custom_name(name: &str) -> Result<(), StatusRejection> {
+    let chars = name.chars().count();
+    if chars == 0 || chars > MAX_STATUS_CHARS {
+        return Err(StatusRejection::InvalidLength);
+    }
+    if DEFAULT_STATUSES
+        .iter()
+        .any(|d| d.eq_ignore_ascii_case(name))
+    {
+        return Err(StatusRejection::IsDefault(name.to_owned()));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

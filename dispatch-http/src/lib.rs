@@ -23,6 +23,7 @@ pub mod observability;
 pub mod openapi;
 pub mod paging;
 pub mod public_url;
+pub mod redact;
 pub mod rejection;
 pub mod runtime;
 pub mod server;

@@ -28,10 +28,26 @@ pub fn issue_json(issue: &ValidationIssue) -> Value {
     json!({
         "code": issue.code.as_str(),
         "expected": issue.expected,
-        "received": issue.received,
+        "received": shortened(&issue.received),
         "path": path,
         "message": issue.message,
     })
+}
+
+/// Most characters of a value a validation issue echoes in `received`.
+pub const MAX_RECEIVED_CHARS: usize = 200;
+
+/// `received` as sent back: a long value is cut after [`MAX_RECEIVED_CHARS`] characters with
+/// its length said, so a refused 1 MB string does not come back as a 1 MB error.
+fn shortened(received: &str) -> String {
+    match received.char_indices().nth(MAX_RECEIVED_CHARS) {
+        None => received.to_owned(),
+        Some((end, _)) => format!(
+            "{}... ({} characters)",
+            &received[..end],
+            received.chars().count()
+        ),
+    }
 }
 
 /// 400 INVALID_INPUT with `details.validationErrors`.

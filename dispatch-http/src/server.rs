@@ -13,7 +13,10 @@
 //!   buffers full: a client that stopped reading) fails its connection, which closes and frees
 //!   what it held ([`write_deadline`]); a client reading slowly but steadily is not cut off;
 //! - **max connections**: beyond it, new connections wait in the listen backlog until one
-//!   closes.
+//!   closes;
+//! - **request heads**: at most [`MAX_HEADERS`] header fields in at most [`MAX_HEAD_BYTES`]
+//!   bytes; a head hyper cannot parse (or beyond those bounds) is answered with the spec's
+//!   envelope ([`parse_errors`]), not hyper's empty-bodied answer.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -27,8 +30,11 @@ use hyper_util::service::TowerToHyperService;
 use tokio::sync::Semaphore;
 use tower_http::timeout::RequestBodyDeadlineLayer;
 
+mod parse_errors;
 mod write_deadline;
 
+use parse_errors::EnvelopeParseErrors;
+pub use parse_errors::{MAX_HEADERS, MAX_HEAD_BYTES, MAX_TARGET_BYTES};
 use write_deadline::WriteDeadline;
 
 /// The bounds on connections (`dispatch serve` flags).
@@ -89,8 +95,13 @@ pub async fn serve(
         let connection = http1::Builder::new()
             .timer(TokioTimer::new())
             .header_read_timeout(limits.header_read_timeout)
+            .max_headers(MAX_HEADERS)
+            .max_buf_size(MAX_HEAD_BYTES)
             .serve_connection(
-                TokioIo::new(WriteDeadline::new(stream, limits.write_timeout)),
+                TokioIo::new(EnvelopeParseErrors::new(WriteDeadline::new(
+                    stream,
+                    limits.write_timeout,
+                ))),
                 service,
             );
         let connection = graceful.watch(connection);

@@ -122,12 +122,7 @@ impl PostgresStore {
                 Err(e)
             }
         };
-        metrics::histogram!(
-            "dispatch_db_transaction_duration_seconds",
-            "kind" => kind,
-            "outcome" => outcome,
-        )
-        .record(started.elapsed().as_secs_f64());
+        dispatch_store_sql::record_transaction(kind, outcome, started);
         result
     }
 }

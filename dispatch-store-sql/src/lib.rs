@@ -22,3 +22,14 @@ pub mod sql;
 
 pub use observers::OutboxObservers;
 pub use repo::{db_err, Db, Sql};
+
+/// Records one transaction of `kind` (`read`, `write`, `claim`) that began at `started` and
+/// ended with `outcome` (`commit` or `rollback`) for GET /metrics, the same on every SQL store.
+pub fn record_transaction(kind: &'static str, outcome: &'static str, started: std::time::Instant) {
+    metrics::histogram!(
+        "dispatch_db_transaction_duration_seconds",
+        "kind" => kind,
+        "outcome" => outcome,
+    )
+    .record(started.elapsed().as_secs_f64());
+}

@@ -61,6 +61,8 @@ impl SqliteStore {
     /// Opens (creating if missing) the database at `path` and brings its schema up to date.
     pub fn open(path: impl AsRef<Path>) -> Result<SqliteStore, StoreError> {
         let path = path.as_ref().to_path_buf();
+        // Counted like every later one (as the PostgreSQL pool counts its first connections).
+        metrics::counter!("dispatch_db_connections_opened_total").increment(1);
         let mut conn = connection::open(&path)?;
         migrations::apply(&mut conn)?;
         Ok(SqliteStore {
@@ -139,12 +141,7 @@ impl SqliteStore {
                     Err(e)
                 }
             };
-            metrics::histogram!(
-                "dispatch_db_transaction_duration_seconds",
-                "kind" => kind,
-                "outcome" => outcome,
-            )
-            .record(started.elapsed().as_secs_f64());
+            dispatch_store_sql::record_transaction(kind, outcome, started);
             result
         })
     }

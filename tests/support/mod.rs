@@ -6,6 +6,7 @@
 
 #![allow(dead_code)] // each test binary uses a different part of this module
 
+pub mod refusals;
 pub mod worker;
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -230,6 +231,16 @@ pub struct Server {
     pub access_key: Option<String>,
 }
 
+/// `dispatch serve --listen 127.0.0.1:0 --db DB` (any free port: the real one is printed), for
+/// the caller to add flags, environment and stderr to.
+pub fn serve_command(db: &Path) -> Command {
+    let mut command = Command::new(binary());
+    command
+        .args(["serve", "--listen", "127.0.0.1:0", "--db"])
+        .arg(db_arg(db));
+    command
+}
+
 impl Server {
     /// `serve --rate-limits off` on `db`.
     pub fn start(db: &Path) -> Server {
@@ -242,9 +253,7 @@ impl Server {
 
     /// `serve` on `db` with `flags` and extra environment variables.
     pub fn start_with_env(db: &Path, flags: &[&str], env: &[(&str, &str)]) -> Server {
-        let mut child = Command::new(binary())
-            .args(["serve", "--listen", "127.0.0.1:0", "--db"])
-            .arg(db_arg(db))
+        let mut child = serve_command(db)
             .args(flags)
             .envs(env.iter().copied())
             .stdout(Stdio::piped())

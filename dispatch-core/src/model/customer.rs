@@ -67,6 +67,32 @@ pub struct Customer {
     pub updated: Timestamp,
 }
 
+impl Customer {
+    /// A customer not yet stored (id 0) with only its account, created and written at `now`.
+    pub fn new(account: String, now: Timestamp) -> Customer {
+        Customer {
+            id: 0,
+            account,
+            name: None,
+            address: None,
+            postcode: None,
+            phone: None,
+            email: None,
+            lat: None,
+            lng: None,
+            duration: None,
+            notes: None,
+            capacities: Vec::new(),
+            skills: Vec::new(),
+            tags: Vec::new(),
+            time_windows: Vec::new(),
+            custom_fields: Vec::new(),
+            created: now,
+            updated: now,
+        }
+    }
+}
+
 /// The checked content of one customer write. Scalars: `None` omitted, `Some(None)` cleared
 /// (sent as null), `Some(Some(v))` set. Arrays: `None` omitted, `Some(v)` replaces the set.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -132,26 +158,9 @@ pub fn merge_customer(
     write: CustomerWrite,
     now: Timestamp,
 ) -> Result<CustomerMerge, ValidationErrors> {
-    let mut c = existing.cloned().unwrap_or_else(|| Customer {
-        id: 0,
-        account: String::new(),
-        name: None,
-        address: None,
-        postcode: None,
-        phone: None,
-        email: None,
-        lat: None,
-        lng: None,
-        duration: None,
-        notes: None,
-        capacities: Vec::new(),
-        skills: Vec::new(),
-        tags: Vec::new(),
-        time_windows: Vec::new(),
-        custom_fields: Vec::new(),
-        created: now,
-        updated: now,
-    });
+    let mut c = existing
+        .cloned()
+        .unwrap_or_else(|| Customer::new(String::new(), now));
     if let Some(account) = &changes.account {
         c.account = account.clone();
     }

@@ -18,23 +18,19 @@ fn input(account: &str) -> CustomerInput {
     }
 }
 
-fn upsert(existing: Option<&Customer>, input: &CustomerInput, now: i64) -> CustomerMerge {
-    let changes = validate_customer(input.clone(), CustomerWrite::Upsert).unwrap();
-    merge_customer(
-        existing,
-        &changes,
-        &catalog(),
-        CustomerWrite::Upsert,
-        at(now),
-    )
-    .unwrap()
+/// Validates `input` (which must pass) and merges it over `existing`.
+fn merge(
+    existing: Option<&Customer>,
+    input: &CustomerInput,
+    write: CustomerWrite,
+    now: i64,
+) -> Result<CustomerMerge, ValidationErrors> {
+    let changes = validate_customer(input.clone(), write).unwrap();
+    merge_customer(existing, &changes, &catalog(), write, at(now))
 }
 
-fn paths(errs: &ValidationErrors) -> Vec<String> {
-    errs.0
-        .iter()
-        .map(|i| crate::model::order_fields::render(&i.path))
-        .collect()
+fn upsert(existing: Option<&Customer>, input: &CustomerInput, now: i64) -> CustomerMerge {
+    merge(existing, input, CustomerWrite::Upsert, now).unwrap()
 }
 
 #[test]
@@ -57,7 +53,7 @@ fn field_lengths_follow_the_size_limits() {
     i.notes = Some(Some("x".repeat(40_001)));
     let err = validate_customer(i.clone(), CustomerWrite::Upsert).unwrap_err();
     assert_eq!(
-        paths(&err),
+        err.paths(),
         ["name", "address", "postcode", "phone", "notes"]
     );
 }
@@ -100,35 +96,31 @@ fn at_most_two_time_windows_and_to_optional_only_on_create() {
     let mut i = input("A");
     i.time_windows = Some(vec![w(None), w(Some("09:00")), w(Some("10:00"))]);
     let err = validate_customer(i.clone(), CustomerWrite::Upsert).unwrap_err();
-    assert_eq!(paths(&err), ["time_windows"]);
+    assert_eq!(err.paths(), ["time_windows"]);
     i.time_windows = Some(vec![w(None)]);
     assert!(validate_customer(i.clone(), CustomerWrite::Upsert).is_ok());
     let err = validate_customer(i.clone(), CustomerWrite::Update).unwrap_err();
-    assert_eq!(paths(&err), ["time_windows.0.to"]);
+    assert_eq!(err.paths(), ["time_windows.0.to"]);
     i.time_windows = Some(vec![TimeWindowInput {
         from: Some("8:00".into()),
         to: None,
         kind: None,
     }]);
     let err = validate_customer(i.clone(), CustomerWrite::Upsert).unwrap_err();
-    assert_eq!(paths(&err), ["time_windows.0.from"]);
+    assert_eq!(err.paths(), ["time_windows.0.from"]);
 }
 
 #[test]
 fn customer_needs_an_address_or_both_coordinates() {
     let mut i = input("A");
     i.address = None;
-    let changes = validate_customer(i.clone(), CustomerWrite::Upsert).unwrap();
-    let err = merge_customer(None, &changes, &catalog(), CustomerWrite::Upsert, at(1)).unwrap_err();
-    assert_eq!(paths(&err), ["address"]);
+    let err = merge(None, &i, CustomerWrite::Upsert, 1).unwrap_err();
+    assert_eq!(err.paths(), ["address"]);
     i.lat = Some(Some(51.5));
-    let changes = validate_customer(i.clone(), CustomerWrite::Upsert).unwrap();
-    let err = merge_customer(None, &changes, &catalog(), CustomerWrite::Upsert, at(1)).unwrap_err();
-    assert_eq!(paths(&err), ["lng"]);
+    let err = merge(None, &i, CustomerWrite::Upsert, 1).unwrap_err();
+    assert_eq!(err.paths(), ["lng"]);
     i.lng = Some(Some(-0.1));
-    let changes = validate_customer(i.clone(), CustomerWrite::Upsert).unwrap();
-    let m = merge_customer(None, &changes, &catalog(), CustomerWrite::Upsert, at(1)).unwrap();
-    assert!(!m.needs_geocoding);
+    assert!(!upsert(None, &i, 1).needs_geocoding);
 }
 
 #[test]
@@ -164,15 +156,7 @@ fn changing_the_address_without_coordinates_clears_them_and_geocodes() {
         address: Some(Some("2 Low St".into())),
         ..CustomerInput::default()
     };
-    let changes = validate_customer(moved.clone(), CustomerWrite::Update).unwrap();
-    let m = merge_customer(
-        Some(&created),
-        &changes,
-        &catalog(),
-        CustomerWrite::Update,
-        at(2),
-    )
-    .unwrap();
+    let m = merge(Some(&created), &moved, CustomerWrite::Update, 2).unwrap();
     assert!(m.needs_geocoding);
     assert_eq!((m.customer.lat, m.customer.lng), (None, None));
 }
@@ -198,29 +182,13 @@ fn customer_update_matches_custom_fields_by_id_only() {
         }]),
         ..CustomerInput::default()
     };
-    let changes = validate_customer(i.clone(), CustomerWrite::Update).unwrap();
-    let m = merge_customer(
-        Some(&created),
-        &changes,
-        &catalog(),
-        CustomerWrite::Update,
-        at(2),
-    )
-    .unwrap();
+    let m = merge(Some(&created), &i, CustomerWrite::Update, 2).unwrap();
     assert!(m.customer.custom_fields.is_empty());
     let with_account = CustomerInput {
         account: Some(Some("A".into())),
         ..i
     };
-    let changes = validate_customer(with_account.clone(), CustomerWrite::Upsert).unwrap();
-    let m = merge_customer(
-        Some(&created),
-        &changes,
-        &catalog(),
-        CustomerWrite::Upsert,
-        at(2),
-    )
-    .unwrap();
+    let m = merge(Some(&created), &with_account, CustomerWrite::Upsert, 2).unwrap();
     assert_eq!(m.customer.custom_fields.len(), 1);
 }
 

@@ -7,9 +7,10 @@ use crate::model::order_fields::{CapacityInput, CustomFieldInput, Sent, TimeWind
 use crate::model::order_value::Money;
 use crate::time::{Date, Weekday};
 
-/// One end (`delivery_*` or `pickup_*`) as sent.
+/// The fields of one end (`delivery_*` or `pickup_*`) that validation checks but passes on as
+/// sent: the same in [`EndpointInput`] and [`EndpointChanges`].
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct EndpointInput {
+pub struct EndpointFields {
     /// `*_contact_name`.
     pub contact_name: Sent<String>,
     /// `*_contact_number`.
@@ -30,6 +31,41 @@ pub struct EndpointInput {
     pub duration: Sent<f64>,
     /// `*_notes`.
     pub notes: Sent<String>,
+}
+
+impl EndpointFields {
+    /// Applies the fields to `end`: sent fields overwrite, omitted ones stay.
+    pub fn apply_to(&self, end: &mut Endpoint) {
+        fn set<T: Clone>(f: &mut Option<T>, c: &Sent<T>) {
+            if let Some(v) = c {
+                *f = v.clone();
+            }
+        }
+        set(&mut end.contact_name, &self.contact_name);
+        set(&mut end.contact_number, &self.contact_number);
+        set(&mut end.contact_email, &self.contact_email);
+        set(&mut end.address, &self.address);
+        set(&mut end.country_code, &self.country_code);
+        set(&mut end.postcode, &self.postcode);
+        set(&mut end.lat, &self.lat);
+        set(&mut end.lng, &self.lng);
+        set(&mut end.duration, &self.duration);
+        set(&mut end.notes, &self.notes);
+    }
+
+    /// True when the address or postcode was sent without any coordinate.
+    pub fn relocated_without_coordinates(&self) -> bool {
+        (self.address.is_some() || self.postcode.is_some())
+            && self.lat.is_none()
+            && self.lng.is_none()
+    }
+}
+
+/// One end (`delivery_*` or `pickup_*`) as sent.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EndpointInput {
+    /// The fields passed on as sent.
+    pub fields: EndpointFields,
     /// `*_time_windows`.
     pub time_windows: Option<Vec<TimeWindowInput>>,
     /// `*_available_days`.
@@ -110,26 +146,8 @@ pub struct OrderInput {
 /// Checked changes to one end.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct EndpointChanges {
-    /// `*_contact_name`.
-    pub contact_name: Sent<String>,
-    /// `*_contact_number`.
-    pub contact_number: Sent<String>,
-    /// `*_contact_email`.
-    pub contact_email: Sent<String>,
-    /// `*_address`.
-    pub address: Sent<String>,
-    /// `*_country_code`.
-    pub country_code: Sent<String>,
-    /// `*_postcode`.
-    pub postcode: Sent<String>,
-    /// `*_lat`.
-    pub lat: Sent<f64>,
-    /// `*_lng`.
-    pub lng: Sent<f64>,
-    /// `*_duration`.
-    pub duration: Sent<f64>,
-    /// `*_notes`.
-    pub notes: Sent<String>,
+    /// The fields passed on as sent.
+    pub fields: EndpointFields,
     /// `*_available_days`.
     pub available_days: Option<Vec<Weekday>>,
 }
@@ -137,31 +155,10 @@ pub struct EndpointChanges {
 impl EndpointChanges {
     /// Applies the changes to `end`: sent fields overwrite, omitted ones stay.
     pub fn apply_to(&self, end: &mut Endpoint) {
-        fn set<T: Clone>(f: &mut Option<T>, c: &Sent<T>) {
-            if let Some(v) = c {
-                *f = v.clone();
-            }
-        }
-        set(&mut end.contact_name, &self.contact_name);
-        set(&mut end.contact_number, &self.contact_number);
-        set(&mut end.contact_email, &self.contact_email);
-        set(&mut end.address, &self.address);
-        set(&mut end.country_code, &self.country_code);
-        set(&mut end.postcode, &self.postcode);
-        set(&mut end.lat, &self.lat);
-        set(&mut end.lng, &self.lng);
-        set(&mut end.duration, &self.duration);
-        set(&mut end.notes, &self.notes);
+        self.fields.apply_to(end);
         if let Some(days) = &self.available_days {
             end.available_days = days.clone();
         }
-    }
-
-    /// True when the address or postcode was sent without any coordinate.
-    pub fn relocated_without_coordinates(&self) -> bool {
-        (self.address.is_some() || self.postcode.is_some())
-            && self.lat.is_none()
-            && self.lng.is_none()
     }
 }
 

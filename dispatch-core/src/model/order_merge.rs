@@ -167,14 +167,14 @@ pub fn apply_order_update(
         };
         let before = (end.address.clone(), end.postcode.clone());
         ch.apply_to(end);
-        if ch.relocated_without_coordinates()
+        if ch.fields.relocated_without_coordinates()
             && before != (end.address.clone(), end.postcode.clone())
         {
             // A moved end must not keep the coordinates of its old address.
             end.lat = None;
             end.lng = None;
         }
-        if ch.relocated_without_coordinates() && end.needs_geocoding() {
+        if ch.fields.relocated_without_coordinates() && end.needs_geocoding() {
             geocode.push(side);
         }
     }

@@ -2,9 +2,9 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::model::line_item::LineItemInput;
-use crate::model::order_fields::{render, TimeWindowInput};
+use crate::model::order_fields::TimeWindowInput;
 use crate::model::order_validate::{
-    validate_order, validate_order_batch, EndpointInput, OrderInput, OrderWrite,
+    validate_order, validate_order_batch, EndpointFields, EndpointInput, OrderInput, OrderWrite,
 };
 use crate::model::order_value::{Money, ValueSource};
 use crate::model::test_fixtures::{catalog, delivery};
@@ -35,10 +35,7 @@ fn item(code: &str, qty: f64, price: Option<f64>) -> LineItemInput {
 fn batch_paths(inputs: &[OrderInput]) -> Vec<String> {
     validate_order_batch(inputs.to_vec(), &statuses())
         .unwrap_err()
-        .0
-        .iter()
-        .map(|i| render(&i.path))
-        .collect()
+        .paths()
 }
 
 fn create(input: &OrderInput, now: i64) -> Order {
@@ -55,10 +52,8 @@ fn post(existing: Option<&Order>, input: &OrderInput, now: i64) -> OrderMerge {
 
 fn put(existing: &Order, input: &OrderInput, taken: bool) -> Result<OrderMerge, Vec<String>> {
     let (cat, st, start) = (catalog(), statuses(), Status::open());
-    let changes = validate_order(input.clone(), OrderWrite::Update, &st)
-        .map_err(|e| e.0.iter().map(|i| render(&i.path)).collect::<Vec<_>>())?;
-    apply_order_update(existing, &changes, taken, ctx(&cat, &st, &start, 99))
-        .map_err(|e| e.0.iter().map(|i| render(&i.path)).collect())
+    let changes = validate_order(input.clone(), OrderWrite::Update, &st).map_err(|e| e.paths())?;
+    apply_order_update(existing, &changes, taken, ctx(&cat, &st, &start, 99)).map_err(|e| e.paths())
 }
 
 #[test]
@@ -82,16 +77,16 @@ fn a_shipment_needs_pickup_and_delivery_data() {
     let mut o = delivery("A");
     o.kind = Some(Some("shipment".into()));
     assert_eq!(batch_paths(&[o.clone()]), ["0.pickup_address"]);
-    o.pickup.lat = Some(Some(1.0));
-    o.pickup.lng = Some(Some(2.0));
+    o.pickup.fields.lat = Some(Some(1.0));
+    o.pickup.fields.lng = Some(Some(2.0));
     assert!(validate_order_batch(vec![o], &statuses()).is_ok());
 }
 
 #[test]
 fn a_delivery_needs_delivery_data_and_a_pickup_pickup_data() {
     let mut d = delivery("A");
-    d.delivery.address = None;
-    d.pickup.address = Some(Some("x".into()));
+    d.delivery.fields.address = None;
+    d.pickup.fields.address = Some(Some("x".into()));
     let mut p = delivery("B");
     p.kind = Some(Some("pickup".into()));
     assert_eq!(
@@ -122,8 +117,8 @@ fn field_formats_are_checked_with_their_paths() {
     let mut o = delivery("A");
     o.priority = Some(Some("P4".into()));
     o.delivery_date = Some(Some("2026-13-01".into()));
-    o.delivery.contact_email = Some(Some("nope".into()));
-    o.delivery.country_code = Some(Some("GBR".into()));
+    o.delivery.fields.contact_email = Some(Some("nope".into()));
+    o.delivery.fields.country_code = Some(Some("GBR".into()));
     o.delivery.available_days = Some(vec!["FUNDAY".into()]);
     o.delivery.time_windows = Some(vec![TimeWindowInput {
         from: Some("09:00".into()),
@@ -162,7 +157,7 @@ fn line_items_need_code_name_and_integer_quantity_within_limits() {
     ]);
     let (cat, st, start) = (catalog(), statuses(), Status::open());
     let errs = validate_order_batch(vec![o], &st).unwrap_err();
-    let paths: Vec<String> = errs.0.iter().map(|i| render(&i.path)).collect();
+    let paths: Vec<String> = errs.paths();
     assert_eq!(
         paths,
         [
@@ -178,7 +173,7 @@ fn line_items_need_code_name_and_integer_quantity_within_limits() {
     }]);
     let changes = validate_order_batch(vec![o], &st).unwrap().remove(0);
     let errs = merge_posted_order(None, &changes, None, ctx(&cat, &st, &start, 1)).unwrap_err();
-    let paths: Vec<String> = errs.0.iter().map(|i| render(&i.path)).collect();
+    let paths: Vec<String> = errs.paths();
     assert_eq!(
         paths,
         ["line_items.0.product_name", "line_items.0.product_quantity"]
@@ -431,12 +426,15 @@ fn a_line_item_status_change_emits_orders_status_with_the_derived_status() {
 #[test]
 fn changing_an_address_without_coordinates_geocodes_it() {
     let mut o = delivery("A");
-    o.delivery.lat = Some(Some(1.0));
-    o.delivery.lng = Some(Some(1.0));
+    o.delivery.fields.lat = Some(Some(1.0));
+    o.delivery.fields.lng = Some(Some(1.0));
     let stored = create(&o, 1);
     let change = OrderInput {
         delivery: EndpointInput {
-            address: Some(Some("2 Low St".into())),
+            fields: EndpointFields {
+                address: Some(Some("2 Low St".into())),
+                ..EndpointFields::default()
+            },
             ..EndpointInput::default()
         },
         ..OrderInput::default()

@@ -10,10 +10,11 @@ use crate::model::order::{
 };
 use crate::model::order_fields::{
     bad_enum, check_country, check_email, check_len, check_range, custom, key_path, parse_time,
-    render, required, TimeWindowInput,
+    render, required, TimeWindowInput, MAX_VISIT_MINUTES,
 };
 pub use crate::model::order_input::{
-    EndpointChanges, EndpointInput, OrderChanges, OrderCustomerInput, OrderInput, OrderWrite,
+    EndpointChanges, EndpointFields, EndpointInput, OrderChanges, OrderCustomerInput, OrderInput,
+    OrderWrite,
 };
 use crate::model::order_rejection::OrderRejection;
 use crate::model::order_value::Money;
@@ -283,19 +284,20 @@ fn check_customer(errs: &mut ValidationErrors, c: &OrderCustomerInput) {
 fn endpoint(errs: &mut ValidationErrors, side: &str, e: EndpointInput) -> EndpointChanges {
     let key = |k: &str| format!("{side}_{k}");
     let at = |k: &str| vec![PathSegment::Key(key(k))];
-    if let Some(Some(v)) = &e.contact_email {
+    let f = &e.fields;
+    if let Some(Some(v)) = &f.contact_email {
         check_email(errs, at("contact_email"), v);
     }
-    if let Some(Some(v)) = &e.country_code {
+    if let Some(Some(v)) = &f.country_code {
         check_country(errs, at("country_code"), v);
     }
     crate::model::order_fields::check_coordinates(
         errs,
-        (at("lat"), e.lat.flatten()),
-        (at("lng"), e.lng.flatten()),
+        (at("lat"), f.lat.flatten()),
+        (at("lng"), f.lng.flatten()),
     );
-    if let Some(Some(d)) = e.duration {
-        check_range(errs, at("duration"), d, 0.0, 1e6);
+    if let Some(Some(d)) = f.duration {
+        check_range(errs, at("duration"), d, 0.0, MAX_VISIT_MINUTES);
     }
     let available_days = e.available_days.as_ref().map(|days| {
         days.iter()
@@ -315,16 +317,7 @@ fn endpoint(errs: &mut ValidationErrors, side: &str, e: EndpointInput) -> Endpoi
             .collect()
     });
     EndpointChanges {
-        contact_name: e.contact_name,
-        contact_number: e.contact_number,
-        contact_email: e.contact_email,
-        address: e.address,
-        country_code: e.country_code,
-        postcode: e.postcode,
-        lat: e.lat,
-        lng: e.lng,
-        duration: e.duration,
-        notes: e.notes,
+        fields: e.fields,
         available_days,
     }
 }

@@ -33,21 +33,6 @@ fn answer(question_id: u32, value: AnswerValue, images: usize) -> AnswerInput {
     }
 }
 
-fn paths(e: &ValidationErrors) -> Vec<String> {
-    e.0.iter()
-        .map(|i| {
-            i.path
-                .iter()
-                .map(|p| match p {
-                    PathSegment::Key(k) => k.clone(),
-                    PathSegment::Index(i) => i.to_string(),
-                })
-                .collect::<Vec<_>>()
-                .join(".")
-        })
-        .collect()
-}
-
 #[test]
 fn every_answer_type_is_accepted_in_its_own_shape() {
     let answers = vec![
@@ -87,7 +72,7 @@ fn wrong_shapes_unknown_and_repeated_questions_are_each_reported_at_their_path()
     ];
     let e = check_answers(&def(), &answers).unwrap_err();
     assert_eq!(
-        paths(&e),
+        e.paths(),
         [
             "answers.0.value",
             "answers.1.value",
@@ -104,7 +89,7 @@ fn wrong_shapes_unknown_and_repeated_questions_are_each_reported_at_their_path()
 #[test]
 fn a_required_question_left_out_is_reported() {
     let e = check_answers(&def(), &[answer(2, AnswerValue::Text("x".into()), 0)]).unwrap_err();
-    assert_eq!(paths(&e), ["answers"]);
+    assert_eq!(e.paths(), ["answers"]);
     assert_eq!(e.0[0].code, IssueCode::Required);
 }
 
@@ -119,7 +104,7 @@ fn definitions_need_a_title_questions_and_options_only_where_they_belong() {
     bad.questions[4].id = 9;
     let e = bad.validate().unwrap_err();
     assert_eq!(
-        paths(&e),
+        e.paths(),
         [
             "title",
             "questions.0.options",
@@ -132,5 +117,5 @@ fn definitions_need_a_title_questions_and_options_only_where_they_belong() {
         questions: vec![],
         ..def()
     };
-    assert_eq!(paths(&empty.validate().unwrap_err()), ["questions"]);
+    assert_eq!(empty.validate().unwrap_err().paths(), ["questions"]);
 }

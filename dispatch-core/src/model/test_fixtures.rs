@@ -1,7 +1,7 @@
 //! Inputs the model's and services' unit tests share.
 
 use crate::model::order_fields::{Catalog, NamedRef};
-use crate::model::order_input::{EndpointInput, OrderInput};
+use crate::model::order_input::{EndpointFields, EndpointInput, OrderInput};
 
 fn named(id: i64, name: &str) -> NamedRef {
     NamedRef {
@@ -34,7 +34,10 @@ pub fn delivery(number: &str) -> OrderInput {
         order_number: Some(Some(number.into())),
         kind: Some(Some("delivery".into())),
         delivery: EndpointInput {
-            address: Some(Some("1 High St".into())),
+            fields: EndpointFields {
+                address: Some(Some("1 High St".into())),
+                ..EndpointFields::default()
+            },
             ..EndpointInput::default()
         },
         ..OrderInput::default()

@@ -12,11 +12,13 @@ use std::collections::HashSet;
 
 use super::route_day::ToBudget;
 use super::ServiceError;
-use crate::error::{IssueCode, ValidationErrors, ValidationIssue};
+use crate::error::{IssueCode, PathSegment, ValidationErrors, ValidationIssue};
 use crate::model::customer::Customer;
 use crate::model::location::Coordinates;
 use crate::model::order::{Endpoint, Order, OrderTimeWindow, OrderType, Side};
-use crate::model::order_fields::CapacityAmount;
+use crate::model::order_fields::{
+    check_coordinates, check_range, CapacityAmount, MAX_VISIT_MINUTES,
+};
 use crate::model::organisation::{Depot, DepotScope};
 use crate::model::reference::CapacityType;
 use crate::model::route_edit::is_completed;
@@ -25,6 +27,7 @@ use crate::optimise::{optimise_day, DayRequest, OptimiseError, UnservedReason};
 use crate::ports::geocoder::{GeocodeQuery, Geocoder};
 use crate::ports::matrix::TravelMatrix;
 use crate::ports::store::Store;
+use crate::service::Found;
 use crate::solver;
 use crate::status::Status;
 use crate::time::{Date, TimeOfDay, Timestamp};
@@ -54,6 +57,42 @@ pub struct Candidate {
 }
 
 impl Candidate {
+    /// The field rules an order's ends and capacities follow, applied to the candidate (paths
+    /// under `order`): coordinates in range, visit durations 0 to [`MAX_VISIT_MINUTES`],
+    /// capacities not negative. A question about an order that could not be created gets the
+    /// same 400 the order would, not an answer.
+    pub fn validate(&self) -> ValidationErrors {
+        let mut errs = ValidationErrors::default();
+        let at =
+            |field: String| -> Vec<PathSegment> { vec!["order".into(), field.as_str().into()] };
+        for (side, end) in [("delivery", &self.delivery), ("pickup", &self.pickup)] {
+            check_coordinates(
+                &mut errs,
+                (at(format!("{side}_lat")), end.lat),
+                (at(format!("{side}_lng")), end.lng),
+            );
+            if let Some(d) = end.duration {
+                check_range(
+                    &mut errs,
+                    at(format!("{side}_duration")),
+                    d,
+                    0.0,
+                    MAX_VISIT_MINUTES,
+                );
+            }
+        }
+        for (i, c) in self.capacities.iter().enumerate() {
+            let path = vec![
+                "order".into(),
+                "capacities".into(),
+                i.into(),
+                "capacity".into(),
+            ];
+            check_range(&mut errs, path, c.amount, 0.0, f64::MAX);
+        }
+        errs
+    }
+
     fn side(&self) -> Side {
         if self.kind == Some(OrderType::Pickup) {
             Side::Pickup
@@ -92,9 +131,7 @@ pub fn read_day(
     vehicle_ids: Option<&[i64]>,
 ) -> Result<BookingDay, ServiceError> {
     store.read(|tx| {
-        let depot = tx
-            .get_depot(scope)?
-            .ok_or(ServiceError::NotFound("depot"))?;
+        let depot = tx.get_depot(scope).found("depot")?;
         let fleet = tx.list_vehicles(scope)?;
         let vehicles = match vehicle_ids {
             Some(ids) => {

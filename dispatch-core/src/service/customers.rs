@@ -16,6 +16,7 @@ use crate::paging::{Page, PageRequest};
 use crate::ports::geocoder::{GeocodeError, GeocodeQuery, Geocoder};
 use crate::ports::idempotency::BeforeCommit;
 use crate::ports::store::{Store, StoreError, StoreTx};
+use crate::service::Found;
 use crate::time::Timestamp;
 
 /// One customer written by a bulk write.
@@ -145,9 +146,7 @@ pub fn update(
         )
     });
     store.transaction(|tx| {
-        let existing = tx
-            .get_customer(scope, id)?
-            .ok_or(ServiceError::NotFound("customer"))?;
+        let existing = tx.get_customer(scope, id).found("customer")?;
         if let Some(account) = &change.account {
             if let Some(other) = tx.find_customer_by_account(scope, account)? {
                 if other.id != id {

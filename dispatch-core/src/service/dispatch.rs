@@ -22,6 +22,7 @@ use crate::model::plan::Plan;
 use crate::ports::store::{Store, StoreError, StoreTx};
 use crate::ports::tracking::TrackingLinks;
 use crate::service::driver::feed::route_changed;
+use crate::service::Found;
 use crate::status::{OrderEvent, OPEN, ROUTED};
 use crate::time::Timestamp;
 
@@ -83,12 +84,8 @@ fn resolve_plan(
     if let Some(plan) = tx.get_plan(scope, id)? {
         return Ok((plan, PlanTarget::Plan));
     }
-    let solution = tx
-        .get_solution(scope, id)?
-        .ok_or(ServiceError::NotFound("plan"))?;
-    let plan = tx
-        .get_plan(scope, solution.plan_id)?
-        .ok_or(ServiceError::NotFound("plan"))?;
+    let solution = tx.get_solution(scope, id).found("plan")?;
+    let plan = tx.get_plan(scope, solution.plan_id).found("plan")?;
     let target = if plan.active_solution_id == Some(id) {
         PlanTarget::ActiveSolution
     } else {
@@ -132,12 +129,8 @@ pub fn dispatch_route(
     now: Timestamp,
 ) -> Result<Dispatched, ServiceError> {
     store.transaction(|tx| {
-        let route = tx
-            .get_route(scope, id)?
-            .ok_or(ServiceError::NotFound("route"))?;
-        let plan = tx
-            .get_plan(scope, route.plan_id)?
-            .ok_or(ServiceError::NotFound("route"))?;
+        let route = tx.get_route(scope, id).found("route")?;
+        let plan = tx.get_plan(scope, route.plan_id).found("route")?;
         let facts = plan_facts(tx, scope, &plan)?;
         let decision = decide_route(&facts, id).map_err(rejection)?;
         apply(tx, links, scope, plan, decision, now)
@@ -158,9 +151,7 @@ fn apply(
 ) -> Result<Dispatched, ServiceError> {
     let mut routed = Vec::new();
     for &route_id in &decision.routes {
-        let mut route = tx
-            .get_route(scope, route_id)?
-            .ok_or(ServiceError::NotFound("route"))?;
+        let mut route = tx.get_route(scope, route_id).found("route")?;
         for stop in tx.list_stops(scope, route_id)? {
             for &order_id in &stop.visit.order_ids {
                 let Some(order) = tx.get_order(scope, order_id)? else {

@@ -57,6 +57,18 @@ pub enum ServiceError {
     Store(#[from] StoreError),
 }
 
+/// A store read of one resource, turned into the use case's answer: the resource, or
+/// [`ServiceError::NotFound`] naming `what` when the caller's depot has none.
+pub(crate) trait Found<T> {
+    fn found(self, what: &'static str) -> Result<T, ServiceError>;
+}
+
+impl<T> Found<T> for Result<Option<T>, StoreError> {
+    fn found(self, what: &'static str) -> Result<T, ServiceError> {
+        self?.ok_or(ServiceError::NotFound(what))
+    }
+}
+
 impl ServiceError {
     /// A single business-rule violation at `path`.
     pub fn invalid(

@@ -11,6 +11,7 @@ use crate::model::order_fields::is_email;
 use crate::model::organisation::DepotScope;
 use crate::ports::idempotency::BeforeCommit;
 use crate::ports::store::{NewTask, Store, StoreError, StoreTx};
+use crate::service::Found;
 use crate::service::ServiceError;
 use crate::time::Timestamp;
 
@@ -87,10 +88,7 @@ pub fn schedule(
             .ok_or(ServiceError::NotFound("notification template"))?;
         let mut loaded = Vec::with_capacity(orders.len());
         for id in &orders {
-            loaded.push(
-                tx.get_order(scope, *id)?
-                    .ok_or(ServiceError::NotFound("order"))?,
-            );
+            loaded.push(tx.get_order(scope, *id).found("order")?);
         }
         let mut out = Scheduled::default();
         for order in &loaded {
@@ -149,9 +147,7 @@ pub fn on_dispatch(
         return Ok(out);
     };
     for d in orders {
-        let order = tx
-            .get_order(scope, d.order_id)?
-            .ok_or(ServiceError::NotFound("order"))?;
+        let order = tx.get_order(scope, d.order_id).found("order")?;
         out.cancelled += tx.cancel_scheduled_tasks(
             scope,
             order.id,
@@ -191,9 +187,7 @@ pub fn on_delivery(
     let Some(template) = configured_template(tx, scope, |s| s.on_delivery_template)? else {
         return Ok(out);
     };
-    let order = tx
-        .get_order(scope, order_id)?
-        .ok_or(ServiceError::NotFound("order"))?;
+    let order = tx.get_order(scope, order_id).found("order")?;
     let ctx = context(tx, scope, &order, Some(eta.to_owned()), None)?;
     schedule_pair(tx, scope, &order, &ctx, &template, now, now, &mut out)?;
     Ok(out)

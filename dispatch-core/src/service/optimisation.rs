@@ -35,6 +35,7 @@ use crate::optimise::{self, DayPlan, DayRequest, DayTime, PlannedRoute};
 use crate::ports::clock::Clock;
 use crate::ports::matrix::TravelMatrix;
 use crate::ports::store::{JobCheckpoint, Store, StoreError, StoreTx};
+use crate::service::Found;
 use crate::solver;
 use crate::time::Timestamp;
 
@@ -122,9 +123,7 @@ fn scope_of(job: &Optimisation) -> DepotScope {
 
 fn read_day(tx: &mut dyn StoreTx, job: &Optimisation) -> Result<Day, ServiceError> {
     let scope = scope_of(job);
-    let depot = tx
-        .get_depot(scope)?
-        .ok_or(ServiceError::NotFound("depot"))?;
+    let depot = tx.get_depot(scope).found("depot")?;
     let selection = select_orders(tx, scope, job)?;
     let mut vehicles = tx.list_vehicles(scope)?;
     if let Some(ids) = &job.spec.vehicle_ids {

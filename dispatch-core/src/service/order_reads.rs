@@ -17,6 +17,7 @@ use crate::model::route::Route;
 use crate::model::stop::Stop;
 use crate::paging::{Page, PageRequest};
 use crate::ports::store::{NewAttachment, OrderFilter, OrderSummary, Store, StoreError, StoreTx};
+use crate::service::Found;
 use crate::time::{Date, Timestamp};
 
 /// A full order with what its read shows besides its own fields.
@@ -36,25 +37,11 @@ pub struct OrderDetail {
 /// GET /orders/{id}: a live order of the depot, else 404.
 pub fn get(store: &dyn Store, scope: DepotScope, id: i64) -> Result<OrderDetail, ServiceError> {
     store.read(|tx| {
-        let order = tx
-            .get_order(scope, id)?
-            .ok_or(ServiceError::NotFound("order"))?;
+        let order = tx.get_order(scope, id).found("order")?;
         let attachments = tx.list_attachments(scope, id)?;
         let catalog = catalog(tx, scope)?;
-        let mut stops = Vec::new();
-        for ((stop, route), driver) in order_stops(tx, scope, id)? {
-            let proof = super::pod::stop_proof(tx, scope, &stop)?;
-            let orders = vec![order.clone()];
-            stops.push((
-                StopView {
-                    stop,
-                    orders,
-                    driver,
-                    proof,
-                },
-                route,
-            ));
-        }
+        let served = order_stops(tx, scope, id)?;
+        let stops = stop_views(tx, scope, served, Some(&order))?;
         Ok(OrderDetail {
             order,
             attachments,
@@ -95,6 +82,30 @@ fn order_stops(
 /// The stops of one order, each with its route (the stop's orders hold the order).
 pub type OrderStops = Vec<(StopView, Route)>;
 
+/// Views of the stops serving `order` (`None`: it is gone, and the views show no order), each
+/// with its proof of delivery.
+fn stop_views(
+    tx: &mut dyn StoreTx,
+    scope: DepotScope,
+    served: Vec<ServedStop>,
+    order: Option<&Order>,
+) -> Result<OrderStops, StoreError> {
+    served
+        .into_iter()
+        .map(|((stop, route), driver)| {
+            let proof = super::pod::stop_proof(tx, scope, &stop)?;
+            let orders = order.into_iter().cloned().collect();
+            let view = StopView {
+                stop,
+                orders,
+                driver,
+                proof,
+            };
+            Ok((view, route))
+        })
+        .collect()
+}
+
 /// The stops of each listed order (see [`OrderDetail::stops`]), in the order of `ids`, each
 /// with its order, and the depot's reference data to render them.
 pub fn stops_of(
@@ -110,24 +121,7 @@ pub fn stops_of(
                 true => None,
                 false => tx.get_order(scope, *id)?,
             };
-            out.push(
-                stops
-                    .into_iter()
-                    .map(|((stop, route), driver)| {
-                        let orders = order.iter().cloned().collect();
-                        let proof = super::pod::stop_proof(tx, scope, &stop)?;
-                        Ok((
-                            StopView {
-                                stop,
-                                orders,
-                                driver,
-                                proof,
-                            },
-                            route,
-                        ))
-                    })
-                    .collect::<Result<_, StoreError>>()?,
-            );
+            out.push(stop_views(tx, scope, stops, order.as_ref())?);
         }
         Ok::<_, StoreError>((out, catalog(tx, scope)?))
     })?)
@@ -252,8 +246,7 @@ pub fn add_attachment(
     })?;
     let file_name = safe_file_name(&name, kind);
     store.transaction(|tx| {
-        tx.get_order(scope, order_id)?
-            .ok_or(ServiceError::NotFound("order"))?;
+        tx.get_order(scope, order_id).found("order")?;
         if tx.list_attachments(scope, order_id)?.len() >= MAX_ATTACHMENTS_PER_ORDER {
             return Err(ServiceError::invalid(
                 vec!["attachment".into()],

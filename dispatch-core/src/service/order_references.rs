@@ -83,8 +83,6 @@ pub(super) fn resolve_customer(
         ));
     }
     let customer = Customer {
-        id: 0,
-        account,
         name: c.name.clone(),
         address,
         postcode,
@@ -92,15 +90,7 @@ pub(super) fn resolve_customer(
         email: c.email.clone(),
         lat,
         lng,
-        duration: None,
-        notes: None,
-        capacities: Vec::new(),
-        skills: Vec::new(),
-        tags: Vec::new(),
-        time_windows: Vec::new(),
-        custom_fields: Vec::new(),
-        created: now,
-        updated: now,
+        ..Customer::new(account, now)
     };
     Ok(tx.insert_customer(scope, &customer)?)
 }
@@ -111,7 +101,7 @@ pub(super) fn resolve_customer(
 pub(super) fn new_customer_source(c: &OrderCustomerInput, changes: &OrderChanges) -> Option<Side> {
     if c.address.is_some() || (c.lat.is_some() && c.lng.is_some()) {
         None
-    } else if changes.delivery.address.is_some() || changes.delivery.lat.is_some() {
+    } else if changes.delivery.fields.address.is_some() || changes.delivery.fields.lat.is_some() {
         Some(Side::Delivery)
     } else {
         Some(Side::Pickup)

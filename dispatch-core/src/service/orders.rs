@@ -11,13 +11,14 @@ use crate::error::{ValidationErrors, ValidationIssue};
 use crate::events::DomainEvent;
 use crate::model::location::Coordinates;
 use crate::model::order::{Order, Side};
-use crate::model::order_input::{EndpointChanges, OrderChanges, OrderInput, OrderWrite};
+use crate::model::order_input::{EndpointFields, OrderChanges, OrderInput, OrderWrite};
 use crate::model::order_merge::{apply_order_update, merge_posted_order, OrderContext, OrderMerge};
 use crate::model::order_validate::{validate_order, validate_order_batch};
 use crate::model::organisation::DepotScope;
 use crate::ports::geocoder::{GeocodeError, GeocodeQuery, Geocoder};
 use crate::ports::idempotency::BeforeCommit;
 use crate::ports::store::{Store, StoreError, StoreTx};
+use crate::service::Found;
 use crate::status::{transition, OrderEvent, OrderState, OrderStatusChanged, Status, StatusSet};
 use crate::time::Timestamp;
 
@@ -49,9 +50,7 @@ pub fn upsert_batch(
     last: &dyn BeforeCommit<Vec<WrittenOrder>>,
 ) -> Result<Vec<WrittenOrder>, ServiceError> {
     let (statuses, settings) = store.read(|tx| {
-        let depot = tx
-            .get_depot(scope)?
-            .ok_or(ServiceError::NotFound("depot"))?;
+        let depot = tx.get_depot(scope).found("depot")?;
         Ok::<_, ServiceError>((statuses(tx, scope)?, depot.settings))
     })?;
     let all = validate_order_batch(inputs, &statuses)?;
@@ -66,7 +65,7 @@ pub fn upsert_batch(
             (Side::Delivery, &changes.delivery),
             (Side::Pickup, &changes.pickup),
         ] {
-            if let Some(result) = geocode_end(geocoder, scope, end) {
+            if let Some(result) = geocode_end(geocoder, scope, &end.fields) {
                 located.insert((i, side), result);
             }
         }
@@ -163,25 +162,21 @@ pub fn update(
         (Side::Delivery, &changes.delivery),
         (Side::Pickup, &changes.pickup),
     ] {
-        if end.relocated_without_coordinates() {
-            if let Some(result) = geocode_end(geocoder, scope, end) {
+        if end.fields.relocated_without_coordinates() {
+            if let Some(result) = geocode_end(geocoder, scope, &end.fields) {
                 located.insert((0, side), result);
             }
         }
     }
     store.transaction(|tx| {
-        let existing = tx
-            .get_order(scope, id)?
-            .ok_or(ServiceError::NotFound("order"))?;
+        let existing = tx.get_order(scope, id).found("order")?;
         let taken = match &changes.order_number {
             Some(n) if *n != existing.order_number => tx.find_order_by_number(scope, n)?.is_some(),
             _ => false,
         };
         check_references(tx, scope, &changes)?;
         let catalog = catalog(tx, scope)?;
-        let depot = tx
-            .get_depot(scope)?
-            .ok_or(ServiceError::NotFound("depot"))?;
+        let depot = tx.get_depot(scope).found("depot")?;
         let starting = Status::from_stored(depot.settings.starting_status);
         let ctx = OrderContext {
             catalog: &catalog,
@@ -209,9 +204,7 @@ pub fn update(
                 }
             }
         }
-        let order = tx
-            .get_order(scope, id)?
-            .ok_or(ServiceError::NotFound("order"))?;
+        let order = tx.get_order(scope, id).found("order")?;
         Ok(UpdatedOrder {
             order,
             geocoding_failed,
@@ -231,9 +224,7 @@ pub fn apply_status_event(
     event: OrderEvent,
     now: Timestamp,
 ) -> Result<Vec<OrderStatusChanged>, ServiceError> {
-    let order = tx
-        .get_order(scope, order_id)?
-        .ok_or(ServiceError::NotFound("order"))?;
+    let order = tx.get_order(scope, order_id).found("order")?;
     apply_status_event_to(tx, scope, order, event, now)
 }
 
@@ -331,7 +322,7 @@ fn locate_new_customers(
 fn geocode_end(
     geocoder: &dyn Geocoder,
     scope: DepotScope,
-    end: &EndpointChanges,
+    end: &EndpointFields,
 ) -> Option<Result<Coordinates, GeocodeError>> {
     let address = end.address.clone().flatten();
     let postcode = end.postcode.clone().flatten();

@@ -32,7 +32,7 @@ fn post(
 fn post_geocodes_addresses_and_reports_failures_per_item() {
     let (store, geo, a, _) = setup();
     let mut lost = order("B");
-    lost.delivery.address = Some(Some("Nowhere".into()));
+    lost.delivery.fields.address = Some(Some("Nowhere".into()));
     let w = post(&store, &geo, a, &[order("A"), lost]);
     assert_eq!(
         (w[0].geocoding_failed, w[1].geocoding_failed),

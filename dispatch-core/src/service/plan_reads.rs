@@ -19,6 +19,7 @@ use crate::model::stop::Stop;
 use crate::model::vehicle::Vehicle;
 use crate::paging::{Page, PageRequest};
 use crate::ports::store::{RouteSummary, Store, StoreError, StoreTx};
+use crate::service::Found;
 
 /// A stop with the orders it serves.
 #[derive(Debug, Clone, PartialEq)]
@@ -184,9 +185,7 @@ pub fn plan_routes(
 /// `GET /plans/{id}`: 404 when not in the depot.
 pub fn get_plan(store: &dyn Store, scope: DepotScope, id: i64) -> Result<PlanView, ServiceError> {
     store.read(|tx| {
-        let plan = tx
-            .get_plan(scope, id)?
-            .ok_or(ServiceError::NotFound("plan"))?;
+        let plan = tx.get_plan(scope, id).found("plan")?;
         let mut orders = OrderCache::default();
         let mut routes = Vec::new();
         for route in plan_routes(tx, scope, &plan)? {
@@ -244,9 +243,7 @@ pub fn get_route(
     id: i64,
 ) -> Result<(RouteView, Catalog), ServiceError> {
     store.read(|tx| {
-        let route = tx
-            .get_route(scope, id)?
-            .ok_or(ServiceError::NotFound("route"))?;
+        let route = tx.get_route(scope, id).found("route")?;
         let view = route_view(tx, scope, route, &mut OrderCache::default())?;
         Ok((view, catalog(tx, scope)?))
     })
@@ -268,12 +265,8 @@ pub fn get_optimisation(
     id: &str,
 ) -> Result<(Optimisation, Plan), ServiceError> {
     store.read(|tx| {
-        let job = tx
-            .get_optimisation(scope, id)?
-            .ok_or(ServiceError::NotFound("optimisation"))?;
-        let plan = tx
-            .get_plan(scope, job.plan_id)?
-            .ok_or(ServiceError::NotFound("optimisation"))?;
+        let job = tx.get_optimisation(scope, id).found("optimisation")?;
+        let plan = tx.get_plan(scope, job.plan_id).found("optimisation")?;
         Ok((job, plan))
     })
 }

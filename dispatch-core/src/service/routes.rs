@@ -7,11 +7,13 @@ use super::ServiceError;
 use crate::events::DomainEvent;
 use crate::model::driver_visit::FeedKind;
 use crate::model::organisation::DepotScope;
+use crate::model::route::Route;
 use crate::model::stop::StopVisit;
 use crate::optimise;
 use crate::ports::matrix::TravelMatrix;
 use crate::ports::store::Store;
 use crate::service::driver::feed::route_changed;
+use crate::service::Found;
 use crate::time::Timestamp;
 
 /// `PUT /routes/{id}`: sets `is_locked`; the route's `updated` moves only when the flag changes.
@@ -23,9 +25,7 @@ pub fn set_locked(
     now: Timestamp,
 ) -> Result<RouteView, ServiceError> {
     store.transaction(|tx| {
-        let mut route = tx
-            .get_route(scope, id)?
-            .ok_or(ServiceError::NotFound("route"))?;
+        let mut route = tx.get_route(scope, id).found("route")?;
         if route.is_locked != locked {
             route.is_locked = locked;
             route.updated = now;
@@ -35,10 +35,26 @@ pub fn set_locked(
     })
 }
 
+/// Refuses an edit of a route its driver has completed (400 INVALID_INPUT at `id`): stops
+/// added or re-sequenced then would never be driven, and the route's record of the day would
+/// change after the fact. `what` says what was refused.
+pub fn refuse_if_completed(route: &Route, what: &str) -> Result<(), ServiceError> {
+    match route.completed_ts {
+        Some(_) => Err(ServiceError::invalid(
+            vec!["id".into()],
+            "a route its driver has not completed",
+            "a completed route",
+            &format!("the route is completed by its driver: {what}"),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// `POST /routes/{id}/reverse`: the stops in the opposite order (start, end and breaks stay in
 /// place), re-timed with the travel matrix, under new stop ids. Fewer than two stops: 400. A
 /// dispatched route writes the audit log and fires `routes.edited`. A route that cannot be
-/// re-timed (its vehicle was deleted) keeps each position's stored times.
+/// re-timed (its vehicle was deleted) keeps each position's stored times. A route its driver
+/// completed: 400.
 pub fn reverse(
     store: &dyn Store,
     matrix: &dyn TravelMatrix,
@@ -47,9 +63,8 @@ pub fn reverse(
     now: Timestamp,
 ) -> Result<RouteView, ServiceError> {
     store.transaction(|tx| {
-        let mut route = tx
-            .get_route(scope, id)?
-            .ok_or(ServiceError::NotFound("route"))?;
+        let mut route = tx.get_route(scope, id).found("route")?;
+        refuse_if_completed(&route, "it cannot be reversed")?;
         let stops = tx.list_stops(scope, id)?;
         if stops.len() < 2 {
             return Err(ServiceError::invalid(

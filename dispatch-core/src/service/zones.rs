@@ -6,6 +6,7 @@ use crate::model::organisation::DepotScope;
 use crate::model::zone::{locate, Zone, ZoneGroup};
 use crate::ports::geocoder::{GeocodeQuery, Geocoder};
 use crate::ports::store::Store;
+use crate::service::Found;
 
 /// The location to look up: coordinates, or an address/postcode to geocode.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -33,9 +34,7 @@ pub fn contains(
     location: &LocationQuery,
 ) -> Result<Option<(Zone, ZoneGroup)>, ServiceError> {
     let (group, zones) = store.read(|tx| {
-        let group = tx
-            .get_zone_group(scope, group_id)?
-            .ok_or(ServiceError::NotFound("zone group"))?;
+        let group = tx.get_zone_group(scope, group_id).found("zone group")?;
         let zones = tx.list_zones(scope, group_id)?;
         Ok::<_, ServiceError>((group, zones))
     })?;

@@ -161,6 +161,8 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         wake.notify_one();
         crate::driver::wake_subscribers();
     });
+    // The recorder first, so the database connections opened at start are counted too.
+    crate::observability::handle();
     let service = blocking(move || db.open_service(on_commit)).await?;
     let store = service.store.clone();
     let clock = Arc::new(SystemClock);

@@ -54,6 +54,8 @@ async fn work(args: WorkerArgs) -> Result<(), String> {
     let outbox_commits = Arc::new(tokio::sync::Notify::new());
     let wake = outbox_commits.clone();
     let db = args.db.clone();
+    // The recorder first, so the database connections opened at start are counted too.
+    crate::observability::handle();
     let service = blocking(move || db.open_service(Arc::new(move || wake.notify_one()))).await?;
     let matrix = args.background.travel.matrix()?;
     let metrics = match &args.metrics_listen {

@@ -141,7 +141,7 @@ fn describe() {
     );
     describe_counter!(
         "dispatch_db_connections_opened_total",
-        "Database connections opened because the pool had no idle one."
+        "Database connections this process opened: the pool's first, then one whenever the pool had no idle one."
     );
 }
 

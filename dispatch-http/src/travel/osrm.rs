@@ -51,7 +51,8 @@ impl OsrmMatrix {
         let base = base_url.trim_end_matches('/');
         if !(base.starts_with("http://") || base.starts_with("https://")) {
             return Err(format!(
-                "OSRM URL `{base_url}` must start with http:// or https://"
+                "OSRM URL `{}` must start with http:// or https://",
+                crate::redact::url(base_url)
             ));
         }
         if max_table_size < 2 {
@@ -76,7 +77,10 @@ impl OsrmMatrix {
     }
 
     fn unavailable(&self, what: impl std::fmt::Display) -> MatrixError {
-        MatrixError::Unavailable(format!("OSRM at {}: {what}", self.base_url))
+        MatrixError::Unavailable(format!(
+            "OSRM at {}: {what}",
+            crate::redact::url(&self.base_url)
+        ))
     }
 
     /// One `/table` request: rows for `sources`, columns for `destinations` (indices into

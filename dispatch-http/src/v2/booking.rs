@@ -213,13 +213,15 @@ fn candidate(body: &Map<String, Value>, issues: &mut Issues) -> Candidate {
         }
         Some(other) => issues.wrong(key(&["order"], "capacities"), "array", Some(other)),
     }
-    Candidate {
+    let candidate = Candidate {
         kind,
         delivery: endpoint(o, "delivery", issues),
         pickup: endpoint(o, "pickup", issues),
         capacities,
         window: None,
-    }
+    };
+    issues.0.extend(candidate.validate().0);
+    candidate
 }
 
 fn vehicles(body: &Map<String, Value>, issues: &mut Issues) -> Option<Vec<i64>> {
@@ -327,7 +329,7 @@ async fn available_dates(
             issues.push(
                 key(&[], "to"),
                 IssueCode::Custom,
-                &format!("a date from `from` to {MAX_DATES} days after it"),
+                &format!("a date from `from` to {} days after it", MAX_DATES - 1),
                 &b.to_string(),
                 &format!(
                     "to must be on or after from and at most {} days later",

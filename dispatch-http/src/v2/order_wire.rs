@@ -3,7 +3,9 @@
 
 use dispatch_core::error::{IssueCode, PathSegment, ValidationErrors, ValidationIssue};
 use dispatch_core::model::line_item::LineItemInput;
-use dispatch_core::model::order_input::{EndpointInput, OrderCustomerInput, OrderInput};
+use dispatch_core::model::order_input::{
+    EndpointFields, EndpointInput, OrderCustomerInput, OrderInput,
+};
 use serde_json::{Map, Value};
 
 use super::order_json::{capacities, custom_fields, list, sent, time_windows, value};
@@ -169,16 +171,18 @@ fn read_customer(
 fn read_end(r: &mut Reader<'_>, side: &str) -> EndpointInput {
     let k = |f: &str| format!("{side}_{f}");
     EndpointInput {
-        contact_name: sent(r.string(&k("contact_name"))),
-        contact_number: sent(r.string(&k("contact_number"))),
-        contact_email: sent(r.string(&k("contact_email"))),
-        address: sent(r.string(&k("address"))),
-        country_code: sent(r.string(&k("country_code"))),
-        postcode: sent(r.string(&k("postcode"))),
-        lat: sent(r.number(&k("lat"))),
-        lng: sent(r.number(&k("lng"))),
-        duration: sent(r.number(&k("duration"))),
-        notes: sent(r.string(&k("notes"))),
+        fields: EndpointFields {
+            contact_name: sent(r.string(&k("contact_name"))),
+            contact_number: sent(r.string(&k("contact_number"))),
+            contact_email: sent(r.string(&k("contact_email"))),
+            address: sent(r.string(&k("address"))),
+            country_code: sent(r.string(&k("country_code"))),
+            postcode: sent(r.string(&k("postcode"))),
+            lat: sent(r.number(&k("lat"))),
+            lng: sent(r.number(&k("lng"))),
+            duration: sent(r.number(&k("duration"))),
+            notes: sent(r.string(&k("notes"))),
+        },
         time_windows: time_windows(r, &k("time_windows"), false),
         available_days: list(r.strings(&k("available_days"))),
     }

@@ -257,3 +257,39 @@ async fn no_combination_of_path_method_and_body_gives_bare_text_or_a_500() {
         }
     }
 }
+
+#[tokio::test]
+async fn a_long_refused_value_comes_back_shortened_with_its_length() {
+    let app = TestApp::new();
+    let long = "x".repeat(50_000);
+    let r = app
+        .post(
+            "/v2/customers",
+            &app.north(),
+            json!([{"account": "L", "lat": 1.0, "lng": 2.0, "email": long}]),
+        )
+        .await;
+    let body = r.envelope(400, "INVALID_INPUT");
+    let received = body["details"]["validationErrors"][0]["received"]
+        .as_str()
+        .unwrap();
+    assert_eq!(
+        received,
+        format!("{}... (50000 characters)", &long[..200]),
+        "{body:#}"
+    );
+    assert!(body.to_string().len() < 2_000, "{}", body.to_string().len());
+    // Values within the bound come back as sent.
+    let r = app
+        .post(
+            "/v2/customers",
+            &app.north(),
+            json!([{"account": "L", "lat": 1.0, "lng": 2.0, "email": "not-an-address"}]),
+        )
+        .await;
+    let body = r.envelope(400, "INVALID_INPUT");
+    assert_eq!(
+        body["details"]["validationErrors"][0]["received"],
+        "not-an-address"
+    );
+}

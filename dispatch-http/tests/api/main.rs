@@ -11,6 +11,7 @@ mod contract;
 
 mod auth;
 mod console;
+mod docs_page;
 mod envelope;
 mod hardening;
 mod isolation;

@@ -338,3 +338,47 @@ async fn customer_skills_match_existing_skills_ignoring_case() {
     let c = api.get(&format!("/v2/customers/{id}")).await.body["customer"].clone();
     assert_eq!(c["skills"], json!(["Forklift"]));
 }
+
+#[tokio::test]
+async fn every_email_the_service_takes_must_be_a_plain_address() {
+    let api = Api::start();
+    for bad in [
+        "<a@b.example>",
+        "Ann <a@b.example>",
+        "a@b",
+        "a@[127.0.0.1]",
+        "a..b@example.com",
+    ] {
+        let r = api
+            .post(
+                "/v2/customers",
+                json!([{"account": "E", "lat": 1.0, "lng": 2.0, "email": bad}]),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{bad}");
+        assert_eq!(r.paths(), ["0.email"], "{bad}");
+        let order = json!({
+            "order_number": "E-1", "type": "delivery", "delivery_lat": 1.0, "delivery_lng": 2.0,
+            "delivery_contact_email": bad, "pickup_contact_email": bad,
+            "emails": [{"email": bad}],
+            "customer": {"account": "EC", "email": bad},
+        });
+        let r = api.post("/v2/orders", json!([order])).await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{bad}: {:#}", r.body);
+        let mut paths = r.paths();
+        paths.sort();
+        assert_eq!(
+            paths,
+            [
+                "0.customer.email",
+                "0.delivery_contact_email",
+                "0.emails.0.email",
+                "0.pickup_contact_email",
+            ],
+            "{bad}"
+        );
+    }
+    let good = json!([{"account": "G", "lat": 1.0, "lng": 2.0, "email": "first.last+tag@sub.example.co.uk"}]);
+    let r = api.post("/v2/customers", good).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{:#}", r.body);
+}

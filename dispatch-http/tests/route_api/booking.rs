@@ -178,9 +178,54 @@ async fn booking_requests_are_validated() {
         let r = app
             .post("/v2/booking/availability", &app.north(), body)
             .await;
+        assert_eq!(r.invalid_paths_sorted(), paths);
+    }
+}
+
+#[tokio::test]
+async fn values_an_order_would_refuse_are_refused_on_every_booking_endpoint() {
+    let app = TestApp::new();
+    vehicle(&app, "Van").await;
+    let bad = json!({
+        "type": "delivery", "delivery_lat": 91, "delivery_lng": -181, "delivery_duration": -3,
+        "pickup_duration": 2e6, "capacities": [{"id": weight_id(&app), "capacity": -5}],
+    });
+    let bodies = [
+        (
+            "/v2/booking/availability",
+            json!({"date": DAY, "order": bad}),
+        ),
+        (
+            "/v2/booking/available-dates",
+            json!({"from": DAY, "to": DAY, "order": bad}),
+        ),
+        (
+            "/v2/booking/available-slots",
+            json!({"date": DAY, "order": bad}),
+        ),
+    ];
+    for (path, body) in bodies {
+        let r = app.post(path, &app.north(), body).await;
         let mut got = r.invalid_paths();
         got.sort();
-        assert_eq!(got, paths);
+        assert_eq!(
+            got,
+            [
+                "order.capacities.0.capacity",
+                "order.delivery_duration",
+                "order.delivery_lat",
+                "order.delivery_lng",
+                "order.pickup_duration",
+            ],
+            "{path}"
+        );
+        let capacity = &r.body["details"]["validationErrors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["path"][1] == "capacities")
+            .unwrap()["message"];
+        assert_eq!(capacity, "order.capacities.0.capacity must be at least 0");
     }
 }
 

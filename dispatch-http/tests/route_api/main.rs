@@ -20,6 +20,7 @@ mod edits;
 mod notify;
 mod pod;
 mod pod_limits;
+mod pod_questionnaires;
 mod pod_submissions;
 mod pod_uploads;
 mod tracking;

@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::driver::driven_route;
 use super::pod::{route_stops, seed_questionnaires};
-use super::pod_uploads::b64;
+use super::pod_questionnaires::b64;
 use super::*;
 
 /// A `side` × `side` PNG of noise: it does not compress, as a camera photo does not.

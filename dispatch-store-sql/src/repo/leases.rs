@@ -151,7 +151,7 @@ impl<C: Connection> LeaseRepo for Db<C> {
                 "SELECT checkpoint, spent_ms FROM optimisation_leases WHERE optimisation_id = ?1",
             )
             .st()?
-            .query_row(params![id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .query_row(params![id], |r| r.columns())
             .optional()
             .st()?;
         Ok(row.and_then(|(routes, spent)| {

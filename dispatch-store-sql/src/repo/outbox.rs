@@ -303,7 +303,7 @@ impl<C: Connection> OutboxRepo for Db<C> {
             .query_row(
                 "SELECT depot_id, name, payload FROM event_outbox WHERE id = ?1",
                 [id],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                |r| r.columns(),
             )
             .optional()
             .st()?;

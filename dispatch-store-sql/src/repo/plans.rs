@@ -410,7 +410,7 @@ impl<C: Connection> OptimisationRepo for Db<C> {
                 "SELECT (SELECT count(*) FROM optimisations WHERE state = 'queued'), \
                         (SELECT count(*) FROM optimisations WHERE state = 'running')",
                 params![],
-                |r| Ok((r.get(0)?, r.get(1)?)),
+                |r| r.columns(),
             )
             .st()
     }
@@ -559,9 +559,7 @@ impl<C: Connection> OptimisationRepo for Db<C> {
                  WHERE depot_id = ?1 AND plan_id = ?2 ORDER BY seq DESC LIMIT 1",
             )
             .st()?
-            .query_row(params![scope.depot_id, plan_id], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })
+            .query_row(params![scope.depot_id, plan_id], |r| r.columns())
             .optional()
             .st()
     }

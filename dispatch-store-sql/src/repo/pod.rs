@@ -34,20 +34,7 @@ type ImageRow = (
 );
 
 fn image_row(r: &Row<'_>) -> crate::sql::Result<ImageRow> {
-    Ok((
-        r.get(0)?,
-        r.get(1)?,
-        r.get(2)?,
-        r.get(3)?,
-        r.get(4)?,
-        r.get(5)?,
-        r.get(6)?,
-        r.get(7)?,
-        r.get(8)?,
-        r.get(9)?,
-        r.get(10)?,
-        r.get(11)?,
-    ))
+    r.columns()
 }
 
 fn image_meta(row: ImageRow) -> Result<ImageMeta, StoreError> {

@@ -114,18 +114,7 @@ impl<C: Connection> QuestionnaireRepo for Db<C> {
                  WHERE depot_id = ?1 ORDER BY id",
             )
             .st()?;
-        let rows = q
-            .query_map(params![scope.depot_id], |r| {
-                Ok((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    r.get(3)?,
-                    r.get(4)?,
-                    r.get(5)?,
-                ))
-            })
-            .st()?;
+        let rows = q.query_map(params![scope.depot_id], |r| r.columns()).st()?;
         rows.map(|r| questionnaire(r.st()?)).collect()
     }
 

@@ -106,7 +106,36 @@ impl<'a> Row<'a> {
         T::from_val(self.0.value(idx)?)
             .map_err(|e| Error::FromSqlConversionFailure(idx, types::Type::Text, e.into()))
     }
+
+    /// The leading columns as a tuple, column 0 first: the row mapper of a query whose columns
+    /// are read as they are (`query_map(params, Row::columns)`).
+    pub fn columns<T: FromColumns>(&self) -> Result<T> {
+        T::from_columns(self)
+    }
 }
+
+/// A tuple read from a row's leading columns, one element a column.
+pub trait FromColumns: Sized {
+    /// Reads the tuple.
+    fn from_columns(row: &Row<'_>) -> Result<Self>;
+}
+
+macro_rules! from_columns {
+    ($($t:ident $i:tt),+) => {
+        impl<$($t: FromSql),+> FromColumns for ($($t,)+) {
+            fn from_columns(row: &Row<'_>) -> Result<Self> {
+                Ok(($(row.get::<usize, $t>($i)?,)+))
+            }
+        }
+    };
+}
+
+from_columns!(A 0, B 1);
+from_columns!(A 0, B 1, C 2);
+from_columns!(A 0, B 1, C 2, D 3);
+from_columns!(A 0, B 1, C 2, D 3, E 4);
+from_columns!(A 0, B 1, C 2, D 3, E 4, F 5);
+from_columns!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
 
 /// `Option` for a single-row result, as rusqlite's `OptionalExtension`.
 pub trait OptionalExtension<T> {

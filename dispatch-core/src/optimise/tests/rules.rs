@@ -28,23 +28,7 @@ fn truck(id: i64, capacity: f64) -> Vehicle {
 fn customer(id: i64) -> Customer {
     Customer {
         id,
-        account: format!("C{id}"),
-        name: None,
-        address: None,
-        postcode: None,
-        phone: None,
-        email: None,
-        lat: None,
-        lng: None,
-        duration: None,
-        notes: None,
-        capacities: vec![],
-        skills: vec![],
-        tags: vec![],
-        time_windows: vec![],
-        custom_fields: vec![],
-        created: Timestamp::from_millis(0),
-        updated: Timestamp::from_millis(0),
+        ..Customer::new(format!("C{id}"), Timestamp::from_millis(0))
     }
 }
 

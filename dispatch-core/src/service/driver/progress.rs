@@ -1,7 +1,7 @@
 //! Starting and completing a route.
 
 use super::access::owned_route;
-use super::rules::{state_error, Reported};
+use super::rules::{not_before, state_error, Reported};
 use crate::events::DomainEvent;
 use crate::model::driver::Driver;
 use crate::model::driver_visit::DriverRoute;
@@ -89,7 +89,11 @@ pub fn complete_route(
                 "start the route first (POST /driver/routes/{id}/start)",
             ));
         };
-        route.completed_ts = Some(time.max(started));
+        route.completed_ts = Some(not_before(
+            &reported,
+            time,
+            Some((started, "the route's start")),
+        )?);
         route.updated = now;
         tx.update_route(driver.scope, &route)?;
         let mut side = driver_route(tx, driver, route_id)?;

@@ -34,6 +34,35 @@ impl Reported {
     }
 }
 
+/// The time of an action that cannot come before `earliest` (the route's start, the stop's
+/// arrival), from `checked` (what [`Reported::checked`] gave). A reported time before it is
+/// 400 at `time`: the device contradicts what it reported earlier, and a duration computed
+/// from the two would be false. Without a reported time the service's clock stands in, but
+/// never before `earliest`: a device clock may run up to 5 minutes ahead of the service's.
+pub fn not_before(
+    reported: &Reported,
+    checked: Timestamp,
+    earliest: Option<(Timestamp, &str)>,
+) -> Result<Timestamp, ServiceError> {
+    let Some((earliest, what)) = earliest else {
+        return Ok(checked);
+    };
+    if checked >= earliest {
+        return Ok(checked);
+    }
+    if reported.time.is_none() {
+        return Ok(earliest);
+    }
+    Err(ValidationErrors(vec![ValidationIssue::new(
+        IssueCode::TooSmall,
+        vec!["time".into()],
+        format!("a time at or after {what} ({earliest})"),
+        checked.to_string(),
+        format!("time must not be before {what} ({earliest})"),
+    )])
+    .into())
+}
+
 /// A refusal because of the state of the route or stop (400 INVALID_INPUT, no field path).
 pub fn state_error(state: &str, message: &str) -> ServiceError {
     ServiceError::Invalid(ValidationErrors(vec![ValidationIssue::new(

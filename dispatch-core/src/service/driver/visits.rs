@@ -8,7 +8,7 @@
 //! same transaction. An order without line items takes DELIVERED or UNDELIVERED as a whole.
 
 use super::access::owned_stop;
-use super::rules::{check_text, on_the_road, state_error, Reported};
+use super::rules::{check_text, not_before, on_the_road, state_error, Reported};
 use crate::error::{IssueCode, PathSegment, ValidationErrors, ValidationIssue};
 use crate::model::driver::Driver;
 use crate::model::driver_visit::{DriverVisit, ItemOutcome, PhoneCall, VisitOutcome};
@@ -16,6 +16,7 @@ use crate::model::route::Route;
 use crate::model::stop::Stop;
 use crate::ports::store::{Store, StoreTx};
 use crate::service::orders::apply_status_event;
+use crate::service::Found;
 use crate::service::ServiceError;
 use crate::status::{OrderEvent, Status, DELIVERED, UNDELIVERED};
 use crate::time::Timestamp;
@@ -126,6 +127,8 @@ pub fn arrive(
         on_the_road(&route)?;
         let mut visits = visits_of(tx, driver, &route, &stop)?;
         not_finished(&visits)?;
+        let started = route.started_ts.map(|t| (t, "the route's start"));
+        let time = not_before(&reported, time, started)?;
         for v in &mut visits {
             v.arrived.get_or_insert(time);
         }
@@ -258,9 +261,7 @@ fn settle_order(
     };
     apply_status_event(tx, driver.scope, order_id, event, now)?;
     if outcomes.iter().any(|o| o.delivered < o.ordered) {
-        let mut order = tx
-            .get_order(driver.scope, order_id)?
-            .ok_or(ServiceError::NotFound("order"))?;
+        let mut order = tx.get_order(driver.scope, order_id).found("order")?;
         for item in &mut order.line_items {
             if let Some(o) = outcomes.iter().find(|o| o.line_item_id == item.id) {
                 item.quantity_outstanding = Some((o.ordered - o.delivered) as f64);
@@ -300,6 +301,10 @@ fn finish(
         on_the_road(&route)?;
         let mut visits = visits_of(tx, driver, &route, &stop)?;
         not_finished(&visits)?;
+        let started = route.started_ts.map(|t| (t, "the route's start"));
+        let arrived = visits.iter().filter_map(|v| v.arrived).max();
+        let earliest = arrived.map(|t| (t, "the arrival at the stop")).or(started);
+        let time = not_before(ending.reported, ending.time, earliest)?;
         let mut settled = outcomes(tx, &stop)?;
         for v in &mut visits {
             let items = match settled.iter().position(|(id, _)| *id == v.order_id) {
@@ -310,8 +315,8 @@ fn finish(
                 }
                 None => Vec::new(),
             };
-            v.arrived.get_or_insert(ending.time);
-            v.completed = Some(ending.time);
+            v.arrived.get_or_insert(time);
+            v.completed = Some(time);
             v.outcome = Some(ending.outcome);
             v.completed_at = ending.reported.at;
             v.failed_reason = ending.failed_reason.map(str::to_owned);

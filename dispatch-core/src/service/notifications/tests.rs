@@ -2,7 +2,7 @@ use std::sync::Mutex;
 
 use super::*;
 use crate::model::notification::TaskStatus;
-use crate::model::order_input::{EndpointInput, OrderInput};
+use crate::model::order_input::{EndpointFields, EndpointInput, OrderInput};
 use crate::paging::PageRequest;
 use crate::ports::clock::ManualClock;
 use crate::ports::notifier::{RecordingSender, SendError, RECORDING_SENDER};
@@ -19,10 +19,13 @@ fn order(number: &str, phone: Option<&str>, email: Option<&str>) -> OrderInput {
         order_number: Some(Some(number.into())),
         kind: Some(Some("delivery".into())),
         delivery: EndpointInput {
-            address: Some(Some("1 High St".into())),
-            contact_number: phone.map(|p| Some(p.into())),
-            contact_email: email.map(|e| Some(e.into())),
-            contact_name: Some(Some("Ann".into())),
+            fields: EndpointFields {
+                address: Some(Some("1 High St".into())),
+                contact_number: phone.map(|p| Some(p.into())),
+                contact_email: email.map(|e| Some(e.into())),
+                contact_name: Some(Some("Ann".into())),
+                ..EndpointFields::default()
+            },
             ..EndpointInput::default()
         },
         ..OrderInput::default()

@@ -18,6 +18,8 @@ use crate::model::stop::{Stop, StopVisit};
 use crate::ports::store::{StoreError, StoreTx};
 use crate::service::driver::feed::route_changed;
 use crate::service::route_day::RouteDay;
+use crate::service::routes::refuse_if_completed;
+use crate::service::Found;
 use crate::service::ServiceError;
 use crate::time::Timestamp;
 
@@ -114,9 +116,7 @@ fn open_edit(
     route_id: i64,
     settings: EditSettings,
 ) -> Result<Edit, ServiceError> {
-    let route = tx
-        .get_route(scope, route_id)?
-        .ok_or(ServiceError::NotFound("route"))?;
+    let route = tx.get_route(scope, route_id).found("route")?;
     let stops = tx.list_stops(scope, route_id)?;
     let remembered = tx.remembered_route_orders(scope, route_id)?;
     let facts = RouteEditFacts {
@@ -253,6 +253,9 @@ pub(super) fn add(
     settings: EditSettings,
 ) -> Result<Step<AddDraft>, ServiceError> {
     let edit = open_edit(tx, scope, route_id, settings)?;
+    // Whatever `allow_dispatched` says: the driver is back, a stop added now would never be
+    // visited, yet its order would count as routed.
+    refuse_if_completed(&edit.route, "orders cannot be added to it")?;
     let mut out = EditOutcome::new(route_id);
     let (accepted, entry_of) = decide_all(tx, scope, &edit, refs, &mut out, Edit::ADD)?;
     if accepted.is_empty() {

@@ -31,10 +31,13 @@ impl SmsGatewaySender {
         authorization: Option<String>,
         runtime: Handle,
     ) -> Result<SmsGatewaySender, String> {
-        let parsed = reqwest::Url::parse(url)
-            .map_err(|e| format!("--sms-gateway-url {url:?} is not a URL: {e}"))?;
+        let parsed =
+            reqwest::Url::parse(url).map_err(|e| format!("--sms-gateway-url is not a URL: {e}"))?;
         if !matches!(parsed.scheme(), "http" | "https") {
-            return Err(format!("--sms-gateway-url {url:?} must be http or https"));
+            return Err(format!(
+                "--sms-gateway-url must be http or https, not {}",
+                parsed.scheme()
+            ));
         }
         let client = reqwest::Client::builder()
             .timeout(TIMEOUT)
@@ -51,7 +54,7 @@ impl SmsGatewaySender {
 
 impl NotificationSender for SmsGatewaySender {
     fn name(&self) -> String {
-        format!("sms-gateway:{}", self.url)
+        format!("sms-gateway:{}", crate::redact::url(&self.url))
     }
 
     fn send(&self, message: &OutgoingMessage) -> Result<(), SendError> {
@@ -67,7 +70,10 @@ impl NotificationSender for SmsGatewaySender {
         let status = self
             .runtime
             .block_on(async { request.send().await.map(|r| r.status()) })
-            .map_err(|e| SendError(format!("SMS gateway unreachable: {e}")))?;
+            .map_err(|e| {
+                let e = crate::redact::reqwest_error(e);
+                SendError(format!("SMS gateway unreachable: {e}"))
+            })?;
         if status.is_success() {
             Ok(())
         } else {

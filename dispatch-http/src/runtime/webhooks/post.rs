@@ -48,7 +48,9 @@ pub async fn attempt(
         Err(_) => AttemptResult::TimedOut,
         Ok(Ok(status)) => AttemptResult::Answered(status),
         Ok(Err(e)) if e.is_timeout() => AttemptResult::TimedOut,
-        Ok(Err(e)) => AttemptResult::ConnectionFailed(error_chain(&e)),
+        Ok(Err(e)) => {
+            AttemptResult::ConnectionFailed(error_chain(&crate::redact::reqwest_error(e)))
+        }
     }
 }
 

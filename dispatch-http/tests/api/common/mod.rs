@@ -120,6 +120,14 @@ impl Resp {
             .collect()
     }
 
+    /// [`Resp::invalid_paths`], sorted: for answers whose violations come in no promised order.
+    #[track_caller]
+    pub fn invalid_paths_sorted(&self) -> Vec<String> {
+        let mut paths = self.invalid_paths();
+        paths.sort();
+        paths
+    }
+
     /// Asserts 200 and returns the body.
     #[track_caller]
     pub fn ok(&self) -> &Value {

@@ -53,6 +53,23 @@ fn endpoints(route: i64, stop: i64, now: &str) -> Vec<(Method, String, Value)> {
     ]
 }
 
+/// Each body POSTed to `path` is refused with exactly those validation paths, in any order.
+async fn refused_with_paths<const N: usize>(
+    app: &TestApp,
+    path: &str,
+    key: &str,
+    cases: [(Value, Vec<&str>); N],
+) {
+    for (body, mut paths) in cases {
+        let got = app
+            .post(path, key, body.clone())
+            .await
+            .invalid_paths_sorted();
+        paths.sort();
+        assert_eq!(got, paths, "{body}");
+    }
+}
+
 #[tokio::test]
 async fn another_vehicles_route_or_stop_is_404_on_every_endpoint_and_nothing_changes() {
     let app = TestApp::new();
@@ -155,16 +172,7 @@ async fn bad_input_on_every_driver_endpoint_is_an_envelope_never_a_5xx() {
             vec!["positions.0.speed", "positions.0.lat"],
         ),
     ];
-    for (body, paths) in cases {
-        let mut got = app
-            .post(&positions, &key, body.clone())
-            .await
-            .invalid_paths();
-        got.sort();
-        let mut want: Vec<String> = paths.iter().map(|p| p.to_string()).collect();
-        want.sort();
-        assert_eq!(got, want, "{body}");
-    }
+    refused_with_paths(&app, &positions, &key, cases).await;
     let too_many: Vec<Value> = (0..1001)
         .map(|_| json!({"lat": 51.5, "lng": -0.1, "time": now_text(&app)}))
         .collect();
@@ -191,16 +199,7 @@ async fn bad_input_on_every_driver_endpoint_is_an_envelope_never_a_5xx() {
         (json!({"line_items": "all"}), vec!["line_items"]),
         (json!({"notes": 5}), vec!["notes"]),
     ];
-    for (body, paths) in cases {
-        let mut got = app
-            .post(&complete, &key, body.clone())
-            .await
-            .invalid_paths();
-        got.sort();
-        let mut want: Vec<String> = paths.iter().map(|p| p.to_string()).collect();
-        want.sort();
-        assert_eq!(got, want, "{body}");
-    }
+    refused_with_paths(&app, &complete, &key, cases).await;
     let fail = format!("/driver/stops/{stop}/fail");
     assert_eq!(
         app.post(&fail, &key, json!({})).await.invalid_paths(),

@@ -97,9 +97,7 @@ impl<C: Connection> Db<C> {
                 ))
                 .st()?;
             let args = std::iter::once(scope.depot_id).chain(chunk.iter().copied());
-            let rows = q
-                .query_map(params_from_iter(args), |r| Ok((r.get(0)?, r.get(1)?)))
-                .st()?;
+            let rows = q.query_map(params_from_iter(args), |r| r.columns()).st()?;
             for row in rows {
                 out.push(row.st()?);
             }

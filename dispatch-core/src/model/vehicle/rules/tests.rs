@@ -1,5 +1,7 @@
 use super::*;
 use crate::model::vehicle::{CapacityWrite, VehiclePatch};
+use crate::patch::Patch;
+use crate::time::TimeOfDay;
 
 fn s(v: &str) -> Patch<String> {
     Patch::Value(v.to_owned())
@@ -15,26 +17,9 @@ fn minimal() -> VehiclePatch {
     }
 }
 
-fn paths(errors: &ValidationErrors) -> Vec<String> {
-    errors
-        .0
-        .iter()
-        .map(|i| {
-            i.path
-                .iter()
-                .map(|p| match p {
-                    PathSegment::Key(k) => k.clone(),
-                    PathSegment::Index(i) => i.to_string(),
-                })
-                .collect::<Vec<_>>()
-                .join(".")
-        })
-        .collect()
-}
-
 fn fails_at(patch: &VehiclePatch, base: Option<&VehicleFields>, expected: &[&str]) {
     let errors = apply_patch(patch, base).expect_err("should be rejected");
-    assert_eq!(paths(&errors), expected, "{errors:?}");
+    assert_eq!(errors.paths(), expected, "{errors:?}");
 }
 
 #[test]
@@ -50,7 +35,7 @@ fn minimal_create_gets_defaults() {
 fn create_requires_name_availability_and_both_locations() {
     let errors = apply_patch(&VehiclePatch::default(), None).unwrap_err();
     assert_eq!(
-        paths(&errors),
+        errors.paths(),
         ["name", "availability", "start_location", "end_location"]
     );
     assert!(errors.0.iter().all(|i| i.code == IssueCode::Required));
@@ -314,7 +299,7 @@ proptest::proptest! {
         let p = VehiclePatch { availability: s("shift"), shift_start: s(&t(a)), shift_end: s(&t(b)), ..minimal() };
         match apply_patch(&p, None) {
             Ok(f) => proptest::prop_assert!(a < b && f.shift_start.map(|t| t.minutes()) == Some(a)),
-            Err(e) => proptest::prop_assert!(a >= b && paths(&e) == ["shift_end"]),
+            Err(e) => proptest::prop_assert!(a >= b && e.paths() == ["shift_end"]),
         }
     }
 

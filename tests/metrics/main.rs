@@ -1,116 +1,23 @@
 //! `GET /metrics` of the real binary: the Prometheus text format (every sample under a `# TYPE`
 //! of its family, parseable values), no key needed, and counters that move with real requests,
 //! a rate-limit rejection, an idempotent replay and an optimisation job; `--metrics-listen` of
-//! `serve` and of `dispatch worker`.
+//! `serve` and of `dispatch worker`; in `outcomes`, failures and what goes out (a failed job,
+//! webhook attempts, deliveries and backlog, notifications sent and failed).
 
+#[path = "../support/mod.rs"]
 mod support;
 
-use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
+mod outcomes;
+#[path = "../webhooks/receiver.rs"]
+mod receiver;
+mod scrape;
 
+use std::time::Duration;
+
+use scrape::Scrape;
 use serde_json::{json, Value};
 use support::worker::Worker;
 use support::{Fixture, Request, Server};
-
-/// One scrape: `name{labels}` (labels as printed, sorted by the exporter) to value.
-struct Scrape(BTreeMap<String, f64>);
-
-impl Scrape {
-    fn take(server: &Server) -> Scrape {
-        Scrape::at(&server.addr)
-    }
-
-    /// GET /metrics at `addr`: 200 in the text format's content type.
-    fn at(addr: &str) -> Scrape {
-        let reply = support::send(addr, Request::new("GET", "/metrics", None));
-        assert_eq!(reply.status, 200, "{}", reply.text());
-        assert_eq!(
-            reply.header("content-type"),
-            Some("text/plain; version=0.0.4; charset=utf-8")
-        );
-        Scrape::parse(&reply.text())
-    }
-
-    /// Scrapes `addr` until `done` holds (counters move just after the commits they count,
-    /// which the API may show first); fails with `what` after 10 s.
-    fn await_at(addr: &str, what: &str, done: impl Fn(&Scrape) -> bool) -> Scrape {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            let scrape = Scrape::at(addr);
-            if done(&scrape) {
-                return scrape;
-            }
-            assert!(Instant::now() < deadline, "{what}");
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-
-    /// Once the first optimisation job is counted as succeeded.
-    fn job_counted(&self) -> bool {
-        self.get("dispatch_optimisation_jobs_finished_total{outcome=\"succeeded\"}") >= 1.0
-    }
-
-    /// Parses the text format strictly: comments are `# HELP` / `# TYPE`, a family's samples
-    /// follow its `# TYPE` line, every sample is `name[{labels}] value` with a float value.
-    fn parse(text: &str) -> Scrape {
-        let mut samples = BTreeMap::new();
-        let mut family: Option<(String, String)> = None;
-        for line in text.lines().filter(|l| !l.is_empty()) {
-            if let Some(rest) = line.strip_prefix("# TYPE ") {
-                let (name, kind) = rest.split_once(' ').expect("# TYPE name kind");
-                assert!(
-                    ["counter", "gauge", "histogram", "summary"].contains(&kind),
-                    "{line}"
-                );
-                family = Some((name.to_owned(), kind.to_owned()));
-                continue;
-            }
-            if line.starts_with("# HELP ") {
-                continue;
-            }
-            assert!(!line.starts_with('#'), "unknown comment: {line}");
-            let (series, value) = line.rsplit_once(' ').expect("series value");
-            let value: f64 = value.parse().unwrap_or_else(|_| panic!("value of {line}"));
-            let name = series.split('{').next().unwrap();
-            let (family_name, kind) = family
-                .as_ref()
-                .unwrap_or_else(|| panic!("no # TYPE before {line}"));
-            let base = match kind.as_str() {
-                "histogram" => ["_bucket", "_sum", "_count"]
-                    .iter()
-                    .find_map(|s| name.strip_suffix(s))
-                    .unwrap_or(name),
-                _ => name,
-            };
-            assert_eq!(base, family_name, "{line} under the family {family_name}");
-            if let Some(labels) = series.strip_prefix(name) {
-                if !labels.is_empty() {
-                    assert!(labels.starts_with('{') && labels.ends_with('}'), "{line}");
-                }
-            }
-            assert!(
-                samples.insert(series.to_owned(), value).is_none(),
-                "duplicate {series}"
-            );
-        }
-        Scrape(samples)
-    }
-
-    /// The value of a series, 0 when absent (a counter not yet moved).
-    fn get(&self, series: &str) -> f64 {
-        self.0.get(series).copied().unwrap_or(0.0)
-    }
-
-    /// The sum over the series of `name` whose labels contain every one of `labels`.
-    fn sum(&self, name: &str, labels: &[&str]) -> f64 {
-        self.0
-            .iter()
-            .filter(|(s, _)| s.split('{').next() == Some(name))
-            .filter(|(s, _)| labels.iter().all(|l| s.contains(l)))
-            .map(|(_, v)| v)
-            .sum()
-    }
-}
 
 /// A full-day vehicle based at the depot.
 fn van() -> Value {
@@ -140,6 +47,14 @@ fn optimise_day(server: &Server, key: &str) {
         .unwrap()
         .to_owned();
     server.await_job(key, &job, Duration::from_secs(60), "job never ended");
+}
+
+/// The `metrics_addr` a node logged (JSON lines) when its metrics listener started.
+fn logged_metrics_addr(log: &str) -> String {
+    log.lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find_map(|e| e["metrics_addr"].as_str().map(str::to_owned))
+        .unwrap_or_else(|| panic!("the metrics address is logged: {log}"))
 }
 
 #[test]
@@ -274,25 +189,13 @@ fn metrics_on_their_own_listener_are_not_served_beside_the_api() {
     let fixture = Fixture::seed(&db);
     let log_path = dir.path().join("serve.log");
     let mut serving = support::Serving::start(
-        std::process::Command::new(support::binary())
-            .args([
-                "serve",
-                "--listen",
-                "127.0.0.1:0",
-                "--log-format",
-                "json",
-                "--db",
-            ])
-            .arg(support::db_arg(&db))
+        support::serve_command(&db)
+            .args(["--log-format", "json"])
             .env("DISPATCH_METRICS_LISTEN", "127.0.0.1:0")
             .stderr(std::fs::File::create(&log_path).unwrap()),
     );
     let log = std::fs::read_to_string(&log_path).unwrap();
-    let metrics_addr = log
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .find_map(|e| e["metrics_addr"].as_str().map(str::to_owned))
-        .unwrap_or_else(|| panic!("the metrics address is logged: {log}"));
+    let metrics_addr = logged_metrics_addr(&log);
     assert_ne!(metrics_addr, serving.addr);
     assert!(!metrics_addr.ends_with(":0"), "{metrics_addr}");
 
@@ -341,11 +244,7 @@ fn a_worker_serves_its_own_metrics_with_the_jobs_it_claimed_and_ran() {
     ];
     let worker = Worker::start(&support::db_arg(&db), "metered", dir.path(), &flags);
     let log = std::fs::read_to_string(&worker.log).unwrap();
-    let metrics_addr = log
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .find_map(|e| e["metrics_addr"].as_str().map(str::to_owned))
-        .unwrap_or_else(|| panic!("the worker logs its metrics address: {log}"));
+    let metrics_addr = logged_metrics_addr(&log);
     let before = Scrape::at(&metrics_addr);
     assert!(before
         .0
