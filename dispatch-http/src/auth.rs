@@ -50,18 +50,19 @@ pub async fn require_access_key(
     mut req: Request,
     next: Next,
 ) -> Response {
-    let presented = req
-        .headers()
-        .get(ACCESS_KEY_HEADER)
-        .and_then(|v| v.to_str().ok())
-        .map(|v| v.trim().to_owned())
-        .filter(|v| !v.is_empty());
-    let Some(presented) = presented else {
-        return ApiError::new(
-            ErrorName::Unauthorized,
-            "the x-access-key header is required",
-        )
-        .into_response();
+    let presented = match req.headers().get(ACCESS_KEY_HEADER).map(|v| v.to_str()) {
+        Some(Ok(v)) if !v.trim().is_empty() => v.trim().to_owned(),
+        // Bytes that are not visible ASCII: sent, but no key is spelt so.
+        Some(Err(_)) => {
+            return ApiError::new(ErrorName::Unauthorized, "invalid access key").into_response()
+        }
+        _ => {
+            return ApiError::new(
+                ErrorName::Unauthorized,
+                "the x-access-key header is required",
+            )
+            .into_response()
+        }
     };
     let presented_again = presented.clone();
     let found = state

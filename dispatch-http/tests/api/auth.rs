@@ -20,6 +20,29 @@ async fn unknown_and_empty_keys_are_401_unauthorized() {
 }
 
 #[tokio::test]
+async fn a_key_of_bytes_no_key_is_spelt_with_is_401_invalid_not_missing() {
+    let app = TestApp::new();
+    let request = axum::http::Request::get("/v2/depots")
+        .header(
+            "x-access-key",
+            axum::http::HeaderValue::from_bytes(b"\xff\xfe").unwrap(),
+        )
+        .body(axum::body::Body::empty())
+        .unwrap();
+    let body = app
+        .send(request)
+        .await
+        .envelope(401, "UNAUTHORIZED")
+        .clone();
+    assert_eq!(body["description"], "invalid access key", "{body:#}");
+    let r = app.call(Method::GET, "/v2/depots", None, None).await;
+    assert_eq!(
+        r.envelope(401, "UNAUTHORIZED")["description"],
+        "the x-access-key header is required"
+    );
+}
+
+#[tokio::test]
 async fn writes_without_a_key_are_401_before_anything_else() {
     let app = TestApp::new();
     let r = app
