@@ -18,6 +18,7 @@ mod isolation;
 mod nul_text;
 mod openapi;
 mod openapi_browser;
+mod openapi_paths;
 mod reference;
 mod request_bodies;
 mod seed;

@@ -1,12 +1,12 @@
-//! The OpenAPI document (`GET /v2/openapi.json`), the `/docs` page, and the contract check the
-//! harnesses run on every response.
+//! The OpenAPI document (`GET /v2/openapi.json`): served without a key, valid OpenAPI 3.1, every
+//! operation decorated alike, every body typed, and the contract check the harnesses run on
+//! every response (its paths against the router: `openapi_paths`).
 
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::PathBuf;
 
-use axum::body::Body;
-use axum::http::{Method, Request};
+use axum::http::Method;
 use jsonschema::{Draft, Registry, Resource};
 use serde_json::{json, Value};
 
@@ -20,7 +20,7 @@ fn data(name: &str) -> Value {
     serde_json::from_str(&fs::read_to_string(&path).expect("vendored schema")).expect("JSON")
 }
 
-async fn served_document(app: &TestApp) -> Value {
+pub async fn served_document(app: &TestApp) -> Value {
     let r = app.call(Method::GET, "/v2/openapi.json", None, None).await;
     assert_eq!(r.status, 200, "{:#}", r.body);
     r.body
@@ -84,144 +84,11 @@ async fn the_document_validates_against_the_openapi_3_1_schema() {
 }
 
 /// The operations of a path item (its other members, such as `servers`, aside).
-fn operations_of(item: &Value) -> impl Iterator<Item = (&String, &Value)> {
+pub fn operations_of(item: &Value) -> impl Iterator<Item = (&String, &Value)> {
     item.as_object()
         .unwrap()
         .iter()
         .filter(|(key, _)| ["get", "put", "post", "delete", "patch"].contains(&key.as_str()))
-}
-
-/// Every path the router serves through the documented groups (`/v2`, the driver API, the
-/// tracking page, `/healthz` and `/metrics`, the console's depot read), in full: the
-/// registrations it is built from (`openapi::groups()`; a route can join them only through
-/// `ApiRoutes`, which takes handlers with their `#[utoipa::path]`), not a hand-written list.
-fn served_paths() -> BTreeSet<String> {
-    dispatch_http::openapi::served_paths().into_iter().collect()
-}
-
-/// The document's paths in full: each under its server (`/v2`, or `/` for the driver and
-/// tracking paths), as "Try it out" and client generators call them.
-fn documented_paths(doc: &Value) -> BTreeSet<String> {
-    doc["paths"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(|key| format!("{}{key}", contract::server_base(doc, key)))
-        .collect()
-}
-
-#[tokio::test]
-async fn every_route_the_router_serves_is_documented_and_nothing_else() {
-    let app = TestApp::new();
-    let doc = served_document(&app).await;
-    let documented = documented_paths(&doc);
-    let served = served_paths();
-    assert!(served.len() > 60, "{served:?}");
-    for expected in [
-        "/driver/me",
-        "/track/{token}",
-        "/healthz",
-        "/metrics",
-        "/console/depot",
-    ] {
-        assert!(served.contains(expected), "{expected}");
-    }
-    assert_eq!(served, documented, "paths served vs documented");
-    // The rest of the router is pages (`/docs`, `/console` and their embedded files): none is
-    // an API path, and each serves a page or a file, not JSON.
-    let pages = dispatch_http::openapi::pages();
-    assert!(pages.len() >= 7, "{pages:?}");
-    for page in &pages {
-        assert!(
-            !documented.contains(page),
-            "{page} is a page and documented"
-        );
-        let uri = page.replace("{*path}", "console.css");
-        let request = Request::builder()
-            .uri(uri.as_str())
-            .body(Body::empty())
-            .unwrap();
-        let response = tower::ServiceExt::oneshot(app.router.clone(), request)
-            .await
-            .unwrap();
-        let status = response.status().as_u16();
-        assert!(status == 200 || status == 308, "{page}: {status}");
-        if status == 200 {
-            let kind = response.headers()["content-type"].to_str().unwrap();
-            assert!(!kind.starts_with("application/json"), "{page}: {kind}");
-        }
-    }
-    // Methods: a documented one reaches the route (401 without a key or credential, 200 for
-    // the document, the tracking page's 404 for an unknown token), an undocumented one gets
-    // the router's 405.
-    for key in doc["paths"].as_object().unwrap().keys() {
-        let path = format!("{}{key}", contract::server_base(&doc, key));
-        let concrete = path
-            .replace("{status}", "RETURNED")
-            .replace("{order_number}", "A-1");
-        let concrete = concrete
-            .split('/')
-            .map(|s| if s.starts_with('{') { "1" } else { s })
-            .collect::<Vec<_>>()
-            .join("/");
-        for method in ["get", "put", "post", "delete", "patch"] {
-            let mut request = Request::builder()
-                .method(method.to_uppercase().as_str())
-                .uri(concrete.as_str());
-            // The console's read checks the key before the method: with the key it answers
-            // 200, and 405 for the other methods.
-            let keyed = path == "/console/depot";
-            if keyed {
-                request = request.header("x-access-key", app.north());
-            }
-            let request = request.body(Body::empty()).unwrap();
-            // Not through `app.send`: the tracking page answers HTML.
-            let status = tower::ServiceExt::oneshot(app.router.clone(), request)
-                .await
-                .unwrap()
-                .status()
-                .as_u16();
-            let documented = doc["paths"][key].get(method).is_some();
-            if documented {
-                let public = ((keyed
-                    || ["/v2/openapi.json", "/healthz", "/metrics"].contains(&path.as_str()))
-                    && status == 200)
-                    || (path == "/track/{token}" && status == 404);
-                assert!(
-                    status == 401 || (public && method == "get"),
-                    "{method} {path}: {status}"
-                );
-            } else {
-                assert_eq!(status, 405, "{method} {path} is served but not documented");
-            }
-        }
-    }
-}
-
-/// "Try it out" and generated clients call a path at its server: the paths outside `/v2`
-/// (driver API, tracking page, `/healthz`, `/metrics`, `/console/depot`) carry their own
-/// (`/`), so they are not sent under `/v2`; the `/v2` ones use the document's.
-#[tokio::test]
-async fn paths_outside_v2_carry_the_server_they_are_served_at() {
-    let app = TestApp::new();
-    let doc = served_document(&app).await;
-    assert_eq!(doc["servers"][0]["url"], "/v2");
-    let mut under_v2 = dispatch_http::v2::api().served_paths();
-    under_v2.push(dispatch_http::openapi::DOCUMENT_PATH.to_owned());
-    for (key, item) in doc["paths"].as_object().unwrap() {
-        let own = item["servers"][0]["url"].as_str();
-        if under_v2.contains(key) {
-            assert_eq!(own, None, "{key}");
-        } else {
-            assert_eq!(own, Some("/"), "{key}");
-        }
-    }
-    // Served where documented: the driver API answers its own 401 at /driver/me, and nothing
-    // is served at /v2/driver/me.
-    let r = app.call(Method::GET, "/driver/me", None, None).await;
-    assert_eq!(r.status, 401, "{:#}", r.body);
-    let r = app.call(Method::GET, "/v2/driver/me", None, None).await;
-    assert_eq!(r.status, 404, "{:#}", r.body);
 }
 
 #[tokio::test]

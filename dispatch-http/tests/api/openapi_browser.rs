@@ -1,5 +1,6 @@
 //! `/docs` in a real browser: headless Chromium (Debian's package) loads the page from the real
-//! router on a loopback port with every other address behind a dead proxy, and Swagger UI must
+//! router on a loopback port with every other address behind a recording proxy that must see no
+//! request, and Swagger UI must
 //! render the document's operations and its Authorize button under the page's
 //! Content-Security-Policy: assets from anywhere else would leave the page empty.
 
@@ -9,7 +10,7 @@ use axum::response::Html;
 use axum::routing::get;
 use serde_json::{json, Value};
 
-use crate::browser::{chromium_for, run_chromium};
+use crate::browser::{chromium_for, run_chromium, OutsideWorld};
 use crate::common::{post_vehicle, TestApp};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -136,8 +137,27 @@ async fn try_in_docs(browser: &Path, app: &TestApp, path: &str, scheme: &str, ke
 }
 
 /// Serves `router` on a loopback port and returns the DOM headless Chromium ends with on
-/// `path`, every address but this server behind a dead proxy, after `budget_ms` of virtual time.
+/// `path` after `budget_ms` of virtual time, every address but this server behind an
+/// [`OutsideWorld`]; fails when the page tried to reach anything there.
 async fn dump_dom(browser: &Path, router: axum::Router, path: &str, budget_ms: u32) -> String {
+    let (dom, outside) = dump_dom_and_outside(browser, router, path, budget_ms).await;
+    assert_eq!(
+        outside,
+        Vec::<String>::new(),
+        "/docs reached beyond this server"
+    );
+    dom
+}
+
+/// [`dump_dom`], also returning what reached the [`OutsideWorld`].
+async fn dump_dom_and_outside(
+    browser: &Path,
+    router: axum::Router,
+    path: &str,
+    budget_ms: u32,
+) -> (String, Vec<String>) {
+    let outside = OutsideWorld::start();
+    let proxy = outside.proxy_flag();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}{path}", listener.local_addr().unwrap());
     let server = tokio::spawn(async move { axum::serve(listener, router).await });
@@ -150,7 +170,7 @@ async fn dump_dom(browser: &Path, router: axum::Router, path: &str, budget_ms: u
             (1280, 1024),
             &url,
             &[
-                "--proxy-server=http://127.0.0.1:9",
+                &proxy,
                 &format!("--virtual-time-budget={budget_ms}"),
                 "--dump-dom",
             ],
@@ -159,7 +179,26 @@ async fn dump_dom(browser: &Path, router: axum::Router, path: &str, budget_ms: u
     .await
     .unwrap();
     server.abort();
-    dom
+    (dom, outside.requests())
+}
+
+/// The check above can fail: a page of this server loading a style sheet from elsewhere is
+/// seen (and the browser's own calls are not what it sees).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_loading_from_elsewhere_is_caught() {
+    let Some(browser) = chromium_for("a_page_loading_from_elsewhere_is_caught") else {
+        return;
+    };
+    let page = r#"<html><head><link rel="stylesheet" href="http://fonts.googleapis.com/css?family=Inter"></head><body>x</body></html>"#;
+    let router = axum::Router::new().route("/outside", get(move || async move { Html(page) }));
+    let (_, outside) = dump_dom_and_outside(&browser, router, "/outside", 3_000).await;
+    assert!(
+        !outside.is_empty()
+            && outside
+                .iter()
+                .all(|l| l.starts_with("GET http://fonts.googleapis.com/css?family=Inter ")),
+        "{outside:?}"
+    );
 }
 
 /// What the harness wrote into `<pre id="report">`, as JSON.

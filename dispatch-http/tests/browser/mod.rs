@@ -63,3 +63,81 @@ pub fn run_chromium(
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
+
+/// Everywhere but loopback, for a browser test: Chromium takes it as its proxy
+/// ([`OutsideWorld::proxy_flag`]; loopback addresses bypass proxies), so whatever a page tries
+/// to load from elsewhere arrives here and is recorded (its request line: `CONNECT host:443` or
+/// `GET http://host/...`) and refused. A page that works offline leaves it empty.
+pub struct OutsideWorld {
+    addr: std::net::SocketAddr,
+    seen: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl OutsideWorld {
+    pub fn start() -> OutsideWorld {
+        use std::io::BufRead;
+        use std::sync::atomic::Ordering;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (record, stopped) = (seen.clone(), stop.clone());
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                if stopped.load(Ordering::SeqCst) {
+                    break;
+                }
+                let Ok(stream) = stream else { continue };
+                let _ = stream.set_read_timeout(Some(std::time::Duration::from_secs(2)));
+                let mut line = String::new();
+                let _ = std::io::BufReader::new(stream).read_line(&mut line);
+                record.lock().unwrap().push(line.trim_end().to_owned());
+            }
+        });
+        OutsideWorld { addr, seen, stop }
+    }
+
+    /// The Chromium argument that sends every non-loopback request here.
+    pub fn proxy_flag(&self) -> String {
+        format!("--proxy-server=http://{}", self.addr)
+    }
+
+    /// The request lines received so far, but those of Chromium's own services.
+    pub fn requests(&self) -> Vec<String> {
+        self.seen
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|line| !BROWSER_OWN_SERVICES.iter().any(|host| names(line, host)))
+            .cloned()
+            .collect()
+    }
+}
+
+/// Hosts Chromium calls by itself whatever the page (network time, component updates, sign-in,
+/// autofill), despite `--disable-background-networking`: exact names, so a page's own loads
+/// from their neighbours (`fonts.googleapis.com`, `fonts.gstatic.com`) still count.
+const BROWSER_OWN_SERVICES: &[&str] = &[
+    "clients2.google.com",
+    "update.googleapis.com",
+    "accounts.google.com",
+    "content-autofill.googleapis.com",
+];
+
+/// Whether the request line `line` (`CONNECT host:port ...` or `METHOD http://host/...`) is
+/// addressed to `host`.
+fn names(line: &str, host: &str) -> bool {
+    let target = line.split(' ').nth(1).unwrap_or_default();
+    let target = target.strip_prefix("http://").unwrap_or(target);
+    let authority = target.split('/').next().unwrap_or_default();
+    authority.split(':').next() == Some(host)
+}
+
+impl Drop for OutsideWorld {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        // Wakes the accepting thread so it sees the flag and ends.
+        let _ = std::net::TcpStream::connect(self.addr);
+    }
+}

@@ -10,133 +10,16 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use axum::response::Html;
 use axum::routing::get;
 use serde_json::{json, Value};
 
 use dispatch_http::console::{ConsoleConfig, TileUrl};
 use dispatch_http::{app_with, AppOptions};
 
-use crate::browser::{chromium_for, run_chromium};
+use crate::browser::chromium_for;
 use crate::common::TestApp;
-use crate::{delivery, optimise, post_orders, start_workers, wait_for, DAY};
-
-const HARNESS: &str = include_str!("console_harness.html");
-
-/// Two vans with a skill each, five orders for each skill and one order needing a skill no
-/// van has: an optimised day of two routes and one unplaced order. Returns the finished plan.
-async fn optimised_day(app: &TestApp) -> Value {
-    for (name, skill) in [("Fridge van", "Fridge"), ("Lift van", "Lift")] {
-        let r = app
-            .post(
-                "/v2/vehicles",
-                &app.north(),
-                json!({"name": name, "availability": "full_day", "start_location": "depot",
-                       "end_location": "depot", "skills": [skill]}),
-            )
-            .await;
-        r.ok();
-    }
-    let mut orders = Vec::new();
-    for i in 0..10 {
-        let f = f64::from(i);
-        let mut order = delivery(&format!("C{i}"), 51.49 + 0.003 * f, -0.13 + 0.002 * f);
-        order["skills"] = json!([if i % 2 == 0 { "Fridge" } else { "Lift" }]);
-        orders.push(order);
-    }
-    let mut crane = delivery("CRANE", 51.507, -0.112);
-    crane["skills"] = json!(["Crane"]);
-    orders.push(crane);
-    post_orders(app, orders).await;
-    let workers = start_workers(app, 300);
-    let (job, plan) = optimise(
-        app,
-        "/v2/plans/optimise/orders",
-        json!({"delivery_date": DAY, "settings": {}}),
-    )
-    .await;
-    wait_for(app, &job).await;
-    workers.shutdown();
-    let plan = app
-        .get(&format!("/v2/plans/{plan}"), &app.north())
-        .await
-        .ok()["plan"]
-        .clone();
-    assert_eq!(plan["routes"].as_array().unwrap().len(), 2, "{plan:#}");
-    assert_eq!(plan["unserved"].as_array().unwrap().len(), 1, "{plan:#}");
-    plan
-}
-
-/// Serves the app and the harness on a loopback port; the harness page for `mode` is
-/// `/harness`. Returns the base URL and the server task.
-async fn serve(app: &TestApp, mode: &str, routes: &[i64]) -> (String, tokio::task::JoinHandle<()>) {
-    serve_with(app, mode, routes, |_| app.router.clone()).await
-}
-
-/// As [`serve`], with the router `build` makes for the base URL the server got.
-async fn serve_with(
-    app: &TestApp,
-    mode: &str,
-    routes: &[i64],
-    build: impl FnOnce(&str) -> axum::Router,
-) -> (String, tokio::task::JoinHandle<()>) {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    let page = HARNESS
-        .replace("__KEY__", &app.north())
-        .replace("__DATE__", DAY)
-        .replace("__MODE__", mode)
-        .replace("__ROUTES__", &json!(routes).to_string());
-    let router = axum::Router::new()
-        .route("/harness", get(move || async move { Html(page) }))
-        .merge(build(&base));
-    let server = tokio::spawn(async move {
-        axum::serve(listener, router).await.unwrap();
-    });
-    (base, server)
-}
-
-/// Runs the harness page in Chromium (with `extra` flags) and returns its report.
-async fn report(browser: &Path, base: &str, profile: &Path, extra: &[String]) -> Value {
-    let (b, url, p, extra) = (
-        browser.to_owned(),
-        format!("{base}/harness"),
-        profile.to_owned(),
-        extra.to_vec(),
-    );
-    let dom = tokio::task::spawn_blocking(move || {
-        let mut args = vec![
-            "--virtual-time-budget=60000".to_owned(),
-            "--dump-dom".to_owned(),
-        ];
-        args.extend(extra);
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        run_chromium(&b, &p, (1280, 900), &url, &args)
-    })
-    .await
-    .unwrap();
-    let start = dom.find("<pre id=\"report\">").expect("the report element") + 17;
-    let end = start + dom[start..].find("</pre>").unwrap();
-    let text = dom[start..end]
-        .replace("&amp;", "&")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">");
-    let value: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
-    assert!(
-        value.get("error").is_none(),
-        "the harness failed: {value:#}"
-    );
-    value
-}
-
-fn stops_of(plan: &Value) -> Vec<usize> {
-    plan["routes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["stops"].as_array().unwrap().len())
-        .collect()
-}
+use crate::console_page::{optimised_day, report, serve, serve_with, stops_of};
+use crate::DAY;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_console_draws_an_optimised_day_on_the_map() {
@@ -152,8 +35,29 @@ async fn the_console_draws_an_optimised_day_on_the_map() {
     assert_eq!(day["state"], "ready", "{out:#}");
     let per_route = stops_of(&plan);
     assert_eq!(day["lines"], 2, "one line per route: {day:#}");
+    assert_eq!(
+        day["tiles"], 0,
+        "no tile URL: no base map, the routes on a plain background"
+    );
     assert_eq!(day["colours"], 2, "one colour per route: {day:#}");
     assert_eq!(day["panel_routes"], 2, "{day:#}");
+    // Each route's summary: its stops, planned distance, start and end times (in plan order).
+    for (route, facts) in plan["routes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(day["facts"].as_array().unwrap())
+    {
+        let summary = format!(
+            "{} stops · {:.1} km · {}–{} · ",
+            route["stops"].as_array().unwrap().len(),
+            route["planned_distance"].as_f64().unwrap() / 1000.0,
+            route["start_time"].as_str().unwrap(),
+            route["end_time"].as_str().unwrap(),
+        );
+        let facts = facts.as_str().unwrap();
+        assert!(facts.starts_with(&summary), "{facts:?} for {summary:?}");
+    }
     assert_eq!(day["stops"], per_route.iter().sum::<usize>(), "{day:#}");
     let mut numbers: Vec<String> = day["numbers"]
         .as_array()

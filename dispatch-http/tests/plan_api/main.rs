@@ -13,6 +13,7 @@ mod common;
 mod contract;
 
 mod console_browser;
+mod console_page;
 mod requests;
 mod solving;
 

@@ -1,10 +1,10 @@
 //! The customer tracking page in a real browser: headless Chromium (Debian's package) loads it
 //! from the real router on a loopback port, its DOM text is checked and its screenshot must
 //! exist and show the page's own styling (which only applies if the Content-Security-Policy
-//! hash matches the style sheet). In CI (`CI` set) a missing Chromium fails the test (see
+//! hash matches the style sheet); the page loads nothing from beyond this server. In CI (`CI` set) a missing Chromium fails the test (see
 //! `tests/browser`); elsewhere the test says loudly that it did not run.
 
-use crate::browser::{chromium_for, run_chromium};
+use crate::browser::{chromium_for, run_chromium, OutsideWorld};
 
 use super::pod::{dispatched_day, route_stops};
 use super::*;
@@ -34,8 +34,10 @@ async fn the_tracking_page_renders_in_headless_chromium() {
         url.clone(),
         shot.clone(),
     );
+    let outside = OutsideWorld::start();
+    let proxy = outside.proxy_flag();
     let dom = tokio::task::spawn_blocking(move || {
-        let dom = run_chromium(&b, &d.join("dom"), (480, 640), &u, &["--dump-dom"]);
+        let dom = run_chromium(&b, &d.join("dom"), (480, 640), &u, &["--dump-dom", &proxy]);
         run_chromium(
             &b,
             &d.join("shot"),
@@ -48,6 +50,11 @@ async fn the_tracking_page_renders_in_headless_chromium() {
     .await
     .unwrap();
     server.abort();
+    assert_eq!(
+        outside.requests(),
+        Vec::<String>::new(),
+        "the page loaded from elsewhere"
+    );
 
     assert!(dom.contains("Your delivery"), "{dom}");
     assert!(
