@@ -34,8 +34,8 @@ fn day_orders(prefix: &str, n: u32) -> Value {
         .collect()
 }
 
-/// Optimises the open orders of 2026-11-24 and waits for the job to end.
-fn optimise_day(server: &Server, key: &str) {
+/// Optimises the open orders of 2026-11-24 and waits for the job to end; the job's id.
+fn optimise_day(server: &Server, key: &str) -> String {
     let queued = server.post(
         "/v2/plans/optimise/orders",
         key,
@@ -47,6 +47,7 @@ fn optimise_day(server: &Server, key: &str) {
         .unwrap()
         .to_owned();
     server.await_job(key, &job, Duration::from_secs(60), "job never ended");
+    job
 }
 
 /// The `metrics_addr` a node logged (JSON lines) when its metrics listener started.

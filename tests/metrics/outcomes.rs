@@ -3,14 +3,12 @@
 //! waits in the backlog, a delivery ended ERROR and one delivered, and SMS notifications sent
 //! and failed through a real gateway on loopback.
 
-use std::time::Duration;
-
 use serde_json::json;
 
 use crate::receiver::{Behaviour, Receiver};
 use crate::scrape::Scrape;
 use crate::support::{self, fixture_file, Fixture, Server};
-use crate::{day_orders, van};
+use crate::{day_orders, optimise_day, van};
 
 /// Waits for `series` to reach `at_least` and returns that scrape.
 fn await_series(server: &Server, series: &str, at_least: f64) -> Scrape {
@@ -138,17 +136,7 @@ fn failed_jobs_webhook_failures_deliveries_and_notification_outcomes_are_counted
     assert_eq!(server.post("/v2/vehicles", key, &van()).status, 200);
     let orders = server.post("/v2/orders", key, &day_orders("F", 3));
     assert_eq!(orders.status, 200, "{}", orders.text());
-    let queued = server.post(
-        "/v2/plans/optimise/orders",
-        key,
-        &json!({"delivery_date": "2026-11-24", "settings": {}}),
-    );
-    assert_eq!(queued.status, 200, "{}", queued.text());
-    let job = queued.json()["optimisation"]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    server.await_job(key, &job, Duration::from_secs(60), "the job never ended");
+    let job = optimise_day(&server, key);
     let read = server.get(&format!("/v2/plans/optimise/{job}"), key);
     assert_eq!(
         read.json()["optimisation"]["state"],

@@ -49,6 +49,15 @@ pub fn run_chromium(
             "--disable-component-update",
             "--disable-sync",
             "--hide-scrollbars",
+            // Chromium's own calls home, which a test of what a page loads must not see.
+            "--no-pings",
+            "--disable-domain-reliability",
+            "--disable-client-side-phishing-detection",
+            "--disable-default-apps",
+            "--disable-extensions",
+            "--disable-features=OptimizationHints,OptimizationHintsFetching,\
+                OptimizationGuideModelDownloading,AutofillServerCommunication,\
+                NetworkTimeServiceQuerying,Translate,MediaRouter",
         ])
         .arg(format!("--window-size={},{}", size.0, size.1))
         .arg(format!("--user-data-dir={}", profile.display()))
@@ -116,13 +125,14 @@ impl OutsideWorld {
 }
 
 /// Hosts Chromium calls by itself whatever the page (network time, component updates, sign-in,
-/// autofill), despite `--disable-background-networking`: exact names, so a page's own loads
+/// autofill, optimisation hints), should a flag of [`run_chromium`] not hold it back: exact names, so a page's own loads
 /// from their neighbours (`fonts.googleapis.com`, `fonts.gstatic.com`) still count.
 const BROWSER_OWN_SERVICES: &[&str] = &[
     "clients2.google.com",
     "update.googleapis.com",
     "accounts.google.com",
     "content-autofill.googleapis.com",
+    "optimizationguide-pa.googleapis.com",
 ];
 
 /// Whether the request line `line` (`CONNECT host:port ...` or `METHOD http://host/...`) is
