@@ -219,6 +219,15 @@ pub enum SeedError {
 
 /// Parses a seed document.
 pub fn parse(text: &str) -> Result<SeedFile, SeedError> {
+    // serde reads a JSON array as a struct's fields in order, so `[]` or `[[...]]` would pass
+    // for a seed file that creates nothing, or organisations by position.
+    if text.trim_start().starts_with('[') {
+        return Err(SeedError::Invalid(
+            "invalid seed file at the top level: expected an object {\"organisations\": [...]}, \
+             found an array"
+                .to_owned(),
+        ));
+    }
     let mut json = serde_json::Deserializer::from_str(text);
     let seed = serde_path_to_error::deserialize(&mut json).map_err(|e| {
         let at = match e.path().to_string() {

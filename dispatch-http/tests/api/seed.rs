@@ -111,6 +111,10 @@ async fn invalid_seed_files_are_refused_without_writing() {
         "names are required"
     );
     assert!(setup::parse("not json").is_err());
+    for array in ["[]", " [[{\"name\": \"A\"}]]"] {
+        let err = setup::parse(array).unwrap_err().to_string();
+        assert!(err.contains("expected an object"), "{array}: {err}");
+    }
 }
 
 /// Values the store would keep but the service could not use are refused with their place,
