@@ -162,9 +162,14 @@ async fn available_slots(
         Some(Value::Number(n)) => match n.as_u64().filter(|m| (15..=720).contains(m)) {
             Some(m) => Some(m as u32),
             None => {
+                let code = if n.as_f64().is_some_and(|m| m > 720.0) {
+                    IssueCode::TooBig
+                } else {
+                    IssueCode::TooSmall
+                };
                 issues.push(
                     key(&[], "slot_minutes"),
-                    IssueCode::TooSmall,
+                    code,
                     "an integer from 15 to 720",
                     &n.to_string(),
                     "slot_minutes must be an integer from 15 to 720",

@@ -322,3 +322,17 @@ async fn available_slots_refuses_a_window_of_more_than_24_slots_rather_than_cutt
         .await;
     assert_eq!(r.ok()["slots"].as_array().unwrap().len(), 24);
 }
+
+#[tokio::test]
+async fn available_slots_names_a_slot_length_over_720_minutes_too_big() {
+    let app = TestApp::new();
+    let r = app
+        .post(
+            "/v2/booking/available-slots",
+            &app.north(),
+            json!({"date": DAY, "order": near(), "slot_minutes": 721}),
+        )
+        .await;
+    assert_eq!(r.invalid_paths(), vec!["slot_minutes"]);
+    assert_eq!(r.body["details"]["validationErrors"][0]["code"], "too_big");
+}
