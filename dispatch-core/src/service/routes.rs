@@ -16,17 +16,18 @@ use crate::service::driver::feed::route_changed;
 use crate::service::Found;
 use crate::time::Timestamp;
 
-/// `PUT /routes/{id}`: sets `is_locked`; the route's `updated` moves only when the flag changes.
+/// `PUT /routes/{id}`: sets `is_locked` when given (a partial update: `None` changes nothing);
+/// the route's `updated` moves only when the flag changes.
 pub fn set_locked(
     store: &dyn Store,
     scope: DepotScope,
     id: i64,
-    locked: bool,
+    locked: Option<bool>,
     now: Timestamp,
 ) -> Result<RouteView, ServiceError> {
     store.transaction(|tx| {
         let mut route = tx.get_route(scope, id).found("route")?;
-        if route.is_locked != locked {
+        if let Some(locked) = locked.filter(|l| *l != route.is_locked) {
             route.is_locked = locked;
             route.updated = now;
             tx.update_route(scope, &route)?;

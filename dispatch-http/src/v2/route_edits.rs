@@ -27,8 +27,8 @@ pub fn routes() -> ApiRoutes {
         .routes(routes!(reverse))
 }
 
-/// `{is_locked: boolean}`; no other property.
-fn read_lock(body: &Value) -> Result<bool, ApiError> {
+/// `{is_locked?: boolean}`; no other property. A partial update: absent or null changes nothing.
+fn read_lock(body: &Value) -> Result<Option<bool>, ApiError> {
     let mut errors = ValidationErrors::default();
     let Some(object) = body.as_object() else {
         errors.push(ValidationIssue::new(
@@ -46,6 +46,7 @@ fn read_lock(body: &Value) -> Result<bool, ApiError> {
         &mut errors,
     );
     let locked = match object.get("is_locked") {
+        None | Some(Value::Null) => None,
         Some(Value::Bool(b)) => Some(*b),
         Some(other) => {
             errors.push(ValidationIssue::new(
@@ -57,24 +58,15 @@ fn read_lock(body: &Value) -> Result<bool, ApiError> {
             ));
             None
         }
-        None => {
-            errors.push(ValidationIssue::new(
-                IssueCode::InvalidType,
-                vec!["is_locked".into()],
-                "boolean",
-                "undefined",
-                "is_locked is required",
-            ));
-            None
-        }
     };
-    match locked {
-        Some(b) if errors.0.is_empty() => Ok(b),
-        _ => Err(invalid(&errors)),
+    if errors.0.is_empty() {
+        Ok(locked)
+    } else {
+        Err(invalid(&errors))
     }
 }
 
-#[utoipa::path(put, path = "/routes/{id}", tag = "routes", summary = "Set a route's is_locked flag.", params(("id" = i64, Path, description = "The route id.")), request_body(content = super::request_shapes::RouteLockBody, description = "`{ is_locked }`."), responses((status = 200, description = "`{ route }` (without stops).", body = OneRoute), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
+#[utoipa::path(put, path = "/routes/{id}", tag = "routes", summary = "Set a route's is_locked flag (a partial update: `{}` changes nothing).", params(("id" = i64, Path, description = "The route id.")), request_body(content = super::request_shapes::RouteLockBody, description = "`{ is_locked }`."), responses((status = 200, description = "`{ route }` (without stops).", body = OneRoute), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn update(
     State(state): State<AppState>,
     Caller(p): Caller,

@@ -24,6 +24,7 @@ mod pod_limits;
 mod pod_questionnaires;
 mod pod_submissions;
 mod pod_uploads;
+mod route_put;
 mod tracking;
 mod tracking_browser;
 

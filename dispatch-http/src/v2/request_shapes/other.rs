@@ -76,7 +76,8 @@ pub struct RouteEditBody {
 /// `PUT /routes/{id}` (no other properties allowed).
 #[derive(ToSchema)]
 pub struct RouteLockBody {
-    is_locked: bool,
+    /// Absent: unchanged (a partial update).
+    is_locked: Option<bool>,
 }
 
 /// The location of a zone lookup.
