@@ -1,7 +1,8 @@
 //! Checks of seed-file values that the store would keep but the service could not use: text
 //! holding NUL, order statuses the organisation does not have, time zones that are not IANA
-//! names, webhook receivers that are not http(s) URLs. Each is refused with its place in the
-//! file before anything is written (the seed is one transaction).
+//! names, webhook receivers that are not http(s) URLs or whose username HTTP Basic cannot
+//! carry. Each is refused with its place in the file before anything is written (the seed is
+//! one transaction).
 
 use dispatch_core::status::StatusSet;
 use dispatch_core::time::zone::DepotZone;
@@ -50,6 +51,14 @@ pub fn check_settings(at: &str, settings: &SeedSettings, problems: &mut Vec<Stri
             problems.push(format!(
                 "{at}.settings.webhook.url: {:?} is not an absolute http or https URL",
                 webhook.url
+            ));
+        }
+        // RFC 7617: the user-id of HTTP Basic cannot hold a colon; the receiver would split
+        // the credentials at it.
+        if webhook.username.contains(':') {
+            problems.push(format!(
+                "{at}.settings.webhook.username: {:?} holds ':', which HTTP Basic authentication cannot carry in a username",
+                webhook.username
             ));
         }
     }

@@ -121,8 +121,9 @@ async fn invalid_seed_files_are_refused_without_writing() {
 /// alike on every store, and nothing of the file is written: a NUL in any text (PostgreSQL
 /// cannot store it; SQLite kept it), a starting status the organisation does not have (its
 /// orders would carry a status the order list refuses as a filter), a custom status spelt as a
-/// default or an aggregate, a time zone that is not an IANA name (it was read as UTC), and a
-/// webhook receiver that is not an http(s) URL (every delivery failed).
+/// default or an aggregate, a time zone that is not an IANA name (it was read as UTC), a
+/// webhook receiver that is not an http(s) URL (every delivery failed), and a webhook username
+/// holding ':' (HTTP Basic cannot carry it: the receiver would read the rest as the password).
 #[tokio::test]
 async fn seed_values_the_service_could_not_use_are_refused_at_their_place_writing_nothing() {
     let app = TestApp::new();
@@ -173,6 +174,13 @@ async fn seed_values_the_service_could_not_use_are_refused_at_their_place_writin
         (
             depot(json!({"settings": {"webhook": {"url": "ftp://127.0.0.1/hook"}}})),
             "organisations[0].depots[0].settings.webhook.url",
+        ),
+        (
+            depot(
+                json!({"settings": {"webhook": {"url": "https://hooks.example.com/d",
+                "username": "ops:night", "password": "p"}}}),
+            ),
+            "organisations[0].depots[0].settings.webhook.username",
         ),
     ];
     for (bad, place) in cases {
