@@ -173,6 +173,7 @@ fn metrics_are_prometheus_text_without_a_key_and_move_with_requests_and_jobs() {
         ) > 0.0
     );
     assert!(scrape.get("dispatch_db_write_wait_seconds_count") > 0.0);
+    assert!(scrape.get("dispatch_db_connection_wait_seconds_count") > 0.0);
     // Labels never carry a depot, a key or a raw path.
     for series in scrape.0.keys() {
         assert!(!series.contains("depot"), "{series}");

@@ -209,6 +209,11 @@ fn describe() {
         "Database transactions from BEGIN to COMMIT or ROLLBACK, by kind (read, write) and outcome (commit, rollback)."
     );
     describe_histogram!(
+        "dispatch_db_connection_wait_seconds",
+        Unit::Seconds,
+        "Time a transaction waited for its database connection: an idle one of the pool, a newly opened one, or (PostgreSQL, all busy) the next one freed."
+    );
+    describe_histogram!(
         "dispatch_db_write_wait_seconds",
         Unit::Seconds,
         "Time a write transaction waited for the database's single writer slot before BEGIN."
