@@ -41,14 +41,26 @@ fn sigterm_drains_a_request_in_flight_and_refuses_new_connections() {
     assert_eq!(read_one_reply(&mut stream).status, 200);
     write!(
         stream,
-        "POST /v2/vehicles HTTP/1.1\r\nHost: {addr}\r\nx-access-key: {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nConnection: close\r\n\r\n",
+        "POST /v2/vehicles HTTP/1.1\r\nHost: {addr}\r\nx-access-key: {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nexpect: 100-continue\r\nConnection: close\r\n\r\n",
         fixture.key,
         body.len()
     )
     .unwrap();
+    // The interim 100 Continue comes when the handler starts reading the body: from then on
+    // the request is surely in flight, whatever the machine's load.
+    let mut interim = Vec::new();
+    let mut byte = [0u8; 1];
+    while !interim.ends_with(b"\r\n\r\n") {
+        stream.read_exact(&mut byte).unwrap();
+        interim.push(byte[0]);
+    }
+    assert!(
+        interim.starts_with(b"HTTP/1.1 100"),
+        "{}",
+        String::from_utf8_lossy(&interim)
+    );
     stream.write_all(first).unwrap();
     stream.flush().unwrap();
-    std::thread::sleep(Duration::from_millis(300));
     let signalled = Instant::now();
     assert!(Command::new("kill")
         .args(["-TERM", &serving.child.id().to_string()])
