@@ -55,7 +55,7 @@ pub fn plan_from_solution(built: &BuiltDay, solution: &Solution) -> DayPlan {
 /// The route re-timed to serve every visit as early as its windows allow, leaving the start as
 /// late as the first visit allows (the solver may report any feasible timing, e.g. the latest);
 /// the solver's own timing when the re-timing cannot place the breaks.
-fn earliest(built: &BuiltDay, route: &Route) -> Route {
+pub(crate) fn earliest(built: &BuiltDay, route: &Route) -> Route {
     let visits: Vec<Step> = route
         .steps
         .iter()

@@ -2,7 +2,7 @@
 //! reversal, appended stops) and re-solving one route while never returning a worse one.
 
 use super::describe::describe;
-use super::from_solution::{planned_route, task_orders};
+use super::from_solution::{earliest, planned_route, task_orders};
 use super::simulate::{simulate, Mode};
 use super::to_problem::{build, Checks};
 use super::{BuiltDay, DayRequest, OptimiseError, PlannedRoute, UnservedOrder, Visit};
@@ -106,8 +106,9 @@ pub fn reoptimise_route(
     };
     let start = only_route(&mut built, v, vehicle_id, &steps);
     let solution = solve_warm(&built, start, config, control);
+    // Timed as planning times its routes: the solver may report any feasible timing.
     let solved = match (solution.unassigned.is_empty(), solution.routes.first()) {
-        (true, Some(r)) => Some(planned_route(&built, r, None)),
+        (true, Some(r)) => Some(planned_route(&built, &earliest(&built, r), None)),
         _ => None,
     };
     match (solved, present) {
@@ -254,7 +255,7 @@ pub fn reoptimise_with_additions(
     let solved = solution
         .routes
         .first()
-        .map(|r| planned_route(&built, r, None));
+        .map(|r| planned_route(&built, &earliest(&built, r), None));
     let route = match (solved, appended) {
         (Some(s), Some(a)) if declined.is_empty() && a.travel_time_s <= s.travel_time_s => a,
         (Some(s), _) => s,

@@ -23,6 +23,7 @@ use serde_json::Value;
 
 use super::notification_wire::{render_scheduled, render_task, ScheduleResult, Tasks};
 use super::registry::ApiRoutes;
+use super::request_shapes::{refuse_undocumented, ScheduleBody};
 use super::shapes::to_json;
 use super::wire::{object, type_name};
 use crate::error::ApiError;
@@ -62,6 +63,7 @@ async fn schedule(
 fn read_request(body: &Value) -> Result<ScheduleRequest, ValidationErrors> {
     let map = object(body)?;
     let mut errors = ValidationErrors::default();
+    refuse_undocumented::<ScheduleBody>(map, &[], &mut errors);
     let ids = |key: &str, max: Option<usize>, errors: &mut ValidationErrors| -> Vec<i64> {
         let issue =
             |code, path: Vec<PathSegment>, expected: &str, received: &str, message: String| {

@@ -16,6 +16,7 @@ mod booking;
 mod dispatch;
 mod driver;
 mod edit_concurrency;
+mod edit_timing;
 mod edits;
 mod notify;
 mod pod;

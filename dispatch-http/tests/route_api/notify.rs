@@ -111,3 +111,24 @@ async fn dispatch_cancels_superseded_tasks_and_schedules_the_planned_start_notif
     expected.sort();
     assert_eq!(tasks(&app).await, expected);
 }
+
+#[tokio::test]
+async fn a_schedule_call_with_a_misspelt_send_time_is_refused_rather_than_sent_at_once() {
+    let app = TestApp::new();
+    let (sms, _) = with_planned_start(&app);
+    let o = post_orders(&app, vec![delivery("M-1", 51.5, -0.12)]).await;
+    let r = app
+        .post(
+            "/v2/notifications/schedule/orders",
+            &app.north(),
+            json!({"orders": [o[0]], "templates": [sms],
+                   "send_time": "2026-11-30T07:00:00.000Z"}),
+        )
+        .await;
+    assert_eq!(r.invalid_paths(), ["send_time"]);
+    assert_eq!(
+        r.body["details"]["validationErrors"][0]["code"],
+        "unrecognized_keys"
+    );
+    assert_eq!(tasks(&app).await, vec![], "nothing was scheduled");
+}

@@ -1,0 +1,87 @@
+//! How route edits time the route they write: a re-solved route (`reoptimize`) is timed as
+//! planning times its routes, every visit as early as its windows allow.
+
+use serde_json::{json, Value};
+
+use super::*;
+
+/// A vehicle working the whole plan date from midnight: an untimed visit is served in the
+/// first minutes of the day.
+async fn full_day_van(app: &TestApp) -> i64 {
+    app.post(
+        "/v2/vehicles",
+        &app.north(),
+        json!({"name": "Day", "availability": "full_day",
+            "start_location": "depot", "end_location": "depot"}),
+    )
+    .await
+    .ok()["vehicle"]["id"]
+        .as_i64()
+        .unwrap()
+}
+
+/// Orders east of the depot laid out far, near, far, near: any solver beats that sequence.
+async fn zigzag(app: &TestApp, prefix: &str) -> Vec<i64> {
+    let list = [0.03, 0.005, 0.025, 0.01, 0.02]
+        .iter()
+        .enumerate()
+        .map(|(i, d)| delivery(&format!("{prefix}-{i}"), 51.50, -0.12 + d))
+        .collect();
+    post_orders(app, list).await
+}
+
+/// `(start_time, end_time, [estimated_arrival_time])` of a route.
+async fn times(app: &TestApp, route: i64) -> (String, String, Vec<String>) {
+    let r = app.get(&format!("/v2/routes/{route}"), &app.north()).await;
+    let route: &Value = &r.ok()["route"];
+    let s = |v: &Value| v.as_str().unwrap().to_owned();
+    let stops = route["stops"].as_array().unwrap();
+    (
+        s(&route["start_time"]),
+        s(&route["end_time"]),
+        stops
+            .iter()
+            .map(|x| s(&x["estimated_arrival_time"]))
+            .collect(),
+    )
+}
+
+fn assert_early(t: &(String, String, Vec<String>)) {
+    assert_eq!(t.0, "00:00", "the van leaves at midnight: {t:?}");
+    assert!(t.0 < t.1, "the route ends after it starts: {t:?}");
+    assert!(t.2.iter().all(|a| a.as_str() < "01:00"), "{t:?}");
+}
+
+#[tokio::test]
+async fn adding_with_reoptimize_times_the_re_solved_route_as_early_as_planning_does() {
+    let app = TestApp::new();
+    let van = full_day_van(&app).await;
+    let o = zigzag(&app, "Z").await;
+    let laid = lay_out(&app, &[(Some(van), o[..4].to_vec())]);
+    let r = app
+        .post(
+            &format!("/v2/routes/{}/add-orders", laid.routes[0]),
+            &app.north(),
+            json!({"orders": [{"id": o[4]}], "settings": {"reoptimize": true}}),
+        )
+        .await;
+    assert_eq!(r.ok()["errors"], json!([]));
+    assert_early(&times(&app, laid.routes[0]).await);
+}
+
+#[tokio::test]
+async fn removing_with_reoptimize_times_the_re_solved_route_as_early_as_planning_does() {
+    let app = TestApp::new();
+    let van = full_day_van(&app).await;
+    let o = zigzag(&app, "Y").await;
+    let laid = lay_out(&app, &[(Some(van), o.clone())]);
+    let r = app
+        .post(
+            &format!("/v2/routes/{}/remove-orders", laid.routes[0]),
+            &app.north(),
+            json!({"orders": [{"id": o[4]}], "settings": {"reoptimize": true}}),
+        )
+        .await;
+    assert_eq!(r.ok()["errors"], json!([]));
+    assert_early(&times(&app, laid.routes[0]).await);
+}
