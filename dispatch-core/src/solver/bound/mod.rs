@@ -201,10 +201,8 @@ fn task(p: &Problem, classes: &[Class], from_visits: &[Time], weight: f64, c: &C
         if !reachable {
             continue;
         }
-        let mut used = vec![0.0; rows];
-        for r in 0..2 * dims {
-            used[r] = c.load[r] as f64;
-        }
+        let mut used: Vec<f64> = c.load.iter().map(|&l| l as f64).collect();
+        used.extend([0.0, 0.0]);
         used[rows - 2] = c
             .visits
             .iter()
