@@ -213,3 +213,56 @@ fn no_solution_of_a_sample_depot_places_more_than_the_bound() {
     // The prices are close to the relaxation's optimum: the two sides meet within a task.
     assert!(b.dual_value - b.primal_value < 1.0, "{b:?}");
 }
+
+fn shipment(id: u64, pickup: Place, delivery: Place) -> Shipment {
+    Shipment {
+        pickup_id: id,
+        delivery_id: id + 100,
+        pickup,
+        delivery,
+        amount: vec![1],
+        skills: Skills::default(),
+        priority: 0,
+        pinned_vehicle: None,
+    }
+}
+
+fn window(start: Time, end: Time) -> Vec<TimeWindow> {
+    vec![TimeWindow { start, end }]
+}
+
+#[test]
+fn a_shipment_whose_delivery_closes_before_its_pickup_opens_is_unplaceable() {
+    let mut pickup = place(0, 1);
+    pickup.time_windows = window(100, 200);
+    let mut delivery = place(0, 1);
+    delivery.time_windows = window(0, 50);
+    let mut p = day(matrix(1, 0), vec![], vec![vehicle(1, 10, 1000)]);
+    p.shipments = vec![shipment(1, pickup, delivery)];
+    let b = placement_bound(&p);
+    assert_eq!((b.tasks, b.unplaceable_alone, b.max_placed), (2, 2, 0));
+}
+
+#[test]
+fn the_shortest_chain_of_arcs_not_the_direct_one_separates_pickup_and_delivery() {
+    // Depot 0, pickup at 1, delivery at 2: 100 directly, but 20 by way of the depot.
+    #[rustfmt::skip]
+    let m = Matrix::from_durations(3, vec![
+        0, 10, 10,
+        10, 0, 100,
+        10, 10, 0,
+    ]).unwrap();
+    let bound_with_delivery_by = |end| {
+        let mut pickup = place(1, 1);
+        pickup.time_windows = window(0, 0);
+        let mut delivery = place(2, 1);
+        delivery.time_windows = window(0, end);
+        let mut p = day(m.clone(), vec![], vec![vehicle(1, 10, 1000)]);
+        p.shipments = vec![shipment(1, pickup, delivery)];
+        placement_bound(&p)
+    };
+    // Served at 0, left at 1, delivered at 21 at the earliest.
+    assert_eq!(bound_with_delivery_by(21).unplaceable_alone, 0);
+    assert_eq!(bound_with_delivery_by(21).max_placed, 2);
+    assert_eq!(bound_with_delivery_by(20).unplaceable_alone, 2);
+}

@@ -24,9 +24,11 @@
 //! below, so the report shows how close the prices came.
 
 mod dual;
+mod windows;
 
 use super::problem::{Place, Problem, Time, Vehicle};
 use dual::{dual, minimise_dual, primal};
+use windows::{meets_shift, pair_meets_shift, shortest_travel};
 
 /// What [`placement_bound`] proves about a problem.
 #[derive(Debug, Clone, PartialEq)]
@@ -153,7 +155,8 @@ fn tasks(p: &Problem, classes: &[Class]) -> Vec<Task> {
             skills: &job.skills,
             pinned: job.pinned_vehicle,
         };
-        out.push(task(p, classes, &from_visits, 1.0, &claim));
+        let mut reachable = |v: &Vehicle| meets_shift(&job.place, v);
+        out.push(task(p, classes, &from_visits, 1.0, &claim, &mut reachable));
     }
     let zero = vec![0; 2 * dims];
     for (s, sh) in p.shipments.iter().enumerate() {
@@ -165,7 +168,19 @@ fn tasks(p: &Problem, classes: &[Class]) -> Vec<Task> {
             skills: &sh.skills,
             pinned: sh.pinned_vehicle,
         };
-        let mut t = task(p, classes, &from_visits, 2.0, &claim);
+        // The delivery follows the pickup: their windows must allow it, at least the shortest
+        // travel between them apart (found only when the direct travel does not settle it).
+        let direct = p.matrix.duration(sh.pickup.location, sh.delivery.location);
+        let mut shortest = None;
+        let mut reachable = |v: &Vehicle| {
+            let pair = |travel| pair_meets_shift(&sh.pickup, &sh.delivery, travel, v);
+            pair(0)
+                && (pair(direct)
+                    || pair(*shortest.get_or_insert_with(|| {
+                        shortest_travel(&p.matrix, sh.pickup.location, sh.delivery.location)
+                    })))
+        };
+        let mut t = task(p, classes, &from_visits, 2.0, &claim, &mut reachable);
         let carried = |c: &Class| {
             let v = &p.vehicles[c.vehicles[0]];
             sh.amount.iter().zip(&v.capacity).all(|(a, c)| a <= c)
@@ -183,7 +198,14 @@ struct Claim<'a> {
     pinned: Option<usize>,
 }
 
-fn task(p: &Problem, classes: &[Class], from_visits: &[Time], weight: f64, c: &Claim) -> Task {
+fn task(
+    p: &Problem,
+    classes: &[Class],
+    from_visits: &[Time],
+    weight: f64,
+    c: &Claim,
+    reachable: &mut dyn FnMut(&Vehicle) -> bool,
+) -> Task {
     let dims = p.dimensions;
     let rows = 2 * dims + 2;
     let mut options = Vec::new();
@@ -194,11 +216,7 @@ fn task(p: &Problem, classes: &[Class], from_visits: &[Time], weight: f64, c: &C
         if !capacity_ok || !pinned_ok || !c.skills.is_subset_of(&first.skills) {
             continue;
         }
-        let reachable = class.vehicles.iter().any(|&v| {
-            let v = &p.vehicles[v];
-            c.visits.iter().all(|(_, place)| meets_shift(place, v))
-        });
-        if !reachable {
+        if !class.vehicles.iter().any(|&v| reachable(&p.vehicles[v])) {
             continue;
         }
         let mut used: Vec<f64> = c.load.iter().map(|&l| l as f64).collect();
@@ -235,18 +253,6 @@ fn task(p: &Problem, classes: &[Class], from_visits: &[Time], weight: f64, c: &C
         }
     }
     Task { weight, options }
-}
-
-/// True when some window of `place` can open a visit inside `v`'s shift and end before it ends.
-fn meets_shift(place: &Place, v: &Vehicle) -> bool {
-    let fits = |start: Time| start + place.service <= v.shift.end;
-    if place.time_windows.is_empty() {
-        return fits(v.shift.start);
-    }
-    place
-        .time_windows
-        .iter()
-        .any(|w| w.end >= v.shift.start && fits(w.start.max(v.shift.start)))
 }
 
 /// Travel from `from` into `place`, with its set-up unless already there.
