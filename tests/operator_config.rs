@@ -115,47 +115,89 @@ fn serve_flags_come_from_dispatch_variables_and_a_flag_given_wins() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("North"));
 }
 
-/// The long flags of `SUBCOMMAND --help`, in order.
-fn help_flags(subcommand: &str) -> (Vec<String>, String) {
+/// The long flags of `SUBCOMMAND --help`, in order, each with its `[default: ...]` if shown.
+fn help_flags(subcommand: &str) -> (Vec<(String, Option<String>)>, String) {
     let out = run(&[subcommand, "--help"], &[]);
     assert!(out.status.success());
     let help = String::from_utf8_lossy(&out.stdout).into_owned();
-    let flags = help
-        .lines()
-        .map(str::trim_start)
-        .filter(|line| line.starts_with('-'))
-        .filter_map(|line| line.split(' ').find(|w| w.starts_with("--")))
-        .map(|w| w.trim_end_matches(',').trim_end_matches('=').to_owned())
-        .filter(|f| f != "--help" && f != "--version")
-        .collect();
+    let mut flags: Vec<(String, Option<String>)> = Vec::new();
+    for line in help.lines().map(str::trim_start) {
+        if line.starts_with('-') {
+            if let Some(flag) = line.split(' ').find(|w| w.starts_with("--")) {
+                let flag = flag.trim_end_matches(',').trim_end_matches('=').to_owned();
+                flags.push((flag, None));
+            }
+        } else if let Some(default) = line.strip_prefix("[default: ") {
+            let last = flags.last_mut().expect("a default under its flag");
+            last.1 = Some(default.trim_end_matches(']').to_owned());
+        }
+    }
+    flags.retain(|(f, _)| f != "--help" && f != "--version");
     (flags, help)
 }
 
-/// `serve --help` and `worker --help` name the `DISPATCH_*` variable of every flag, and the
-/// README's configuration table has a row for each with that variable.
-#[test]
-fn serve_and_worker_help_name_the_variable_of_every_flag_and_the_readme_lists_them_all() {
+/// The README's configuration table: each row's flag and its default column.
+fn readme_table() -> Vec<(String, String)> {
     let readme =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let start = readme
+        .find("## Configuration")
+        .expect("the Configuration section");
+    let section = &readme[start..];
+    let section = &section[..section[2..].find("\n## ").map_or(section.len(), |i| i + 2)];
+    section
+        .lines()
+        .filter(|l| l.starts_with("| `--"))
+        .map(|line| {
+            // Cells split at `|` not escaped as `\|` (which spells alternatives: `on\|off`).
+            let cells: Vec<&str> = line
+                .split(" | ")
+                .map(|c| c.trim_matches(|ch| ch == '|' || ch == ' '))
+                .collect();
+            let flag = cells[0][1..].split([' ', '`']).next().unwrap().to_owned();
+            (flag, format!("{} | {}", cells[1], cells[2]))
+        })
+        .collect()
+}
+
+/// `serve --help` and `worker --help` name the `DISPATCH_*` variable of every flag; the
+/// README's configuration table has a row for each with that variable and the default
+/// `--help` shows, and no row for a flag neither has.
+#[test]
+fn serve_and_worker_help_name_the_variable_of_every_flag_and_the_readme_lists_them_all() {
+    let table = readme_table();
+    let mut listed = std::collections::BTreeSet::new();
     for (subcommand, at_least) in [("serve", 20), ("worker", 15)] {
         let (flags, help) = help_flags(subcommand);
         assert!(flags.len() >= at_least, "{subcommand}: {flags:?}");
-        for flag in &flags {
+        for (flag, default) in &flags {
+            listed.insert(flag.clone());
             let var = format!("DISPATCH_{}", flag[2..].replace('-', "_").to_uppercase());
             assert!(
                 help.contains(&format!("[env: {var}]")),
                 "{subcommand} {flag}: {var} in --help"
             );
-            let row = format!("| `{flag}");
-            let line = readme
-                .lines()
-                .find(|l| l.starts_with(&row))
+            let (_, row) = table
+                .iter()
+                .find(|(f, _)| f == flag)
                 .unwrap_or_else(|| panic!("README's configuration table has no row for {flag}"));
             assert!(
-                line.contains(&format!("`{var}`")),
-                "{flag}: {var} in {line}"
+                row.starts_with(&format!("`{var}` |")),
+                "{flag}: {var} in {row}"
             );
+            if let Some(default) = default {
+                assert!(
+                    row.contains(&format!("`{default}`")),
+                    "{subcommand} {flag}: the default `{default}` in {row}"
+                );
+            }
         }
+    }
+    for (flag, _) in &table {
+        assert!(
+            listed.contains(flag),
+            "README's table lists {flag}, which no --help has"
+        );
     }
     // Values given by the environment never show in --help (some are credentials).
     for subcommand in ["serve", "worker"] {

@@ -1,10 +1,12 @@
 //! The operator's own secrets — credentials and tokens inside `--sms-gateway-url`, `--smtp-url`,
 //! `--osrm-url` and a depot's webhook URL, the `--sms-gateway-auth` header — reach neither the
 //! logs (at `debug`) nor an API answer, even when each of those servers is down and the
-//! failure names it: the service shows a server as `scheme://host:port/path` only.
+//! failure names it: the service shows a server as `scheme://host:port/path` only. Nor does
+//! the password of a PostgreSQL `--db` reach any subcommand's output.
 
 mod support;
 
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -183,4 +185,45 @@ fn credentials_in_operator_urls_reach_neither_the_logs_nor_the_api() {
     );
     assert!(log.contains("127.0.0.1:9/hook"), "{log}");
     assert_no_secret("log", &log);
+}
+
+/// A PostgreSQL password — in the URL's user information or as its `password` parameter, given
+/// by `--db` or `DISPATCH_DB` — is in no message of any subcommand, whether the client refuses
+/// the URL or the server does not answer; the database is still named.
+#[test]
+fn a_database_password_is_in_no_message_of_any_subcommand() {
+    const PASSWORD: &str = "db-pass-6e2d";
+    let urls = [
+        "postgres://dispatch:db-pass-6e2d@127.0.0.1:1/none",
+        "postgresql://dispatch@127.0.0.1:1/none?sslmode=disable&password=db-pass-6e2d",
+        "postgres://dispatch:db-pass-6e2d@127.0.0.1:notaport/none",
+    ];
+    let subcommands: [&[&str]; 4] = [
+        &["serve", "--listen", "127.0.0.1:0"],
+        &["worker"],
+        &["keys", "list"],
+        &["webhooks", "failed"],
+    ];
+    for url in urls {
+        for args in subcommands {
+            for by_flag in [true, false] {
+                let mut command = Command::new(binary());
+                command.args(args).stdin(Stdio::null());
+                if by_flag {
+                    command.args(["--db", url]);
+                } else {
+                    command.env("DISPATCH_DB", url);
+                }
+                let out = command.output().unwrap();
+                let said = format!(
+                    "{}{}",
+                    String::from_utf8_lossy(&out.stdout),
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                assert!(!out.status.success(), "{args:?} {url}: {said}");
+                assert!(!said.contains(PASSWORD), "{args:?} {url}: {said}");
+                assert!(said.contains("127.0.0.1"), "{args:?} {url}: {said}");
+            }
+        }
+    }
 }

@@ -187,3 +187,24 @@ proptest! {
         prop_assert_eq!(a, b);
     }
 }
+
+/// Found by the property above: removing visits from a route left the rest infeasible (a
+/// break and a duration limit, travel times off the triangle inequality), and the search
+/// carried it to the end ("search produced an infeasible route").
+#[test]
+fn a_route_left_infeasible_by_a_removal_is_rebuilt_not_returned() {
+    let seed = 8_918_653_980_919_254_930;
+    let problem = random_problem(seed, Objective::VehiclesThenDistance);
+    let config = Config {
+        seed,
+        threads: 1,
+        max_iterations: Some(150),
+    };
+    let solution = solve(&problem, &config, &Never);
+    let report = checker::check(&problem, &solution);
+    assert!(report.is_feasible(), "{:#?}", report.violations);
+    assert_eq!(
+        report.served + report.unassigned,
+        problem.jobs.len() + problem.shipments.len()
+    );
+}

@@ -90,11 +90,15 @@ impl Pool {
         })
     }
 
-    /// A connection, waiting for one to be free.
+    /// A connection, waiting for one to be free (the wait timed for GET /metrics).
     pub fn get(&self) -> Result<r2d2::PooledConnection<Manager>, StoreError> {
-        self.inner
+        let waiting = std::time::Instant::now();
+        let conn = self
+            .inner
             .get()
-            .map_err(|e| StoreError::Backend(format!("PostgreSQL at {}: {e}", self.target)))
+            .map_err(|e| StoreError::Backend(format!("PostgreSQL at {}: {e}", self.target)))?;
+        dispatch_store_sql::record_connection_wait(waiting);
+        Ok(conn)
     }
 
     /// One connection opened at once, outside the pool. Opening a store goes through it: a

@@ -23,6 +23,14 @@ pub mod sql;
 pub use observers::OutboxObservers;
 pub use repo::{db_err, Db, Sql};
 
+/// Records for GET /metrics how long a transaction waited, from `started`, for its connection:
+/// an idle one of the pool, one newly opened, or (PostgreSQL, every connection busy) the next
+/// one handed back.
+pub fn record_connection_wait(started: std::time::Instant) {
+    metrics::histogram!("dispatch_db_connection_wait_seconds")
+        .record(started.elapsed().as_secs_f64());
+}
+
 /// Records one transaction of `kind` (`read`, `write`, `claim`) that began at `started` and
 /// ended with `outcome` (`commit` or `rollback`) for GET /metrics, the same on every SQL store.
 pub fn record_transaction(kind: &'static str, outcome: &'static str, started: std::time::Instant) {

@@ -97,6 +97,7 @@ impl SqliteStore {
         &self,
         f: impl FnOnce(&mut Connection) -> Result<R, StoreError>,
     ) -> Result<R, StoreError> {
+        let waiting = Instant::now();
         let pooled = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
         let mut conn = match pooled {
             Some(c) => c,
@@ -105,6 +106,7 @@ impl SqliteStore {
                 connection::open(&self.path)?
             }
         };
+        dispatch_store_sql::record_connection_wait(waiting);
         let result = f(&mut conn);
         let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
         if idle.len() < MAX_IDLE_CONNECTIONS && conn.is_autocommit() {

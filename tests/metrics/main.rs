@@ -1,7 +1,8 @@
 //! `GET /metrics` of the real binary: the Prometheus text format (every sample under a `# TYPE`
 //! of its family, parseable values), no key needed, and counters that move with real requests,
 //! a rate-limit rejection, an idempotent replay and an optimisation job; `--metrics-listen` of
-//! `serve` and of `dispatch worker`; in `outcomes`, failures and what goes out (a failed job,
+//! `serve` and of `dispatch worker`; every counter with known labels on the first scrape, at 0;
+//! in `outcomes`, failures and what goes out (a failed job,
 //! webhook attempts, deliveries and backlog, notifications sent and failed).
 
 #[path = "../support/mod.rs"]
@@ -172,11 +173,86 @@ fn metrics_are_prometheus_text_without_a_key_and_move_with_requests_and_jobs() {
         ) > 0.0
     );
     assert!(scrape.get("dispatch_db_write_wait_seconds_count") > 0.0);
+    assert!(scrape.get("dispatch_db_connection_wait_seconds_count") > 0.0);
     // Labels never carry a depot, a key or a raw path.
     for series in scrape.0.keys() {
         assert!(!series.contains("depot"), "{series}");
         assert!(!series.contains(key), "{series}");
         assert!(!series.contains("nowhere"), "{series}");
+    }
+}
+
+/// A fresh `serve`'s first scrape already has every counter whose labels are known in advance,
+/// at 0 (nothing happened yet), with its `# HELP`: dashboards and alerts find each family
+/// before its first event.
+#[test]
+fn the_first_scrape_has_every_counter_with_known_labels_at_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("fresh.db"));
+    let reply = support::send(&server.addr, Request::new("GET", "/metrics", None));
+    assert_eq!(reply.status, 200);
+    let text = reply.text();
+    let scrape = Scrape::parse(&text);
+    let outcomes = |name: &str, outcomes: &[&str]| -> Vec<String> {
+        outcomes
+            .iter()
+            .map(|o| format!("{name}{{outcome=\"{o}\"}}"))
+            .collect()
+    };
+    let mut idle: Vec<String> = [
+        "dispatch_optimisation_jobs_started_total",
+        "dispatch_job_claims_total",
+        "dispatch_job_leases_expired_total",
+        "dispatch_solver_iterations_total",
+        "dispatch_webhook_attempt_failures_total",
+        "dispatch_webhook_leases_lost_total",
+        "dispatch_notification_claims_total",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    idle.extend(outcomes(
+        "dispatch_optimisation_jobs_finished_total",
+        &[
+            "succeeded",
+            "failed",
+            "cancelled",
+            "interrupted",
+            "handed_back",
+        ],
+    ));
+    idle.extend(outcomes(
+        "dispatch_job_lease_renewals_total",
+        &["renewed", "lost"],
+    ));
+    idle.extend(outcomes(
+        "dispatch_webhook_deliveries_total",
+        &["delivered", "error", "skipped"],
+    ));
+    idle.extend(outcomes(
+        "dispatch_notifications_total",
+        &["sent", "failed", "interrupted"],
+    ));
+    idle.extend(outcomes(
+        "dispatch_notification_lease_renewals_total",
+        &["renewed", "lost"],
+    ));
+    for series in &idle {
+        assert_eq!(scrape.0.get(series), Some(&0.0), "{series} at 0 in\n{text}");
+    }
+    // These may have moved already: the store opened its connections, the webhook worker
+    // looked for depots to deliver for.
+    let moving = [
+        "dispatch_db_connections_opened_total".to_owned(),
+        "dispatch_webhook_lease_claims_total{outcome=\"taken\"}".to_owned(),
+        "dispatch_webhook_lease_claims_total{outcome=\"held_elsewhere\"}".to_owned(),
+    ];
+    for series in idle.iter().chain(&moving) {
+        assert!(scrape.0.contains_key(series), "{series} in\n{text}");
+        let family = series.split('{').next().unwrap();
+        assert!(
+            text.contains(&format!("# HELP {family} ")),
+            "{family} says what it is"
+        );
     }
 }
 

@@ -4,6 +4,8 @@
 use super::instance::{Instance, NONE};
 use super::neighbours::Neighbours;
 use super::rng::Rng;
+use super::route::Route;
+use super::schedule::simulate;
 use super::state::State;
 
 /// Ruin parameters.
@@ -102,6 +104,14 @@ pub(crate) fn ruin(
             !m
         });
         s.refresh(inst, r);
+        // Taking visits out can break what is left: the way around a removed visit may take
+        // longer (travel times need not obey the triangle inequality) and breaks move. Such a
+        // route is emptied; insertions, which are checked, rebuild it.
+        if !still_feasible(inst, &s.routes[r]) {
+            let route = s.route_mut(r);
+            gone.append(&mut route.nodes);
+            s.refresh(inst, r);
+        }
         for x in gone {
             marks[x as usize] = false;
             let t = inst.node_task[x as usize] as usize;
@@ -110,6 +120,20 @@ pub(crate) fn ruin(
                 removed.push(t as u32);
             }
         }
+    }
+}
+
+/// Whether `route` (its caches up to date) still satisfies every constraint: from the caches
+/// for a vehicle without breaks or duration limit (the classic benchmarks: the search's hot
+/// path), else by simulating it.
+fn still_feasible(inst: &Instance, route: &Route) -> bool {
+    let vd = &inst.vehicles[route.vehicle];
+    if route.is_empty() {
+        true
+    } else if vd.fast && vd.breaks.is_empty() {
+        route.es.last().is_some_and(|&end| end <= vd.shift.end) && route.travel <= vd.max_travel
+    } else {
+        simulate(inst, route.vehicle, &route.nodes, None).is_some()
     }
 }
 

@@ -2,10 +2,14 @@
 //! `postgresql://`) selects the PostgreSQL store, anything else is a SQLite file path (the
 //! default, `./dispatch.db`). Every subcommand that opens the data takes it.
 
+use std::ffi::OsStr;
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use clap::builder::TypedValueParser;
+use clap::error::ErrorKind;
+use clap::{Arg, Command};
 use dispatch_core::ports::geocoder::{Geocoder, StoreGazetteer};
 use dispatch_core::ports::idempotency::IdempotencyStore;
 use dispatch_core::ports::store::Store;
@@ -24,10 +28,10 @@ pub enum Database {
 }
 
 impl Database {
-    /// Reads a `--db` value (clap's value parser).
+    /// Reads a `--db` value; an error names a PostgreSQL URL without its password.
     pub fn parse(value: &str) -> Result<Database, String> {
         if value.starts_with("postgres://") || value.starts_with("postgresql://") {
-            PostgresStore::check_url(value)?;
+            PostgresStore::check_url(value).map_err(|e| format!("{}: {e}", redact(value)))?;
             Ok(Database::Postgres(value.to_owned()))
         } else if value.is_empty() {
             Err("empty database path".into())
@@ -117,18 +121,62 @@ impl fmt::Debug for Database {
     }
 }
 
-/// `scheme://user:password@rest` as `scheme://user:***@rest`.
+/// clap's parser of `--db` (and `DISPATCH_DB`). clap's own message for a refused value repeats
+/// it as given, which for a PostgreSQL URL may hold its password; this one names it redacted.
+#[derive(Clone, Copy)]
+pub struct DatabaseParser;
+
+impl TypedValueParser for DatabaseParser {
+    type Value = Database;
+
+    fn parse_ref(
+        &self,
+        cmd: &Command,
+        arg: Option<&Arg>,
+        value: &OsStr,
+    ) -> Result<Database, clap::Error> {
+        let flag = arg.map_or_else(|| "--db".to_owned(), |a| a.to_string());
+        let refused = |message: String| {
+            clap::Error::raw(
+                ErrorKind::ValueValidation,
+                format!("invalid value for '{flag}': {message}\n"),
+            )
+            .with_cmd(cmd)
+        };
+        let value = value
+            .to_str()
+            .ok_or_else(|| refused("not valid UTF-8".to_owned()))?;
+        Database::parse(value).map_err(refused)
+    }
+}
+
+/// A PostgreSQL URL as it may be shown: `scheme://user:***@rest`, and `***` for the value of
+/// a `password` (or `sslpassword`) query parameter. The credentials end at the first `@`, as
+/// the PostgreSQL client reads them, so whatever it takes for the password is hidden.
 fn redact(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_owned();
     };
-    let Some((credentials, host)) = rest.rsplit_once('@') else {
-        return url.to_owned();
+    let (credentials, rest) = match rest.split_once('@') {
+        Some((credentials, host)) => match credentials.split_once(':') {
+            Some((user, _)) => (format!("{user}:***@"), host),
+            None => (format!("{credentials}@"), host),
+        },
+        None => (String::new(), rest),
     };
-    match credentials.split_once(':') {
-        Some((user, _)) => format!("{scheme}://{user}:***@{host}"),
-        None => url.to_owned(),
-    }
+    let Some((location, query)) = rest.split_once('?') else {
+        return format!("{scheme}://{credentials}{rest}");
+    };
+    let query: Vec<String> = query
+        .split('&')
+        .map(|pair| match pair.split_once('=') {
+            Some((name, _)) if name.to_ascii_lowercase().ends_with("password") => {
+                format!("{name}=***")
+            }
+            _ => pair.to_owned(),
+        })
+        .collect();
+    format!("{scheme}://{credentials}{location}?{}", query.join("&"))
 }
 
 #[cfg(test)]
@@ -161,5 +209,17 @@ mod tests {
         let db = Database::parse("postgres://u:secret@db:5432/dispatch").unwrap();
         assert_eq!(db.to_string(), "postgres://u:***@db:5432/dispatch");
         assert!(!format!("{db:?}").contains("secret"));
+        let db =
+            Database::parse("postgresql://u@db/dispatch?sslmode=disable&password=secret").unwrap();
+        assert_eq!(
+            db.to_string(),
+            "postgresql://u@db/dispatch?sslmode=disable&password=***"
+        );
+        let refused = Database::parse("postgres://u:secret@db:notaport/d").unwrap_err();
+        assert!(
+            refused.contains("postgres://u:***@db:notaport/d"),
+            "{refused}"
+        );
+        assert!(!refused.contains("secret"), "{refused}");
     }
 }

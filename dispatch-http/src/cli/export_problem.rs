@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use super::database::Database;
+use super::database::{Database, DatabaseParser};
 use dispatch_core::ports::store::{Store, StoreError, StoreTx};
 
 #[derive(Debug, clap::Args)]
@@ -12,7 +12,7 @@ use dispatch_core::ports::store::{Store, StoreError, StoreTx};
 pub struct ExportProblemArgs {
     /// SQLite database file of the service or PostgreSQL URL
     /// `postgres://USER[:PASSWORD]@HOST[:PORT]/DBNAME`; the schema is created or upgraded on start.
-    #[arg(long, default_value = "./dispatch.db", value_parser = Database::parse)]
+    #[arg(long, default_value = "./dispatch.db", value_parser = DatabaseParser)]
     pub db: Database,
     /// The plan whose newest kept problem to write.
     #[arg(long)]

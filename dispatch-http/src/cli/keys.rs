@@ -15,7 +15,7 @@ use dispatch_core::ports::clock::Clock;
 use dispatch_core::ports::store::{Store, StoreError, StoreTx};
 use serde_json::{json, Value};
 
-use super::database::Database;
+use super::database::{Database, DatabaseParser};
 use crate::clock::SystemClock;
 use crate::keys::{create_key, CreateKeyError};
 
@@ -30,7 +30,7 @@ pub enum KeysCommand {
     /// List organisations, depots and their keys' names and permissions (never the keys).
     List {
         /// The service's database: a SQLite file or a PostgreSQL URL.
-        #[arg(long, default_value = "./dispatch.db", value_parser = Database::parse)]
+        #[arg(long, default_value = "./dispatch.db", value_parser = DatabaseParser)]
         db: Database,
     },
     /// Create a key for a depot and print it (`access key: KEY`); it is shown only this once.
@@ -52,7 +52,7 @@ pub enum KeysCommand {
 #[derive(Debug, clap::Args)]
 pub struct DepotKey {
     /// The service's database: a SQLite file or a PostgreSQL URL.
-    #[arg(long, default_value = "./dispatch.db", value_parser = Database::parse)]
+    #[arg(long, default_value = "./dispatch.db", value_parser = DatabaseParser)]
     db: Database,
     /// The depot's id (see `dispatch keys list`).
     #[arg(long)]

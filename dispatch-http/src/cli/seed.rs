@@ -4,7 +4,7 @@ use std::io::Read;
 
 use dispatch_core::ports::clock::Clock;
 
-use super::database::Database;
+use super::database::{Database, DatabaseParser};
 use crate::clock::SystemClock;
 use crate::setup;
 
@@ -12,7 +12,7 @@ use crate::setup;
 pub struct SeedArgs {
     /// SQLite database file (created with its schema if missing) or PostgreSQL URL
     /// `postgres://USER[:PASSWORD]@HOST[:PORT]/DBNAME`; the schema is created or upgraded on start.
-    #[arg(long, default_value = "./dispatch.db", value_parser = Database::parse)]
+    #[arg(long, default_value = "./dispatch.db", value_parser = DatabaseParser)]
     pub db: Database,
     /// Setup file (JSON); `-` reads standard input.
     pub file: String,

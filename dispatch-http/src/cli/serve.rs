@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::background::{self, positive_seconds, BackgroundArgs};
-use super::database::Database;
+use super::database::{Database, DatabaseParser};
 use crate::clock::SystemClock;
 use crate::console::ConsoleArgs;
 use crate::observability::MetricsListener;
@@ -16,7 +16,7 @@ use crate::{setup, AppState};
 pub struct ServeArgs {
     /// SQLite database file (created with its schema if missing) or PostgreSQL URL
     /// `postgres://USER[:PASSWORD]@HOST[:PORT]/DBNAME`; the schema is created or upgraded on start.
-    #[arg(long, default_value = "./dispatch.db", value_parser = Database::parse)]
+    #[arg(long, default_value = "./dispatch.db", value_parser = DatabaseParser)]
     pub db: Database,
     /// Address to bind, HOST:PORT (127.0.0.1:8080, 0.0.0.0:8080, [::1]:8080, localhost:8080);
     /// port 0 picks a free port.

@@ -11,7 +11,7 @@ use dispatch_core::ports::clock::Clock;
 use dispatch_core::ports::store::{DeliveryRecord, DeliveryState, Store, StoreError};
 use serde_json::{json, Value};
 
-use super::database::Database;
+use super::database::{Database, DatabaseParser};
 use crate::clock::SystemClock;
 use crate::runtime::webhooks::body;
 
@@ -26,7 +26,7 @@ pub enum WebhooksCommand {
     /// List deliveries that failed for good (ERROR), newest first.
     Failed {
         /// SQLite database file or PostgreSQL URL.
-        #[arg(long, default_value = "./dispatch.db", value_parser = Database::parse)]
+        #[arg(long, default_value = "./dispatch.db", value_parser = DatabaseParser)]
         db: Database,
         /// Only this depot's deliveries.
         #[arg(long)]
@@ -38,7 +38,7 @@ pub enum WebhooksCommand {
     /// Show one delivery.
     Show {
         /// SQLite database file or PostgreSQL URL.
-        #[arg(long, default_value = "./dispatch.db", value_parser = Database::parse)]
+        #[arg(long, default_value = "./dispatch.db", value_parser = DatabaseParser)]
         db: Database,
         /// The delivery id.
         id: i64,
@@ -46,7 +46,7 @@ pub enum WebhooksCommand {
     /// Deliver the event of a delivery again, as a new delivery.
     Resend {
         /// SQLite database file or PostgreSQL URL.
-        #[arg(long, default_value = "./dispatch.db", value_parser = Database::parse)]
+        #[arg(long, default_value = "./dispatch.db", value_parser = DatabaseParser)]
         db: Database,
         /// The delivery id (from `failed`).
         id: i64,

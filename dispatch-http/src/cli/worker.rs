@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use super::background::{self, BackgroundArgs};
-use super::database::{Database, Service};
+use super::database::{Database, DatabaseParser, Service};
 use super::serve::{blocking, init_tracing, shutdown_signal, LogFormat};
 use crate::clock::SystemClock;
 use crate::observability::MetricsListener;
@@ -19,7 +19,7 @@ use crate::AppState;
 pub struct WorkerArgs {
     /// SQLite database file or PostgreSQL URL `postgres://USER[:PASSWORD]@HOST[:PORT]/DBNAME`,
     /// the one the `serve` processes use; the schema is created or upgraded on start.
-    #[arg(long, default_value = "./dispatch.db", value_parser = Database::parse)]
+    #[arg(long, default_value = "./dispatch.db", value_parser = DatabaseParser)]
     pub db: Database,
     /// The URL clients reach the API at (as `serve --public-url`): tracking links of plans this
     /// worker dispatches (`auto_dispatch`) are built on it.

@@ -62,7 +62,61 @@ fn install() -> Option<PrometheusHandle> {
         }
     };
     describe();
+    zero();
     Some(handle)
+}
+
+/// Every counter whose label values are known in advance, registered at 0: the family is on the
+/// page from the first scrape (a dashboard or an alert finds it before the first event, and
+/// Prometheus' `increase()` counts the first event as a step from 0, not as a new series'
+/// start). The ones labelled by route appear with the first request of their route.
+fn zero() {
+    for name in [
+        "dispatch_optimisation_jobs_started_total",
+        "dispatch_job_claims_total",
+        "dispatch_job_leases_expired_total",
+        "dispatch_solver_iterations_total",
+        "dispatch_webhook_attempt_failures_total",
+        "dispatch_webhook_leases_lost_total",
+        "dispatch_notification_claims_total",
+        "dispatch_db_connections_opened_total",
+    ] {
+        metrics::counter!(name).increment(0);
+    }
+    let by_outcome: [(&'static str, &[&'static str]); 6] = [
+        (
+            "dispatch_optimisation_jobs_finished_total",
+            &[
+                "succeeded",
+                "failed",
+                "cancelled",
+                "interrupted",
+                "handed_back",
+            ],
+        ),
+        ("dispatch_job_lease_renewals_total", &["renewed", "lost"]),
+        (
+            "dispatch_webhook_deliveries_total",
+            &["delivered", "error", "skipped"],
+        ),
+        (
+            "dispatch_webhook_lease_claims_total",
+            &["taken", "held_elsewhere"],
+        ),
+        (
+            "dispatch_notifications_total",
+            &["sent", "failed", "interrupted"],
+        ),
+        (
+            "dispatch_notification_lease_renewals_total",
+            &["renewed", "lost"],
+        ),
+    ];
+    for (name, outcomes) in by_outcome {
+        for outcome in outcomes {
+            metrics::counter!(name, "outcome" => *outcome).increment(0);
+        }
+    }
 }
 
 /// `# HELP` and `# TYPE` of every metric, so a scrape documents itself.
@@ -94,12 +148,24 @@ fn describe() {
     );
     describe_counter!(
         "dispatch_optimisation_jobs_finished_total",
-        "Optimisation jobs this process's workers ended, by outcome: succeeded, failed, cancelled, interrupted (left for a later run)."
+        "Optimisation jobs this process's workers ended, by outcome: succeeded, failed, cancelled (also: taken over by another process), interrupted (left for a later run), handed_back (returned to the queue at a graceful stop)."
     );
     describe_histogram!(
         "dispatch_optimisation_job_duration_seconds",
         Unit::Seconds,
         "Wall-clock time of an optimisation run, by outcome."
+    );
+    describe_counter!(
+        "dispatch_job_claims_total",
+        "Optimisation jobs this process claimed (their lease taken)."
+    );
+    describe_counter!(
+        "dispatch_job_lease_renewals_total",
+        "Lease renewals of running optimisation jobs, by outcome: renewed, lost (the run was cancelled or taken over)."
+    );
+    describe_counter!(
+        "dispatch_job_leases_expired_total",
+        "Optimisation jobs whose process died that this process put back in the queue (or failed)."
     );
     describe_counter!(
         "dispatch_solver_iterations_total",
@@ -118,6 +184,14 @@ fn describe() {
         "Webhook delivery attempts that failed (each retry counts)."
     );
     describe_counter!(
+        "dispatch_webhook_lease_claims_total",
+        "Attempts to take a depot's webhook deliveries, by outcome: taken, held_elsewhere (another process holds them)."
+    );
+    describe_counter!(
+        "dispatch_webhook_leases_lost_total",
+        "Depots whose webhook deliveries another process took over from this one."
+    );
+    describe_counter!(
         "dispatch_notifications_total",
         "Notification tasks (SMS, e-mail) this process ended, by outcome: sent, failed (refused by the sender), interrupted (failed after every node sending it stopped)."
     );
@@ -133,6 +207,11 @@ fn describe() {
         "dispatch_db_transaction_duration_seconds",
         Unit::Seconds,
         "Database transactions from BEGIN to COMMIT or ROLLBACK, by kind (read, write) and outcome (commit, rollback)."
+    );
+    describe_histogram!(
+        "dispatch_db_connection_wait_seconds",
+        Unit::Seconds,
+        "Time a transaction waited for its database connection: an idle one of the pool, a newly opened one, or (PostgreSQL, all busy) the next one freed."
     );
     describe_histogram!(
         "dispatch_db_write_wait_seconds",

@@ -1,6 +1,7 @@
 //! The `/v2` API: one router per resource, merged here. Wire types live beside their handlers.
 
 pub mod booking;
+pub mod booking_input;
 pub mod booking_shapes;
 pub mod customer_wire;
 pub mod customers;

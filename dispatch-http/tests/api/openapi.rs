@@ -45,7 +45,7 @@ async fn the_document_validates_against_the_openapi_3_1_schema() {
     let app = TestApp::new();
     let doc = served_document(&app).await;
     // schema-base: the OpenAPI 3.1 structure, and every schema object checked against the
-    // OpenAPI dialect of JSON Schema 2020-12 (the official files, vendored).
+    // OpenAPI dialect of JSON Schema 2020-12 (the official files, vendored: tests/data/oas-3.1).
     let base = data("schema-base.json");
     let registry = Registry::new()
         .add(
@@ -60,7 +60,7 @@ async fn the_document_validates_against_the_openapi_3_1_schema() {
         })
         .and_then(|r| {
             r.add(
-                "https://spec.openapis.org/oas/3.1/schema/2021-04-15",
+                "https://spec.openapis.org/oas/3.1/schema/2022-10-07",
                 Resource::from_contents(data("schema.json")),
             )
         })
@@ -77,10 +77,21 @@ async fn the_document_validates_against_the_openapi_3_1_schema() {
         .take(20)
         .collect();
     assert!(errors.is_empty(), "{}", errors.join("\n"));
-    // And the check can fail: a document with a malformed operation does not validate.
+    // And the check can fail: a document with a malformed operation does not validate, nor
+    // one whose schema objects break JSON Schema, in components or inline in an operation.
     let mut broken = doc.clone();
     broken["paths"]["/depots"]["get"]["responses"] = json!("none");
     assert!(!validator.is_valid(&broken));
+    let mut broken = doc.clone();
+    broken["components"]["schemas"]["Envelope"]["required"] = json!("name");
+    assert!(
+        !validator.is_valid(&broken),
+        "a component schema is checked"
+    );
+    let mut broken = doc.clone();
+    broken["paths"]["/depots"]["get"]["responses"]["200"]["content"]["application/json"]
+        ["schema"] = json!({"type": "strin"});
+    assert!(!validator.is_valid(&broken), "an inline schema is checked");
 }
 
 /// The operations of a path item (its other members, such as `servers`, aside).

@@ -299,3 +299,40 @@ async fn available_slots_follow_the_fleet_shifts() {
         vec!["slot_minutes"]
     );
 }
+
+#[tokio::test]
+async fn available_slots_refuses_a_window_of_more_than_24_slots_rather_than_cutting_it_short() {
+    let app = TestApp::new();
+    vehicle(&app, "Van").await;
+    // 08:00 to 18:00 in quarter hours is 40 slots: answering the first 24 would leave the
+    // afternoon out without a word.
+    let r = app
+        .post(
+            "/v2/booking/available-slots",
+            &app.north(),
+            json!({"date": DAY, "order": near(), "slot_minutes": 15}),
+        )
+        .await;
+    assert_eq!(r.invalid_paths(), vec!["to"]);
+    assert_eq!(r.body["details"]["validationErrors"][0]["code"], "too_big");
+    let exactly_24 = json!({"date": DAY, "order": near(), "from": "08:00", "to": "14:00",
+        "slot_minutes": 15});
+    let r = app
+        .post("/v2/booking/available-slots", &app.north(), exactly_24)
+        .await;
+    assert_eq!(r.ok()["slots"].as_array().unwrap().len(), 24);
+}
+
+#[tokio::test]
+async fn available_slots_names_a_slot_length_over_720_minutes_too_big() {
+    let app = TestApp::new();
+    let r = app
+        .post(
+            "/v2/booking/available-slots",
+            &app.north(),
+            json!({"date": DAY, "order": near(), "slot_minutes": 721}),
+        )
+        .await;
+    assert_eq!(r.invalid_paths(), vec!["slot_minutes"]);
+    assert_eq!(r.body["details"]["validationErrors"][0]["code"], "too_big");
+}
