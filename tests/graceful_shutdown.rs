@@ -35,6 +35,10 @@ fn sigterm_drains_a_request_in_flight_and_refuses_new_connections() {
     stream
         .set_read_timeout(Some(Duration::from_secs(30)))
         .unwrap();
+    // One answered request first, so the server has surely taken the connection: one still in
+    // the listen backlog at the signal is not in flight, and is dropped with the listener.
+    write!(stream, "GET /healthz HTTP/1.1\r\nHost: {addr}\r\n\r\n").unwrap();
+    assert_eq!(read_one_reply(&mut stream).status, 200);
     write!(
         stream,
         "POST /v2/vehicles HTTP/1.1\r\nHost: {addr}\r\nx-access-key: {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nConnection: close\r\n\r\n",
@@ -83,4 +87,23 @@ fn sigterm_drains_a_request_in_flight_and_refuses_new_connections() {
         Request::new("GET", "/v2/vehicles", Some(&fixture.key)),
     );
     assert_eq!(vehicles.json()["vehicles"][0]["name"], "In flight");
+}
+
+/// Reads exactly one response (headers and a `content-length` body) from a kept-alive stream.
+fn read_one_reply(stream: &mut TcpStream) -> support::Reply {
+    let mut raw = Vec::new();
+    let mut byte = [0u8; 1];
+    while !raw.ends_with(b"\r\n\r\n") {
+        stream.read_exact(&mut byte).unwrap();
+        raw.push(byte[0]);
+    }
+    let head = String::from_utf8_lossy(&raw).to_ascii_lowercase();
+    let length: usize = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .map_or(0, |v| v.trim().parse().unwrap());
+    let mut body = vec![0u8; length];
+    stream.read_exact(&mut body).unwrap();
+    raw.extend(body);
+    support::parse_reply(&raw)
 }

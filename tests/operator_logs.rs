@@ -1,7 +1,8 @@
 //! Logs of the real binary: one JSON object per line with `--log-format json` (request id, depot,
 //! route template, status, latency), human-readable text by default, and never a secret —
 //! access keys and driver credentials sent in headers, query strings and bodies, a tracking
-//! token in a path, a webhook password — at the most verbose level.
+//! token in a path, a webhook password — at the most verbose level; and under json, JSON on
+//! every line (a first start's pointer to `dispatch keys`, a failed start's error).
 
 mod support;
 
@@ -219,4 +220,65 @@ fn json_logs_are_one_object_per_line_with_the_request_fields() {
     assert!(requests
         .iter()
         .any(|e| e["status"] == 401 && e["depot_id"].is_null()));
+}
+
+/// Every line of `text` as a JSON object.
+fn json_lines(text: &str) -> Vec<Value> {
+    text.lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}")))
+        .collect()
+}
+
+/// Under `--log-format json` a log pipeline gets nothing but JSON objects on stderr: the first
+/// start's pointer to `dispatch keys`, and the error that ends a start that cannot listen,
+/// are objects like every other line.
+#[test]
+fn json_logs_are_json_on_every_line_of_a_first_start_and_a_failed_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let log_path = dir.path().join("first.log");
+    let mut serving = Serving::start(
+        serve_command(&dir.path().join("first.db"))
+            .args(["--log-format", "json"])
+            .env_remove("RUST_LOG")
+            .stderr(std::fs::File::create(&log_path).unwrap()),
+    );
+    assert!(
+        serving.printed[0].starts_with("access key: "),
+        "{:?}",
+        serving.printed
+    );
+    serving.terminate();
+    let log = std::fs::read_to_string(&log_path).unwrap();
+    let pointer = json_lines(&log)
+        .into_iter()
+        .find(|e| {
+            e["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("dispatch keys create"))
+        })
+        .unwrap_or_else(|| panic!("the pointer to `dispatch keys` in {log}"));
+    assert_eq!(pointer["level"], "WARN", "{pointer}");
+
+    let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let out = std::process::Command::new(support::binary())
+        .args(["serve", "--log-format", "json", "--listen"])
+        .arg(busy.local_addr().unwrap().to_string())
+        .arg("--db")
+        .arg(support::db_arg(&dir.path().join("busy.db")))
+        .env_remove("RUST_LOG")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let error = json_lines(&stderr)
+        .into_iter()
+        .find(|e| e["level"] == "ERROR")
+        .unwrap_or_else(|| panic!("the error as a JSON object: {stderr}"));
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("cannot listen on"),
+        "{error}"
+    );
 }

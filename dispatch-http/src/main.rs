@@ -3,13 +3,23 @@
 
 use std::process::ExitCode;
 
+use dispatch_http::cli::serve::LogFormat;
 use dispatch_http::cli::Command;
 
 fn main() -> ExitCode {
     let cli = dispatch_http::cli::parse();
+    // Under --log-format json every line on stderr is a JSON object, the error that ends the
+    // process too: it is logged through the subscriber `run` installed.
+    let mut json_logs = false;
     let result = match cli.command {
-        Command::Serve(args) => dispatch_http::cli::serve::run(*args),
-        Command::Worker(args) => dispatch_http::cli::worker::run(*args),
+        Command::Serve(args) => {
+            json_logs = args.log_format == LogFormat::Json;
+            dispatch_http::cli::serve::run(*args)
+        }
+        Command::Worker(args) => {
+            json_logs = args.log_format == LogFormat::Json;
+            dispatch_http::cli::worker::run(*args)
+        }
         Command::Seed(args) => dispatch_http::cli::seed::run(args),
         Command::Solve(args) => match dispatch_http::cli::solve::run(args) {
             Ok(code) => return code,
@@ -21,6 +31,10 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        Err(message) if json_logs => {
+            tracing::error!("{message}");
+            ExitCode::FAILURE
+        }
         Err(message) => {
             eprintln!("error: {message}");
             ExitCode::FAILURE

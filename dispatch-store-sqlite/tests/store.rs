@@ -25,6 +25,42 @@ fn migrations_run_once_and_data_survives_reopen() {
 }
 
 #[test]
+fn a_database_from_before_the_vehicle_id_allocator_continues_past_its_largest_vehicle_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v.db");
+    let store = SqliteStore::open(&path).unwrap();
+    let (a, _, _) = setup(&store);
+    let s: &dyn Store = &store;
+    let newest = s
+        .transaction(|tx| {
+            tx.insert_vehicle(a, &fields("V1", &[], vec![]), at(1))?;
+            tx.insert_vehicle(a, &fields("V2", &[], vec![]), at(1))
+        })
+        .unwrap();
+    drop(store);
+    // Back to the schema before migration 0014: vehicles exist, their allocator does not.
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch(&format!(
+        "DROP TABLE vehicle_ids; DELETE FROM sqlite_sequence WHERE name = 'vehicle_ids'; \
+         PRAGMA user_version = {};",
+        SCHEMA_VERSION - 1
+    ))
+    .unwrap();
+    drop(conn);
+    let store = SqliteStore::open(&path).unwrap();
+    assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
+    let s: &dyn Store = &store;
+    assert!(s.transaction(|tx| tx.delete_vehicle(a, newest)).unwrap());
+    let next = s
+        .transaction(|tx| tx.insert_vehicle(a, &fields("V3", &[], vec![]), at(2)))
+        .unwrap();
+    assert!(
+        next > newest,
+        "vehicle id {next} after the deleted {newest}"
+    );
+}
+
+#[test]
 fn a_database_from_a_newer_program_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("new.db");

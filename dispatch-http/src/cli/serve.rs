@@ -226,7 +226,9 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         // A reader that went away does not stop the service (it serves on; the key can be
         // listed with `dispatch keys list`).
         let _ = super::stdout::line(&format!("access key: {key}"));
-        eprintln!(
+        // A log line (a JSON object under --log-format json), at warn so a quieter RUST_LOG
+        // keeps it.
+        tracing::warn!(
             "The access key above is shown only on this first start. `dispatch keys list --db {db}` lists depots and keys; `dispatch keys create --db {db} --depot ID --name NAME` makes a new key, `dispatch keys revoke` revokes one.",
             db = args.db
         );

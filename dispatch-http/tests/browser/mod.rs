@@ -98,10 +98,22 @@ impl OutsideWorld {
                     break;
                 }
                 let Ok(stream) = stream else { continue };
-                let _ = stream.set_read_timeout(Some(std::time::Duration::from_secs(2)));
-                let mut line = String::new();
-                let _ = std::io::BufReader::new(stream).read_line(&mut line);
-                record.lock().unwrap().push(line.trim_end().to_owned());
+                let record = record.clone();
+                // A thread per connection: a slow one does not hold back the next.
+                std::thread::spawn(move || {
+                    let _ = stream.set_read_timeout(Some(std::time::Duration::from_secs(30)));
+                    let mut line = String::new();
+                    match std::io::BufReader::new(stream).read_line(&mut line) {
+                        // Closed without a byte: a connection Chromium opened ahead of need
+                        // (a preconnect) and dropped on exit, which loaded nothing.
+                        Ok(0) => {}
+                        Ok(_) => record.lock().unwrap().push(line.trim_end().to_owned()),
+                        Err(e) => record
+                            .lock()
+                            .unwrap()
+                            .push(format!("(a connection that sent no request: {e})")),
+                    }
+                });
             }
         });
         OutsideWorld { addr, seen, stop }

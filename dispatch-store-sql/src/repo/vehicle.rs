@@ -95,6 +95,15 @@ fn with_fields(before: &[&dyn ToSql], f: &VehicleFields, now: Timestamp) -> Para
 }
 
 impl<C: Connection> Db<C> {
+    /// The next vehicle id: never one handed out before, even once its vehicle is deleted.
+    fn next_vehicle_id(&self) -> Result<i64, StoreError> {
+        let sql = C::DIALECT.pick(
+            "INSERT INTO vehicle_ids DEFAULT VALUES RETURNING id",
+            "SELECT nextval(pg_get_serial_sequence('vehicles', 'id'))",
+        );
+        self.0.insert(sql, params![]).st()
+    }
+
     /// Fills skills and capacities of vehicles read from the `vehicles` table.
     fn with_sets(&self, mut vehicles: Vec<Vehicle>) -> Result<Vec<Vehicle>, StoreError> {
         let mut skills = self
@@ -200,13 +209,14 @@ impl<C: Connection> VehicleRepo for Db<C> {
         f: &VehicleFields,
         now: Timestamp,
     ) -> Result<i64, StoreError> {
-        let id: i64 = self.0
-            .insert(
-                "INSERT INTO vehicles (depot_id, name, active, availability, shift_start, shift_end, start_location, \
+        let id = self.next_vehicle_id()?;
+        self.0
+            .execute(
+                "INSERT INTO vehicles (id, depot_id, name, active, availability, shift_start, shift_end, start_location, \
                  start_address, start_lat, start_lng, end_location, end_address, end_lat, end_lng, has_break, \
                  break_start, break_end, break_duration, created, updated) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?19) RETURNING id",
-                with_fields(&[&scope.depot_id], f, now),
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?20)",
+                with_fields(&[&id, &scope.depot_id], f, now),
             )
             .st()?;
         self.write_sets(scope, id, f)?;

@@ -13,9 +13,11 @@
 
 use std::collections::HashMap;
 
-use super::text::{coordinate, duration, error, int, node_line, token_lines, window, NodeLine};
+use super::text::{
+    coordinate, depot_fleet, duration, error, fleet_size, node_line, token_lines, window, NodeLine,
+};
 use super::{Convention, Format, FormatError, Instance};
-use crate::solver::problem::{Objective, Place, Problem, Shipment, Skills, Vehicle};
+use crate::solver::problem::{Objective, Place, Problem, Shipment, Skills};
 
 /// The columns of a task line.
 const COLUMNS: &str = "NO X Y DEMAND READY DUE SERVICE PICKUP DELIVERY";
@@ -55,15 +57,8 @@ pub fn read_with(
             "expected the header `VEHICLES CAPACITY SPEED`",
         ));
     }
-    let count = int(head[0], head_line, "vehicle number")?;
-    let capacity = int(head[1], head_line, "capacity")?;
+    let (count, capacity) = fleet_size(head[0], head[1], head_line)?;
     coordinate(head[2], head_line, "speed")?;
-    if count < 0 || capacity < 0 {
-        return Err(error(
-            head_line,
-            "vehicle number and capacity must not be negative",
-        ));
-    }
     let tasks = lines
         .map(|(line, tokens)| node_line(line, &tokens, COLUMNS))
         .collect::<Result<Vec<_>, _>>()?;
@@ -145,20 +140,7 @@ pub fn read_with(
     }
 
     let shift = window(depot.ready, depot.due, depot.line)?;
-    let vehicles = (0..count as u64)
-        .map(|id| Vehicle {
-            id: id + 1,
-            start: Some(0),
-            end: Some(0),
-            capacity: vec![capacity],
-            skills: Skills::default(),
-            shift,
-            breaks: Vec::new(),
-            max_duration: None,
-            max_travel_time: None,
-            max_tasks: None,
-        })
-        .collect();
+    let vehicles = depot_fleet(count, capacity, shift);
     let (matrix, plane) =
         super::text::euclidean(tasks.iter().map(|t| (t.x, t.y)).collect(), convention);
     Ok(Instance {

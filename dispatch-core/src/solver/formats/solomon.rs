@@ -10,9 +10,11 @@
 
 use std::collections::HashSet;
 
-use super::text::{duration, error, int, is_numeric, node_line, token_lines, window};
+use super::text::{
+    depot_fleet, duration, error, fleet_size, is_numeric, node_line, token_lines, window,
+};
 use super::{Convention, Format, FormatError, Instance};
-use crate::solver::problem::{Job, Objective, Place, Problem, Skills, Vehicle};
+use crate::solver::problem::{Job, Objective, Place, Problem, Skills};
 
 /// The columns of a node line.
 const COLUMNS: &str = "CUST_NO XCOORD YCOORD DEMAND READY_TIME DUE_DATE SERVICE_TIME";
@@ -51,14 +53,7 @@ pub fn read_with(
             "expected the VEHICLE values `NUMBER CAPACITY`",
         ));
     }
-    let count = int(fleet[0], fleet_line, "vehicle number")?;
-    let capacity = int(fleet[1], fleet_line, "capacity")?;
-    if count < 0 || capacity < 0 {
-        return Err(error(
-            fleet_line,
-            "vehicle number and capacity must not be negative",
-        ));
-    }
+    let (count, capacity) = fleet_size(fleet[0], fleet[1], fleet_line)?;
 
     let (customer_line, _) = lines
         .by_ref()
@@ -107,20 +102,7 @@ pub fn read_with(
             })
         })
         .collect::<Result<Vec<_>, FormatError>>()?;
-    let vehicles = (0..count as u64)
-        .map(|id| Vehicle {
-            id: id + 1,
-            start: Some(0),
-            end: Some(0),
-            capacity: vec![capacity],
-            skills: Skills::default(),
-            shift,
-            breaks: Vec::new(),
-            max_duration: None,
-            max_travel_time: None,
-            max_tasks: None,
-        })
-        .collect();
+    let vehicles = depot_fleet(count, capacity, shift);
     let (matrix, plane) =
         super::text::euclidean(nodes.iter().map(|n| (n.x, n.y)).collect(), convention);
     Ok(Instance {

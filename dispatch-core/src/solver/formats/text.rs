@@ -1,7 +1,7 @@
 //! Shared pieces of the whitespace-separated text formats.
 
 use super::{Convention, FormatError, Plane, SCALE};
-use crate::solver::problem::{Matrix, Time, TimeWindow};
+use crate::solver::problem::{Matrix, Skills, Time, TimeWindow, Vehicle};
 use crate::solver::travel::{Euclidean, Point};
 
 /// Largest absolute time, demand or coordinate accepted from a file, so that scaled values and
@@ -105,6 +105,44 @@ pub(super) fn window(ready: i64, due: i64, line: usize) -> Result<TimeWindow, Fo
         start: ready * SCALE,
         end: due * SCALE,
     })
+}
+
+/// The vehicle count and capacity of a fleet line, checked to be non-negative.
+pub(super) fn fleet_size(
+    count: &str,
+    capacity: &str,
+    line: usize,
+) -> Result<(u64, i64), FormatError> {
+    let (count, capacity) = (
+        int(count, line, "vehicle number")?,
+        int(capacity, line, "capacity")?,
+    );
+    if count < 0 || capacity < 0 {
+        return Err(error(
+            line,
+            "vehicle number and capacity must not be negative",
+        ));
+    }
+    Ok((count as u64, capacity))
+}
+
+/// The classic sets' fleet: `count` identical vehicles numbered from 1, leaving from and
+/// returning to node 0 (the depot) within `shift`.
+pub(super) fn depot_fleet(count: u64, capacity: i64, shift: TimeWindow) -> Vec<Vehicle> {
+    (0..count)
+        .map(|id| Vehicle {
+            id: id + 1,
+            start: Some(0),
+            end: Some(0),
+            capacity: vec![capacity],
+            skills: Skills::default(),
+            shift,
+            breaks: Vec::new(),
+            max_duration: None,
+            max_travel_time: None,
+            max_tasks: None,
+        })
+        .collect()
 }
 
 /// A non-negative scaled duration.

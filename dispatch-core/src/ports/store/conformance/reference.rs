@@ -144,6 +144,15 @@ pub fn organisation_reference_and_vehicles(store: &dyn Store) {
     assert!(store.transaction(|tx| tx.delete_vehicle(a, id)).unwrap());
     assert!(store.read(|tx| tx.list_vehicles(a)).unwrap().is_empty());
 
+    // The deleted (and newest) vehicle's id is never handed out again, so a client still
+    // holding it reads "not found" rather than another vehicle.
+    let next = store
+        .transaction(|tx| tx.insert_vehicle(a, &fields("V3", &[], vec![]), at(6)))
+        .unwrap();
+    assert!(next > id, "vehicle id {next} after the deleted {id}");
+    assert!(store.read(|tx| tx.get_vehicle(a, id)).unwrap().is_none());
+    assert!(store.transaction(|tx| tx.delete_vehicle(a, next)).unwrap());
+
     // A failing transaction leaves nothing behind.
     let failed: Result<(), StoreError> = store.transaction(|tx| {
         tx.upsert_tag(a, "Lost", at(1))?;
