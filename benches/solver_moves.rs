@@ -1,5 +1,6 @@
 //! Micro-benchmarks of the solver's inner loop: constant-time insertion checks (positions
-//! examined per second) on a constructed solution, and whole ruin-and-recreate iterations.
+//! examined per second) and 2-opt* verdicts on a constructed solution, and whole
+//! ruin-and-recreate iterations.
 //! Run with `cargo bench --bench solver_moves`.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -114,6 +115,19 @@ fn insertion_checks(c: &mut Criterion) {
     group.finish();
 }
 
+/// 2-opt* verdicts for every cut of every pair of routes: from the routes' caches against the
+/// re-simulation of both new routes that decided every exchange before.
+fn exchange_verdicts(c: &mut Criterion) {
+    let problem = instance(200, false);
+    let probe = InsertionProbe::new(&problem, 1);
+    let mut group = c.benchmark_group("two_opt_star_verdicts");
+    group.throughput(Throughput::Elements(probe.decide_exchanges(true)));
+    for (name, cached) in [("cached_200", true), ("simulated_200", false)] {
+        group.bench_function(name, |b| b.iter(|| probe.decide_exchanges(cached)));
+    }
+    group.finish();
+}
+
 fn search_iterations(c: &mut Criterion) {
     let problem = instance(100, false);
     let mut group = c.benchmark_group("sisr_iterations");
@@ -132,5 +146,10 @@ fn search_iterations(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, insertion_checks, search_iterations);
+criterion_group!(
+    benches,
+    insertion_checks,
+    exchange_verdicts,
+    search_iterations
+);
 criterion_main!(benches);

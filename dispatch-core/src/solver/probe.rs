@@ -1,9 +1,10 @@
 //! A window into the engine's inner loop for micro-benchmarks (`benches/solver_moves.rs`):
-//! times the constant-time insertion checks on a constructed solution.
+//! times the constant-time insertion checks and 2-opt* verdicts on a constructed solution.
 
 use super::insertion::{best_insertion, Blink};
 use super::instance::Instance;
 use super::neighbours::Neighbours;
+use super::operators::decide_all;
 use super::precheck::precheck;
 use super::problem::Problem;
 use super::recreate::{order, recreate, Recreate, RecreateScratch};
@@ -40,6 +41,12 @@ impl<'p> InsertionProbe<'p> {
         recreate(&inst, &nb, &mut state, &all, &mut rng, opts, &mut scratch);
         tasks.sort_unstable();
         InsertionProbe { inst, state, tasks }
+    }
+
+    /// Decides every 2-opt* exchange (every cut of every pair of used routes), from the
+    /// routes' caches or by re-simulating both new routes; returns the number decided.
+    pub fn decide_exchanges(&self, cached: bool) -> u64 {
+        decide_all(&self.inst, &self.state, cached).0
     }
 
     /// Evaluates the cheapest insertion of every task into every used route and returns the

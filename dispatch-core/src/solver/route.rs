@@ -47,6 +47,10 @@ pub(crate) struct Route {
     pub pmax: Vec<Load>,
     /// Maximum load over positions `k..=m`.
     pub smax: Vec<Load>,
+    /// Start loads of the visits at positions `1..=k`, `dims` per position `0..=m`: what
+    /// leaves the depot for the route's head, so that a tail moved to another route takes its
+    /// own share of the start load with it (2-opt*).
+    pub starts: Vec<Load>,
     pub travel: Time,
     pub cost: i64,
 }
@@ -75,6 +79,7 @@ impl Clone for Route {
         self.loads.clone_from(&o.loads);
         self.pmax.clone_from(&o.pmax);
         self.smax.clone_from(&o.smax);
+        self.starts.clone_from(&o.starts);
         self.travel = o.travel;
         self.cost = o.cost;
     }
@@ -253,6 +258,19 @@ impl Route {
             let (s, _) = inst.loads(x as usize);
             for (l, v) in self.loads[..dims].iter_mut().zip(s) {
                 *l += v;
+            }
+        }
+        self.starts.clear();
+        self.starts.resize((m + 1) * dims, 0);
+        for k in 1..=m {
+            let (before, after) = self.starts.split_at_mut(k * dims);
+            after[..dims].copy_from_slice(&before[(k - 1) * dims..]);
+            let x = self.pnode[k];
+            if !is_break(x) {
+                let (s, _) = inst.loads(x as usize);
+                for (a, v) in after[..dims].iter_mut().zip(s) {
+                    *a += v;
+                }
             }
         }
         for k in 1..=m {

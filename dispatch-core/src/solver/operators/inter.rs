@@ -1,9 +1,9 @@
 //! Inter-route local search on granular neighbourhoods: each visit is tried against its
 //! nearest visits on other routes by every [`InterMove`] (relocate, swap, 2-opt*), first
 //! improvement; then SWAP* between each pair of routes whose visits are neighbours. Relocate,
-//! swap and SWAP* decide feasibility from the routes' cached arrays ([`super::edit`]); 2-opt*
-//! confirms its improving exchanges by re-simulation. No constraint (breaks, duration and
-//! travel limits, shipments, eligibility) is ever broken.
+//! swap and SWAP* decide feasibility from the routes' cached arrays ([`super::edit`]), 2-opt*
+//! too where the caches decide ([`super::two_opt_star`]) and by re-simulation elsewhere. No
+//! constraint (breaks, duration and travel limits, shipments, eligibility) is ever broken.
 
 use super::{relocate::Relocate, swap::Swap, swap_star, two_opt_star::TwoOptStar};
 use crate::solver::instance::{Instance, NONE};

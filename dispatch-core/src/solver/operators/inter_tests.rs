@@ -17,6 +17,7 @@ use crate::solver::state::State;
 use crate::solver::warm::initial;
 
 mod edits;
+mod exchange;
 mod random;
 
 /// An operator run alone: the per-visit moves and whether SWAP* runs.

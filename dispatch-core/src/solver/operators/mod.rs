@@ -2,7 +2,8 @@
 //! ([`improve_between`]: relocate, swap, 2-opt* and SWAP* on granular neighbourhoods), then
 //! within each route ([`improve`]: segment reversal (2-opt) and segment relocation (or-opt)).
 //! Cost deltas come in O(1). Between routes, feasibility comes from the routes' cached arrays
-//! ([`edit`]); 2-opt* and the intra-route moves confirm their improving moves by a full
+//! ([`edit`], and [`two_opt_star`] between interchangeable vehicles without breaks or limits);
+//! the intra-route moves, and 2-opt* elsewhere, confirm their improving moves by a full
 //! re-simulation, so every constraint (breaks and limits included) is respected.
 
 mod edit;
@@ -17,6 +18,7 @@ mod two_opt;
 mod two_opt_star;
 
 pub(crate) use inter::improve_between;
+pub(crate) use two_opt_star::decide_all;
 
 use super::instance::{Instance, NONE};
 use super::schedule::simulate;

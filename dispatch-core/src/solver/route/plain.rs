@@ -103,15 +103,20 @@ impl Route {
         self.loads.resize(m + 1, 0);
         self.pmax.resize(m + 1, 0);
         self.smax.resize(m + 1, 0);
+        self.starts.resize(m + 1, 0);
         self.loads[0] = load;
+        self.starts[0] = 0;
+        let mut started: Load = 0;
         let mut max = load;
         self.pmax[0] = max;
         for k in 1..=m {
             let x = self.pnode[k];
             if !is_break(x) {
                 load += inst.delta[x as usize];
+                started += inst.start_load[x as usize];
             }
             self.loads[k] = load;
+            self.starts[k] = started;
             max = max.max(load);
             self.pmax[k] = max;
         }
