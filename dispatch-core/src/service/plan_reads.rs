@@ -182,25 +182,35 @@ pub fn plan_routes(
         .collect())
 }
 
-/// `GET /plans/{id}`: 404 when not in the depot.
+/// Whether the plan's newest job is queued or running. Plan reads then show no routes and no
+/// unserved orders, re-optimisation included: the spec's clients poll until `routes` or
+/// `unserved` is non-empty, and the previous solution's would end their wait at once.
+fn optimising(latest: Option<&Optimisation>) -> bool {
+    latest.is_some_and(Optimisation::in_progress)
+}
+
+/// `GET /plans/{id}`: 404 when not in the depot; no routes or unserved orders while its newest
+/// job is queued or running.
 pub fn get_plan(store: &dyn Store, scope: DepotScope, id: i64) -> Result<PlanView, ServiceError> {
     store.read(|tx| {
         let plan = tx.get_plan(scope, id).found("plan")?;
+        let optimisation = tx.latest_optimisation_of_plan(scope, plan.id)?;
         let mut orders = OrderCache::default();
         let mut routes = Vec::new();
-        for route in plan_routes(tx, scope, &plan)? {
-            routes.push(route_view(tx, scope, route, &mut orders)?);
-        }
         let mut unserved = Vec::new();
-        if let Some(solution) = plan.active_solution_id {
-            if let Some(solution) = tx.get_solution(scope, solution)? {
-                for entry in solution.unserved {
-                    let order = orders.get(tx, scope, entry.order_id)?;
-                    unserved.push(UnservedView { entry, order });
+        if !optimising(optimisation.as_ref()) {
+            for route in plan_routes(tx, scope, &plan)? {
+                routes.push(route_view(tx, scope, route, &mut orders)?);
+            }
+            if let Some(solution) = plan.active_solution_id {
+                if let Some(solution) = tx.get_solution(scope, solution)? {
+                    for entry in solution.unserved {
+                        let order = orders.get(tx, scope, entry.order_id)?;
+                        unserved.push(UnservedView { entry, order });
+                    }
                 }
             }
         }
-        let optimisation = tx.latest_optimisation_of_plan(scope, plan.id)?;
         Ok(PlanView {
             plan,
             routes,
@@ -211,7 +221,8 @@ pub fn get_plan(store: &dyn Store, scope: DepotScope, id: i64) -> Result<PlanVie
     })
 }
 
-/// `GET /plans`: most recently updated first.
+/// `GET /plans`: most recently updated first; a plan whose newest job is queued or running
+/// shows no routes, as in [`get_plan`].
 pub fn list_plans(
     store: &dyn Store,
     scope: DepotScope,
@@ -222,9 +233,11 @@ pub fn list_plans(
         let mut items = Vec::with_capacity(plans.items.len());
         for plan in plans.items {
             let mut routes = Vec::new();
-            for route in plan_routes(tx, scope, &plan)? {
-                let stops = tx.list_stops(scope, route.id)?.len() as u32;
-                routes.push(RouteSummary { route, stops });
+            if !optimising(tx.latest_optimisation_of_plan(scope, plan.id)?.as_ref()) {
+                for route in plan_routes(tx, scope, &plan)? {
+                    let stops = tx.list_stops(scope, route.id)?.len() as u32;
+                    routes.push(RouteSummary { route, stops });
+                }
             }
             items.push(PlanSummaryView { plan, routes });
         }
