@@ -5,14 +5,16 @@
 //! cargo run --release --example depot_days                  # the whole set into instances/depots/
 //! cargo run --release --example depot_days -- --check       # regenerate and compare with MANIFEST
 //! cargo run --release --example depot_days -- --orders 300 --day 7 --out /tmp
+//! cargo run --release --example depot_days -- --orders 5000 --tasks-per-vehicle 18
 //! ```
 
 use std::fmt::Write as _;
 use std::io::{BufWriter, Write};
+use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 
 use clap::Parser;
-use dispatch_workspace::depot_day::{write_day, DaySpec, SAMPLE_SET};
+use dispatch_workspace::depot_day::{write_day, DaySpec, SAMPLE_SET, TIGHT_FLEET};
 
 /// Generate realistic depot days (VROOM-style JSON).
 #[derive(Debug, Parser)]
@@ -23,6 +25,11 @@ struct Args {
     /// Day number of that one day.
     #[arg(long, default_value_t = 1)]
     day: u32,
+    /// One vehicle per this many tasks for that day, instead of the sample set's tight 26: a
+    /// looser fleet on which every task can be placed (same orders, more vehicles; the file is
+    /// named `depot-5000-1-per18.json`).
+    #[arg(long, default_value_t = NonZeroUsize::new(TIGHT_FLEET).unwrap())]
+    tasks_per_vehicle: NonZeroUsize,
     /// Output folder [default: the repository's instances/depots/].
     #[arg(long)]
     out: Option<PathBuf>,
@@ -98,6 +105,7 @@ fn main() -> Result<(), String> {
         let spec = DaySpec {
             orders,
             day: args.day,
+            tasks_per_vehicle: args.tasks_per_vehicle.get(),
         };
         println!("{}", generate(spec, Some(&dir))?);
         return Ok(());

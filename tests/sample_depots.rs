@@ -73,10 +73,7 @@ fn the_manifest_lists_every_sample_depot_with_its_contents() {
 
 #[test]
 fn a_depot_day_has_the_promised_constraint_mix() {
-    let p = read(&generated(DaySpec {
-        orders: 200,
-        day: 1,
-    }));
+    let p = read(&generated(DaySpec::sample(200, 1)));
     assert_eq!(p.dimensions, 2);
     assert!(!p.shipments.is_empty());
     let windows = |n: usize| {
@@ -101,9 +98,27 @@ fn a_depot_day_has_the_promised_constraint_mix() {
 
 #[test]
 fn days_differ_by_size_and_day_number() {
-    let a = generated(DaySpec { orders: 50, day: 1 });
-    assert_ne!(a, generated(DaySpec { orders: 50, day: 2 }));
-    assert_ne!(a, generated(DaySpec { orders: 51, day: 1 }));
+    let a = generated(DaySpec::sample(50, 1));
+    assert_ne!(a, generated(DaySpec::sample(50, 2)));
+    assert_ne!(a, generated(DaySpec::sample(51, 1)));
+}
+
+#[test]
+fn a_looser_fleet_keeps_the_orders_and_only_adds_vehicles() {
+    let tight = read(&generated(DaySpec::sample(200, 1)));
+    let loose_spec = DaySpec {
+        tasks_per_vehicle: 13,
+        ..DaySpec::sample(200, 1)
+    };
+    assert_eq!(loose_spec.file_name(), "depot-0200-1-per13.json");
+    let loose = read(&generated(loose_spec));
+    let tasks = tight.jobs.len() + 2 * tight.shipments.len();
+    assert_eq!(tight.vehicles.len(), tasks.div_ceil(26));
+    assert_eq!(loose.vehicles.len(), tasks.div_ceil(13));
+    assert_eq!(loose.jobs, tight.jobs);
+    assert_eq!(loose.shipments, tight.shipments);
+    assert_eq!(loose.matrix, tight.matrix);
+    assert_eq!(&loose.vehicles[..tight.vehicles.len()], &tight.vehicles[..]);
 }
 
 struct Never;

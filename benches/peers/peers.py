@@ -16,6 +16,7 @@ import models
 ROOT = Path(os.environ.get("PEERS_ROOT", Path(__file__).resolve().parents[2]))
 DISPATCH = Path(os.environ.get("DISPATCH_BIN", ROOT / "target/release/dispatch"))
 CHECK = Path(os.environ.get("CHECK_BIN", ROOT / "target/release/examples/check_solution"))
+BOUND = Path(os.environ.get("BOUND_BIN", ROOT / "target/release/examples/placement_bound"))
 
 
 def run_child(cmd):
@@ -67,6 +68,12 @@ def ours(instance, seconds, threads, extra=()):
     sol["iterations"] = int(fields.get("iterations", 0))
     sol["it_s"] = float(fields["iterations_per_s"]) if "iterations_per_s" in fields else None
     return sol
+
+
+def placement_bound(instance):
+    """The certified upper bound on the tasks any solution places (examples/placement_bound.rs)."""
+    p = subprocess.run([str(BOUND), str(instance)], capture_output=True, check=True)
+    return json.loads(p.stdout)
 
 
 def iterations_per_second(instance, iterations=1000, threads=1):
@@ -197,8 +204,9 @@ def depots(args):
               ". Assigned tasks (a shipment is two) and cost (travel time, s) as the checker "
               "recomputes them. Target: assigned >= VROOM's and, at equal count, lower cost.", "",
               "| day | tasks | ours assigned | ours cost | ours s | ours it/s | ours RSS MB | "
-              "VROOM assigned | VROOM cost | VROOM s | cost ratio | target |",
-              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+              "VROOM assigned | VROOM cost | VROOM s | cost ratio | target |" +
+              (" provably unplaceable | ours left out beyond it |" if args.bound else ""),
+              "|---|---|---|---|---|---|---|---|---|---|---|---|" + ("---|---|" if args.bound else "")]
     run_ours = any(s.startswith("ours") for s in args.solvers)
     for f in files:
         if run_ours:
@@ -236,12 +244,18 @@ def depots(args):
                      f"{co.get('travel_time')} | {fmt(o['elapsed_s'], 1)} | {fmt(o['it_s'], 1)} | "
                      f"{fmt(o['rss_mb'], 0)} | "
                      f"{cv.get('assigned', '-')} | {cv.get('travel_time', '-')} | "
-                     f"{fmt(v['elapsed_s'], 1)} | {fmt(ratio, 3)} | {verdict} |")
+                     f"{fmt(v['elapsed_s'], 1)} | {fmt(ratio, 3)} | {verdict} |" +
+                     (bound_cells(f, co) if args.bound else ""))
     lines += ["", "A route fails the checker when it breaks dispatch's model. VROOM may take a "
               "break after driving to the next stop (during the wait there); dispatch's model "
               "takes it before driving on, so some VROOM routes end a few seconds after the "
               "shift (ShiftEnd) or miss a window in dispatch's model; their figures are shown "
               "as VROOM reports the routes."]
+    if args.bound:
+        lines += ["", "Provably unplaceable: at least this many tasks are left out by every "
+                  "feasible solution (`examples/placement_bound.rs`: a linear-programming "
+                  "relaxation over vehicle classes, certified through its dual; its fractional "
+                  "optimum lies between the two values shown)."]
     if args.rate:
         lines += ["", "Iterations per second (1 thread, an iteration budget of 1 000, or 200 "
                   "above 3 000 tasks; after start-up):",
@@ -252,6 +266,14 @@ def depots(args):
             s, rate, rss = iterations_per_second(f, n)
             lines.append(f"| {f.stem} | {n} | {s:.2f} | {rate:.1f} | {rss:.0f} |")
     return lines
+
+
+def bound_cells(f, co):
+    b = placement_bound(f)
+    print(f"{f.stem} bound: {b}", file=sys.stderr, flush=True)
+    beyond = co["tasks"] - co["assigned"] - b["unplaceable_at_least"] if "assigned" in co else "-"
+    return (f" >= {b['unplaceable_at_least']} (LP {b['primal_value']:.1f}-{b['dual_value']:.1f}"
+            f" of {b['tasks']}) | {beyond} |")
 
 
 def main():
@@ -270,6 +292,8 @@ def main():
     ap.add_argument("--ours-convention", choices=["dimacs", "exact"], default="dimacs",
                     help="classic: dispatch's travel model (the peers always solve in DIMACS)")
     ap.add_argument("--rate", action="store_true", help="depots: also iterations per second")
+    ap.add_argument("--bound", action="store_true",
+                    help="depots: also the tasks no solution can place (certified bound)")
     ap.add_argument("--out", help="also write the table to bench-results/NAME")
     args = ap.parse_args()
     args.solvers = args.solvers.split(",")

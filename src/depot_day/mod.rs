@@ -8,7 +8,8 @@
 //! and afternoon), and about one in seven has a priority. The fleet (about one vehicle per 26
 //! tasks: vans and trucks) starts and ends at the depot, works staggered 9-10 hour shifts, takes a
 //! lunch break (some also a short morning break) and carries the skills its equipment allows;
-//! the fleet is sized so a good plan places nearly every task. Travel times form an asymmetric
+//! the sample set's fleet is sized so a good plan places nearly every task
+//! ([`DaySpec::tasks_per_vehicle`] makes it larger). Travel times form an asymmetric
 //! matrix of whole seconds (`matrices.car.durations`); every place also carries its `[lon, lat]`.
 //!
 //! The same [`DaySpec`] gives the same bytes on every platform (see [`rng`]). [`SAMPLE_SET`] is
@@ -32,65 +33,53 @@ pub struct DaySpec {
     pub orders: usize,
     /// Day number: different days of the same size differ in everything.
     pub day: u32,
+    /// One vehicle per this many tasks. The sample set's [`TIGHT_FLEET`] leaves a few percent of
+    /// the tasks without room; a larger fleet (a smaller number) gives a day on which every task
+    /// can be placed, with the same orders: the fleet is drawn after them. Zero counts as one.
+    pub tasks_per_vehicle: usize,
 }
+
+/// The sample set's fleet: one vehicle per 26 tasks, deliberately tight.
+pub const TIGHT_FLEET: usize = 26;
 
 /// The frozen sample depots: `(orders, day)`.
 pub const SAMPLE_SET: &[DaySpec] = &[
-    DaySpec { orders: 50, day: 1 },
-    DaySpec {
-        orders: 100,
-        day: 1,
-    },
-    DaySpec {
-        orders: 200,
-        day: 1,
-    },
-    DaySpec {
-        orders: 400,
-        day: 1,
-    },
-    DaySpec {
-        orders: 400,
-        day: 2,
-    },
-    DaySpec {
-        orders: 400,
-        day: 3,
-    },
-    DaySpec {
-        orders: 400,
-        day: 4,
-    },
-    DaySpec {
-        orders: 800,
-        day: 1,
-    },
-    DaySpec {
-        orders: 800,
-        day: 2,
-    },
-    DaySpec {
-        orders: 800,
-        day: 3,
-    },
-    DaySpec {
-        orders: 800,
-        day: 4,
-    },
-    DaySpec {
-        orders: 2000,
-        day: 1,
-    },
-    DaySpec {
-        orders: 5000,
-        day: 1,
-    },
+    DaySpec::sample(50, 1),
+    DaySpec::sample(100, 1),
+    DaySpec::sample(200, 1),
+    DaySpec::sample(400, 1),
+    DaySpec::sample(400, 2),
+    DaySpec::sample(400, 3),
+    DaySpec::sample(400, 4),
+    DaySpec::sample(800, 1),
+    DaySpec::sample(800, 2),
+    DaySpec::sample(800, 3),
+    DaySpec::sample(800, 4),
+    DaySpec::sample(2000, 1),
+    DaySpec::sample(5000, 1),
 ];
 
 impl DaySpec {
-    /// The file name of this day: `depot-0400-2.json`.
+    /// A day with the sample set's tight fleet.
+    pub const fn sample(orders: usize, day: u32) -> DaySpec {
+        DaySpec {
+            orders,
+            day,
+            tasks_per_vehicle: TIGHT_FLEET,
+        }
+    }
+
+    /// The file name of this day: `depot-0400-2.json`, or `depot-5000-1-per18.json` for one
+    /// vehicle per 18 tasks instead of the tight fleet.
     pub fn file_name(&self) -> String {
-        format!("depot-{:04}-{}.json", self.orders, self.day)
+        if self.tasks_per_vehicle == TIGHT_FLEET {
+            format!("depot-{:04}-{}.json", self.orders, self.day)
+        } else {
+            format!(
+                "depot-{:04}-{}-per{}.json",
+                self.orders, self.day, self.tasks_per_vehicle
+            )
+        }
     }
 
     fn seed(&self) -> u64 {
@@ -280,7 +269,7 @@ fn build(spec: DaySpec) -> (Day, City) {
             tasks += 1;
         }
     }
-    let fleet = tasks.div_ceil(26).max(2);
+    let fleet = tasks.div_ceil(spec.tasks_per_vehicle.max(1)).max(2);
     for id in 1..=fleet as u64 {
         day.vehicles.push(vehicle(&mut rng, id, day.places[depot]));
     }

@@ -60,6 +60,7 @@
 //! assert!(solution.unassigned.is_empty());
 //! ```
 
+pub mod bound;
 pub mod checker;
 #[cfg(test)]
 mod fixtures;

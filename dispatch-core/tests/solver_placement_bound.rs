@@ -1,0 +1,268 @@
+//! The placement bound on tiny hand-made days whose answer is known, and on a sample depot day
+//! against the solver's own answer.
+
+use dispatch_core::solver::bound::{placement_bound, PlacementBound};
+use dispatch_core::solver::formats::{self, Format};
+use dispatch_core::solver::problem::*;
+use dispatch_core::solver::{checker, solution, solve, Config, Control};
+
+/// Every pair of the `n` locations `travel` apart (0 at the same place).
+fn matrix(n: usize, travel: Time) -> Matrix {
+    let d = (0..n * n)
+        .map(|k| if k / n == k % n { 0 } else { travel })
+        .collect();
+    Matrix::from_durations(n, d).unwrap()
+}
+
+fn place(location: usize, service: Time) -> Place {
+    Place {
+        location,
+        setup: 0,
+        service,
+        time_windows: vec![],
+    }
+}
+
+fn job(id: u64, location: usize, service: Time, delivery: Load, pickup: Load) -> Job {
+    Job {
+        id,
+        place: place(location, service),
+        delivery: vec![delivery],
+        pickup: vec![pickup],
+        skills: Skills::default(),
+        priority: 0,
+        pinned_vehicle: None,
+    }
+}
+
+fn vehicle(id: u64, capacity: Load, shift_end: Time) -> Vehicle {
+    Vehicle {
+        id,
+        start: Some(0),
+        end: Some(0),
+        capacity: vec![capacity],
+        skills: Skills::default(),
+        shift: TimeWindow {
+            start: 0,
+            end: shift_end,
+        },
+        breaks: vec![],
+        max_duration: None,
+        max_travel_time: None,
+        max_tasks: None,
+    }
+}
+
+fn day(matrix: Matrix, jobs: Vec<Job>, vehicles: Vec<Vehicle>) -> Problem {
+    Problem {
+        name: "tiny".into(),
+        matrix,
+        jobs,
+        shipments: vec![],
+        vehicles,
+        dimensions: 1,
+        objective: Objective::Duration,
+    }
+}
+
+/// The relaxation's optimum is `lp`: the certified value sits just above it, the feasible
+/// fractional assignment just below.
+fn assert_solved(b: &PlacementBound, lp: f64) {
+    assert!(b.dual_value >= lp - 1e-9, "{b:?} against {lp}");
+    assert!(b.dual_value <= lp + 0.01, "{b:?} against {lp}");
+    assert!(
+        b.primal_value <= lp + 1e-9 && b.primal_value >= lp - 0.01,
+        "{b:?}"
+    );
+}
+
+#[test]
+fn capacity_caps_the_placed_count_at_the_fractional_fill() {
+    let jobs = (1..=3).map(|i| job(i, 0, 1, 4, 0)).collect();
+    let b = placement_bound(&day(matrix(1, 0), jobs, vec![vehicle(1, 10, 1000)]));
+    assert_solved(&b, 2.5);
+    assert_eq!((b.tasks, b.max_placed, b.unplaceable_at_least()), (3, 2, 1));
+    assert_eq!(b.unplaceable_alone, 0);
+}
+
+#[test]
+fn deliveries_and_pickups_each_fill_the_capacity_once() {
+    let jobs = vec![job(1, 0, 1, 6, 0), job(2, 0, 1, 6, 0), job(3, 0, 1, 0, 6)];
+    let b = placement_bound(&day(matrix(1, 0), jobs, vec![vehicle(1, 10, 1000)]));
+    assert_solved(&b, 10.0 / 6.0 + 1.0);
+    assert_eq!(b.max_placed, 2);
+}
+
+#[test]
+fn interchangeable_vehicles_pool_their_capacity() {
+    let jobs = (1..=6).map(|i| job(i, 0, 1, 4, 0)).collect();
+    let fleet = vec![vehicle(1, 10, 1000), vehicle(2, 10, 1000)];
+    let b = placement_bound(&day(matrix(1, 0), jobs, fleet));
+    assert_solved(&b, 5.0);
+    assert_eq!(b.max_placed, 5);
+}
+
+#[test]
+fn the_shift_less_its_breaks_bounds_the_service_time() {
+    let jobs = (1..=4).map(|i| job(i, 0, 20, 0, 0)).collect();
+    let mut v = vehicle(1, 10, 100);
+    v.breaks.push(Break {
+        id: 1,
+        time_windows: vec![],
+        service: 30,
+    });
+    let b = placement_bound(&day(matrix(1, 0), jobs, vec![v]));
+    assert_solved(&b, 3.5);
+    assert_eq!(b.max_placed, 3);
+}
+
+#[test]
+fn the_cheapest_way_into_each_visit_counts_against_the_shift() {
+    // Six customers 10 apart, 10 of service each: every visit costs at least 20 of the 100.
+    let jobs = (1..=6).map(|i| job(i, i as usize, 10, 0, 0)).collect();
+    let b = placement_bound(&day(matrix(7, 10), jobs, vec![vehicle(1, 10, 100)]));
+    assert_solved(&b, 5.0);
+    assert_eq!(b.max_placed, 5);
+}
+
+#[test]
+fn a_max_duration_shorter_than_the_shift_is_the_budget() {
+    let jobs = (1..=4).map(|i| job(i, 0, 20, 0, 0)).collect();
+    let mut v = vehicle(1, 10, 1000);
+    v.max_duration = Some(50);
+    let b = placement_bound(&day(matrix(1, 0), jobs, vec![v]));
+    assert_solved(&b, 2.5);
+}
+
+#[test]
+fn tasks_no_vehicle_can_take_alone_are_counted_apart() {
+    let mut skilled = job(1, 0, 1, 1, 0);
+    skilled.skills = Skills::from_indices([0]);
+    let heavy = job(2, 0, 1, 11, 0);
+    let mut late = job(3, 0, 1, 1, 0);
+    late.place.time_windows = vec![TimeWindow {
+        start: 2000,
+        end: 3000,
+    }];
+    let fine = job(4, 0, 1, 1, 0);
+    let b = placement_bound(&day(
+        matrix(1, 0),
+        vec![skilled, heavy, late, fine],
+        vec![vehicle(1, 10, 1000)],
+    ));
+    assert_eq!(b.unplaceable_alone, 3);
+    assert_eq!((b.max_placed, b.unplaceable_at_least()), (1, 3));
+}
+
+#[test]
+fn a_shipment_counts_twice_and_needs_room_only_for_its_own_amount() {
+    let shipment = |id, amount| Shipment {
+        pickup_id: id,
+        delivery_id: id + 100,
+        pickup: place(0, 1),
+        delivery: place(0, 1),
+        amount: vec![amount],
+        skills: Skills::default(),
+        priority: 0,
+        pinned_vehicle: None,
+    };
+    let mut p = day(
+        matrix(1, 0),
+        vec![job(1, 0, 1, 10, 0)],
+        vec![vehicle(1, 10, 1000)],
+    );
+    p.shipments = vec![shipment(2, 8), shipment(3, 8), shipment(4, 11)];
+    let b = placement_bound(&p);
+    // The full delivery leaves room for the shipments: each is on board between its visits only.
+    assert_eq!(b.tasks, 7);
+    assert_eq!(b.unplaceable_alone, 2);
+    assert_eq!(b.max_placed, 5);
+}
+
+struct Never;
+
+impl Control for Never {
+    fn should_stop(&self) -> bool {
+        false
+    }
+}
+
+#[test]
+fn no_solution_of_a_sample_depot_places_more_than_the_bound() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../instances/depots/depot-0200-1.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let p = formats::read(&text, Some(Format::Vroom), Objective::Duration)
+        .unwrap()
+        .problem;
+    let b = placement_bound(&p);
+    let config = Config {
+        seed: 1,
+        threads: 1,
+        max_iterations: Some(300),
+    };
+    let s = solve(&p, &config, &Never);
+    assert!(checker::check(&p, &s).is_feasible());
+    let placed = s
+        .routes
+        .iter()
+        .flat_map(|r| &r.steps)
+        .filter(|st| !matches!(st.step, solution::Step::Break(_)))
+        .count();
+    assert!(placed <= b.max_placed, "{placed} placed, bound {b:?}");
+    // The prices are close to the relaxation's optimum: the two sides meet within a task.
+    assert!(b.dual_value - b.primal_value < 1.0, "{b:?}");
+}
+
+fn shipment(id: u64, pickup: Place, delivery: Place) -> Shipment {
+    Shipment {
+        pickup_id: id,
+        delivery_id: id + 100,
+        pickup,
+        delivery,
+        amount: vec![1],
+        skills: Skills::default(),
+        priority: 0,
+        pinned_vehicle: None,
+    }
+}
+
+fn window(start: Time, end: Time) -> Vec<TimeWindow> {
+    vec![TimeWindow { start, end }]
+}
+
+#[test]
+fn a_shipment_whose_delivery_closes_before_its_pickup_opens_is_unplaceable() {
+    let mut pickup = place(0, 1);
+    pickup.time_windows = window(100, 200);
+    let mut delivery = place(0, 1);
+    delivery.time_windows = window(0, 50);
+    let mut p = day(matrix(1, 0), vec![], vec![vehicle(1, 10, 1000)]);
+    p.shipments = vec![shipment(1, pickup, delivery)];
+    let b = placement_bound(&p);
+    assert_eq!((b.tasks, b.unplaceable_alone, b.max_placed), (2, 2, 0));
+}
+
+#[test]
+fn the_shortest_chain_of_arcs_not_the_direct_one_separates_pickup_and_delivery() {
+    // Depot 0, pickup at 1, delivery at 2: 100 directly, but 20 by way of the depot.
+    #[rustfmt::skip]
+    let m = Matrix::from_durations(3, vec![
+        0, 10, 10,
+        10, 0, 100,
+        10, 10, 0,
+    ]).unwrap();
+    let bound_with_delivery_by = |end| {
+        let mut pickup = place(1, 1);
+        pickup.time_windows = window(0, 0);
+        let mut delivery = place(2, 1);
+        delivery.time_windows = window(0, end);
+        let mut p = day(m.clone(), vec![], vec![vehicle(1, 10, 1000)]);
+        p.shipments = vec![shipment(1, pickup, delivery)];
+        placement_bound(&p)
+    };
+    // Served at 0, left at 1, delivered at 21 at the earliest.
+    assert_eq!(bound_with_delivery_by(21).unplaceable_alone, 0);
+    assert_eq!(bound_with_delivery_by(21).max_placed, 2);
+    assert_eq!(bound_with_delivery_by(20).unplaceable_alone, 2);
+}
