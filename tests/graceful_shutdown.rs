@@ -48,12 +48,7 @@ fn sigterm_drains_a_request_in_flight_and_refuses_new_connections() {
     .unwrap();
     // The interim 100 Continue comes when the handler starts reading the body: from then on
     // the request is surely in flight, whatever the machine's load.
-    let mut interim = Vec::new();
-    let mut byte = [0u8; 1];
-    while !interim.ends_with(b"\r\n\r\n") {
-        stream.read_exact(&mut byte).unwrap();
-        interim.push(byte[0]);
-    }
+    let interim = read_head(&mut stream);
     assert!(
         interim.starts_with(b"HTTP/1.1 100"),
         "{}",
@@ -103,12 +98,7 @@ fn sigterm_drains_a_request_in_flight_and_refuses_new_connections() {
 
 /// Reads exactly one response (headers and a `content-length` body) from a kept-alive stream.
 fn read_one_reply(stream: &mut TcpStream) -> support::Reply {
-    let mut raw = Vec::new();
-    let mut byte = [0u8; 1];
-    while !raw.ends_with(b"\r\n\r\n") {
-        stream.read_exact(&mut byte).unwrap();
-        raw.push(byte[0]);
-    }
+    let mut raw = read_head(stream);
     let head = String::from_utf8_lossy(&raw).to_ascii_lowercase();
     let length: usize = head
         .lines()
@@ -118,4 +108,16 @@ fn read_one_reply(stream: &mut TcpStream) -> support::Reply {
     stream.read_exact(&mut body).unwrap();
     raw.extend(body);
     support::parse_reply(&raw)
+}
+
+/// Reads a response head (status line and headers, through the blank line) byte by byte, so
+/// nothing after it is taken from the stream.
+fn read_head(stream: &mut TcpStream) -> Vec<u8> {
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        stream.read_exact(&mut byte).unwrap();
+        head.push(byte[0]);
+    }
+    head
 }
