@@ -35,17 +35,23 @@ fn place_of(stop: &Stop) -> ProofPlace {
     }
 }
 
-fn image_issue(path: Vec<PathSegment>, e: &ImageRejection) -> ValidationIssue {
+/// The refused upload in the envelope; `received` says what came: its size, or its pixels
+/// when those refused it.
+fn image_issue(path: Vec<PathSegment>, e: &ImageRejection, bytes: usize) -> ValidationIssue {
     let code = match e {
         ImageRejection::TooLarge | ImageRejection::TooManyPixels { .. } => IssueCode::TooBig,
         ImageRejection::Empty => IssueCode::TooSmall,
         _ => IssueCode::Custom,
     };
+    let received = match e {
+        ImageRejection::TooManyPixels { width, height } => format!("{width}x{height} pixels"),
+        _ => format!("{bytes} bytes"),
+    };
     ValidationIssue::new(
         code,
         path,
         "a PNG, JPEG or WebP image of at most 10 MB",
-        "",
+        &received,
         e.to_string(),
     )
 }
@@ -68,7 +74,7 @@ fn inspect_at(
     errors: &mut ValidationErrors,
 ) -> Option<ImageInfo> {
     inspect(codec, bytes)
-        .map_err(|e| errors.push(image_issue(path, &e)))
+        .map_err(|e| errors.push(image_issue(path, &e, bytes.len())))
         .ok()
 }
 
@@ -101,7 +107,7 @@ pub fn add_signature(
             IssueCode::InvalidString,
             vec!["signed_by".into()],
             "1 to 255 characters",
-            "",
+            format!("{} characters", name.chars().count()),
             "signed_by names who signed: 1 to 255 characters",
         ));
     }
@@ -117,11 +123,12 @@ pub fn add_signature(
         },
     };
     if let Some(field) = wrong {
+        let sent = if field == "lat" { input.lat } else { input.lng };
         errors.push(ValidationIssue::new(
             IssueCode::Custom,
             vec![field.into()],
             "lat and lng together, in range",
-            "",
+            sent.map_or_else(|| "nothing".to_owned(), |v| v.to_string()),
             "lat (-90..90) and lng (-180..180) are given together or not at all",
         ));
     }

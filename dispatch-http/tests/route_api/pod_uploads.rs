@@ -363,3 +363,39 @@ async fn the_uploads_take_exactly_their_documented_multipart_fields() {
         );
     }
 }
+
+#[tokio::test]
+async fn refused_uploads_say_what_was_received() {
+    let app = TestApp::new();
+    let (_, key, route, _) = driven_route(&app, "R", 1).await;
+    let stop = route_stops(&app, route).await[0]["id"].as_i64().unwrap();
+    let sig_path = format!("/driver/stops/{stop}/signature");
+    let good = png(20, 20);
+    let received = |r: &common::Resp| r.body["details"]["validationErrors"][0]["received"].clone();
+    let cases: [(Vec<Part<'_>>, &str); 4] = [
+        (vec![Part::Text("signed_by", "  ")], "0 characters"),
+        (
+            vec![Part::Text("signed_by", "A"), Part::Text("lat", "51.5")],
+            "nothing",
+        ),
+        (
+            vec![
+                Part::Text("signed_by", "A"),
+                Part::Text("lat", "91"),
+                Part::Text("lng", "0"),
+            ],
+            "91",
+        ),
+        (vec![Part::Text("signed_by", "A")], "0 bytes"),
+    ];
+    for (mut parts, expected) in cases {
+        if expected != "0 bytes" {
+            parts.push(Part::File("signature", "s.png", &good));
+        } else {
+            parts.push(Part::File("signature", "s.png", &[]));
+        }
+        let r = upload(&app, &sig_path, &key, &parts).await;
+        r.envelope(400, "INVALID_INPUT");
+        assert_eq!(received(&r), expected, "{:#}", r.body);
+    }
+}
