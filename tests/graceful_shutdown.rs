@@ -96,6 +96,48 @@ fn sigterm_drains_a_request_in_flight_and_refuses_new_connections() {
     assert_eq!(vehicles.json()["vehicles"][0]["name"], "In flight");
 }
 
+#[test]
+fn sigterm_still_answers_a_request_sent_on_an_open_connection_just_after_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("settle.db");
+    let fixture = Fixture::seed(&db);
+    let mut serving = Serving::start(
+        serve_command(&db)
+            .args(["--rate-limits", "off"])
+            .stderr(Stdio::null()),
+    );
+    let addr = serving.addr.clone();
+    let mut stream = TcpStream::connect(&addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    write!(stream, "GET /healthz HTTP/1.1\r\nHost: {addr}\r\n\r\n").unwrap();
+    assert_eq!(read_one_reply(&mut stream).status, 200);
+    assert!(Command::new("kill")
+        .args(["-TERM", &serving.child.id().to_string()])
+        .status()
+        .unwrap()
+        .success());
+    // The client's next request leaves it as the signal is handled: already on its way (or in
+    // the server's socket buffer, unread), it must be answered, not reset.
+    std::thread::sleep(Duration::from_millis(50));
+    let body = json!({"name": "Just after", "availability": "full_day",
+                      "start_location": "depot", "end_location": "depot"})
+    .to_string();
+    write!(
+        stream,
+        "POST /v2/vehicles HTTP/1.1\r\nHost: {addr}\r\nx-access-key: {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+        fixture.key,
+        body.len()
+    )
+    .unwrap();
+    let reply = read_one_reply(&mut stream);
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    assert_eq!(reply.json()["vehicle"]["name"], "Just after");
+    let status = serving.child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+}
+
 /// Reads exactly one response (headers and a `content-length` body) from a kept-alive stream.
 fn read_one_reply(stream: &mut TcpStream) -> support::Reply {
     let mut raw = read_head(stream);

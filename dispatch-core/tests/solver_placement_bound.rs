@@ -244,25 +244,107 @@ fn a_shipment_whose_delivery_closes_before_its_pickup_opens_is_unplaceable() {
 }
 
 #[test]
-fn the_shortest_chain_of_arcs_not_the_direct_one_separates_pickup_and_delivery() {
-    // Depot 0, pickup at 1, delivery at 2: 100 directly, but 20 by way of the depot.
+fn the_shortest_chain_of_visits_not_the_direct_arc_separates_pickup_and_delivery() {
+    // Depot 0, pickup at 1, delivery at 2, a job of 3 at 3: 1 to 2 is 100 directly but 23 by
+    // way of the job; by way of the depot, which holds no visit, no route can go.
     #[rustfmt::skip]
-    let m = Matrix::from_durations(3, vec![
-        0, 10, 10,
-        10, 0, 100,
-        10, 10, 0,
+    let m = Matrix::from_durations(4, vec![
+        0, 10, 10, 10,
+        1, 0, 100, 10,
+        10, 10, 0, 10,
+        10, 10, 10, 0,
     ]).unwrap();
     let bound_with_delivery_by = |end| {
         let mut pickup = place(1, 1);
-        pickup.time_windows = window(0, 0);
+        pickup.time_windows = window(10, 10);
         let mut delivery = place(2, 1);
         delivery.time_windows = window(0, end);
-        let mut p = day(m.clone(), vec![], vec![vehicle(1, 10, 1000)]);
+        let jobs = vec![job(1, 3, 3, 0, 0)];
+        let mut p = day(m.clone(), jobs, vec![vehicle(1, 10, 1000)]);
         p.shipments = vec![shipment(1, pickup, delivery)];
         placement_bound(&p)
     };
-    // Served at 0, left at 1, delivered at 21 at the earliest.
-    assert_eq!(bound_with_delivery_by(21).unplaceable_alone, 0);
-    assert_eq!(bound_with_delivery_by(21).max_placed, 2);
-    assert_eq!(bound_with_delivery_by(20).unplaceable_alone, 2);
+    // At the pickup at 10, left at 11, delivered at 34 at the earliest.
+    assert_eq!(bound_with_delivery_by(34).unplaceable_alone, 0);
+    assert_eq!(bound_with_delivery_by(34).max_placed, 3);
+    assert_eq!(bound_with_delivery_by(33).unplaceable_alone, 2);
+}
+
+/// Depot 0, a customer at 1 and a hub at 2: out 50 and back 60 directly, 10 to and from the hub.
+#[rustfmt::skip]
+fn depot_customer_hub() -> Matrix {
+    Matrix::from_durations(3, vec![
+        0, 50, 10,
+        60, 0, 10,
+        10, 10, 0,
+    ]).unwrap()
+}
+
+/// A job at the customer (service 5, open until `closes`) and, with `hub_service`, one at the
+/// hub.
+fn customer_and_hub(closes: Time, hub_service: Option<Time>, shift_end: Time) -> PlacementBound {
+    let mut j = job(1, 1, 5, 0, 0);
+    j.place.time_windows = window(0, closes);
+    let mut jobs = vec![j];
+    jobs.extend(hub_service.map(|s| job(2, 2, s, 0, 0)));
+    placement_bound(&day(
+        depot_customer_hub(),
+        jobs,
+        vec![vehicle(1, 10, shift_end)],
+    ))
+}
+
+#[test]
+fn a_visit_starts_no_earlier_than_the_shortest_drive_from_the_vehicle_start() {
+    assert_eq!(customer_and_hub(50, None, 1000).unplaceable_alone, 0);
+    assert_eq!(customer_and_hub(49, None, 1000).unplaceable_alone, 1);
+    assert_eq!(customer_and_hub(49, None, 1000).max_placed, 0);
+}
+
+#[test]
+fn the_drive_from_the_start_may_pass_a_visit_and_pays_its_service() {
+    // Out through the hub: 10, 5 of service there, 10 on.
+    assert_eq!(customer_and_hub(25, Some(5), 1000).unplaceable_alone, 0);
+    assert_eq!(customer_and_hub(24, Some(5), 1000).unplaceable_alone, 1);
+}
+
+#[test]
+fn a_visit_ends_in_time_for_the_shortest_drive_back_to_the_vehicle_end() {
+    // Reached at 50, served until 55, back at the depot at 115 at the earliest (no hub visit).
+    assert_eq!(customer_and_hub(1000, None, 115).unplaceable_alone, 0);
+    assert_eq!(customer_and_hub(1000, None, 114).unplaceable_alone, 1);
+    // Through the hub both ways: reached at 25, served until 30, back at 55.
+    assert_eq!(customer_and_hub(1000, Some(5), 55).unplaceable_alone, 0);
+    assert_eq!(customer_and_hub(1000, Some(5), 54).unplaceable_alone, 1);
+}
+
+#[test]
+fn a_shipment_is_picked_up_after_the_drive_out_and_delivered_before_the_drive_back() {
+    let hub_to_customer = |delivery_by, shift_end| {
+        let mut delivery = place(1, 1);
+        delivery.time_windows = window(0, delivery_by);
+        let mut p = day(
+            depot_customer_hub(),
+            vec![],
+            vec![vehicle(1, 10, shift_end)],
+        );
+        p.shipments = vec![shipment(1, place(2, 1), delivery)];
+        placement_bound(&p).unplaceable_alone
+    };
+    // At the hub at 10, left at 11, at the customer at 21 at the earliest.
+    assert_eq!(hub_to_customer(21, 1000), 0);
+    assert_eq!(hub_to_customer(20, 1000), 2);
+    // Delivered from 21 to 22, back by the hub (passed at its 1 of service) at 43.
+    assert_eq!(hub_to_customer(1000, 43), 0);
+    assert_eq!(hub_to_customer(1000, 42), 2);
+}
+
+#[test]
+fn a_vehicle_without_a_start_or_end_drives_neither_way() {
+    let mut j = job(1, 1, 5, 0, 0);
+    j.place.time_windows = window(0, 0);
+    let mut v = vehicle(1, 10, 5);
+    (v.start, v.end) = (None, None);
+    let b = placement_bound(&day(depot_customer_hub(), vec![j], vec![v]));
+    assert_eq!((b.unplaceable_alone, b.max_placed), (0, 1));
 }

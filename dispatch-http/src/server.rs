@@ -115,6 +115,23 @@ pub async fn serve(
     // Stop accepting at once: new connections are refused instead of waiting in the backlog
     // while the open ones finish.
     drop(listener);
+    settle(&graceful).await;
     graceful.shutdown().await;
     Ok(())
+}
+
+/// How long open connections are still served as usual after the shutdown signal.
+const SHUTDOWN_SETTLE: Duration = Duration::from_millis(500);
+
+/// Serves the open connections as usual for [`SHUTDOWN_SETTLE`] (less once all have closed).
+/// A request its client already sent may not be read yet (a kept-alive connection's next
+/// request crossing the signal, a connection accepted just before it): hyper's graceful
+/// shutdown closes a connection it sees idle at once, and closing a socket with unread bytes
+/// resets it, so that request would be lost unanswered. Within the settle period it is read,
+/// becomes a request in flight, and is finished.
+async fn settle(graceful: &GracefulShutdown) {
+    let until = tokio::time::Instant::now() + SHUTDOWN_SETTLE;
+    while graceful.count() > 0 && tokio::time::Instant::now() < until {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
 }

@@ -3,9 +3,11 @@
 
 use dispatch_core::model::location::Coordinates;
 use dispatch_core::model::organisation::DepotScope;
+use dispatch_core::model::organisation::KeyPermission;
 use dispatch_core::model::reference::CapacityAmount;
 use dispatch_core::ports::geocoder::{GazetteerEntry, GeocodeQuery, Geocoder};
 use dispatch_core::ports::store::conformance::at;
+use dispatch_core::ports::store::conformance::orders::order;
 use dispatch_core::ports::store::conformance::reference::{fields, setup};
 use dispatch_core::ports::store::{Store, StoreError};
 use dispatch_store_sqlite::{SqliteGazetteer, SqliteStore, SCHEMA_VERSION};
@@ -24,6 +26,77 @@ fn migrations_run_once_and_data_survives_reopen() {
     assert_eq!(s.read(|tx| tx.get_depot(a)).unwrap().unwrap().name, "A");
 }
 
+/// Takes the database at `path` back to schema `version`: every row stays, the id allocators
+/// later migrations added (their tables and `sqlite_sequence` rows) go.
+fn back_to_version(path: &std::path::Path, version: u32) {
+    let allocators = [
+        (14, "vehicle_ids"),
+        (15, "line_item_ids"),
+        (15, "access_key_ids"),
+    ];
+    let conn = rusqlite::Connection::open(path).unwrap();
+    for (_, table) in allocators.iter().filter(|(added, _)| *added > version) {
+        conn.execute_batch(&format!(
+            "DROP TABLE {table}; DELETE FROM sqlite_sequence WHERE name = '{table}';"
+        ))
+        .unwrap();
+    }
+    conn.pragma_update(None, "user_version", version).unwrap();
+}
+
+#[test]
+fn a_database_from_before_the_line_item_and_key_allocators_continues_past_their_largest_ids() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("l.db");
+    let store = SqliteStore::open(&path).unwrap();
+    let (a, _, _) = setup(&store);
+    let s: &dyn Store = &store;
+    let (order_id, key) = s
+        .transaction(|tx| {
+            let mut two = order("O1", 1);
+            let mut second = two.line_items[0].clone();
+            second.product_code = "P2".into();
+            two.line_items.push(second);
+            let id = tx.insert_order(a, &two)?;
+            let key = tx.insert_access_key(a, "k", KeyPermission::All, [3; 32], at(1))?;
+            Ok::<_, StoreError>((id, key))
+        })
+        .unwrap();
+    drop(store);
+    back_to_version(&path, 14);
+    let store = SqliteStore::open(&path).unwrap();
+    assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
+    let s: &dyn Store = &store;
+    let stored = s.read(|tx| tx.get_order(a, order_id)).unwrap().unwrap();
+    let newest = stored.line_items[1].id;
+    let mut shorter = stored.clone();
+    shorter.line_items.truncate(1);
+    s.transaction(|tx| tx.update_order(a, &shorter)).unwrap();
+    let mut readded = shorter.clone();
+    let mut fresh = stored.line_items[1].clone();
+    fresh.id = 0;
+    readded.line_items.push(fresh);
+    s.transaction(|tx| tx.update_order(a, &readded)).unwrap();
+    let next = s.read(|tx| tx.get_order(a, order_id)).unwrap().unwrap();
+    assert!(
+        next.line_items[1].id > newest,
+        "line item id {} after the removed {newest}",
+        next.line_items[1].id
+    );
+    assert!(s
+        .transaction(|tx| tx.revoke_access_key(a, "k", at(2)))
+        .unwrap());
+    let again = s
+        .transaction(|tx| tx.insert_access_key(a, "k2", KeyPermission::All, [4; 32], at(3)))
+        .unwrap();
+    assert!(
+        again.id > key.id,
+        "key id {} after the revoked {}",
+        again.id,
+        key.id
+    );
+}
+
 #[test]
 fn a_database_from_before_the_vehicle_id_allocator_continues_past_its_largest_vehicle_id() {
     let dir = tempfile::tempdir().unwrap();
@@ -39,14 +112,7 @@ fn a_database_from_before_the_vehicle_id_allocator_continues_past_its_largest_ve
         .unwrap();
     drop(store);
     // Back to the schema before migration 0014: vehicles exist, their allocator does not.
-    let conn = rusqlite::Connection::open(&path).unwrap();
-    conn.execute_batch(&format!(
-        "DROP TABLE vehicle_ids; DELETE FROM sqlite_sequence WHERE name = 'vehicle_ids'; \
-         PRAGMA user_version = {};",
-        SCHEMA_VERSION - 1
-    ))
-    .unwrap();
-    drop(conn);
+    back_to_version(&path, 13);
     let store = SqliteStore::open(&path).unwrap();
     assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
     let s: &dyn Store = &store;

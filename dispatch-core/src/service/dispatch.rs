@@ -37,16 +37,30 @@ pub struct Dispatched {
     pub plan_dispatched: bool,
 }
 
-fn rejection(e: DispatchRejection) -> ServiceError {
-    match e {
-        DispatchRejection::AlreadyDispatched => ServiceError::AlreadyDispatched,
-        other => ServiceError::invalid(
-            vec!["id".into()],
-            "a plan or route that can be dispatched",
-            "",
-            &other.to_string(),
-        ),
-    }
+/// The refusal in the envelope; `received` names what was refused and the state that refused
+/// it, so a client sees which route or solution to fix without reading the description.
+fn rejection(e: DispatchRejection, plan: &Plan, id: i64) -> ServiceError {
+    let received = match &e {
+        DispatchRejection::AlreadyDispatched => return ServiceError::AlreadyDispatched,
+        DispatchRejection::StillOptimising => format!("plan {} still optimising", plan.id),
+        DispatchRejection::NoSolution => {
+            format!("plan {} without a finished optimisation", plan.id)
+        }
+        DispatchRejection::NotActiveSolution => match plan.active_solution_id {
+            Some(active) => format!("solution {id} (the active one is {active})"),
+            None => format!("solution {id}"),
+        },
+        DispatchRejection::NoVehicle(route) => format!("route {route} without a vehicle"),
+        DispatchRejection::Superseded(route) => {
+            format!("route {route} of an earlier optimisation")
+        }
+    };
+    ServiceError::invalid(
+        vec!["id".into()],
+        "a plan or route that can be dispatched",
+        &received,
+        &e.to_string(),
+    )
 }
 
 fn plan_facts(
@@ -116,7 +130,7 @@ fn dispatch_plan_in(
 ) -> Result<Dispatched, ServiceError> {
     let (plan, target) = resolve_plan(tx, scope, id)?;
     let facts = plan_facts(tx, scope, &plan)?;
-    let decision = decide_plan(&facts, target).map_err(rejection)?;
+    let decision = decide_plan(&facts, target).map_err(|e| rejection(e, &plan, id))?;
     apply(tx, links, scope, plan, decision, now)
 }
 
@@ -132,7 +146,7 @@ pub fn dispatch_route(
         let route = tx.get_route(scope, id).found("route")?;
         let plan = tx.get_plan(scope, route.plan_id).found("route")?;
         let facts = plan_facts(tx, scope, &plan)?;
-        let decision = decide_route(&facts, id).map_err(rejection)?;
+        let decision = decide_route(&facts, id).map_err(|e| rejection(e, &plan, id))?;
         apply(tx, links, scope, plan, decision, now)
     })
 }

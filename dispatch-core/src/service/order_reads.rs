@@ -5,6 +5,7 @@ use super::customers::catalog;
 use super::driver::view::{RouteDriverRecords, StopDriverView};
 use super::orders::statuses;
 use super::plan_reads::StopView;
+use super::route_orders::take_off_routes;
 use super::ServiceError;
 use crate::model::attachment::{
     display_name, safe_file_name, Attachment, MAX_ATTACHMENTS_PER_ORDER, MAX_ATTACHMENT_BYTES,
@@ -189,12 +190,14 @@ pub struct DeletedOrders {
     pub line_items_count: u64,
 }
 
-/// Deletes the live order with exactly this number and its exchange partner; an unknown
-/// number deletes nothing and still succeeds.
+/// Deletes the live order with exactly this number and its exchange partner, taking them off
+/// every undispatched route first ([`take_off_routes`]); an unknown number deletes nothing and
+/// still succeeds.
 pub fn delete_by_number(
     store: &dyn Store,
     scope: DepotScope,
     order_number: &str,
+    now: Timestamp,
 ) -> Result<DeletedOrders, ServiceError> {
     store.transaction(|tx| {
         let mut counts = DeletedOrders::default();
@@ -206,6 +209,7 @@ pub fn delete_by_number(
         };
         let partner = tx.exchange_partner(scope, found.order.id)?;
         for id in std::iter::once(found.order.id).chain(partner) {
+            take_off_routes(tx, scope, id, now)?;
             if let Some(items) = tx.delete_order(scope, id)? {
                 counts.orders_count += 1;
                 counts.line_items_count += items;

@@ -46,7 +46,7 @@ fn post_geocodes_addresses_and_reports_failures_per_item() {
 fn a_deleted_order_is_restored_under_its_original_id() {
     let (store, geo, a, _) = setup();
     let w = post(&store, &geo, a, &[order("A")]);
-    let deleted = order_reads::delete_by_number(&store, a, "A").unwrap();
+    let deleted = order_reads::delete_by_number(&store, a, "A", at(2)).unwrap();
     assert_eq!(deleted.orders_count, 1);
     assert!(order_reads::get(&store, a, w[0].id).is_err());
     let again = post(&store, &geo, a, &[order("A")]);
@@ -68,10 +68,10 @@ fn delete_by_number_deletes_the_exchange_partner_and_counts_line_items() {
         ..order(n)
     };
     post(&store, &geo, a, &[ex("A"), ex("B")]);
-    let d = order_reads::delete_by_number(&store, a, "A").unwrap();
+    let d = order_reads::delete_by_number(&store, a, "A", at(2)).unwrap();
     assert_eq!((d.orders_count, d.line_items_count), (2, 2));
     assert_eq!(
-        order_reads::delete_by_number(&store, a, "nope")
+        order_reads::delete_by_number(&store, a, "nope", at(2))
             .unwrap()
             .orders_count,
         0

@@ -18,8 +18,10 @@
 //! the orders, the vehicle, the depot). If something did, the edit is computed again, up to
 //! [`EDIT_ATTEMPTS`] times, and then answered 503 SERVICE_UNAVAILABLE with `Retry-After`.
 
+mod deleted;
 mod draft;
 
+pub(crate) use deleted::{live_visits, take_off_routes};
 use draft::{record, served_side, AddDraft, RemoveDraft};
 
 use super::dispatch::{clock_text, route_order};

@@ -11,7 +11,7 @@ use crate::model::route::Route;
 use crate::model::stop::StopVisit;
 use crate::optimise;
 use crate::ports::matrix::TravelMatrix;
-use crate::ports::store::Store;
+use crate::ports::store::{Store, StoreTx};
 use crate::service::driver::feed::route_changed;
 use crate::service::Found;
 use crate::time::Timestamp;
@@ -51,11 +51,36 @@ pub fn refuse_if_completed(route: &Route, what: &str) -> Result<(), ServiceError
     }
 }
 
+/// Refuses an edit of a route left behind by a re-optimisation (400 INVALID_INPUT at `id`):
+/// its plan no longer shows it and it can never be dispatched, so a change to it would be
+/// lost work; the plan's current routes are the ones to edit. A route dispatched from an
+/// earlier solution stays on its plan and may be edited. `what` says what was refused.
+pub fn refuse_if_superseded(
+    tx: &mut dyn StoreTx,
+    scope: DepotScope,
+    route: &Route,
+    what: &str,
+) -> Result<(), ServiceError> {
+    let plan = tx.get_plan(scope, route.plan_id).found("route")?;
+    if plan.shows_route(route) {
+        return Ok(());
+    }
+    Err(ServiceError::invalid(
+        vec!["id".into()],
+        "a route of its plan's current optimisation, or a dispatched route",
+        &format!("route {} of an earlier optimisation", route.id),
+        &format!(
+            "route {} was replaced by a re-optimisation of plan {}: {what}",
+            route.id, plan.id
+        ),
+    ))
+}
+
 /// `POST /routes/{id}/reverse`: the stops in the opposite order (start, end and breaks stay in
 /// place), re-timed with the travel matrix, under new stop ids. Fewer than two stops: 400. A
 /// dispatched route writes the audit log and fires `routes.edited`. A route that cannot be
 /// re-timed (its vehicle was deleted) keeps each position's stored times. A route its driver
-/// completed: 400.
+/// completed, or one a re-optimisation replaced: 400.
 pub fn reverse(
     store: &dyn Store,
     matrix: &dyn TravelMatrix,
@@ -66,6 +91,7 @@ pub fn reverse(
     store.transaction(|tx| {
         let mut route = tx.get_route(scope, id).found("route")?;
         refuse_if_completed(&route, "it cannot be reversed")?;
+        refuse_if_superseded(tx, scope, &route, "it cannot be reversed")?;
         let stops = tx.list_stops(scope, id)?;
         if stops.len() < 2 {
             return Err(ServiceError::invalid(

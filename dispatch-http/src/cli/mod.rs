@@ -16,7 +16,8 @@ pub mod webhooks;
 pub mod worker;
 
 /// dispatch: a routing-and-dispatch engine — the v2 REST service for orders, vehicles, route
-/// optimisation and dispatch on an embedded SQLite database, and a VRP solver.
+/// optimisation and dispatch on an embedded SQLite file or a shared PostgreSQL database, and a
+/// VRP solver.
 #[derive(Debug, Parser)]
 #[command(
     name = "dispatch",
@@ -103,4 +104,38 @@ fn with_env(mut command: clap::Command, serve: bool) -> clap::Command {
 pub fn parse() -> Cli {
     let matches = command().get_matches();
     Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every (sub)command's help, with the paths of those taking `--db`.
+    fn helps(command: &mut clap::Command, path: &str, out: &mut Vec<(String, bool, String)>) {
+        let takes_db = command.get_arguments().any(|a| a.get_id() == "db");
+        out.push((
+            path.to_owned(),
+            takes_db,
+            command.render_long_help().to_string(),
+        ));
+        for sub in command.get_subcommands_mut() {
+            let path = format!("{path} {}", sub.get_name());
+            helps(sub, &path, out);
+        }
+    }
+
+    #[test]
+    fn help_names_postgresql_wherever_a_database_is_taken() {
+        let mut all = Vec::new();
+        helps(&mut command(), "dispatch", &mut all);
+        let (_, _, top) = &all[0];
+        assert!(top.contains("PostgreSQL"), "dispatch --help: {top}");
+        for (path, takes_db, help) in &all {
+            if *takes_db {
+                assert!(help.contains("PostgreSQL"), "{path} --help: {help}");
+                assert!(help.contains("SQLite"), "{path} --help: {help}");
+            }
+        }
+        assert!(all.iter().filter(|(_, db, _)| *db).count() >= 5);
+    }
 }

@@ -268,6 +268,7 @@ async fn delete_by_number(
                 &*s.store,
                 p.scope(),
                 &number,
+                s.clock.now(),
             )?)
         })
         .await?;

@@ -153,6 +153,60 @@ async fn a_plan_still_optimising_or_a_route_without_vehicle_is_400_and_nothing_c
         .envelope(400, "INVALID_INPUT");
 }
 
+/// The `received` of a dispatch refusal's validation issue.
+fn received(r: &Resp) -> String {
+    r.envelope(400, "INVALID_INPUT");
+    r.body["details"]["validationErrors"][0]["received"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[tokio::test]
+async fn dispatch_refusals_carry_the_refused_id_and_its_state_as_received() {
+    let app = TestApp::new();
+    let v = vehicle(&app, "Van").await;
+    let o = orders(&app, "Q", 3).await;
+    let laid = lay_out(&app, &[(Some(v), vec![o[0]]), (None, vec![o[1]])]);
+    let missing = laid.routes[1];
+    let r = dispatch_plan(&app, laid.plan).await;
+    assert_eq!(received(&r), format!("route {missing} without a vehicle"));
+    let r = dispatch_route(&app, missing).await;
+    assert_eq!(received(&r), format!("route {missing} without a vehicle"));
+    let later = reoptimised(&app, laid.plan, &[(Some(v), vec![o[0], o[2]])]);
+    let r = dispatch_plan(&app, laid.solution).await;
+    assert_eq!(
+        received(&r),
+        format!(
+            "solution {} (the active one is {})",
+            laid.solution, later.solution
+        )
+    );
+    let r = dispatch_route(&app, laid.routes[0]).await;
+    assert_eq!(
+        received(&r),
+        format!("route {} of an earlier optimisation", laid.routes[0])
+    );
+    queue_job(&app, laid.plan);
+    let r = dispatch_plan(&app, laid.plan).await;
+    assert_eq!(received(&r), format!("plan {} still optimising", laid.plan));
+    let fresh = app.write(|tx| {
+        tx.insert_plan(
+            north_scope(&app),
+            &NewPlan {
+                date: Date::parse(DAY).unwrap(),
+            },
+            now(&app),
+        )
+    });
+    let fresh = fresh.unwrap().id;
+    let r = dispatch_plan(&app, fresh).await;
+    assert_eq!(
+        received(&r),
+        format!("plan {fresh} without a finished optimisation")
+    );
+}
+
 #[tokio::test]
 async fn dispatch_of_unknown_or_foreign_ids_is_404_and_bad_ids_400() {
     let app = TestApp::new();

@@ -25,6 +25,7 @@ mod pod_questionnaires;
 mod pod_submissions;
 mod pod_uploads;
 mod route_put;
+mod superseded;
 mod tracking;
 mod tracking_browser;
 

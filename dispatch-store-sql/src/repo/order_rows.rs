@@ -177,6 +177,28 @@ impl<C: Connection> Db<C> {
     }
 
     /// Writes the order's line items: updates kept ones, inserts new ones, removes the rest.
+    /// The id a line item is inserted under on SQLite: a new one from the allocator (never one
+    /// handed out before, even once its line item is removed), or `explicit` with the allocator
+    /// moved past it so a later new id cannot collide with it.
+    fn sqlite_line_item_id(&self, explicit: i64) -> Result<i64, StoreError> {
+        if explicit == 0 {
+            return self
+                .0
+                .insert(
+                    "INSERT INTO line_item_ids DEFAULT VALUES RETURNING id",
+                    params![],
+                )
+                .st();
+        }
+        self.0
+            .execute(
+                "INSERT OR IGNORE INTO line_item_ids (id) VALUES (?1)",
+                params![explicit],
+            )
+            .st()?;
+        Ok(explicit)
+    }
+
     pub(super) fn write_line_items(
         &self,
         order_id: i64,
@@ -203,6 +225,12 @@ impl<C: Connection> Db<C> {
                 .st()?;
         }
         for (position, item) in items.iter().enumerate() {
+            let update = item.id != 0 && stored.contains(&item.id);
+            let id = if !update && C::DIALECT == Dialect::Sqlite {
+                self.sqlite_line_item_id(item.id)?
+            } else {
+                item.id
+            };
             let values = params![
                 order_id,
                 position as i64,
@@ -216,16 +244,16 @@ impl<C: Connection> Db<C> {
                 item.date.map(|d| d.to_string()),
                 codec::capacities(&item.capacities),
                 codec::custom_fields(&item.custom_fields),
-                item.id,
+                id,
             ];
-            let sql = if item.id != 0 && stored.contains(&item.id) {
+            let sql = if update {
                 "UPDATE order_line_items SET order_id = ?1, position = ?2, product_code = ?3, product_name = ?4, \
                  quantity = ?5, unit_price_micros = ?6, manual_value_cents = ?7, quantity_outstanding = ?8, \
                  status = ?9, date = ?10, capacities = ?11, custom_fields = ?12 WHERE id = ?13"
             } else if C::DIALECT == Dialect::Sqlite {
                 "INSERT INTO order_line_items (id, order_id, position, product_code, product_name, quantity, \
                  unit_price_micros, manual_value_cents, quantity_outstanding, status, date, capacities, \
-                 custom_fields) VALUES (NULLIF(?13, 0), ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
+                 custom_fields) VALUES (?13, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
             } else if item.id == 0 {
                 "INSERT INTO order_line_items (order_id, position, product_code, product_name, quantity, \
                  unit_price_micros, manual_value_cents, quantity_outstanding, status, date, capacities, \

@@ -232,10 +232,22 @@ impl<C: Connection> OrganisationRepo for Db<C> {
         key_hash: [u8; 32],
         now: Timestamp,
     ) -> Result<AccessKey, StoreError> {
-        let id: i64 = self.0
+        // Never an id handed out before: idempotency records are kept per key id, so a
+        // revoked key's id given to a new key would replay its responses to the new caller.
+        let id: i64 = self
+            .0
             .insert(
-                "INSERT INTO access_keys (depot_id, name, permission, key_lookup, key_hash, created) VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id",
-                params![scope.depot_id, name, permission.as_str(), key_lookup(&key_hash), &key_hash[..], now.millis()],
+                C::DIALECT.pick(
+                    "INSERT INTO access_key_ids DEFAULT VALUES RETURNING id",
+                    "SELECT nextval(pg_get_serial_sequence('access_keys', 'id'))",
+                ),
+                params![],
+            )
+            .st()?;
+        self.0
+            .execute(
+                "INSERT INTO access_keys (id, depot_id, name, permission, key_lookup, key_hash, created) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                params![id, scope.depot_id, name, permission.as_str(), key_lookup(&key_hash), &key_hash[..], now.millis()],
             )
             .st()?;
         Ok(AccessKey {

@@ -18,7 +18,7 @@ use crate::model::stop::{Stop, StopVisit};
 use crate::ports::store::{StoreError, StoreTx};
 use crate::service::driver::feed::route_changed;
 use crate::service::route_day::RouteDay;
-use crate::service::routes::refuse_if_completed;
+use crate::service::routes::{refuse_if_completed, refuse_if_superseded};
 use crate::service::Found;
 use crate::service::ServiceError;
 use crate::time::Timestamp;
@@ -117,6 +117,7 @@ fn open_edit(
     settings: EditSettings,
 ) -> Result<Edit, ServiceError> {
     let route = tx.get_route(scope, route_id).found("route")?;
+    refuse_if_superseded(tx, scope, &route, "its orders cannot be changed")?;
     let stops = tx.list_stops(scope, route_id)?;
     let remembered = tx.remembered_route_orders(scope, route_id)?;
     let facts = RouteEditFacts {

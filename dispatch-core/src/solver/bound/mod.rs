@@ -4,7 +4,8 @@
 //! [`placement_bound`] answers with a linear-programming relaxation of the assignment: every
 //! task (a shipment with both its visits) is split fractionally over *vehicle classes* (vehicles
 //! of equal capacity and skills), where a class may take it only if one of its vehicles has the
-//! skills, the capacity and a shift that meets the task's windows. Each class pools its
+//! skills, the capacity and a shift that meets the task's windows once the shortest drives from
+//! the vehicle's start and back to its end are counted. Each class pools its
 //! vehicles' resources, and every feasible route respects each pooled sum:
 //! - per load dimension, the jobs' deliveries (all on board when the route leaves) and the jobs'
 //!   pickups (all on board when it ends) within the capacity; a shipment's load is carried
@@ -28,7 +29,7 @@ mod windows;
 
 use super::problem::{Place, Problem, Time, Vehicle};
 use dual::{dual, minimise_dual, primal};
-use windows::{meets_shift, pair_meets_shift, shortest_travel};
+use windows::{meets_shift, pair_meets_shift, Drives};
 
 /// What [`placement_bound`] proves about a problem.
 #[derive(Debug, Clone, PartialEq)]
@@ -143,6 +144,7 @@ fn tasks(p: &Problem, classes: &[Class]) -> Vec<Task> {
         .chain(p.shipments.iter().flat_map(|s| [&s.pickup, &s.delivery]))
         .collect();
     let from_visits = cheapest_from_other_visits(p, &places);
+    let drives = Drives::new(p, &places);
     let dims = p.dimensions;
     let mut out = Vec::with_capacity(p.jobs.len() + p.shipments.len());
     for (j, job) in p.jobs.iter().enumerate() {
@@ -155,7 +157,7 @@ fn tasks(p: &Problem, classes: &[Class]) -> Vec<Task> {
             skills: &job.skills,
             pinned: job.pinned_vehicle,
         };
-        let mut reachable = |v: &Vehicle| meets_shift(&job.place, v);
+        let mut reachable = |v: &Vehicle| meets_shift(&job.place, v, &drives);
         out.push(task(p, classes, &from_visits, 1.0, &claim, &mut reachable));
     }
     let zero = vec![0; 2 * dims];
@@ -173,11 +175,11 @@ fn tasks(p: &Problem, classes: &[Class]) -> Vec<Task> {
         let direct = p.matrix.duration(sh.pickup.location, sh.delivery.location);
         let mut shortest = None;
         let mut reachable = |v: &Vehicle| {
-            let pair = |travel| pair_meets_shift(&sh.pickup, &sh.delivery, travel, v);
+            let pair = |travel| pair_meets_shift(&sh.pickup, &sh.delivery, travel, v, &drives);
             pair(0)
                 && (pair(direct)
                     || pair(*shortest.get_or_insert_with(|| {
-                        shortest_travel(&p.matrix, sh.pickup.location, sh.delivery.location)
+                        drives.between(sh.pickup.location, sh.delivery.location)
                     })))
         };
         let mut t = task(p, classes, &from_visits, 2.0, &claim, &mut reachable);

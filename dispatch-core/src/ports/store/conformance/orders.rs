@@ -213,6 +213,26 @@ pub fn customers_and_orders(store: &dyn Store) {
             assert_eq!(after.line_items[0].quantity, 5);
             assert_eq!(after.line_items.len(), 2);
 
+            // The removed (and newest) line item's id is never handed out again: a client
+            // holding it must not find another product under it.
+            let removed = after.line_items[1].id;
+            let mut shorter = after.clone();
+            shorter.line_items.truncate(1);
+            shorter.updated = at(13);
+            tx.update_order(a, &shorter)?;
+            let mut readded = shorter.clone();
+            let mut fresh = after.line_items[1].clone();
+            fresh.id = 0;
+            fresh.product_code = "P3".into();
+            readded.line_items.push(fresh);
+            readded.updated = at(14);
+            tx.update_order(a, &readded)?;
+            let next = tx.get_order(a, o1)?.unwrap().line_items[1].id;
+            assert!(
+                next > removed,
+                "line item id {next} after the removed {removed}"
+            );
+
             // Exchange pairs, soft delete and restore under the same id.
             tx.link_exchange(a, [o1, o2], "X")?;
             assert_eq!(tx.exchange_partner(a, o1)?, Some(o2));

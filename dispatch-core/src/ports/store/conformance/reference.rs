@@ -182,6 +182,24 @@ pub fn organisation_reference_and_vehicles(store: &dyn Store) {
         .read(|tx| tx.find_access_key_by_name(b, "k"))
         .unwrap()
         .is_none());
+    // A revoked (and newest) key's id is never handed out again: idempotency records are kept
+    // per key id, so a reused id would replay the revoked key's responses to another caller,
+    // perhaps of another depot.
+    let revoked = store
+        .transaction(|tx| tx.insert_access_key(a, "gone", KeyPermission::All, [8; 32], at(2)))
+        .unwrap();
+    assert!(store
+        .transaction(|tx| tx.revoke_access_key(a, "gone", at(3)))
+        .unwrap());
+    let next = store
+        .transaction(|tx| tx.insert_access_key(b, "new", KeyPermission::All, [9; 32], at(4)))
+        .unwrap();
+    assert!(
+        next.id > revoked.id,
+        "access key id {} after the revoked {}",
+        next.id,
+        revoked.id
+    );
     let s1 = store
         .transaction(|tx| tx.installation_secret("s", [1; 32]))
         .unwrap();

@@ -1,0 +1,84 @@
+//! Orders deleted while they are planned: they leave the routes that are still proposals and
+//! get no stop in a solution saved after them. The spec deletes an order's associated records
+//! with it, and a stop serving no live order would be an empty `orders: []` visit on every read
+//! (and, once dispatched, a visit with nothing to deliver). A dispatched route keeps its stop:
+//! the driver at the door still records the visit (`docs/driver-api.md`).
+
+use crate::model::organisation::DepotScope;
+use crate::model::stop::StopVisit;
+use crate::ports::store::{StoreError, StoreTx};
+use crate::service::route_day::write_untimed;
+use crate::time::Timestamp;
+
+/// Takes the order `order_id` (about to be deleted) off the stops of every undispatched route
+/// serving it (of a plan's current optimisation or an earlier one), as a removal would: a
+/// stop left without orders goes, a shared stop is rebuilt for the orders that stay (address
+/// and contact of the first). The other stops keep their times: no travel matrix runs inside
+/// this transaction, and a dispatch or the next edit times the route again.
+pub(crate) fn take_off_routes(
+    tx: &mut dyn StoreTx,
+    scope: DepotScope,
+    order_id: i64,
+    now: Timestamp,
+) -> Result<(), StoreError> {
+    for mut route in tx.routes_of_order(scope, order_id)? {
+        if route.dispatched {
+            continue;
+        }
+        let mut kept: Vec<StopVisit> = Vec::new();
+        for stop in tx.list_stops(scope, route.id)? {
+            let mut visit = stop.visit;
+            if !visit.order_ids.contains(&order_id) {
+                kept.push(visit);
+                continue;
+            }
+            visit.order_ids.retain(|o| *o != order_id);
+            let Some(&first) = visit.order_ids.first() else {
+                continue;
+            };
+            if let Some(first) = tx.get_order(scope, first)? {
+                let end = first.endpoint(visit.side);
+                visit.address = end.address.clone();
+                visit.postcode = end.postcode.clone();
+                visit.phone = end.contact_number.clone();
+            }
+            kept.push(visit);
+        }
+        write_untimed(tx, scope, &mut route, &kept, now)?;
+    }
+    Ok(())
+}
+
+/// `visits` of a solved route without the orders deleted while the job solved the day it
+/// read: a stop serving no live order would show `orders: []` on every read and be driven for
+/// nothing once dispatched. A stop left without orders goes; a shared stop keeps the address
+/// and contact of its first order left. The other stops keep their solved times.
+pub(crate) fn live_visits(
+    tx: &mut dyn StoreTx,
+    scope: DepotScope,
+    visits: Vec<StopVisit>,
+) -> Result<Vec<StopVisit>, StoreError> {
+    let mut live = Vec::with_capacity(visits.len());
+    for mut visit in visits {
+        let mut kept = Vec::with_capacity(visit.order_ids.len());
+        let mut first = None;
+        for id in &visit.order_ids {
+            if let Some(order) = tx.get_order(scope, *id)? {
+                first.get_or_insert(order);
+                kept.push(*id);
+            }
+        }
+        let Some(first) = first else {
+            continue;
+        };
+        if kept.len() < visit.order_ids.len() {
+            let end = first.endpoint(visit.side);
+            visit.address = end.address.clone();
+            visit.postcode = end.postcode.clone();
+            visit.phone = end.contact_number.clone();
+            visit.order_ids = kept;
+        }
+        live.push(visit);
+    }
+    Ok(live)
+}
