@@ -82,6 +82,7 @@ mod scarcity;
 mod schedule;
 mod search;
 pub mod solution;
+mod split;
 mod state;
 pub mod travel;
 mod warm;
