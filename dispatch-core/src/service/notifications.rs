@@ -121,6 +121,24 @@ pub struct DispatchNotifications {
     pub scheduled: Scheduled,
 }
 
+/// The notification side of deleting an order (spec: "Associated records are deleted with
+/// it"): its Scheduled tasks of every template are cancelled, so a message about an order the
+/// depot deleted never reaches its customer; a task a worker already started sending is left
+/// alone, and sent or failed tasks stay as the record of what happened.
+pub fn on_order_deleted(
+    tx: &mut dyn StoreTx,
+    scope: DepotScope,
+    order_id: i64,
+    now: Timestamp,
+) -> Result<u64, StoreError> {
+    let mut cancelled = 0;
+    for template in tx.list_notification_templates(scope)? {
+        cancelled +=
+            tx.cancel_scheduled_tasks(scope, order_id, template.id, "the order was deleted", now)?;
+    }
+    Ok(cancelled)
+}
+
 /// The notification side of dispatching a route or a plan (spec: States and transitions, the
 /// dispatch row). **Call it inside the dispatch's own write transaction**, after the orders
 /// became ROUTED, with every order the dispatch put on the road, so the tasks exist exactly

@@ -23,6 +23,7 @@ use std::collections::HashMap;
 
 use super::leases::{self, JobClaim};
 use super::plans::select_orders;
+use super::route_orders::live_visits;
 use super::ServiceError;
 use crate::model::customer::Customer;
 use crate::model::optimisation::{JobState, Optimisation};
@@ -294,6 +295,10 @@ fn save(
         .map(|v| (v.id, v.fields.name.as_str()))
         .collect();
     for (n, planned) in result.routes.iter().enumerate() {
+        let visits = live_visits(tx, scope, visits(planned, job.date, &orders))?;
+        if visits.is_empty() {
+            continue;
+        }
         let name = names
             .get(&planned.vehicle_id)
             .map_or_else(|| format!("Route {}", n + 1), |s| (*s).to_owned());
@@ -309,7 +314,6 @@ fn save(
             },
             now,
         )?;
-        let visits = visits(planned, job.date, &orders);
         tx.replace_stops(scope, route.id, &visits, now)?;
     }
     plan.active_solution_id = Some(solution.id);

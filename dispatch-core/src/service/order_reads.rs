@@ -3,6 +3,7 @@
 
 use super::customers::catalog;
 use super::driver::view::{RouteDriverRecords, StopDriverView};
+use super::notifications::on_order_deleted;
 use super::orders::statuses;
 use super::plan_reads::StopView;
 use super::route_orders::take_off_routes;
@@ -191,8 +192,8 @@ pub struct DeletedOrders {
 }
 
 /// Deletes the live order with exactly this number and its exchange partner, taking them off
-/// every undispatched route first ([`take_off_routes`]); an unknown number deletes nothing and
-/// still succeeds.
+/// every undispatched route first ([`take_off_routes`]) and cancelling their scheduled
+/// notifications ([`on_order_deleted`]); an unknown number deletes nothing and still succeeds.
 pub fn delete_by_number(
     store: &dyn Store,
     scope: DepotScope,
@@ -210,6 +211,7 @@ pub fn delete_by_number(
         let partner = tx.exchange_partner(scope, found.order.id)?;
         for id in std::iter::once(found.order.id).chain(partner) {
             take_off_routes(tx, scope, id, now)?;
+            on_order_deleted(tx, scope, id, now)?;
             if let Some(items) = tx.delete_order(scope, id)? {
                 counts.orders_count += 1;
                 counts.line_items_count += items;

@@ -20,9 +20,11 @@ pub fn add(
 ) -> Result<String, ServiceError> {
     store.transaction(|tx| {
         let set = StatusSet::new(tx.list_custom_order_statuses(organisation_id)?);
-        let name = set.check_new_custom(status).map_err(rejection)?;
+        let name = set
+            .check_new_custom(status)
+            .map_err(|r| rejection(r, status))?;
         if !tx.insert_custom_order_status(organisation_id, &name, now)? {
-            return Err(rejection(StatusRejection::AlreadyExists(name)));
+            return Err(rejection(StatusRejection::AlreadyExists(name), status));
         }
         Ok(name)
     })
@@ -33,13 +35,15 @@ pub fn add(
 pub fn remove(store: &dyn Store, organisation_id: i64, status: &str) -> Result<(), ServiceError> {
     store.transaction(|tx| {
         let set = StatusSet::new(tx.list_custom_order_statuses(organisation_id)?);
-        set.check_removal(status).map_err(rejection)?;
+        set.check_removal(status)
+            .map_err(|r| rejection(r, status))?;
         tx.delete_custom_order_status(organisation_id, status)?;
         Ok(())
     })
 }
 
-fn rejection(r: StatusRejection) -> ServiceError {
+/// The refusal in the envelope, with the status as sent as the issue's `received`.
+fn rejection(r: StatusRejection, status: &str) -> ServiceError {
     if let StatusRejection::NotFound(_) = r {
         return ServiceError::NotFound("order status");
     }
@@ -51,7 +55,7 @@ fn rejection(r: StatusRejection) -> ServiceError {
         code,
         vec!["status".into()],
         "a new custom status of 1 to 255 characters",
-        "",
+        status,
         r.to_string(),
     )]))
 }

@@ -52,8 +52,9 @@ pub struct RouteView {
 pub struct UnservedView {
     /// Order and reason.
     pub entry: UnservedOrder,
-    /// The order, unless deleted since.
-    pub order: Option<Order>,
+    /// The order (a deleted one is left out of the list, as the spec leaves deleted records
+    /// out of every list).
+    pub order: Order,
 }
 
 /// A full plan.
@@ -205,8 +206,9 @@ pub fn get_plan(store: &dyn Store, scope: DepotScope, id: i64) -> Result<PlanVie
             if let Some(solution) = plan.active_solution_id {
                 if let Some(solution) = tx.get_solution(scope, solution)? {
                     for entry in solution.unserved {
-                        let order = orders.get(tx, scope, entry.order_id)?;
-                        unserved.push(UnservedView { entry, order });
+                        if let Some(order) = orders.get(tx, scope, entry.order_id)? {
+                            unserved.push(UnservedView { entry, order });
+                        }
                     }
                 }
             }

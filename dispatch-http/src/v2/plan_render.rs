@@ -255,16 +255,16 @@ fn shown_side(kind: OrderType) -> Side {
 }
 
 fn render_unserved(u: &UnservedView) -> UnservedWire {
-    let end = u.order.as_ref().map(|o| o.endpoint(shown_side(o.kind)));
+    let end = u.order.endpoint(shown_side(u.order.kind));
     UnservedWire {
         id: u.entry.order_id,
-        address: end.and_then(|e| e.address.clone()),
-        postcode: end.and_then(|e| e.postcode.clone()),
-        phone: end.and_then(|e| e.contact_number.clone()),
-        lat: end.and_then(|e| e.lat).map(Num),
-        lng: end.and_then(|e| e.lng).map(Num),
-        delivery_notes: end.and_then(|e| e.notes.clone()),
-        available_days: days(end),
+        address: end.address.clone(),
+        postcode: end.postcode.clone(),
+        phone: end.contact_number.clone(),
+        lat: end.lat.map(Num),
+        lng: end.lng.map(Num),
+        delivery_notes: end.notes.clone(),
+        available_days: days(Some(end)),
         reason: u.entry.reason.clone(),
         reason_description: u.entry.description.clone(),
     }

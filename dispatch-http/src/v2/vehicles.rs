@@ -36,6 +36,11 @@ pub fn routes() -> ApiRoutes {
 fn patch(body: &Value) -> Result<VehiclePatch, ValidationErrors> {
     let obj = object(body)?;
     let mut errors = ValidationErrors::default();
+    super::request_shapes::refuse_undocumented::<super::request_shapes::VehicleBody>(
+        obj,
+        &[],
+        &mut errors,
+    );
     let mut r = Reader::new(obj, vec![], &mut errors);
     let patch = VehiclePatch {
         name: r.string("name"),

@@ -22,5 +22,6 @@ mod openapi_paths;
 mod reference;
 mod request_bodies;
 mod seed;
+mod vehicle_properties;
 mod vehicles;
 mod zones;

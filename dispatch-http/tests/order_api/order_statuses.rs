@@ -53,6 +53,24 @@ async fn adding_a_duplicate_a_default_or_a_badly_sized_status_is_400() {
 }
 
 #[tokio::test]
+async fn a_refused_status_is_the_issue_received() {
+    let api = Api::start();
+    for status in ["RETURNED", "DELIVERED", "PARTIALLY_DELIVERED"] {
+        let r = api
+            .post("/v2/order-statuses", json!({"status": status}))
+            .await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{status}");
+        assert_eq!(
+            r.body["details"]["validationErrors"][0]["received"], status,
+            "{}",
+            r.body
+        );
+    }
+    let r = api.delete("/v2/order-statuses/OPEN").await;
+    assert_eq!(r.body["details"]["validationErrors"][0]["received"], "OPEN");
+}
+
+#[tokio::test]
 async fn removing_a_default_is_400_and_an_unknown_404() {
     let api = Api::start();
     assert_eq!(

@@ -14,6 +14,7 @@ mod contract;
 
 mod console_browser;
 mod console_page;
+mod deleted_orders;
 mod reoptimising;
 mod requests;
 mod solving;

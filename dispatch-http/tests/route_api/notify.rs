@@ -132,3 +132,39 @@ async fn a_schedule_call_with_a_misspelt_send_time_is_refused_rather_than_sent_a
     );
     assert_eq!(tasks(&app).await, vec![], "nothing was scheduled");
 }
+
+#[tokio::test]
+async fn deleting_an_order_cancels_its_scheduled_notifications() {
+    let app = TestApp::new();
+    let (sms, email) = with_planned_start(&app);
+    let list = ["D-1", "D-2"]
+        .iter()
+        .map(|n| {
+            let mut o = delivery(n, 51.5, -0.12);
+            o["emails"] = json!([{"email": "d@example.com"}]);
+            o
+        })
+        .collect();
+    let o = post_orders(&app, list).await;
+    let r = app
+        .post(
+            "/v2/notifications/schedule/orders",
+            &app.north(),
+            json!({"orders": [o[0], o[1]], "templates": [sms, email],
+                   "send_time_utc": "2026-11-30T07:00:00.000Z"}),
+        )
+        .await;
+    assert_eq!(r.ok()["notifications"].as_array().unwrap().len(), 4);
+    app.delete("/v2/orders/order-number/D-1", &app.north())
+        .await
+        .ok();
+    // A message about an order the depot deleted must not reach its customer.
+    let mut expected = vec![
+        task(o[0], sms, "Cancelled", "Order D-1 at "),
+        task(o[0], email, "Cancelled", "Delivered"),
+        task(o[1], sms, "Scheduled", "Order D-2 at "),
+        task(o[1], email, "Scheduled", "Delivered"),
+    ];
+    expected.sort();
+    assert_eq!(tasks(&app).await, expected);
+}

@@ -1,6 +1,7 @@
-//! Routes left behind by a re-optimisation, and routes whose orders are deleted.
+//! Routes left behind by a re-optimisation, and plans and routes whose orders are deleted.
 
 use dispatch_core::events::DomainEvent;
+use dispatch_core::model::plan::UnservedOrder;
 use serde_json::{json, Value};
 
 use super::*;
@@ -131,4 +132,43 @@ async fn deleting_an_order_takes_its_stop_off_undispatched_routes_and_leaves_no_
         order_ids(&stops_of(&app, second.routes[0]).await),
         vec![vec![o[1]]]
     );
+}
+
+#[tokio::test]
+async fn a_deleted_order_leaves_the_unserved_list_of_its_plan() {
+    let app = TestApp::new();
+    let v = vehicle(&app, "Van").await;
+    let o = orders(&app, "U", 3).await;
+    let laid = lay_out(&app, &[(Some(v), vec![o[0]])]);
+    let scope = north_scope(&app);
+    let at = now(&app);
+    let unserved: Vec<UnservedOrder> = [o[1], o[2]]
+        .iter()
+        .map(|id| UnservedOrder {
+            order_id: *id,
+            reason: "SKILLS".into(),
+            description: "no vehicle has the skill".into(),
+        })
+        .collect();
+    app.write(|tx| {
+        let solution = tx.insert_solution(scope, laid.plan, "unserved", &unserved, at)?;
+        let mut plan = tx.get_plan(scope, laid.plan)?.unwrap();
+        plan.active_solution_id = Some(solution.id);
+        tx.update_plan(scope, &plan)
+    })
+    .unwrap();
+    let path = format!("/v2/plans/{}", laid.plan);
+    let before = app.get(&path, &app.north()).await;
+    assert_eq!(before.ok()["plan"]["unserved"].as_array().unwrap().len(), 2);
+    app.delete("/v2/orders/order-number/U-1", &app.north())
+        .await
+        .ok();
+    let after = app.get(&path, &app.north()).await;
+    let ids: Vec<i64> = after.ok()["plan"]["unserved"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(ids, vec![o[2]]);
 }

@@ -1,7 +1,8 @@
-//! A deleted order leaves the routes that are still proposals: the spec deletes an order's
-//! associated records with it, and a stop serving no live order would be an empty `orders: []`
-//! visit on every read (and, once dispatched, a visit with nothing to deliver). A dispatched
-//! route keeps its stop: the driver at the door still records the visit (`docs/driver-api.md`).
+//! Orders deleted while they are planned: they leave the routes that are still proposals and
+//! get no stop in a solution saved after them. The spec deletes an order's associated records
+//! with it, and a stop serving no live order would be an empty `orders: []` visit on every read
+//! (and, once dispatched, a visit with nothing to deliver). A dispatched route keeps its stop:
+//! the driver at the door still records the visit (`docs/driver-api.md`).
 
 use crate::model::organisation::DepotScope;
 use crate::model::stop::StopVisit;
@@ -46,4 +47,38 @@ pub(crate) fn take_off_routes(
         write_untimed(tx, scope, &mut route, &kept, now)?;
     }
     Ok(())
+}
+
+/// `visits` of a solved route without the orders deleted while the job solved the day it
+/// read: a stop serving no live order would show `orders: []` on every read and be driven for
+/// nothing once dispatched. A stop left without orders goes; a shared stop keeps the address
+/// and contact of its first order left. The other stops keep their solved times.
+pub(crate) fn live_visits(
+    tx: &mut dyn StoreTx,
+    scope: DepotScope,
+    visits: Vec<StopVisit>,
+) -> Result<Vec<StopVisit>, StoreError> {
+    let mut live = Vec::with_capacity(visits.len());
+    for mut visit in visits {
+        let mut kept = Vec::with_capacity(visit.order_ids.len());
+        let mut first = None;
+        for id in &visit.order_ids {
+            if let Some(order) = tx.get_order(scope, *id)? {
+                first.get_or_insert(order);
+                kept.push(*id);
+            }
+        }
+        let Some(first) = first else {
+            continue;
+        };
+        if kept.len() < visit.order_ids.len() {
+            let end = first.endpoint(visit.side);
+            visit.address = end.address.clone();
+            visit.postcode = end.postcode.clone();
+            visit.phone = end.contact_number.clone();
+            visit.order_ids = kept;
+        }
+        live.push(visit);
+    }
+    Ok(live)
 }

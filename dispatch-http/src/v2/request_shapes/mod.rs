@@ -31,6 +31,9 @@ pub use other::*;
 pub const CLOSED: &[&str] = &[
     "CustomerCreateBody",
     "CustomerUpdateBody",
+    // A misspelt `active` or `shift_end` must not answer 200 having changed nothing.
+    "VehicleBody",
+    "VehicleCreateBody",
     "OrderWriteBody",
     "DepotOrderBody",
     "OptimiseOrdersBody",
@@ -202,7 +205,9 @@ pub struct IdBody {
     id: Option<i64>,
 }
 
-/// A vehicle write (PUT and PATCH: any subset; POST: [`VehicleCreateBody`]).
+/// A vehicle write (PUT and PATCH: any subset; POST: [`VehicleCreateBody`]); no other
+/// properties allowed (the read-only `id`, `shift`, `created` and `updated` of a read are
+/// accepted and ignored).
 #[derive(ToSchema)]
 pub struct VehicleBody {
     /// At most 30 characters.
@@ -231,6 +236,18 @@ pub struct VehicleBody {
     /// Names; unknown ones are created.
     skills: Option<Vec<String>>,
     capacities: Option<Vec<CapacityBody>>,
+    /// Read-only: ignored.
+    #[schema(read_only)]
+    id: Option<Value>,
+    /// Read-only: ignored.
+    #[schema(read_only)]
+    shift: Option<Value>,
+    /// Read-only: ignored.
+    #[schema(read_only)]
+    created: Option<Value>,
+    /// Read-only: ignored.
+    #[schema(read_only)]
+    updated: Option<Value>,
 }
 
 constrained_body!(
