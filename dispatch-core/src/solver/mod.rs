@@ -83,6 +83,7 @@ mod scarcity;
 mod schedule;
 mod search;
 pub mod solution;
+mod split;
 mod state;
 pub mod travel;
 mod warm;

@@ -9,6 +9,7 @@ use super::operators::{improve, improve_between};
 use super::recreate::{order, order_construction, recreate, Recreate, RecreateScratch};
 use super::rng::Rng;
 use super::ruin::{ruin, RuinParams};
+use super::split::split;
 use super::state::State;
 use super::{Config, Control, Progress};
 
@@ -32,6 +33,9 @@ const RETRY_SAMPLE: f64 = 24.0;
 /// A left-out task is near a removed visit when it is among that visit's nearest this many.
 const RETRY_NEAR: usize = 10;
 
+/// Share of iterations that begin with a [`split`] (where vehicles cost nothing to open).
+const SPLIT: f64 = 0.05;
+
 /// Search parameters.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Params {
@@ -40,6 +44,8 @@ pub(crate) struct Params {
     pub full_scan: f64,
     pub t0: f64,
     pub tf: f64,
+    /// Share of iterations that first move a run of visits to an unused vehicle ([`split`]).
+    pub split: f64,
 }
 
 impl Params {
@@ -70,6 +76,9 @@ impl Params {
             // Tuned on Solomon R2/RC and Homberger 200 samples at 1-15 s (noisy, 2 shared cores).
             t0: 4.0 * arc,
             tf: 0.04 * arc,
+            // Only where opening a vehicle costs nothing: under a vehicles-first objective the
+            // annealing would reject every split.
+            split: if inst.vehicle_cost == 0 { SPLIT } else { 0.0 },
         }
     }
 }
@@ -133,6 +142,9 @@ impl Worker {
             let s = &mut self.state;
             s.begin();
             self.removed.clear();
+            if p.split > 0.0 && self.rng.unit() < p.split {
+                split(inst, s, &mut self.rng);
+            }
             let retry_all = s.unassigned.len() <= RETRY_ALL;
             if retry_all {
                 self.removed.extend(s.take_unassigned(inst));
