@@ -348,3 +348,26 @@ fn a_vehicle_without_a_start_or_end_drives_neither_way() {
     let b = placement_bound(&day(depot_customer_hub(), vec![j], vec![v]));
     assert_eq!((b.unplaceable_alone, b.max_placed), (0, 1));
 }
+
+#[test]
+fn a_loose_fleet_certifies_every_task_some_class_can_take() {
+    // Twice the fleet of a sample day: only tasks no class can take alone are left out, and
+    // the prices found must not certify a value above that count.
+    for name in ["depot-0050-1", "depot-0200-1"] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("../instances/depots/{name}.json"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut p = formats::read(&text, Some(Format::Vroom), Objective::Duration)
+            .unwrap()
+            .problem;
+        let fleet = p.vehicles.clone();
+        p.vehicles.extend(fleet.into_iter().map(|v| Vehicle {
+            id: v.id + 1000,
+            ..v
+        }));
+        let b = placement_bound(&p);
+        let some_class = (b.tasks - b.unplaceable_alone) as f64;
+        assert!(b.dual_value <= some_class, "{name}: {b:?}");
+        assert_eq!(b.max_placed, b.tasks - b.unplaceable_alone);
+    }
+}

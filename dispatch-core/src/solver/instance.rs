@@ -87,6 +87,9 @@ pub(crate) struct Instance<'p> {
     pub vehicles: Vec<VehicleData>,
     /// `allowed[task * vehicles + v]`: eligible and feasible alone on that vehicle.
     pub allowed: Vec<bool>,
+    /// Per task allowed nowhere, the vehicles it fits in time through one other visit
+    /// ([`super::precheck`]); only [`super::detour`] places such a task.
+    pub through_a_visit: Vec<Vec<usize>>,
     /// Cost of one used vehicle (0 unless the objective counts vehicles first).
     pub vehicle_cost: i64,
     /// The fleet cannot carry every task ([`super::scarcity`]): insertions try small ones first.
@@ -139,6 +142,7 @@ impl<'p> Instance<'p> {
             tasks: Vec::new(),
             vehicles: Vec::new(),
             allowed: Vec::new(),
+            through_a_visit: Vec::new(),
             vehicle_cost: 0,
             scarce: false,
         };
@@ -251,6 +255,7 @@ impl<'p> Instance<'p> {
             inst.vehicle_cost = inst.cost_bound().saturating_add(1);
         }
         inst.allowed = vec![false; inst.tasks.len() * inst.vehicles.len()];
+        inst.through_a_visit = vec![Vec::new(); inst.tasks.len()];
         if ghost < FLAT_LOCATIONS {
             let n = ghost + 1;
             let (mut dur, mut cost) = (vec![0; n * n], vec![0; n * n]);

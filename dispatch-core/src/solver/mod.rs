@@ -62,6 +62,7 @@
 
 pub mod bound;
 pub mod checker;
+mod detour;
 #[cfg(test)]
 mod fixtures;
 mod fleet;
@@ -140,7 +141,8 @@ pub fn solve(
     let (inst, reasons, tasks) = prepare(problem);
     let init = state::State::empty(&inst, &tasks);
     let nb = neighbours::Neighbours::new(&inst, 40);
-    let best = search::run(&inst, &nb, init, config, control);
+    let mut best = search::run(&inst, &nb, init, config, control);
+    detour::open_detour_routes(&inst, &mut best);
     output::to_solution(&inst, &best, &reasons)
 }
 
@@ -169,7 +171,8 @@ pub fn solve_from(
     let plan = warm::validate(&inst, start)?;
     let (init, displaced) = warm::initial(&inst, &tasks, &plan);
     let nb = neighbours::Neighbours::new(&inst, 40);
-    let best = search::run(&inst, &nb, init, config, control);
+    let mut best = search::run(&inst, &nb, init, config, control);
+    detour::open_detour_routes(&inst, &mut best);
     let displaced = displaced
         .into_iter()
         .map(|t| output::task_step(&inst, t as usize))

@@ -84,7 +84,8 @@ pub fn placement_bound(p: &Problem) -> PlacementBound {
         .map(|t| t.weight as usize)
         .sum();
     let prices = minimise_dual(&tasks, classes.len() * rows, rows);
-    let dual_value = dual(&tasks, &prices, rows);
+    // Zero prices are valid too and certify every task some class can take: keep the lower.
+    let dual_value = dual(&tasks, &prices, rows).min(dual(&tasks, &vec![0.0; prices.len()], rows));
     let primal_value = primal(&tasks, &prices, classes.len(), rows);
     // Rounding in the sum is far below 1e-6 of a task; the slack keeps the floor on the safe side.
     let max_placed = ((dual_value + 1e-6).floor().max(0.0) as usize).min(total);
