@@ -16,29 +16,18 @@ use support::{send, serve_command, Fixture, Request, Serving};
 
 #[test]
 fn sigterm_drains_a_request_in_flight_and_refuses_new_connections() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("drain.db");
-    let fixture = Fixture::seed(&db);
-    let mut serving = Serving::start(
-        serve_command(&db)
-            .args(["--rate-limits", "off"])
-            .stderr(Stdio::null()),
-    );
+    let Started {
+        dir: _dir,
+        db,
+        fixture,
+        mut serving,
+        mut stream,
+    } = Started::new("drain.db");
     let addr = serving.addr.clone();
 
     // A request whose body is still arriving when the signal comes.
-    let body = json!({"name": "In flight", "availability": "full_day",
-                      "start_location": "depot", "end_location": "depot"})
-    .to_string();
+    let body = vehicle_body("In flight");
     let (first, rest) = body.as_bytes().split_at(body.len() / 2);
-    let mut stream = TcpStream::connect(&addr).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(30)))
-        .unwrap();
-    // One answered request first, so the server has surely taken the connection: one still in
-    // the listen backlog at the signal is not in flight, and is dropped with the listener.
-    write!(stream, "GET /healthz HTTP/1.1\r\nHost: {addr}\r\n\r\n").unwrap();
-    assert_eq!(read_one_reply(&mut stream).status, 200);
     write!(
         stream,
         "POST /v2/vehicles HTTP/1.1\r\nHost: {addr}\r\nx-access-key: {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nexpect: 100-continue\r\nConnection: close\r\n\r\n",
@@ -57,11 +46,7 @@ fn sigterm_drains_a_request_in_flight_and_refuses_new_connections() {
     stream.write_all(first).unwrap();
     stream.flush().unwrap();
     let signalled = Instant::now();
-    assert!(Command::new("kill")
-        .args(["-TERM", &serving.child.id().to_string()])
-        .status()
-        .unwrap()
-        .success());
+    sigterm(&serving);
 
     // Soon no new connection is served.
     let refused_by = Instant::now() + Duration::from_secs(10);
@@ -98,32 +83,19 @@ fn sigterm_drains_a_request_in_flight_and_refuses_new_connections() {
 
 #[test]
 fn sigterm_still_answers_a_request_sent_on_an_open_connection_just_after_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("settle.db");
-    let fixture = Fixture::seed(&db);
-    let mut serving = Serving::start(
-        serve_command(&db)
-            .args(["--rate-limits", "off"])
-            .stderr(Stdio::null()),
-    );
+    let Started {
+        dir: _dir,
+        fixture,
+        mut serving,
+        mut stream,
+        ..
+    } = Started::new("settle.db");
     let addr = serving.addr.clone();
-    let mut stream = TcpStream::connect(&addr).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(30)))
-        .unwrap();
-    write!(stream, "GET /healthz HTTP/1.1\r\nHost: {addr}\r\n\r\n").unwrap();
-    assert_eq!(read_one_reply(&mut stream).status, 200);
-    assert!(Command::new("kill")
-        .args(["-TERM", &serving.child.id().to_string()])
-        .status()
-        .unwrap()
-        .success());
+    sigterm(&serving);
     // The client's next request leaves it as the signal is handled: already on its way (or in
     // the server's socket buffer, unread), it must be answered, not reset.
     std::thread::sleep(Duration::from_millis(50));
-    let body = json!({"name": "Just after", "availability": "full_day",
-                      "start_location": "depot", "end_location": "depot"})
-    .to_string();
+    let body = vehicle_body("Just after");
     write!(
         stream,
         "POST /v2/vehicles HTTP/1.1\r\nHost: {addr}\r\nx-access-key: {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
@@ -136,6 +108,60 @@ fn sigterm_still_answers_a_request_sent_on_an_open_connection_just_after_it() {
     assert_eq!(reply.json()["vehicle"]["name"], "Just after");
     let status = serving.child.wait().unwrap();
     assert!(status.success(), "{status:?}");
+}
+
+/// A seeded database and the real server on it, with one connection the server has surely
+/// taken: a request on it was answered (one still in the listen backlog at the signal is not
+/// in flight, and is dropped with the listener).
+struct Started {
+    /// Holds the database: bind it for the whole test (the directory goes when it drops).
+    dir: tempfile::TempDir,
+    db: std::path::PathBuf,
+    fixture: Fixture,
+    serving: Serving,
+    stream: TcpStream,
+}
+
+impl Started {
+    fn new(db_name: &str) -> Started {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join(db_name);
+        let fixture = Fixture::seed(&db);
+        let serving = Serving::start(
+            serve_command(&db)
+                .args(["--rate-limits", "off"])
+                .stderr(Stdio::null()),
+        );
+        let addr = &serving.addr;
+        let mut stream = TcpStream::connect(addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        write!(stream, "GET /healthz HTTP/1.1\r\nHost: {addr}\r\n\r\n").unwrap();
+        assert_eq!(read_one_reply(&mut stream).status, 200);
+        Started {
+            dir,
+            db,
+            fixture,
+            serving,
+            stream,
+        }
+    }
+}
+
+/// A POST /vehicles body.
+fn vehicle_body(name: &str) -> String {
+    json!({"name": name, "availability": "full_day",
+           "start_location": "depot", "end_location": "depot"})
+    .to_string()
+}
+
+fn sigterm(serving: &Serving) {
+    assert!(Command::new("kill")
+        .args(["-TERM", &serving.child.id().to_string()])
+        .status()
+        .unwrap()
+        .success());
 }
 
 /// Reads exactly one response (headers and a `content-length` body) from a kept-alive stream.

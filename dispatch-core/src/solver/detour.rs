@@ -184,20 +184,25 @@ mod tests {
         }
     }
 
+    /// Both jobs on the unskilled vehicle, the shipment left out: what the search may end with,
+    /// as inserting the shipment anywhere alone fails.
+    fn both_jobs_on_the_first_route(inst: &Instance) -> State {
+        let mut s = State::empty(inst, &[0, 1, 2]);
+        s.take_unassigned_where(inst, &mut Vec::new(), |t| t < 2);
+        s.route_mut(0).nodes = vec![0, 1];
+        s.refresh(inst, 0);
+        s.set_route(0, 0);
+        s.set_route(1, 0);
+        s
+    }
+
     #[test]
     fn a_task_that_fits_only_through_a_job_opens_a_vehicle_with_that_job() {
         let p = day(20);
         let mut inst = Instance::new(&p);
         let reasons = precheck(&p, &mut inst);
         assert!(reasons.iter().all(Option::is_none), "{reasons:?}");
-        // Both jobs on the unskilled vehicle, the shipment left out: what the search may end
-        // with, as inserting the shipment anywhere alone fails.
-        let mut s = State::empty(&inst, &[0, 1, 2]);
-        s.take_unassigned_where(&inst, &mut Vec::new(), |t| t < 2);
-        s.route_mut(0).nodes = vec![0, 1];
-        s.refresh(&inst, 0);
-        s.set_route(0, 0);
-        s.set_route(1, 0);
+        let mut s = both_jobs_on_the_first_route(&inst);
         let before = s.score(&inst);
         open_detour_routes(&inst, &mut s);
         assert!(s.unassigned.is_empty());
@@ -220,12 +225,7 @@ mod tests {
         p.jobs[1].place.time_windows = vec![TimeWindow { start: 0, end: 30 }];
         let mut inst = Instance::new(&p);
         let reasons = precheck(&p, &mut inst);
-        let mut s = State::empty(&inst, &[0, 1, 2]);
-        s.take_unassigned_where(&inst, &mut Vec::new(), |t| t < 2);
-        s.route_mut(0).nodes = vec![0, 1];
-        s.refresh(&inst, 0);
-        s.set_route(0, 0);
-        s.set_route(1, 0);
+        let mut s = both_jobs_on_the_first_route(&inst);
         assert!(feasible(&inst, 0, &[0, 1]) && !feasible(&inst, 0, &[1]));
         open_detour_routes(&inst, &mut s);
         assert_eq!(s.unassigned, vec![2]);

@@ -49,20 +49,13 @@ async fn an_order_deleted_while_its_day_is_solved_gets_no_stop_in_the_result() {
     workers.shutdown();
     let p = app.get(&format!("/v2/plans/{plan}"), &app.north()).await;
     let p = p.ok()["plan"].clone();
-    let served: Vec<Vec<i64>> = p["routes"]
+    let stops: Vec<Value> = p["routes"]
         .as_array()
         .unwrap()
         .iter()
         .flat_map(|r| r["stops"].as_array().unwrap().clone())
-        .map(|s| {
-            s["orders"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|o| o["id"].as_i64().unwrap())
-                .collect()
-        })
         .collect();
+    let served = stop_order_ids(&stops);
     let mut expected = vec![vec![ids[0]], vec![ids[2]], vec![ids[3]]];
     let mut got = served.clone();
     got.sort();

@@ -22,7 +22,7 @@ mod solving;
 use std::time::Duration;
 
 use common::TestApp;
-pub use common::{post_orders, post_vehicle, DAY};
+pub use common::{post_orders, post_vehicle, stop_order_ids, DAY};
 use dispatch_core::ports::matrix::GreatCircle;
 use dispatch_core::service::optimisation::NoFollowUp;
 use dispatch_http::runtime::{Optimiser, OptimiserConfig};

@@ -27,23 +27,6 @@ async fn remove(app: &TestApp, route: i64, body: Value) -> Value {
     r.ok().clone()
 }
 
-async fn route_orders(app: &TestApp, route: i64) -> Vec<Vec<i64>> {
-    let r = app.get(&format!("/v2/routes/{route}"), &app.north()).await;
-    r.ok()["route"]["stops"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| {
-            s["orders"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|o| o["id"].as_i64().unwrap())
-                .collect()
-        })
-        .collect()
-}
-
 fn names(v: &Value) -> Vec<String> {
     v["errors"]
         .as_array()

@@ -29,7 +29,7 @@ mod superseded;
 mod tracking;
 mod tracking_browser;
 
-pub use common::{delivery, post_orders, post_vehicle as vehicle, DAY};
+pub use common::{delivery, post_orders, post_vehicle as vehicle, stop_order_ids, DAY};
 use common::{Resp, TestApp};
 use dispatch_core::events::DomainEvent;
 use dispatch_core::model::optimisation::{JobSpec, Optimisation, Queue};
@@ -44,6 +44,17 @@ use dispatch_core::service::ServiceError;
 use dispatch_core::status::{OrderEvent, Status};
 use dispatch_core::time::{Date, Timestamp};
 use serde_json::{json, Value};
+
+/// The stops of GET /routes/{route}.
+pub async fn stops_of(app: &TestApp, route: i64) -> Vec<Value> {
+    let r = app.get(&format!("/v2/routes/{route}"), &app.north()).await;
+    r.ok()["route"]["stops"].as_array().unwrap().clone()
+}
+
+/// The order ids of each stop of GET /routes/{route}.
+pub async fn route_orders(app: &TestApp, route: i64) -> Vec<Vec<i64>> {
+    stop_order_ids(&stops_of(app, route).await)
+}
 
 /// `n` delivery orders numbered `{prefix}-{i}` spread around the depot; their ids.
 pub async fn orders(app: &TestApp, prefix: &str, n: usize) -> Vec<i64> {

@@ -2,28 +2,9 @@
 
 use dispatch_core::events::DomainEvent;
 use dispatch_core::model::plan::UnservedOrder;
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::*;
-
-async fn stops_of(app: &TestApp, route: i64) -> Vec<Value> {
-    let r = app.get(&format!("/v2/routes/{route}"), &app.north()).await;
-    r.ok()["route"]["stops"].as_array().unwrap().clone()
-}
-
-fn order_ids(stops: &[Value]) -> Vec<Vec<i64>> {
-    stops
-        .iter()
-        .map(|s| {
-            s["orders"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|o| o["id"].as_i64().unwrap())
-                .collect()
-        })
-        .collect()
-}
 
 #[tokio::test]
 async fn a_superseded_route_refuses_add_remove_and_reverse_with_400_naming_why() {
@@ -81,7 +62,7 @@ async fn a_route_dispatched_from_an_earlier_solution_still_takes_edits() {
         .await;
     assert_eq!(r.ok()["errors"], json!([]));
     assert_eq!(
-        order_ids(&stops_of(&app, first.routes[0]).await),
+        route_orders(&app, first.routes[0]).await,
         vec![vec![o[0]], vec![o[2]]]
     );
 }
@@ -102,17 +83,11 @@ async fn deleting_an_order_takes_its_stop_off_undispatched_routes_and_leaves_no_
             .await;
         assert_eq!(r.ok()["deleted"]["orders_count"], 1);
     }
-    assert_eq!(
-        order_ids(&stops_of(&app, first.routes[0]).await),
-        vec![vec![o[1]]]
-    );
-    assert_eq!(
-        order_ids(&stops_of(&app, second.routes[0]).await),
-        vec![vec![o[1]]]
-    );
+    assert_eq!(route_orders(&app, first.routes[0]).await, vec![vec![o[1]]]);
+    assert_eq!(route_orders(&app, second.routes[0]).await, vec![vec![o[1]]]);
     // The dispatched route keeps the visit for its driver (docs/driver-api.md), unchanged.
     assert_eq!(
-        order_ids(&stops_of(&app, other.routes[0]).await),
+        route_orders(&app, other.routes[0]).await,
         vec![vec![], vec![o[3]]]
     );
     assert_eq!(
@@ -128,10 +103,7 @@ async fn deleting_an_order_takes_its_stop_off_undispatched_routes_and_leaves_no_
     let restored = json!([delivery("G-0", 51.5, -0.12)]);
     app.post("/v2/orders", &app.north(), restored).await.ok();
     assert_eq!(status_of(&app, o[0]).await, "OPEN");
-    assert_eq!(
-        order_ids(&stops_of(&app, second.routes[0]).await),
-        vec![vec![o[1]]]
-    );
+    assert_eq!(route_orders(&app, second.routes[0]).await, vec![vec![o[1]]]);
 }
 
 #[tokio::test]

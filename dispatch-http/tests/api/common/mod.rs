@@ -349,6 +349,21 @@ pub async fn post_vehicle(app: &TestApp, name: &str) -> i64 {
     r.ok()["vehicle"]["id"].as_i64().unwrap()
 }
 
+/// The order ids of each stop, stop by stop (the `stops` of a route read or a plan's route).
+pub fn stop_order_ids(stops: &[Value]) -> Vec<Vec<i64>> {
+    stops
+        .iter()
+        .map(|s| {
+            s["orders"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|o| o["id"].as_i64().unwrap())
+                .collect()
+        })
+        .collect()
+}
+
 /// A valid minimal vehicle body.
 pub fn van(name: &str) -> Value {
     json!({"name": name, "availability": "full_day", "start_location": "depot", "end_location": "depot"})
