@@ -136,11 +136,11 @@ fn try_move(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::solver::checker;
     use crate::solver::fixtures::{job, vehicle};
     use crate::solver::output::to_solution;
     use crate::solver::precheck::precheck;
     use crate::solver::problem::*;
-    use crate::solver::checker;
     use crate::solver::solution::{Reason, Step};
 
     /// Depot 0, pickup 1, a hub customer 2, delivery 3, another customer 4 (`depot_to_4` from
