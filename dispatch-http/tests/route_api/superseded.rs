@@ -168,6 +168,12 @@ async fn a_superseded_route_refuses_put_and_keeps_its_flag() {
     let read = app.get(&format!("/v2/routes/{old}"), &app.north()).await;
     assert_eq!(read.ok()["route"]["is_locked"], false);
     let path = format!("/v2/routes/{}", current.routes[0]);
-    let r = app.put(&path, &app.north(), json!({"is_locked": true})).await;
-    assert_eq!(r.ok()["route"]["is_locked"], true, "the current route takes it");
+    let r = app
+        .put(&path, &app.north(), json!({"is_locked": true}))
+        .await;
+    assert_eq!(
+        r.ok()["route"]["is_locked"],
+        true,
+        "the current route takes it"
+    );
 }
