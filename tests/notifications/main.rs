@@ -8,6 +8,7 @@
 mod nodes;
 #[path = "../webhooks/receiver.rs"]
 mod receiver;
+mod redirects;
 mod smtp_server;
 #[path = "../support/mod.rs"]
 mod support;

@@ -6,6 +6,7 @@
 //! `upkeep`: the wake-up on commit and the retention of finished records.
 
 mod receiver;
+mod redirects;
 #[path = "../support/mod.rs"]
 mod support;
 mod upkeep;

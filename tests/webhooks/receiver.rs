@@ -24,11 +24,15 @@ pub enum Behaviour {
     FailFirst(usize),
     /// Reads the request and never answers.
     Silent,
+    /// This 3xx status with `location: /moved` to requests for `/hook`; 200 to any other path.
+    Redirect(u16),
 }
 
 /// One request as received.
 #[derive(Debug, Clone)]
 pub struct Hit {
+    /// `METHOD PATH VERSION`.
+    pub line: String,
     pub at: Instant,
     pub wall: SystemTime,
     pub headers: HashMap<String, String>,
@@ -138,10 +142,12 @@ fn serve(stream: TcpStream, shared: &Shared) {
     let mut writer = stream.try_clone().unwrap();
     let mut reader = BufReader::new(stream);
     loop {
-        let Some((headers, body)) = read_request(&mut reader, shared) else {
+        let Some((line, headers, body)) = read_request(&mut reader, shared) else {
             return;
         };
+        let to_hook = line.split(' ').nth(1) == Some("/hook");
         let hit = Hit {
+            line,
             at: Instant::now(),
             wall: SystemTime::now(),
             body: serde_json::from_slice(&body).unwrap_or(Value::Null),
@@ -155,6 +161,8 @@ fn serve(stream: TcpStream, shared: &Shared) {
         let behaviour = *shared.behaviour.lock().unwrap();
         let status = match behaviour {
             Behaviour::Ok => 200,
+            Behaviour::Redirect(code) if to_hook => code,
+            Behaviour::Redirect(_) => 200,
             Behaviour::Status(code) => code,
             Behaviour::FailFirst(n) => {
                 let mut attempts = shared.attempts.lock().unwrap();
@@ -173,20 +181,25 @@ fn serve(stream: TcpStream, shared: &Shared) {
                 return;
             }
         };
-        let answer = format!("HTTP/1.1 {status} X\r\ncontent-length: 2\r\n\r\nok");
+        let location = match behaviour {
+            Behaviour::Redirect(_) => "location: /moved\r\n",
+            _ => "",
+        };
+        let answer = format!("HTTP/1.1 {status} X\r\n{location}content-length: 2\r\n\r\nok");
         if writer.write_all(answer.as_bytes()).is_err() {
             return;
         }
     }
 }
 
-/// Reads one request; `None` at the end of the connection or when the receiver stops.
+/// Reads one request (its request line, headers and body); `None` at the end of the
+/// connection or when the receiver stops.
 fn read_request(
     reader: &mut BufReader<TcpStream>,
     shared: &Shared,
-) -> Option<(HashMap<String, String>, Vec<u8>)> {
+) -> Option<(String, HashMap<String, String>, Vec<u8>)> {
     let mut headers = HashMap::new();
-    let mut first = true;
+    let mut request_line = None;
     loop {
         let mut line = String::new();
         match reader.read_line(&mut line) {
@@ -209,8 +222,8 @@ fn read_request(
             Err(_) => return None,
         }
         let line = line.trim_end();
-        if first {
-            first = false;
+        if request_line.is_none() {
+            request_line = Some(line.to_owned());
             continue;
         }
         if line.is_empty() {
@@ -238,5 +251,5 @@ fn read_request(
             Err(_) => return None,
         }
     }
-    Some((headers, body))
+    Some((request_line.unwrap_or_default(), headers, body))
 }

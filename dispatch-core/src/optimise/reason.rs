@@ -20,6 +20,9 @@ pub enum UnservedReason {
     NoVehicle,
     /// Feasible on its own, but no room was found beside the other orders.
     NotPlaced,
+    /// Feasible only on a route that reaches it through another stop, and no such route was
+    /// found (code `NOT_PLACED`).
+    NotPlacedThroughAStop,
     /// A visited end has no coordinates.
     NoLocation,
     /// A visited end lies outside every zone of the requested zone group.
@@ -38,7 +41,7 @@ impl UnservedReason {
             UnservedReason::Shift => "SHIFT",
             UnservedReason::AvailableDays => "AVAILABLE_DAYS",
             UnservedReason::NoVehicle => "NO_VEHICLE",
-            UnservedReason::NotPlaced => "NOT_PLACED",
+            UnservedReason::NotPlaced | UnservedReason::NotPlacedThroughAStop => "NOT_PLACED",
             UnservedReason::NoLocation => "NO_LOCATION",
             UnservedReason::OutsideZone => "OUTSIDE_ZONE",
             UnservedReason::DeliveryDate => "DELIVERY_DATE",
@@ -63,6 +66,10 @@ impl UnservedReason {
             UnservedReason::NotPlaced => {
                 "the order fits a vehicle on its own but not beside the other orders"
             }
+            UnservedReason::NotPlacedThroughAStop => {
+                "the order fits a vehicle only on a route that drives to it through another stop, \
+                 and no such route was found"
+            }
             UnservedReason::NoLocation => "the order's location has no coordinates",
             UnservedReason::OutsideZone => "the order lies outside every zone of the zone group",
             UnservedReason::DeliveryDate => "the order is due on another date",
@@ -80,6 +87,20 @@ impl From<Reason> for UnservedReason {
             Reason::AvailableDays => UnservedReason::AvailableDays,
             Reason::NoVehicle => UnservedReason::NoVehicle,
             Reason::NotPlaced => UnservedReason::NotPlaced,
+            Reason::NotPlacedThroughAVisit => UnservedReason::NotPlacedThroughAStop,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_order_that_fits_only_through_another_stop_keeps_the_code_but_not_the_alone_sentence() {
+        let r = UnservedReason::from(Reason::NotPlacedThroughAVisit);
+        assert_eq!(r.code(), "NOT_PLACED");
+        assert!(r.description().contains("through another stop"));
+        assert!(!r.description().contains("on its own"));
     }
 }

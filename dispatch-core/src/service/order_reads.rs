@@ -6,7 +6,7 @@ use super::driver::view::{RouteDriverRecords, StopDriverView};
 use super::notifications::on_order_deleted;
 use super::orders::statuses;
 use super::plan_reads::StopView;
-use super::route_orders::take_off_routes;
+use super::route_orders::{retime_route, take_off_routes};
 use super::ServiceError;
 use crate::model::attachment::{
     display_name, safe_file_name, Attachment, MAX_ATTACHMENTS_PER_ORDER, MAX_ATTACHMENT_BYTES,
@@ -18,6 +18,7 @@ use crate::model::organisation::DepotScope;
 use crate::model::route::Route;
 use crate::model::stop::Stop;
 use crate::paging::{Page, PageRequest};
+use crate::ports::matrix::TravelMatrix;
 use crate::ports::store::{NewAttachment, OrderFilter, OrderSummary, Store, StoreError, StoreTx};
 use crate::service::Found;
 use crate::time::{Date, Timestamp};
@@ -194,31 +195,45 @@ pub struct DeletedOrders {
 /// Deletes the live order with exactly this number and its exchange partner, taking them off
 /// every undispatched route first ([`take_off_routes`]) and cancelling their scheduled
 /// notifications ([`on_order_deleted`]); an unknown number deletes nothing and still succeeds.
+/// Once the deletion committed, every route it changed is re-timed ([`retime_route`]): its
+/// totals and stop times then match the stops it keeps.
 pub fn delete_by_number(
     store: &dyn Store,
+    matrix: &dyn TravelMatrix,
     scope: DepotScope,
     order_number: &str,
     now: Timestamp,
 ) -> Result<DeletedOrders, ServiceError> {
-    store.transaction(|tx| {
+    let (counts, mut changed) = store.transaction(|tx| {
         let mut counts = DeletedOrders::default();
+        let mut changed = Vec::new();
         let Some(found) = tx
             .find_order_by_number(scope, order_number)?
             .filter(|n| !n.deleted)
         else {
-            return Ok(counts);
+            return Ok((counts, changed));
         };
         let partner = tx.exchange_partner(scope, found.order.id)?;
         for id in std::iter::once(found.order.id).chain(partner) {
-            take_off_routes(tx, scope, id, now)?;
+            changed.extend(take_off_routes(tx, scope, id, now)?);
             on_order_deleted(tx, scope, id, now)?;
             if let Some(items) = tx.delete_order(scope, id)? {
                 counts.orders_count += 1;
                 counts.line_items_count += items;
             }
         }
-        Ok::<_, ServiceError>(counts)
-    })
+        Ok::<_, ServiceError>((counts, changed))
+    })?;
+    changed.sort_unstable();
+    changed.dedup();
+    for route in changed {
+        match retime_route(store, matrix, scope, route, now) {
+            // The route kept changing: each of those edits timed it itself.
+            Ok(()) | Err(ServiceError::Unavailable { .. }) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(counts)
 }
 
 /// POST /orders/{id}/attachments: a pdf, png or jpeg file (recognised by its content) of at

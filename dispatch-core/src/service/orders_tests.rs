@@ -3,12 +3,17 @@ use crate::model::line_item::LineItemInput;
 use crate::model::test_fixtures::delivery as order;
 use crate::paging::PageRequest;
 use crate::ports::geocoder::InMemoryGazetteer;
+use crate::ports::matrix::GreatCircle;
 use crate::ports::store::InMemoryStore;
 use crate::service::customers::tests::setup;
 use crate::service::order_reads::{self, OrderQuery};
 
 fn at(ms: i64) -> Timestamp {
     Timestamp::from_millis(ms)
+}
+
+fn speed() -> GreatCircle {
+    GreatCircle::new(GreatCircle::DEFAULT_SPEED_KMH).unwrap()
 }
 
 fn first_page() -> PageRequest {
@@ -46,7 +51,7 @@ fn post_geocodes_addresses_and_reports_failures_per_item() {
 fn a_deleted_order_is_restored_under_its_original_id() {
     let (store, geo, a, _) = setup();
     let w = post(&store, &geo, a, &[order("A")]);
-    let deleted = order_reads::delete_by_number(&store, a, "A", at(2)).unwrap();
+    let deleted = order_reads::delete_by_number(&store, &speed(), a, "A", at(2)).unwrap();
     assert_eq!(deleted.orders_count, 1);
     assert!(order_reads::get(&store, a, w[0].id).is_err());
     let again = post(&store, &geo, a, &[order("A")]);
@@ -68,10 +73,10 @@ fn delete_by_number_deletes_the_exchange_partner_and_counts_line_items() {
         ..order(n)
     };
     post(&store, &geo, a, &[ex("A"), ex("B")]);
-    let d = order_reads::delete_by_number(&store, a, "A", at(2)).unwrap();
+    let d = order_reads::delete_by_number(&store, &speed(), a, "A", at(2)).unwrap();
     assert_eq!((d.orders_count, d.line_items_count), (2, 2));
     assert_eq!(
-        order_reads::delete_by_number(&store, a, "nope", at(2))
+        order_reads::delete_by_number(&store, &speed(), a, "nope", at(2))
             .unwrap()
             .orders_count,
         0

@@ -21,7 +21,7 @@
 mod deleted;
 mod draft;
 
-pub(crate) use deleted::{live_visits, take_off_routes};
+pub(crate) use deleted::{live_visits, retime_route, take_off_routes};
 use draft::{record, served_side, AddDraft, RemoveDraft};
 
 use super::dispatch::{clock_text, route_order};

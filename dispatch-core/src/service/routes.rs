@@ -17,7 +17,8 @@ use crate::service::Found;
 use crate::time::Timestamp;
 
 /// `PUT /routes/{id}`: sets `is_locked` when given (a partial update: `None` changes nothing);
-/// the route's `updated` moves only when the flag changes.
+/// the route's `updated` moves only when the flag changes. A route a re-optimisation replaced
+/// is refused as its other edits are ([`refuse_if_superseded`]).
 pub fn set_locked(
     store: &dyn Store,
     scope: DepotScope,
@@ -27,6 +28,7 @@ pub fn set_locked(
 ) -> Result<RouteView, ServiceError> {
     store.transaction(|tx| {
         let mut route = tx.get_route(scope, id).found("route")?;
+        refuse_if_superseded(tx, scope, &route, "it cannot be locked or unlocked")?;
         if let Some(locked) = locked.filter(|l| *l != route.is_locked) {
             route.is_locked = locked;
             route.updated = now;

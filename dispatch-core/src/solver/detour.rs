@@ -136,11 +136,12 @@ fn try_move(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::solver::checker;
     use crate::solver::fixtures::{job, vehicle};
     use crate::solver::output::to_solution;
     use crate::solver::precheck::precheck;
     use crate::solver::problem::*;
-    use crate::solver::{checker, solution::Step};
+    use crate::solver::solution::{Reason, Step};
 
     /// Depot 0, pickup 1, a hub customer 2, delivery 3, another customer 4 (`depot_to_4` from
     /// the depot). From the pickup the delivery is 100 away directly, 25 through the hub (5 of
@@ -231,5 +232,21 @@ mod tests {
         assert_eq!(s.unassigned, vec![2]);
         assert_eq!(s.routes[0].nodes, vec![0, 1]);
         assert!(checker::check(&p, &to_solution(&inst, &s, &reasons)).is_feasible());
+    }
+
+    #[test]
+    fn a_task_left_out_that_fits_only_through_a_visit_is_not_said_to_fit_alone() {
+        let mut p = day(100);
+        p.jobs[1].place.time_windows = vec![TimeWindow { start: 0, end: 30 }];
+        let mut inst = Instance::new(&p);
+        let reasons = precheck(&p, &mut inst);
+        let mut s = both_jobs_on_the_first_route(&inst);
+        open_detour_routes(&inst, &mut s);
+        let sol = to_solution(&inst, &s, &reasons);
+        let left = sol.unassigned[0];
+        assert_eq!(left.task, Step::Pickup(0));
+        assert_eq!(left.reason, Reason::NotPlacedThroughAVisit);
+        assert_eq!(left.reason.code(), "NOT_PLACED");
+        assert!(left.reason.description().contains("through another visit"));
     }
 }

@@ -31,7 +31,13 @@ pub(crate) fn to_solution(inst: &Instance, s: &State, reasons: &[Option<Reason>]
         }
     }
     for &t in &s.unassigned {
-        left_out.push((t as usize, Reason::NotPlaced));
+        // Such a task fits no vehicle alone: "fits on its own" would not be true of it.
+        let reason = if inst.through_a_visit[t as usize].is_empty() {
+            Reason::NotPlaced
+        } else {
+            Reason::NotPlacedThroughAVisit
+        };
+        left_out.push((t as usize, reason));
     }
     for (t, r) in reasons.iter().enumerate() {
         if let Some(r) = r {

@@ -57,6 +57,10 @@ pub enum Reason {
     NoVehicle,
     /// Feasible on its own, but no room was found beside the other tasks within the budget.
     NotPlaced,
+    /// Feasible only on a route that reaches it through another visit (quicker than the direct
+    /// drive, on a matrix that breaks the triangle inequality), and no such route was found.
+    /// Its wire code is `NOT_PLACED`, like [`Reason::NotPlaced`]: only the sentence differs.
+    NotPlacedThroughAVisit,
 }
 
 impl Reason {
@@ -69,7 +73,7 @@ impl Reason {
             Reason::Shift => "SHIFT",
             Reason::AvailableDays => "AVAILABLE_DAYS",
             Reason::NoVehicle => "NO_VEHICLE",
-            Reason::NotPlaced => "NOT_PLACED",
+            Reason::NotPlaced | Reason::NotPlacedThroughAVisit => "NOT_PLACED",
         }
     }
 
@@ -88,6 +92,10 @@ impl Reason {
             Reason::NoVehicle => "there is no vehicle that may serve this task",
             Reason::NotPlaced => {
                 "the task fits a vehicle on its own but not beside the other tasks"
+            }
+            Reason::NotPlacedThroughAVisit => {
+                "the task fits a vehicle only on a route that drives to it through another visit, \
+                 and no such route was found"
             }
         }
     }

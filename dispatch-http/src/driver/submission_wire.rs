@@ -12,24 +12,39 @@ use serde_json::Value;
 use super::bodies::{AnswerBody, SubmissionBody};
 use crate::error::ApiError;
 use crate::v2::request_shapes::{documented_properties, refuse_undocumented};
+use crate::v2::wire::type_name;
 
-fn bad(path: Vec<PathSegment>, expected: &str, message: &str) -> ApiError {
-    ServiceError::invalid(path, expected, "", message).into()
+fn bad(path: Vec<PathSegment>, expected: &str, received: &str, message: &str) -> ApiError {
+    ServiceError::invalid(path, expected, received, message).into()
 }
 
-/// Records one problem of the body: path, code, what was expected, a sentence.
-type Issues<'a> = dyn FnMut(Vec<PathSegment>, IssueCode, &str, &str) + 'a;
+/// Records one problem of the body: path, code, what was expected, what was received (a
+/// value's JSON type, or `undefined`), a sentence.
+type Issues<'a> = dyn FnMut(Vec<PathSegment>, IssueCode, &str, &str, &str) + 'a;
+
+/// What was received at a property: its JSON type, `undefined` when left out.
+fn received_at(v: Option<&Value>) -> &'static str {
+    v.map_or("undefined", type_name)
+}
 
 /// Reads the submission body; every problem is collected with its path.
 pub(super) fn read_submission(body: &Value) -> Result<SubmissionInput, ApiError> {
     let mut errors = ValidationErrors::default();
     let Some(obj) = body.as_object() else {
-        return Err(bad(vec![], "object", "the body is a JSON object"));
+        return Err(bad(
+            vec![],
+            "object",
+            type_name(body),
+            "the body is a JSON object",
+        ));
     };
     refuse_undocumented::<SubmissionBody>(obj, &[], &mut errors);
-    let mut issue = |path: Vec<PathSegment>, code: IssueCode, expected: &str, message: &str| {
-        errors.push(ValidationIssue::new(code, path, expected, "", message));
-    };
+    let mut issue =
+        |path: Vec<PathSegment>, code: IssueCode, expected: &str, received: &str, message: &str| {
+            errors.push(ValidationIssue::new(
+                code, path, expected, received, message,
+            ));
+        };
     let id = |key: &str, issue: &mut Issues<'_>| -> Option<i64> {
         match obj.get(key) {
             None | Some(Value::Null) => None,
@@ -38,6 +53,7 @@ pub(super) fn read_submission(body: &Value) -> Result<SubmissionInput, ApiError>
                     vec![key.into()],
                     IssueCode::InvalidType,
                     "integer",
+                    type_name(v),
                     &format!("{key} must be an integer"),
                 );
                 None
@@ -53,6 +69,7 @@ pub(super) fn read_submission(body: &Value) -> Result<SubmissionInput, ApiError>
             vec!["questionnaire_id".into()],
             IssueCode::Required,
             "integer",
+            "undefined",
             "questionnaire_id is required",
         );
     }
@@ -69,12 +86,14 @@ pub(super) fn read_submission(body: &Value) -> Result<SubmissionInput, ApiError>
             vec!["answers".into()],
             IssueCode::Required,
             "array",
+            "undefined",
             "answers is required",
         ),
-        Some(_) => issue(
+        Some(other) => issue(
             vec!["answers".into()],
             IssueCode::InvalidType,
             "array",
+            type_name(other),
             "answers must be an array",
         ),
     }
@@ -96,6 +115,7 @@ fn read_answer(i: usize, a: &Value, issue: &mut Issues<'_>) -> Option<AnswerInpu
             vec!["answers".into(), i.into()],
             IssueCode::InvalidType,
             "object",
+            type_name(a),
             "an answer is an object",
         );
         return None;
@@ -106,6 +126,7 @@ fn read_answer(i: usize, a: &Value, issue: &mut Issues<'_>) -> Option<AnswerInpu
                 at(key),
                 IssueCode::UnrecognizedKeys,
                 "a known property",
+                key,
                 &format!("unrecognised property `{key}`"),
             );
         }
@@ -121,6 +142,7 @@ fn read_answer(i: usize, a: &Value, issue: &mut Issues<'_>) -> Option<AnswerInpu
                 at("question_id"),
                 IssueCode::InvalidType,
                 "integer",
+                received_at(obj.get("question_id")),
                 "question_id is a positive integer",
             );
             return None;
@@ -136,11 +158,12 @@ fn read_answer(i: usize, a: &Value, issue: &mut Issues<'_>) -> Option<AnswerInpu
                 .filter_map(|v| v.as_str().map(str::to_owned))
                 .collect(),
         ),
-        Some(_) => {
+        Some(other) => {
             issue(
                 at("value"),
                 IssueCode::InvalidType,
                 "boolean, string or array of strings",
+                type_name(other),
                 "value must be a boolean, a string or an array of strings",
             );
             return None;
@@ -163,15 +186,17 @@ fn read_answer(i: usize, a: &Value, issue: &mut Issues<'_>) -> Option<AnswerInpu
                         vec!["answers".into(), i.into(), "images".into(), j.into()],
                         IssueCode::InvalidString,
                         "base64 image",
+                        item.as_str().unwrap_or_else(|| type_name(item)),
                         "an image is a base64 string (optionally a data: URL)",
                     ),
                 }
             }
         }
-        Some(_) => issue(
+        Some(other) => issue(
             at("images"),
             IssueCode::InvalidType,
             "array",
+            type_name(other),
             "images must be an array of base64 strings",
         ),
     }

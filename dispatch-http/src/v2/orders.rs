@@ -266,6 +266,7 @@ async fn delete_by_number(
         .blocking(move |s| {
             Ok(order_reads::delete_by_number(
                 &*s.store,
+                &*s.routing.matrix,
                 p.scope(),
                 &number,
                 s.clock.now(),

@@ -85,3 +85,53 @@ async fn removing_with_reoptimize_times_the_re_solved_route_as_early_as_planning
     assert_eq!(r.ok()["errors"], json!([]));
     assert_early(&times(&app, laid.routes[0]).await);
 }
+
+/// What a user compares between two routes: the totals and every stop's orders and times.
+async fn timed_view(app: &TestApp, route: i64) -> Value {
+    let r = app.get(&format!("/v2/routes/{route}"), &app.north()).await;
+    let route = &r.ok()["route"];
+    let stops: Vec<Value> = route["stops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            json!([
+                stop_order_ids(std::slice::from_ref(s)),
+                s["estimated_arrival_time"],
+                s["estimated_departure_time"],
+                s["planned_distance"]
+            ])
+        })
+        .collect();
+    json!({
+        "start_time": route["start_time"], "end_time": route["end_time"],
+        "total_time": route["total_time"], "travel_time": route["travel_time"],
+        "planned_distance": route["planned_distance"], "stops": stops,
+    })
+}
+
+#[tokio::test]
+async fn deleting_an_order_re_times_its_undispatched_route_as_remove_orders_does() {
+    let app = TestApp::new();
+    let removed_from = full_day_van(&app).await;
+    let deleted_from = full_day_van(&app).await;
+    let o = zigzag(&app, "X").await;
+    let by_removal = lay_out(&app, &[(Some(removed_from), o.clone())]);
+    let by_delete = lay_out(&app, &[(Some(deleted_from), o.clone())]);
+    let r = app
+        .post(
+            &format!("/v2/routes/{}/remove-orders", by_removal.routes[0]),
+            &app.north(),
+            json!({"orders": [{"id": o[2]}]}),
+        )
+        .await;
+    assert_eq!(r.ok()["errors"], json!([]));
+    app.delete("/v2/orders/order-number/X-2", &app.north())
+        .await
+        .ok();
+    assert_early(&times(&app, by_delete.routes[0]).await);
+    assert_eq!(
+        timed_view(&app, by_delete.routes[0]).await,
+        timed_view(&app, by_removal.routes[0]).await
+    );
+}

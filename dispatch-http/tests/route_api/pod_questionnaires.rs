@@ -179,3 +179,91 @@ async fn questionnaires_are_listed_to_drivers_and_submissions_are_checked_agains
         "refused submissions store no image"
     );
 }
+
+#[tokio::test]
+async fn refused_answers_say_what_was_received() {
+    let app = TestApp::new();
+    seed_questionnaires(&app);
+    let (_, key, route, _) = driven_route(&app, "R", 1).await;
+    let stop = route_stops(&app, route).await[0]["id"].as_i64().unwrap();
+    let qs = app.get("/driver/questionnaires", &key).await.ok()["questionnaires"].clone();
+    let (visit, checkin) = (qs[0]["id"].as_i64().unwrap(), qs[1]["id"].as_i64().unwrap());
+    let received = |body: Value| {
+        let (app, key) = (&app, key.clone());
+        async move {
+            let r = app
+                .post("/driver/questionnaire-submissions", &key, body)
+                .await;
+            r.body["details"]["validationErrors"]
+                .as_array()
+                .unwrap_or_else(|| panic!("{:#}", r.body))
+                .iter()
+                .map(|i| (i["path"].clone(), i["received"].clone()))
+                .collect::<Vec<_>>()
+        }
+    };
+    let answers = json!([
+        {"question_id": 1, "value": "yes"},
+        {"question_id": 2, "value": false},
+        {"question_id": 3, "value": "Garage"},
+        {"question_id": 4, "value": ["Dry", "Wet"]},
+        {"question_id": 5, "images": []},
+        {"question_id": 1, "value": true},
+        {"question_id": 9, "value": true},
+        {"question_id": 6, "value": true, "images": [b64(&png(30, 30))]}
+    ]);
+    assert_eq!(
+        received(json!({"questionnaire_id": visit, "stop_id": stop, "answers": answers})).await,
+        [
+            (json!(["answers", 0, "value"]), json!("yes")),
+            (json!(["answers", 1, "value"]), json!("false")),
+            (json!(["answers", 2, "value"]), json!("Garage")),
+            (json!(["answers", 3, "value"]), json!("[\"Dry\",\"Wet\"]")),
+            (json!(["answers", 4, "images"]), json!("0 images")),
+            (json!(["answers", 5, "question_id"]), json!("1")),
+            (json!(["answers", 6, "question_id"]), json!("9")),
+            (json!(["answers", 7, "value"]), json!("true")),
+        ]
+    );
+    let wire = json!([
+        {"question_id": "one"},
+        {"question_id": 2, "value": 7},
+        {"question_id": 6, "images": ["!!!not base64", 5]}
+    ]);
+    assert_eq!(
+        received(json!({"questionnaire_id": visit, "stop_id": stop, "answers": wire})).await,
+        [
+            (json!(["answers", 0, "question_id"]), json!("string")),
+            (json!(["answers", 1, "value"]), json!("number")),
+            (json!(["answers", 2, "images", 0]), json!("!!!not base64")),
+            (json!(["answers", 2, "images", 1]), json!("number")),
+        ]
+    );
+    let missing = json!({"questionnaire_id": visit, "stop_id": stop, "answers": []});
+    assert_eq!(
+        received(missing).await,
+        [(json!(["answers"]), json!("no answer to question 1"))]
+    );
+    let places = [
+        (
+            json!({"questionnaire_id": 999, "stop_id": stop, "answers": []}),
+            json!("999"),
+        ),
+        (
+            json!({"questionnaire_id": visit, "answers": []}),
+            json!("undefined"),
+        ),
+        (
+            json!({"questionnaire_id": checkin, "route_id": route, "stop_id": stop, "answers": []}),
+            json!(format!("stop_id {stop}")),
+        ),
+        (
+            json!({"questionnaire_id": "x", "answers": 1}),
+            json!("string"),
+        ),
+    ];
+    for (body, expected) in places {
+        let got = received(body.clone()).await;
+        assert_eq!(got[0].1, expected, "{body}: {got:?}");
+    }
+}

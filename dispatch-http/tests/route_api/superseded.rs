@@ -144,3 +144,36 @@ async fn a_deleted_order_leaves_the_unserved_list_of_its_plan() {
         .collect();
     assert_eq!(ids, vec![o[2]]);
 }
+
+#[tokio::test]
+async fn a_superseded_route_refuses_put_and_keeps_its_flag() {
+    let app = TestApp::new();
+    let v = vehicle(&app, "Van").await;
+    let o = orders(&app, "L", 2).await;
+    let first = lay_out(&app, &[(Some(v), o.clone())]);
+    let current = reoptimised(&app, first.plan, &[(Some(v), vec![o[1], o[0]])]);
+    let old = first.routes[0];
+    let r = app
+        .put(
+            &format!("/v2/routes/{old}"),
+            &app.north(),
+            json!({"is_locked": true}),
+        )
+        .await;
+    assert_eq!(r.invalid_paths(), vec!["id"]);
+    assert_eq!(
+        r.body["details"]["validationErrors"][0]["received"],
+        format!("route {old} of an earlier optimisation")
+    );
+    let read = app.get(&format!("/v2/routes/{old}"), &app.north()).await;
+    assert_eq!(read.ok()["route"]["is_locked"], false);
+    let path = format!("/v2/routes/{}", current.routes[0]);
+    let r = app
+        .put(&path, &app.north(), json!({"is_locked": true}))
+        .await;
+    assert_eq!(
+        r.ok()["route"]["is_locked"],
+        true,
+        "the current route takes it"
+    );
+}

@@ -40,14 +40,34 @@ pub struct CheckedAnswer {
     pub index: usize,
 }
 
-fn answer_issue(i: usize, key: &str, expected: &str, message: String) -> ValidationIssue {
+fn answer_issue(i: usize, refusal: Refusal) -> ValidationIssue {
+    let Refusal {
+        key,
+        expected,
+        received,
+        message,
+    } = refusal;
     ValidationIssue::new(
         IssueCode::Custom,
         vec!["answers".into(), i.into(), key.into()],
         expected,
-        "",
+        received,
         message,
     )
+}
+
+/// What was received as a value: JSON's spelling of it, `undefined` when it was left out.
+fn received_value(value: &AnswerValue) -> String {
+    match value {
+        AnswerValue::Absent => "undefined".to_owned(),
+        AnswerValue::Bool(b) => b.to_string(),
+        AnswerValue::Text(t) => t.clone(),
+        AnswerValue::List(items) => serde_json::to_string(items).unwrap_or_default(),
+    }
+}
+
+fn received_images(a: &AnswerInput) -> String {
+    format!("{} images", a.images.len())
 }
 
 /// Checks `answers` against the questionnaire: every question known and answered at most
@@ -64,18 +84,24 @@ pub fn check_answers(
         let Some(q) = def.questions.iter().find(|q| q.id == a.question_id) else {
             errors.push(answer_issue(
                 i,
-                "question_id",
-                "the id of a question of this questionnaire",
-                format!("question {} is not in this questionnaire", a.question_id),
+                Refusal {
+                    key: "question_id",
+                    expected: "the id of a question of this questionnaire",
+                    received: a.question_id.to_string(),
+                    message: format!("question {} is not in this questionnaire", a.question_id),
+                },
             ));
             continue;
         };
         if !answered.insert(q.id) {
             errors.push(answer_issue(
                 i,
-                "question_id",
-                "one answer per question",
-                format!("question {} is answered twice", q.id),
+                Refusal {
+                    key: "question_id",
+                    expected: "one answer per question",
+                    received: q.id.to_string(),
+                    message: format!("question {} is answered twice", q.id),
+                },
             ));
             continue;
         }
@@ -85,7 +111,7 @@ pub fn check_answers(
                 data,
                 index: i,
             }),
-            Err((key, expected, message)) => errors.push(answer_issue(i, key, expected, message)),
+            Err(refusal) => errors.push(answer_issue(i, refusal)),
         }
     }
     for q in def.questions.iter().filter(|q| q.required) {
@@ -94,7 +120,7 @@ pub fn check_answers(
                 IssueCode::Required,
                 vec!["answers".into()],
                 format!("an answer to question {}", q.id),
-                "",
+                format!("no answer to question {}", q.id),
                 format!("question {} ({:?}) is required", q.id, q.question),
             ));
         }
@@ -102,13 +128,41 @@ pub fn check_answers(
     errors.into_result().map(|()| out)
 }
 
-type Refusal = (&'static str, &'static str, String);
+/// Why one answer is refused: the property at fault, what it should be, what it was.
+struct Refusal {
+    key: &'static str,
+    expected: &'static str,
+    received: String,
+    message: String,
+}
+
+impl Refusal {
+    /// A refused `value`.
+    fn value(a: &AnswerInput, expected: &'static str, message: String) -> Refusal {
+        Refusal {
+            key: "value",
+            expected,
+            received: received_value(&a.value),
+            message,
+        }
+    }
+
+    /// A refused number of `images`.
+    fn images(a: &AnswerInput, expected: &'static str, message: String) -> Refusal {
+        Refusal {
+            key: "images",
+            expected,
+            received: received_images(a),
+            message,
+        }
+    }
+}
 
 fn check_one(q: &Question, a: &AnswerInput) -> Result<String, Refusal> {
     let kind = q.kind.as_str();
     if !q.kind.has_images() && !a.images.is_empty() {
-        return Err((
-            "images",
+        return Err(Refusal::images(
+            a,
             "no images",
             format!("a {kind} answer carries no images"),
         ));
@@ -116,20 +170,20 @@ fn check_one(q: &Question, a: &AnswerInput) -> Result<String, Refusal> {
     let text_ok = |s: &str| s.chars().count() <= MAX_TEXT_CHARS;
     match (q.kind, &a.value) {
         (AnswerType::Checkbox, AnswerValue::Bool(b)) => Ok(b.to_string()),
-        (AnswerType::Checkbox, _) => Err((
-            "value",
+        (AnswerType::Checkbox, _) => Err(Refusal::value(
+            a,
             "boolean",
             "a CHECKBOX answer is true or false".into(),
         )),
         (AnswerType::Text, AnswerValue::Text(t)) if text_ok(t) => Ok(t.clone()),
-        (AnswerType::Text, _) => Err((
-            "value",
+        (AnswerType::Text, _) => Err(Refusal::value(
+            a,
             "string of at most 10000 characters",
             "a TEXT answer is a string of at most 10000 characters".into(),
         )),
         (AnswerType::Select, AnswerValue::Text(t)) if q.options.contains(t) => Ok(t.clone()),
-        (AnswerType::Select, _) => Err((
-            "value",
+        (AnswerType::Select, _) => Err(Refusal::value(
+            a,
             "one of the question's options",
             format!("a SELECT answer is one of {:?}", q.options),
         )),
@@ -141,8 +195,8 @@ fn check_one(q: &Question, a: &AnswerInput) -> Result<String, Refusal> {
             {
                 Ok(serde_json::to_string(chosen).unwrap_or_default())
             } else {
-                Err((
-                    "value",
+                Err(Refusal::value(
+                    a,
                     "distinct options of the question",
                     format!(
                         "a MULTI_SELECT answer is a list of distinct options of {:?}",
@@ -151,8 +205,8 @@ fn check_one(q: &Question, a: &AnswerInput) -> Result<String, Refusal> {
                 ))
             }
         }
-        (AnswerType::MultiSelect, _) => Err((
-            "value",
+        (AnswerType::MultiSelect, _) => Err(Refusal::value(
+            a,
             "array of options",
             "a MULTI_SELECT answer is an array of the question's options".into(),
         )),
@@ -161,8 +215,8 @@ fn check_one(q: &Question, a: &AnswerInput) -> Result<String, Refusal> {
                 AnswerValue::Absent => String::new(),
                 AnswerValue::Text(t) if text_ok(t) => t.clone(),
                 _ => {
-                    return Err((
-                        "value",
+                    return Err(Refusal::value(
+                        a,
                         "string or absent",
                         format!("the value of a {kind} answer is an optional string (who signed, or a caption)"),
                     ))
@@ -173,8 +227,8 @@ fn check_one(q: &Question, a: &AnswerInput) -> Result<String, Refusal> {
                 _ => (1, MAX_ANSWER_PHOTOS),
             };
             if a.images.len() < min || a.images.len() > max {
-                return Err((
-                    "images",
+                return Err(Refusal::images(
+                    a,
                     if max == 1 {
                         "exactly one image"
                     } else {

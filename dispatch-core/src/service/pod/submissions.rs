@@ -37,8 +37,13 @@ pub fn questionnaires(
     Ok(store.read(|tx| tx.list_questionnaires(scope))?)
 }
 
-fn bad(key: &str, expected: &str, message: &str) -> ServiceError {
-    ServiceError::invalid(vec![key.into()], expected, "", message)
+fn bad(key: &str, expected: &str, received: &str, message: &str) -> ServiceError {
+    ServiceError::invalid(vec![key.into()], expected, received, message)
+}
+
+/// An id as received: the number, or `undefined` when it was left out.
+fn received_id(id: Option<i64>) -> String {
+    id.map_or_else(|| "undefined".to_owned(), |id| id.to_string())
 }
 
 /// Stores a submission: a VISIT questionnaire names a stop of the driver's route, a
@@ -117,6 +122,7 @@ fn checked_questionnaire(
             bad(
                 "questionnaire_id",
                 "the id of a questionnaire of the depot",
+                &input.questionnaire_id.to_string(),
                 "no questionnaire with this id in the depot",
             )
         })?;
@@ -124,15 +130,24 @@ fn checked_questionnaire(
         (QuestionnaireType::Visit, _, None) => Err(bad(
             "stop_id",
             "a stop id",
+            "undefined",
             "a VISIT questionnaire is answered at a stop: stop_id is required",
         )),
-        (QuestionnaireType::RouteVehicleCheckin, None, _)
-        | (QuestionnaireType::RouteVehicleCheckin, _, Some(_)) => Err(bad(
-            "route_id",
-            "a route id and no stop_id",
-            "a ROUTE_VEHICLE_CHECKIN questionnaire is answered for a route: route_id is \
+        (QuestionnaireType::RouteVehicleCheckin, route, stop)
+            if route.is_none() || stop.is_some() =>
+        {
+            let received = match stop {
+                Some(stop) => format!("stop_id {stop}"),
+                None => received_id(route),
+            };
+            Err(bad(
+                "route_id",
+                "a route id and no stop_id",
+                &received,
+                "a ROUTE_VEHICLE_CHECKIN questionnaire is answered for a route: route_id is \
              required and stop_id is not accepted",
-        )),
+            ))
+        }
         _ => Ok(questionnaire),
     }
 }
@@ -150,6 +165,7 @@ fn submission_place(
                 return Err(bad(
                     "route_id",
                     "the stop's route",
+                    &received_id(input.route_id),
                     "stop_id is not on route_id",
                 ));
             }

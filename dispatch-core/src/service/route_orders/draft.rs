@@ -174,6 +174,19 @@ pub(super) fn record(
 impl Edit {
     const ADD: bool = false;
     const REMOVE: bool = true;
+
+    /// An undispatched route and its stops, to be re-timed as they are.
+    pub(super) fn as_is(route: Route, stops: Vec<Stop>) -> Edit {
+        Edit {
+            route,
+            stops,
+            remembered: Vec::new(),
+            facts: RouteEditFacts {
+                dispatched: false,
+                allow_dispatched: false,
+            },
+        }
+    }
 }
 
 /// Resolves and decides every reference in request order: resolved orders get an entry in

@@ -41,6 +41,9 @@ impl SmsGatewaySender {
         }
         let client = reqwest::Client::builder()
             .timeout(TIMEOUT)
+            // A 3xx is a refusal like any other non-2xx answer: followed, a 302 would turn the
+            // POST into a GET without the message and the task would count as Sent.
+            .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| format!("cannot build the SMS gateway client: {e}"))?;
         Ok(SmsGatewaySender {

@@ -112,6 +112,10 @@ pub fn spawn(
 ) -> Result<JoinHandle<()>, String> {
     let client = reqwest::Client::builder()
         .user_agent(concat!("dispatch-webhooks/", env!("CARGO_PKG_VERSION")))
+        // A 3xx is a failed attempt: followed, a 302 or 303 would arrive as a GET without the
+        // event (and a delivery marked DELIVERED), and the credentials would go where the
+        // receiver points rather than where the depot's settings say.
+        .redirect(reqwest::redirect::Policy::none())
         .pool_max_idle_per_host(config.lanes_per_depot.max(1))
         .connect_timeout(config.attempt_timeout)
         .build()

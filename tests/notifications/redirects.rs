@@ -1,0 +1,27 @@
+//! A redirecting SMS gateway: any answer but 2xx fails the task (the sender's contract). A
+//! followed 302 would re-send the message as a GET without its body to wherever the gateway
+//! points (with the Authorization header on the same host) and mark the task Sent though no
+//! SMS went out.
+
+use super::*;
+
+#[test]
+fn a_redirecting_sms_gateway_is_not_followed_and_the_task_fails() {
+    let gateway = Receiver::start(Behaviour::Redirect(302));
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("n.db");
+    let d = seed(&db);
+    let flags = ["--rate-limits", "off", "--sms-gateway-url", &gateway.url()];
+    let server = Server::start_with(&db, &flags);
+    let [p, _, _] = orders(&server, &d.key);
+    let r = server.post(
+        "/v2/notifications/schedule/orders",
+        &d.key,
+        &json!({"orders": [p], "templates": [d.sms]}),
+    );
+    assert_eq!(r.status, 200);
+    let failed = wait_status(&server, &d.key, "Failed", 1);
+    assert_eq!(failed[0]["error"], "SMS gateway answered HTTP 302");
+    let lines: Vec<String> = gateway.hits().iter().map(|h| h.line.clone()).collect();
+    assert_eq!(lines, ["POST /hook HTTP/1.1"], "only the configured URL");
+}
