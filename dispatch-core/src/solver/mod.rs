@@ -19,8 +19,9 @@
 //! A per-task pre-check gives every task that no vehicle can serve its [`solution::Reason`].
 //! The rest are placed by greedy cheapest insertion, then improved by SISR ruin-and-recreate
 //! (string removals near a random visit; reinsertion with blinks in a random, demand or distance
-//! order) under simulated annealing, with intra-route 2-opt and or-opt on each new best. For the
-//! vehicles-first objectives, half of the iterations in the first half of the budget run fleet
+//! order) under simulated annealing. Each new best is polished: a placed task traded for two
+//! or more left-out ones where they fit (module `eject`), inter-route moves, then intra-route
+//! 2-opt and or-opt. For the vehicles-first objectives, half of the iterations in the first half of the budget run fleet
 //! minimisation (empty the smallest route; reinsert guided by absence counters). Insertion
 //! checks are O(1) from cached forward times, latest departures and load maxima (breaks are
 //! elements of the route where the simulation places them) on vehicles without a duration
@@ -63,6 +64,7 @@
 pub mod bound;
 pub mod checker;
 mod detour;
+mod eject;
 #[cfg(test)]
 mod fixtures;
 mod fleet;

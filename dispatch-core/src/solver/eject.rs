@@ -1,0 +1,170 @@
+//! Ejection for capacity-bound days: one placed task out of its route, two or more left-out
+//! tasks in.
+//!
+//! When the fleet cannot carry every task, which tasks ride matters as much as where. On the
+//! 5 000-order sample day the tail-lift vehicles are full of tasks up to 600 kg while tasks of
+//! 260-300 kg that need a tail lift are left out: taking one heavy task off makes room for two
+//! light ones. Ruin-and-recreate rarely finds that trade, as one iteration would have to remove
+//! the heavy task and retry the right two of hundreds of left-out tasks. This pass tries it
+//! directly: for each placed task of a route, the route without it takes as many left-out tasks
+//! as fit (cheapest position each, highest priority first, then the lightest), and the trade
+//! is kept when the solution's score improves.
+//!
+//! Priority-aware through that score: leaving out a task of a priority level costs more than
+//! leaving out every task of the lower levels ([`Instance`]'s weights), so a trade never gives up
+//! a higher priority for lower ones. The task taken out is then placed elsewhere if it fits.
+//! Deterministic: routes, tasks and candidates in a fixed order, no random choice.
+
+use super::insertion::{apply, best_insertion, Blink};
+use super::instance::{Instance, NONE};
+use super::rng::Rng;
+use super::route::Route;
+use super::state::State;
+
+/// Runs the pass over every used route until `stop` fires; returns the routes changed.
+pub(crate) fn eject(inst: &Instance, s: &mut State, stop: &dyn Fn() -> bool) -> Vec<usize> {
+    let mut changed = Vec::new();
+    let mut trial = Route::default();
+    for r in 0..s.routes.len() {
+        if s.unassigned.is_empty() || stop() {
+            break;
+        }
+        let v = s.routes[r].vehicle;
+        let mut candidates = left_out_for(inst, s, v);
+        // A route changes at most once per task it held: each trade strictly improves the
+        // score, and the scan restarts on the changed route.
+        let mut k = 0;
+        while k < s.routes[r].len() && !candidates.is_empty() {
+            let node = s.routes[r].nodes[k];
+            let p = inst.node_task[node as usize] as usize;
+            k += 1;
+            if inst.tasks[p].first != node || !trade(inst, s, r, p, &candidates, &mut trial) {
+                continue;
+            }
+            note(&mut changed, r);
+            if let Some(other) = replace(inst, s, p) {
+                note(&mut changed, other);
+            }
+            candidates = left_out_for(inst, s, v);
+            k = 0;
+        }
+    }
+    changed
+}
+
+fn note(changed: &mut Vec<usize>, r: usize) {
+    if !changed.contains(&r) {
+        changed.push(r);
+    }
+}
+
+/// Left-out tasks allowed on vehicle `v`: highest weight first, then the lightest, then index.
+fn left_out_for(inst: &Instance, s: &State, v: usize) -> Vec<u32> {
+    let mut out: Vec<u32> = s
+        .unassigned
+        .iter()
+        .copied()
+        .filter(|&t| inst.is_allowed(t as usize, v))
+        .collect();
+    out.sort_unstable_by_key(|&t| {
+        let task = &inst.tasks[t as usize];
+        (std::cmp::Reverse(task.weight), task.demand, t)
+    });
+    out
+}
+
+/// Route `r` without task `p`, filled with as many `candidates` as fit: when that improves
+/// the score, it replaces `r` and `p` is left out (true).
+fn trade(
+    inst: &Instance,
+    s: &mut State,
+    r: usize,
+    p: usize,
+    candidates: &[u32],
+    trial: &mut Route,
+) -> bool {
+    let task = &inst.tasks[p];
+    trial.vehicle = s.routes[r].vehicle;
+    trial.nodes.clear();
+    let kept = s.routes[r].nodes.iter().copied();
+    trial
+        .nodes
+        .extend(kept.filter(|&x| x != task.first && x != task.second));
+    trial.update(inst);
+    let mut rng = Rng::new(0, 0);
+    let mut blink = Blink {
+        rng: &mut rng,
+        rate: 0.0,
+    };
+    let mut placed = Vec::new();
+    let mut gained: i128 = 0;
+    for &u in candidates {
+        if !room_for(inst, trial, u as usize) {
+            continue;
+        }
+        if let Some(c) = best_insertion(inst, trial, u as usize, i64::MAX, &mut blink) {
+            apply(inst, trial, u as usize, c);
+            trial.update(inst);
+            gained += inst.tasks[u as usize].weight;
+            placed.push(u);
+        }
+    }
+    let delta = task.weight - gained + (trial.cost - s.routes[r].cost) as i128;
+    if placed.is_empty() || delta >= 0 {
+        return false;
+    }
+    let mut taken = Vec::new();
+    s.take_unassigned_where(inst, &mut taken, |t| placed.contains(&t));
+    let route = s.route_mut(r);
+    std::mem::swap(&mut route.nodes, &mut trial.nodes);
+    s.refresh(inst, r);
+    for &u in &placed {
+        s.set_route(u as usize, r as u32);
+    }
+    s.set_route(p, NONE);
+    s.leave_out(inst, p);
+    true
+}
+
+/// Whether the route's load at its start and at its end leaves room for task `t`'s own: a
+/// job's delivery is on board from the start and its pickup until the end, on every route.
+fn room_for(inst: &Instance, r: &Route, t: usize) -> bool {
+    let dims = inst.dims;
+    let cap = &inst.vehicles[r.vehicle].capacity;
+    let first = inst.tasks[t].first as usize;
+    let (start, delta) = inst.loads(first);
+    let end = r.elements() * dims;
+    (0..dims).all(|d| {
+        r.loads[d] + start[d] <= cap[d] && r.loads[end + d] + start[d] + delta[d] <= cap[d]
+    })
+}
+
+/// Puts the left-out task `p` back at its cheapest place on another used route, if any;
+/// returns that route.
+fn replace(inst: &Instance, s: &mut State, p: usize) -> Option<usize> {
+    let mut rng = Rng::new(0, 0);
+    let mut blink = Blink {
+        rng: &mut rng,
+        rate: 0.0,
+    };
+    let mut best = None;
+    let mut bound = i64::MAX;
+    for (r, route) in s.routes.iter().enumerate() {
+        if route.is_empty() || !inst.is_allowed(p, route.vehicle) || !room_for(inst, route, p) {
+            continue;
+        }
+        if let Some(c) = best_insertion(inst, route, p, bound, &mut blink) {
+            bound = c.delta;
+            best = Some((r, c));
+        }
+    }
+    let (r, c) = best?;
+    s.take_unassigned_where(inst, &mut Vec::new(), |t| t as usize == p);
+    apply(inst, s.route_mut(r), p, c);
+    s.refresh(inst, r);
+    s.set_route(p, r as u32);
+    Some(r)
+}
+
+#[cfg(test)]
+mod tests;
