@@ -120,6 +120,37 @@ fn the_task_taken_out_moves_to_another_route_with_room() {
     assert_eq!(second, vec![0, 3]);
 }
 
+#[test]
+fn a_route_short_of_time_takes_the_two_cheapest_detours_not_the_lightest_task() {
+    // The heavy job (load 4) sits at (5,0). Left out: two jobs of load 2 near the depot, at
+    // (0,5) and (5,5), and one of load 1 at (19,0), whose round trip (38) fills the shift
+    // (40) alone. The lightest first would take the far job only.
+    let pts = [(0, 0), (5, 0), (0, 5), (5, 5), (19, 0)];
+    let mut jobs: Vec<Job> = (1..=4).map(|l| job(l as u64, l)).collect();
+    for (j, l) in jobs.iter_mut().zip([4, 2, 2, 1]) {
+        j.delivery = vec![l];
+    }
+    let p = Problem {
+        name: "short of time".into(),
+        matrix: plane(&pts),
+        jobs,
+        shipments: vec![],
+        vehicles: vec![Vehicle {
+            shift: TimeWindow { start: 0, end: 40 },
+            ..vehicle(1, 4)
+        }],
+        dimensions: 1,
+        objective: Objective::Duration,
+    };
+    let (s, _) = run(&p, &vec![(0, vec![0])]);
+    let mut on = s.routes[0].nodes.clone();
+    on.sort_unstable();
+    assert_eq!(on, vec![1, 2]);
+    let mut left = s.unassigned.clone();
+    left.sort_unstable();
+    assert_eq!(left, vec![0, 3]);
+}
+
 /// A seeded day on a 40 x 40 plane: jobs of load 1-5 (deliveries and some pickups), windows,
 /// set-up times, two shipments, two vehicles of capacity 10 with a break: more load than
 /// room, so tasks are left out.
