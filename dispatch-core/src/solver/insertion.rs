@@ -49,7 +49,7 @@ pub(crate) fn best_insertion(
     // An empty route holds no break yet, so its cached arrays would judge a first task without
     // the breaks the vehicle then takes: simulate its single candidate instead. (The pre-check
     // has simulated every task alone on the vehicles it allows, but a caller need not rely on it.)
-    let fast = vd.fast && !(r.is_empty() && !vd.breaks.is_empty());
+    let fast = vd.fast && (!r.is_empty() || vd.breaks.is_empty());
     let found = search(inst, r, task, bound, blink, fast)?;
     // With several breaks the cached arrays assume the breaks stay where they are, while the
     // simulation re-places them one by one: confirm, and fall back to exact checks if needed.
