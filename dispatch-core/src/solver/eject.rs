@@ -17,6 +17,7 @@
 
 use super::insertion::{apply, best_insertion, Blink};
 use super::instance::{Instance, NONE};
+use super::operators::feasible;
 use super::rng::Rng;
 use super::route::Route;
 use super::state::State;
@@ -92,6 +93,12 @@ fn trade(
         .copied()
         .filter(|&x| x != task.first && x != task.second)
         .collect();
+    // Taking a visit out can break the rest (travel times need not obey the triangle
+    // inequality, and breaks move), and the insertion checks trust a route's arrays only
+    // while it is feasible.
+    if !feasible(inst, s.routes[r].vehicle, &stripped) {
+        return false;
+    }
     reset(inst, trial, s.routes[r].vehicle, &stripped);
     let mut rng = Rng::new(0, 0);
     let mut blink = Blink {
