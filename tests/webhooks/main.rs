@@ -5,6 +5,7 @@
 //! per-entity order, per-depot isolation, and receiver settings changed while running; in
 //! `upkeep`: the wake-up on commit and the retention of finished records.
 
+mod credentials;
 mod receiver;
 mod redirects;
 #[path = "../support/mod.rs"]

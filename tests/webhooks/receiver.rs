@@ -230,7 +230,14 @@ fn read_request(
             break;
         }
         if let Some((k, v)) = line.split_once(':') {
-            headers.insert(k.trim().to_ascii_lowercase(), v.trim().to_owned());
+            // A repeated header is kept as HTTP combines it ("a, b"), so a test sees both.
+            headers
+                .entry(k.trim().to_ascii_lowercase())
+                .and_modify(|seen: &mut String| {
+                    seen.push_str(", ");
+                    seen.push_str(v.trim());
+                })
+                .or_insert_with(|| v.trim().to_owned());
         }
     }
     let length: usize = headers

@@ -294,8 +294,14 @@ fn save(
         .iter()
         .map(|v| (v.id, v.fields.name.as_str()))
         .collect();
+    let planned_ids: Vec<i64> = result
+        .routes
+        .iter()
+        .flat_map(|r| r.stops.iter().flat_map(|s| s.order_ids.iter().copied()))
+        .collect();
+    let live = tx.live_order_ids(scope, &planned_ids)?;
     for (n, planned) in result.routes.iter().enumerate() {
-        let visits = live_visits(tx, scope, visits(planned, job.date, &orders))?;
+        let visits = live_visits(visits(planned, job.date, &orders), &live, &orders);
         if visits.is_empty() {
             continue;
         }

@@ -7,8 +7,8 @@
 //! light ones. Ruin-and-recreate rarely finds that trade, as one iteration would have to remove
 //! the heavy task and retry the right two of hundreds of left-out tasks. This pass tries it
 //! directly: for each placed task of a route, the route without it takes as many left-out tasks
-//! as fit (cheapest position each, highest priority first, then the lightest), and the trade
-//! is kept when the solution's score improves.
+//! as fit (cheapest position each, highest priority first, then the lightest or the cheapest
+//! detour, whichever fills better), and the trade is kept when the solution's score improves.
 //!
 //! Priority-aware through that score: leaving out a task of a priority level costs more than
 //! leaving out every task of the lower levels ([`Instance`]'s weights), so a trade never gives up
@@ -17,6 +17,7 @@
 
 use super::insertion::{apply, best_insertion, Blink};
 use super::instance::{Instance, NONE};
+use super::operators::feasible;
 use super::rng::Rng;
 use super::route::Route;
 use super::state::State;
@@ -74,7 +75,9 @@ fn left_out_for(inst: &Instance, s: &State, v: usize) -> Vec<u32> {
 }
 
 /// Route `r` without task `p`, filled with as many `candidates` as fit: when that improves
-/// the score, it replaces `r` and `p` is left out (true).
+/// the score, it replaces `r` and `p` is left out (true). Two fillings are tried, the better
+/// kept: the lightest tasks first pack the most weight, the cheapest detours first leave the
+/// most time, and a route short of both takes two tasks in one order only.
 fn trade(
     inst: &Instance,
     s: &mut State,
@@ -84,39 +87,67 @@ fn trade(
     trial: &mut Route,
 ) -> bool {
     let task = &inst.tasks[p];
-    trial.vehicle = s.routes[r].vehicle;
-    trial.nodes.clear();
-    let kept = s.routes[r].nodes.iter().copied();
-    trial
+    let stripped: Vec<u32> = s.routes[r]
         .nodes
-        .extend(kept.filter(|&x| x != task.first && x != task.second));
-    trial.update(inst);
+        .iter()
+        .copied()
+        .filter(|&x| x != task.first && x != task.second)
+        .collect();
+    // Taking a visit out can break the rest (travel times need not obey the triangle
+    // inequality, and breaks move), and the insertion checks trust a route's arrays only
+    // while it is feasible.
+    if !feasible(inst, s.routes[r].vehicle, &stripped) {
+        return false;
+    }
+    reset(inst, trial, s.routes[r].vehicle, &stripped);
     let mut rng = Rng::new(0, 0);
     let mut blink = Blink {
         rng: &mut rng,
         rate: 0.0,
     };
-    let mut placed = Vec::new();
-    let mut gained: i128 = 0;
-    for &u in candidates {
-        if !room_for(inst, trial, u as usize) {
-            continue;
-        }
-        if let Some(c) = best_insertion(inst, trial, u as usize, i64::MAX, &mut blink) {
-            apply(inst, trial, u as usize, c);
-            trial.update(inst);
-            gained += inst.tasks[u as usize].weight;
-            placed.push(u);
-        }
-    }
-    let delta = task.weight - gained + (trial.cost - s.routes[r].cost) as i128;
-    if placed.is_empty() || delta >= 0 {
+    // Candidates that fit the route alone, in the lightest-first order, with their detours.
+    let fit: Vec<(i64, u32)> = candidates
+        .iter()
+        .filter(|&&u| room_for(inst, trial, u as usize))
+        .filter_map(|&u| {
+            best_insertion(inst, trial, u as usize, i64::MAX, &mut blink).map(|c| (c.delta, u))
+        })
+        .collect();
+    if fit.is_empty() {
         return false;
     }
+    let lightest: Vec<u32> = fit.iter().map(|&(_, u)| u).collect();
+    let mut cheapest = fit;
+    cheapest
+        .sort_by_key(|&(delta, u)| (std::cmp::Reverse(inst.tasks[u as usize].weight), delta, u));
+    let cheapest: Vec<u32> = cheapest.into_iter().map(|(_, u)| u).collect();
+    let mut best: Option<(i128, Vec<u32>, Vec<u32>)> = None;
+    for order in [&lightest, &cheapest] {
+        reset(inst, trial, s.routes[r].vehicle, &stripped);
+        let mut placed = Vec::new();
+        let mut gained: i128 = 0;
+        for &u in order {
+            if !room_for(inst, trial, u as usize) {
+                continue;
+            }
+            if let Some(c) = best_insertion(inst, trial, u as usize, i64::MAX, &mut blink) {
+                apply(inst, trial, u as usize, c);
+                trial.update(inst);
+                gained += inst.tasks[u as usize].weight;
+                placed.push(u);
+            }
+        }
+        let delta = task.weight - gained + (trial.cost - s.routes[r].cost) as i128;
+        if delta < 0 && best.as_ref().is_none_or(|b| delta < b.0) {
+            best = Some((delta, placed, trial.nodes.clone()));
+        }
+    }
+    let Some((_, placed, nodes)) = best else {
+        return false;
+    };
     let mut taken = Vec::new();
     s.take_unassigned_where(inst, &mut taken, |t| placed.contains(&t));
-    let route = s.route_mut(r);
-    std::mem::swap(&mut route.nodes, &mut trial.nodes);
+    s.route_mut(r).nodes = nodes;
     s.refresh(inst, r);
     for &u in &placed {
         s.set_route(u as usize, r as u32);
@@ -124,6 +155,14 @@ fn trade(
     s.set_route(p, NONE);
     s.leave_out(inst, p);
     true
+}
+
+/// Makes `trial` vehicle `v`'s route through `nodes`, caches included.
+fn reset(inst: &Instance, trial: &mut Route, v: usize, nodes: &[u32]) {
+    trial.vehicle = v;
+    trial.nodes.clear();
+    trial.nodes.extend_from_slice(nodes);
+    trial.update(inst);
 }
 
 /// Whether the route's load at its start and at its end leaves room for task `t`'s own: a

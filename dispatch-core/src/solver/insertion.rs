@@ -46,10 +46,14 @@ pub(crate) fn best_insertion(
     if r.len() + extra > vd.max_tasks {
         return None;
     }
-    let found = search(inst, r, task, bound, blink, vd.fast)?;
+    // An empty route holds no break yet, so its cached arrays would judge a first task without
+    // the breaks the vehicle then takes: simulate its single candidate instead. (The pre-check
+    // has simulated every task alone on the vehicles it allows, but a caller need not rely on it.)
+    let fast = vd.fast && (!r.is_empty() || vd.breaks.is_empty());
+    let found = search(inst, r, task, bound, blink, fast)?;
     // With several breaks the cached arrays assume the breaks stay where they are, while the
     // simulation re-places them one by one: confirm, and fall back to exact checks if needed.
-    if vd.fast && vd.breaks.len() > 1 && !simulates(inst, r, &inserts(r, t, found)) {
+    if fast && vd.breaks.len() > 1 && !simulates(inst, r, &inserts(r, t, found)) {
         return search(inst, r, task, bound, blink, false);
     }
     Some(found)
@@ -329,4 +333,52 @@ fn insert_into(inst: &Instance, r: &Route, nodes: &mut Vec<u32>, task: usize, c:
         nodes.insert(j, t.second);
     }
     nodes.insert(i, t.first);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solver::fixtures::{job, plane, vehicle};
+    use crate::solver::problem::*;
+    use crate::solver::route::Route;
+
+    /// Found with the property test's seed 6709509447002899606 when tasks that fit no vehicle
+    /// alone were allowed in the search: the construction opened a vehicle with one that
+    /// missed the vehicle's break, as the empty route's arrays hold no break.
+    #[test]
+    fn the_first_task_on_an_empty_route_is_checked_with_the_vehicles_break() {
+        // A job 10 away with 10 of service; the shift ends at 40 and a 15-minute break must
+        // start by 5: 10 + 10 + 10 + 15 = 45 > 40 with the break, 30 without.
+        let mut j = job(1, 1);
+        j.place.service = 10;
+        let p = Problem {
+            name: "break".into(),
+            matrix: plane(&[(0, 0), (10, 0)]),
+            jobs: vec![j],
+            shipments: vec![],
+            vehicles: vec![Vehicle {
+                shift: TimeWindow { start: 0, end: 40 },
+                breaks: vec![Break {
+                    id: 9,
+                    time_windows: vec![TimeWindow { start: 0, end: 5 }],
+                    service: 15,
+                }],
+                ..vehicle(1, 5)
+            }],
+            dimensions: 1,
+            objective: Objective::Duration,
+        };
+        let mut inst = Instance::new(&p);
+        // Allowed whatever the pre-check would say: the insertion must judge it by itself.
+        inst.allowed[0] = true;
+        assert!(inst.vehicles[0].fast);
+        let r = Route::new(&inst, 0);
+        let mut rng = Rng::new(1, 0);
+        let mut blink = Blink {
+            rng: &mut rng,
+            rate: 0.0,
+        };
+        assert!(best_insertion(&inst, &r, 0, i64::MAX, &mut blink).is_none());
+        assert!(simulate(&inst, 0, &[0], None).is_none());
+    }
 }

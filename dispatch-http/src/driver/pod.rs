@@ -82,8 +82,9 @@ async fn list_questionnaires(
     }))
 }
 
-fn bad(path: Vec<PathSegment>, expected: &str, message: &str) -> ApiError {
-    ServiceError::invalid(path, expected, "", message).into()
+/// A refused upload; `received` says what came (a field, a size, a value, "nothing").
+fn bad(path: Vec<PathSegment>, expected: &str, received: &str, message: &str) -> ApiError {
+    ServiceError::invalid(path, expected, received, message).into()
 }
 
 fn multipart_error(e: axum::extract::multipart::MultipartError) -> ApiError {
@@ -93,6 +94,7 @@ fn multipart_error(e: axum::extract::multipart::MultipartError) -> ApiError {
         bad(
             vec![],
             "multipart/form-data",
+            "a malformed multipart body",
             &format!("unreadable multipart body: {e}"),
         )
     }
@@ -103,6 +105,7 @@ async fn read_field(mut field: Field<'_>, name: &str, limit: usize) -> Result<Ve
     let mut content = Vec::new();
     while let Some(chunk) = field.chunk().await.map_err(multipart_error)? {
         if content.len() + chunk.len() > limit {
+            let received = format!("more than {limit} bytes");
             let (expected, message) = if limit == MAX_IMAGE_BYTES {
                 (
                     "at most 10 MB".to_owned(),
@@ -114,7 +117,7 @@ async fn read_field(mut field: Field<'_>, name: &str, limit: usize) -> Result<Ve
                     format!("the field {name} is longer than {limit} bytes"),
                 )
             };
-            return Err(bad(vec![name.into()], &expected, &message));
+            return Err(bad(vec![name.into()], &expected, &received, &message));
         }
         content.extend_from_slice(&chunk);
     }
@@ -122,8 +125,10 @@ async fn read_field(mut field: Field<'_>, name: &str, limit: usize) -> Result<Ve
 }
 
 fn text(bytes: Vec<u8>, name: &str) -> Result<String, ApiError> {
-    let text = String::from_utf8(bytes)
-        .map_err(|_| bad(vec![name.into()], "UTF-8 text", "not UTF-8 text"))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let received = format!("{} bytes, not UTF-8", e.as_bytes().len());
+        bad(vec![name.into()], "UTF-8 text", &received, "not UTF-8 text")
+    })?;
     if text.contains('\0') {
         return Err(crate::extract::no_nul::refused(vec![name.into()]));
     }
@@ -139,6 +144,7 @@ fn coordinate(raw: &str, name: &str) -> Result<f64, ApiError> {
             bad(
                 vec![name.into()],
                 "a number",
+                raw,
                 &format!("{name} must be a number"),
             )
         })
@@ -149,6 +155,7 @@ fn multipart_body(m: Result<Multipart, MultipartRejection>) -> Result<Multipart,
         bad(
             vec![],
             "multipart/form-data",
+            "a body that is not multipart/form-data",
             &format!("the body must be multipart/form-data: {e}"),
         )
     })
@@ -205,6 +212,7 @@ async fn signature(
                 return Err(bad(
                     vec![name.as_str().into()],
                     "the fields signature, signed_by, lat, lng",
+                    &format!("a field `{name}` (unknown, or sent again)"),
                     "unknown or repeated field",
                 ))
             }
@@ -216,7 +224,7 @@ async fn signature(
                 IssueCode::Required,
                 vec!["signature".into()],
                 "an image file",
-                "",
+                "nothing",
                 "the field signature (the signature image) is required",
             ),
         ])))
@@ -257,9 +265,11 @@ async fn photos(
     let mut files = Vec::new();
     while let Some(field) = multipart.next_field().await.map_err(multipart_error)? {
         if field.name() != Some("photo") {
+            let name = field.name().unwrap_or_default();
             return Err(bad(
-                vec![field.name().unwrap_or_default().into()],
+                vec![name.into()],
                 "fields named photo",
+                &format!("a field `{name}`"),
                 "the only accepted field is photo",
             ));
         }
@@ -267,6 +277,7 @@ async fn photos(
             return Err(bad(
                 vec!["photo".into()],
                 "1 to 5 photos",
+                "a sixth photo",
                 "at most 5 photos per request",
             ));
         }

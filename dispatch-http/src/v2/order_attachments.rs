@@ -36,11 +36,12 @@ fn too_large() -> ApiError {
     crate::rejection::body_too_large("10 MB (an attachment)")
 }
 
-fn bad(message: &str) -> ApiError {
+/// A refused upload; `received` says what came instead of one `attachment` file field.
+fn bad(received: &str, message: &str) -> ApiError {
     ServiceError::invalid(
         vec!["attachment".into()],
         "multipart/form-data with one file field `attachment`",
-        "",
+        received,
         message,
     )
     .into()
@@ -62,21 +63,35 @@ async fn upload(
         return Err(too_large());
     }
     let id: i64 = raw.parse().map_err(|_| ApiError::not_found("order"))?;
-    let mut multipart =
-        multipart.map_err(|e| bad(&format!("the body must be multipart/form-data: {e}")))?;
+    let mut multipart = multipart.map_err(|e| {
+        let sent = headers
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("a body without Content-Type");
+        bad(sent, &format!("the body must be multipart/form-data: {e}"))
+    })?;
     let mut file: Option<(String, Vec<u8>)> = None;
     loop {
         let field = match multipart.next_field().await {
             Ok(Some(f)) => f,
             Ok(None) => break,
             Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => return Err(too_large()),
-            Err(e) => return Err(bad(&format!("unreadable multipart body: {e}"))),
+            Err(e) => {
+                return Err(bad(
+                    "a malformed multipart body",
+                    &format!("unreadable multipart body: {e}"),
+                ))
+            }
         };
         if field.name() != Some("attachment") {
-            return Err(bad("the only accepted field is `attachment`"));
+            let sent = field.name().map_or_else(
+                || "a field without a name".to_owned(),
+                |n| format!("a field `{n}`"),
+            );
+            return Err(bad(&sent, "the only accepted field is `attachment`"));
         }
         if file.is_some() {
-            return Err(bad("one file per request"));
+            return Err(bad("a second `attachment` field", "one file per request"));
         }
         let name = field.file_name().unwrap_or("attachment").to_owned();
         let mut field = field;
@@ -91,12 +106,18 @@ async fn upload(
                 }
                 Ok(None) => break,
                 Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => return Err(too_large()),
-                Err(e) => return Err(bad(&format!("unreadable multipart body: {e}"))),
+                Err(e) => {
+                    return Err(bad(
+                        "a malformed multipart body",
+                        &format!("unreadable multipart body: {e}"),
+                    ))
+                }
             }
         }
         file = Some((name, content));
     }
-    let (name, content) = file.ok_or_else(|| bad("the field `attachment` is required"))?;
+    let (name, content) =
+        file.ok_or_else(|| bad("undefined", "the field `attachment` is required"))?;
     let attachment = state
         .blocking(move |s| {
             Ok(order_reads::add_attachment(

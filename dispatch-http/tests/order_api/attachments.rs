@@ -214,3 +214,41 @@ async fn control_characters_in_a_file_name_never_reach_the_stored_name() {
         assert!(!safe.chars().any(char::is_control), "{safe:?}");
     }
 }
+
+#[tokio::test]
+async fn upload_refusals_say_what_was_received() {
+    let api = Api::start();
+    let id = api.post_orders(json!([delivery("R")])).await[0].to_string();
+    let received = |r: &Reply| r.body["details"]["validationErrors"][0]["received"].clone();
+    let wrong_field = upload(&api, &id, multipart("file", "a.pdf", PDF)).await;
+    assert_eq!(
+        received(&wrong_field),
+        "a field `file`",
+        "{:#}",
+        wrong_field.body
+    );
+    let mut two = multipart("attachment", "a.pdf", PDF);
+    two.truncate(two.len() - format!("--{BOUNDARY}--\r\n").len());
+    two.extend(multipart("attachment", "b.pdf", PDF));
+    let second = upload(&api, &id, two).await;
+    assert_eq!(
+        received(&second),
+        "a second `attachment` field",
+        "{:#}",
+        second.body
+    );
+    let none = upload(&api, &id, format!("--{BOUNDARY}--\r\n").into_bytes()).await;
+    assert_eq!(received(&none), "undefined", "{:#}", none.body);
+    let json_body = api
+        .post(
+            &format!("/v2/orders/{id}/attachments"),
+            json!({"attachment": "x"}),
+        )
+        .await;
+    assert_eq!(
+        received(&json_body),
+        "application/json",
+        "{:#}",
+        json_body.body
+    );
+}

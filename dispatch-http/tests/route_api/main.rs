@@ -22,6 +22,7 @@ mod notify;
 mod pod;
 mod pod_limits;
 mod pod_questionnaires;
+mod pod_refusals;
 mod pod_submissions;
 mod pod_uploads;
 mod route_put;

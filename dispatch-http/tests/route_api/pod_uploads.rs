@@ -14,7 +14,7 @@ use super::pod::{png, route_stops};
 use super::*;
 
 /// One multipart part: a text field or a file.
-enum Part<'a> {
+pub(super) enum Part<'a> {
     Text(&'a str, &'a str),
     File(&'a str, &'a str, &'a [u8]),
 }
@@ -48,7 +48,12 @@ fn multipart(parts: &[Part<'_>]) -> Vec<u8> {
     body
 }
 
-async fn upload(app: &TestApp, path: &str, key: &str, parts: &[Part<'_>]) -> common::Resp {
+pub(super) async fn upload(
+    app: &TestApp,
+    path: &str,
+    key: &str,
+    parts: &[Part<'_>],
+) -> common::Resp {
     let request = Request::builder()
         .method(Method::POST)
         .uri(path)

@@ -22,6 +22,10 @@ use crate::sql::Connection;
 use dispatch_core::ports::store::StoreError;
 use dispatch_core::time::{TimeOfDay, Timestamp};
 
+/// Ids per `IN (...)` list, well under SQLite's bound on bound parameters (32 766; 999 before
+/// 3.32) and PostgreSQL's (65 535).
+pub(crate) const IN_CHUNK: usize = 500;
+
 /// A connection with an open transaction; the repository traits are implemented on it, and
 /// with every one of them it is the store's `StoreTx`.
 pub struct Db<C: Connection>(pub C);

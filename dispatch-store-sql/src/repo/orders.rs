@@ -1,7 +1,9 @@
 //! Orders (soft-deleted, restored by number), their line items, exchange pairs, attachments,
 //! custom-status removal and the event outbox.
 
-use crate::sql::{params, Connection, OptionalExtension, Statement};
+use std::collections::HashSet;
+
+use crate::sql::{params, params_from_iter, Connection, OptionalExtension, Statement};
 use dispatch_core::model::attachment::Attachment;
 use dispatch_core::model::order::{Order, OrderType};
 use dispatch_core::model::order_value::Money;
@@ -15,7 +17,7 @@ use dispatch_core::time::Timestamp;
 
 use super::order_codec as codec;
 use super::order_rows::{corrupt, keyset};
-use super::{ts, Db, Sql};
+use super::{ts, Db, Sql, IN_CHUNK};
 
 /// The order columns written by insert and update, in `?2..?21` order (after depot or id).
 macro_rules! order_values {
@@ -64,6 +66,29 @@ impl<C: Connection> OrderRepo for Db<C> {
                 &id,
             )?
             .map(|(order, _)| order))
+    }
+
+    fn live_order_ids(
+        &mut self,
+        scope: DepotScope,
+        ids: &[i64],
+    ) -> Result<HashSet<i64>, StoreError> {
+        let mut live = HashSet::new();
+        for chunk in ids.chunks(IN_CHUNK) {
+            let marks = vec!["?"; chunk.len()].join(", ");
+            let mut q = self
+                .0
+                .prepare(&format!(
+                    "SELECT id FROM orders WHERE depot_id = ? AND {} AND id IN ({marks})",
+                    C::DIALECT.pick("deleted = 0", "deleted = FALSE")
+                ))
+                .st()?;
+            let args = std::iter::once(scope.depot_id).chain(chunk.iter().copied());
+            for id in q.query_map(params_from_iter(args), |r| r.get(0)).st()? {
+                live.insert(id.st()?);
+            }
+        }
+        Ok(live)
     }
 
     fn insert_order(&mut self, scope: DepotScope, o: &Order) -> Result<i64, StoreError> {

@@ -13,7 +13,7 @@ pub mod reference;
 pub mod send_leases;
 
 pub use leases::{concurrent_claims_take_each_job_once, job_leases, named_leases};
-pub use orders::customers_and_orders;
+pub use orders::{customers_and_orders, live_orders_of_many_ids_at_once};
 pub use outbox::{ids_grow_across_purges, outbox_delivery, outbox_retention};
 pub use plans::{planning, vehicle_deletion_keeps_routes};
 pub use proof::{driver_feed_pruning, route_proof_reads};
@@ -73,6 +73,7 @@ macro_rules! store_conformance {
         $crate::store_conformance!(@cases [$(let $bind = $init;)?] [$store]
             organisation_reference_and_vehicles,
             customers_and_orders,
+            live_orders_of_many_ids_at_once,
             outbox_delivery,
             outbox_retention,
             ids_grow_across_purges,

@@ -2,6 +2,8 @@
 //! pairs; attachments; the organisation's custom statuses. Status changes write their events
 //! through [`super::OutboxRepo`] in the same transaction.
 
+use std::collections::HashSet;
+
 use super::StoreError;
 use crate::model::attachment::Attachment;
 use crate::model::order::{Order, OrderType};
@@ -81,6 +83,13 @@ pub trait OrderRepo {
     ) -> Result<Option<NumberedOrder>, StoreError>;
     /// One live order with its line items.
     fn get_order(&mut self, scope: DepotScope, id: i64) -> Result<Option<Order>, StoreError>;
+    /// Which of `ids` are live orders of the depot: one question for every order of a saved
+    /// day (not one read per stop inside the write transaction), however many ids it names.
+    fn live_order_ids(
+        &mut self,
+        scope: DepotScope,
+        ids: &[i64],
+    ) -> Result<HashSet<i64>, StoreError>;
     /// Stores a new order (ids of the order and its line items are assigned) and returns its id.
     fn insert_order(&mut self, scope: DepotScope, order: &Order) -> Result<i64, StoreError>;
     /// Overwrites a stored order and restores it when deleted. Line items with id 0 are new,

@@ -27,7 +27,7 @@ pub async fn attempt(
     timeout: Duration,
 ) -> AttemptResult {
     let request = client
-        .post(&receiver.url)
+        .post(without_credentials(&receiver.url))
         .basic_auth(&receiver.username, Some(&receiver.password))
         .header(reqwest::header::CONTENT_TYPE, "application/json")
         .header("x-dispatch-delivery", delivery_id)
@@ -51,6 +51,21 @@ pub async fn attempt(
         Ok(Err(e)) => {
             AttemptResult::ConnectionFailed(error_chain(&crate::redact::reqwest_error(e)))
         }
+    }
+}
+
+/// `url` without a `user:password@` part: the client would authenticate with those instead of
+/// the configured username and password (spec: Authentication 4). A URL that does not parse
+/// is left as it is, for the request to fail with its reason.
+fn without_credentials(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(mut parsed) if !parsed.username().is_empty() || parsed.password().is_some() => {
+            // Both only fail for URLs that cannot have credentials, which these have.
+            let _ = parsed.set_username("");
+            let _ = parsed.set_password(None);
+            parsed.into()
+        }
+        _ => url.to_owned(),
     }
 }
 

@@ -10,9 +10,7 @@ use dispatch_core::model::pod::{ImageMeta, StopSignature};
 use dispatch_core::ports::store::StoreError;
 
 use super::{image_meta, image_row, signature_row, Db, Sql, IMAGE_COLUMNS};
-
-/// Orders per `IN (...)` list, well under SQLite's bound on bound parameters.
-const IN_CHUNK: usize = 500;
+use crate::repo::IN_CHUNK;
 
 impl<C: Connection> Db<C> {
     pub(super) fn route_photos(

@@ -1,5 +1,7 @@
 //! Customers and orders: numbering, soft deletion, line items, attachments, paging.
 
+use std::collections::HashSet;
+
 use super::{at, two_depots};
 use crate::events::DomainEvent;
 use crate::model::customer::{Customer, CustomerTimeWindow};
@@ -271,6 +273,29 @@ pub fn customers_and_orders(store: &dyn Store) {
             tx.append_event(a, &event, at(21))?;
             assert_eq!(tx.list_events(a)?, vec![event]);
             assert!(tx.list_events(b)?.is_empty());
+            Ok::<_, StoreError>(())
+        })
+        .unwrap();
+}
+
+/// Which of many order ids are live, asked at once: deleted orders, another depot's and
+/// unknown ids are left out, a repeated id is answered once, and a list longer than any
+/// backend binds in one statement is answered whole.
+pub fn live_orders_of_many_ids_at_once(store: &dyn Store) {
+    let (a, b) = two_depots(store);
+    store
+        .transaction(|tx| {
+            let o1 = tx.insert_order(a, &order("L1", 1))?;
+            let o2 = tx.insert_order(a, &order("L2", 2))?;
+            let gone = tx.insert_order(a, &order("L3", 3))?;
+            let theirs = tx.insert_order(b, &order("L1", 4))?;
+            tx.delete_order(a, gone)?;
+            assert_eq!(tx.live_order_ids(a, &[])?, HashSet::new());
+            let asked = [o2, gone, theirs, o1, o2, 424_242];
+            assert_eq!(tx.live_order_ids(a, &asked)?, HashSet::from([o1, o2]));
+            // More ids than SQLite (32 766) or PostgreSQL (65 535) bind in one statement.
+            let many: Vec<i64> = (1_000_000..1_070_000).chain([o1]).collect();
+            assert_eq!(tx.live_order_ids(a, &many)?, HashSet::from([o1]));
             Ok::<_, StoreError>(())
         })
         .unwrap();

@@ -1,5 +1,7 @@
 //! The in-memory customer and order repositories.
 
+use std::collections::HashSet;
+
 use super::State;
 use crate::model::attachment::Attachment;
 use crate::model::customer::Customer;
@@ -187,6 +189,21 @@ impl OrderRepo for State {
             .stored_order(scope, id)
             .filter(|o| !o.deleted)
             .map(|o| o.order.clone()))
+    }
+
+    fn live_order_ids(
+        &mut self,
+        scope: DepotScope,
+        ids: &[i64],
+    ) -> Result<HashSet<i64>, StoreError> {
+        let wanted: HashSet<i64> = ids.iter().copied().collect();
+        Ok(self
+            .orders
+            .orders
+            .iter()
+            .filter(|o| o.depot_id == scope.depot_id && !o.deleted && wanted.contains(&o.order.id))
+            .map(|o| o.order.id)
+            .collect())
     }
 
     fn insert_order(&mut self, scope: DepotScope, order: &Order) -> Result<i64, StoreError> {
