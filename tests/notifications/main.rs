@@ -87,6 +87,17 @@ fn wait_status(server: &Server, key: &str, want: &str, n: usize) -> Value {
     }
 }
 
+/// Schedules the depot's SMS for one order now and waits for its task to fail.
+fn schedule_sms_until_failed(server: &Server, d: &Depot, order: i64) -> Value {
+    let r = server.post(
+        "/v2/notifications/schedule/orders",
+        &d.key,
+        &json!({"orders": [order], "templates": [d.sms]}),
+    );
+    assert_eq!(r.status, 200);
+    wait_status(server, &d.key, "Failed", 1)
+}
+
 fn utc_in(seconds: u64) -> String {
     let at = SystemTime::now() + Duration::from_secs(seconds);
     let ms = at
@@ -391,13 +402,7 @@ fn tasks_go_out_at_their_time_through_smtp_and_the_sms_gateway_and_never_twice()
     );
 
     gateway.set(Behaviour::Status(503));
-    let r = server.post(
-        "/v2/notifications/schedule/orders",
-        &d.key,
-        &json!({"orders": [p], "templates": [d.sms]}),
-    );
-    assert_eq!(r.status, 200);
-    let failed = wait_status(&server, &d.key, "Failed", 1);
+    let failed = schedule_sms_until_failed(&server, &d, p);
     assert_eq!(failed[0]["error"], "SMS gateway answered HTTP 503");
     assert_eq!(failed[0]["sent_date"], Value::Null);
 }

@@ -14,13 +14,7 @@ fn a_redirecting_sms_gateway_is_not_followed_and_the_task_fails() {
     let flags = ["--rate-limits", "off", "--sms-gateway-url", &gateway.url()];
     let server = Server::start_with(&db, &flags);
     let [p, _, _] = orders(&server, &d.key);
-    let r = server.post(
-        "/v2/notifications/schedule/orders",
-        &d.key,
-        &json!({"orders": [p], "templates": [d.sms]}),
-    );
-    assert_eq!(r.status, 200);
-    let failed = wait_status(&server, &d.key, "Failed", 1);
+    let failed = schedule_sms_until_failed(&server, &d, p);
     assert_eq!(failed[0]["error"], "SMS gateway answered HTTP 302");
     let lines: Vec<String> = gateway.hits().iter().map(|h| h.line.clone()).collect();
     assert_eq!(lines, ["POST /hook HTTP/1.1"], "only the configured URL");
