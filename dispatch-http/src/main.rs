@@ -28,6 +28,7 @@ fn main() -> ExitCode {
         Command::ExportProblem(args) => dispatch_http::cli::export_problem::run(args),
         Command::Webhooks(args) => dispatch_http::cli::webhooks::run(args),
         Command::Keys(args) => dispatch_http::cli::keys::run(args),
+        Command::DriverApp(args) => dispatch_http::cli::driver_app::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
