@@ -341,7 +341,12 @@ mod tests {
         assert_eq!(reason(&live("OPEN", Some(day), false)), None);
         assert_eq!(reason(&live("OPEN", None, false)), None);
         assert_eq!(reason(&live("RETURNED", Some(day), false)), None);
-        for done in ["DELIVERED", "UNDELIVERED", "PARTIALLY_DELIVERED", "PARTIALLY_UNDELIVERED"] {
+        for done in [
+            "DELIVERED",
+            "UNDELIVERED",
+            "PARTIALLY_DELIVERED",
+            "PARTIALLY_UNDELIVERED",
+        ] {
             assert_eq!(
                 reason(&live(done, Some(next), true)),
                 Some(DropReason::Completed),

@@ -334,10 +334,12 @@ fn settle_status(
             }
             // One write, one status change: the event carries the status it ends with.
             let unchanged = order.status == before.status
-                && order
-                    .line_items
-                    .iter()
-                    .all(|i| before.line_items.iter().any(|b| b.id == i.id && b.status == i.status));
+                && order.line_items.iter().all(|i| {
+                    before
+                        .line_items
+                        .iter()
+                        .any(|b| b.id == i.id && b.status == i.status)
+                });
             events = if unchanged { Vec::new() } else { t.events };
         }
     }

@@ -155,7 +155,9 @@ pub fn dispatch_plan(
     id: i64,
     now: Timestamp,
 ) -> Result<Dispatched, ServiceError> {
-    dispatch_with(store, matrix, links, scope, now, |tx| plan_draft(tx, scope, id))
+    dispatch_with(store, matrix, links, scope, now, |tx| {
+        plan_draft(tx, scope, id)
+    })
 }
 
 /// `POST /routes/{id}/dispatch`.
@@ -167,7 +169,9 @@ pub fn dispatch_route(
     id: i64,
     now: Timestamp,
 ) -> Result<Dispatched, ServiceError> {
-    dispatch_with(store, matrix, links, scope, now, |tx| route_draft(tx, scope, id))
+    dispatch_with(store, matrix, links, scope, now, |tx| {
+        route_draft(tx, scope, id)
+    })
 }
 
 /// Runs a dispatch: in one write transaction when no route loses orders; else the kept stops
@@ -231,7 +235,9 @@ fn apply(
         let stops = if r.dropped.is_empty() {
             r.stops
         } else {
-            let timed = timing.and_then(|t| t.get(&route.id)).and_then(Option::as_ref);
+            let timed = timing
+                .and_then(|t| t.get(&route.id))
+                .and_then(Option::as_ref);
             match (timed, &r.day) {
                 (Some(planned), Some(day)) => {
                     write_planned(tx, scope, &mut route, planned, &day.orders, now)?

@@ -180,7 +180,10 @@ async fn a_vehicle_with_a_dispatched_route_is_left_out_of_a_re_optimisation() {
     workers.shutdown();
     let second = plan_read(&app, plan).await;
     // The dispatched route stays; the crane van gets no second route in its hours.
-    let crane_routes: Vec<Value> = on(&second, &crane).iter().map(|r| r["id"].clone()).collect();
+    let crane_routes: Vec<Value> = on(&second, &crane)
+        .iter()
+        .map(|r| r["id"].clone())
+        .collect();
     assert_eq!(crane_routes, vec![dispatched["id"].clone()], "{second:#}");
     assert_eq!(on(&second, &fridge).len(), 1, "{second:#}");
     let unserved = second["unserved"].as_array().unwrap();

@@ -97,7 +97,14 @@ async fn an_order_routed_elsewhere_while_the_job_solves_is_left_off_the_auto_dis
             let other = lay_out(&app, &[(Some(v), vec![o[0]])]);
             app.with_store(|store| {
                 let matrix = &*app.state.routing.matrix;
-                dispatch_plan(store, matrix, &links, north_scope(&app), other.plan, now(&app))
+                dispatch_plan(
+                    store,
+                    matrix,
+                    &links,
+                    north_scope(&app),
+                    other.plan,
+                    now(&app),
+                )
             })
             .unwrap();
         },

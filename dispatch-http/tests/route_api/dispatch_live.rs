@@ -59,14 +59,16 @@ async fn a_stale_plan_leaves_redated_completed_and_elsewhere_routed_orders_off_a
     assert_eq!(body["dropped_orders"][0]["route_id"], route);
     // The route keeps o[0] and o[5], timed from the travel matrix rather than the laid-out
     // ten-minute steps.
-    assert_eq!(route_orders(&app, route).await, vec![vec![o[0]], vec![o[5]]]);
+    assert_eq!(
+        route_orders(&app, route).await,
+        vec![vec![o[0]], vec![o[5]]]
+    );
     let read = app.get(&format!("/v2/routes/{route}"), &app.north()).await;
     let read = read.ok()["route"].clone();
     assert_eq!(read["dispatched"], true);
     let last = &read["stops"][1];
     assert_ne!(
-        last["estimated_arrival_time"],
-        before["stops"][5]["estimated_arrival_time"],
+        last["estimated_arrival_time"], before["stops"][5]["estimated_arrival_time"],
         "{read:#}"
     );
     assert_ne!(read["end_time"], before["end_time"], "{read:#}");
@@ -164,20 +166,19 @@ async fn a_failed_delivery_re_dated_is_open_again_and_can_be_routed_once_its_rou
     // it, the order can go onto another route.
     let v2 = vehicle(&app, "Van 2").await;
     let next = lay_out(&app, &[(Some(v2), vec![])]);
-    let add = |route: i64| {
-        let app = &app;
-        async move {
-            let path = format!("/v2/routes/{route}/add-orders");
-            app.post(&path, &app.north(), json!({"orders": [{"id": o[0]}]}))
-                .await
-        }
-    };
-    let r = add(next.routes[0]).await;
-    assert_eq!(r.ok()["errors"][0]["name"], "ALREADY_ROUTED", "{:#}", r.body);
+    let add = json!({"orders": [{"id": o[0]}]});
+    let path = format!("/v2/routes/{}/add-orders", next.routes[0]);
+    let r = app.post(&path, &app.north(), add.clone()).await;
+    assert_eq!(
+        r.ok()["errors"][0]["name"],
+        "ALREADY_ROUTED",
+        "{:#}",
+        r.body
+    );
     super::driver::on_route(&app, &key, first, "complete", json!({}))
         .await
         .ok();
-    let r = add(next.routes[0]).await;
+    let r = app.post(&path, &app.north(), add.clone()).await;
     assert_eq!(r.ok()["errors"], json!([]), "{:#}", r.body);
     assert_eq!(route_orders(&app, next.routes[0]).await, vec![vec![o[0]]]);
 }

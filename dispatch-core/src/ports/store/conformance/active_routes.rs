@@ -70,20 +70,33 @@ pub fn one_active_route_per_order(store: &dyn Store) {
     // Undispatched routes (proposals) may share orders; the first dispatch takes o[0].
     assert!(set_flags(store, a, &r1, true, false).unwrap());
     conflict(set_flags(store, a, &r2, true, false));
-    assert!(!store.read(|tx| tx.get_route(a, r2.id)).unwrap().unwrap().dispatched);
+    assert!(
+        !store
+            .read(|tx| tx.get_route(a, r2.id))
+            .unwrap()
+            .unwrap()
+            .dispatched
+    );
     // Without o[0] the second route dispatches; o[0] cannot join it while r1 is active.
     store
         .transaction(|tx| tx.replace_stops(a, r2.id, &[visit(vec![o[1]], 36_000)], at(3)))
         .unwrap();
     assert!(set_flags(store, a, &r2, true, false).unwrap());
-    conflict(store.transaction(|tx| {
-        tx.replace_stops(a, r2.id, &[visit(vec![o[1], o[0]], 36_000)], at(4))
-    }));
+    conflict(
+        store.transaction(|tx| {
+            tx.replace_stops(a, r2.id, &[visit(vec![o[1], o[0]], 36_000)], at(4))
+        }),
+    );
     // A completed route is no longer active: its orders may be on another active route.
     assert!(set_flags(store, a, &r1, true, true).unwrap());
     store
         .transaction(|tx| {
-            tx.replace_stops(a, r2.id, &[visit(vec![o[1]], 36_000), visit(vec![o[0]], 37_000)], at(5))
+            tx.replace_stops(
+                a,
+                r2.id,
+                &[visit(vec![o[1]], 36_000), visit(vec![o[0]], 37_000)],
+                at(5),
+            )
         })
         .unwrap();
     // A deleted plan's routes leave the active set with it.
