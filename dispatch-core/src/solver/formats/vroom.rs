@@ -5,7 +5,7 @@
 //! `matrices.<profile>.durations` / `.distances` (or the legacy top-level `matrix`), or `[lon, lat]`
 //! coordinates when no matrix is given, in which case travel comes from [`GreatCircle`] at
 //! 50 km/h. Without a distances matrix, distances equal durations. VROOM's keys beyond that
-//! subset are honoured or refused by name ([`keys`]); keys VROOM does not know are ignored, as
+//! subset are honoured or refused by name (`keys`); keys VROOM does not know are ignored, as
 //! VROOM does.
 //!
 //! Syntax and type errors carry serde's line and column; invalid values carry the JSON path.
