@@ -34,6 +34,7 @@ pub mod setup_values;
 pub mod tracking;
 pub mod travel;
 pub mod v2;
+pub mod vroom_api;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -75,6 +76,9 @@ pub struct AppState {
     pub routing: Arc<runtime::Routing>,
     /// `--public-url`: the base of every absolute URL the service emits (never a request header).
     pub public_url: public_url::PublicUrl,
+    /// `--docs-url`: where the documentation lives (the feature tokens' deprecation links point
+    /// under it); `None`: the pages this service serves under `{public_url}/docs`.
+    pub docs_url: Option<public_url::PublicUrl>,
 }
 
 impl AppState {
@@ -96,7 +100,16 @@ impl AppState {
             jobs: Default::default(),
             routing: Default::default(),
             public_url: Default::default(),
+            docs_url: None,
         }
+    }
+
+    /// The documentation URL: `--docs-url`, or `{public_url}/docs`, where this service serves
+    /// the feature tokens' pages.
+    pub fn docs_url(&self) -> public_url::PublicUrl {
+        self.docs_url
+            .clone()
+            .unwrap_or_else(|| self.public_url.join("/docs"))
     }
 
     /// Runs blocking work (store, geocoder) on the blocking thread pool.
@@ -121,6 +134,8 @@ pub struct AppOptions {
     pub metrics_elsewhere: bool,
     /// The web console's settings.
     pub console: console::ConsoleConfig,
+    /// `serve --vroom-api on`: `POST /vroom` is served, solving this way.
+    pub vroom: Option<vroom_api::VroomApi>,
 }
 
 /// The whole HTTP application with the default [`AppOptions`].
@@ -134,6 +149,7 @@ fn layers_of(state: &AppState) -> middleware::MiddlewareConfig {
         rate_limits_enabled: state.rate_limits_enabled,
         idempotency_store: state.idempotency.clone(),
         shared_rate_limits: state.store.shared_rate_limits(),
+        docs_url: state.docs_url(),
     }
 }
 
@@ -159,8 +175,12 @@ pub fn app_with(state: AppState, options: &AppOptions) -> Router {
         .nest("/v2", api)
         .merge(openapi::routes())
         .merge(driver::router(state.clone(), &layers));
-    // The tracking page, the console and the driver's app answer HTML, errors included: they stay outside the
-    // envelope net.
+    let routes = match options.vroom {
+        Some(api) => routes.merge(vroom_api::router(state.clone(), &layers, api)),
+        None => routes,
+    };
+    // The tracking page, the console and the driver's app answer HTML, errors included: they
+    // stay outside the envelope net.
     let pages = tracking::routes(state.clone())
         .merge(console::routes(&options.console, state.clone()))
         .merge(driver_app::routes());

@@ -29,6 +29,11 @@ pub struct ServeArgs {
     /// X-Forwarded-*) are never used.
     #[arg(long, value_name = "URL", value_parser = PublicUrl::parse)]
     pub public_url: Option<PublicUrl>,
+    /// Where the documentation lives, e.g. a documentation host of its own: the deprecation
+    /// `Link` of a feature token points at URL/features/TOKEN. Default: the pages this service
+    /// serves itself under the public URL's /docs (PUBLIC_URL/docs/features/TOKEN).
+    #[arg(long, value_name = "URL", value_parser = PublicUrl::parse)]
+    pub docs_url: Option<PublicUrl>,
     /// Serve GET /metrics on this address (HOST:PORT) instead of on --listen, e.g. a port only
     /// the Prometheus network reaches; /metrics is then not served on --listen.
     #[arg(long, value_name = "HOST:PORT", value_parser = host_port)]
@@ -36,6 +41,13 @@ pub struct ServeArgs {
     /// `off` disables every rate tier.
     #[arg(long, value_parser = ["on", "off"], default_value = "on")]
     pub rate_limits: String,
+    /// `on` serves `POST /vroom`, VROOM's HTTP interface (vroom-express's body and answers)
+    /// behind the access key and the strict rate tier.
+    #[arg(long, value_parser = ["on", "off"], default_value = "off")]
+    pub vroom_api: String,
+    /// Seconds of search for one `POST /vroom` request.
+    #[arg(long, value_name = "SECS", default_value_t = 5.0, value_parser = positive_seconds)]
+    pub vroom_time_limit: f64,
     /// Log lines on stderr: `text` for people, `json` (one object per line: timestamp, level,
     /// message and the fields — per request request_id, method, route, status, latency_ms,
     /// depot_id) for log pipelines. RUST_LOG chooses what is logged.
@@ -197,6 +209,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         jobs: Default::default(),
         routing: Arc::new(crate::runtime::Routing::new(travel.clone())),
         public_url,
+        docs_url: args.docs_url.clone(),
     };
     let (stopping_tx, mut stopping) = tokio::sync::watch::channel(false);
     let background = if args.background.enabled() {
@@ -236,6 +249,10 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     let options = crate::AppOptions {
         metrics_elsewhere: metrics_listener.is_some(),
         console: args.console.config(),
+        vroom: (args.vroom_api == "on").then(|| crate::vroom_api::VroomApi {
+            time_limit: Duration::from_secs_f64(args.vroom_time_limit),
+            max_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        }),
     };
     // Logged before the listening line, so a script that read that line finds this one too.
     if let Some(at) = metrics_listener.as_ref().map(MetricsListener::addr) {
