@@ -29,7 +29,11 @@ pub struct DriverAppArgs {
     #[arg(long)]
     name: Option<String>,
     /// The service's address as the driver's phone reaches it (serve's `--public-url`).
-    #[arg(long, env = "DISPATCH_PUBLIC_URL", default_value = "http://127.0.0.1:8080")]
+    #[arg(
+        long,
+        env = "DISPATCH_PUBLIC_URL",
+        default_value = "http://127.0.0.1:8080"
+    )]
     public_url: String,
     /// Also write the QR code as an SVG image to this file.
     #[arg(long)]

@@ -134,7 +134,10 @@ pub(super) fn open(db: &Database) -> Result<Arc<dyn Store>, String> {
     db.open()
 }
 
-pub(super) fn depot_scope(tx: &mut dyn StoreTx, depot_id: i64) -> Result<Option<DepotScope>, StoreError> {
+pub(super) fn depot_scope(
+    tx: &mut dyn StoreTx,
+    depot_id: i64,
+) -> Result<Option<DepotScope>, StoreError> {
     for organisation in tx.list_organisations()? {
         if let Some(depot) = tx
             .list_depots(organisation.id)?

@@ -207,7 +207,9 @@ mod tests {
     #[test]
     fn the_same_form_sent_with_another_boundary_has_the_same_digest() {
         let form = |b: &str| {
-            format!("--{b}\r\nContent-Disposition: form-data; name=\"photo\"\r\n\r\nPNG\r\n--{b}--\r\n")
+            format!(
+                "--{b}\r\nContent-Disposition: form-data; name=\"photo\"\r\n\r\nPNG\r\n--{b}--\r\n"
+            )
         };
         assert_eq!(
             multipart_digest(form("aaa111").as_bytes(), "aaa111"),

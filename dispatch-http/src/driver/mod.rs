@@ -29,8 +29,8 @@ use dispatch_core::ports::rate_limit::RateCaller;
 use utoipa_axum::routes;
 
 use crate::error::ApiError;
-use crate::middleware::idempotency::Idempotency;
 use crate::middleware::features::{rate_limit_429_applies, Features};
+use crate::middleware::idempotency::Idempotency;
 use crate::middleware::rate_limit::{rejection_response, tier_of, RateLimiter, FALLBACK_TIER};
 use crate::middleware::{MiddlewareConfig, RouteKey};
 use crate::v2::registry::{ApiRoutes, Parts};

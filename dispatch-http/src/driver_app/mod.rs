@@ -49,7 +49,11 @@ const FILES: &[(&str, &str, &[u8])] = &[
     ("js/state.js", JS, include_bytes!("assets/js/state.js")),
     ("js/status.js", JS, include_bytes!("assets/js/status.js")),
     ("js/outbox.js", JS, include_bytes!("assets/js/outbox.js")),
-    ("js/position.js", JS, include_bytes!("assets/js/position.js")),
+    (
+        "js/position.js",
+        JS,
+        include_bytes!("assets/js/position.js"),
+    ),
     ("js/forms.js", JS, include_bytes!("assets/js/forms.js")),
     ("js/views.js", JS, include_bytes!("assets/js/views.js")),
     ("js/stop.js", JS, include_bytes!("assets/js/stop.js")),
@@ -196,7 +200,9 @@ fn serve(files: &[File], path: &str, request: &HeaderMap) -> Response {
     } else {
         file.bytes.clone().into_response()
     };
-    response.headers_mut().insert(header::ETAG, file.etag.clone());
+    response
+        .headers_mut()
+        .insert(header::ETAG, file.etag.clone());
     with_headers(response, file.content_type)
 }
 

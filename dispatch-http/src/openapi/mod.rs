@@ -105,7 +105,11 @@ pub fn groups() -> Vec<(Mount, Parts)> {
 pub fn pages() -> Vec<String> {
     let mut pages = docs::paths();
     pages.extend(crate::console::page_paths().iter().map(|p| (*p).to_owned()));
-    pages.extend(crate::driver_app::page_paths().iter().map(|p| (*p).to_owned()));
+    pages.extend(
+        crate::driver_app::page_paths()
+            .iter()
+            .map(|p| (*p).to_owned()),
+    );
     pages
 }
 
