@@ -115,5 +115,6 @@ fn metrics_state(
         uploads: Default::default(),
         routing: Arc::new(Routing::new(matrix.clone())),
         public_url: public_url.clone(),
+        docs_url: None,
     }
 }
