@@ -254,7 +254,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     let options = dispatch_http::AppOptions {
         metrics_elsewhere: metrics_listener.is_some(),
         console: args.console.config(),
-        vroom: (args.vroom_api == "on").then(|| crate::vroom_api::VroomApi {
+        vroom: (args.vroom_api == "on").then(|| dispatch_http::vroom_api::VroomApi {
             time_limit: Duration::from_secs_f64(args.vroom_time_limit),
             max_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
         }),
