@@ -4,6 +4,7 @@
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 pub mod background;
+pub mod console;
 pub mod database;
 pub mod driver_app;
 pub mod export_problem;

@@ -9,10 +9,10 @@ use dispatch_core::service::driver::credentials;
 
 use super::database::{Database, DatabaseParser};
 use super::keys::{depot_scope, open};
-use crate::clock::SystemClock;
-use crate::driver::auth::new_credential;
-use crate::driver_app::handover::{app_link, svg, terminal};
-use crate::public_url::PublicUrl;
+use dispatch_http::clock::SystemClock;
+use dispatch_http::driver::auth::new_credential;
+use dispatch_http::driver_app::handover::{app_link, svg, terminal};
+use dispatch_http::public_url::PublicUrl;
 
 #[derive(Debug, clap::Args)]
 pub struct DriverAppArgs {
