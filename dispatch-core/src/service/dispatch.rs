@@ -173,7 +173,7 @@ fn apply(
                 };
                 match order.status.as_str() {
                     OPEN => {
-                        let eta = Some(clock_text(stop.visit.arrival_s));
+                        let eta = Some(clock_text(stop.visit.service_start().1));
                         routed.push(route_order(tx, links, scope, order, eta, now)?);
                     }
                     ROUTED => {

@@ -80,6 +80,7 @@ fn zero() {
         "dispatch_webhook_leases_lost_total",
         "dispatch_notification_claims_total",
         "dispatch_db_connections_opened_total",
+        "dispatch_travel_fallbacks_total",
     ] {
         metrics::counter!(name).increment(0);
     }
@@ -202,6 +203,10 @@ fn describe() {
     describe_counter!(
         "dispatch_notification_lease_renewals_total",
         "Lease renewals of notification tasks being sent, by outcome: renewed, lost (finished meanwhile or taken over by another process)."
+    );
+    describe_counter!(
+        "dispatch_travel_fallbacks_total",
+        "Travel matrices planned on great-circle times because the configured OSRM server could not answer (each one is a plan marked `great-circle (OSRM unreachable)`); alert on any increase."
     );
     describe_histogram!(
         "dispatch_db_transaction_duration_seconds",
