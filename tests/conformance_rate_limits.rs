@@ -8,8 +8,14 @@ mod support;
 use serde_json::json;
 use support::{Fixture, Reply, Request, Server};
 
-const DOCS_LINK: &str =
-    "<https://docs.dispatch.example.com/v2/features/rate-limit-429>; rel=\"deprecation\"";
+/// The deprecation link of a server with the default documentation URL: the page the service
+/// itself serves under its public URL.
+fn docs_link(server: &Server) -> String {
+    format!(
+        "<http://{}/docs/features/rate-limit-429>; rel=\"deprecation\"",
+        server.addr
+    )
+}
 
 fn limited_server() -> (tempfile::TempDir, Server, Fixture) {
     let dir = tempfile::tempdir().unwrap();
@@ -164,9 +170,12 @@ fn callers_without_the_token_get_sunset_deprecation_and_a_deprecation_link() {
         );
         assert_eq!(reply.header("deprecation"), Some("@1818720000"));
         let links = reply.headers_named("link").join(", ");
-        assert!(links.contains(DOCS_LINK), "{links}");
+        assert!(links.contains(&docs_link(&server)), "{links}");
         assert_eq!(reply.header("x-svc-api-features-applied"), None);
     }
+    let page = server.call("GET", "/docs/features/rate-limit-429", None, None);
+    assert_eq!(page.status, 200);
+    assert!(page.text().contains("`rate-limit-429`"), "{}", page.text());
     for token in [
         "rate-limit-429",
         "RATE-LIMIT-429",
@@ -216,7 +225,7 @@ fn a_next_link_and_the_deprecation_link_coexist_with_next_found_by_rel() {
     let reply = server.get("/v2/orders?limit=2", &fx.key);
     let next = reply.next_link().expect("rel=next");
     let links = reply.headers_named("link").join(", ");
-    assert!(links.contains(DOCS_LINK), "{links}");
+    assert!(links.contains(&docs_link(&server)), "{links}");
     assert!(
         links.find("rel=\"next\"") < links.find("rel=\"deprecation\""),
         "{links}"

@@ -1,5 +1,5 @@
 //! Configuration the 12-factor way, through the real binary: every `serve` flag from its
-//! `DISPATCH_*` variable with the flag winning, `--help` naming the variables, the README's
+//! `DISPATCH_*` variable with the flag winning, `--help` naming the variables, docs/configuration.md's
 //! table listing them all; and the first-hour messages (`--listen 8080`, `dispatch --help`,
 //! no colour codes in logs that are not a terminal).
 
@@ -136,13 +136,15 @@ fn help_flags(subcommand: &str) -> (Vec<(String, Option<String>)>, String) {
     (flags, help)
 }
 
-/// The README's configuration table: each row's flag and its default column.
-fn readme_table() -> Vec<(String, String)> {
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+/// The configuration table of docs/configuration.md: each row's flag and its default column.
+fn config_table() -> Vec<(String, String)> {
+    let readme = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/configuration.md"),
+    )
+    .unwrap();
     let start = readme
-        .find("## Configuration")
-        .expect("the Configuration section");
+        .find("## Flags and variables")
+        .expect("the Flags and variables section");
     let section = &readme[start..];
     let section = &section[..section[2..].find("\n## ").map_or(section.len(), |i| i + 2)];
     section
@@ -161,11 +163,12 @@ fn readme_table() -> Vec<(String, String)> {
 }
 
 /// `serve --help` and `worker --help` name the `DISPATCH_*` variable of every flag; the
-/// README's configuration table has a row for each with that variable and the default
+/// configuration table (docs/configuration.md) has a row for each with that variable and the default
 /// `--help` shows, and no row for a flag neither has.
 #[test]
-fn serve_and_worker_help_name_the_variable_of_every_flag_and_the_readme_lists_them_all() {
-    let table = readme_table();
+fn serve_and_worker_help_name_the_variable_of_every_flag_and_the_configuration_doc_lists_them_all()
+{
+    let table = config_table();
     let mut listed = std::collections::BTreeSet::new();
     for (subcommand, at_least) in [("serve", 20), ("worker", 15)] {
         let (flags, help) = help_flags(subcommand);
@@ -180,7 +183,7 @@ fn serve_and_worker_help_name_the_variable_of_every_flag_and_the_readme_lists_th
             let (_, row) = table
                 .iter()
                 .find(|(f, _)| f == flag)
-                .unwrap_or_else(|| panic!("README's configuration table has no row for {flag}"));
+                .unwrap_or_else(|| panic!("docs/configuration.md's table has no row for {flag}"));
             assert!(
                 row.starts_with(&format!("`{var}` |")),
                 "{flag}: {var} in {row}"
@@ -196,7 +199,7 @@ fn serve_and_worker_help_name_the_variable_of_every_flag_and_the_readme_lists_th
     for (flag, _) in &table {
         assert!(
             listed.contains(flag),
-            "README's table lists {flag}, which no --help has"
+            "docs/configuration.md's table lists {flag}, which no --help has"
         );
     }
     // Values given by the environment never show in --help (some are credentials).

@@ -4,6 +4,24 @@
 //! spawns no thread outside the solver's rayon pool, and depends on no async runtime, database
 //! or HTTP crate.
 //!
+//! # Where to begin
+//!
+//! - **Running a depot's day in your own program**: open a store (the in-memory
+//!   [`ports::store::InMemoryStore`] here; `dispatch_store_sqlite::SqliteStore::open(path)` or
+//!   `dispatch_store_postgres::PostgresStore` for data that lasts), then call the use cases of
+//!   [`service`], one module per resource or flow: [`service::vehicles`], [`service::orders`],
+//!   [`service::plans`] (queue an optimisation) and [`service::optimisation::run_job`] (run it),
+//!   [`service::dispatch`], [`service::route_orders`]. Each takes the store, the caller's
+//!   [`model::organisation::DepotScope`] and the time as arguments and returns typed results or
+//!   a [`service::ServiceError`].
+//! - **The types**: [`model`] (one module per domain concept, with its rules), [`status`]
+//!   (order statuses and their transitions), [`events`] (what a change tells the outside).
+//! - **What the core needs from the world**: the traits of [`ports`] (storage, clock, travel
+//!   times, geocoding, notification senders, image codec), each with an implementation for
+//!   tests.
+//! - **Only the solver**: [`solver::solve`] on a [`solver::problem::Problem`] (read one with
+//!   [`solver::formats`]); it knows nothing of orders or depots.
+//!
 //! Use cases take the ports as arguments, so the core runs as well on the in-memory store as on
 //! SQLite:
 //!

@@ -12,23 +12,38 @@ use utoipa::ToSchema;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ErrorName {
+    /// 400: the request breaks a rule; `details.validationErrors` lists every issue.
     InvalidInput,
+    /// 404: no such path, or no such record in the caller's depot.
     ResourceNotFound,
+    /// 401: no access key, or one that is not valid.
     Unauthorized,
+    /// 403: refused; a rate limit exhausted, for callers without the `rate-limit-429` token.
     Forbidden,
+    /// 403: the key may not do this (a `read` key writing).
     Permission,
+    /// 429: a rate limit is exhausted (callers with the `rate-limit-429` token).
     RateLimitExceeded,
+    /// 410: what was asked for is no longer there.
     Gone,
+    /// 409: the plan or route is dispatched already; dispatch is one-way.
     AlreadyDispatched,
+    /// 503: the service cannot do this now; `Retry-After` says when to try again.
     ServiceUnavailable,
+    /// 500: a fault of the service; the cause is logged, never sent.
     InternalServerError,
+    /// 400: an address the geocoder could not place.
     GeocodingFailed,
+    /// 422: an `idempotency-key` sent again with another body.
     IdempotencyKeyReusedWithDifferentBody,
+    /// 409: the first request with this `idempotency-key` is still running.
     IdempotencyRequestInProgress,
+    /// 400: an `idempotency-key` that is empty or longer than 255 characters.
     IdempotencyInvalidKey,
 }
 
 impl ErrorName {
+    /// The name as the envelope spells it (`INVALID_INPUT`).
     pub fn as_str(self) -> &'static str {
         match self {
             ErrorName::InvalidInput => "INVALID_INPUT",
@@ -50,6 +65,7 @@ impl ErrorName {
         }
     }
 
+    /// The HTTP status the name answers with.
     pub fn status(self) -> StatusCode {
         match self {
             ErrorName::InvalidInput
@@ -73,14 +89,20 @@ impl ErrorName {
 /// An error on its way to the client.
 #[derive(Debug, Clone)]
 pub struct ApiError {
+    /// The envelope's `name`.
     pub name: ErrorName,
+    /// The response status (the name's, unless a caller chose another).
     pub status: StatusCode,
+    /// The envelope's `description`, for people.
     pub description: String,
+    /// The envelope's `details` (always an object).
     pub details: Map<String, Value>,
+    /// Headers the response carries besides the envelope (`Retry-After`, `Allow`).
     pub headers: Vec<(HeaderName, HeaderValue)>,
 }
 
 impl ApiError {
+    /// An error of `name` with its status, `description` and empty details.
     pub fn new(name: ErrorName, description: impl Into<String>) -> Self {
         ApiError {
             name,
@@ -91,16 +113,19 @@ impl ApiError {
         }
     }
 
+    /// Adds `key: value` to the envelope's `details`.
     pub fn with_detail(mut self, key: &str, value: Value) -> Self {
         self.details.insert(key.to_owned(), value);
         self
     }
 
+    /// Adds a header to the response.
     pub fn with_header(mut self, name: HeaderName, value: HeaderValue) -> Self {
         self.headers.push((name, value));
         self
     }
 
+    /// 404 RESOURCE_NOT_FOUND: "`what` not found".
     pub fn not_found(what: &str) -> Self {
         ApiError::new(ErrorName::ResourceNotFound, format!("{what} not found"))
     }
@@ -111,6 +136,7 @@ impl ApiError {
         ApiError::new(ErrorName::InternalServerError, "internal server error")
     }
 
+    /// The envelope as JSON.
     pub fn body(&self) -> Value {
         let envelope = Envelope {
             name: self.name,

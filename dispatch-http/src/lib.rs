@@ -74,6 +74,9 @@ pub struct AppState {
     pub routing: Arc<runtime::Routing>,
     /// `--public-url`: the base of every absolute URL the service emits (never a request header).
     pub public_url: public_url::PublicUrl,
+    /// `--docs-url`: where the documentation lives (the feature tokens' deprecation links point
+    /// under it); `None`: the pages this service serves under `{public_url}/docs`.
+    pub docs_url: Option<public_url::PublicUrl>,
 }
 
 impl AppState {
@@ -95,7 +98,16 @@ impl AppState {
             jobs: Default::default(),
             routing: Default::default(),
             public_url: Default::default(),
+            docs_url: None,
         }
+    }
+
+    /// The documentation URL: `--docs-url`, or `{public_url}/docs`, where this service serves
+    /// the feature tokens' pages.
+    pub fn docs_url(&self) -> public_url::PublicUrl {
+        self.docs_url
+            .clone()
+            .unwrap_or_else(|| self.public_url.join("/docs"))
     }
 
     /// Runs blocking work (store, geocoder) on the blocking thread pool.
@@ -133,6 +145,7 @@ fn layers_of(state: &AppState) -> middleware::MiddlewareConfig {
         rate_limits_enabled: state.rate_limits_enabled,
         idempotency_store: state.idempotency.clone(),
         shared_rate_limits: state.store.shared_rate_limits(),
+        docs_url: state.docs_url(),
     }
 }
 

@@ -51,6 +51,11 @@ impl PublicUrl {
         &self.0
     }
 
+    /// The base with `path` (already percent-encoded) appended: a base for URLs under it.
+    pub fn join(&self, path: &str) -> PublicUrl {
+        PublicUrl(self.absolute_url(path).trim_end_matches('/').into())
+    }
+
     /// The absolute URL of `path_and_query` (e.g. `/v2/orders?page_info=...`), which must be
     /// percent-encoded already: the base, then the path (a `/` is put in front when missing).
     /// The result is ASCII when the argument is, so it fits a header value.

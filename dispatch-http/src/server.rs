@@ -11,12 +11,12 @@
 //!   of the head (`tower_http`'s `RequestBodyDeadlineLayer`); a late body fails the request;
 //! - **write timeout**: a response the client takes no byte of for this long (its socket
 //!   buffers full: a client that stopped reading) fails its connection, which closes and frees
-//!   what it held ([`write_deadline`]); a client reading slowly but steadily is not cut off;
+//!   what it held (`write_deadline`); a client reading slowly but steadily is not cut off;
 //! - **max connections**: beyond it, new connections wait in the listen backlog until one
 //!   closes;
 //! - **request heads**: at most [`MAX_HEADERS`] header fields in at most [`MAX_HEAD_BYTES`]
 //!   bytes; a head hyper cannot parse (or beyond those bounds) is answered with the spec's
-//!   envelope ([`parse_errors`]), not hyper's empty-bodied answer.
+//!   envelope (`parse_errors`), not hyper's empty-bodied answer.
 
 use std::future::Future;
 use std::sync::Arc;

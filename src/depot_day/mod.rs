@@ -1,6 +1,6 @@
 //! Realistic depot days for benchmarks: a seeded generator of VROOM-style JSON problems.
 //!
-//! One day of one depot in a city ([`city`]): `orders` orders, of which about one in seven is a
+//! One day of one depot in a city (`city`): `orders` orders, of which about one in seven is a
 //! shipment (picked up at a supplier, delivered to a customer) and the rest jobs (nine in ten
 //! deliveries from the depot, one in ten returns picked up and brought back). Every task carries
 //! two capacity dimensions (kilograms and litres), some need skills (1 refrigerated, 2 tail lift
@@ -12,7 +12,7 @@
 //! ([`DaySpec::tasks_per_vehicle`] makes it larger). Travel times form an asymmetric
 //! matrix of whole seconds (`matrices.car.durations`); every place also carries its `[lon, lat]`.
 //!
-//! The same [`DaySpec`] gives the same bytes on every platform (see [`rng`]). [`SAMPLE_SET`] is
+//! The same [`DaySpec`] gives the same bytes on every platform (see `rng`). [`SAMPLE_SET`] is
 //! the fixed set of sample depots the benchmarks use (`cargo run --release --example
 //! depot_days`; `instances/depots/README.md`).
 

@@ -1,5 +1,5 @@
 //! Driver questionnaires: the depot's definitions (from the seed file; here) and the rules an
-//! answer set must meet before it is stored ([`answers`]). Answers keep a copy of their question's type and text,
+//! answer set must meet before it is stored (`answers`). Answers keep a copy of their question's type and text,
 //! so a later change of the definition never rewrites what a driver answered.
 
 mod answers;

@@ -1,7 +1,9 @@
-//! The one bridge between the order book and the solver: a day's orders and vehicles become a
-//! solver [`Problem`] ([`build_day`]), and a solver [`Solution`] becomes routes and stops with
-//! times and distances ([`plan_from_solution`]). This is the only module that imports both
-//! `model` and `solver`; it is pure (the travel matrix comes through the [`TravelMatrix`] port,
+//! The bridge between the order book and the solver: a day's orders and vehicles become a
+//! solver [`Problem`] ([`build_day`]), and a solver
+//! [`Solution`](crate::solver::solution::Solution) becomes routes and stops with times and
+//! distances ([`plan_from_solution`]). The use cases that solve (`service::optimisation`,
+//! `service::route_day`, `service::booking`) build their problems here; the solver itself knows
+//! nothing of the model. It is pure (the travel matrix comes through the [`TravelMatrix`] port,
 //! cancellation and time limits through [`solver::Control`]).
 //!
 //! # Units

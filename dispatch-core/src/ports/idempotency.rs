@@ -111,7 +111,7 @@ pub trait IdempotencyStore: Send + Sync {
 }
 
 /// Recording an idempotent response inside a store transaction (part of
-/// [`StoreTx`](crate::ports::store::StoreTx)).
+/// [`StoreTx`]).
 pub trait IdempotencyRepo {
     /// Records `response` for the claim `token` of `scope`, in the current transaction, so it
     /// commits together with the request's effect. Fails with [`StoreError::Conflict`] when

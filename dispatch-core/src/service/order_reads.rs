@@ -193,9 +193,9 @@ pub struct DeletedOrders {
 }
 
 /// Deletes the live order with exactly this number and its exchange partner, taking them off
-/// every undispatched route first ([`take_off_routes`]) and cancelling their scheduled
+/// every undispatched route first (`take_off_routes`) and cancelling their scheduled
 /// notifications ([`on_order_deleted`]); an unknown number deletes nothing and still succeeds.
-/// Once the deletion committed, every route it changed is re-timed ([`retime_route`]): its
+/// Once the deletion committed, every route it changed is re-timed (`retime_route`): its
 /// totals and stop times then match the stops it keeps.
 pub fn delete_by_number(
     store: &dyn Store,

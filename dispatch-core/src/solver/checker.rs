@@ -16,7 +16,10 @@
 //!   visit follows it;
 //! - the end location is reached after the travel from the last visit (no end location: the
 //!   route ends at the last departure), no later than the shift end;
-//! - the reported `arrival` / `service_start` of each step and `end_time` equal the simulated ones.
+//! - the reported `arrival` / `service_start` of each step and `end_time` equal the simulated ones;
+//! - the timetable is the earliest (VROOM's): the route ends as early as any departure allows,
+//!   and leaves as late as still ends then, so no waiting is left that a later departure avoids
+//!   (unless that timetable would break `max_duration`, when any on-time departure is accepted).
 //!
 //! Loads: a route leaves with the sum of its jobs' deliveries; a job drops its delivery and
 //! collects its pickup; a shipment is collected at its pickup and dropped at its delivery. The
@@ -78,6 +81,9 @@ pub enum Code {
     MaxTravelTime,
     /// A reported time differs from the simulated one.
     ScheduleMismatch,
+    /// The timetable is not the earliest: the route could end earlier, or leave later and
+    /// still end as early (waiting that a later departure avoids).
+    NotEarliest,
 }
 
 impl Code {
@@ -106,6 +112,7 @@ impl Code {
             Code::MaxDuration => "MAX_DURATION",
             Code::MaxTravelTime => "MAX_TRAVEL_TIME",
             Code::ScheduleMismatch => "SCHEDULE_MISMATCH",
+            Code::NotEarliest => "NOT_EARLIEST",
         }
     }
 }
@@ -305,7 +312,7 @@ pub(crate) fn violation(
     }
 }
 
-/// The earliest-start schedule of `steps` on `vehicle`, leaving at its shift start: turns an
+/// The earliest timetable of `steps` on `vehicle` (see the module's timing model): turns an
 /// external route (e.g. a best-known solution file) into a [`Route`] that [`check`] can verify.
 /// Steps naming nothing get time 0 and are left for [`check`] to report.
 pub fn schedule(problem: &Problem, vehicle: usize, steps: &[Step]) -> Route {

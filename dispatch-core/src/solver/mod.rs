@@ -15,6 +15,10 @@
 //! its windows. A used vehicle takes all its breaks. `max_duration` bounds end minus start time;
 //! `max_travel_time` the sum of travel times; `max_tasks` the number of visits (breaks excluded).
 //!
+//! Timetables in the solution are VROOM's: each route ends as early as possible and leaves as
+//! late as still ends then, every visit at the earliest time after that departure (a vehicle
+//! without a shift window leaves at time 0 plus what waiting a later departure avoids).
+//!
 //! # Algorithm
 //! A per-task pre-check gives every task that no vehicle can serve its [`solution::Reason`].
 //! The rest are placed by greedy cheapest insertion, then improved by SISR ruin-and-recreate
@@ -113,8 +117,51 @@ pub struct Progress {
     pub vehicles: usize,
     /// Routing cost (distance or duration, by the objective) in matrix units.
     pub cost: i64,
-    /// Tasks left out.
+    /// Visits left out, as VROOM counts them: a job one, a shipment two (its pickup and its
+    /// delivery). Tasks no vehicle can serve at all are counted from the start.
     pub unassigned: usize,
+}
+
+/// Adds the visits the pre-check left out to the search's progress, so that progress counts
+/// what the solution will list.
+struct WithRefused<'a> {
+    inner: &'a dyn Control,
+    refused: usize,
+}
+
+impl WithRefused<'_> {
+    fn new<'a>(
+        inner: &'a dyn Control,
+        problem: &problem::Problem,
+        reasons: &[Option<solution::Reason>],
+    ) -> WithRefused<'a> {
+        let n_jobs = problem.jobs.len();
+        let refused = reasons
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.is_some())
+            .map(|(t, _)| if t < n_jobs { 1 } else { 2 })
+            .sum();
+        WithRefused { inner, refused }
+    }
+}
+
+impl Control for WithRefused<'_> {
+    fn should_stop(&self) -> bool {
+        self.inner.should_stop()
+    }
+    fn on_improvement(&self, p: &Progress) {
+        self.inner.on_improvement(&Progress {
+            unassigned: p.unassigned + self.refused,
+            ..p.clone()
+        });
+    }
+    fn elapsed_fraction(&self) -> Option<f64> {
+        self.inner.elapsed_fraction()
+    }
+    fn on_iterations(&self, total: u64) {
+        self.inner.on_iterations(total);
+    }
 }
 
 /// Time limits, cancellation and progress reporting come from outside (the core reads no clock).
@@ -143,7 +190,8 @@ pub fn solve(
     let (inst, reasons, tasks) = prepare(problem);
     let init = state::State::empty(&inst, &tasks);
     let nb = neighbours::Neighbours::new(&inst, 40);
-    let mut best = search::run(&inst, &nb, init, config, control);
+    let control = WithRefused::new(control, problem, &reasons);
+    let mut best = search::run(&inst, &nb, init, config, &control);
     detour::open_detour_routes(&inst, &mut best);
     output::to_solution(&inst, &best, &reasons)
 }
@@ -173,7 +221,8 @@ pub fn solve_from(
     let plan = warm::validate(&inst, start)?;
     let (init, displaced) = warm::initial(&inst, &tasks, &plan);
     let nb = neighbours::Neighbours::new(&inst, 40);
-    let mut best = search::run(&inst, &nb, init, config, control);
+    let control = WithRefused::new(control, problem, &reasons);
+    let mut best = search::run(&inst, &nb, init, config, &control);
     detour::open_detour_routes(&inst, &mut best);
     let displaced = displaced
         .into_iter()

@@ -6,8 +6,14 @@
 //! the window bounds the start of service; set-up (when arriving from another location than
 //! the previous one, the start location included; always at the first visit of an open-start
 //! route) and service follow the start. A break has no
-//! location: it is taken where the vehicle is, before it travels on. The vehicle leaves as
-//! late as possible without delaying the route, so the duration is the least possible.
+//! location: it is taken where the vehicle is, before it travels on.
+//!
+//! Feasibility is judged on the schedule that leaves as late as the shift allows (the least
+//! duration, for `max_duration`). The timetable written out is VROOM's: the route reaches its
+//! end as early as possible, leaves its start as late as that allows (no waiting that a later
+//! departure avoids), and every visit is at the earliest time after that departure. Only when
+//! that timetable breaks `max_duration` (possible with several windows per visit) is the
+//! least-duration one written instead.
 
 use super::instance::{earliest_in, latest_in, Instance, BREAK, INF};
 use super::problem::{Time, TimeWindow};
@@ -49,11 +55,19 @@ fn forward(inst: &Instance, v: usize, elems: &[Elem], depart: Time, es: &mut Vec
     t
 }
 
-fn backward(inst: &Instance, v: usize, elems: &[Elem], end_leg: Time, ls: &mut Vec<Time>) {
+/// Latest starts of the elements for a route that reaches its end by `end_by`.
+fn backward(
+    inst: &Instance,
+    v: usize,
+    elems: &[Elem],
+    end_by: Time,
+    end_leg: Time,
+    ls: &mut Vec<Time>,
+) {
     let m = elems.len();
     ls.clear();
     ls.resize(m, -INF);
-    let mut bound = inst.vehicles[v].shift.end - end_leg;
+    let mut bound = end_by - end_leg;
     for k in (0..m).rev() {
         let s = latest_in(elem_windows(inst, v, &elems[k]), bound - elems[k].busy);
         ls[k] = s;
@@ -158,19 +172,29 @@ pub(crate) fn simulate(
     if arrive > vd.shift.end {
         return None;
     }
-    backward(inst, v, &elems, end_leg, &mut ls);
-    let depart = match elems.first() {
+    backward(inst, v, &elems, vd.shift.end, end_leg, &mut ls);
+    let latest_departure = |ls: &[Time]| match elems.first() {
         Some(e) => (ls[0] - e.leg).min(vd.shift.end),
         None => vd.shift.start,
     };
+    let mut depart = latest_departure(&ls);
     if depart < vd.shift.start {
         return None;
     }
-    let end = forward(inst, v, &elems, depart, &mut es) + end_leg;
-    if end > vd.shift.end || vd.max_duration.is_some_and(|d| end - depart > d) {
+    let mut end = forward(inst, v, &elems, depart, &mut es) + end_leg;
+    let too_long = |depart: Time, end: Time| vd.max_duration.is_some_and(|d| end - depart > d);
+    if end > vd.shift.end || too_long(depart, end) {
         return None;
     }
     if let Some(out) = out {
+        // The earliest end is `arrive`; leave as late as still reaches it.
+        backward(inst, v, &elems, arrive, end_leg, &mut ls);
+        let early = latest_departure(&ls).max(vd.shift.start);
+        let mut early_es = Vec::with_capacity(elems.len());
+        let early_end = forward(inst, v, &elems, early, &mut early_es) + end_leg;
+        if early_end <= vd.shift.end && !too_long(early, early_end) {
+            (depart, end, es) = (early, early_end, early_es);
+        }
         out.clear();
         let mut t = depart;
         for (e, &s) in elems.iter().zip(&es) {
@@ -211,7 +235,7 @@ fn place_break(
     let vd = &inst.vehicles[v];
     let br = &vd.breaks[b];
     forward(inst, v, elems, vd.shift.start, es);
-    backward(inst, v, elems, end_leg, ls);
+    backward(inst, v, elems, vd.shift.end, end_leg, ls);
     let m = elems.len();
     for g in 0..=m {
         if g > 0 && es[g - 1] >= INF {

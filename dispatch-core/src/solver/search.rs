@@ -294,7 +294,7 @@ pub(crate) fn run(
         recreate(inst, nb, &mut init, chunk, &mut rng, opts, &mut scratch);
     }
     let mut best_score = init.score(inst);
-    report(control, 0, &init);
+    report(inst, control, 0, &init);
     let threads = config.threads.max(1);
     let mut workers: Vec<Worker> = (0..threads)
         .map(|i| Worker {
@@ -354,7 +354,7 @@ pub(crate) fn run(
             best = w.best.clone();
             polish(inst, nb, &mut best, control);
             best_score = best.score(inst);
-            report(control, done, &best);
+            report(inst, control, done, &best);
         }
         let _ = idx;
         let stopped = workers.iter().any(|w| w.stopped);
@@ -400,11 +400,18 @@ fn polish(inst: &Instance, nb: &Neighbours, best: &mut State, control: &dyn Cont
     improve(inst, best, &routes);
 }
 
-fn report(control: &dyn Control, iteration: u64, s: &State) {
+fn report(inst: &Instance, control: &dyn Control, iteration: u64, s: &State) {
+    let visits = |t: &u32| {
+        if inst.tasks[*t as usize].second == NONE {
+            1
+        } else {
+            2
+        }
+    };
     control.on_improvement(&Progress {
         iteration,
         vehicles: s.used(),
         cost: s.routing_cost(),
-        unassigned: s.unassigned.len(),
+        unassigned: s.unassigned.iter().map(visits).sum(),
     });
 }

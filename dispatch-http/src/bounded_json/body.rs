@@ -11,7 +11,7 @@ use std::io::Read;
 /// the parsed strings reuse.
 const SEGMENT_BYTES: usize = 1024 * 1024;
 
-/// A request body as read: its bytes in segments of at most [`SEGMENT_BYTES`], filled in place
+/// A request body as read: its bytes in segments of at most `SEGMENT_BYTES`, filled in place
 /// as chunks arrive (sized by `Content-Length` when sent), so that [`parse`](super::parse) can free each
 /// segment once it has read it.
 #[derive(Debug, Default)]

@@ -29,6 +29,11 @@ pub struct ServeArgs {
     /// X-Forwarded-*) are never used.
     #[arg(long, value_name = "URL", value_parser = PublicUrl::parse)]
     pub public_url: Option<PublicUrl>,
+    /// Where the documentation lives, e.g. a documentation host of its own: the deprecation
+    /// `Link` of a feature token points at URL/features/TOKEN. Default: the pages this service
+    /// serves itself under the public URL's /docs (PUBLIC_URL/docs/features/TOKEN).
+    #[arg(long, value_name = "URL", value_parser = PublicUrl::parse)]
+    pub docs_url: Option<PublicUrl>,
     /// Serve GET /metrics on this address (HOST:PORT) instead of on --listen, e.g. a port only
     /// the Prometheus network reaches; /metrics is then not served on --listen.
     #[arg(long, value_name = "HOST:PORT", value_parser = host_port)]
@@ -197,6 +202,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         jobs: Default::default(),
         routing: Arc::new(crate::runtime::Routing::new(travel.clone())),
         public_url,
+        docs_url: args.docs_url.clone(),
     };
     let (stopping_tx, mut stopping) = tokio::sync::watch::channel(false);
     let background = if args.background.enabled() {

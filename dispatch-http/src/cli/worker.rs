@@ -110,5 +110,6 @@ fn metrics_state(
         jobs: Default::default(),
         routing: Arc::new(crate::runtime::Routing::new(matrix.clone())),
         public_url: public_url.clone(),
+        docs_url: None,
     }
 }

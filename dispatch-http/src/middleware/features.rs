@@ -4,7 +4,9 @@
 //!   unknown ones are ignored. The applied set goes into the request extensions as [`Features`].
 //! - Every response lists the applied tokens in `x-svc-api-features-applied` (absent when none).
 //! - While a token is in its notice period, responses to callers *not* sending it carry `Sunset`,
-//!   `Deprecation` and a `Link: <docs>; rel="deprecation"`. An existing `Link` (a paging
+//!   `Deprecation` and a `Link: <docs>; rel="deprecation"`, the token's page under the
+//!   documentation URL the operator sets (`serve --docs-url`, by default the pages this service
+//!   serves under `/docs/features/`). An existing `Link` (a paging
 //!   `rel="next"`) is kept first and the deprecation link is joined to it with a comma in one
 //!   header value, so clients reading only one `Link` value still find `rel="next"` first.
 //! - After the notice period the token is still accepted, still echoed as applied (the caller
@@ -20,6 +22,8 @@ use axum::response::Response;
 use dispatch_core::ports::clock::Clock;
 use dispatch_core::time::Timestamp;
 
+use crate::public_url::PublicUrl;
+
 /// Request header carrying the caller's tokens.
 pub const FEATURES_HEADER: HeaderName = HeaderName::from_static("x-svc-api-features");
 /// Response header echoing the applied tokens.
@@ -27,11 +31,6 @@ pub const FEATURES_APPLIED_HEADER: HeaderName =
     HeaderName::from_static("x-svc-api-features-applied");
 const SUNSET: HeaderName = HeaderName::from_static("sunset");
 const DEPRECATION: HeaderName = HeaderName::from_static("deprecation");
-
-/// Where each token's documentation lives: `{FEATURE_DOCS_BASE}{token}`. The spec puts
-/// documentation on a host of its own (never the API's); this one is stable and also names the
-/// file in this repository (`docs/features/{token}.md`).
-pub const FEATURE_DOCS_BASE: &str = "https://docs.dispatch.example.com/v2/features/";
 
 /// A feature token this service knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -81,8 +80,21 @@ impl Feature {
     }
 
     /// The documentation URL of the token.
-    pub fn docs_url(self) -> String {
-        format!("{FEATURE_DOCS_BASE}{}", self.token())
+    pub fn docs_url(self, docs: &PublicUrl) -> String {
+        docs.absolute_url(&self.docs_path())
+    }
+
+    /// The token's page under the documentation URL: `/features/{token}`.
+    pub fn docs_path(self) -> String {
+        format!("/features/{}", self.token())
+    }
+
+    /// The token's page as this service serves it (`docs/features/{token}.md` of the
+    /// repository, embedded in the binary).
+    pub fn documentation(self) -> &'static str {
+        match self {
+            Feature::RateLimit429 => include_str!("../../../docs/features/rate-limit-429.md"),
+        }
     }
 }
 
@@ -129,9 +141,18 @@ pub fn rate_limit_429_applies(features: Option<&Features>, now: Timestamp) -> bo
         || !Feature::RateLimit429.in_notice_period(now)
 }
 
+/// What [`negotiate`] needs: the time (notice periods end) and where the tokens' pages are.
+#[derive(Clone)]
+pub struct Notices {
+    /// The clock the notice periods are judged by.
+    pub clock: Arc<dyn Clock>,
+    /// The documentation URL the deprecation links point under.
+    pub docs_url: PublicUrl,
+}
+
 /// The layer: parses the tokens into the request and decorates the response.
 pub async fn negotiate(
-    State(clock): State<Arc<dyn Clock>>,
+    State(Notices { clock, docs_url }): State<Notices>,
     mut req: Request,
     next: Next,
 ) -> Response {
@@ -155,7 +176,7 @@ pub async fn negotiate(
         );
         add_link(
             headers,
-            &format!("<{}>; rel=\"deprecation\"", feature.docs_url()),
+            &format!("<{}>; rel=\"deprecation\"", feature.docs_url(&docs_url)),
         );
     }
     response

@@ -11,7 +11,7 @@
 //! - The request runs in a task of its own once the key is claimed, so a client that hangs up
 //!   does not cancel it half-way and leave the key claimed: the outcome is recorded either way.
 //! - Crash safety: a response that reports an effect is recorded by the handler in the write
-//!   transaction of the effect ([`in_transaction`]); this layer records only responses that
+//!   transaction of the effect (`in_transaction`); this layer records only responses that
 //!   changed nothing (refused input), so an unfinished claim found after a restart had no
 //!   effect and is released.
 //! - A claim that never finishes (the process died) blocks its key for

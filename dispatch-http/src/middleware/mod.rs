@@ -26,6 +26,8 @@ use dispatch_core::ports::clock::Clock;
 use dispatch_core::ports::idempotency::IdempotencyStore;
 use dispatch_core::ports::rate_limit::SharedRateLimits;
 
+use crate::public_url::PublicUrl;
+
 pub mod features;
 pub mod idempotency;
 pub mod rate_limit;
@@ -46,6 +48,9 @@ pub struct MiddlewareConfig {
     /// Rate-limit counters every node on the database shares (PostgreSQL's); `None`: this
     /// process counts in memory.
     pub shared_rate_limits: Option<Arc<dyn SharedRateLimits>>,
+    /// The documentation URL: a feature token's deprecation `Link` points at
+    /// `{docs_url}/features/{token}`.
+    pub docs_url: PublicUrl,
 }
 
 /// The layers that need the [`Principal`](crate::auth::Principal): idempotency, then rate limit.
@@ -85,7 +90,10 @@ where
     router
         .layer(axum::middleware::from_fn(request_log::expose_route))
         .layer(axum::middleware::from_fn_with_state(
-            config.clock.clone(),
+            features::Notices {
+                clock: config.clock.clone(),
+                docs_url: config.docs_url.clone(),
+            },
             features::negotiate,
         ))
         .layer(axum::middleware::from_fn(

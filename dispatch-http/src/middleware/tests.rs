@@ -138,6 +138,7 @@ fn test_app_with(
         rate_limits_enabled,
         idempotency_store,
         shared_rate_limits: None,
+        docs_url: crate::public_url::PublicUrl::parse("https://docs.example.org/dispatch").unwrap(),
     };
     let api = apply_inner(api, &config).layer(from_fn(test_auth));
     let app = apply_outer(Router::new().nest("/v2", api), &config);

@@ -10,7 +10,7 @@
 //! tracking paths carry their own server (`/`), so "Try it out" and client generators reach
 //! them where they are served. What every operation shares (the
 //! access key, feature and idempotency headers, the rate tier with its `Retry-After` answers,
-//! the response headers, the error envelope) is added once by [`decorate`] from the same tables
+//! the response headers, the error envelope) is added once by `decorate` from the same tables
 //! the middleware uses (`ENDPOINT_TIERS`, `IDEMPOTENT_ENDPOINTS`).
 
 mod decorate;
@@ -123,7 +123,7 @@ pub fn served_paths() -> Vec<String> {
     paths
 }
 
-/// The document as JSON: the paths of every group (with their schemas) under the [`ApiDoc`]
+/// The document as JSON: the paths of every group (with their schemas) under the `ApiDoc`
 /// header, decorated with what every operation shares.
 pub fn document() -> &'static Value {
     static DOCUMENT: OnceLock<Value> = OnceLock::new();

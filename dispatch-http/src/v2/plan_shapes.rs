@@ -140,24 +140,33 @@ pub struct StopOrder {
 /// A stop (on order, route and plan reads; `orders` on route and plan reads only).
 #[derive(Serialize, ToSchema)]
 pub struct StopWire {
+    /// The stop id.
     pub id: i64,
+    /// The route it is on.
     pub route_id: i64,
     /// `delivery` or `pickup`.
     #[serde(rename = "type")]
     pub side: &'static str,
+    /// Address of the visit.
     #[schema(required = true)]
     pub address: Option<String>,
+    /// Postcode of the visit.
     #[schema(required = true)]
     pub postcode: Option<String>,
+    /// Contact phone number.
     #[schema(required = true)]
     pub phone: Option<String>,
+    /// Latitude of the visit.
     #[schema(required = true)]
     pub lat: Option<f64>,
+    /// Longitude of the visit.
     #[schema(required = true)]
     pub lng: Option<f64>,
     /// Metres from the previous point.
     pub planned_distance: i64,
+    /// Planned arrival day.
     pub arrival_date: String,
+    /// Planned departure day.
     pub departure_date: String,
     /// `HH:mm`.
     pub estimated_arrival_time: String,
@@ -172,41 +181,60 @@ pub struct StopWire {
     /// Without milliseconds or zone suffix.
     #[schema(required = true)]
     pub actual_arrival_time: Option<String>,
+    /// Where the driver completed it, if known.
     #[schema(required = true)]
     pub actual_completed_lat: Option<f64>,
+    /// Where the driver completed it, if known.
     #[schema(required = true)]
     pub actual_completed_lng: Option<f64>,
     /// Seconds from arrival to completion.
     #[schema(required = true)]
     pub actual_duration: Option<i64>,
+    /// Notes for the driver.
     #[schema(required = true)]
     pub delivery_notes: Option<String>,
+    /// Notes the driver left.
     #[schema(required = true)]
     pub driver_notes: Option<String>,
+    /// The vehicle of its first order, if assigned.
     #[schema(required = true)]
     pub vehicle_assignment: Option<VehicleAssignment>,
+    /// Driving instructions (none are computed).
     pub directions: Vec<Direction>,
+    /// Why the visit failed, if it did.
     #[schema(required = true)]
     pub failed_reason: Option<FailedReason>,
+    /// Tags of its first order.
     pub tags: Vec<String>,
+    /// Weekdays the visit may take place.
     pub available_days: Vec<&'static str>,
+    /// Custom field values of its first order.
     pub custom_fields: Vec<CustomFieldEntry>,
+    /// E-mail addresses of its first order.
     pub emails: Vec<EmailEntry>,
+    /// Phone calls the driver recorded at this stop.
     pub driver_phone_calls: Vec<PhoneCallWire>,
+    /// The route it is on.
     pub route: StopRoute,
+    /// Where the signature was taken, if known.
     #[schema(required = true)]
     pub signature_lat: Option<f64>,
+    /// Where the signature was taken, if known.
     #[schema(required = true)]
     pub signature_lng: Option<f64>,
+    /// Who signed, if anyone.
     #[schema(required = true)]
     pub signed_by: Option<String>,
+    /// The signature image, if any.
     #[schema(required = true)]
     pub signature: Option<ImageWire>,
+    /// The customer tracking page, once the route is dispatched.
     #[schema(required = true)]
     pub tracking_link: Option<String>,
     /// Null until the stop has a photo; then every photo, those still compressing included.
     #[schema(required = true)]
     pub photos: Option<Vec<ImageWire>>,
+    /// Questionnaires the driver submitted here.
     pub driver_questionnaire_submissions: Vec<SubmissionRefWire>,
     /// The served orders (route and plan reads).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -216,7 +244,9 @@ pub struct StopWire {
 /// The vehicle of a route (`vehicle_id` as a string, as the spec shows it).
 #[derive(Serialize, ToSchema)]
 pub struct RouteVehicle {
+    /// The vehicle id, as a string.
     pub vehicle_id: String,
+    /// The vehicle name.
     pub name: String,
     /// Always null: drivers are credentials of the vehicle.
     #[schema(required = true, value_type = Option<String>)]
@@ -226,19 +256,26 @@ pub struct RouteVehicle {
 /// What every route read shows of a route, whole or summarised.
 #[derive(Serialize, ToSchema)]
 pub struct RouteHead {
+    /// The route id.
     pub id: i64,
+    /// The plan it belongs to.
     pub plan_id: i64,
+    /// The route name (its vehicle's).
     pub name: String,
+    /// Whether it was dispatched to its driver.
     pub dispatched: bool,
     /// Stored, not enforced.
     pub is_locked: bool,
+    /// The day it runs.
     pub date: String,
     /// `HH:mm`: departure from the start point.
     pub start_time: String,
+    /// When the driver started it, if they did.
     #[schema(required = true)]
     pub started_ts: Option<String>,
     /// `HH:mm`: arrival at the end point.
     pub end_time: String,
+    /// When the driver completed it, if they did.
     #[schema(required = true)]
     pub completed_ts: Option<String>,
     /// Seconds.
@@ -250,28 +287,39 @@ pub struct RouteHead {
     /// Metres driven, from the driver's positions.
     #[schema(required = true)]
     pub actual_distance: Option<i64>,
+    /// When it was created (ISO 8601, UTC).
     pub created: String,
+    /// When it last changed (ISO 8601, UTC).
     pub updated: String,
 }
 
 /// A full route.
 #[derive(Serialize, ToSchema)]
 pub struct RouteWire {
+    // A doc comment here would become a description that wraps the flattened schema; the
+    // fields are documented on `RouteHead`.
+    #[allow(missing_docs)]
     #[serde(flatten)]
     #[schema(inline)]
     pub head: RouteHead,
+    /// The solution the route belongs to.
     pub solution_id: i64,
+    /// Its vehicle.
     #[schema(required = true)]
     pub vehicle: Option<RouteVehicle>,
     /// Absent on `PUT /routes/{id}`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stops: Option<Vec<StopWire>>,
+    /// Questionnaires submitted on the route.
     pub driver_questionnaire_submissions: Vec<SubmissionRefWire>,
 }
 
 /// A route in `GET /routes`.
 #[derive(Serialize, ToSchema)]
 pub struct RouteSummaryWire {
+    // A doc comment here would become a description that wraps the flattened schema; the
+    // fields are documented on `RouteHead`.
+    #[allow(missing_docs)]
     #[serde(flatten)]
     #[schema(inline)]
     pub head: RouteHead,
@@ -284,29 +332,40 @@ pub struct RouteSummaryWire {
 pub struct UnservedWire {
     /// The order id.
     pub id: i64,
+    /// Address of the order.
     #[schema(required = true)]
     pub address: Option<String>,
+    /// Postcode of the order.
     #[schema(required = true)]
     pub postcode: Option<String>,
+    /// Contact phone number.
     #[schema(required = true)]
     pub phone: Option<String>,
+    /// Latitude of the order.
     #[schema(required = true)]
     pub lat: Option<Num>,
+    /// Longitude of the order.
     #[schema(required = true)]
     pub lng: Option<Num>,
+    /// Notes of the order.
     #[schema(required = true)]
     pub delivery_notes: Option<String>,
+    /// Weekdays the order may be served.
     pub available_days: Vec<&'static str>,
     /// A code, see docs/api.md.
     pub reason: String,
+    /// The reason in a sentence.
     pub reason_description: String,
 }
 
 /// A full plan.
 #[derive(Serialize, ToSchema)]
 pub struct PlanWire {
+    /// The plan id.
     pub id: i64,
+    /// Whether every route of the plan was dispatched.
     pub dispatched: bool,
+    /// The day the plan is for.
     pub date: String,
     /// The active optimisation result.
     #[schema(required = true)]
@@ -316,34 +375,53 @@ pub struct PlanWire {
     pub optimisation: Option<OptimisationWire>,
     /// Seconds, over its routes.
     pub total_time: i64,
+    /// Its routes with their stops.
     pub routes: Vec<RouteWire>,
+    /// Orders the optimiser could not place, with the reason.
     pub unserved: Vec<UnservedWire>,
+    /// When it was created (ISO 8601, UTC).
     pub created: String,
+    /// When it last changed (ISO 8601, UTC).
     pub updated: String,
+    /// Questionnaires submitted on its routes.
     pub driver_questionnaire_submissions: Vec<SubmissionRefWire>,
 }
 
 /// A route of a plan summary (durations as strings of seconds).
 #[derive(Serialize, ToSchema)]
 pub struct PlanRouteSummary {
+    /// The route id.
     pub id: i64,
+    /// The route name.
     pub name: String,
+    /// How many stops it has.
     pub stops: u32,
+    /// Whether it was dispatched.
     pub dispatched: bool,
+    /// Whether re-optimisation leaves it as it is.
     pub is_locked: bool,
+    /// When the driver started it, if they did.
     #[schema(required = true)]
     pub started_ts: Option<String>,
+    /// When the driver completed it, if they did.
     #[schema(required = true)]
     pub completed_ts: Option<String>,
+    /// Total time in seconds, as a string.
     pub total_time: String,
+    /// Driving time in seconds, as a string.
     pub travel_time: String,
+    /// Service time in seconds, as a string.
     pub operation_time: String,
+    /// The day it runs.
     pub date: String,
     /// Metres.
     pub distance: i64,
+    /// Metres the driver drove, once known.
     #[schema(required = true)]
     pub actual_distance: Option<i64>,
+    /// When it was created (ISO 8601, UTC).
     pub created: String,
+    /// When it last changed (ISO 8601, UTC).
     pub updated: String,
 }
 
@@ -351,37 +429,47 @@ pub struct PlanRouteSummary {
 /// empty `routes`.
 #[derive(Serialize, ToSchema)]
 pub struct PlanSummaryWire {
+    /// The plan id.
     pub id: i64,
+    /// Whether every route of the plan was dispatched.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dispatched: Option<bool>,
+    /// When it was created (ISO 8601, UTC).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub created: Option<String>,
+    /// When it last changed (ISO 8601, UTC).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub updated: Option<String>,
+    /// Total time of its routes in seconds.
     pub total_time: i64,
+    /// Its routes, summarised.
     pub routes: Vec<PlanRouteSummary>,
 }
 
 /// `{ plan }`.
 #[derive(Serialize, ToSchema)]
 pub struct OnePlan {
+    /// The plan.
     pub plan: PlanWire,
 }
 
 /// `{ plans }`.
 #[derive(Serialize, ToSchema)]
 pub struct Plans {
+    /// One page of plans, most recently updated first.
     pub plans: Vec<PlanSummaryWire>,
 }
 
 /// `{ route }`.
 #[derive(Serialize, ToSchema)]
 pub struct OneRoute {
+    /// The route.
     pub route: RouteWire,
 }
 
 /// `{ routes }`.
 #[derive(Serialize, ToSchema)]
 pub struct Routes {
+    /// One page of routes, most recently updated first.
     pub routes: Vec<RouteSummaryWire>,
 }

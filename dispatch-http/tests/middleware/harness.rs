@@ -16,8 +16,9 @@ pub const START: i64 = 1_795_334_400_000;
 
 pub const IK: &str = "idempotency-key";
 pub const OPT_IN: (&str, &str) = ("x-svc-api-features", "rate-limit-429");
+/// The default documentation URL is the service's own `/docs` under its public URL.
 pub const DOCS_LINK: &str =
-    "<https://docs.dispatch.example.com/v2/features/rate-limit-429>; rel=\"deprecation\"";
+    "<http://dispatch.test/docs/features/rate-limit-429>; rel=\"deprecation\"";
 
 #[path = "../shared/test_db.rs"]
 pub mod test_db;

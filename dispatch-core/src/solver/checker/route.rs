@@ -107,14 +107,42 @@ fn simulate(problem: &Problem, vehicle: &Vehicle, start_time: Time, steps: &[Ste
     sim
 }
 
-pub(super) fn schedule(problem: &Problem, vehicle: usize, steps: &[Step]) -> Route {
-    let start_time = problem.vehicles.get(vehicle).map_or(0, |v| v.shift.start);
-    let (times, end_time) = match problem.vehicles.get(vehicle) {
-        Some(v) => {
-            let sim = simulate(problem, v, start_time, steps);
-            (sim.times, sim.end)
+/// The earliest timetable of `steps`: `(departure, end)` of the schedule that reaches the end
+/// as early as possible and leaves as late as that allows; `None` when no departure is on time.
+///
+/// Later departures never end earlier, so the departures that reach the earliest end form an
+/// interval starting at the shift start; its last point is found by bisection.
+fn earliest_timetable(
+    problem: &Problem,
+    vehicle: &Vehicle,
+    steps: &[Step],
+) -> Option<(Time, Time)> {
+    let first = simulate(problem, vehicle, vehicle.shift.start, steps);
+    if !first.late.is_empty() {
+        return None;
+    }
+    let end = first.end;
+    let (mut lo, mut hi) = (vehicle.shift.start, end.max(vehicle.shift.start));
+    while lo < hi {
+        let mid = lo + (hi - lo + 1) / 2;
+        let sim = simulate(problem, vehicle, mid, steps);
+        if sim.late.is_empty() && sim.end == end {
+            lo = mid;
+        } else {
+            hi = mid - 1;
         }
-        None => (vec![(0, 0); steps.len()], 0),
+    }
+    Some((lo, end))
+}
+
+pub(super) fn schedule(problem: &Problem, vehicle: usize, steps: &[Step]) -> Route {
+    let (start_time, times, end_time) = match problem.vehicles.get(vehicle) {
+        Some(v) => {
+            let start = earliest_timetable(problem, v, steps).map_or(v.shift.start, |(s, _)| s);
+            let sim = simulate(problem, v, start, steps);
+            (start, sim.times, sim.end)
+        }
+        None => (0, vec![(0, 0); steps.len()], 0),
     };
     Route {
         vehicle,
@@ -308,6 +336,7 @@ pub(super) fn check(problem: &Problem, r: usize, route: &Route, v: &mut Vec<Viol
         ));
     }
     let sim = simulate(problem, vehicle, route.start_time, &steps);
+    let on_time = sim.late.is_empty();
     for (k, code, message) in sim.late {
         v.push(violation(code, Some(r), k, message));
     }
@@ -333,6 +362,23 @@ pub(super) fn check(problem: &Problem, r: usize, route: &Route, v: &mut Vec<Viol
             None,
             format!("reported end {}, simulated {}", route.end_time, sim.end),
         ));
+    }
+    if on_time && route.start_time >= vehicle.shift.start {
+        if let Some((start, end)) = earliest_timetable(problem, vehicle, &steps) {
+            let too_long = vehicle.max_duration.is_some_and(|m| end - start > m);
+            if (route.start_time, sim.end) != (start, end) && !too_long {
+                v.push(violation(
+                    Code::NotEarliest,
+                    Some(r),
+                    None,
+                    format!(
+                        "leaves at {} and ends at {}; the earliest timetable ends at {end} \
+                         leaving at {start}",
+                        route.start_time, sim.end
+                    ),
+                ));
+            }
+        }
     }
     if vehicle.max_tasks.is_some_and(|m| tasks > m) {
         v.push(violation(

@@ -155,6 +155,7 @@ pub fn read_with(
         },
         format: Format::LiLim,
         plane: Some(plane),
+        vroom: None,
     })
 }
 

@@ -1,6 +1,7 @@
 //! Readers of instance file formats: Solomon / Gehring-Homberger VRPTW ([`solomon`]), Li & Lim
-//! PDPTW ([`lilim`]) and VROOM-style JSON ([`vroom`]); and the VROOM-style writer
-//! ([`vroom_write`]) that exports a problem for replay.
+//! PDPTW ([`lilim`]) and VROOM-style JSON ([`vroom`]); the VROOM-style writer
+//! ([`vroom_write`]) that exports a problem for replay; and VROOM's output format for solutions
+//! ([`vroom_solution`]).
 //!
 //! Readers take the file's text (never a path) and the objective chosen by the caller, and return
 //! an [`Instance`]: the [`Problem`] plus what is needed to print results in the file's terms.
@@ -17,6 +18,7 @@ pub mod solomon;
 mod text;
 pub(crate) use text::dimacs_tenths;
 pub mod vroom;
+pub mod vroom_solution;
 pub mod vroom_write;
 
 use std::str::FromStr;
@@ -126,6 +128,8 @@ pub struct Instance {
     pub format: Format,
     /// Original coordinates for the Euclidean formats.
     pub plane: Option<Plane>,
+    /// What a VROOM answer repeats of a VROOM-style problem ([`vroom_solution`]).
+    pub vroom: Option<vroom::Echo>,
 }
 
 impl Instance {

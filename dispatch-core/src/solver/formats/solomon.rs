@@ -117,6 +117,7 @@ pub fn read_with(
         },
         format: Format::Solomon,
         plane: Some(plane),
+        vroom: None,
     })
 }
 

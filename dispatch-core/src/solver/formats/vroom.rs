@@ -5,13 +5,16 @@
 //! `matrices.<profile>.durations` / `.distances` (or the legacy top-level `matrix`), or `[lon, lat]`
 //! coordinates when no matrix is given, in which case travel comes from [`GreatCircle`] at
 //! 50 km/h. Without a distances matrix, distances equal durations. VROOM's keys beyond that
-//! subset are honoured or refused by name ([`keys`]); keys VROOM does not know are ignored, as
+//! subset are honoured or refused by name (`keys`); keys VROOM does not know are ignored, as
 //! VROOM does.
 //!
 //! Syntax and type errors carry serde's line and column; invalid values carry the JSON path.
 
+mod echo;
 mod input;
 mod keys;
+
+pub use echo::{Echo, Stop, VehicleEcho};
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -158,11 +161,41 @@ pub fn read(text: &str, objective: Objective) -> Result<Instance, FormatError> {
         message: e.to_string(),
     })?;
     let speed_factor = keys::check(&input)?;
-    let distances_given = input
-        .matrices
-        .as_ref()
-        .is_some_and(|m| m.values().any(|m| m.distances.is_some()));
-    let given = given_matrix(&mut input)?.map(|m| keys::scale(m, speed_factor, !distances_given));
+    let mut echo = Echo {
+        distances: input
+            .matrices
+            .as_ref()
+            .is_some_and(|m| m.values().any(|m| m.distances.is_some())),
+        per_hour: keys::per_hour(&input),
+        ..Echo::default()
+    };
+    let stop = |location, location_index, description: &Option<String>| Stop {
+        location,
+        location_index,
+        description: description.clone(),
+    };
+    echo.jobs = input
+        .jobs
+        .iter()
+        .map(|j| stop(j.location, j.location_index, &j.description))
+        .collect();
+    for s in &input.shipments {
+        let (p, d) = (&s.pickup, &s.delivery);
+        echo.pickups
+            .push(stop(p.location, p.location_index, &p.description));
+        echo.deliveries
+            .push(stop(d.location, d.location_index, &d.description));
+    }
+    echo.vehicles = input
+        .vehicles
+        .iter()
+        .map(|v| VehicleEcho {
+            start: stop(v.start, v.start_index, &None),
+            end: stop(v.end, v.end_index, &None),
+            description: v.description.clone(),
+        })
+        .collect();
+    let given = given_matrix(&mut input)?.map(|m| keys::scale(m, speed_factor, !echo.distances));
     let mut locs = Locations {
         matrix_size: given.as_ref().map(Matrix::size),
         points: Vec::new(),
@@ -336,5 +369,6 @@ pub fn read(text: &str, objective: Objective) -> Result<Instance, FormatError> {
         },
         format: Format::Vroom,
         plane: None,
+        vroom: Some(echo),
     })
 }

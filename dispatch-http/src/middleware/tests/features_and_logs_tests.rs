@@ -33,7 +33,9 @@ async fn callers_not_opted_in_get_the_deprecation_headers_during_the_notice_peri
         assert_eq!(r.header("deprecation"), Some("@1818720000"));
         assert_eq!(
             r.header("link"),
-            Some("<https://docs.dispatch.example.com/v2/features/rate-limit-429>; rel=\"deprecation\"")
+            Some(
+                "<https://docs.example.org/dispatch/features/rate-limit-429>; rel=\"deprecation\""
+            )
         );
     }
     let opted_in = t.get("/v2/vehicles", &[KEY2, OPT_IN]).await;
@@ -47,7 +49,7 @@ async fn the_deprecation_link_follows_the_paging_link_in_one_header() {
     assert_eq!(r.headers.get_all("link").iter().count(), 1);
     assert_eq!(
         r.header("link"),
-        Some("<http://h/v2/customers?page_info=abc&limit=2>; rel=\"next\", <https://docs.dispatch.example.com/v2/features/rate-limit-429>; rel=\"deprecation\"")
+        Some("<http://h/v2/customers?page_info=abc&limit=2>; rel=\"next\", <https://docs.example.org/dispatch/features/rate-limit-429>; rel=\"deprecation\"")
     );
     let opted_in = t.get("/v2/customers", &[KEY1, OPT_IN]).await;
     assert_eq!(

@@ -30,6 +30,7 @@ pub(super) struct MatrixIn {
 #[derive(Deserialize)]
 pub(super) struct JobIn {
     pub(super) id: u64,
+    pub(super) description: Option<String>,
     pub(super) location: Option<[f64; 2]>,
     pub(super) location_index: Option<usize>,
     #[serde(default)]
@@ -52,6 +53,7 @@ pub(super) struct JobIn {
 #[derive(Deserialize)]
 pub(super) struct StopIn {
     pub(super) id: u64,
+    pub(super) description: Option<String>,
     pub(super) location: Option<[f64; 2]>,
     pub(super) location_index: Option<usize>,
     #[serde(default)]
@@ -86,6 +88,7 @@ pub(super) struct BreakIn {
 #[derive(Deserialize)]
 pub(super) struct VehicleIn {
     pub(super) id: u64,
+    pub(super) description: Option<String>,
     pub(super) profile: Option<String>,
     pub(super) start: Option<[f64; 2]>,
     pub(super) start_index: Option<usize>,

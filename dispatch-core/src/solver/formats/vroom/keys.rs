@@ -138,6 +138,15 @@ pub(super) fn check(input: &Input) -> Result<f64, FormatError> {
         .unwrap_or(1.0))
 }
 
+/// VROOM's cost per hour of travel, the same for every vehicle once [`check`] passed.
+pub(super) fn per_hour(input: &Input) -> u64 {
+    input
+        .vehicles
+        .first()
+        .and_then(|v| v.costs)
+        .map_or(default_per_hour(), |c| c.per_hour)
+}
+
 /// `matrix` with every travel time divided by `factor` (rounded), and the distances too when
 /// they stand in for travel times.
 pub(super) fn scale(matrix: Matrix, factor: f64, distances_too: bool) -> Matrix {
