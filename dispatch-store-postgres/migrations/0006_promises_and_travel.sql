@@ -2,3 +2,4 @@
 -- times an optimisation run planned on.
 ALTER TABLE stops ADD COLUMN wait BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE optimisations ADD COLUMN travel TEXT;
+ALTER TABLE driver_visits ADD COLUMN start_eta_ts BIGINT;

@@ -117,12 +117,21 @@ mod tests {
     #[test]
     fn service_starts_after_the_wait_and_may_fall_on_the_next_day() {
         // Arrives 13:31, waits for a 14:30 window, serves 10 minutes.
-        let mut early = visit(("2026-11-24", 13 * 3600 + 31 * 60), ("2026-11-24", 14 * 3600 + 40 * 60));
+        let mut early = visit(
+            ("2026-11-24", 13 * 3600 + 31 * 60),
+            ("2026-11-24", 14 * 3600 + 40 * 60),
+        );
         early.wait_s = 59 * 60;
-        assert_eq!(early.service_start(), (Date::parse("2026-11-24").unwrap(), 14 * 3600 + 30 * 60));
+        assert_eq!(
+            early.service_start(),
+            (Date::parse("2026-11-24").unwrap(), 14 * 3600 + 30 * 60)
+        );
         assert_eq!(early.planned_work_s(), 600);
         let mut late = visit(("2026-11-24", 86_400 - 60), ("2026-11-25", 900));
         late.wait_s = 300;
-        assert_eq!(late.service_start(), (Date::parse("2026-11-25").unwrap(), 240));
+        assert_eq!(
+            late.service_start(),
+            (Date::parse("2026-11-25").unwrap(), 240)
+        );
     }
 }

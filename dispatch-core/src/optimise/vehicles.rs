@@ -137,12 +137,10 @@ pub(crate) fn build(
             continue;
         };
         let f = &v.fields;
-        let depot = locs
-            .depot()
-            .ok_or(OptimiseError::DepotWithoutLocation {
-                vehicle_id: v.id,
-                depot_id: req.depot.id,
-            });
+        let depot = locs.depot().ok_or(OptimiseError::DepotWithoutLocation {
+            vehicle_id: v.id,
+            depot_id: req.depot.id,
+        });
         let start: Option<LocationIndex> = match f.start_location {
             StartLocation::Depot | StartLocation::AppLocation => Some(depot.clone()?),
             StartLocation::Other => match place_coordinates(&f.start) {

@@ -164,7 +164,10 @@ mod tests {
             TravelSource::Given,
         ] {
             assert_eq!(TravelSource::parse(t.as_str()), Some(t));
-            assert_eq!(t.warning().is_some(), t == TravelSource::GreatCircleFallback);
+            assert_eq!(
+                t.warning().is_some(),
+                t == TravelSource::GreatCircleFallback
+            );
         }
         let gc = GreatCircle::new(50.0).unwrap();
         let (_, source) = gc.sourced_matrix(&[Point::new(0.0, 0.0)]).unwrap();

@@ -43,7 +43,13 @@ pub fn position_fix(depot_id: i64) -> String {
     )
 }
 
-fn issue(key: &str, code: IssueCode, expected: &str, received: &str, message: &str) -> ValidationIssue {
+fn issue(
+    key: &str,
+    code: IssueCode,
+    expected: &str,
+    received: &str,
+    message: &str,
+) -> ValidationIssue {
     let path: Vec<PathSegment> = vec![key.into()];
     ValidationIssue::new(code, path, expected, received, message)
 }
@@ -245,7 +251,12 @@ mod tests {
         (store, scope)
     }
 
-    fn write(name: Option<&str>, address: Option<&str>, lat: Patch<f64>, lng: Patch<f64>) -> DepotPatch {
+    fn write(
+        name: Option<&str>,
+        address: Option<&str>,
+        lat: Patch<f64>,
+        lng: Patch<f64>,
+    ) -> DepotPatch {
         let text = |v: Option<&str>| v.map_or(Patch::Absent, |v| Patch::Value(v.to_owned()));
         DepotPatch {
             name: text(name),
@@ -264,17 +275,55 @@ mod tests {
             GazetteerEntry {
                 address: Some("1 Depot Way".into()),
                 postcode: None,
-                location: Coordinates { lat: 51.5, lng: -0.1 },
+                location: Coordinates {
+                    lat: 51.5,
+                    lng: -0.1,
+                },
             },
         );
         let now = Timestamp::from_millis(1000);
-        let d = update(&store, &geocoder, scope, scope.depot_id, &write(None, Some("1 Depot Way"), Patch::Absent, Patch::Absent), now).unwrap();
-        assert_eq!((d.lat, d.lng, d.address.as_deref()), (Some(51.5), Some(-0.1), Some("1 Depot Way")));
+        let d = update(
+            &store,
+            &geocoder,
+            scope,
+            scope.depot_id,
+            &write(None, Some("1 Depot Way"), Patch::Absent, Patch::Absent),
+            now,
+        )
+        .unwrap();
+        assert_eq!(
+            (d.lat, d.lng, d.address.as_deref()),
+            (Some(51.5), Some(-0.1), Some("1 Depot Way"))
+        );
         assert_eq!(d.name, "North");
         assert!(!needs_position(&d));
-        let d = update(&store, &geocoder, scope, scope.depot_id, &write(Some("Main"), Some("Elsewhere"), Patch::Value(50.0), Patch::Value(1.0)), now).unwrap();
-        assert_eq!((d.lat, d.lng, d.name.as_str()), (Some(50.0), Some(1.0), "Main"));
-        let d = update(&store, &geocoder, scope, scope.depot_id, &write(None, None, Patch::Null, Patch::Null), now).unwrap();
+        let d = update(
+            &store,
+            &geocoder,
+            scope,
+            scope.depot_id,
+            &write(
+                Some("Main"),
+                Some("Elsewhere"),
+                Patch::Value(50.0),
+                Patch::Value(1.0),
+            ),
+            now,
+        )
+        .unwrap();
+        assert_eq!(
+            (d.lat, d.lng, d.name.as_str()),
+            (Some(50.0), Some(1.0), "Main")
+        );
+        let d = update(
+            &store,
+            &geocoder,
+            scope,
+            scope.depot_id,
+            &write(None, None, Patch::Null, Patch::Null),
+            now,
+        )
+        .unwrap();
         assert!(needs_position(&d));
         assert_eq!(d.address.as_deref(), Some("Elsewhere"));
     }
@@ -284,13 +333,39 @@ mod tests {
         let (store, scope) = setup();
         let geocoder = InMemoryGazetteer::new();
         let now = Timestamp::from_millis(1000);
-        let err = update(&store, &geocoder, scope, scope.depot_id, &write(None, Some("Nowhere"), Patch::Absent, Patch::Absent), now).unwrap_err();
+        let err = update(
+            &store,
+            &geocoder,
+            scope,
+            scope.depot_id,
+            &write(None, Some("Nowhere"), Patch::Absent, Patch::Absent),
+            now,
+        )
+        .unwrap_err();
         assert!(matches!(err, ServiceError::GeocodingFailed(_)), "{err:?}");
-        let err = update(&store, &geocoder, scope, scope.depot_id, &write(None, None, Patch::Value(91.0), Patch::Absent), now).unwrap_err();
-        let ServiceError::Invalid(issues) = err else { panic!("{err:?}") };
+        let err = update(
+            &store,
+            &geocoder,
+            scope,
+            scope.depot_id,
+            &write(None, None, Patch::Value(91.0), Patch::Absent),
+            now,
+        )
+        .unwrap_err();
+        let ServiceError::Invalid(issues) = err else {
+            panic!("{err:?}")
+        };
         assert_eq!(issues.0.len(), 1);
         assert_eq!(issues.0[0].path, vec![PathSegment::from("lng")]);
-        let err = update(&store, &geocoder, scope, scope.depot_id + 1, &DepotPatch::default(), now).unwrap_err();
+        let err = update(
+            &store,
+            &geocoder,
+            scope,
+            scope.depot_id + 1,
+            &DepotPatch::default(),
+            now,
+        )
+        .unwrap_err();
         assert_eq!(err, ServiceError::NotFound("depot"));
         let s: &dyn Store = &store;
         let d = s.read(|tx| tx.get_depot(scope)).unwrap().unwrap();

@@ -205,18 +205,28 @@ pub fn run_job(
     let plan = optimise::plan_from_solution(&built, &solution);
     let now = clock.now();
     let follow_up = job.spec.settings.auto_dispatch.then_some(follow_up);
-    let (outcome, follow_up_error) =
-        match store.transaction(|tx| save(tx, claim, &day, &plan, built.travel, now, follow_up, None)) {
-            Ok(outcome) => (outcome, None),
-            Err(ServiceError::Store(e)) => return Err(ServiceError::Store(e)),
-            Err(refused) => {
-                let reason = format!("auto_dispatch refused: {refused}");
-                let outcome = store.transaction(|tx| {
-                    save(tx, claim, &day, &plan, built.travel, now, None, Some(&reason))
-                })?;
-                (outcome, Some(reason))
-            }
-        };
+    let (outcome, follow_up_error) = match store
+        .transaction(|tx| save(tx, claim, &day, &plan, built.travel, now, follow_up, None))
+    {
+        Ok(outcome) => (outcome, None),
+        Err(ServiceError::Store(e)) => return Err(ServiceError::Store(e)),
+        Err(refused) => {
+            let reason = format!("auto_dispatch refused: {refused}");
+            let outcome = store.transaction(|tx| {
+                save(
+                    tx,
+                    claim,
+                    &day,
+                    &plan,
+                    built.travel,
+                    now,
+                    None,
+                    Some(&reason),
+                )
+            })?;
+            (outcome, Some(reason))
+        }
+    };
     let JobOutcome::Succeeded { solution_id, .. } = outcome else {
         return Ok(outcome);
     };

@@ -87,7 +87,7 @@ pub fn of_stop(
         .into_iter()
         .find(|v| v.order_id == order_id)
         .filter(|v| v.outcome.is_none())
-        .and_then(|v| v.eta);
+        .and_then(|v| v.start_eta.or(v.eta));
     Ok(match live {
         Some(start) => {
             let date = zone.date_of(start);

@@ -46,8 +46,7 @@ impl EtaWindow {
     /// quarter hour and kept within the day.
     pub fn around(date: Date, start_s: i64) -> EtaWindow {
         let from = (start_s - ETA_HALF_WINDOW_S).div_euclid(ROUNDING_S) * ROUNDING_S;
-        let to =
-            (start_s + ETA_HALF_WINDOW_S + ROUNDING_S - 1).div_euclid(ROUNDING_S) * ROUNDING_S;
+        let to = (start_s + ETA_HALF_WINDOW_S + ROUNDING_S - 1).div_euclid(ROUNDING_S) * ROUNDING_S;
         EtaWindow {
             date,
             from_s: from.max(0),

@@ -106,7 +106,7 @@ fn zero() {
         ),
         (
             "dispatch_notifications_total",
-            &["sent", "failed", "interrupted"],
+            &["sent", "recorded", "failed", "interrupted"],
         ),
         (
             "dispatch_notification_lease_renewals_total",
@@ -194,7 +194,7 @@ fn describe() {
     );
     describe_counter!(
         "dispatch_notifications_total",
-        "Notification tasks (SMS, e-mail) this process ended, by outcome: sent, failed (refused by the sender), interrupted (failed after every node sending it stopped)."
+        "Notification tasks (SMS, e-mail) this process ended, by outcome: sent, recorded (handled by the embedded default sender: nothing delivered), failed (refused by the sender), interrupted (failed after every node sending it stopped)."
     );
     describe_counter!(
         "dispatch_notification_claims_total",

@@ -17,14 +17,14 @@ use dispatch_core::service::booking::{self, BookingQuestion};
 use dispatch_core::time::TimeOfDay;
 use serde_json::Value;
 
-use super::request_shapes::{
-    refuse_undocumented, AvailabilityBody, AvailableDatesBody, AvailableSlotsBody,
-};
 use super::booking_input::{candidate, date, done, key, object, time, vehicles, Issues};
 use super::booking_shapes::{
     Availability, Available, AvailableDates, AvailableSlots, DateAvailability, Slot,
 };
 use super::registry::ApiRoutes;
+use super::request_shapes::{
+    refuse_undocumented, AvailabilityBody, AvailableDatesBody, AvailableSlotsBody,
+};
 use crate::error::ApiError;
 use crate::extract::{Caller, JsonBody};
 use crate::AppState;

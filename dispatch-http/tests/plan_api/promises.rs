@@ -81,19 +81,27 @@ async fn a_van_that_waits_for_the_window_is_promised_at_the_service_start() {
     wait_for(&app, &job).await;
     workers.shutdown();
     let p = app.get(&format!("/v2/plans/{plan}"), &app.north()).await;
-    let stops = p.ok()["plan"]["routes"][0]["stops"].as_array().unwrap().clone();
+    let stops = p.ok()["plan"]["routes"][0]["stops"]
+        .as_array()
+        .unwrap()
+        .clone();
     let w2 = stops
         .iter()
         .find(|s| s["orders"][0]["id"] == ids[1])
         .expect("W2 is planned");
     let arrival = w2["estimated_arrival_time"].as_str().unwrap().to_owned();
-    assert!(arrival.as_str() < "14:00", "the van arrives early: {arrival}");
+    assert!(
+        arrival.as_str() < "14:00",
+        "the van arrives early: {arrival}"
+    );
     let key = app.north();
     let path = format!("/v2/plans/{plan}/dispatch");
     app.call(axum::http::Method::POST, &path, Some(&key), None)
         .await
         .ok();
-    let order = app.get(&format!("/v2/orders/{}", ids[1]), &app.north()).await;
+    let order = app
+        .get(&format!("/v2/orders/{}", ids[1]), &app.north())
+        .await;
     let link = order.ok()["order"]["stops"][0]["tracking_link"]
         .as_str()
         .unwrap()

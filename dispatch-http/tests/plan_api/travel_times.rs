@@ -59,10 +59,7 @@ async fn plan_a_day(app: &TestApp) -> (Value, Value) {
         .get(&format!("/v2/plans/optimise/{job}"), &app.north())
         .await;
     let plan = app.get(&format!("/v2/plans/{plan}"), &app.north()).await;
-    (
-        read.ok()["optimisation"].clone(),
-        plan.ok()["plan"].clone(),
-    )
+    (read.ok()["optimisation"].clone(), plan.ok()["plan"].clone())
 }
 
 #[tokio::test]

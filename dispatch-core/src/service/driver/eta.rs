@@ -60,7 +60,11 @@ pub struct Ahead {
 pub fn service_start(arrival: Timestamp, windows: &[Vec<(Timestamp, Timestamp)>]) -> Timestamp {
     windows
         .iter()
-        .filter_map(|w| w.iter().find(|(_, to)| *to >= arrival).map(|(from, _)| *from))
+        .filter_map(|w| {
+            w.iter()
+                .find(|(_, to)| *to >= arrival)
+                .map(|(from, _)| *from)
+        })
         .fold(arrival, Timestamp::max)
 }
 
@@ -132,11 +136,22 @@ pub fn input(
     })
 }
 
-/// The ETA of each stop ahead that the driver has not reached yet.
+/// The estimate of one stop ahead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StopEstimate {
+    /// The stop.
+    pub stop_id: i64,
+    /// When the driver gets there.
+    pub arrival: Timestamp,
+    /// When service starts there (the arrival, or its window's opening): the promise.
+    pub start: Timestamp,
+}
+
+/// The estimate of each stop ahead that the driver has not reached yet.
 pub fn estimate(
     input: &EtaInput,
     matrix: &dyn TravelMatrix,
-) -> Result<Vec<(i64, Timestamp)>, MatrixError> {
+) -> Result<Vec<StopEstimate>, MatrixError> {
     let mut points = vec![Point::new(input.from.at.lng, input.from.at.lat)];
     points.extend(input.ahead.iter().map(|a| a.point));
     let m = matrix.matrix(&points)?;
@@ -150,9 +165,13 @@ pub fn estimate(
             }
             None => {
                 let arrival = clock.add_millis(m.duration(i, i + 1) * 1000);
-                let eta = service_start(arrival, &stop.windows);
-                etas.push((stop.stop_id, eta));
-                clock = eta.add_millis(stop.service_s * 1000);
+                let start = service_start(arrival, &stop.windows);
+                etas.push(StopEstimate {
+                    stop_id: stop.stop_id,
+                    arrival,
+                    start,
+                });
+                clock = start.add_millis(stop.service_s * 1000);
             }
         }
     }
@@ -184,13 +203,14 @@ pub struct OnDelivery {
     pub event: DomainEvent,
 }
 
-/// Writes the estimate: each stop's ETA, and the on-delivery event and notification of the
-/// stops that came within the window. Stops that changed or finished meanwhile are left alone.
+/// Writes the estimate: each stop's estimated arrival and service start, and the on-delivery
+/// event and notification of the stops whose service start came within the window (their `eta`
+/// and `time_to_arrival` count to it). Stops that changed or finished meanwhile are left alone.
 pub fn apply(
     store: &dyn Store,
     driver: &Driver,
     route_id: i64,
-    etas: &[(i64, Timestamp)],
+    etas: &[StopEstimate],
     now: Timestamp,
 ) -> Result<Vec<OnDelivery>, ServiceError> {
     store.transaction(|tx| {
@@ -215,7 +235,8 @@ pub fn apply(
         let stops = tx.list_stops(driver.scope, route_id)?;
         let visits = tx.driver_visits(driver.scope, route_id)?;
         let mut fired = Vec::new();
-        for (stop_id, eta) in etas {
+        for estimate in etas {
+            let (stop_id, eta) = (&estimate.stop_id, &estimate.start);
             let Some(stop) = stops.iter().find(|s| s.id == *stop_id) else {
                 continue;
             };
@@ -261,8 +282,10 @@ pub fn apply(
                 }
             }
             for v in &mut mine {
-                if fired_here || eta_moved(v.eta, *eta) {
-                    v.eta = Some(*eta);
+                if fired_here || eta_moved(v.start_eta, *eta) || eta_moved(v.eta, estimate.arrival)
+                {
+                    v.eta = Some(estimate.arrival);
+                    v.start_eta = Some(*eta);
                     tx.put_driver_visit(driver.scope, v, now)?;
                 }
             }
@@ -324,13 +347,18 @@ mod tests {
             .unwrap()
             .duration(0, 1);
         assert!(leg > 100 && leg < 120, "{leg}");
-        assert_eq!(etas[0], (1, from.time.add_millis(leg * 1000)));
+        let at = |e: &StopEstimate| (e.stop_id, e.start);
+        assert_eq!(at(&etas[0]), (1, from.time.add_millis(leg * 1000)));
+        assert_eq!(
+            etas[0].arrival, etas[0].start,
+            "no window: served on arrival"
+        );
         let leg2 = speed
             .matrix(&[east(0.01), east(0.02)])
             .unwrap()
             .duration(0, 1);
         assert_eq!(
-            etas[1],
+            at(&etas[1]),
             (2, from.time.add_millis((leg + 300 + leg2) * 1000))
         );
     }
@@ -365,7 +393,11 @@ mod tests {
             ],
         };
         let etas = estimate(&input, &speed).unwrap();
-        assert_eq!(etas, vec![(2, arrived.add_millis(600_000))]);
+        assert_eq!(etas.len(), 1);
+        assert_eq!(
+            (etas[0].stop_id, etas[0].start),
+            (2, arrived.add_millis(600_000))
+        );
     }
 
     #[test]
@@ -397,8 +429,16 @@ mod tests {
             ],
         };
         let etas = estimate(&input, &speed).unwrap();
-        assert_eq!(etas[0], (1, opens), "served when the window opens");
-        assert_eq!(etas[1], (2, opens.add_millis(600_000)));
+        assert_eq!(
+            (etas[0].stop_id, etas[0].start),
+            (1, opens),
+            "served when the window opens"
+        );
+        assert!(etas[0].arrival < opens, "arrives before it");
+        assert_eq!(
+            (etas[1].stop_id, etas[1].start),
+            (2, opens.add_millis(600_000))
+        );
         // Past every window the visit is late: it starts on arrival.
         let late = opens.add_millis(7_200_000);
         assert_eq!(service_start(late, &[window]), late);
