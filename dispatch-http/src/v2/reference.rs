@@ -22,7 +22,7 @@ use serde_json::Value;
 pub fn routes() -> ApiRoutes {
     ApiRoutes::new()
         .routes(routes!(depots))
-        .routes(routes!(update_depot))
+        .routes(routes!(read_depot, update_depot))
         .routes(routes!(capacities))
         .routes(routes!(custom_fields))
         .routes(routes!(third_parties))
@@ -39,9 +39,18 @@ async fn listed<T: Send + 'static, R>(
     Ok(rows.into_iter().map(render).collect())
 }
 
-/// A depot.
+/// A depot as the spec lists it.
 #[derive(Serialize, ToSchema)]
 pub struct Depot {
+    id: i64,
+    name: String,
+    created: String,
+    updated: String,
+}
+
+/// A depot with its address and position (`GET` and `PUT /depots/{id}`).
+#[derive(Serialize, ToSchema)]
+pub struct DepotDetail {
     id: i64,
     name: String,
     /// Street address (null until set).
@@ -58,8 +67,8 @@ pub struct Depot {
     updated: String,
 }
 
-fn depot_json(d: dispatch_core::model::organisation::Depot) -> Depot {
-    Depot {
+fn depot_json(d: dispatch_core::model::organisation::Depot) -> DepotDetail {
+    DepotDetail {
         id: d.id,
         name: d.name,
         address: d.address,
@@ -73,7 +82,28 @@ fn depot_json(d: dispatch_core::model::organisation::Depot) -> Depot {
 /// `{ depot }`.
 #[derive(Serialize, ToSchema)]
 pub struct OneDepot {
-    depot: Depot,
+    depot: DepotDetail,
+}
+
+/// The caller's depot with its address and position.
+#[utoipa::path(get, path = "/depots/{id}", tag = "reference", summary = "The depot with its address and position.", params(("id" = i64, Path, description = "The caller's depot id (GET /depots).")), responses((status = 200, description = "`{ depot }`", body = OneDepot), (status = 404, description = "RESOURCE_NOT_FOUND: not the caller's depot.", body = crate::error::Envelope)))]
+async fn read_depot(
+    State(state): State<AppState>,
+    Caller(p): Caller,
+    IdPath(id): IdPath,
+) -> Result<Json<OneDepot>, ApiError> {
+    let scope = p.scope();
+    let depot = state
+        .blocking(move |s| {
+            let found = s.store.read(|tx| tx.get_depot(scope))?;
+            found.filter(|d| d.id == id).ok_or(ApiError::from(
+                dispatch_core::service::ServiceError::NotFound("depot"),
+            ))
+        })
+        .await?;
+    Ok(Json(OneDepot {
+        depot: depot_json(depot),
+    }))
 }
 
 /// Reads a depot write; type errors at their path, the rules by the core.
@@ -193,7 +223,12 @@ async fn depots(
     let depots = listed(
         &state,
         move |tx| Ok(tx.get_depot(p.scope())?.into_iter().collect()),
-        depot_json,
+        |d| Depot {
+            id: d.id,
+            name: d.name,
+            created: ts_text(d.created),
+            updated: ts_text(d.updated),
+        },
     )
     .await?;
     Ok(Json(Depots { depots }))

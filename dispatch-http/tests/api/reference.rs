@@ -12,11 +12,24 @@ async fn depots_lists_the_callers_depot_with_timestamps() {
     assert_eq!(depots[0]["id"], app.depot(0, 0)["id"]);
     assert_eq!(depots[0]["created"], "2026-11-22T08:00:00.000Z");
     assert_eq!(depots[0]["updated"], "2026-11-22T08:00:00.000Z");
-    assert_eq!(depots[0]["address"], "1 Depot Way");
+    let mut keys: Vec<&String> = depots[0].as_object().unwrap().keys().collect();
+    keys.sort();
     assert_eq!(
-        (depots[0]["lat"].clone(), depots[0]["lng"].clone()),
+        keys,
+        ["created", "id", "name", "updated"],
+        "the spec's fields"
+    );
+    let id = depots[0]["id"].clone();
+    let r = app.get(&format!("/v2/depots/{id}"), &app.north()).await;
+    let depot = &r.ok()["depot"];
+    assert_eq!(depot["address"], "1 Depot Way");
+    assert_eq!(
+        (depot["lat"].clone(), depot["lng"].clone()),
         (json!(51.5), json!(-0.12))
     );
+    let south = app.depot(0, 1)["id"].clone();
+    let r = app.get(&format!("/v2/depots/{south}"), &app.north()).await;
+    r.envelope(404, "RESOURCE_NOT_FOUND");
 }
 
 #[tokio::test]
@@ -24,9 +37,9 @@ async fn a_depot_gets_its_position_from_coordinates_or_from_its_geocoded_address
     let app = TestApp::new();
     let south = app.depot(0, 1)["id"].as_i64().unwrap();
     let path = format!("/v2/depots/{south}");
-    let listed = app.get("/v2/depots", &app.south()).await;
+    let read = app.get(&path, &app.south()).await;
     assert_eq!(
-        listed.ok()["depots"][0]["lat"],
+        read.ok()["depot"]["lat"],
         json!(null),
         "South starts without one"
     );
@@ -45,8 +58,8 @@ async fn a_depot_gets_its_position_from_coordinates_or_from_its_geocoded_address
         (json!(50.8), json!(-1.1))
     );
     assert_eq!(depot["address"], json!(null));
-    let listed = app.get("/v2/depots", &app.south()).await;
-    assert_eq!(listed.ok()["depots"][0], depot);
+    let read = app.get(&path, &app.south()).await;
+    assert_eq!(read.ok()["depot"], depot);
     // An address alone is geocoded (North's gazetteer knows "9 Far Rd").
     let north = app.depot(0, 0)["id"].as_i64().unwrap();
     let r = app
@@ -107,8 +120,8 @@ async fn depot_writes_refuse_half_positions_unknown_properties_and_other_depots(
         .put(&path, &app.north_read(), json!({"lat": 1, "lng": 1}))
         .await;
     r.envelope(403, "PERMISSION");
-    let listed = app.get("/v2/depots", &app.north()).await;
-    let depot = &listed.ok()["depots"][0];
+    let read = app.get(&path, &app.north()).await;
+    let depot = &read.ok()["depot"];
     assert_eq!(depot["address"], "1 Depot Way", "nothing was written");
     assert_eq!(depot["lat"], json!(51.5));
 }
