@@ -30,7 +30,7 @@ use clap::{Parser, ValueEnum};
 use dispatch_core::solver::checker::{self, plane::check_plane};
 use dispatch_core::solver::formats::{self, Convention};
 use dispatch_core::solver::problem::Objective;
-use dispatch_core::solver::{solve, Config, Control};
+use dispatch_core::solver::{solve_with, Config, Control, Strategy};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Set {
@@ -43,6 +43,13 @@ enum Set {
 enum ConventionArg {
     Exact,
     Dimacs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum StrategyArg {
+    Auto,
+    Annealing,
+    Population,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -81,6 +88,9 @@ struct Args {
     objective: ObjectiveArg,
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Search strategy (`auto`: the solver's choice per problem).
+    #[arg(long, value_enum, default_value = "auto")]
+    strategy: StrategyArg,
     /// Travel model: exact (times rounded up; `dispatch solve`'s) or dimacs (every arc's distance
     /// and time truncated to one decimal, as the DIMACS BKS and e.g. PyVRP's published runs).
     #[arg(long, value_enum, default_value = "exact")]
@@ -233,7 +243,12 @@ fn run_one(path: &Path, args: &Args) -> Result<Row, String> {
         Duration::from_secs_f64(args.time_limit),
         AtomicU64::new(0),
     );
-    let solution = solve(&inst.problem, &config, &control);
+    let strategy = match args.strategy {
+        StrategyArg::Auto => Strategy::Auto,
+        StrategyArg::Annealing => Strategy::Annealing,
+        StrategyArg::Population => Strategy::Population,
+    };
+    let solution = solve_with(&inst.problem, &config, strategy, &control);
     let time = started.elapsed().as_secs_f64();
     let iterations = control.2.load(Ordering::Relaxed);
     let report = checker::check(&inst.problem, &solution);

@@ -33,6 +33,7 @@ pub mod setup_values;
 pub mod tracking;
 pub mod travel;
 pub mod v2;
+pub mod vroom_api;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -132,6 +133,8 @@ pub struct AppOptions {
     pub metrics_elsewhere: bool,
     /// The web console's settings.
     pub console: console::ConsoleConfig,
+    /// `serve --vroom-api on`: `POST /vroom` is served, solving this way.
+    pub vroom: Option<vroom_api::VroomApi>,
 }
 
 /// The whole HTTP application with the default [`AppOptions`].
@@ -171,6 +174,10 @@ pub fn app_with(state: AppState, options: &AppOptions) -> Router {
         .nest("/v2", api)
         .merge(openapi::routes())
         .merge(driver::router(state.clone(), &layers));
+    let routes = match options.vroom {
+        Some(api) => routes.merge(vroom_api::router(state.clone(), &layers, api)),
+        None => routes,
+    };
     // The tracking page and the console answer HTML, errors included: they stay outside the
     // envelope net.
     let pages =

@@ -306,6 +306,7 @@ fn help_lists_every_flag() {
         "--threads",
         "--objective",
         "--convention",
+        "--output",
         "vehicles-distance",
         "lilim",
     ] {
@@ -352,4 +353,94 @@ fn a_zero_time_limit_returns_the_first_solution() {
     let json = solve(&file, &["--time-limit", "0"]);
     assert_eq!(json["feasible"], true);
     assert_eq!(json["unassigned"], serde_json::json!([]));
+}
+
+/// A VROOM problem of the core's tests, beside VROOM's own answer to it.
+fn vroom_fixture(name: &str) -> (PathBuf, Value) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../dispatch-core/tests/vroom_answers");
+    let answer = std::fs::read_to_string(dir.join(format!("{name}.vroom-answer.json"))).unwrap();
+    (
+        dir.join(format!("{name}.json")),
+        serde_json::from_str(&answer).unwrap(),
+    )
+}
+
+fn keys(v: &Value) -> Vec<&str> {
+    let mut k: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    k.sort_unstable();
+    k
+}
+
+#[test]
+fn output_vroom_prints_vroom_s_answer_format() {
+    let (file, theirs) = vroom_fixture("tw-jobs");
+    let ours = solve(
+        &file,
+        &["--output", "vroom", "--iterations", "500", "--threads", "1"],
+    );
+    assert_eq!(ours["code"], 0);
+    assert_eq!(keys(&ours), keys(&theirs));
+    assert_eq!(keys(&ours["summary"]), keys(&theirs["summary"]));
+    assert_eq!(keys(&ours["routes"][0]), keys(&theirs["routes"][0]));
+    let mut served = 0;
+    for route in ours["routes"].as_array().unwrap() {
+        let steps = route["steps"].as_array().unwrap();
+        assert_eq!(steps[0]["type"], "start");
+        assert_eq!(steps[steps.len() - 1]["type"], "end");
+        served += steps.len() - 2;
+        // Arrivals never run backwards and no vehicle of the problem starts near 2^61.
+        let arrivals: Vec<i64> = steps
+            .iter()
+            .map(|s| s["arrival"].as_i64().unwrap())
+            .collect();
+        assert!(arrivals.windows(2).all(|w| w[0] <= w[1]), "{arrivals:?}");
+        assert!(arrivals[0] < 100_000, "{arrivals:?}");
+        for (s, t) in steps
+            .iter()
+            .zip(theirs["routes"][0]["steps"].as_array().unwrap())
+        {
+            if s["type"] == t["type"] {
+                // Descriptions are echoed where the problem gives one.
+                let mut ours = keys(s);
+                ours.retain(|k| *k != "description");
+                let mut theirs = keys(t);
+                theirs.retain(|k| *k != "description");
+                assert_eq!(ours, theirs, "{s}");
+            }
+        }
+    }
+    assert_eq!(served, 24);
+    assert_eq!(ours["summary"]["unassigned"], 0);
+}
+
+#[test]
+fn progress_lines_and_the_summary_count_the_same_unassigned_visits() {
+    let (file, _) = vroom_fixture("tight");
+    let out = dispatch(&[
+        "solve",
+        file.to_str().unwrap(),
+        "--output",
+        "vroom",
+        "--iterations",
+        "300",
+        "--threads",
+        "1",
+    ]);
+    let json = stdout_json(&out);
+    let listed = json["unassigned"].as_array().unwrap().len();
+    assert!(listed > 0);
+    assert_eq!(json["summary"]["unassigned"], listed);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let counts: Vec<usize> = stderr
+        .lines()
+        .filter(|l| l.starts_with("progress ") || l.starts_with("done "))
+        .map(|l| {
+            let field = l.split(' ').find(|f| f.starts_with("unassigned=")).unwrap();
+            field["unassigned=".len()..].parse().unwrap()
+        })
+        .collect();
+    assert!(counts.len() >= 2, "{stderr}");
+    assert_eq!(counts.last(), Some(&listed), "{stderr}");
+    // The last progress line is the best solution, the one printed.
+    assert_eq!(counts[counts.len() - 2], listed, "{stderr}");
 }

@@ -30,22 +30,24 @@ fn migrations_run_once_and_data_survives_reopen() {
 /// later migrations added (their tables and `sqlite_sequence` rows) and the columns they added
 /// go.
 fn back_to_version(path: &std::path::Path, version: u32) {
-    let allocators = [
+    // The tables each later migration added.
+    let added_by = [
         (14, "vehicle_ids"),
         (15, "line_item_ids"),
         (15, "access_key_ids"),
+        (16, "active_route_orders"),
     ];
     let columns = [
-        (16, "stops", "wait"),
-        (16, "optimisations", "travel"),
-        (16, "driver_visits", "start_eta_ts"),
+        (17, "stops", "wait"),
+        (17, "optimisations", "travel"),
+        (17, "driver_visits", "start_eta_ts"),
     ];
     let conn = rusqlite::Connection::open(path).unwrap();
     for (_, table, column) in columns.iter().filter(|(added, _, _)| *added > version) {
         conn.execute_batch(&format!("ALTER TABLE {table} DROP COLUMN {column};"))
             .unwrap();
     }
-    for (_, table) in allocators.iter().filter(|(added, _)| *added > version) {
+    for (_, table) in added_by.iter().filter(|(added, _)| *added > version) {
         conn.execute_batch(&format!(
             "DROP TABLE {table}; DELETE FROM sqlite_sequence WHERE name = '{table}';"
         ))

@@ -126,7 +126,7 @@ pub(crate) fn ruin(
 /// Whether `route` (its caches up to date) still satisfies every constraint: from the caches
 /// for a vehicle without breaks or duration limit (the classic benchmarks: the search's hot
 /// path), else by simulating it.
-fn still_feasible(inst: &Instance, route: &Route) -> bool {
+pub(crate) fn still_feasible(inst: &Instance, route: &Route) -> bool {
     let vd = &inst.vehicles[route.vehicle];
     if route.is_empty() {
         true

@@ -7,6 +7,7 @@ use super::fleet::{Fleet, Scratch};
 use super::instance::{Instance, NONE};
 use super::neighbours::Neighbours;
 use super::operators::{improve, improve_between};
+use super::population::{construct, crossover, Population};
 use super::recreate::{order, order_construction, recreate, Recreate, RecreateScratch};
 use super::rng::Rng;
 use super::ruin::{ruin, RuinParams};
@@ -36,6 +37,33 @@ const RETRY_NEAR: usize = 10;
 
 /// Share of iterations that begin with a [`split`] (where vehicles cost nothing to open).
 const SPLIT: f64 = 0.05;
+
+/// How the workers explore (see [`super::Strategy`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Strategy {
+    /// One annealing trajectory per worker.
+    Annealing,
+    /// A population per worker; its annealing trajectory educates one child at a time.
+    Population,
+}
+
+/// Annealing iterations that educate one child of the population.
+const CHILD_ITERATIONS: u64 = 400;
+/// Individuals made from nothing before children are made by crossover.
+const INITIAL: usize = 4;
+/// Children without a better individual before the population restarts from its best.
+const STAGNATION: u64 = 150;
+
+/// A worker's population and its current child.
+struct Hgs {
+    pop: Population,
+    /// Education iterations the current child still has.
+    left: u64,
+    best_seen: i128,
+    since_best: u64,
+    scratch: RecreateScratch,
+    child: State,
+}
 
 /// Search parameters.
 #[derive(Debug, Clone, Copy)]
@@ -98,6 +126,7 @@ struct Worker {
     stamp: u32,
     stopped: bool,
     fleet: Option<Fleet>,
+    hgs: Option<Box<Hgs>>,
 }
 
 /// Everything a worker reads while it runs.
@@ -108,6 +137,8 @@ struct Ctx<'a> {
     control: &'a dyn Control,
     max_iterations: Option<u64>,
     threads: u64,
+    /// Every task the search places (for new individuals).
+    tasks: Vec<u32>,
 }
 
 impl Ctx<'_> {
@@ -138,6 +169,14 @@ impl Worker {
             if inst.vehicle_cost > 0 && f < FLEET_SHARE && it % 2 == 0 {
                 self.fleet_step(ctx);
                 continue;
+            }
+            if let Some(h) = self.hgs.as_deref_mut() {
+                if h.left == 0 {
+                    self.next_child(ctx);
+                }
+                if let Some(h) = self.hgs.as_deref_mut() {
+                    h.left -= 1;
+                }
             }
             let temp = p.t0 * (p.tf / p.t0).powf(f);
             let s = &mut self.state;
@@ -198,6 +237,53 @@ impl Worker {
 }
 
 impl Worker {
+    /// Ends the current child's education: it joins the population, and the next child (a new
+    /// individual while the population is small, else a crossover of two parents) takes the
+    /// annealing's place. A population that has not improved for [`STAGNATION`] children
+    /// restarts from its best.
+    fn next_child(&mut self, ctx: &Ctx) {
+        let inst = ctx.inst;
+        let Some(h) = self.hgs.as_deref_mut() else {
+            return;
+        };
+        h.pop.add(inst, &self.state);
+        let best = h.pop.best().map_or(i128::MAX, |m| m.score);
+        if best < h.best_seen {
+            h.best_seen = best;
+            h.since_best = 0;
+        } else {
+            h.since_best += 1;
+        }
+        if h.since_best >= STAGNATION {
+            if let Some(keep) = h.pop.best().map(|m| m.state.clone()) {
+                h.pop.clear();
+                h.pop.add(inst, &keep);
+            }
+            h.since_best = 0;
+        }
+        if h.pop.len() < INITIAL {
+            h.child = construct(inst, ctx.nb, &ctx.tasks, &mut self.rng, &mut h.scratch);
+        } else {
+            let (a, b) = h.pop.parents(&mut self.rng);
+            crossover(
+                inst,
+                ctx.nb,
+                a,
+                b,
+                &mut self.rng,
+                &mut h.scratch,
+                &mut h.child,
+            );
+        }
+        std::mem::swap(&mut self.state, &mut h.child);
+        self.score = self.state.score(inst);
+        h.left = CHILD_ITERATIONS;
+        if self.score < self.best_score {
+            self.best_score = self.score;
+            self.best.clone_from(&self.state);
+        }
+    }
+
     /// Adds to the removed tasks the left-out ones near them and a random sample of the rest.
     fn take_some_unassigned(&mut self, ctx: &Ctx) {
         let inst = ctx.inst;
@@ -269,6 +355,7 @@ pub(crate) fn run(
     nb: &Neighbours,
     mut init: State,
     config: &Config,
+    strategy: Strategy,
     control: &dyn Control,
 ) -> State {
     let params = Params::for_instance(inst, nb);
@@ -310,8 +397,28 @@ pub(crate) fn run(
             stamp: 0,
             stopped: false,
             fleet: None,
+            hgs: (strategy == Strategy::Population).then(|| {
+                Box::new(Hgs {
+                    pop: Population::default(),
+                    left: CHILD_ITERATIONS,
+                    best_seen: i128::MAX,
+                    since_best: 0,
+                    scratch: RecreateScratch::default(),
+                    child: init.clone(),
+                })
+            }),
         })
         .collect();
+    let mut tasks: Vec<u32> = init.unassigned.clone();
+    for r in &init.routes {
+        for &x in &r.nodes {
+            let t = inst.node_task[x as usize];
+            if inst.tasks[t as usize].first == x {
+                tasks.push(t);
+            }
+        }
+    }
+    tasks.sort_unstable();
     let mut best = init;
     let ctx = Ctx {
         inst,
@@ -320,6 +427,7 @@ pub(crate) fn run(
         control,
         max_iterations: config.max_iterations,
         threads: threads as u64,
+        tasks,
     };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)

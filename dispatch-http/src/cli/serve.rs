@@ -41,6 +41,13 @@ pub struct ServeArgs {
     /// `off` disables every rate tier.
     #[arg(long, value_parser = ["on", "off"], default_value = "on")]
     pub rate_limits: String,
+    /// `on` serves `POST /vroom`, VROOM's HTTP interface (vroom-express's body and answers)
+    /// behind the access key and the strict rate tier.
+    #[arg(long, value_parser = ["on", "off"], default_value = "off")]
+    pub vroom_api: String,
+    /// Seconds of search for one `POST /vroom` request.
+    #[arg(long, value_name = "SECS", default_value_t = 5.0, value_parser = positive_seconds)]
+    pub vroom_time_limit: f64,
     /// Log lines on stderr: `text` for people, `json` (one object per line: timestamp, level,
     /// message and the fields — per request request_id, method, route, status, latency_ms,
     /// depot_id) for log pipelines. RUST_LOG chooses what is logged.
@@ -242,6 +249,10 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     let options = crate::AppOptions {
         metrics_elsewhere: metrics_listener.is_some(),
         console: args.console.config(),
+        vroom: (args.vroom_api == "on").then(|| crate::vroom_api::VroomApi {
+            time_limit: Duration::from_secs_f64(args.vroom_time_limit),
+            max_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        }),
     };
     // Logged before the listening line, so a script that read that line finds this one too.
     if let Some(at) = metrics_listener.as_ref().map(MetricsListener::addr) {

@@ -1,6 +1,7 @@
 //! `dispatch solve FILE`: reads one instance, solves it with the core solver under a wall-clock
 //! and/or iteration budget, re-checks the result with the independent checker and prints one JSON
-//! document (shapes fixed by `operator-interface.md`). Progress goes to stderr.
+//! document (shapes fixed by `operator-interface.md`, or VROOM's output format with
+//! `--output vroom`). Progress goes to stderr.
 
 use std::io::{IsTerminal, Read};
 use std::path::Path;
@@ -10,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use clap::ValueEnum;
 use dispatch_core::solver::checker::{self, plane::check_plane};
+use dispatch_core::solver::formats::vroom_solution::{self, ComputingTimes};
 use dispatch_core::solver::formats::{self, Convention, Format, Instance, SCALE};
 use dispatch_core::solver::problem::Objective;
 use dispatch_core::solver::solution::{Solution, Step};
@@ -39,6 +41,16 @@ pub enum ConventionArg {
     /// DIMACS / CVRPLIB: every arc truncated to one decimal, times too; the convention of the
     /// published `distance` best-known solutions and of the peers' benchmark runs.
     Dimacs,
+}
+
+/// Output flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputArg {
+    /// The operator interface's document.
+    Default,
+    /// VROOM's own output format (`code`, `summary`, `unassigned`, `routes` with every step's
+    /// arrival, waiting time and load), for scripts written for VROOM.
+    Vroom,
 }
 
 /// Objective flag.
@@ -78,6 +90,9 @@ pub struct SolveArgs {
     /// only to compare with results published in that convention.
     #[arg(long, value_enum, default_value = "exact")]
     pub convention: ConventionArg,
+    /// What is printed: the operator interface's document, or VROOM's output format.
+    #[arg(long, value_enum, default_value = "default")]
+    pub output: OutputArg,
 }
 
 fn parse_seconds(s: &str) -> Result<f64, String> {
@@ -238,6 +253,7 @@ pub fn run(args: SolveArgs) -> Result<ExitCode, String> {
     } else {
         1.0
     };
+    let loading = started.elapsed();
     let control = Deadline::new(
         started,
         Duration::from_secs_f64(args.time_limit),
@@ -255,7 +271,14 @@ pub fn run(args: SolveArgs) -> Result<ExitCode, String> {
     }
     let iterations = control.iterations.load(Ordering::Relaxed);
     let interrupted = control.interrupted();
-    let rendered = render(&instance, &solution, elapsed_s, args.seed, interrupted)?;
+    let mut rendered = render(&instance, &solution, elapsed_s, args.seed, interrupted)?;
+    if args.output == OutputArg::Vroom {
+        let times = ComputingTimes {
+            loading: loading.as_millis() as u64,
+            solving: control.elapsed().saturating_sub(loading).as_millis() as u64,
+        };
+        rendered.json = vroom_solution::write(&instance, &solution, times);
+    }
     super::stdout::line(&rendered.json)?;
     // The last stderr line sums the run up, whatever progress came before it.
     eprintln!(

@@ -58,6 +58,16 @@ impl<C: Connection> OrderRepo for Db<C> {
             .map(|(order, deleted)| NumberedOrder { order, deleted }))
     }
 
+    fn find_order_by_id(
+        &mut self,
+        scope: DepotScope,
+        id: i64,
+    ) -> Result<Option<NumberedOrder>, StoreError> {
+        Ok(self
+            .order_where("id = ?2", scope, &id)?
+            .map(|(order, deleted)| NumberedOrder { order, deleted }))
+    }
+
     fn get_order(&mut self, scope: DepotScope, id: i64) -> Result<Option<Order>, StoreError> {
         Ok(self
             .order_where(

@@ -193,6 +193,8 @@ pub const ENDPOINT_TIERS: &[(&str, &str, Tier)] = {
         ("POST", "/driver/stops/{id}/signature", Upload),
         ("POST", "/driver/stops/{id}/photos", Upload),
         ("POST", "/driver/questionnaire-submissions", Upload),
+        // The VROOM-compatible endpoint (ours, `serve --vroom-api on`): an optimisation
+        ("POST", "/vroom", Strict),
     ]
 };
 

@@ -1,4 +1,4 @@
--- As SQLite's 0016: a stop's planned wait (service starts at arrival plus wait) and the travel
+-- As SQLite's 0017: a stop's planned wait (service starts at arrival plus wait) and the travel
 -- times an optimisation run planned on.
 ALTER TABLE stops ADD COLUMN wait BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE optimisations ADD COLUMN travel TEXT;
