@@ -274,6 +274,9 @@ pub enum OrderEvent {
     },
     /// The order's line items were replaced by a write; these are the new items' statuses.
     LineItemsReplaced(Vec<Status>),
+    /// An order write gave the order another `delivery_date`: a failed delivery (UNDELIVERED
+    /// in full) is OPEN again, line items included, to be planned on its new date.
+    Redated,
 }
 
 /// The `orders.status` event: an order's status changed (line-item or order level).
@@ -359,6 +362,8 @@ pub fn transition(state: &OrderState, event: OrderEvent) -> Result<Transition, S
             *item = status;
             rederive(&mut next);
         }
+        OrderEvent::Redated if state.status.as_str() == UNDELIVERED => set_all(&mut next, OPEN),
+        OrderEvent::Redated => {}
         OrderEvent::LineItemsReplaced(items) => {
             if let Some(d) = items.iter().find(|s| s.is_derived()) {
                 return Err(StatusRejection::Derived(d.0.clone()));

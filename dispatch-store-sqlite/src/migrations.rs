@@ -23,6 +23,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0013_nodes2.sql"),
     include_str!("../migrations/0014_vehicle_ids.sql"),
     include_str!("../migrations/0015_line_item_and_key_ids.sql"),
+    include_str!("../migrations/0016_active_route_orders.sql"),
 ];
 
 /// The schema version of a database this program has fully migrated.

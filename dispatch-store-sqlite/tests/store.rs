@@ -29,13 +29,15 @@ fn migrations_run_once_and_data_survives_reopen() {
 /// Takes the database at `path` back to schema `version`: every row stays, the id allocators
 /// later migrations added (their tables and `sqlite_sequence` rows) go.
 fn back_to_version(path: &std::path::Path, version: u32) {
-    let allocators = [
+    // The tables each later migration added.
+    let added_by = [
         (14, "vehicle_ids"),
         (15, "line_item_ids"),
         (15, "access_key_ids"),
+        (16, "active_route_orders"),
     ];
     let conn = rusqlite::Connection::open(path).unwrap();
-    for (_, table) in allocators.iter().filter(|(added, _)| *added > version) {
+    for (_, table) in added_by.iter().filter(|(added, _)| *added > version) {
         conn.execute_batch(&format!(
             "DROP TABLE {table}; DELETE FROM sqlite_sequence WHERE name = '{table}';"
         ))

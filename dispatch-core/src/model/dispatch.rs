@@ -1,6 +1,11 @@
-//! Dispatch rules: which routes a plan or route dispatch sends, and why one is refused.
-//! Pure functions over the facts a use case reads in its transaction; the use case then
-//! applies the order transitions ([`crate::status::OrderEvent::Dispatched`]) and events.
+//! Dispatch rules: which routes a plan or route dispatch sends, why one is refused, and which
+//! orders a route being dispatched leaves behind because the live order book changed since it
+//! was planned. Pure functions over the facts a use case reads in its transaction; the use case
+//! then applies the order transitions ([`crate::status::OrderEvent::Dispatched`]) and events.
+
+use crate::model::route_edit::is_completed;
+use crate::status::{Status, ROUTED};
+use crate::time::Date;
 
 /// What a route's dispatch needs to know about it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,6 +149,81 @@ pub fn dispatch_route(
     })
 }
 
+/// Why an order on a route being dispatched is dropped from it instead of dispatched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DropReason {
+    /// The order was deleted.
+    Deleted,
+    /// Delivered or undelivered, in full or in part (by a driver on another route, or by a
+    /// status write).
+    Completed,
+    /// On another active route (dispatched, not completed by its driver), or ROUTED by one.
+    OnAnotherRoute,
+    /// Re-dated: its `delivery_date` is no longer the route's date.
+    Redated,
+}
+
+impl DropReason {
+    /// The reason's code on the wire (the plan's `unserved` reasons where one fits).
+    pub fn code(self) -> &'static str {
+        match self {
+            DropReason::Deleted => "ORDER_DELETED",
+            DropReason::Completed => "ORDER_COMPLETED",
+            DropReason::OnAnotherRoute => "ALREADY_ROUTED",
+            DropReason::Redated => "DELIVERY_DATE",
+        }
+    }
+
+    /// What the reason means, for people.
+    pub fn description(self) -> &'static str {
+        match self {
+            DropReason::Deleted => "the order was deleted",
+            DropReason::Completed => "the order is already delivered or undelivered",
+            DropReason::OnAnotherRoute => "the order is on another dispatched route",
+            DropReason::Redated => "the order is no longer due on the route's date",
+        }
+    }
+}
+
+/// The live state of one order on a route being dispatched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OrderFacts {
+    /// The order is deleted.
+    Deleted,
+    /// The order is live.
+    Live {
+        /// Its status.
+        status: Status,
+        /// Its `delivery_date`.
+        delivery_date: Option<Date>,
+        /// It has a stop on another dispatched route its driver has not completed.
+        on_other_active_route: bool,
+    },
+}
+
+/// Whether an order on a route of `route_date` is dropped from it at dispatch, and why. The
+/// first reason that holds is given: deleted, completed, on another route, re-dated. An order
+/// with a custom status stays (its status is the driver's or the depot's outcome and is kept).
+pub fn drop_reason(route_date: Date, order: &OrderFacts) -> Option<DropReason> {
+    let OrderFacts::Live {
+        status,
+        delivery_date,
+        on_other_active_route,
+    } = order
+    else {
+        return Some(DropReason::Deleted);
+    };
+    if is_completed(status) {
+        Some(DropReason::Completed)
+    } else if *on_other_active_route || status.as_str() == ROUTED {
+        Some(DropReason::OnAnotherRoute)
+    } else if delivery_date.is_some_and(|d| d != route_date) {
+        Some(DropReason::Redated)
+    } else {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -242,5 +322,49 @@ mod tests {
             dispatch_route(&p, 2),
             Err(DispatchRejection::StillOptimising)
         );
+    }
+
+    fn live(status: &str, date: Option<Date>, elsewhere: bool) -> OrderFacts {
+        OrderFacts::Live {
+            status: Status::from_stored(status),
+            delivery_date: date,
+            on_other_active_route: elsewhere,
+        }
+    }
+
+    #[test]
+    fn orders_deleted_completed_routed_elsewhere_or_redated_are_dropped_with_their_reason() {
+        let day = Date::from_ymd(2026, 3, 2).unwrap();
+        let next = Date::from_ymd(2026, 3, 3).unwrap();
+        let reason = |o: &OrderFacts| drop_reason(day, o);
+        assert_eq!(reason(&OrderFacts::Deleted), Some(DropReason::Deleted));
+        assert_eq!(reason(&live("OPEN", Some(day), false)), None);
+        assert_eq!(reason(&live("OPEN", None, false)), None);
+        assert_eq!(reason(&live("RETURNED", Some(day), false)), None);
+        for done in [
+            "DELIVERED",
+            "UNDELIVERED",
+            "PARTIALLY_DELIVERED",
+            "PARTIALLY_UNDELIVERED",
+        ] {
+            assert_eq!(
+                reason(&live(done, Some(next), true)),
+                Some(DropReason::Completed),
+                "{done}"
+            );
+        }
+        assert_eq!(
+            reason(&live("OPEN", Some(day), true)),
+            Some(DropReason::OnAnotherRoute)
+        );
+        assert_eq!(
+            reason(&live("ROUTED", Some(day), false)),
+            Some(DropReason::OnAnotherRoute)
+        );
+        assert_eq!(
+            reason(&live("OPEN", Some(next), false)),
+            Some(DropReason::Redated)
+        );
+        assert_eq!(DropReason::Redated.code(), "DELIVERY_DATE");
     }
 }

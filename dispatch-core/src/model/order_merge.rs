@@ -290,30 +290,60 @@ fn settle_status(
         line_items: before.line_items.iter().map(|i| i.status.clone()).collect(),
     };
     let items: Vec<Status> = order.line_items.iter().map(|i| i.status.clone()).collect();
-    if items == state.line_items {
+    let mut events = if items == state.line_items {
         order.status = before.status.clone();
-        return Ok(Vec::new());
+        Vec::new()
+    } else {
+        let t = transition(&state, OrderEvent::LineItemsReplaced(items)).map_err(|e| {
+            ValidationErrors(vec![custom(
+                key_path(&["line_items"]),
+                "settable statuses",
+                "",
+                e.to_string(),
+            )])
+        })?;
+        // Adding or removing line items is not a status change; a kept item's new status or a
+        // new order status is.
+        let kept_item_changed = order.line_items.iter().any(|after| {
+            after.id != 0
+                && before
+                    .line_items
+                    .iter()
+                    .any(|b| b.id == after.id && b.status != after.status)
+        });
+        let changed = t.state.status != before.status || kept_item_changed;
+        order.status = t.state.status;
+        if changed {
+            t.events
+        } else {
+            Vec::new()
+        }
+    };
+    if order.delivery_date != before.delivery_date && order.delivery_date.is_some() {
+        let now = OrderState {
+            order_id: before.id,
+            order_number: order.order_number.clone(),
+            status: order.status.clone(),
+            line_items: order.line_items.iter().map(|i| i.status.clone()).collect(),
+        };
+        let t = transition(&now, OrderEvent::Redated).expect("a re-date is always accepted");
+        if !t.events.is_empty() {
+            order.status = t.state.status;
+            for (item, status) in order.line_items.iter_mut().zip(t.state.line_items) {
+                item.status = status;
+            }
+            // One write, one status change: the event carries the status it ends with.
+            let unchanged = order.status == before.status
+                && order.line_items.iter().all(|i| {
+                    before
+                        .line_items
+                        .iter()
+                        .any(|b| b.id == i.id && b.status == i.status)
+                });
+            events = if unchanged { Vec::new() } else { t.events };
+        }
     }
-    let t = transition(&state, OrderEvent::LineItemsReplaced(items)).map_err(|e| {
-        ValidationErrors(vec![custom(
-            key_path(&["line_items"]),
-            "settable statuses",
-            "",
-            e.to_string(),
-        )])
-    })?;
-    // Adding or removing line items is not a status change; a kept item's new status or a new
-    // order status is.
-    let kept_item_changed = order.line_items.iter().any(|after| {
-        after.id != 0
-            && before
-                .line_items
-                .iter()
-                .any(|b| b.id == after.id && b.status != after.status)
-    });
-    let changed = t.state.status != before.status || kept_item_changed;
-    order.status = t.state.status;
-    Ok(if changed { t.events } else { Vec::new() })
+    Ok(events)
 }
 
 #[cfg(test)]

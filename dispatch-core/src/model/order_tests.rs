@@ -543,3 +543,29 @@ fn adding_or_removing_line_items_without_a_status_change_emits_no_event() {
     assert_eq!(m.order.status.as_str(), "DELIVERED");
     assert!(m.events.is_empty());
 }
+
+#[test]
+fn re_dating_a_failed_delivery_opens_it_again_with_one_status_event() {
+    let dated = |d: &str| OrderInput {
+        delivery_date: Some(Some(d.into())),
+        ..delivery("A")
+    };
+    let mut failed = create(&dated("2026-03-02"), 1);
+    failed.id = 7;
+    failed.status = Status::from_stored("UNDELIVERED");
+    // Sent again for the same day: the failure stands.
+    let same = post(Some(&failed), &dated("2026-03-02"), 2);
+    assert_eq!(same.order.status.as_str(), "UNDELIVERED");
+    assert!(same.events.is_empty());
+    // For another day: OPEN again, one event.
+    let again = post(Some(&failed), &dated("2026-03-04"), 3);
+    assert_eq!(again.order.status.as_str(), "OPEN");
+    assert_eq!(again.events.len(), 1);
+    assert_eq!(again.events[0].status.as_str(), "OPEN");
+    // A delivered order keeps its status whatever its date.
+    let mut delivered = failed.clone();
+    delivered.status = Status::from_stored("DELIVERED");
+    let kept = post(Some(&delivered), &dated("2026-03-04"), 4);
+    assert_eq!(kept.order.status.as_str(), "DELIVERED");
+    assert!(kept.events.is_empty());
+}

@@ -1,29 +1,38 @@
 //! Dispatch (`POST /plans/{id}/dispatch`, `POST /routes/{id}/dispatch`, `auto_dispatch`) and
 //! plan deletion (`DELETE /plans/{id}`). Each runs in one write transaction: the route and plan
-//! flags, every order's status change (through the one transition function) and every outbox
-//! row commit together or not at all.
+//! flags, the stops of orders dropped because the live order book changed ([`drops`]), every
+//! order's status change (through the one transition function) and every outbox row commit
+//! together or not at all.
+
+mod drops;
+
+pub use drops::DroppedOrder;
+use drops::{DispatchDraft, Timing};
 
 use super::notifications::{on_dispatch, DispatchedOrder};
 use super::optimisation::JobFollowUp;
 use super::orders::apply_status_event_to;
 use super::plans::cancel_plan_jobs;
+use super::route_day::{write_planned, write_untimed};
+use super::route_orders::EDIT_ATTEMPTS;
 use super::tracking::issue_link;
 use super::ServiceError;
 use crate::events::DomainEvent;
 use crate::model::dispatch::{
-    dispatch_plan as decide_plan, dispatch_route as decide_route, DispatchDecision,
-    DispatchRejection, PlanFacts, PlanTarget, RouteFacts,
+    dispatch_plan as decide_plan, dispatch_route as decide_route, DispatchRejection, PlanFacts,
+    PlanTarget, RouteFacts,
 };
 use crate::model::driver_visit::FeedKind;
 use crate::model::optimisation::Optimisation;
 use crate::model::order::Order;
 use crate::model::organisation::DepotScope;
 use crate::model::plan::Plan;
+use crate::ports::matrix::TravelMatrix;
 use crate::ports::store::{Store, StoreError, StoreTx};
 use crate::ports::tracking::TrackingLinks;
 use crate::service::driver::feed::route_changed;
 use crate::service::Found;
-use crate::status::{OrderEvent, OPEN, ROUTED};
+use crate::status::{OrderEvent, OPEN};
 use crate::time::Timestamp;
 
 /// What a dispatch call dispatched.
@@ -35,6 +44,8 @@ pub struct Dispatched {
     pub routes: Vec<i64>,
     /// Whether the plan is dispatched now.
     pub plan_dispatched: bool,
+    /// The orders left off the dispatched routes, route by route in stop order.
+    pub dropped: Vec<DroppedOrder>,
 }
 
 /// The refusal in the envelope; `received` names what was refused and the state that refused
@@ -108,87 +119,142 @@ fn resolve_plan(
     Ok((plan, target))
 }
 
-/// `POST /plans/{id}/dispatch`: `id` is the plan's or its active solution's. Every order it
-/// routes gets its customer tracking link from `links`.
-pub fn dispatch_plan(
-    store: &dyn Store,
-    links: &dyn TrackingLinks,
-    scope: DepotScope,
-    id: i64,
-    now: Timestamp,
-) -> Result<Dispatched, ServiceError> {
-    store.transaction(|tx| dispatch_plan_in(tx, links, scope, id, now))
-}
-
-/// [`dispatch_plan`] inside the caller's transaction.
-fn dispatch_plan_in(
+/// The draft of `POST /plans/{id}/dispatch`.
+fn plan_draft(
     tx: &mut dyn StoreTx,
-    links: &dyn TrackingLinks,
     scope: DepotScope,
     id: i64,
-    now: Timestamp,
-) -> Result<Dispatched, ServiceError> {
+) -> Result<DispatchDraft, ServiceError> {
     let (plan, target) = resolve_plan(tx, scope, id)?;
     let facts = plan_facts(tx, scope, &plan)?;
     let decision = decide_plan(&facts, target).map_err(|e| rejection(e, &plan, id))?;
-    apply(tx, links, scope, plan, decision, now)
+    drops::draft(tx, scope, plan, decision)
+}
+
+/// The draft of `POST /routes/{id}/dispatch`.
+fn route_draft(
+    tx: &mut dyn StoreTx,
+    scope: DepotScope,
+    id: i64,
+) -> Result<DispatchDraft, ServiceError> {
+    let route = tx.get_route(scope, id).found("route")?;
+    let plan = tx.get_plan(scope, route.plan_id).found("route")?;
+    let facts = plan_facts(tx, scope, &plan)?;
+    let decision = decide_route(&facts, id).map_err(|e| rejection(e, &plan, id))?;
+    drops::draft(tx, scope, plan, decision)
+}
+
+/// `POST /plans/{id}/dispatch`: `id` is the plan's or its active solution's. Every order it
+/// routes gets its customer tracking link from `links`; routes that lose orders are re-timed
+/// on `matrix`.
+pub fn dispatch_plan(
+    store: &dyn Store,
+    matrix: &dyn TravelMatrix,
+    links: &dyn TrackingLinks,
+    scope: DepotScope,
+    id: i64,
+    now: Timestamp,
+) -> Result<Dispatched, ServiceError> {
+    dispatch_with(store, matrix, links, scope, now, |tx| {
+        plan_draft(tx, scope, id)
+    })
 }
 
 /// `POST /routes/{id}/dispatch`.
 pub fn dispatch_route(
     store: &dyn Store,
+    matrix: &dyn TravelMatrix,
     links: &dyn TrackingLinks,
     scope: DepotScope,
     id: i64,
     now: Timestamp,
 ) -> Result<Dispatched, ServiceError> {
-    store.transaction(|tx| {
-        let route = tx.get_route(scope, id).found("route")?;
-        let plan = tx.get_plan(scope, route.plan_id).found("route")?;
-        let facts = plan_facts(tx, scope, &plan)?;
-        let decision = decide_route(&facts, id).map_err(|e| rejection(e, &plan, id))?;
-        apply(tx, links, scope, plan, decision, now)
+    dispatch_with(store, matrix, links, scope, now, |tx| {
+        route_draft(tx, scope, id)
     })
 }
 
-/// Dispatches the decided routes: each becomes dispatched, its OPEN orders ROUTED (one
-/// `orders.status` row each, and its customer tracking link), and the plan dispatched with
-/// `plans.dispatched` when decided. An order already ROUTED by another dispatched route refuses
-/// the whole dispatch: an order is on one dispatched route at most.
+/// Runs a dispatch: in one write transaction when no route loses orders; else the kept stops
+/// are timed outside it and the dispatch runs again with that timing, which is used only when
+/// the draft is still the one it was computed from (up to [`EDIT_ATTEMPTS`] times, then 503).
+fn dispatch_with(
+    store: &dyn Store,
+    matrix: &dyn TravelMatrix,
+    links: &dyn TrackingLinks,
+    scope: DepotScope,
+    now: Timestamp,
+    read: impl Fn(&mut dyn StoreTx) -> Result<DispatchDraft, ServiceError>,
+) -> Result<Dispatched, ServiceError> {
+    let mut timed: Option<(DispatchDraft, Timing)> = None;
+    for _ in 0..=EDIT_ATTEMPTS {
+        let outcome = store.transaction(|tx| {
+            let draft = read(tx)?;
+            let timing = match &timed {
+                _ if !draft.drops() => None,
+                Some((was, timing)) if *was == draft => Some(timing),
+                _ => return Ok(Err(draft)),
+            };
+            apply(tx, links, scope, draft, timing, now).map(Ok)
+        })?;
+        match outcome {
+            Ok(done) => return Ok(done),
+            Err(draft) => {
+                let timing = drops::time_kept(&draft, matrix);
+                timed = Some((draft, timing));
+            }
+        }
+    }
+    Err(ServiceError::Unavailable {
+        message: "the plan's routes kept changing while the dispatch was computed; try again"
+            .to_owned(),
+        retry_after_s: 1,
+    })
+}
+
+/// Dispatches the drafted routes: orders to drop leave their stops (the kept stops timed by
+/// `timing`, or keeping their times without it), each route becomes dispatched, its OPEN
+/// orders ROUTED (one `orders.status` row each, and its customer tracking link), and the plan
+/// dispatched with `plans.dispatched` when decided.
 fn apply(
     tx: &mut dyn StoreTx,
     links: &dyn TrackingLinks,
     scope: DepotScope,
-    mut plan: Plan,
-    decision: DispatchDecision,
+    draft: DispatchDraft,
+    timing: Option<&Timing>,
     now: Timestamp,
 ) -> Result<Dispatched, ServiceError> {
+    let DispatchDraft {
+        mut plan,
+        decision,
+        routes,
+    } = draft;
     let mut routed = Vec::new();
-    for &route_id in &decision.routes {
-        let mut route = tx.get_route(scope, route_id).found("route")?;
-        for stop in tx.list_stops(scope, route_id)? {
+    let mut dropped = Vec::new();
+    for r in routes {
+        let mut route = r.route;
+        let stops = if r.dropped.is_empty() {
+            r.stops
+        } else {
+            let timed = timing
+                .and_then(|t| t.get(&route.id))
+                .and_then(Option::as_ref);
+            match (timed, &r.day) {
+                (Some(planned), Some(day)) => {
+                    write_planned(tx, scope, &mut route, planned, &day.orders, now)?
+                }
+                _ => write_untimed(tx, scope, &mut route, &r.kept, now)?,
+            }
+        };
+        dropped.extend(r.dropped);
+        for stop in &stops {
             for &order_id in &stop.visit.order_ids {
                 let Some(order) = tx.get_order(scope, order_id)? else {
                     continue;
                 };
-                match order.status.as_str() {
-                    OPEN => {
-                        let eta = Some(clock_text(stop.visit.arrival_s));
-                        routed.push(route_order(tx, links, scope, order, eta, now)?);
-                    }
-                    ROUTED => {
-                        return Err(ServiceError::invalid(
-                            vec!["id".into()],
-                            "routes whose orders are not on another dispatched route",
-                            &order.order_number,
-                            &format!(
-                                "order {} on route {route_id} is already ROUTED on another dispatched route; remove it from this route first",
-                                order.order_number
-                            ),
-                        ))
-                    }
-                    // Completed or custom statuses are the driver's outcomes: kept.
-                    _ => {}
+                // Completed or custom statuses are the driver's outcomes: kept.
+                if order.status.as_str() == OPEN {
+                    let eta = Some(clock_text(stop.visit.arrival_s));
+                    routed.push(route_order(tx, links, scope, order, eta, now)?);
                 }
             }
         }
@@ -210,6 +276,7 @@ fn apply(
         plan_id: plan.id,
         routes: decision.routes,
         plan_dispatched: plan.dispatched,
+        dropped,
     })
 }
 
@@ -281,8 +348,10 @@ pub fn delete_plan(
 
 /// `settings.auto_dispatch` as the optimisation runner's follow-up: a succeeded job whose
 /// request asked for it dispatches its plan in the transaction that saves its result (tracking
-/// links from `links`). A plan already dispatched (or gone) is left as it is; any other
-/// refusal (an order routed meanwhile by another dispatched route ...) is the job's to record.
+/// links from `links`). No travel matrix runs in that transaction: an order dropped because it
+/// changed while the job solved leaves its stop, and the other stops keep their solved times.
+/// A plan already dispatched (or gone) is left as it is; any other refusal is the job's to
+/// record.
 pub struct AutoDispatch {
     /// Issues the customer tracking links of the orders it routes.
     pub links: std::sync::Arc<dyn TrackingLinks>,
@@ -295,7 +364,10 @@ impl JobFollowUp for AutoDispatch {
         job: &Optimisation,
         now: Timestamp,
     ) -> Result<(), ServiceError> {
-        match dispatch_plan_in(tx, &*self.links, job.scope(), job.plan_id, now) {
+        let scope = job.scope();
+        let done = plan_draft(tx, scope, job.plan_id)
+            .and_then(|draft| apply(tx, &*self.links, scope, draft, None, now));
+        match done {
             Ok(_) | Err(ServiceError::AlreadyDispatched | ServiceError::NotFound(_)) => Ok(()),
             Err(e) => Err(e),
         }

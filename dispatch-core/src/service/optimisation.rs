@@ -7,7 +7,8 @@
 //! write the result in one transaction that first checks the job is still this worker's (not
 //! cancelled, not re-claimed after an expired lease). The result is a new solution of the plan
 //! that becomes its active one; the routes of the previous solution leave the plan's reads
-//! unless they were dispatched, and stay readable by id.
+//! unless they were dispatched, and stay readable by id. Vehicles with a dispatched route on
+//! the job's date are left out of it.
 //!
 //! A job belongs to the node that claimed it ([`super::leases`]): every write of its result
 //! first locks the job and checks the run is still that node's. A node that stops gracefully
@@ -19,7 +20,7 @@
 //! plan undispatched); the dispatch use case plugs in there. A refused follow-up never loses the
 //! result: it is saved alone, with the refusal on the job's `error` for the reads to show.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::leases::{self, JobClaim};
 use super::plans::select_orders;
@@ -119,6 +120,16 @@ fn read_day(tx: &mut dyn StoreTx, job: &Optimisation) -> Result<Day, ServiceErro
     let depot = tx.get_depot(scope).found("depot")?;
     let selection = select_orders(tx, scope, job)?;
     let mut vehicles = tx.list_vehicles(scope)?;
+    // A vehicle with a dispatched route on the date has its day: it is left out, so it is
+    // never given a second route in the same hours (more work for it goes onto the dispatched
+    // route with add-orders).
+    let busy: HashSet<i64> = tx
+        .routes_on_date(scope, job.date)?
+        .iter()
+        .filter(|r| r.dispatched)
+        .filter_map(|r| r.vehicle_id)
+        .collect();
+    vehicles.retain(|v| !busy.contains(&v.id));
     if let Some(ids) = &job.spec.vehicle_ids {
         // Vehicles in the order the request listed them.
         let mut by_id: HashMap<i64, _> = vehicles.into_iter().map(|v| (v.id, v)).collect();

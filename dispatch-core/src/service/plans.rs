@@ -298,7 +298,9 @@ fn is_completed(order: &Order) -> bool {
     base == DELIVERED || base == UNDELIVERED
 }
 
-/// Whether the order is on a dispatched route (or was routed by one).
+/// Whether the order is on an active route (dispatched, not completed by its driver) or was
+/// routed by one. A route its driver completed no longer holds its orders: one that failed
+/// there and was re-dated (OPEN again) is planned anew.
 fn is_routed(tx: &mut dyn StoreTx, scope: DepotScope, order: &Order) -> Result<bool, StoreError> {
     if order.status.as_str() == ROUTED {
         return Ok(true);
@@ -306,7 +308,7 @@ fn is_routed(tx: &mut dyn StoreTx, scope: DepotScope, order: &Order) -> Result<b
     Ok(tx
         .routes_of_order(scope, order.id)?
         .iter()
-        .any(|r| r.dispatched))
+        .any(|r| r.dispatched && r.completed_ts.is_none()))
 }
 
 /// Applies the order-selection rule of this module to a job.

@@ -52,7 +52,7 @@ async fn within_deadline(
     }
 }
 
-#[utoipa::path(post, path = "/plans/{id}/dispatch", tag = "dispatch", summary = "Dispatch every undispatched route of a plan.", params(("id" = i64, Path, description = "The plan id or the id of its active solution.")), responses((status = 200, description = "`{ plan: {id, dispatched: true, routes: [{id}]} }`: the routes this call dispatched.", body = DispatchedPlan), (status = 400, description = "INVALID_INPUT: still optimising, or another solution's id.", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope), (status = 409, description = "ALREADY_DISPATCHED.", body = crate::error::Envelope), (status = 503, description = "SERVICE_UNAVAILABLE: the two-minute deadline passed; re-post (a 409 then means it succeeded).", body = crate::error::Envelope)))]
+#[utoipa::path(post, path = "/plans/{id}/dispatch", tag = "dispatch", summary = "Dispatch every undispatched route of a plan.", params(("id" = i64, Path, description = "The plan id or the id of its active solution.")), responses((status = 200, description = "`{ plan: {id, dispatched: true, routes: [{id}]}, dropped_orders: [{id, order_number, reason, route_id}] }`: the routes this call dispatched, and the orders left off them because they were deleted, completed, routed by another dispatched route or re-dated since the plan was made.", body = DispatchedPlan), (status = 400, description = "INVALID_INPUT: still optimising, or another solution's id.", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope), (status = 409, description = "ALREADY_DISPATCHED.", body = crate::error::Envelope), (status = 503, description = "SERVICE_UNAVAILABLE: the two-minute deadline passed; re-post (a 409 then means it succeeded).", body = crate::error::Envelope)))]
 async fn dispatch_plan(
     State(state): State<AppState>,
     Caller(p): Caller,
@@ -60,7 +60,8 @@ async fn dispatch_plan(
 ) -> Result<Json<DispatchedPlan>, ApiError> {
     let scope = p.scope();
     let done = within_deadline(&state, move |s| {
-        dispatch::dispatch_plan(&*s.store, &Links::of(s), scope, id, s.clock.now())
+        let matrix = &*s.routing.matrix;
+        dispatch::dispatch_plan(&*s.store, matrix, &Links::of(s), scope, id, s.clock.now())
     })
     .await?;
     Ok(Json(DispatchedPlan {
@@ -69,18 +70,20 @@ async fn dispatch_plan(
             dispatched: done.plan_dispatched,
             routes: done.routes.iter().map(|&id| IdRef { id }).collect(),
         },
+        dropped_orders: dropped_orders(&done),
     }))
 }
 
-#[utoipa::path(post, path = "/routes/{id}/dispatch", tag = "dispatch", summary = "Dispatch one route.", params(("id" = i64, Path, description = "The route id.")), responses((status = 200, description = "`{ route: {id, dispatched: true} }`", body = DispatchedRoute), (status = 400, description = "INVALID_INPUT: no vehicle assigned.", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope), (status = 409, description = "ALREADY_DISPATCHED.", body = crate::error::Envelope), (status = 503, description = "SERVICE_UNAVAILABLE: the deadline passed.", body = crate::error::Envelope)))]
+#[utoipa::path(post, path = "/routes/{id}/dispatch", tag = "dispatch", summary = "Dispatch one route.", params(("id" = i64, Path, description = "The route id.")), responses((status = 200, description = "`{ route: {id, dispatched: true}, dropped_orders: [{id, order_number, reason, route_id}] }`: the orders left off the route because they were deleted, completed, routed by another dispatched route or re-dated since it was planned.", body = DispatchedRoute), (status = 400, description = "INVALID_INPUT: no vehicle assigned.", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope), (status = 409, description = "ALREADY_DISPATCHED.", body = crate::error::Envelope), (status = 503, description = "SERVICE_UNAVAILABLE: the deadline passed.", body = crate::error::Envelope)))]
 async fn dispatch_route(
     State(state): State<AppState>,
     Caller(p): Caller,
     IdPath(id): IdPath,
 ) -> Result<Json<DispatchedRoute>, ApiError> {
     let scope = p.scope();
-    within_deadline(&state, move |s| {
-        dispatch::dispatch_route(&*s.store, &Links::of(s), scope, id, s.clock.now())
+    let done = within_deadline(&state, move |s| {
+        let matrix = &*s.routing.matrix;
+        dispatch::dispatch_route(&*s.store, matrix, &Links::of(s), scope, id, s.clock.now())
     })
     .await?;
     Ok(Json(DispatchedRoute {
@@ -88,6 +91,7 @@ async fn dispatch_route(
             id,
             dispatched: true,
         },
+        dropped_orders: dropped_orders(&done),
     }))
 }
 
@@ -106,6 +110,35 @@ async fn delete_plan(
     }))
 }
 
+/// The orders a dispatch left off its routes.
+fn dropped_orders(done: &Dispatched) -> Vec<DroppedOrderBody> {
+    done.dropped
+        .iter()
+        .map(|d| DroppedOrderBody {
+            id: d.id,
+            order_number: d.order_number.clone(),
+            reason: d.reason.code(),
+            reason_description: d.reason.description(),
+            route_id: d.route_id,
+        })
+        .collect()
+}
+
+/// An order left off a dispatched route: the live order book changed since it was planned.
+#[derive(Serialize, ToSchema)]
+pub struct DroppedOrderBody {
+    /// The order.
+    id: i64,
+    order_number: String,
+    /// `ORDER_DELETED`, `ORDER_COMPLETED` (delivered or undelivered, in full or in part),
+    /// `ALREADY_ROUTED` (on another dispatched route not completed yet) or `DELIVERY_DATE`
+    /// (re-dated off the route's date).
+    reason: &'static str,
+    reason_description: &'static str,
+    /// The route it was on.
+    route_id: i64,
+}
+
 /// The plan of a dispatch and the routes this call dispatched.
 #[derive(Serialize, ToSchema)]
 pub struct PlanDispatch {
@@ -114,10 +147,11 @@ pub struct PlanDispatch {
     routes: Vec<IdRef>,
 }
 
-/// `{ plan }`.
+/// `{ plan, dropped_orders }`.
 #[derive(Serialize, ToSchema)]
 pub struct DispatchedPlan {
     plan: PlanDispatch,
+    dropped_orders: Vec<DroppedOrderBody>,
 }
 
 /// A dispatched route.
@@ -127,10 +161,11 @@ pub struct RouteDispatch {
     dispatched: bool,
 }
 
-/// `{ route }`.
+/// `{ route, dropped_orders }`.
 #[derive(Serialize, ToSchema)]
 pub struct DispatchedRoute {
     route: RouteDispatch,
+    dropped_orders: Vec<DroppedOrderBody>,
 }
 
 /// `{ plans_count }`.

@@ -107,3 +107,86 @@ async fn a_queued_re_optimisation_reads_as_empty_until_its_job_ends() {
     assert_eq!(second["unserved"].as_array().unwrap().len(), 1);
     assert_eq!(summary_routes(&app, plan).await[0]["id"], routes[0]["id"]);
 }
+
+/// A full-day van at the depot with `skills`; its id as plan reads spell it.
+async fn skilled_van(app: &TestApp, name: &str, skills: &[&str]) -> String {
+    let r = app
+        .post(
+            "/v2/vehicles",
+            &app.north(),
+            json!({"name": name, "availability": "full_day", "start_location": "depot",
+                   "end_location": "depot", "skills": skills}),
+        )
+        .await;
+    r.ok()["vehicle"]["id"].as_i64().unwrap().to_string()
+}
+
+fn needing(number: &str, lat: f64, lng: f64, skill: &str) -> Value {
+    let mut o = delivery(number, lat, lng);
+    o["skills"] = json!([skill]);
+    o
+}
+
+#[tokio::test]
+async fn a_vehicle_with_a_dispatched_route_is_left_out_of_a_re_optimisation() {
+    let app = TestApp::new();
+    let crane = skilled_van(&app, "Crane van", &["Crane"]).await;
+    let fridge = skilled_van(&app, "Fridge van", &["Fridge"]).await;
+    post_orders(
+        &app,
+        vec![
+            needing("D0", 51.50, -0.12, "Crane"),
+            needing("D1", 51.505, -0.115, "Fridge"),
+        ],
+    )
+    .await;
+    let workers = start_workers(&app, 200);
+    let (job, plan) = optimise(
+        &app,
+        "/v2/plans/optimise/orders",
+        json!({"delivery_date": DAY, "settings": {}}),
+    )
+    .await;
+    wait_for(&app, &job).await;
+    let first = plan_read(&app, plan).await;
+    let on = |read: &Value, vehicle: &str| -> Vec<Value> {
+        read["routes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["vehicle"]["vehicle_id"] == vehicle)
+            .cloned()
+            .collect()
+    };
+    let dispatched = on(&first, &crane).remove(0);
+    app.post(
+        &format!("/v2/routes/{}/dispatch", dispatched["id"]),
+        &app.north(),
+        json!(null),
+    )
+    .await
+    .ok();
+    // More work arrives: one order only the crane van can serve, one any van can.
+    post_orders(
+        &app,
+        vec![
+            needing("LIFT", 51.505, -0.125, "Crane"),
+            delivery("D2", 51.502, -0.118),
+        ],
+    )
+    .await;
+    let (job, _) = optimise(&app, "/v2/plans/optimise/orders", reoptimise(plan)).await;
+    wait_for(&app, &job).await;
+    workers.shutdown();
+    let second = plan_read(&app, plan).await;
+    // The dispatched route stays; the crane van gets no second route in its hours.
+    let crane_routes: Vec<Value> = on(&second, &crane)
+        .iter()
+        .map(|r| r["id"].clone())
+        .collect();
+    assert_eq!(crane_routes, vec![dispatched["id"].clone()], "{second:#}");
+    assert_eq!(on(&second, &fridge).len(), 1, "{second:#}");
+    let unserved = second["unserved"].as_array().unwrap();
+    assert_eq!(unserved.len(), 1, "{second:#}");
+    assert_eq!(unserved[0]["reason"], "SKILLS", "{second:#}");
+}

@@ -83,48 +83,60 @@ fn auto_dispatch(app: &TestApp) -> AutoDispatch {
 }
 
 #[tokio::test]
-async fn an_auto_dispatch_refused_after_the_solve_keeps_the_result_and_says_why_on_the_job() {
+async fn an_order_routed_elsewhere_while_the_job_solves_is_left_off_the_auto_dispatched_plan() {
     let app = TestApp::new();
     let v = vehicle(&app, "Van").await;
     let o = orders(&app, "A", 3).await;
     let (job, plan) = claimed_job(&app).await;
-    // While the job solves, another plan routes o[0] and is dispatched: the job's plan can no
-    // longer be dispatched as it was solved.
+    // While the job solves, another plan routes o[0] and is dispatched: the job's plan was
+    // solved with o[0] on it.
     let links = dispatch_http::links::Links::of(&app.state);
     let control = Meanwhile {
         once: Once::new(),
         meanwhile: || {
             let other = lay_out(&app, &[(Some(v), vec![o[0]])]);
             app.with_store(|store| {
-                dispatch_plan(store, &links, north_scope(&app), other.plan, now(&app))
+                let matrix = &*app.state.routing.matrix;
+                dispatch_plan(
+                    store,
+                    matrix,
+                    &links,
+                    north_scope(&app),
+                    other.plan,
+                    now(&app),
+                )
             })
             .unwrap();
         },
     };
     let outcome = run(&app, &job, &control, &auto_dispatch(&app)).unwrap();
-    let JobOutcome::Succeeded {
-        follow_up_error: Some(reason),
-        ..
-    } = outcome
-    else {
-        panic!("the refusal was not reported: {outcome:?}");
-    };
-    assert!(reason.contains("ROUTED"), "{reason}");
-    // The result is saved, undispatched, and the job says why.
-    let read = app
-        .get(&format!("/v2/plans/optimise/{}", job.job.id), &app.north())
-        .await;
-    let read = read.ok();
-    assert_eq!(read["optimisation"]["in_progress"], false);
-    assert_eq!(read["optimisation"]["error"], json!(reason));
-    assert_eq!(read["plan"]["dispatched"], false);
+    assert!(
+        matches!(
+            outcome,
+            JobOutcome::Succeeded {
+                follow_up_error: None,
+                ..
+            }
+        ),
+        "{outcome:?}"
+    );
     let p = app.get(&format!("/v2/plans/{plan}"), &app.north()).await;
     let p = p.ok()["plan"].clone();
-    assert!(p["solution_id"].is_i64(), "{p:#}");
-    assert!(!p["routes"].as_array().unwrap().is_empty(), "{p:#}");
-    assert_eq!(p["optimisation"]["error"], json!(reason));
+    assert_eq!(p["dispatched"], true, "{p:#}");
+    let on_plan: Vec<i64> = p["routes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r["stops"].as_array().unwrap().clone())
+        .flat_map(|s| s["orders"].as_array().unwrap().clone())
+        .map(|o| o["id"].as_i64().unwrap())
+        .collect();
+    assert!(!on_plan.contains(&o[0]), "{p:#}");
+    // o[0] was dispatched once, by the other plan.
+    assert_eq!(status_events(&app, o[0]), vec!["ROUTED"]);
     for id in &o[1..] {
-        assert_eq!(status_of(&app, *id).await, "OPEN");
+        assert!(on_plan.contains(id), "{p:#}");
+        assert_eq!(status_of(&app, *id).await, "ROUTED");
     }
 }
 

@@ -23,7 +23,8 @@ async fn plan_dispatch_routes_every_order_and_fires_plans_dispatched_once() {
     assert_eq!(
         r.ok(),
         &json!({"plan": {"id": laid.plan, "dispatched": true,
-            "routes": [{"id": laid.routes[0]}, {"id": laid.routes[1]}]}})
+            "routes": [{"id": laid.routes[0]}, {"id": laid.routes[1]}]},
+            "dropped_orders": []})
     );
     for id in &o {
         assert_eq!(status_of(&app, *id).await, "ROUTED");
@@ -95,7 +96,7 @@ async fn routes_dispatched_one_by_one_dispatch_the_plan_with_the_last() {
     let r = dispatch_route(&app, laid.routes[0]).await;
     assert_eq!(
         r.ok(),
-        &json!({"route": {"id": laid.routes[0], "dispatched": true}})
+        &json!({"route": {"id": laid.routes[0], "dispatched": true}, "dropped_orders": []})
     );
     assert_eq!(status_of(&app, o[0]).await, "ROUTED");
     assert_eq!(status_of(&app, o[1]).await, "OPEN");

@@ -14,6 +14,7 @@ mod contract;
 mod auto_dispatch;
 mod booking;
 mod dispatch;
+mod dispatch_live;
 mod driver;
 mod edit_concurrency;
 mod edit_timing;

@@ -66,6 +66,16 @@ impl<C: Connection> OrderRepo for Db<C> {
         self.orders_by_numbers(scope, numbers)
     }
 
+    fn find_order_by_id(
+        &mut self,
+        scope: DepotScope,
+        id: i64,
+    ) -> Result<Option<NumberedOrder>, StoreError> {
+        Ok(self
+            .order_where("id = ?2", scope, &id)?
+            .map(|(order, deleted)| NumberedOrder { order, deleted }))
+    }
+
     fn get_order(&mut self, scope: DepotScope, id: i64) -> Result<Option<Order>, StoreError> {
         Ok(self
             .order_where(

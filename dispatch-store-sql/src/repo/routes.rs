@@ -75,6 +75,45 @@ impl<C: Connection> Db<C> {
         rows.into_iter().map(dated).collect()
     }
 
+    /// Brings `active_route_orders` in step with route `route_id`: a row per order with a stop
+    /// on it while it is dispatched and not completed, none otherwise. An order active on
+    /// another route breaks the table's primary key: [`StoreError::Conflict`], and the caller's
+    /// transaction rolls back.
+    fn sync_active_orders(&self, route_id: i64) -> Result<(), StoreError> {
+        let active = C::DIALECT.pick(
+            "r.dispatched = 1 AND r.completed_ts IS NULL",
+            "r.dispatched AND r.completed_ts IS NULL",
+        );
+        self.0
+            .prepare_cached(&format!(
+                "DELETE FROM active_route_orders WHERE route_id = ?1 AND ( \
+                 NOT EXISTS (SELECT 1 FROM routes r WHERE r.id = ?1 AND {active}) \
+                 OR order_id NOT IN (SELECT so.order_id FROM stop_orders so \
+                 JOIN stops s ON s.id = so.stop_id WHERE s.route_id = ?1))"
+            ))
+            .st()?
+            .execute([route_id])
+            .st()?;
+        self.0
+            .prepare_cached(&format!(
+                "INSERT INTO active_route_orders (order_id, route_id, depot_id) \
+                 SELECT DISTINCT so.order_id, r.id, r.depot_id FROM stop_orders so \
+                 JOIN stops s ON s.id = so.stop_id JOIN routes r ON r.id = s.route_id \
+                 WHERE r.id = ?1 AND {active} AND NOT EXISTS (SELECT 1 FROM active_route_orders a \
+                 WHERE a.order_id = so.order_id AND a.route_id = ?1)"
+            ))
+            .st()?
+            .execute([route_id])
+            .st()
+            .map_err(|e| match e {
+                StoreError::Conflict(_) => StoreError::Conflict(format!(
+                    "an order of route {route_id} is already on another dispatched route"
+                )),
+                other => other,
+            })?;
+        Ok(())
+    }
+
     fn stop_orders(&self, stop_id: i64) -> Result<Vec<i64>, StoreError> {
         let mut stmt = self
             .0
@@ -131,6 +170,22 @@ impl<C: Connection> RouteRepo for Db<C> {
 
     fn update_route(&mut self, scope: DepotScope, route: &Route) -> Result<bool, StoreError> {
         let t = route.timing;
+        // Only a change of the flags moves the route's orders in or out of the active set: a
+        // driver's progress on a route does not rewrite its rows.
+        let was_active: Option<bool> = self
+            .0
+            .prepare_cached(
+                "SELECT dispatched, completed_ts IS NULL FROM routes WHERE depot_id = ?1 AND id = ?2",
+            )
+            .st()?
+            .query_row(params![scope.depot_id, route.id], |r| {
+                Ok(r.get::<_, bool>(0)? && r.get::<_, bool>(1)?)
+            })
+            .optional()
+            .st()?;
+        let Some(was_active) = was_active else {
+            return Ok(false);
+        };
         let n = self
             .0
             .prepare_cached(
@@ -159,6 +214,9 @@ impl<C: Connection> RouteRepo for Db<C> {
                 route.updated.millis()
             ])
             .st()?;
+        if was_active != (route.dispatched && route.completed_ts.is_none()) {
+            self.sync_active_orders(route.id)?;
+        }
         Ok(n == 1)
     }
 
@@ -214,6 +272,13 @@ impl<C: Connection> RouteRepo for Db<C> {
         self.routes_where(
             "r.depot_id = ?1 AND r.plan_id = ?2 ORDER BY r.id",
             &[&scope.depot_id, &plan_id],
+        )
+    }
+
+    fn routes_on_date(&mut self, scope: DepotScope, date: Date) -> Result<Vec<Route>, StoreError> {
+        self.routes_where(
+            "r.depot_id = ?1 AND r.date = ?2 ORDER BY r.id",
+            &[&scope.depot_id, &date.to_string()],
         )
     }
 
@@ -352,6 +417,7 @@ impl<C: Connection> RouteRepo for Db<C> {
                 created: now,
             });
         }
+        self.sync_active_orders(route_id)?;
         Ok(out)
     }
 }

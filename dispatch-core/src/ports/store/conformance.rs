@@ -4,6 +4,7 @@
 //! Each scenario takes a fresh, empty store. [`store_conformance!`](crate::store_conformance)
 //! turns them into named `#[test]`s for one store, so a store crate writes one line per store.
 
+pub mod active_routes;
 pub mod leases;
 pub mod orders;
 pub mod outbox;
@@ -12,6 +13,7 @@ pub mod proof;
 pub mod reference;
 pub mod send_leases;
 
+pub use active_routes::one_active_route_per_order;
 pub use leases::{concurrent_claims_take_each_job_once, job_leases, named_leases};
 pub use orders::{customers_and_orders, live_orders_of_many_ids_at_once};
 pub use outbox::{ids_grow_across_purges, outbox_delivery, outbox_retention};
@@ -79,6 +81,7 @@ macro_rules! store_conformance {
             ids_grow_across_purges,
             planning,
             vehicle_deletion_keeps_routes,
+            one_active_route_per_order,
             driver_feed_pruning,
             route_proof_reads,
             concurrent_writers_all_commit,

@@ -96,6 +96,12 @@ pub trait OrderRepo {
         }
         Ok(found)
     }
+    /// One order of the depot, deleted ones included.
+    fn find_order_by_id(
+        &mut self,
+        scope: DepotScope,
+        id: i64,
+    ) -> Result<Option<NumberedOrder>, StoreError>;
     /// One live order with its line items.
     fn get_order(&mut self, scope: DepotScope, id: i64) -> Result<Option<Order>, StoreError>;
     /// Which of `ids` are live orders of the depot: one question for every order of a saved

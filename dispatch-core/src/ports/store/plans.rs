@@ -153,6 +153,8 @@ pub trait RouteRepo {
     /// Every route ever made for the plan (all solutions), by id.
     fn routes_of_plan(&mut self, scope: DepotScope, plan_id: i64)
         -> Result<Vec<Route>, StoreError>;
+    /// Every route of the depot on `date` (all plans, all solutions), by id.
+    fn routes_on_date(&mut self, scope: DepotScope, date: Date) -> Result<Vec<Route>, StoreError>;
     /// Every route with a stop serving the order, by id.
     fn routes_of_order(
         &mut self,

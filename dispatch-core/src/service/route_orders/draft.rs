@@ -54,8 +54,8 @@ fn on_stops(stops: &[Stop], order: i64) -> bool {
     stops.iter().any(|s| s.visit.order_ids.contains(&order))
 }
 
-/// Whether `order` has a stop on an active route other than `route_id`: a dispatched route,
-/// or one of its plan's current optimisation.
+/// Whether `order` has a stop on an active route other than `route_id`: a dispatched route its
+/// driver has not completed, or one of its plan's current optimisation.
 fn on_other_active_route(
     tx: &mut dyn StoreTx,
     scope: DepotScope,
@@ -67,7 +67,10 @@ fn on_other_active_route(
             continue;
         }
         if r.dispatched {
-            return Ok(true);
+            if r.completed_ts.is_none() {
+                return Ok(true);
+            }
+            continue;
         }
         if let Some(plan) = tx.get_plan(scope, r.plan_id)? {
             if plan.active_solution_id == Some(r.solution_id) {

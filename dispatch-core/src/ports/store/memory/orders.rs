@@ -184,6 +184,17 @@ impl OrderRepo for State {
             }))
     }
 
+    fn find_order_by_id(
+        &mut self,
+        scope: DepotScope,
+        id: i64,
+    ) -> Result<Option<NumberedOrder>, StoreError> {
+        Ok(self.stored_order(scope, id).map(|o| NumberedOrder {
+            order: o.order.clone(),
+            deleted: o.deleted,
+        }))
+    }
+
     fn get_order(&mut self, scope: DepotScope, id: i64) -> Result<Option<Order>, StoreError> {
         Ok(self
             .stored_order(scope, id)

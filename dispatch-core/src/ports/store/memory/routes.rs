@@ -7,7 +7,45 @@ use crate::model::route::{NewRoute, Route};
 use crate::model::stop::{Stop, StopVisit};
 use crate::paging::{Page, PageRequest};
 use crate::ports::store::{RouteRepo, RouteSummary, StoreError};
-use crate::time::Timestamp;
+use crate::time::{Date, Timestamp};
+
+impl State {
+    /// The stores' rule "an order is on one active route at most" (the SQL stores hold it as a
+    /// unique key): when route `route_id` is active (dispatched, not completed), none of its
+    /// orders may have a stop on another active route.
+    fn check_active_orders(&self, route_id: i64) -> Result<(), StoreError> {
+        let planning = &self.planning;
+        let active = |r: &Route| r.dispatched && r.completed_ts.is_none();
+        if !planning
+            .routes
+            .iter()
+            .any(|r| r.id == route_id && active(r))
+        {
+            return Ok(());
+        }
+        let others: Vec<i64> = planning
+            .routes
+            .iter()
+            .filter(|r| r.id != route_id && active(r))
+            .map(|r| r.id)
+            .collect();
+        let stops_of = |route: i64| {
+            planning
+                .stops
+                .iter()
+                .filter(move |(_, s)| s.route_id == route)
+                .flat_map(|(_, s)| s.visit.order_ids.iter().copied())
+        };
+        for order in stops_of(route_id) {
+            if others.iter().any(|&o| stops_of(o).any(|x| x == order)) {
+                return Err(StoreError::Conflict(format!(
+                    "order {order} of route {route_id} is already on another dispatched route"
+                )));
+            }
+        }
+        Ok(())
+    }
+}
 
 impl RouteRepo for State {
     fn insert_route(
@@ -46,6 +84,7 @@ impl RouteRepo for State {
                     created: slot.created,
                     ..route.clone()
                 };
+                self.check_active_orders(route.id)?;
                 Ok(true)
             }
             None => Ok(false),
@@ -91,6 +130,16 @@ impl RouteRepo for State {
             .routes
             .iter()
             .filter(|r| r.depot_id == scope.depot_id && r.plan_id == plan_id)
+            .cloned()
+            .collect())
+    }
+
+    fn routes_on_date(&mut self, scope: DepotScope, date: Date) -> Result<Vec<Route>, StoreError> {
+        Ok(self
+            .planning
+            .routes
+            .iter()
+            .filter(|r| r.depot_id == scope.depot_id && r.date == date)
             .cloned()
             .collect())
     }
@@ -153,6 +202,7 @@ impl RouteRepo for State {
             self.planning.stops.push((scope.depot_id, stop.clone()));
             out.push(stop);
         }
+        self.check_active_orders(route_id)?;
         Ok(out)
     }
 }
