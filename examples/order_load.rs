@@ -16,6 +16,7 @@ use std::time::Instant;
 use dispatch_core::ports::clock::Clock;
 use dispatch_http::clock::SystemClock;
 use dispatch_http::{setup, AppState};
+use dispatch_server::runtime::images::Codec;
 use dispatch_store_sqlite::idempotency::SqliteIdempotencyStore;
 use dispatch_store_sqlite::{SqliteGazetteer, SqliteStore};
 use serde_json::{json, Value};
@@ -68,6 +69,7 @@ fn main() {
         clock,
         Arc::new(SqliteGazetteer::new(store)),
         Arc::new(SqliteIdempotencyStore::open(store_path).expect("open the idempotency store")),
+        Arc::new(Codec),
     );
     let runtime = tokio::runtime::Runtime::new().expect("a runtime");
     let listener = runtime

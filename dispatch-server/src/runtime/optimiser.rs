@@ -32,7 +32,7 @@ use dispatch_core::service::leases::{claim_job, expire_jobs, renew_job, JobClaim
 use dispatch_core::service::optimisation::{run_job, JobFollowUp, JobOutcome, JobRun};
 use dispatch_core::solver;
 
-use super::JobSignal;
+use dispatch_http::signal::JobSignal;
 
 /// How the pool runs.
 #[derive(Debug, Clone)]
