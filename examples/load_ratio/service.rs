@@ -11,6 +11,7 @@ use dispatch_core::ports::idempotency::IdempotencyStore;
 use dispatch_core::ports::store::Store;
 use dispatch_http::clock::SystemClock;
 use dispatch_http::{setup, AppState};
+use dispatch_server::runtime::images::Codec;
 use serde_json::Value;
 
 use crate::client::{next_target, Conn, Reply};
@@ -45,7 +46,13 @@ impl Service {
         idempotency: Arc<dyn IdempotencyStore>,
     ) -> Service {
         let key = seed(&*store);
-        let state = AppState::new(store, Arc::new(SystemClock), geocoder, idempotency);
+        let state = AppState::new(
+            store,
+            Arc::new(SystemClock),
+            geocoder,
+            idempotency,
+            Arc::new(Codec),
+        );
         let runtime = tokio::runtime::Runtime::new().expect("a runtime");
         let listener = runtime
             .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
