@@ -6,7 +6,7 @@
 //! submissions too) and what its receiver got. `docs/driver-api.md` explains every call.
 //!
 //! ```text
-//! cargo build -p dispatch-http --bin dispatch
+//! cargo build -p dispatch-server --bin dispatch
 //! cargo run --example driver_day
 //! ```
 

@@ -8,7 +8,7 @@
 //! client polling throughout the optimisation.
 //!
 //! ```text
-//! cargo build --release -p dispatch-http --bin dispatch
+//! cargo build --release -p dispatch-server --bin dispatch
 //! cargo run --release --example plan_day -- [--orders N] [--vehicles N] [--solve-secs S] [-- SERVE FLAGS...]
 //! ```
 //! Flags after `--` go to `dispatch serve` (for example `--workers 1`).
@@ -66,7 +66,7 @@ fn binary() -> PathBuf {
     let bin = dir.join(format!("dispatch{}", std::env::consts::EXE_SUFFIX));
     assert!(
         bin.exists(),
-        "{} is missing: cargo build --release -p dispatch-http --bin dispatch",
+        "{} is missing: cargo build --release -p dispatch-server --bin dispatch",
         bin.display()
     );
     bin

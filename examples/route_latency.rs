@@ -21,6 +21,7 @@ use dispatch_core::ports::clock::{Clock, ManualClock};
 use dispatch_core::ports::store::{Store, StoreError};
 use dispatch_core::time::{Date, Timestamp};
 use dispatch_http::{app, setup, AppState};
+use dispatch_server::runtime::images::Codec;
 use dispatch_store_sqlite::idempotency::SqliteIdempotencyStore;
 use dispatch_store_sqlite::{SqliteGazetteer, SqliteStore};
 use http_body_util::BodyExt;
@@ -133,6 +134,7 @@ async fn main() {
         clock.clone(),
         Arc::new(SqliteGazetteer::new(store.clone())),
         Arc::new(SqliteIdempotencyStore::open(&db).expect("open keys")),
+        Arc::new(Codec),
     );
     let bench = Bench {
         router: app(state),

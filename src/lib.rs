@@ -1,5 +1,6 @@
 //! Umbrella package: owns the workspace's `examples/`, `benches/` and end-to-end `tests/`.
-//! The real code lives in `dispatch-core`, `dispatch-store-sqlite` and `dispatch-http`.
+//! The real code lives in `dispatch-core`, `dispatch-store-sqlite`, `dispatch-http` and
+//! `dispatch-server`.
 
 pub use dispatch_core as core;
 pub use dispatch_http as http;

@@ -1,6 +1,6 @@
 //! End-to-end: the real `dispatch` binary as a subprocess, spoken to over TCP.
 //!
-//! The binary is dispatch-http's `dispatch`, built (or found up to date) before the first test
+//! The binary is dispatch-server's `dispatch`, built (or found up to date) before the first test
 //! (`support::binary`).
 
 use std::process::Command;

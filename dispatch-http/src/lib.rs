@@ -1,4 +1,5 @@
-//! dispatch-http: the v2 REST adapter over `dispatch-core` and the `dispatch` binary.
+//! dispatch-http: the v2 REST adapter over `dispatch-core`, a library. The process around it
+//! (the `dispatch` binary, its background workers, the choice of store) is `dispatch-server`.
 //!
 //! [`app`] builds the whole HTTP surface: `/healthz`, the `/v2` API behind the access-key layer,
 //! and the envelope for every error (unknown path, wrong method, bad body, panics).
@@ -9,7 +10,6 @@
 
 pub mod auth;
 pub mod bounded_json;
-pub mod cli;
 pub mod clock;
 pub mod console;
 pub mod driver;
@@ -23,15 +23,14 @@ pub mod observability;
 pub mod openapi;
 pub mod paging;
 pub mod public_url;
-pub mod redact;
 pub mod rejection;
-pub mod runtime;
+pub mod routing;
 pub mod server;
 pub mod setup;
 pub mod setup_questionnaires;
 pub mod setup_values;
+pub mod signal;
 pub mod tracking;
-pub mod travel;
 pub mod v2;
 pub mod vroom_api;
 
@@ -43,6 +42,7 @@ use axum::Router;
 use dispatch_core::ports::clock::Clock;
 use dispatch_core::ports::geocoder::Geocoder;
 use dispatch_core::ports::idempotency::IdempotencyStore;
+use dispatch_core::ports::images::ImageCodec;
 use dispatch_core::ports::store::Store;
 use tower_http::catch_panic::CatchPanicLayer;
 
@@ -70,9 +70,13 @@ pub struct AppState {
     /// Idempotency-key records (SQLite on the service's database file when serving).
     pub idempotency: Arc<dyn IdempotencyStore>,
     /// Wakes the optimisation workers when a job is queued.
-    pub jobs: runtime::JobSignal,
+    pub jobs: signal::JobSignal,
+    /// Decodes proof-of-delivery uploads and re-encodes them as WebP.
+    pub images: Arc<dyn ImageCodec>,
+    /// Wakes the image compression worker when uploads are stored.
+    pub uploads: signal::JobSignal,
     /// The route endpoints' matrix, dispatch deadline and booking queues.
-    pub routing: Arc<runtime::Routing>,
+    pub routing: Arc<routing::Routing>,
     /// `--public-url`: the base of every absolute URL the service emits (never a request header).
     pub public_url: public_url::PublicUrl,
     /// `--docs-url`: where the documentation lives (the feature tokens' deprecation links point
@@ -81,14 +85,15 @@ pub struct AppState {
 }
 
 impl AppState {
-    /// A state over these ports with rate limits off and the defaults for the rest (a fresh
-    /// job signal, the default routing, the loopback public URL): what tests and examples run
-    /// on; a caller that needs other settings overrides those fields.
+    /// A state over these ports with rate limits off and the defaults for the rest (fresh job
+    /// and upload signals, the default routing, the loopback public URL): what tests and
+    /// examples run on; a caller that needs other settings overrides those fields.
     pub fn new(
         store: Arc<dyn Store>,
         clock: Arc<dyn Clock>,
         geocoder: Arc<dyn Geocoder>,
         idempotency: Arc<dyn IdempotencyStore>,
+        images: Arc<dyn ImageCodec>,
     ) -> AppState {
         AppState {
             store,
@@ -97,6 +102,8 @@ impl AppState {
             rate_limits_enabled: false,
             idempotency,
             jobs: Default::default(),
+            images,
+            uploads: Default::default(),
             routing: Default::default(),
             public_url: Default::default(),
             docs_url: None,

@@ -10,7 +10,7 @@ use std::thread;
 use std::time::Duration;
 
 use dispatch_core::ports::matrix::{GreatCircle, MatrixError, Point, TravelMatrix};
-use dispatch_http::travel::{FallbackPolicy, OsrmMatrix, TravelArgs, WithFallback};
+use dispatch_server::travel::{FallbackPolicy, OsrmMatrix, TravelArgs, WithFallback};
 use serde_json::{json, Value};
 
 /// Travel the fake router reports: 1e5 s per degree of longitude, 2e5 per degree of latitude,
@@ -209,8 +209,8 @@ fn large_point_sets_are_chunked_within_the_servers_table_size() {
 fn unroutable_pairs_become_unreachable() {
     let osrm = fake_osrm(100, Behaviour::Unroutable);
     let m = client(&osrm.url, 100).matrix(&points(3)).unwrap();
-    assert_eq!(m.duration(0, 1), dispatch_http::travel::osrm::UNREACHABLE);
-    assert_eq!(m.distance(0, 1), dispatch_http::travel::osrm::UNREACHABLE);
+    assert_eq!(m.duration(0, 1), dispatch_server::travel::osrm::UNREACHABLE);
+    assert_eq!(m.distance(0, 1), dispatch_server::travel::osrm::UNREACHABLE);
     assert!(m.duration(1, 0) < 100_000);
 }
 

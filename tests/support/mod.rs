@@ -27,11 +27,11 @@ mod contract;
 
 /// The `dispatch` binary next to this test's profile directory, brought up to date once per run.
 /// The build asks for what `cargo test --workspace` builds (same feature unification), so under
-/// that command it is a no-op; the binary comes with dispatch-http's integration tests.
+/// that command it is a no-op; the binary comes with dispatch-server's integration tests.
 ///
 /// The build runs without the variables cargo sets for a running test: some build scripts
 /// (ring's) track `CARGO_MANIFEST_DIR`, so inheriting it rebuilt ring and everything above it,
-/// dispatch-http included, here and again in the next outer `cargo` run.
+/// dispatch-server included, here and again in the next outer `cargo` run.
 pub fn binary() -> PathBuf {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     BUILT
@@ -48,7 +48,7 @@ pub fn binary() -> PathBuf {
                     "--quiet",
                     "--release",
                     "-p",
-                    "dispatch-http",
+                    "dispatch-server",
                     "--bin",
                     "dispatch",
                 ]);

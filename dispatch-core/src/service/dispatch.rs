@@ -1,6 +1,6 @@
 //! Dispatch (`POST /plans/{id}/dispatch`, `POST /routes/{id}/dispatch`, `auto_dispatch`) and
 //! plan deletion (`DELETE /plans/{id}`). Each runs in one write transaction: the route and plan
-//! flags, the stops of orders dropped because the live order book changed ([`drops`]), every
+//! flags, the stops of orders dropped because the live order book changed (`drops`), every
 //! order's status change (through the one transition function) and every outbox row commit
 //! together or not at all.
 

@@ -25,7 +25,7 @@ use tower_http::catch_panic::CatchPanicLayer;
 mod config;
 pub mod depot;
 
-pub use config::{ConsoleArgs, ConsoleConfig, TileUrl};
+pub use config::{ConsoleConfig, TileUrl};
 
 use crate::tracking::escape;
 use crate::AppState;

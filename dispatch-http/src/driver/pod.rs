@@ -26,7 +26,6 @@ use super::shapes::{
 use crate::error::ApiError;
 use crate::extract::{IdPath, ImageJsonBody};
 use crate::links::Links;
-use crate::runtime::images::{self, Codec};
 use crate::v2::pod_render::{render_submission, OneSubmission};
 use crate::v2::registry::ApiRoutes;
 use crate::AppState;
@@ -179,7 +178,7 @@ async fn store_upload<T: Send + 'static>(
     let stored = state
         .blocking(move |s| Ok(upload(s, &driver, s.clock.now())?))
         .await?;
-    images::wake();
+    state.uploads.notify();
     Ok(stored)
 }
 
@@ -244,7 +243,7 @@ async fn signature(
     };
     let links = Links::of(&state);
     let (sig, meta) = store_upload(&state, auth, move |s, driver, now| {
-        pod::add_signature(&*s.store, &Codec, driver, stop_id, &input, now)
+        pod::add_signature(&*s.store, &*s.images, driver, stop_id, &input, now)
     })
     .await?;
     Ok(Json(SignatureUpload {
@@ -292,7 +291,7 @@ async fn photos(
     }
     let links = Links::of(&state);
     let metas = store_upload(&state, auth, move |s, driver, now| {
-        pod::add_photos(&*s.store, &Codec, driver, stop_id, &files, now)
+        pod::add_photos(&*s.store, &*s.images, driver, stop_id, &files, now)
     })
     .await?;
     Ok(Json(PhotosUpload {
@@ -317,7 +316,7 @@ async fn submit(
     let input = super::submission_wire::read_submission(&body)?;
     let links = Links::of(&state);
     let submission = store_upload(&state, auth, move |s, driver, now| {
-        pod::submit(&*s.store, &Codec, driver, &input, now)
+        pod::submit(&*s.store, &*s.images, driver, &input, now)
     })
     .await?;
     Ok((

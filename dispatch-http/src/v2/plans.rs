@@ -3,7 +3,7 @@
 //!
 //! An optimisation request answers 200 at once with `{optimisation: {id, in_progress}, plan:
 //! {id, dispatched}}` after the plan, its job and the `plans.created` outbox row committed
-//! together; a worker of [`crate::runtime`] runs the job.
+//! together; a background worker of the process (`dispatch-server`) runs the job.
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;

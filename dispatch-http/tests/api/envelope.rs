@@ -9,6 +9,7 @@ use dispatch_core::ports::geocoder::InMemoryGazetteer;
 use dispatch_core::ports::store::InMemoryStore;
 use dispatch_core::time::Timestamp;
 use dispatch_http::{with_error_handling, AppState};
+use dispatch_server::runtime::images::Codec;
 use serde_json::json;
 use tower::ServiceExt;
 
@@ -142,6 +143,7 @@ async fn a_panicking_handler_is_a_500_envelope_without_internals() {
         Arc::new(ManualClock::new(Timestamp::from_millis(0))),
         Arc::new(InMemoryGazetteer::new()),
         Arc::new(InMemoryStore::new()),
+        Arc::new(Codec),
     );
     let routes: Router<AppState> = Router::new().route(
         "/boom",

@@ -7,6 +7,7 @@ use axum::Router;
 use dispatch_core::ports::clock::{Clock, ManualClock};
 use dispatch_core::time::Timestamp;
 use dispatch_http::{app, setup, AppState};
+use dispatch_server::runtime::images::Codec;
 use http_body_util::BodyExt;
 use serde_json::{json, Value};
 use tower::ServiceExt;
@@ -40,7 +41,13 @@ fn router(path: &std::path::Path, clock: Arc<ManualClock>, rate_limits: bool) ->
     let state = AppState {
         rate_limits_enabled: rate_limits,
         public_url: dispatch_http::public_url::PublicUrl::parse("http://dispatch.test").unwrap(),
-        ..AppState::new(service.store, clock, service.geocoder, service.idempotency)
+        ..AppState::new(
+            service.store,
+            clock,
+            service.geocoder,
+            service.idempotency,
+            Arc::new(Codec),
+        )
     };
     app(state)
 }

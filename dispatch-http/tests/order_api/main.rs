@@ -25,8 +25,9 @@ use dispatch_core::model::organisation::DepotScope;
 use dispatch_core::ports::clock::ManualClock;
 use dispatch_core::ports::store::Store;
 use dispatch_core::time::Timestamp;
-use dispatch_http::cli::database::Database;
 use dispatch_http::{app, setup, AppState};
+use dispatch_server::cli::database::Database;
+use dispatch_server::runtime::images::Codec;
 use serde_json::{json, Value};
 use tower::ServiceExt;
 
@@ -156,6 +157,7 @@ impl Api {
             clock.clone(),
             service.geocoder,
             service.idempotency,
+            Arc::new(Codec),
         );
         Api {
             app: app(state),

@@ -28,7 +28,7 @@ use common::TestApp;
 pub use common::{post_orders, post_vehicle, stop_order_ids, DAY};
 use dispatch_core::ports::matrix::GreatCircle;
 use dispatch_core::service::optimisation::NoFollowUp;
-use dispatch_http::runtime::{Optimiser, OptimiserConfig};
+use dispatch_server::runtime::{Optimiser, OptimiserConfig};
 use serde_json::{json, Value};
 
 /// [`common::delivery`] with driver notes, which plan and route reads carry through.

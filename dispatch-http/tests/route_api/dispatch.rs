@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use dispatch_core::events::DomainEvent;
-use dispatch_http::runtime::Routing;
+use dispatch_http::routing::Routing;
 use serde_json::json;
 
 use super::*;
@@ -438,7 +438,7 @@ async fn put_route_sets_is_locked_only_and_answers_without_stops() {
 #[tokio::test]
 async fn auto_dispatch_dispatches_the_plan_when_its_optimisation_ends() {
     use dispatch_core::service::dispatch::AutoDispatch;
-    use dispatch_http::runtime::{Optimiser, OptimiserConfig};
+    use dispatch_server::runtime::{Optimiser, OptimiserConfig};
     let app = TestApp::new();
     vehicle(&app, "Van").await;
     let o = orders(&app, "A", 4).await;

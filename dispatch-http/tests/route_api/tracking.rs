@@ -4,7 +4,7 @@
 
 use axum::http::StatusCode;
 use dispatch_core::service::pod::{self, SignatureInput};
-use dispatch_http::runtime::images::Codec;
+use dispatch_server::runtime::images::Codec;
 use serde_json::json;
 
 use super::driver::{credential, morning, start, stop_ids};

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use dispatch_core::ports::store::Store;
-use dispatch_http::cli::database::{Database, Service};
+use dispatch_server::cli::database::{Database, Service};
 
 /// The variable that selects the store under test: `sqlite` (the default) or `postgres`.
 pub const VARIABLE: &str = "DISPATCH_TEST_DB";

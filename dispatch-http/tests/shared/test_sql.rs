@@ -4,7 +4,7 @@
 
 #![allow(dead_code)]
 
-use dispatch_http::cli::database::Database;
+use dispatch_server::cli::database::Database;
 
 use super::test_db::off_runtime;
 

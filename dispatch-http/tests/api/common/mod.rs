@@ -10,8 +10,9 @@ use axum::Router;
 use dispatch_core::ports::clock::ManualClock;
 use dispatch_core::ports::store::{Store, StoreError, StoreTx};
 use dispatch_core::time::Timestamp;
-use dispatch_http::cli::database::Database;
 use dispatch_http::{app, setup, AppState};
+use dispatch_server::cli::database::Database;
+use dispatch_server::runtime::images::Codec;
 use http_body_util::BodyExt;
 use serde_json::{json, Value};
 use tower::ServiceExt;
@@ -167,6 +168,7 @@ impl TestApp {
             clock.clone(),
             service.geocoder,
             service.idempotency,
+            Arc::new(Codec),
         );
         TestApp {
             router: app(state.clone()),

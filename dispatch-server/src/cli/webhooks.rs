@@ -12,8 +12,8 @@ use dispatch_core::ports::store::{DeliveryRecord, DeliveryState, Store, StoreErr
 use serde_json::{json, Value};
 
 use super::database::{Database, DatabaseParser};
-use crate::clock::SystemClock;
 use crate::runtime::webhooks::body;
+use dispatch_http::clock::SystemClock;
 
 #[derive(Debug, clap::Args)]
 pub struct WebhooksArgs {

@@ -11,11 +11,12 @@ use dispatch_core::ports::store::Store;
 use dispatch_core::service::dispatch::AutoDispatch;
 use tokio::sync::{watch, Notify};
 
-use crate::links::Links;
 use crate::runtime::notifications::NotifierArgs;
 use crate::runtime::webhooks::{Retention, WebhookConfig};
-use crate::runtime::{node, JobSignal, Optimiser, OptimiserConfig, Workers};
+use crate::runtime::{node, Optimiser, OptimiserConfig, Workers};
 use crate::travel::TravelArgs;
+use dispatch_http::links::Links;
+use dispatch_http::signal::JobSignal;
 
 /// `--workers`: how many optimisation jobs at once, or `off` (no background work at all).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -166,6 +167,8 @@ pub struct Context {
     pub links: Links,
     /// Wakes idle optimisation workers (request handlers of this process notify it).
     pub signal: JobSignal,
+    /// Wakes the image compression worker (upload handlers of this process notify it).
+    pub uploads: JobSignal,
     /// Notified after commits of this process that appended outbox events.
     pub outbox_commits: Arc<Notify>,
 }
@@ -209,6 +212,7 @@ pub async fn start(
         args.webhooks.config(),
         context.outbox_commits,
         images_pending,
+        context.uploads,
         stopping,
     )?;
     tracing::info!(node = %node, jobs_at_once = args.optimiser_config().workers, "background work started");

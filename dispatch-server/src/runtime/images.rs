@@ -4,7 +4,6 @@
 //! compression interrupted by a crash is simply done again after the restart.
 
 use std::io::Cursor;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -15,6 +14,7 @@ use dispatch_core::ports::clock::Clock;
 use dispatch_core::ports::images::ImageCodec;
 use dispatch_core::ports::store::Store;
 use dispatch_core::service::pod::compress_pending;
+use dispatch_http::signal::JobSignal;
 use image::{DynamicImage, ImageReader, Limits};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
@@ -92,14 +92,6 @@ impl ImageCodec for Codec {
     }
 }
 
-/// Uploads accepted by this process since it started: the worker compresses when it changes.
-static UPLOADS: AtomicU64 = AtomicU64::new(0);
-
-/// Tells the worker that an upload committed (the upload handlers call it).
-pub fn wake() {
-    UPLOADS.fetch_add(1, Ordering::Release);
-}
-
 /// Whether the store holds images still waiting for compression (left by a crash): asked once
 /// at start, before the service listens.
 pub fn pending_at_start(store: &dyn Store) -> Result<bool, String> {
@@ -110,7 +102,8 @@ pub fn pending_at_start(store: &dyn Store) -> Result<bool, String> {
 }
 
 /// Starts the compression worker on a thread of its own (image work is CPU-heavy and must not
-/// hold the runtime's blocking pool). It touches the store only when an upload woke it, when
+/// hold the runtime's blocking pool). It touches the store only when an upload woke it
+/// (`uploads`, which the upload handlers of this process notify), when
 /// `pending` images were left from before the start, and every [`IDLE_POLL`] otherwise. It
 /// stops when `stopping` turns true (an image in progress is finished or, when interrupted by
 /// a crash, compressed again after the next start).
@@ -118,21 +111,22 @@ pub fn spawn(
     store: Arc<dyn Store>,
     clock: Arc<dyn Clock>,
     pending: bool,
+    uploads: JobSignal,
     mut stopping: watch::Receiver<bool>,
 ) -> JoinHandle<()> {
     let (stop_tx, stop_rx) = std::sync::mpsc::channel::<()>();
     let worker = std::thread::Builder::new()
         .name("image-compression".into())
         .spawn(move || {
-            let mut seen = UPLOADS.load(Ordering::Acquire);
+            let mut seen = uploads.current();
             let mut next_round = match pending {
                 true => Instant::now(),
                 false => Instant::now() + IDLE_POLL,
             };
             loop {
-                let uploads = UPLOADS.load(Ordering::Acquire);
-                if uploads != seen || Instant::now() >= next_round {
-                    seen = uploads;
+                let count = uploads.current();
+                if count != seen || Instant::now() >= next_round {
+                    seen = count;
                     let busy = round(&*store, &*clock);
                     next_round = Instant::now() + if busy { Duration::ZERO } else { IDLE_POLL };
                 }

@@ -4,13 +4,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::background::{self, positive_seconds, BackgroundArgs};
+use super::console::ConsoleArgs;
 use super::database::{Database, DatabaseParser};
-use crate::clock::SystemClock;
-use crate::console::ConsoleArgs;
-use crate::observability::MetricsListener;
-use crate::public_url::PublicUrl;
-use crate::server::ConnectionLimits;
-use crate::{setup, AppState};
+use crate::runtime::images::Codec;
+use dispatch_http::clock::SystemClock;
+use dispatch_http::observability::MetricsListener;
+use dispatch_http::public_url::PublicUrl;
+use dispatch_http::routing::Routing;
+use dispatch_http::server::ConnectionLimits;
+use dispatch_http::{setup, AppState};
 
 #[derive(Debug, clap::Args)]
 pub struct ServeArgs {
@@ -18,7 +20,7 @@ pub struct ServeArgs {
     /// `postgres://USER[:PASSWORD]@HOST[:PORT]/DBNAME`; the schema is created or upgraded on start.
     #[arg(long, default_value = "./dispatch.db", value_parser = DatabaseParser)]
     pub db: Database,
-    /// Address to bind, HOST:PORT (127.0.0.1:8080, 0.0.0.0:8080, [::1]:8080, localhost:8080);
+    /// Address to bind, HOST:PORT (`127.0.0.1:8080`, `0.0.0.0:8080`, `[::1]:8080`, `localhost:8080`);
     /// port 0 picks a free port.
     #[arg(long, default_value = "127.0.0.1:8080", value_name = "HOST:PORT", value_parser = host_port)]
     pub listen: String,
@@ -171,10 +173,10 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     let db = args.db.clone();
     let on_commit = Arc::new(move || {
         wake.notify_one();
-        crate::driver::wake_subscribers();
+        dispatch_http::driver::wake_subscribers();
     });
     // The recorder first, so the database connections opened at start are counted too.
-    crate::observability::handle();
+    dispatch_http::observability::handle();
     let service = blocking(move || db.open_service(on_commit)).await?;
     let store = service.store.clone();
     let clock = Arc::new(SystemClock);
@@ -207,7 +209,9 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         rate_limits_enabled: args.rate_limits == "on",
         idempotency: service.idempotency,
         jobs: Default::default(),
-        routing: Arc::new(crate::runtime::Routing::new(travel.clone())),
+        images: Arc::new(Codec),
+        uploads: Default::default(),
+        routing: Arc::new(Routing::new(travel.clone())),
         public_url,
         docs_url: args.docs_url.clone(),
     };
@@ -217,8 +221,9 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
             store: state.store.clone(),
             clock: state.clock.clone(),
             matrix: travel,
-            links: crate::links::Links::of(&state),
+            links: dispatch_http::links::Links::of(&state),
             signal: state.jobs.clone(),
+            uploads: state.uploads.clone(),
             outbox_commits,
         };
         Some(background::start(&args.background, context, stopping.clone()).await?)
@@ -246,10 +251,10 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
             db = args.db
         );
     }
-    let options = crate::AppOptions {
+    let options = dispatch_http::AppOptions {
         metrics_elsewhere: metrics_listener.is_some(),
         console: args.console.config(),
-        vroom: (args.vroom_api == "on").then(|| crate::vroom_api::VroomApi {
+        vroom: (args.vroom_api == "on").then(|| dispatch_http::vroom_api::VroomApi {
             time_limit: Duration::from_secs_f64(args.vroom_time_limit),
             max_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
         }),
@@ -267,9 +272,9 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
 
     let limits = args.connection_limits();
     let metrics_server = metrics_listener.map(|m| m.spawn(state.clone(), limits, stopping.clone()));
-    let server = crate::server::serve(
+    let server = dispatch_http::server::serve(
         listener,
-        crate::app_with(state, &options),
+        dispatch_http::app_with(state, &options),
         limits,
         async move {
             signalled.await;

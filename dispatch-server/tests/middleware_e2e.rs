@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-#[path = "shared/test_db.rs"]
+#[path = "../../dispatch-http/tests/shared/test_db.rs"]
 mod test_db;
 
 /// A running `dispatch serve`, killed on drop.

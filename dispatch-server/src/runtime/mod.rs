@@ -8,19 +8,16 @@ pub mod images;
 pub mod node;
 pub mod notifications;
 pub mod optimiser;
-mod routing;
-mod signal;
 pub mod webhooks;
 
 pub use optimiser::{Optimiser, OptimiserConfig};
-pub use routing::{Routing, DISPATCH_DEADLINE};
-pub use signal::JobSignal;
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use dispatch_core::ports::clock::Clock;
 use dispatch_core::ports::store::Store;
+use dispatch_http::signal::JobSignal;
 use tokio::sync::{watch, Notify};
 use tokio::task::JoinHandle;
 
@@ -35,7 +32,7 @@ pub struct Workers {
 /// Starts the webhook, notification and image workers of node `node` over `store` and
 /// `clock` (notifications are sent as `sending` says, on its node); they stop when `stopping` turns true. `outbox_commits` is notified after this
 /// process commits outbox events. `images_pending`: images were left waiting for compression
-/// (see [`images::pending_at_start`]).
+/// (see [`images::pending_at_start`]); `uploads` is notified when this process stores images.
 #[allow(clippy::too_many_arguments)]
 pub fn start(
     store: &Arc<dyn Store>,
@@ -45,6 +42,7 @@ pub fn start(
     webhooks: webhooks::WebhookConfig,
     outbox_commits: Arc<Notify>,
     images_pending: bool,
+    uploads: JobSignal,
     stopping: watch::Receiver<bool>,
 ) -> Result<Workers, String> {
     let webhooks = webhooks::spawn(
@@ -57,7 +55,13 @@ pub fn start(
     )?;
     let notifications =
         notifications::spawn(store.clone(), clock.clone(), sending, stopping.clone());
-    let images = images::spawn(store.clone(), clock.clone(), images_pending, stopping);
+    let images = images::spawn(
+        store.clone(),
+        clock.clone(),
+        images_pending,
+        uploads,
+        stopping,
+    );
     Ok(Workers {
         tasks: vec![
             ("webhook delivery", webhooks),

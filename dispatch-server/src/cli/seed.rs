@@ -5,8 +5,8 @@ use std::io::Read;
 use dispatch_core::ports::clock::Clock;
 
 use super::database::{Database, DatabaseParser};
-use crate::clock::SystemClock;
-use crate::setup;
+use dispatch_http::clock::SystemClock;
+use dispatch_http::setup;
 
 #[derive(Debug, clap::Args)]
 pub struct SeedArgs {

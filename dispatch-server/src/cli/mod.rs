@@ -4,6 +4,7 @@
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 pub mod background;
+pub mod console;
 pub mod database;
 pub mod export_problem;
 pub mod keys;

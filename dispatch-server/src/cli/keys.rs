@@ -16,8 +16,8 @@ use dispatch_core::ports::store::{Store, StoreError, StoreTx};
 use serde_json::{json, Value};
 
 use super::database::{Database, DatabaseParser};
-use crate::clock::SystemClock;
-use crate::keys::{create_key, CreateKeyError};
+use dispatch_http::clock::SystemClock;
+use dispatch_http::keys::{create_key, CreateKeyError};
 
 #[derive(Debug, clap::Args)]
 pub struct KeysArgs {

@@ -9,11 +9,13 @@ use std::sync::Arc;
 use super::background::{self, BackgroundArgs};
 use super::database::{Database, DatabaseParser, Service};
 use super::serve::{blocking, init_tracing, shutdown_signal, LogFormat};
-use crate::clock::SystemClock;
-use crate::observability::MetricsListener;
-use crate::public_url::PublicUrl;
-use crate::server::ConnectionLimits;
-use crate::AppState;
+use crate::runtime::images::Codec;
+use dispatch_http::clock::SystemClock;
+use dispatch_http::observability::MetricsListener;
+use dispatch_http::public_url::PublicUrl;
+use dispatch_http::routing::Routing;
+use dispatch_http::server::ConnectionLimits;
+use dispatch_http::AppState;
 
 #[derive(Debug, clap::Args)]
 pub struct WorkerArgs {
@@ -55,7 +57,7 @@ async fn work(args: WorkerArgs) -> Result<(), String> {
     let wake = outbox_commits.clone();
     let db = args.db.clone();
     // The recorder first, so the database connections opened at start are counted too.
-    crate::observability::handle();
+    dispatch_http::observability::handle();
     let service = blocking(move || db.open_service(Arc::new(move || wake.notify_one()))).await?;
     let matrix = args.background.travel.matrix()?;
     let metrics = match &args.metrics_listen {
@@ -76,8 +78,9 @@ async fn work(args: WorkerArgs) -> Result<(), String> {
         store: service.store,
         clock,
         matrix,
-        links: crate::links::Links::new(args.public_url.clone()),
+        links: dispatch_http::links::Links::new(args.public_url.clone()),
         signal: Default::default(),
+        uploads: Default::default(),
         outbox_commits,
     };
     let running = background::start(&args.background, context, stopping).await?;
@@ -108,7 +111,9 @@ fn metrics_state(
         rate_limits_enabled: false,
         idempotency: service.idempotency.clone(),
         jobs: Default::default(),
-        routing: Arc::new(crate::runtime::Routing::new(matrix.clone())),
+        images: Arc::new(Codec),
+        uploads: Default::default(),
+        routing: Arc::new(Routing::new(matrix.clone())),
         public_url: public_url.clone(),
         docs_url: None,
     }

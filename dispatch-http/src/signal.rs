@@ -1,15 +1,16 @@
-//! The wake-up call from request handlers to idle optimisation workers.
+//! The wake-up call from request handlers to idle background workers (optimisation jobs,
+//! image compression), which run in the same process.
 
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
-/// Wakes idle workers when a job is queued. Cheap to clone; a signal nobody waits for is
+/// Wakes idle workers when work is queued. Cheap to clone; a signal nobody waits for is
 /// harmless.
 #[derive(Debug, Clone, Default)]
 pub struct JobSignal(Arc<(Mutex<u64>, Condvar)>);
 
 impl JobSignal {
-    /// Tells the workers a job is waiting.
+    /// Tells the workers work is waiting.
     pub fn notify(&self) {
         let (count, cv) = &*self.0;
         *count.lock().unwrap_or_else(|e| e.into_inner()) += 1;

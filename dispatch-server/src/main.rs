@@ -3,31 +3,31 @@
 
 use std::process::ExitCode;
 
-use dispatch_http::cli::serve::LogFormat;
-use dispatch_http::cli::Command;
+use dispatch_server::cli::serve::LogFormat;
+use dispatch_server::cli::Command;
 
 fn main() -> ExitCode {
-    let cli = dispatch_http::cli::parse();
+    let cli = dispatch_server::cli::parse();
     // Under --log-format json every line on stderr is a JSON object, the error that ends the
     // process too: it is logged through the subscriber `run` installed.
     let mut json_logs = false;
     let result = match cli.command {
         Command::Serve(args) => {
             json_logs = args.log_format == LogFormat::Json;
-            dispatch_http::cli::serve::run(*args)
+            dispatch_server::cli::serve::run(*args)
         }
         Command::Worker(args) => {
             json_logs = args.log_format == LogFormat::Json;
-            dispatch_http::cli::worker::run(*args)
+            dispatch_server::cli::worker::run(*args)
         }
-        Command::Seed(args) => dispatch_http::cli::seed::run(args),
-        Command::Solve(args) => match dispatch_http::cli::solve::run(args) {
+        Command::Seed(args) => dispatch_server::cli::seed::run(args),
+        Command::Solve(args) => match dispatch_server::cli::solve::run(args) {
             Ok(code) => return code,
             Err(message) => Err(message),
         },
-        Command::ExportProblem(args) => dispatch_http::cli::export_problem::run(args),
-        Command::Webhooks(args) => dispatch_http::cli::webhooks::run(args),
-        Command::Keys(args) => dispatch_http::cli::keys::run(args),
+        Command::ExportProblem(args) => dispatch_server::cli::export_problem::run(args),
+        Command::Webhooks(args) => dispatch_server::cli::webhooks::run(args),
+        Command::Keys(args) => dispatch_server::cli::keys::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
