@@ -253,7 +253,7 @@ fn apply(
                 };
                 // Completed or custom statuses are the driver's outcomes: kept.
                 if order.status.as_str() == OPEN {
-                    let eta = Some(clock_text(stop.visit.arrival_s));
+                    let eta = Some(clock_text(stop.visit.service_start().1));
                     routed.push(route_order(tx, links, scope, order, eta, now)?);
                 }
             }
