@@ -83,15 +83,13 @@ pub fn upsert_batch(
         let mut written = Vec::with_capacity(all.len());
         let mut pairs: HashMap<String, Vec<i64>> = HashMap::new();
         // Order numbers are unique within a batch (validated), so every order's stored state
-        // is known before the first write, in one question; new orders are inserted together
-        // after the loop (nothing in it reads them back).
+        // is known before the first write, in one question. Each order is written as soon as
+        // it is merged and then dropped, so a batch never holds its text twice.
         let numbers: Vec<&str> = all
             .iter()
             .map(|c| c.order_number.as_deref().unwrap_or_default())
             .collect();
         let mut stored = tx.find_orders_by_numbers(scope, &numbers)?;
-        let (mut created, mut created_at): (Vec<Order>, Vec<(usize, Option<String>)>) =
-            (Vec::new(), Vec::new());
         for (i, changes) in all.iter().enumerate() {
             let customer_id = match &changes.customer {
                 Some(c) => {
@@ -120,31 +118,22 @@ pub fn upsert_batch(
             let geocoding_failed =
                 apply_geocoding(&mut order, &geocode, |side| located.get(&(i, side)));
             write_events(tx, scope, &events, now)?;
+            let id = match &existing {
+                Some(_) => {
+                    tx.update_order(scope, &order)?;
+                    order.id
+                }
+                None => tx.insert_orders(scope, std::slice::from_ref(&order))?[0],
+            };
+            if let Some(reference) = &changes.exchange_reference {
+                pairs.entry(reference.clone()).or_default().push(id);
+            }
             written.push(WrittenOrder {
-                id: order.id,
-                order_number: order.order_number.clone(),
+                id,
+                order_number: order.order_number,
                 is_created: existing.is_none(),
                 geocoding_failed,
             });
-            match &existing {
-                Some(_) => {
-                    tx.update_order(scope, &order)?;
-                    if let Some(reference) = &changes.exchange_reference {
-                        pairs.entry(reference.clone()).or_default().push(order.id);
-                    }
-                }
-                None => {
-                    created.push(order);
-                    created_at.push((i, changes.exchange_reference.clone()));
-                }
-            }
-        }
-        let ids = tx.insert_orders(scope, &created)?;
-        for ((i, reference), id) in created_at.into_iter().zip(ids) {
-            written[i].id = id;
-            if let Some(reference) = reference {
-                pairs.entry(reference).or_default().push(id);
-            }
         }
         for (reference, ids) in pairs {
             if let [a, b] = ids[..] {
