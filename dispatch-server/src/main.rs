@@ -28,6 +28,7 @@ fn main() -> ExitCode {
         Command::ExportProblem(args) => dispatch_server::cli::export_problem::run(args),
         Command::Webhooks(args) => dispatch_server::cli::webhooks::run(args),
         Command::Keys(args) => dispatch_server::cli::keys::run(args),
+        Command::Backup(args) => dispatch_server::cli::backup::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,9 +1,10 @@
 //! Command-line surface of the `dispatch` binary (`serve`, `worker`, `seed`, `solve`,
-//! `export-problem`, `webhooks`, `keys`).
+//! `export-problem`, `webhooks`, `keys`, `backup`).
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 pub mod background;
+pub mod backup;
 pub mod console;
 pub mod database;
 pub mod export_problem;
@@ -52,6 +53,8 @@ pub enum Command {
     Webhooks(webhooks::WebhooksArgs),
     /// List, create and revoke access keys (on the database directly).
     Keys(keys::KeysArgs),
+    /// Copy a SQLite database consistently, also while `serve` runs on it.
+    Backup(backup::BackupArgs),
 }
 
 /// Prefix of the environment variables flags can come from.
