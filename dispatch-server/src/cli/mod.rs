@@ -7,6 +7,7 @@ pub mod background;
 pub mod backup;
 pub mod console;
 pub mod database;
+pub mod driver_app;
 pub mod export_problem;
 pub mod keys;
 pub mod seed;
@@ -55,6 +56,8 @@ pub enum Command {
     Keys(keys::KeysArgs),
     /// Copy a SQLite database consistently, also while `serve` runs on it.
     Backup(backup::BackupArgs),
+    /// Make a driver credential for a van and print the driver's app link with its QR code.
+    DriverApp(driver_app::DriverAppArgs),
 }
 
 /// Prefix of the environment variables flags can come from.
