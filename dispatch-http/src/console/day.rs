@@ -8,6 +8,7 @@
 //!   `D`, for the board's live map (the v2 route read has the driven distance, not where the
 //!   van is).
 
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeSet, HashMap};
 
 use axum::extract::{Query, State};
@@ -365,8 +366,8 @@ pub(super) async fn orders(
                     };
                     let customer = match order.customer_id {
                         Some(c) => {
-                            if !customers.contains_key(&c) {
-                                customers.insert(c, tx.get_customer(scope, c)?);
+                            if let Entry::Vacant(slot) = customers.entry(c) {
+                                slot.insert(tx.get_customer(scope, c)?);
                             }
                             customers[&c].as_ref()
                         }
