@@ -27,7 +27,7 @@ pub fn spawn(
         if keep.is_none() {
             return;
         }
-        purge::run("driver positions", EVERY, stopping, || {
+        purge::run("driver positions", &*clock, EVERY, stopping, || {
             let store = store.clone();
             let before = purge::cut(&*clock, keep);
             purge::blocking(move || match before {

@@ -15,10 +15,11 @@ pub const BATCH: usize = 500;
 const BETWEEN_BATCHES: Duration = Duration::from_millis(50);
 
 /// Runs `batch` (which deletes at most [`BATCH`] rows and says how many) at start, then every
-/// `every`, and again at once while a batch comes back full, until `stopping` turns true.
-/// `what` names the records in logs.
+/// `every` of `clock`'s time, and again at once while a batch comes back full, until
+/// `stopping` turns true. `what` names the records in logs.
 pub async fn run<F, Fut>(
     what: &'static str,
+    clock: &dyn Clock,
     every: Duration,
     mut stopping: watch::Receiver<bool>,
     mut batch: F,
@@ -41,7 +42,7 @@ pub async fn run<F, Fut>(
             }
         };
         tokio::select! {
-            () = tokio::time::sleep(pause) => {}
+            () = tokio::time::sleep(super::clock_wait(clock, pause)) => {}
             _ = stopping.wait_for(|s| *s) => return,
         }
     }

@@ -45,9 +45,13 @@ pub async fn run(
     if retention.finished.is_none() && retention.failed.is_none() {
         return;
     }
-    purge::run("webhook deliveries", retention.every, stopping, || {
-        purge_batch(&store, &*clock, retention)
-    })
+    purge::run(
+        "webhook deliveries",
+        &*clock,
+        retention.every,
+        stopping,
+        || purge_batch(&store, &*clock, retention),
+    )
     .await;
 }
 
