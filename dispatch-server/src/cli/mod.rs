@@ -12,6 +12,7 @@ pub mod export_problem;
 pub mod keys;
 pub mod seed;
 pub mod serve;
+pub mod simulation;
 pub mod solve;
 mod solve_control;
 pub mod stdout;
