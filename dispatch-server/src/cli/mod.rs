@@ -13,6 +13,7 @@ pub mod serve;
 pub mod solve;
 mod solve_control;
 pub mod stdout;
+pub mod travel;
 pub mod webhooks;
 pub mod worker;
 

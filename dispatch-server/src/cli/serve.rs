@@ -6,7 +6,7 @@ use std::time::Duration;
 use super::background::{self, positive_seconds, BackgroundArgs};
 use super::console::ConsoleArgs;
 use super::database::{Database, DatabaseParser};
-use crate::runtime::images::Codec;
+use dispatch_adapters::images::Codec;
 use dispatch_http::clock::SystemClock;
 use dispatch_http::observability::MetricsListener;
 use dispatch_http::public_url::PublicUrl;

@@ -1,0 +1,16 @@
+//! dispatch-adapters: the outbound adapters behind dispatch-core's ports, on one HTTP client
+//! (reqwest) where they speak HTTP.
+//!
+//! - [`travel`]: travel matrices: an OSRM server's road network, with great-circle travel as
+//!   the fall-back (the `TravelMatrix` port).
+//! - [`notifications`]: e-mail over SMTP and SMS through an HTTP gateway (the
+//!   `NotificationSender` port).
+//! - [`webhook`]: the HTTP POST of one webhook delivery attempt.
+//! - [`images`]: the proof-of-delivery image codec (the `ImageCodec` port).
+//! - [`redact`]: operators' URLs as they may be logged (no credentials).
+
+pub mod images;
+pub mod notifications;
+pub mod redact;
+pub mod travel;
+pub mod webhook;
