@@ -284,6 +284,7 @@ fn lay_out(
                     phone: None,
                     arrival_date: date,
                     arrival_s: 8 * 3600,
+                    wait_s: 0,
                     departure_date: date,
                     departure_s: 8 * 3600,
                     planned_distance_m: 0,

@@ -18,7 +18,7 @@ pub fn url(url: &str) -> String {
     }
 }
 
-/// `error` naming its URL as [`url`] shows it.
+/// `error` naming its URL as [`url()`] shows it.
 pub fn reqwest_error(mut error: reqwest::Error) -> reqwest::Error {
     if let Some(url) = error.url_mut() {
         strip(url);

@@ -28,7 +28,8 @@ main{max-width:28rem;margin:2rem auto;padding:1.5rem;background:#fff;border-radi
 box-shadow:0 1px 4px rgba(0,0,0,.12)}h1{font-size:1.4rem;margin:0 0 1rem}\
 .status{font-size:1.25rem;font-weight:600;margin:.5rem 0;padding:.6rem .8rem;border-radius:.5rem;\
 background:#e8eefc;color:#1b3f99}.status-delivered{background:#e3f6e8;color:#17652f}\
-.status-not-delivered{background:#fdeaea;color:#8a1c1c}.muted{color:#5b6475;font-size:.9rem}";
+.status-not-delivered{background:#fdeaea;color:#8a1c1c}.muted{color:#5b6475;font-size:.9rem}\
+.late{background:#fff4d6;color:#6b4a00;padding:.4rem .6rem;border-radius:.4rem}";
 
 /// The page's route, registered through [`ApiRoutes`] like every documented route.
 pub fn api() -> Parts {
@@ -105,6 +106,12 @@ pub fn render(page: &TrackingPage) -> String {
         escape(&page.order_number)
     );
     if let Some(w) = &page.eta {
+        if page.running_late {
+            body.push_str(
+                "<p id=\"late\" class=\"late\" role=\"status\">Running late: the expected time \
+                 has moved.</p>",
+            );
+        }
         body.push_str(&eta_line(w));
     }
     if let Some(at) = page.delivered_at {
@@ -196,6 +203,7 @@ mod tests {
                 Date::parse("2026-11-24").unwrap(),
                 36_000,
             )),
+            running_late: true,
             delivered_at: Some(Timestamp::from_millis(0)),
             depot_id: 1,
         };
@@ -204,6 +212,7 @@ mod tests {
         assert!(!html.contains("<b>"));
         assert!(html.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;&quot;"));
         assert!(html.contains("between <time>09:30</time> and <time>10:30</time>"));
+        assert!(html.contains("Running late"));
     }
 
     #[test]

@@ -17,6 +17,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0004_nodes.sql"),
     include_str!("../migrations/0005_nodes2.sql"),
     include_str!("../migrations/0006_active_route_orders.sql"),
+    include_str!("../migrations/0007_promises_and_travel.sql"),
 ];
 
 /// The schema version of a database this program has fully migrated.

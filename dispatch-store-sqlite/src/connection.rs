@@ -11,7 +11,8 @@ use crate::sql::db_err;
 /// How long a connection waits for another writer before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// Opens `path` with WAL, `synchronous=FULL`, foreign keys and the busy timeout.
+/// Opens `path` with WAL, `synchronous=FULL`, foreign keys, statement journals in memory and
+/// the busy timeout.
 pub fn open(path: &Path) -> Result<Connection, StoreError> {
     let conn = Connection::open(path).map_err(db_err)?;
     conn.busy_timeout(BUSY_TIMEOUT).map_err(db_err)?;
@@ -23,7 +24,13 @@ pub fn open(path: &Path) -> Result<Connection, StoreError> {
             "journal mode {mode}, WAL required"
         )));
     }
-    conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")
-        .map_err(db_err)?;
+    // Statement journals (the undo log of one statement inside a transaction, which crash
+    // recovery never reads: the WAL is what makes commits durable) stay in memory. Spilled to
+    // a temporary file past 64 KiB, every later statement of the transaction wrote its pages
+    // there, a write system call each: ten times the WAL's own writes on order ingest.
+    conn.execute_batch(
+        "PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY;",
+    )
+    .map_err(db_err)?;
     Ok(conn)
 }

@@ -11,6 +11,7 @@
 
 #![warn(missing_docs)]
 
+pub mod backup;
 mod connection;
 mod gazetteer;
 pub mod idempotency;

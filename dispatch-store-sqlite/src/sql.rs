@@ -61,18 +61,50 @@ impl RawRow for SqliteRow<'_, '_> {
 }
 
 /// A statement of the connection's cache, or one prepared for a single use.
-pub enum SqliteStatement<'c> {
-    /// From the connection's statement cache.
+pub struct SqliteStatement<'c> {
+    stmt: Prepared<'c>,
+    /// The statement is a one-row `INSERT ... RETURNING id` prepared without its `RETURNING`
+    /// clause: the id is the connection's last inserted rowid.
+    rowid: Option<&'c rusqlite::Connection>,
+}
+
+enum Prepared<'c> {
     Cached(rusqlite::CachedStatement<'c>),
-    /// Prepared for one use.
     Once(rusqlite::Statement<'c>),
 }
 
 impl<'c> SqliteStatement<'c> {
     fn stmt(&mut self) -> &mut rusqlite::Statement<'c> {
-        match self {
-            SqliteStatement::Cached(s) => s,
-            SqliteStatement::Once(s) => s,
+        match &mut self.stmt {
+            Prepared::Cached(s) => s,
+            Prepared::Once(s) => s,
+        }
+    }
+}
+
+const RETURNING_ID: &str = " RETURNING id";
+
+/// `INSERT INTO t (...) VALUES (...) RETURNING id` without its `RETURNING` clause, when the
+/// statement inserts exactly one row or fails (no upsert, no `INSERT ... SELECT`, no `OR
+/// IGNORE`): SQLite runs `RETURNING` as a trigger, which makes every such insert a multi-write
+/// statement with a statement journal of its own, while the connection's last inserted rowid
+/// is the same id for free.
+fn without_returning_id(sql: &str) -> Option<&str> {
+    let stripped = sql.strip_suffix(RETURNING_ID)?;
+    let plain = sql.starts_with("INSERT INTO ")
+        && !stripped.contains(" SELECT ")
+        && !stripped.contains("ON CONFLICT");
+    plain.then_some(stripped)
+}
+
+/// The row of an `INSERT ... RETURNING id` answered from the last inserted rowid.
+struct RowidRow(i64);
+
+impl RawRow for RowidRow {
+    fn value(&self, idx: usize) -> Result<Val> {
+        match idx {
+            0 => Ok(Val::Int(self.0)),
+            _ => Err(Error::Backend(format!("column {idx}: out of range"))),
         }
     }
 }
@@ -95,6 +127,12 @@ impl Statement for SqliteStatement<'_> {
         map: impl FnOnce(&Row<'_>) -> Result<T>,
     ) -> Result<T> {
         let vals = bound(params);
+        if let Some(conn) = self.rowid {
+            self.stmt()
+                .execute(rusqlite::params_from_iter(vals.iter().map(Bind)))
+                .map_err(error)?;
+            return map(&Row::new(&RowidRow(conn.last_insert_rowid())));
+        }
         let mut rows = self
             .stmt()
             .query(rusqlite::params_from_iter(vals.iter().map(Bind)))
@@ -110,6 +148,9 @@ impl Statement for SqliteStatement<'_> {
         params: impl Params,
         mut map: impl FnMut(&Row<'_>) -> Result<T>,
     ) -> Result<std::vec::IntoIter<Result<T>>> {
+        if self.rowid.is_some() {
+            return Ok(vec![self.query_row(params, map)].into_iter());
+        }
         let vals = bound(params);
         let mut rows = self
             .stmt()
@@ -139,16 +180,18 @@ impl<'c> Connection for Sqlite<'c> {
         Self: 's;
 
     fn prepare_cached(&self, sql: &str) -> Result<SqliteStatement<'_>> {
-        self.0
-            .prepare_cached(sql)
-            .map(SqliteStatement::Cached)
-            .map_err(error)
+        let plain = without_returning_id(sql);
+        Ok(SqliteStatement {
+            stmt: Prepared::Cached(self.0.prepare_cached(plain.unwrap_or(sql)).map_err(error)?),
+            rowid: plain.map(|_| self.0),
+        })
     }
 
     fn prepare(&self, sql: &str) -> Result<SqliteStatement<'_>> {
-        self.0
-            .prepare(sql)
-            .map(SqliteStatement::Once)
-            .map_err(error)
+        let plain = without_returning_id(sql);
+        Ok(SqliteStatement {
+            stmt: Prepared::Once(self.0.prepare(plain.unwrap_or(sql)).map_err(error)?),
+            rowid: plain.map(|_| self.0),
+        })
     }
 }

@@ -27,7 +27,8 @@ fn migrations_run_once_and_data_survives_reopen() {
 }
 
 /// Takes the database at `path` back to schema `version`: every row stays, the id allocators
-/// later migrations added (their tables and `sqlite_sequence` rows) go.
+/// later migrations added (their tables and `sqlite_sequence` rows) and the columns they added
+/// go.
 fn back_to_version(path: &std::path::Path, version: u32) {
     // The tables each later migration added.
     let added_by = [
@@ -36,7 +37,16 @@ fn back_to_version(path: &std::path::Path, version: u32) {
         (15, "access_key_ids"),
         (16, "active_route_orders"),
     ];
+    let columns = [
+        (17, "stops", "wait"),
+        (17, "optimisations", "travel"),
+        (17, "driver_visits", "start_eta_ts"),
+    ];
     let conn = rusqlite::Connection::open(path).unwrap();
+    for (_, table, column) in columns.iter().filter(|(added, _, _)| *added > version) {
+        conn.execute_batch(&format!("ALTER TABLE {table} DROP COLUMN {column};"))
+            .unwrap();
+    }
     for (_, table) in added_by.iter().filter(|(added, _)| *added > version) {
         conn.execute_batch(&format!(
             "DROP TABLE {table}; DELETE FROM sqlite_sequence WHERE name = '{table}';"

@@ -173,8 +173,10 @@ fn scheduling_reports_unsendable_pairs_and_the_default_sender_records_tasks_as_s
     assert_eq!(replay.header("idempotency-replay"), Some("true"));
     assert_eq!(replay.json(), out);
 
-    let sent = wait_status(&server, &d.key, "Sent", 2);
+    // The embedded default sender delivers nothing: its tasks are Recorded, never Sent.
+    let sent = wait_status(&server, &d.key, "Recorded", 2);
     assert_eq!(sent.as_array().unwrap().len(), 2, "{sent}");
+    assert_eq!(tasks(&server, &d.key, "?status=Sent"), json!([]));
     let sms = sent
         .as_array()
         .unwrap()

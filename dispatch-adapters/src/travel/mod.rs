@@ -5,15 +5,19 @@
 //!
 //! Fall-back policy (`serve --osrm-fallback`): with `great-circle` (the default) a failed OSRM call
 //! (unreachable server, timeout, an error answer) logs a warning naming the server and the
-//! error, and the job is planned on great-circle travel at `--speed-kmh` instead, so a router
-//! outage never stops a day from being planned; with `fail` the optimisation fails with the
-//! OSRM error. Invalid coordinates are an error either way.
+//! error, counts `dispatch_travel_fallbacks_total`, and the job is planned on great-circle
+//! travel at `--speed-kmh` instead, marked `great-circle (OSRM unreachable)` with a warning on
+//! its optimisation and plan, so a router outage never stops a day from being planned nor
+//! passes unseen; with `fail` the optimisation fails with the OSRM error. Invalid coordinates
+//! are an error either way.
 
 pub mod osrm;
 
 use std::sync::Arc;
 
-use dispatch_core::ports::matrix::{GreatCircle, Matrix, MatrixError, Point, TravelMatrix};
+use dispatch_core::ports::matrix::{
+    GreatCircle, Matrix, MatrixError, Point, TravelMatrix, TravelSource,
+};
 
 pub use osrm::OsrmMatrix;
 
@@ -50,14 +54,25 @@ impl WithFallback {
 
 impl TravelMatrix for WithFallback {
     fn matrix(&self, points: &[Point]) -> Result<Matrix, MatrixError> {
-        match self.primary.matrix(points) {
+        self.sourced_matrix(points).map(|(m, _)| m)
+    }
+
+    fn source(&self) -> TravelSource {
+        self.primary.source()
+    }
+
+    fn sourced_matrix(&self, points: &[Point]) -> Result<(Matrix, TravelSource), MatrixError> {
+        match self.primary.sourced_matrix(points) {
             Err(MatrixError::Unavailable(why)) if self.policy == FallbackPolicy::GreatCircle => {
                 tracing::warn!(
                     error = %why,
                     speed_kmh = self.fallback.speed_kmh(),
+                    travel_times = TravelSource::GreatCircleFallback.as_str(),
                     "road network unavailable; planning on great-circle travel"
                 );
-                TravelMatrix::matrix(&self.fallback, points)
+                metrics::counter!("dispatch_travel_fallbacks_total").increment(1);
+                let matrix = TravelMatrix::matrix(&self.fallback, points)?;
+                Ok((matrix, TravelSource::GreatCircleFallback))
             }
             other => other,
         }

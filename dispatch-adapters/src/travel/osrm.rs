@@ -9,7 +9,9 @@
 
 use std::time::Duration;
 
-use dispatch_core::ports::matrix::{check_geographic, Matrix, MatrixError, Point, TravelMatrix};
+use dispatch_core::ports::matrix::{
+    check_geographic, Matrix, MatrixError, Point, TravelMatrix, TravelSource,
+};
 use serde::Deserialize;
 
 /// Seconds and metres standing for "no route": about 136 years, far below overflow.
@@ -145,6 +147,10 @@ fn whole(v: Option<f64>) -> i64 {
 }
 
 impl TravelMatrix for OsrmMatrix {
+    fn source(&self) -> TravelSource {
+        TravelSource::Osrm
+    }
+
     fn matrix(&self, points: &[Point]) -> Result<Matrix, MatrixError> {
         check_geographic(points)?;
         let n = points.len();

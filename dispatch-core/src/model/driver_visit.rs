@@ -79,6 +79,9 @@ pub struct DriverVisit {
     pub delivered: Vec<ItemOutcome>,
     /// The current estimated arrival, while the visit is ahead.
     pub eta: Option<Timestamp>,
+    /// The current estimated service start (the arrival, or the opening of the order's time
+    /// window when the driver gets there before it): what the customer is promised.
+    pub start_eta: Option<Timestamp>,
     /// When `orders.on_delivery` fired for it.
     pub on_delivery: Option<Timestamp>,
 }

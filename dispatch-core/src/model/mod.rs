@@ -29,5 +29,6 @@ pub mod route_edit;
 pub mod stop;
 #[cfg(test)]
 pub(crate) mod test_fixtures;
+pub mod travel;
 pub mod vehicle;
 pub mod zone;

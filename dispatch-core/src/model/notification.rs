@@ -50,8 +50,11 @@ pub struct NotificationTemplate {
 pub enum TaskStatus {
     /// Waiting for its send time.
     Scheduled,
-    /// Handed to the sender named on the task (the embedded default sender only records it).
+    /// Handed to a sender that delivers it (SMTP, the SMS gateway), named on the task.
     Sent,
+    /// Handled by the embedded default sender, which delivers nothing: the message is only
+    /// recorded on the task (configure a sender to deliver).
+    Recorded,
     /// The sender refused it, or the process stopped while sending (never sent twice).
     Failed,
     /// Superseded or withdrawn before it was sent.
@@ -59,11 +62,12 @@ pub enum TaskStatus {
 }
 
 impl TaskStatus {
-    /// Wire spelling (`Scheduled`, `Sent`, `Failed`, `Cancelled`).
+    /// Wire spelling (`Scheduled`, `Sent`, `Recorded`, `Failed`, `Cancelled`).
     pub fn as_str(self) -> &'static str {
         match self {
             TaskStatus::Scheduled => "Scheduled",
             TaskStatus::Sent => "Sent",
+            TaskStatus::Recorded => "Recorded",
             TaskStatus::Failed => "Failed",
             TaskStatus::Cancelled => "Cancelled",
         }
@@ -74,6 +78,7 @@ impl TaskStatus {
         [
             TaskStatus::Scheduled,
             TaskStatus::Sent,
+            TaskStatus::Recorded,
             TaskStatus::Failed,
             TaskStatus::Cancelled,
         ]

@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::model::organisation::DepotScope;
+use crate::model::travel::TravelSource;
 use crate::time::{Date, Timestamp};
 
 /// How many times a job is started before an interrupted run marks it failed.
@@ -187,6 +188,8 @@ pub struct Optimisation {
     pub solution_id: Option<i64>,
     /// Why it failed or was cancelled.
     pub error: Option<String>,
+    /// The travel times its run planned on (set when the run built its problem).
+    pub travel: Option<TravelSource>,
     /// Until when the running worker holds it.
     pub lease_until: Option<Timestamp>,
     /// Creation instant.
@@ -227,6 +230,7 @@ impl Optimisation {
             attempts: 0,
             solution_id: None,
             error: None,
+            travel: None,
             lease_until: None,
             created: now,
             updated: now,

@@ -43,6 +43,9 @@ pub struct StopVisit {
     pub arrival_date: Date,
     /// Planned arrival, seconds after midnight of `arrival_date` (depot time zone).
     pub arrival_s: i64,
+    /// Planned wait after arriving before service starts (a time window not open yet), seconds:
+    /// the planned service start, which customers are promised, is arrival plus wait.
+    pub wait_s: i64,
     /// Date of the planned departure.
     pub departure_date: Date,
     /// Planned departure, seconds after midnight of `departure_date`.
@@ -52,15 +55,29 @@ pub struct StopVisit {
 }
 
 impl StopVisit {
-    /// The planned service time, seconds: departure minus arrival, counting the days between
-    /// their dates (a visit planned across midnight departs "earlier" in the day than it
-    /// arrives). Never negative.
+    /// The planned time from arrival to departure, seconds (the wait included): departure minus
+    /// arrival, counting the days between their dates (a visit planned across midnight departs
+    /// "earlier" in the day than it arrives). Never negative.
     pub fn planned_service_s(&self) -> i64 {
         // A visit spans midnight at most a few times; count the days between its dates.
         let days = (0..7)
             .find(|d| self.arrival_date.add_days(*d) >= self.departure_date)
             .unwrap_or(0);
         (days * 86_400 + self.departure_s - self.arrival_s).max(0)
+    }
+
+    /// The planned service start: the day and seconds after its midnight (arrival plus wait).
+    pub fn service_start(&self) -> (Date, i64) {
+        let at = self.arrival_s + self.wait_s.max(0);
+        (
+            self.arrival_date.add_days(at.div_euclid(86_400)),
+            at.rem_euclid(86_400),
+        )
+    }
+
+    /// The planned service itself, seconds: from the service start to departure.
+    pub fn planned_work_s(&self) -> i64 {
+        (self.planned_service_s() - self.wait_s.max(0)).max(0)
     }
 }
 
@@ -79,6 +96,7 @@ mod tests {
             phone: None,
             arrival_date: Date::parse(arrival.0).unwrap(),
             arrival_s: arrival.1,
+            wait_s: 0,
             departure_date: Date::parse(departure.0).unwrap(),
             departure_s: departure.1,
             planned_distance_m: 0,
@@ -94,5 +112,26 @@ mod tests {
         assert_eq!(midnight.planned_service_s(), 300);
         let month_end = visit(("2026-11-30", 86_000), ("2026-12-01", 400));
         assert_eq!(month_end.planned_service_s(), 800);
+    }
+
+    #[test]
+    fn service_starts_after_the_wait_and_may_fall_on_the_next_day() {
+        // Arrives 13:31, waits for a 14:30 window, serves 10 minutes.
+        let mut early = visit(
+            ("2026-11-24", 13 * 3600 + 31 * 60),
+            ("2026-11-24", 14 * 3600 + 40 * 60),
+        );
+        early.wait_s = 59 * 60;
+        assert_eq!(
+            early.service_start(),
+            (Date::parse("2026-11-24").unwrap(), 14 * 3600 + 30 * 60)
+        );
+        assert_eq!(early.planned_work_s(), 600);
+        let mut late = visit(("2026-11-24", 86_400 - 60), ("2026-11-25", 900));
+        late.wait_s = 300;
+        assert_eq!(
+            late.service_start(),
+            (Date::parse("2026-11-25").unwrap(), 240)
+        );
     }
 }

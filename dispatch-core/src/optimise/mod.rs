@@ -105,8 +105,10 @@ use crate::solver::{self};
 use crate::time::{Date, TimeOfDay};
 
 pub use from_solution::plan_from_solution;
+pub use orders::visit_windows;
 pub use reason::UnservedReason;
 pub use to_problem::build_day;
+pub use vehicles::vehicles_at_depot;
 
 /// Integer load units per capacity unit.
 pub const LOAD_SCALE: f64 = 1000.0;
@@ -198,6 +200,8 @@ pub struct BuiltDay {
     pub excluded: Vec<UnservedOrder>,
     /// Whether routes keep the request order.
     pub maintain_upload_sequence: bool,
+    /// The travel times the matrix holds.
+    pub travel: crate::ports::matrix::TravelSource,
 }
 
 impl BuiltDay {
@@ -310,12 +314,14 @@ pub enum OptimiseError {
     Matrix(#[from] MatrixError),
     /// A vehicle starts or ends at the depot, which has no coordinates.
     #[error(
-        "vehicle {vehicle_id} starts or ends at the depot, which has no coordinates (set the \
-         depot's lat and lng in a seed file and run `dispatch seed`)"
+        "vehicle {vehicle_id} starts or ends at the depot, which has no coordinates: {}",
+        crate::service::depots::position_fix(*depot_id)
     )]
     DepotWithoutLocation {
         /// The vehicle.
         vehicle_id: i64,
+        /// The depot.
+        depot_id: i64,
     },
     /// A given stop sequence names an order that is not among the request's orders or cannot
     /// be located.

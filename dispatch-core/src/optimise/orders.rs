@@ -96,25 +96,7 @@ impl Resolver<'_> {
     }
 
     fn windows(&self, order: &Order, side: Side) -> Vec<TimeWindow> {
-        let own: Vec<TimeWindow> = order
-            .time_windows
-            .iter()
-            .filter(|w| w.side == side)
-            .map(|w| window(i64::from(w.from.minutes()), i64::from(w.to.minutes())))
-            .collect();
-        if !own.is_empty() || !Self::customer_applies(order, side) {
-            return normalise(own);
-        }
-        let from_customer = self.customer(order).map_or_else(Vec::new, |c| {
-            c.time_windows
-                .iter()
-                .map(|w| {
-                    let to = w.to.map_or(24 * 60, |t| i64::from(t.minutes()));
-                    window(i64::from(w.from.minutes()), to)
-                })
-                .collect()
-        });
-        normalise(from_customer)
+        visit_windows(order, self.customer(order), side)
     }
 
     fn place(&mut self, order: &Order, side: Side) -> Place {
@@ -332,6 +314,32 @@ impl Resolver<'_> {
         ]);
         out.job_ranks.push(rank);
     }
+}
+
+/// The windows bounding the start of service at an order's `side`, in seconds after midnight of
+/// the plan date, sorted and disjoint (empty: any time): the order's own windows of that end,
+/// else (for the single end of a delivery or pickup and a shipment's delivery end) its
+/// customer's. The rule planning uses, shared by whatever re-estimates service starts.
+pub fn visit_windows(order: &Order, customer: Option<&Customer>, side: Side) -> Vec<TimeWindow> {
+    let own: Vec<TimeWindow> = order
+        .time_windows
+        .iter()
+        .filter(|w| w.side == side)
+        .map(|w| window(i64::from(w.from.minutes()), i64::from(w.to.minutes())))
+        .collect();
+    if !own.is_empty() || !Resolver::customer_applies(order, side) {
+        return normalise(own);
+    }
+    let from_customer = customer.map_or_else(Vec::new, |c| {
+        c.time_windows
+            .iter()
+            .map(|w| {
+                let to = w.to.map_or(24 * 60, |t| i64::from(t.minutes()));
+                window(i64::from(w.from.minutes()), to)
+            })
+            .collect()
+    });
+    normalise(from_customer)
 }
 
 /// The name of the skill standing for "pinned to vehicle index `v`"; no skill name of the

@@ -165,7 +165,7 @@ pub(crate) fn build(
         .collect();
     excluded.sort_by_key(|u| rank_of.get(&u.order_id).copied());
 
-    let matrix = matrix.matrix(&locs.points())?;
+    let (matrix, travel) = matrix.sourced_matrix(&locs.points())?;
     let mut ranks = tasks.job_ranks;
     ranks.extend(tasks.shipment_ranks);
     Ok(BuiltDay {
@@ -189,5 +189,6 @@ pub(crate) fn build(
         capacity_names: req.capacity_types.iter().map(|t| t.name.clone()).collect(),
         excluded,
         maintain_upload_sequence: req.maintain_upload_sequence,
+        travel,
     })
 }

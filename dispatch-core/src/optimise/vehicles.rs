@@ -7,11 +7,12 @@ use crate::model::location::Coordinates;
 use crate::model::reference::CapacityType;
 use crate::model::vehicle::{Availability, EndLocation, Place, Shift, StartLocation, Vehicle};
 use crate::solver::problem::{self as sp, Break, LocationIndex, TimeWindow};
+use crate::time::Date;
 
 /// The shift of the plan date: the entry for its weekday, else the default one.
-fn day_shift(v: &Vehicle, req: &DayRequest) -> Option<Shift> {
+fn day_shift(v: &Vehicle, date: Date) -> Option<Shift> {
     let shifts = v.shifts();
-    let weekday = req.date.weekday();
+    let weekday = date.weekday();
     shifts
         .iter()
         .find(|s| s.day_of_week == Some(weekday))
@@ -89,6 +90,40 @@ fn capacities(v: &Vehicle, types: &[CapacityType]) -> Vec<sp::Load> {
         .collect()
 }
 
+/// Whether the vehicle works on `date` in a plan that takes only active vehicles when
+/// `only_active`, and then its shift of that date.
+fn working(v: &Vehicle, date: Date, only_active: bool) -> Option<Shift> {
+    let shift = day_shift(v, date)?;
+    (!only_active || (v.fields.active && shift.enabled)).then_some(shift)
+}
+
+/// Whether the vehicle starts or ends at the depot's position: `depot` and `app-location`
+/// starts, `depot` ends, and `other` places without coordinates.
+fn at_depot(v: &Vehicle) -> bool {
+    let f = &v.fields;
+    let start = match f.start_location {
+        StartLocation::Depot | StartLocation::AppLocation => true,
+        StartLocation::Other => place_coordinates(&f.start).is_none(),
+    };
+    let end = match f.end_location {
+        EndLocation::Depot => true,
+        EndLocation::Other => place_coordinates(&f.end).is_none(),
+        EndLocation::None => false,
+    };
+    start || end
+}
+
+/// The vehicles of `vehicles` a plan of `date` would start or end at the depot's position (see
+/// [`DayRequest::only_active_vehicles`] for `only_active`), in their order: a plan of them
+/// fails when the depot has no position, so requests are refused before one is queued.
+pub fn vehicles_at_depot(vehicles: &[Vehicle], date: Date, only_active: bool) -> Vec<i64> {
+    vehicles
+        .iter()
+        .filter(|v| working(v, date, only_active).is_some() && at_depot(v))
+        .map(|v| v.id)
+        .collect()
+}
+
 /// The vehicles of the request that work on its date, as solver vehicles, with their ids.
 pub(crate) fn build(
     req: &DayRequest,
@@ -98,16 +133,14 @@ pub(crate) fn build(
     let mut out = Vec::new();
     let mut ids = Vec::new();
     for v in req.vehicles {
-        let Some(shift) = day_shift(v, req) else {
+        let Some(shift) = working(v, req.date, req.only_active_vehicles) else {
             continue;
         };
-        if req.only_active_vehicles && !(v.fields.active && shift.enabled) {
-            continue;
-        }
         let f = &v.fields;
-        let depot = locs
-            .depot()
-            .ok_or(OptimiseError::DepotWithoutLocation { vehicle_id: v.id });
+        let depot = locs.depot().ok_or(OptimiseError::DepotWithoutLocation {
+            vehicle_id: v.id,
+            depot_id: req.depot.id,
+        });
         let start: Option<LocationIndex> = match f.start_location {
             StartLocation::Depot | StartLocation::AppLocation => Some(depot.clone()?),
             StartLocation::Other => match place_coordinates(&f.start) {

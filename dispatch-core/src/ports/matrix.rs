@@ -10,6 +10,8 @@
 
 use std::collections::HashMap;
 
+pub use crate::model::travel::TravelSource;
+
 pub use crate::solver::problem::Matrix;
 pub use crate::solver::travel::{
     check_geographic, haversine_m, Euclidean, GreatCircle, Point, TravelError, EARTH_RADIUS_M,
@@ -66,11 +68,27 @@ pub trait TravelMatrix: Send + Sync {
     /// A `points.len()` square matrix; entry `(i, j)` is the travel from `points[i]` to
     /// `points[j]`.
     fn matrix(&self, points: &[Point]) -> Result<Matrix, MatrixError>;
+
+    /// The matrix and the travel times it actually holds. An implementation that may answer
+    /// from another source than its own (a fall-back) overrides this; by default it is
+    /// [`TravelMatrix::matrix`] from [`TravelMatrix::source`].
+    fn sourced_matrix(&self, points: &[Point]) -> Result<(Matrix, TravelSource), MatrixError> {
+        Ok((self.matrix(points)?, self.source()))
+    }
+
+    /// The travel times this matrix gives when it answers from its own source.
+    fn source(&self) -> TravelSource {
+        TravelSource::Given
+    }
 }
 
 impl TravelMatrix for GreatCircle {
     fn matrix(&self, points: &[Point]) -> Result<Matrix, MatrixError> {
         Ok(GreatCircle::matrix(self, points)?)
+    }
+
+    fn source(&self) -> TravelSource {
+        TravelSource::GreatCircle
     }
 }
 
@@ -136,6 +154,25 @@ impl TravelMatrix for Precomputed {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn travel_sources_round_trip_and_only_the_fallback_warns() {
+        for t in [
+            TravelSource::Osrm,
+            TravelSource::GreatCircle,
+            TravelSource::GreatCircleFallback,
+            TravelSource::Given,
+        ] {
+            assert_eq!(TravelSource::parse(t.as_str()), Some(t));
+            assert_eq!(
+                t.warning().is_some(),
+                t == TravelSource::GreatCircleFallback
+            );
+        }
+        let gc = GreatCircle::new(50.0).unwrap();
+        let (_, source) = gc.sourced_matrix(&[Point::new(0.0, 0.0)]).unwrap();
+        assert_eq!(source, TravelSource::GreatCircle);
+    }
 
     #[test]
     fn great_circle_through_the_port_reports_invalid_points_as_matrix_errors() {

@@ -32,10 +32,15 @@ pub trait NotificationSender: Send + Sync {
     fn name(&self) -> String;
     /// Sends one message; blocking, bounded by the adapter's own timeouts.
     fn send(&self, message: &OutgoingMessage) -> Result<(), SendError>;
+    /// Whether an accepted message left the machine: tasks it handles become Sent, else
+    /// Recorded.
+    fn delivers(&self) -> bool {
+        true
+    }
 }
 
-/// The embedded default: sends nothing. Tasks it handles become Sent with this sender's name,
-/// which says so, so nobody takes a recorded message for a delivered one.
+/// The embedded default: sends nothing. Tasks it handles become Recorded (not Sent) with this
+/// sender's name, which says so, so nobody takes a recorded message for a delivered one.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct RecordingSender;
 
@@ -49,5 +54,9 @@ impl NotificationSender for RecordingSender {
 
     fn send(&self, _message: &OutgoingMessage) -> Result<(), SendError> {
         Ok(())
+    }
+
+    fn delivers(&self) -> bool {
+        false
     }
 }

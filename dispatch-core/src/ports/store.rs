@@ -270,7 +270,7 @@ pub trait OrganisationRepo {
         depot: &NewDepot,
         now: Timestamp,
     ) -> Result<Depot, StoreError>;
-    /// Overwrites a depot's address, location and settings (`updated` becomes `now`).
+    /// Overwrites a depot's name, address, location and settings (`updated` becomes `now`).
     fn update_depot(
         &mut self,
         scope: DepotScope,

@@ -1,6 +1,6 @@
 //! Dispatch (`POST /plans/{id}/dispatch`, `POST /routes/{id}/dispatch`, `auto_dispatch`) and
 //! plan deletion (`DELETE /plans/{id}`). Each runs in one write transaction: the route and plan
-//! flags, the stops of orders dropped because the live order book changed ([`drops`]), every
+//! flags, the stops of orders dropped because the live order book changed (`drops`), every
 //! order's status change (through the one transition function) and every outbox row commit
 //! together or not at all.
 
@@ -253,7 +253,7 @@ fn apply(
                 };
                 // Completed or custom statuses are the driver's outcomes: kept.
                 if order.status.as_str() == OPEN {
-                    let eta = Some(clock_text(stop.visit.arrival_s));
+                    let eta = Some(clock_text(stop.visit.service_start().1));
                     routed.push(route_order(tx, links, scope, order, eta, now)?);
                 }
             }

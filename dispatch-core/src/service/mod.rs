@@ -3,6 +3,7 @@
 
 pub mod booking;
 pub mod customers;
+pub mod depots;
 pub mod dispatch;
 pub mod driver;
 pub mod leases;
@@ -15,6 +16,7 @@ pub mod orders;
 pub mod plan_reads;
 pub mod plans;
 pub mod pod;
+pub mod promise;
 pub mod route_day;
 pub mod route_orders;
 pub mod routes;

@@ -11,6 +11,9 @@ use crate::model::order_fields::is_email;
 use crate::model::organisation::DepotScope;
 use crate::ports::idempotency::BeforeCommit;
 use crate::ports::store::{NewTask, Store, StoreError, StoreTx};
+use crate::ports::tracking::TrackingLinks;
+use crate::service::promise;
+use crate::service::tracking::issue_link;
 use crate::service::Found;
 use crate::service::ServiceError;
 use crate::time::Timestamp;
@@ -60,9 +63,12 @@ pub struct Scheduled {
 
 /// Schedules one task per order and template pair. An order or template id that is not in the
 /// depot fails the whole call (404, nothing scheduled); a pair that cannot be sent is reported
-/// in [`Scheduled::skipped`] while the others are scheduled.
+/// in [`Scheduled::skipped`] while the others are scheduled. An order on a dispatched route
+/// renders `{eta}` (its promised service start, [`super::promise`]) and `{tracking_link}` as a
+/// dispatch would, however long after the dispatch it is scheduled.
 pub fn schedule(
     store: &dyn Store,
+    links: &dyn TrackingLinks,
     scope: DepotScope,
     request: &ScheduleRequest,
     now: Timestamp,
@@ -92,7 +98,14 @@ pub fn schedule(
         }
         let mut out = Scheduled::default();
         for order in &loaded {
-            let ctx = context(tx, scope, order, None, None)?;
+            let (eta, link) = match promise::of_order(tx, scope, order.id)? {
+                Some(p) => (
+                    Some(p.eta_text()),
+                    Some(issue_link(tx, scope, order.id, links, now)?),
+                ),
+                None => (None, None),
+            };
+            let ctx = context(tx, scope, order, eta, link)?;
             for template in &templates {
                 schedule_pair(tx, scope, order, &ctx, template, at, now, &mut out)?;
             }
@@ -106,7 +119,7 @@ pub fn schedule(
 pub struct DispatchedOrder {
     /// The order.
     pub order_id: i64,
-    /// Its estimated arrival, `HH:mm` (the `{eta}` placeholder).
+    /// Its promised service start, `HH:mm` (the `{eta}` placeholder).
     pub eta: Option<String>,
     /// Its customer tracking page (the `{tracking_link}` placeholder).
     pub tracking_link: Option<String>,

@@ -20,6 +20,7 @@
 //! plan undispatched); the dispatch use case plugs in there. A refused follow-up never loses the
 //! result: it is saved alone, with the refusal on the job's `error` for the reads to show.
 
+use crate::model::travel::TravelSource;
 use std::collections::{HashMap, HashSet};
 
 use super::leases::{self, JobClaim};
@@ -215,17 +216,28 @@ pub fn run_job(
     let plan = optimise::plan_from_solution(&built, &solution);
     let now = clock.now();
     let follow_up = job.spec.settings.auto_dispatch.then_some(follow_up);
-    let (outcome, follow_up_error) =
-        match store.transaction(|tx| save(tx, claim, &day, &plan, now, follow_up, None)) {
-            Ok(outcome) => (outcome, None),
-            Err(ServiceError::Store(e)) => return Err(ServiceError::Store(e)),
-            Err(refused) => {
-                let reason = format!("auto_dispatch refused: {refused}");
-                let outcome = store
-                    .transaction(|tx| save(tx, claim, &day, &plan, now, None, Some(&reason)))?;
-                (outcome, Some(reason))
-            }
-        };
+    let (outcome, follow_up_error) = match store
+        .transaction(|tx| save(tx, claim, &day, &plan, built.travel, now, follow_up, None))
+    {
+        Ok(outcome) => (outcome, None),
+        Err(ServiceError::Store(e)) => return Err(ServiceError::Store(e)),
+        Err(refused) => {
+            let reason = format!("auto_dispatch refused: {refused}");
+            let outcome = store.transaction(|tx| {
+                save(
+                    tx,
+                    claim,
+                    &day,
+                    &plan,
+                    built.travel,
+                    now,
+                    None,
+                    Some(&reason),
+                )
+            })?;
+            (outcome, Some(reason))
+        }
+    };
     let JobOutcome::Succeeded { solution_id, .. } = outcome else {
         return Ok(outcome);
     };
@@ -272,14 +284,16 @@ fn fail(
     })?)
 }
 
-/// Saves the result as the plan's active solution and the job as succeeded, then runs
-/// `follow_up` in the same transaction; `refusal` is a follow-up's earlier refusal, recorded on
-/// the job.
+/// Saves the result as the plan's active solution and the job as succeeded (with the travel
+/// times it planned on), then runs `follow_up` in the same transaction; `refusal` is a
+/// follow-up's earlier refusal, recorded on the job.
+#[allow(clippy::too_many_arguments)]
 fn save(
     tx: &mut dyn StoreTx,
     claim: &JobClaim,
     day: &Day,
     result: &DayPlan,
+    travel: TravelSource,
     now: Timestamp,
     follow_up: Option<&dyn JobFollowUp>,
     refusal: Option<&str>,
@@ -337,6 +351,7 @@ fn save(
     plan.updated = now;
     tx.update_plan(scope, &plan)?;
     done.state = JobState::Succeeded;
+    done.travel = Some(travel);
     done.solution_id = Some(solution.id);
     done.error = refusal.map(str::to_owned);
     done.lease_until = None;
@@ -385,6 +400,7 @@ pub(crate) fn visits(
                 .map(|o| o.endpoint(side));
             let (arrival_date, arrival_s) = clock(s.arrival);
             let (departure_date, departure_s) = clock(s.departure);
+            let wait_s = (s.service_start.seconds() - s.arrival.seconds()).max(0);
             StopVisit {
                 order_ids: s.order_ids.clone(),
                 side,
@@ -395,6 +411,7 @@ pub(crate) fn visits(
                 phone: end.and_then(|e| e.contact_number.clone()),
                 arrival_date,
                 arrival_s,
+                wait_s,
                 departure_date,
                 departure_s,
                 planned_distance_m: s.planned_distance_m,

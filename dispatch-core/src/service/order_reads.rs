@@ -281,7 +281,9 @@ pub fn add_attachment(
             name: &name,
             file_name: &file_name,
             mime: kind.mime,
-            ext: kind.ext,
+            // The stored name's own extension: `photo.jpeg` reports `jpeg`, not the content's
+            // canonical `jpg`.
+            ext: file_name.rsplit_once('.').map_or(kind.ext, |(_, ext)| ext),
             content,
         };
         Ok(tx.insert_attachment(scope, &file, now)?)

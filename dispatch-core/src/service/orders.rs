@@ -82,6 +82,16 @@ pub fn upsert_batch(
         };
         let mut written = Vec::with_capacity(all.len());
         let mut pairs: HashMap<String, Vec<i64>> = HashMap::new();
+        // Order numbers are unique within a batch (validated), so every order's stored state
+        // is known before the first write, in one question; new orders are inserted together
+        // after the loop (nothing in it reads them back).
+        let numbers: Vec<&str> = all
+            .iter()
+            .map(|c| c.order_number.as_deref().unwrap_or_default())
+            .collect();
+        let mut stored = tx.find_orders_by_numbers(scope, &numbers)?;
+        let (mut created, mut created_at): (Vec<Order>, Vec<(usize, Option<String>)>) =
+            (Vec::new(), Vec::new());
         for (i, changes) in all.iter().enumerate() {
             let customer_id = match &changes.customer {
                 Some(c) => {
@@ -94,8 +104,7 @@ pub fn upsert_batch(
                 None => None,
             };
             check_references(tx, scope, changes).map_err(|e| under(e, i))?;
-            let existing = tx
-                .find_order_by_number(scope, changes.order_number.as_deref().unwrap_or_default())?;
+            let existing = stored.remove(numbers[i]);
             let merged = merge_posted_order(
                 existing.as_ref().map(|n| &n.order),
                 changes,
@@ -110,23 +119,32 @@ pub fn upsert_batch(
             } = merged;
             let geocoding_failed =
                 apply_geocoding(&mut order, &geocode, |side| located.get(&(i, side)));
-            let id = match &existing {
-                Some(_) => {
-                    tx.update_order(scope, &order)?;
-                    order.id
-                }
-                None => tx.insert_order(scope, &order)?,
-            };
             write_events(tx, scope, &events, now)?;
-            if let Some(reference) = &changes.exchange_reference {
-                pairs.entry(reference.clone()).or_default().push(id);
-            }
             written.push(WrittenOrder {
-                id,
+                id: order.id,
                 order_number: order.order_number.clone(),
                 is_created: existing.is_none(),
                 geocoding_failed,
             });
+            match &existing {
+                Some(_) => {
+                    tx.update_order(scope, &order)?;
+                    if let Some(reference) = &changes.exchange_reference {
+                        pairs.entry(reference.clone()).or_default().push(order.id);
+                    }
+                }
+                None => {
+                    created.push(order);
+                    created_at.push((i, changes.exchange_reference.clone()));
+                }
+            }
+        }
+        let ids = tx.insert_orders(scope, &created)?;
+        for ((i, reference), id) in created_at.into_iter().zip(ids) {
+            written[i].id = id;
+            if let Some(reference) = reference {
+                pairs.entry(reference).or_default().push(id);
+            }
         }
         for (reference, ids) in pairs {
             if let [a, b] = ids[..] {

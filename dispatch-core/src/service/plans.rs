@@ -11,7 +11,7 @@
 
 use std::collections::HashSet;
 
-use super::ServiceError;
+use super::{depots, Found, ServiceError};
 use crate::error::{IssueCode, PathSegment, ValidationErrors, ValidationIssue};
 use crate::events::DomainEvent;
 use crate::model::optimisation::{
@@ -20,6 +20,7 @@ use crate::model::optimisation::{
 use crate::model::order::Order;
 use crate::model::organisation::DepotScope;
 use crate::model::plan::{NewPlan, Plan, UnservedOrder};
+use crate::optimise::vehicles_at_depot;
 use crate::ports::idempotency::BeforeCommit;
 use crate::ports::store::{Store, StoreError, StoreTx};
 use crate::status::{DELIVERED, PARTIAL_PREFIX, ROUTED, UNDELIVERED};
@@ -86,6 +87,7 @@ pub fn create(
             (None, Some(date)) => date,
             (None, None) => ids_date(tx, scope, &request.selection)?.unwrap_or(now.date()),
         };
+        refuse_without_depot_position(tx, scope, request, date)?;
         let size = match &request.selection {
             OrderSelection::Ids(ids) => ids.len(),
             OrderSelection::DueOnDate => tx.order_ids_due(scope, date)?.len(),
@@ -138,6 +140,46 @@ pub fn create(
         tx.insert_optimisation(&optimisation)?;
         Ok(Queued { optimisation, plan })
     })
+}
+
+/// A plan whose vehicles start or end at a depot without a position can only fail: refused
+/// here (400, naming the fix) instead of failing in the background.
+fn refuse_without_depot_position(
+    tx: &mut dyn StoreTx,
+    scope: DepotScope,
+    request: &OptimiseRequest,
+    date: Date,
+) -> Result<(), ServiceError> {
+    let depot = tx.get_depot(scope).found("depot")?;
+    if !depots::needs_position(&depot) {
+        return Ok(());
+    }
+    let fleet = tx.list_vehicles(scope)?;
+    let chosen: Vec<_> = match &request.vehicle_ids {
+        Some(ids) => fleet.into_iter().filter(|v| ids.contains(&v.id)).collect(),
+        None => fleet,
+    };
+    let at_depot = vehicles_at_depot(&chosen, date, request.settings.active_vehicles);
+    let Some(first) = at_depot.first() else {
+        return Ok(());
+    };
+    let path = match &request.vehicle_ids {
+        Some(ids) => {
+            let at = ids.iter().position(|id| id == first).unwrap_or(0);
+            vec!["vehicles".into(), at.into(), "id".into()]
+        }
+        None => Vec::new(),
+    };
+    Err(ServiceError::invalid(
+        path,
+        "a depot with a position",
+        "a depot without lat and lng",
+        &format!(
+            "the depot has no position and vehicle {first} starts or ends there, so the day \
+             cannot be planned: {}",
+            depots::position_fix(depot.id)
+        ),
+    ))
 }
 
 /// Zone group, vehicles and (ids variant) orders must be the depot's; ids must not repeat.

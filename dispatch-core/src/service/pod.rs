@@ -128,7 +128,7 @@ pub fn add_signature(
             IssueCode::Custom,
             vec![field.into()],
             "lat and lng together, in range",
-            sent.map_or_else(|| "nothing".to_owned(), |v| v.to_string()),
+            sent.map_or_else(|| "undefined".to_owned(), |v| v.to_string()),
             "lat (-90..90) and lng (-180..180) are given together or not at all",
         ));
     }

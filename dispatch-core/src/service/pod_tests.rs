@@ -91,6 +91,7 @@ fn day() -> Day {
                 phone: None,
                 arrival_date: route.date,
                 arrival_s: 36_000,
+                wait_s: 0,
                 departure_date: route.date,
                 departure_s: 36_600,
                 planned_distance_m: 0,

@@ -292,7 +292,7 @@ fn apply_add(
         out.entry(*entry).stops = on.iter().map(|s| s.id).collect();
         let id = order.id;
         if edit.route.dispatched && order.status.as_str() == OPEN {
-            let eta = on.first().map(|s| clock_text(s.visit.arrival_s));
+            let eta = on.first().map(|s| clock_text(s.visit.service_start().1));
             let routed = route_order(tx, links, scope, order, eta, now)?;
             on_dispatch(tx, scope, &[routed], now)?;
         }
@@ -332,6 +332,7 @@ fn append_untimed(
             phone: end.contact_number.clone(),
             arrival_date: date,
             arrival_s: t,
+            wait_s: 0,
             departure_date: date,
             departure_s: t,
             planned_distance_m: 0,

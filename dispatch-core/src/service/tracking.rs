@@ -2,12 +2,11 @@
 //! public page behind it shows that order's status, its ETA window and, once delivered, the
 //! proof-of-delivery time — nothing about other stops, the driver or the route.
 
-use super::ServiceError;
+use super::{promise, ServiceError};
 use crate::model::organisation::DepotScope;
 use crate::ports::store::{Store, StoreError, StoreTx};
 use crate::ports::tracking::TrackingLinks;
 use crate::status::{DELIVERED, OPEN, ROUTED};
-use crate::time::zone::DepotZone;
 use crate::time::{Date, Timestamp};
 
 /// Half the width of the ETA window shown to customers, in seconds.
@@ -28,9 +27,10 @@ pub fn issue_link(
     Ok(links.link(&token))
 }
 
-/// When the customer can expect the visit: a window around the live ETA (kept current by the
-/// driver's position reports) or, before there is one, the planned arrival, in the depot's
-/// local time of day.
+/// When the customer can expect the visit: a window around the expected service start (the
+/// live estimate kept current by the driver's position reports or, before there is one, the
+/// planned service start; see [`super::promise`]), in the depot's local time of day. It always
+/// contains that start.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EtaWindow {
     /// The day.
@@ -42,12 +42,11 @@ pub struct EtaWindow {
 }
 
 impl EtaWindow {
-    /// The window of [`ETA_HALF_WINDOW_S`] either side of `arrival_s`, rounded outwards to a
+    /// The window of [`ETA_HALF_WINDOW_S`] either side of `start_s`, rounded outwards to a
     /// quarter hour and kept within the day.
-    pub fn around(date: Date, arrival_s: i64) -> EtaWindow {
-        let from = (arrival_s - ETA_HALF_WINDOW_S).div_euclid(ROUNDING_S) * ROUNDING_S;
-        let to =
-            (arrival_s + ETA_HALF_WINDOW_S + ROUNDING_S - 1).div_euclid(ROUNDING_S) * ROUNDING_S;
+    pub fn around(date: Date, start_s: i64) -> EtaWindow {
+        let from = (start_s - ETA_HALF_WINDOW_S).div_euclid(ROUNDING_S) * ROUNDING_S;
+        let to = (start_s + ETA_HALF_WINDOW_S + ROUNDING_S - 1).div_euclid(ROUNDING_S) * ROUNDING_S;
         EtaWindow {
             date,
             from_s: from.max(0),
@@ -80,9 +79,11 @@ pub struct TrackingPage {
     pub status: String,
     /// The status in the customer's terms.
     pub progress: Progress,
-    /// The ETA window while the visit is ahead (around the live ETA once the driver reports
-    /// positions, the planned arrival before).
+    /// The ETA window while the visit is ahead (around the expected service start: the live
+    /// estimate once the driver reports positions, the planned service start before).
     pub eta: Option<EtaWindow>,
+    /// The route runs late: the window moved past the planned service start (the page says so).
+    pub running_late: bool,
     /// When the delivery was completed (the driver's completion of the visit; else the
     /// signature's time).
     pub delivered_at: Option<Timestamp>,
@@ -117,23 +118,11 @@ pub fn page(store: &dyn Store, token: &str) -> Result<Option<TrackingPage>, Serv
         let Some(order) = tx.get_order(scope, order_id)? else {
             return Ok(None);
         };
-        // The visit that counts: the order's stop on its latest dispatched route.
-        let mut visit = None;
-        for route in tx.routes_of_order(scope, order_id)? {
-            if !route.dispatched {
-                continue;
-            }
-            for stop in tx.list_stops(scope, route.id)? {
-                if stop.visit.order_ids.contains(&order_id) {
-                    visit = Some((stop, route.clone()));
-                }
-            }
-        }
+        let visit = promise::dispatched_stop(tx, scope, order_id)?;
         let status = order.status.as_str().to_owned();
         let started = visit.as_ref().is_some_and(|(_, r)| r.started_ts.is_some());
         let progress = progress(&status, started);
-        // What the driver reported for this order on that route: the completion time and,
-        // while the visit is ahead, the live ETA kept by position reports.
+        // What the driver reported for this order on that route: the completion time.
         let reported = match &visit {
             Some((stop, _)) => tx
                 .driver_visits(scope, stop.route_id)?
@@ -156,32 +145,20 @@ pub fn page(store: &dyn Store, token: &str) -> Result<Option<TrackingPage>, Serv
             }
             _ => None,
         };
-        let eta = match (&visit, progress) {
+        let promised = match (&visit, progress) {
             (Some((stop, _)), Progress::Scheduled | Progress::OnItsWay) => {
-                let live = reported
-                    .as_ref()
-                    .filter(|v| v.outcome.is_none())
-                    .and_then(|v| v.eta);
-                Some(match live {
-                    Some(eta) => {
-                        let zone = DepotZone::named(
-                            &tx.get_depot(scope)?
-                                .map(|d| d.settings.timezone)
-                                .unwrap_or_default(),
-                        );
-                        let date = zone.date_of(eta);
-                        EtaWindow::around(date, zone.seconds_after_midnight(date, eta))
-                    }
-                    None => EtaWindow::around(stop.visit.arrival_date, stop.visit.arrival_s),
-                })
+                Some(promise::of_stop(tx, scope, order_id, stop)?)
             }
             _ => None,
         };
+        let eta = promised.map(|p| EtaWindow::around(p.date, p.start_s));
+        let running_late = promised.is_some_and(|p| p.running_late());
         Ok(Some(TrackingPage {
             order_number: order.order_number,
             status,
             progress,
             eta,
+            running_late,
             delivered_at,
             depot_id: scope.depot_id,
         }))

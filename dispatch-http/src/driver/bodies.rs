@@ -12,6 +12,8 @@ use utoipa::ToSchema;
 /// The bodies whose `lat` and `lng` go together (both or neither): the document says so with
 /// `dependentRequired`.
 pub const LAT_LNG_PAIRED: &[&str] = &[
+    // The depot's position (`PUT /depots/{id}`).
+    "DepotBody",
     "ReportedBody",
     "CompleteStopBody",
     "FailStopBody",

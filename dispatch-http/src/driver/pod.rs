@@ -81,7 +81,7 @@ async fn list_questionnaires(
     }))
 }
 
-/// A refused upload; `received` says what came (a field, a size, a value, "nothing").
+/// A refused upload; `received` says what came (a field, a size, a value, "undefined").
 fn bad(path: Vec<PathSegment>, expected: &str, received: &str, message: &str) -> ApiError {
     ServiceError::invalid(path, expected, received, message).into()
 }
@@ -116,7 +116,14 @@ async fn read_field(mut field: Field<'_>, name: &str, limit: usize) -> Result<Ve
                     format!("the field {name} is longer than {limit} bytes"),
                 )
             };
-            return Err(bad(vec![name.into()], &expected, &received, &message));
+            let issue = ValidationIssue::new(
+                IssueCode::TooBig,
+                vec![name.into()],
+                expected,
+                received,
+                message,
+            );
+            return Err(ServiceError::Invalid(ValidationErrors(vec![issue])).into());
         }
         content.extend_from_slice(&chunk);
     }
@@ -223,7 +230,7 @@ async fn signature(
                 IssueCode::Required,
                 vec!["signature".into()],
                 "an image file",
-                "nothing",
+                "undefined",
                 "the field signature (the signature image) is required",
             ),
         ])))

@@ -190,9 +190,10 @@ async fn positions(
         },
         etas: etas
             .iter()
-            .map(|(stop, eta)| StopEta {
-                stop_id: *stop,
-                eta: ts_text(*eta),
+            .map(|e| StopEta {
+                stop_id: e.stop_id,
+                eta: ts_text(e.arrival),
+                service_start: ts_text(e.start),
             })
             .collect(),
     }))
@@ -205,7 +206,7 @@ pub(super) async fn refresh_etas(
     state: &AppState,
     driver: Driver,
     route_id: i64,
-) -> Vec<(i64, Timestamp)> {
+) -> Vec<eta::StopEstimate> {
     let result = state
         .blocking(move |s| {
             let Some(input) = eta::input(&*s.store, &driver, route_id)? else {

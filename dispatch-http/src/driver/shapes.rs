@@ -95,8 +95,11 @@ pub struct TrackPointWire {
 pub struct StopEta {
     /// The stop.
     pub stop_id: i64,
-    /// Its new ETA, ISO 8601 UTC.
+    /// Its new estimated arrival, ISO 8601 UTC.
     pub eta: String,
+    /// Its new estimated service start, ISO 8601 UTC: the arrival, or the opening of the
+    /// stop's time window when the driver gets there before it (what the customer is told).
+    pub service_start: String,
 }
 
 /// `GET /driver/feed`: the changes after the cursor asked for.

@@ -72,7 +72,7 @@ pub fn lat_lng(r: &mut Reader<'_>, required: bool, path_prefix: &[PathSegment]) 
                         IssueCode::Required,
                         path,
                         "a number",
-                        "nothing",
+                        "undefined",
                         if required {
                             format!("{key} is required")
                         } else {
@@ -126,7 +126,7 @@ pub fn positions(body: &Value) -> Result<Vec<TrackPoint>, ApiError> {
             IssueCode::Required,
             vec!["positions".into()],
             "an array of positions",
-            "nothing",
+            "undefined",
             "positions is required",
         )),
         Some(other) => errors.push(ValidationIssue::new(
@@ -175,7 +175,7 @@ fn required(
             IssueCode::Required,
             vec![list.into(), i.into(), key.into()],
             expected,
-            "nothing",
+            "undefined",
             format!("{key} is required"),
         ));
     }
@@ -246,7 +246,7 @@ pub fn fail_stop(body: &Value) -> Result<(Reported, String, Option<String>), Api
             IssueCode::Required,
             vec!["reason".into()],
             "a string",
-            "nothing",
+            "undefined",
             "reason is required",
         ));
     }
@@ -267,7 +267,7 @@ pub fn notes(body: &Value) -> Result<String, ApiError> {
                     IssueCode::Required,
                     vec!["notes".into()],
                     "a string",
-                    "nothing",
+                    "undefined",
                     "notes is required",
                 ));
             }

@@ -80,6 +80,7 @@ fn zero() {
         "dispatch_webhook_leases_lost_total",
         "dispatch_notification_claims_total",
         "dispatch_db_connections_opened_total",
+        "dispatch_travel_fallbacks_total",
     ] {
         metrics::counter!(name).increment(0);
     }
@@ -105,7 +106,7 @@ fn zero() {
         ),
         (
             "dispatch_notifications_total",
-            &["sent", "failed", "interrupted"],
+            &["sent", "recorded", "failed", "interrupted"],
         ),
         (
             "dispatch_notification_lease_renewals_total",
@@ -193,7 +194,7 @@ fn describe() {
     );
     describe_counter!(
         "dispatch_notifications_total",
-        "Notification tasks (SMS, e-mail) this process ended, by outcome: sent, failed (refused by the sender), interrupted (failed after every node sending it stopped)."
+        "Notification tasks (SMS, e-mail) this process ended, by outcome: sent, recorded (handled by the embedded default sender: nothing delivered), failed (refused by the sender), interrupted (failed after every node sending it stopped)."
     );
     describe_counter!(
         "dispatch_notification_claims_total",
@@ -202,6 +203,10 @@ fn describe() {
     describe_counter!(
         "dispatch_notification_lease_renewals_total",
         "Lease renewals of notification tasks being sent, by outcome: renewed, lost (finished meanwhile or taken over by another process)."
+    );
+    describe_counter!(
+        "dispatch_travel_fallbacks_total",
+        "Travel matrices planned on great-circle times because the configured OSRM server could not answer (each one is a plan marked `great-circle (OSRM unreachable)`); alert on any increase."
     );
     describe_histogram!(
         "dispatch_db_transaction_duration_seconds",

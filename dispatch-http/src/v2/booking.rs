@@ -22,6 +22,9 @@ use super::booking_shapes::{
     Availability, Available, AvailableDates, AvailableSlots, DateAvailability, Slot,
 };
 use super::registry::ApiRoutes;
+use super::request_shapes::{
+    refuse_undocumented, AvailabilityBody, AvailableDatesBody, AvailableSlotsBody,
+};
 use crate::error::ApiError;
 use crate::extract::{Caller, JsonBody};
 use crate::AppState;
@@ -59,6 +62,7 @@ async fn availability(
 ) -> Result<Json<Availability>, ApiError> {
     let o = object(&body)?;
     let mut issues = Issues(ValidationErrors::default());
+    refuse_undocumented::<AvailabilityBody>(o, &[], &mut issues.0);
     let d = date(o, "date", &mut issues);
     let question = BookingQuestion {
         date: d,
@@ -92,6 +96,7 @@ async fn available_dates(
 ) -> Result<Json<AvailableDates>, ApiError> {
     let o = object(&body)?;
     let mut issues = Issues(ValidationErrors::default());
+    refuse_undocumented::<AvailableDatesBody>(o, &[], &mut issues.0);
     let from = date(o, "from", &mut issues);
     let to = date(o, "to", &mut issues);
     if let (Some(a), Some(b)) = (from, to) {
@@ -154,6 +159,7 @@ async fn available_slots(
 ) -> Result<Json<AvailableSlots>, ApiError> {
     let o = object(&body)?;
     let mut issues = Issues(ValidationErrors::default());
+    refuse_undocumented::<AvailableSlotsBody>(o, &[], &mut issues.0);
     let d = date(o, "date", &mut issues);
     let from = time(o, "from", "08:00", &mut issues);
     let to = time(o, "to", "18:00", &mut issues);

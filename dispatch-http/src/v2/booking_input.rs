@@ -8,6 +8,9 @@ use dispatch_core::service::booking::Candidate;
 use dispatch_core::time::{Date, TimeOfDay};
 use serde_json::{Map, Value};
 
+use super::request_shapes::{
+    refuse_undocumented, BookingCapacityBody, BookingOrderBody, BookingVehicleBody,
+};
 use super::wire::type_name;
 use crate::error::ApiError;
 use crate::rejection::invalid;
@@ -138,6 +141,7 @@ pub(super) fn candidate(body: &Map<String, Value>, issues: &mut Issues) -> Candi
         issues.wrong(key(&[], "order"), "object", body.get("order"));
         return Candidate::default();
     };
+    refuse_undocumented::<BookingOrderBody>(o, &key(&[], "order"), &mut issues.0);
     let kind = match o.get("type") {
         Some(Value::String(s)) if s == "delivery" => Some(OrderType::Delivery),
         Some(Value::String(s)) if s == "pickup" => Some(OrderType::Pickup),
@@ -164,11 +168,12 @@ pub(super) fn candidate(body: &Map<String, Value>, issues: &mut Issues) -> Candi
                 let at = |k: &str| -> Vec<PathSegment> {
                     vec!["order".into(), "capacities".into(), i.into(), k.into()]
                 };
-                if !c.is_object() {
-                    let entry = vec!["order".into(), "capacities".into(), i.into()];
+                let entry: Vec<PathSegment> = vec!["order".into(), "capacities".into(), i.into()];
+                let Some(fields) = c.as_object() else {
                     issues.wrong(entry, "object", Some(c));
                     continue;
-                }
+                };
+                refuse_undocumented::<BookingCapacityBody>(fields, &entry, &mut issues.0);
                 let id = c.get("id").and_then(Value::as_i64);
                 let amount = c.get("capacity").and_then(Value::as_f64);
                 if id.is_none() {
@@ -205,7 +210,13 @@ pub(super) fn vehicles(body: &Map<String, Value>, issues: &mut Issues) -> Option
             list.iter()
                 .enumerate()
                 .filter_map(|(i, v)| match v.get("id").and_then(Value::as_i64) {
-                    Some(id) => Some(id),
+                    Some(id) => {
+                        if let Some(fields) = v.as_object() {
+                            let at = vec!["vehicles".into(), i.into()];
+                            refuse_undocumented::<BookingVehicleBody>(fields, &at, &mut issues.0);
+                        }
+                        Some(id)
+                    }
                     None if !v.is_object() => {
                         issues.wrong(vec!["vehicles".into(), i.into()], "object", Some(v));
                         None

@@ -54,7 +54,8 @@ async fn schedule(
             let reply = claim.reply(StatusCode::OK, move |out: &Scheduled| {
                 to_json(render_scheduled(out, now))
             });
-            notifications::schedule(&*s.store, p.scope(), &request, now, &reply)?;
+            let links = crate::links::Links::of(s);
+            notifications::schedule(&*s.store, &links, p.scope(), &request, now, &reply)?;
             Ok(reply.into_response())
         })
         .await

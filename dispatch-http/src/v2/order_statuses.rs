@@ -49,6 +49,13 @@ async fn add(
     JsonBody(body): JsonBody,
 ) -> Result<Response, ApiError> {
     let obj = object(&body)?;
+    let mut unknown = dispatch_core::error::ValidationErrors::default();
+    super::request_shapes::refuse_undocumented::<super::request_shapes::OrderStatusBody>(
+        obj,
+        &[],
+        &mut unknown,
+    );
+    unknown.into_result()?;
     let status = match obj.get("status") {
         Some(serde_json::Value::String(s)) => s.clone(),
         other => {

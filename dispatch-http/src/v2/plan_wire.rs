@@ -3,8 +3,9 @@
 //! Besides the spec's `delivery_date` / `orders`, `settings` and `zone_group_id`, the body takes
 //! the two properties the spec leaves unnamed: `plan` (optional object `{id}`: re-optimise that
 //! plan instead of creating one) and `vehicles` (optional array of `{id}` or null: plan with
-//! these vehicles; null or absent: the depot's fleet). Other top-level properties are refused;
-//! unknown `settings` fields are ignored (the spec leaves other settings open).
+//! these vehicles; null or absent: the depot's fleet). Other properties are refused, in
+//! `settings` and the `{id}` entries too: a misspelt setting must not run a job that does
+//! something else than asked.
 
 use dispatch_core::error::{IssueCode, PathSegment, ValidationErrors, ValidationIssue};
 use dispatch_core::model::optimisation::{OptimiseSettings, OrderSelection};
@@ -13,7 +14,10 @@ use dispatch_core::service::plans::{OptimiseRequest, MAX_ORDERS_PER_OPTIMISATION
 use dispatch_core::time::Date;
 use serde_json::{Map, Value};
 
-use super::request_shapes::{refuse_undocumented, IdRefBody, OptimiseIdsBody, OptimiseOrdersBody};
+use super::request_shapes::{
+    refuse_undocumented, IdItemBody, IdRefBody, OptimiseIdsBody, OptimiseOrdersBody,
+    OptimiseSettingsBody,
+};
 use super::wire::{object, type_name, Reader};
 
 /// Which endpoint the body came to.
@@ -119,6 +123,7 @@ fn settings(obj: &Map<String, Value>, errors: &mut ValidationErrors) -> Optimise
         }
         Some(Value::Object(s)) => {
             let mut r = Reader::new(s, vec!["settings".into()], errors);
+            r.refuse_undocumented::<OptimiseSettingsBody>();
             let flag = |r: &mut Reader<'_>, key: &str, default: bool| match r.boolean(key) {
                 Patch::Value(v) => v,
                 Patch::Absent | Patch::Null => default,
@@ -181,6 +186,7 @@ fn id_list(r: &mut Reader<'_>, key: &str, required_key: bool) -> Option<Vec<i64>
     let ids = r.objects(key, |item| {
         let at = index;
         index += 1;
+        item.refuse_undocumented::<IdItemBody>();
         match item.integer("id") {
             Patch::Value(id) => Some(id),
             Patch::Null | Patch::Absent => {

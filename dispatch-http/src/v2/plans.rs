@@ -41,14 +41,22 @@ pub fn routes() -> ApiRoutes {
         .routes(routes!(read))
 }
 
-/// An optimisation as the API shows it: the spec's `{id, in_progress}` plus `state` and, for a
-/// failed or cancelled job, `error` saying why (the spec gives failure no signal of its own).
+/// An optimisation as the API shows it: the spec's `{id, in_progress}` plus `state`, for a
+/// failed or cancelled job `error` saying why (the spec gives failure no signal of its own),
+/// the travel times its run planned on and the warnings an operator must see.
 pub(crate) fn optimisation_json(job: &Optimisation) -> OptimisationWire {
     OptimisationWire {
         id: job.id.clone(),
         in_progress: job.in_progress(),
         state: job.state.as_str(),
         error: job.error.clone(),
+        travel_times: job.travel.map(|t| t.as_str()),
+        warnings: job
+            .travel
+            .and_then(|t| t.warning())
+            .map(str::to_owned)
+            .into_iter()
+            .collect(),
     }
 }
 
@@ -181,6 +189,15 @@ pub struct OptimisationWire {
     /// Why a failed or cancelled job stopped.
     #[schema(required = true)]
     error: Option<String>,
+    /// The travel times the run planned on: `osrm` (road times), `great-circle` (straight
+    /// lines at the configured speed) or `great-circle (OSRM unreachable)` (straight lines
+    /// because the configured OSRM server could not answer); null until the run built its
+    /// problem.
+    #[schema(required = true)]
+    travel_times: Option<&'static str>,
+    /// Degradations an operator must see (empty when none), such as a plan made on
+    /// great-circle times because OSRM was unreachable.
+    warnings: Vec<String>,
 }
 
 /// `{ id, dispatched }` of a plan.

@@ -1,4 +1,5 @@
-//! Reference data: depots, capacity types, custom fields, third parties, notification templates.
+//! Reference data: depots (and `PUT /depots/{id}`, the depot's name, address and position),
+//! capacity types, custom fields, third parties, notification templates.
 
 use super::registry::ApiRoutes;
 use axum::extract::State;
@@ -8,15 +9,20 @@ use serde::Serialize;
 use utoipa::ToSchema;
 use utoipa_axum::routes;
 
-use super::wire::ts_text;
+use super::shapes::Num;
+use super::wire::{object, ts_text, Reader};
 use crate::error::ApiError;
-use crate::extract::Caller;
+use crate::extract::{Caller, IdPath, JsonBody};
 use crate::AppState;
+use dispatch_core::error::ValidationErrors;
+use dispatch_core::service::depots::{self, DepotPatch};
+use serde_json::Value;
 
 /// Routes of this module.
 pub fn routes() -> ApiRoutes {
     ApiRoutes::new()
         .routes(routes!(depots))
+        .routes(routes!(read_depot, update_depot))
         .routes(routes!(capacities))
         .routes(routes!(custom_fields))
         .routes(routes!(third_parties))
@@ -33,13 +39,116 @@ async fn listed<T: Send + 'static, R>(
     Ok(rows.into_iter().map(render).collect())
 }
 
-/// A depot.
+/// A depot as the spec lists it.
 #[derive(Serialize, ToSchema)]
 pub struct Depot {
     id: i64,
     name: String,
     created: String,
     updated: String,
+}
+
+/// A depot with its address and position (`GET` and `PUT /depots/{id}`).
+#[derive(Serialize, ToSchema)]
+pub struct DepotDetail {
+    id: i64,
+    name: String,
+    /// Street address (null until set).
+    #[schema(required = true)]
+    address: Option<String>,
+    /// Latitude of the depot's position: where `depot` starts and ends of vehicles are. Null
+    /// until set; a depot without a position cannot be planned for.
+    #[schema(required = true)]
+    lat: Option<Num>,
+    /// Longitude of the depot's position (null until set).
+    #[schema(required = true)]
+    lng: Option<Num>,
+    created: String,
+    updated: String,
+}
+
+fn depot_json(d: dispatch_core::model::organisation::Depot) -> DepotDetail {
+    DepotDetail {
+        id: d.id,
+        name: d.name,
+        address: d.address,
+        lat: d.lat.map(Num),
+        lng: d.lng.map(Num),
+        created: ts_text(d.created),
+        updated: ts_text(d.updated),
+    }
+}
+
+/// `{ depot }`.
+#[derive(Serialize, ToSchema)]
+pub struct OneDepot {
+    depot: DepotDetail,
+}
+
+/// The caller's depot with its address and position.
+#[utoipa::path(get, path = "/depots/{id}", tag = "reference", summary = "The depot with its address and position.", params(("id" = i64, Path, description = "The caller's depot id (GET /depots).")), responses((status = 200, description = "`{ depot }`", body = OneDepot), (status = 404, description = "RESOURCE_NOT_FOUND: not the caller's depot.", body = crate::error::Envelope)))]
+async fn read_depot(
+    State(state): State<AppState>,
+    Caller(p): Caller,
+    IdPath(id): IdPath,
+) -> Result<Json<OneDepot>, ApiError> {
+    let scope = p.scope();
+    let depot = state
+        .blocking(move |s| {
+            let found = s.store.read(|tx| tx.get_depot(scope))?;
+            found.filter(|d| d.id == id).ok_or(ApiError::from(
+                dispatch_core::service::ServiceError::NotFound("depot"),
+            ))
+        })
+        .await?;
+    Ok(Json(OneDepot {
+        depot: depot_json(depot),
+    }))
+}
+
+/// Reads a depot write; type errors at their path, the rules by the core.
+fn depot_patch(body: &Value) -> Result<DepotPatch, ValidationErrors> {
+    let obj = object(body)?;
+    let mut errors = ValidationErrors::default();
+    super::request_shapes::refuse_undocumented::<super::request_shapes::DepotBody>(
+        obj,
+        &[],
+        &mut errors,
+    );
+    let mut r = Reader::new(obj, vec![], &mut errors);
+    let patch = DepotPatch {
+        name: r.string("name"),
+        address: r.string("address"),
+        lat: r.number("lat"),
+        lng: r.number("lng"),
+    };
+    errors.into_result().map(|()| patch)
+}
+
+/// Sets the caller's depot's name, address and position.
+#[utoipa::path(put, path = "/depots/{id}", tag = "reference", summary = "Set the depot's name, address and position.", params(("id" = i64, Path, description = "The caller's depot id (GET /depots).")), request_body(content = super::request_shapes::DepotBody, description = "`{ name, address, lat, lng }`, each optional; an address without lat and lng is geocoded."), responses((status = 200, description = "`{ depot }`", body = OneDepot), (status = 400, description = "INVALID_INPUT (`details.validationErrors`) or GEOCODING_FAILED (the address could not be geocoded).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND: not the caller's depot.", body = crate::error::Envelope)))]
+async fn update_depot(
+    State(state): State<AppState>,
+    Caller(p): Caller,
+    IdPath(id): IdPath,
+    JsonBody(body): JsonBody,
+) -> Result<Json<OneDepot>, ApiError> {
+    let patch = depot_patch(&body)?;
+    let depot = state
+        .blocking(move |s| {
+            Ok(depots::update(
+                &*s.store,
+                &*s.geocoder,
+                p.scope(),
+                id,
+                &patch,
+                s.clock.now(),
+            )?)
+        })
+        .await?;
+    Ok(Json(OneDepot {
+        depot: depot_json(depot),
+    }))
 }
 
 /// `{ depots }`.

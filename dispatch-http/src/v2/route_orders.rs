@@ -13,7 +13,7 @@ use dispatch_core::service::ServiceError;
 use serde_json::{json, Map, Value};
 
 use super::registry::ApiRoutes;
-use super::request_shapes::{refuse_undocumented, OrderRefBody};
+use super::request_shapes::{refuse_undocumented, EditSettingsBody, OrderRefBody, RouteEditBody};
 use super::shapes::IdRef;
 use super::wire::type_name;
 use crate::error::ApiError;
@@ -125,6 +125,7 @@ fn read_settings(s: Option<&Value>, errors: &mut ValidationErrors) -> EditSettin
         ));
         return settings;
     };
+    refuse_undocumented::<EditSettingsBody>(o, &["settings".into()], errors);
     for (key, slot) in [
         ("allow_dispatched", &mut settings.allow_dispatched),
         ("reoptimize", &mut settings.reoptimize),
@@ -161,6 +162,7 @@ pub fn read_request(body: &Value) -> Result<(Vec<OrderRef>, EditSettings), ApiEr
             &empty
         }
     };
+    refuse_undocumented::<RouteEditBody>(o, &[], &mut errors);
     let mut refs = Vec::new();
     match o.get("orders") {
         Some(Value::Array(list)) if (1..=MAX_ORDERS_PER_EDIT).contains(&list.len()) => {

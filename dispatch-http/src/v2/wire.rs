@@ -40,6 +40,12 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Reports every property of the object the closed schema `T` does not document (see
+    /// [`super::request_shapes::refuse_undocumented`]).
+    pub fn refuse_undocumented<T: utoipa::ToSchema>(&mut self) {
+        super::request_shapes::refuse_undocumented::<T>(self.obj, &self.prefix, self.errors);
+    }
+
     /// Where the object read lies in the body.
     pub fn prefix(&self) -> &[PathSegment] {
         &self.prefix

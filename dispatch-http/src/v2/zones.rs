@@ -46,6 +46,11 @@ async fn list(
 fn location(body: &Value) -> Result<LocationQuery, ValidationErrors> {
     let obj = object(body)?;
     let mut errors = ValidationErrors::default();
+    super::request_shapes::refuse_undocumented::<super::request_shapes::ZoneLookupBody>(
+        obj,
+        &[],
+        &mut errors,
+    );
     let Some(loc) = obj.get("location") else {
         errors.push(ValidationIssue::new(
             IssueCode::Required,
@@ -67,6 +72,7 @@ fn location(body: &Value) -> Result<LocationQuery, ValidationErrors> {
         return Err(errors);
     };
     let mut r = Reader::new(loc, vec!["location".into()], &mut errors);
+    r.refuse_undocumented::<super::request_shapes::LocationBody>();
     let query = LocationQuery {
         lat: r.number("lat").into_value(),
         lng: r.number("lng").into_value(),

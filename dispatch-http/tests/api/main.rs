@@ -15,6 +15,7 @@ mod docs_page;
 mod envelope;
 mod hardening;
 mod isolation;
+mod nested_bodies;
 mod nul_text;
 mod openapi;
 mod openapi_browser;

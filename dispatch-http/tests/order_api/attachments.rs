@@ -78,6 +78,21 @@ async fn attachment_types_are_checked_by_content_not_by_name() {
 }
 
 #[tokio::test]
+async fn a_jpeg_named_photo_jpeg_reports_the_extension_of_its_name() {
+    let api = Api::start();
+    let id = api.post_orders(json!([delivery("A")])).await[0].to_string();
+    let jpeg = [0xFF, 0xD8, 0xFF, 0xE0, 0, 0x10, b'J', b'F', b'I', b'F', 0];
+    let r = upload(&api, &id, multipart("attachment", "photo.jpeg", &jpeg)).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(
+        (r.body["ext"].as_str(), r.body["mime"].as_str()),
+        (Some("jpeg"), Some("image/jpeg"))
+    );
+    let r = upload(&api, &id, multipart("attachment", "photo.JPG", &jpeg)).await;
+    assert_eq!(r.body["ext"], "jpg");
+}
+
+#[tokio::test]
 async fn an_order_takes_at_most_two_attachments() {
     let api = Api::start();
     let id = api.post_orders(json!([delivery("A")])).await[0].to_string();

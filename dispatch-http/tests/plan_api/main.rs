@@ -15,9 +15,12 @@ mod contract;
 mod console_browser;
 mod console_page;
 mod deleted_orders;
+mod depot_position;
+mod promises;
 mod reoptimising;
 mod requests;
 mod solving;
+mod travel_times;
 
 use std::time::Duration;
 
@@ -37,10 +40,20 @@ pub fn delivery(number: &str, lat: f64, lng: f64) -> Value {
 
 /// Starts the optimisation workers over the app's store with a short budget per job.
 pub fn start_workers(app: &TestApp, budget_ms: u64) -> Optimiser {
+    let great_circle = GreatCircle::new(GreatCircle::DEFAULT_SPEED_KMH).unwrap();
+    start_workers_on(app, budget_ms, std::sync::Arc::new(great_circle))
+}
+
+/// [`start_workers`] planning on `matrix`.
+pub fn start_workers_on(
+    app: &TestApp,
+    budget_ms: u64,
+    matrix: std::sync::Arc<dyn dispatch_core::ports::matrix::TravelMatrix>,
+) -> Optimiser {
     Optimiser::start(
         app.state.store.clone(),
         app.state.clock.clone(),
-        std::sync::Arc::new(GreatCircle::new(GreatCircle::DEFAULT_SPEED_KMH).unwrap()),
+        matrix,
         std::sync::Arc::new(NoFollowUp),
         app.state.jobs.clone(),
         OptimiserConfig {

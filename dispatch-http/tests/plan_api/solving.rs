@@ -59,7 +59,8 @@ async fn a_finished_optimisation_shows_routes_stops_and_the_reason_of_each_unser
     assert_ne!(p["solution_id"], plan);
     assert_eq!(
         p["optimisation"],
-        json!({"id": job, "in_progress": false, "state": "succeeded", "error": null})
+        json!({"id": job, "in_progress": false, "state": "succeeded", "error": null,
+               "travel_times": "great-circle", "warnings": []})
     );
     let routes = p["routes"].as_array().unwrap();
     assert_eq!(routes.len(), 1, "{p:#}");
@@ -363,8 +364,12 @@ async fn a_cancelled_job_stops_and_leaves_the_plan_without_a_result() {
 #[tokio::test]
 async fn a_failed_optimisation_says_why_on_its_job_and_its_plan() {
     let app = TestApp::new();
-    let workers = start_workers(&app, 300);
-    // South has no coordinates, so a vehicle starting at the depot cannot be planned.
+    // South loses its position after the job is queued, so a vehicle starting at the depot
+    // cannot be planned (a request made without one is refused at once).
+    let depot = format!("/v2/depots/{}", app.depot(0, 1)["id"]);
+    app.put(&depot, &app.south(), json!({"lat": 50.8, "lng": -1.1}))
+        .await
+        .ok();
     let r = app
         .post(
             "/v2/vehicles",
@@ -391,6 +396,10 @@ async fn a_failed_optimisation_says_why_on_its_job_and_its_plan() {
     assert!(body["optimisation"]["error"].is_null());
     let job = body["optimisation"]["id"].as_str().unwrap().to_owned();
     let plan = body["plan"]["id"].as_i64().unwrap();
+    app.put(&depot, &app.south(), json!({"lat": null, "lng": null}))
+        .await
+        .ok();
+    let workers = start_workers(&app, 300);
     let started = std::time::Instant::now();
     let done = loop {
         let r = app

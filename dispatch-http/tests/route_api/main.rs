@@ -168,6 +168,7 @@ fn add_solution(
                 phone: order.delivery.contact_number.clone(),
                 arrival_date: date,
                 arrival_s: t,
+                wait_s: 0,
                 departure_date: date,
                 departure_s: t + 300,
                 planned_distance_m: 1000,

@@ -23,7 +23,7 @@ async fn refused_forms_say_what_was_received() {
         .map(|_| Part::File("photo", "p.png", &image))
         .collect();
     let cases: Vec<(&str, Vec<Part<'_>>, &str)> = vec![
-        (&signature, vec![Part::Text("signed_by", "A")], "nothing"),
+        (&signature, vec![Part::Text("signed_by", "A")], "undefined"),
         (
             &signature,
             vec![Part::Text("signed_by", "A"), Part::Text("colour", "red")],

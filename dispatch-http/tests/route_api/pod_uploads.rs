@@ -381,7 +381,7 @@ async fn refused_uploads_say_what_was_received() {
         (vec![Part::Text("signed_by", "  ")], "0 characters"),
         (
             vec![Part::Text("signed_by", "A"), Part::Text("lat", "51.5")],
-            "nothing",
+            "undefined",
         ),
         (
             vec![
@@ -403,4 +403,29 @@ async fn refused_uploads_say_what_was_received() {
         r.envelope(400, "INVALID_INPUT");
         assert_eq!(received(&r), expected, "{:#}", r.body);
     }
+    // A left-out file is `undefined`, as the driver API documents.
+    let r = upload(&app, &sig_path, &key, &[Part::Text("signed_by", "A")]).await;
+    assert_eq!(received(&r), "undefined", "{:#}", r.body);
+    // An image over 10 MB is `too_big`, inside a body the upload takes (photos) and past the
+    // body's own bound (a signature).
+    let code = |r: &common::Resp| r.body["details"]["validationErrors"][0]["code"].clone();
+    let photo_path = format!("/driver/stops/{stop}/photos");
+    let big = vec![0u8; 10 * 1024 * 1024 + 1];
+    let r = upload(
+        &app,
+        &photo_path,
+        &key,
+        &[Part::File("photo", "big.jpg", &big)],
+    )
+    .await;
+    r.envelope(400, "INVALID_INPUT");
+    assert_eq!(code(&r), "too_big", "{:#}", r.body);
+    assert_eq!(r.invalid_paths(), ["photo"]);
+    let huge = vec![0u8; 11 * 1024 * 1024];
+    let parts = [
+        Part::Text("signed_by", "A"),
+        Part::File("signature", "big.png", &huge),
+    ];
+    let r = upload(&app, &sig_path, &key, &parts).await;
+    assert_eq!(code(&r), "too_big", "{:#}", r.body);
 }

@@ -235,3 +235,40 @@ async fn the_tracking_window_follows_the_live_eta_once_the_driver_reports_positi
         "a window around the live ETA of 08:00: {html}"
     );
 }
+
+#[tokio::test]
+async fn a_late_running_route_moves_the_promise_and_says_so() {
+    let app = TestApp::new();
+    morning(&app);
+    let (v, o, laid) = dispatched_day(&app, 1).await;
+    let key = credential(&app, v).await;
+    let route = laid.routes[0];
+    let path = page_path(&route_stops(&app, route).await[0]);
+    let planned = "between <time>08:30</time> and <time>09:30</time>";
+    assert!(page(&app, &path).await.contains(planned));
+    start(&app, &key, route).await;
+    // At 09:20 the van is still about 11 km away: service starts well after the planned 09:00.
+    app.clock.advance_millis(80 * 60_000);
+    let order = app.get(&format!("/v2/orders/{}", o[0]), &app.north()).await;
+    let lat = order.ok()["order"]["delivery_lat"].as_f64().unwrap() + 0.1;
+    let lng = order.body["order"]["delivery_lng"].clone();
+    let r = app
+        .post(
+            &format!("/driver/routes/{route}/positions"),
+            &key,
+            json!({"positions": [{"lat": lat, "lng": lng, "time": now(&app).to_string()}]}),
+        )
+        .await;
+    let eta = r.ok()["etas"][0].clone();
+    assert_eq!(
+        eta["eta"], eta["service_start"],
+        "no window: served on arrival"
+    );
+    let html = page(&app, &path).await;
+    assert!(html.contains("Running late"), "{html}");
+    assert!(!html.contains(planned), "the promise moved: {html}");
+    assert!(
+        html.contains("between <time>09:00</time> and <time>10:15</time>"),
+        "a window around the late service start (about 09:33): {html}"
+    );
+}

@@ -6,7 +6,7 @@ use dispatch_http::console::{ConsoleConfig, TileUrl};
 #[derive(Debug, Clone, clap::Args)]
 pub struct ConsoleArgs {
     /// Base-map tiles of the web console (/console), a URL template with {z}, {x}, {y} (and
-    /// {s} for subdomains), e.g. https://tile.openstreetmap.org/{z}/{x}/{y}.png. Default: none —
+    /// {s} for subdomains), e.g. `https://tile.openstreetmap.org/{z}/{x}/{y}.png`. Default: none —
     /// the routes draw on a plain background and the page needs nothing from elsewhere.
     #[arg(long, value_name = "URL", value_parser = TileUrl::parse)]
     pub tile_url: Option<TileUrl>,

@@ -20,7 +20,7 @@ pub struct ServeArgs {
     /// `postgres://USER[:PASSWORD]@HOST[:PORT]/DBNAME`; the schema is created or upgraded on start.
     #[arg(long, default_value = "./dispatch.db", value_parser = DatabaseParser)]
     pub db: Database,
-    /// Address to bind, HOST:PORT (127.0.0.1:8080, 0.0.0.0:8080, [::1]:8080, localhost:8080);
+    /// Address to bind, HOST:PORT (`127.0.0.1:8080`, `0.0.0.0:8080`, `[::1]:8080`, `localhost:8080`);
     /// port 0 picks a free port.
     #[arg(long, default_value = "127.0.0.1:8080", value_name = "HOST:PORT", value_parser = host_port)]
     pub listen: String,

@@ -12,7 +12,7 @@
 //!   solution so far; the next run (after a restart, or on another node at once) starts there
 //!   with the rest of the budget.
 //! - Each job's budget scales with its size
-//!   ([`time_budget_ms`](dispatch_core::model::optimisation::time_budget_ms)) within the
+//!   ([`time_budget_ms`]) within the
 //!   `serve` flags' bounds; the search stops at the budget, on cancellation (a renewal finds the
 //!   job cancelled: its plan was deleted or re-optimised) or at shutdown, and the best solution
 //!   found is saved (a cancelled job's result is discarded).

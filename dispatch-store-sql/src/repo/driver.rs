@@ -217,7 +217,7 @@ impl<C: Connection> DriverRepo for Db<C> {
             .0
             .prepare_cached(
                 "SELECT order_id, arrived_ts, completed_ts, outcome, completed_lat, completed_lng, \
-                 failed_reason, driver_notes, delivered, eta_ts, on_delivery_ts \
+                 failed_reason, driver_notes, delivered, eta_ts, on_delivery_ts, start_eta_ts \
                  FROM driver_visits WHERE depot_id = ?1 AND route_id = ?2 ORDER BY order_id",
             )
             .st()?;
@@ -237,6 +237,7 @@ impl<C: Connection> DriverRepo for Db<C> {
                         notes: r.get(7)?,
                         delivered: Vec::new(),
                         eta: r.get::<_, Option<i64>>(9)?.map(ts),
+                        start_eta: r.get::<_, Option<i64>>(11)?.map(ts),
                         on_delivery: r.get::<_, Option<i64>>(10)?.map(ts),
                     },
                     delivered,
@@ -266,19 +267,19 @@ impl<C: Connection> DriverRepo for Db<C> {
             .prepare_cached(C::DIALECT.pick(
                 "INSERT OR REPLACE INTO driver_visits (route_id, order_id, depot_id, arrived_ts, \
                  completed_ts, outcome, completed_lat, completed_lng, failed_reason, driver_notes, \
-                 delivered, eta_ts, on_delivery_ts, updated) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                 delivered, eta_ts, on_delivery_ts, updated, start_eta_ts) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
                 "INSERT INTO driver_visits (route_id, order_id, depot_id, arrived_ts, \
                  completed_ts, outcome, completed_lat, completed_lng, failed_reason, driver_notes, \
-                 delivered, eta_ts, on_delivery_ts, updated) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) \
+                 delivered, eta_ts, on_delivery_ts, updated, start_eta_ts) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) \
                  ON CONFLICT (route_id, order_id) DO UPDATE SET depot_id = excluded.depot_id, \
                  arrived_ts = excluded.arrived_ts, completed_ts = excluded.completed_ts, \
                  outcome = excluded.outcome, completed_lat = excluded.completed_lat, \
                  completed_lng = excluded.completed_lng, failed_reason = excluded.failed_reason, \
                  driver_notes = excluded.driver_notes, delivered = excluded.delivered, \
                  eta_ts = excluded.eta_ts, on_delivery_ts = excluded.on_delivery_ts, \
-                 updated = excluded.updated",
+                 updated = excluded.updated, start_eta_ts = excluded.start_eta_ts",
             ))
             .st()?
             .execute(params![
@@ -296,6 +297,7 @@ impl<C: Connection> DriverRepo for Db<C> {
                 visit.eta.map(|t| t.millis()),
                 visit.on_delivery.map(|t| t.millis()),
                 now.millis(),
+                visit.start_eta.map(|t| t.millis()),
             ])
             .st()?;
         Ok(())

@@ -5,6 +5,7 @@ mod customers;
 mod driver;
 mod leases;
 mod notifications;
+mod order_batch;
 mod order_codec;
 mod order_rows;
 mod orders;

@@ -173,7 +173,8 @@ impl<C: Connection> NotificationRepo for Db<C> {
         error: Option<&str>,
         now: Timestamp,
     ) -> Result<(), StoreError> {
-        let sent = (status == TaskStatus::Sent).then_some(now.millis());
+        let sent =
+            matches!(status, TaskStatus::Sent | TaskStatus::Recorded).then_some(now.millis());
         self.0
             .prepare_cached(
                 "UPDATE notification_tasks SET status = ?2, sender = ?3, error = ?4, sent = ?5, updated = ?6 \

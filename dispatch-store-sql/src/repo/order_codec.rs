@@ -5,6 +5,7 @@ use dispatch_core::model::order::{Endpoint, OrderTimeWindow, Side};
 use dispatch_core::model::order_fields::{CapacityAmount, CustomFieldValue};
 use dispatch_core::ports::store::StoreError;
 use dispatch_core::time::{TimeOfDay, Weekday};
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 fn corrupt(what: &str) -> StoreError {
@@ -44,15 +45,30 @@ fn order_window(v: &Value) -> Option<OrderTimeWindow> {
     })
 }
 
+/// Encodes with serde straight from borrowed fields: no `Value` tree, one string.
+fn text(value: &impl Serialize) -> String {
+    serde_json::to_string(value).expect("plain data always encodes")
+}
+
+#[derive(Serialize)]
+struct CapacityText {
+    id: i64,
+    capacity: f64,
+}
+
 /// Capacities as `[{"id", "capacity"}]`.
 pub fn capacities(items: &[CapacityAmount]) -> String {
-    Value::from(
-        items
-            .iter()
-            .map(|c| json!({"id": c.capacity_type_id, "capacity": c.amount}))
-            .collect::<Vec<_>>(),
-    )
-    .to_string()
+    if items.is_empty() {
+        return "[]".to_owned();
+    }
+    let items: Vec<CapacityText> = items
+        .iter()
+        .map(|c| CapacityText {
+            id: c.capacity_type_id,
+            capacity: c.amount,
+        })
+        .collect();
+    text(&items)
 }
 
 /// Reads [`capacities`].
@@ -65,7 +81,10 @@ pub fn read_capacities(text: &str) -> Result<Vec<CapacityAmount>, StoreError> {
 
 /// Names (skills, tags, e-mails) as a JSON array of strings.
 pub fn names(items: &[String]) -> String {
-    Value::from(items.to_vec()).to_string()
+    if items.is_empty() {
+        return "[]".to_owned();
+    }
+    text(&items)
 }
 
 /// Reads [`names`].
@@ -80,15 +99,25 @@ pub fn read_names(text: &str) -> Result<Vec<String>, StoreError> {
         .collect()
 }
 
+#[derive(Serialize)]
+struct CustomFieldText<'a> {
+    id: i64,
+    value: &'a str,
+}
+
 /// Custom-field values as `[{"id", "value"}]`.
 pub fn custom_fields(items: &[CustomFieldValue]) -> String {
-    Value::from(
-        items
-            .iter()
-            .map(|c| json!({"id": c.field_id, "value": c.value}))
-            .collect::<Vec<_>>(),
-    )
-    .to_string()
+    if items.is_empty() {
+        return "[]".to_owned();
+    }
+    let items: Vec<CustomFieldText<'_>> = items
+        .iter()
+        .map(|c| CustomFieldText {
+            id: c.field_id,
+            value: &c.value,
+        })
+        .collect();
+    text(&items)
 }
 
 /// Reads [`custom_fields`].
@@ -127,15 +156,28 @@ pub fn read_customer_windows(text: &str) -> Result<Vec<CustomerTimeWindow>, Stor
         .collect()
 }
 
+#[derive(Serialize)]
+struct OrderWindowText {
+    #[serde(rename = "type")]
+    side: &'static str,
+    from: u32,
+    to: u32,
+}
+
 /// Order time windows as `[{"type", "from", "to"}]` (minutes).
 pub fn order_windows(items: &[OrderTimeWindow]) -> String {
-    Value::from(
-        items
-            .iter()
-            .map(|w| json!({"type": w.side.as_str(), "from": w.from.minutes(), "to": w.to.minutes()}))
-            .collect::<Vec<_>>(),
-    )
-    .to_string()
+    if items.is_empty() {
+        return "[]".to_owned();
+    }
+    let items: Vec<OrderWindowText> = items
+        .iter()
+        .map(|w| OrderWindowText {
+            side: w.side.as_str(),
+            from: w.from.minutes(),
+            to: w.to.minutes(),
+        })
+        .collect();
+    text(&items)
 }
 
 /// Reads [`order_windows`].
@@ -146,23 +188,36 @@ pub fn read_order_windows(text: &str) -> Result<Vec<OrderTimeWindow>, StoreError
         .collect()
 }
 
+#[derive(Serialize)]
+struct EndpointText<'a> {
+    contact_name: Option<&'a str>,
+    contact_number: Option<&'a str>,
+    contact_email: Option<&'a str>,
+    address: Option<&'a str>,
+    country_code: Option<&'a str>,
+    postcode: Option<&'a str>,
+    lat: Option<f64>,
+    lng: Option<f64>,
+    duration: Option<f64>,
+    notes: Option<&'a str>,
+    available_days: Vec<&'static str>,
+}
+
 /// One order end as a JSON object.
 pub fn endpoint(e: &Endpoint) -> String {
-    let days: Vec<&str> = e.available_days.iter().map(|d| d.as_str()).collect();
-    json!({
-        "contact_name": e.contact_name,
-        "contact_number": e.contact_number,
-        "contact_email": e.contact_email,
-        "address": e.address,
-        "country_code": e.country_code,
-        "postcode": e.postcode,
-        "lat": e.lat,
-        "lng": e.lng,
-        "duration": e.duration,
-        "notes": e.notes,
-        "available_days": days,
+    text(&EndpointText {
+        contact_name: e.contact_name.as_deref(),
+        contact_number: e.contact_number.as_deref(),
+        contact_email: e.contact_email.as_deref(),
+        address: e.address.as_deref(),
+        country_code: e.country_code.as_deref(),
+        postcode: e.postcode.as_deref(),
+        lat: e.lat,
+        lng: e.lng,
+        duration: e.duration,
+        notes: e.notes.as_deref(),
+        available_days: e.available_days.iter().map(|d| d.as_str()).collect(),
     })
-    .to_string()
 }
 
 /// Reads [`endpoint`].

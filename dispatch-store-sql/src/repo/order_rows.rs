@@ -24,8 +24,8 @@ pub(super) fn corrupt(what: &str) -> StoreError {
 }
 
 /// The raw columns of an order row, decoded by [`decode`].
-struct OrderRow {
-    id: i64,
+pub(super) struct OrderRow {
+    pub(super) id: i64,
     order_number: String,
     kind: String,
     status: String,
@@ -47,10 +47,10 @@ struct OrderRow {
     order_value_cents: Option<i64>,
     created: i64,
     updated: i64,
-    deleted: bool,
+    pub(super) deleted: bool,
 }
 
-fn order_row(r: &Row<'_>) -> crate::sql::Result<OrderRow> {
+pub(super) fn order_row(r: &Row<'_>) -> crate::sql::Result<OrderRow> {
     Ok(OrderRow {
         id: r.get(0)?,
         order_number: r.get(1)?,
@@ -78,7 +78,7 @@ fn order_row(r: &Row<'_>) -> crate::sql::Result<OrderRow> {
     })
 }
 
-fn decode(r: OrderRow, line_items: Vec<LineItem>) -> Result<Order, StoreError> {
+pub(super) fn decode(r: OrderRow, line_items: Vec<LineItem>) -> Result<Order, StoreError> {
     Ok(Order {
         id: r.id,
         order_number: r.order_number,
@@ -104,6 +104,64 @@ fn decode(r: OrderRow, line_items: Vec<LineItem>) -> Result<Order, StoreError> {
         created: ts(r.created),
         updated: ts(r.updated),
     })
+}
+
+/// The line-item columns [`item_row`] reads.
+pub(super) const ITEM_COLUMNS: &str =
+    "id, product_code, product_name, quantity, unit_price_micros, manual_value_cents, \
+     quantity_outstanding, status, date, capacities, custom_fields";
+
+/// A line item from [`ITEM_COLUMNS`] starting at column `at`, with its capacities and custom
+/// fields still encoded (decoded by [`decode_item`] outside the row callback).
+pub(super) fn item_row(r: &Row<'_>, at: usize) -> crate::sql::Result<(LineItem, String, String)> {
+    let status: String = r.get(at + 7)?;
+    let date: Option<String> = r.get(at + 8)?;
+    Ok((
+        LineItem {
+            id: r.get(at)?,
+            product_code: r.get(at + 1)?,
+            product_name: r.get(at + 2)?,
+            quantity: r.get(at + 3)?,
+            unit_price: r.get::<_, Option<i64>>(at + 4)?.map(UnitPrice::from_micros),
+            manual_value: r.get::<_, Option<i64>>(at + 5)?.map(Money::from_cents),
+            quantity_outstanding: r.get(at + 6)?,
+            status: Status::from_stored(status),
+            date: date.as_deref().and_then(Date::parse),
+            capacities: Vec::new(),
+            custom_fields: Vec::new(),
+        },
+        r.get(at + 9)?,
+        r.get(at + 10)?,
+    ))
+}
+
+/// Decodes what [`item_row`] left encoded.
+pub(super) fn decode_item(
+    (item, caps, fields): (LineItem, String, String),
+) -> Result<LineItem, StoreError> {
+    Ok(LineItem {
+        capacities: codec::read_capacities(&caps)?,
+        custom_fields: codec::read_custom_fields(&fields)?,
+        ..item
+    })
+}
+
+/// New line-item ids reserved for one write ([`Db::reserve_line_item_ids`]), handed out in turn.
+pub(super) struct ReservedIds {
+    next: i64,
+    end: i64,
+}
+
+impl ReservedIds {
+    fn take(&mut self) -> Result<i64, StoreError> {
+        if self.next >= self.end {
+            return Err(StoreError::Backend(
+                "more new line items than ids reserved".to_owned(),
+            ));
+        }
+        self.next += 1;
+        Ok(self.next - 1)
+    }
 }
 
 impl<C: Connection> Db<C> {
@@ -134,62 +192,58 @@ impl<C: Connection> Db<C> {
     pub(super) fn line_items(&self, order_id: i64) -> Result<Vec<LineItem>, StoreError> {
         let mut stmt = self
             .0
-            .prepare_cached(
-                "SELECT id, product_code, product_name, quantity, unit_price_micros, manual_value_cents, \
-                 quantity_outstanding, status, date, capacities, custom_fields \
-                 FROM order_line_items WHERE order_id = ?1 ORDER BY position",
-            )
+            .prepare_cached(&format!(
+                "SELECT {ITEM_COLUMNS} FROM order_line_items WHERE order_id = ?1 ORDER BY position"
+            ))
             .st()?;
-        let rows: Vec<(LineItem, String, String)> = stmt
-            .query_map([order_id], |r| {
-                let status: String = r.get(7)?;
-                let date: Option<String> = r.get(8)?;
-                Ok((
-                    LineItem {
-                        id: r.get(0)?,
-                        product_code: r.get(1)?,
-                        product_name: r.get(2)?,
-                        quantity: r.get(3)?,
-                        unit_price: r.get::<_, Option<i64>>(4)?.map(UnitPrice::from_micros),
-                        manual_value: r.get::<_, Option<i64>>(5)?.map(Money::from_cents),
-                        quantity_outstanding: r.get(6)?,
-                        status: Status::from_stored(status),
-                        date: date.as_deref().and_then(Date::parse),
-                        capacities: Vec::new(),
-                        custom_fields: Vec::new(),
-                    },
-                    r.get(9)?,
-                    r.get(10)?,
-                ))
-            })
-            .st()?
-            .collect::<Result<_, _>>()
-            .st()?;
-        rows.into_iter()
-            .map(|(item, caps, fields)| {
-                Ok(LineItem {
-                    capacities: codec::read_capacities(&caps)?,
-                    custom_fields: codec::read_custom_fields(&fields)?,
-                    ..item
-                })
-            })
-            .collect()
+        let rows = stmt.query_map([order_id], |r| item_row(r, 0)).st()?;
+        rows.map(|row| decode_item(row.st()?)).collect()
     }
 
-    /// Writes the order's line items: updates kept ones, inserts new ones, removes the rest.
-    /// The id a line item is inserted under on SQLite: a new one from the allocator (never one
-    /// handed out before, even once its line item is removed), or `explicit` with the allocator
-    /// moved past it so a later new id cannot collide with it.
-    fn sqlite_line_item_id(&self, explicit: i64) -> Result<i64, StoreError> {
-        if explicit == 0 {
-            return self
-                .0
-                .insert(
-                    "INSERT INTO line_item_ids DEFAULT VALUES RETURNING id",
-                    params![],
-                )
-                .st();
+    /// Reserves `n` new line-item ids on SQLite (none on PostgreSQL, where the identity column
+    /// hands them out): one move of the allocator for a whole write instead of a row in it per
+    /// line item. The allocator is `line_item_ids`' AUTOINCREMENT sequence, which never goes
+    /// back, so an id is never handed out again, even once its line item is removed.
+    pub(super) fn reserve_line_item_ids(&self, n: usize) -> Result<ReservedIds, StoreError> {
+        if C::DIALECT != Dialect::Sqlite || n == 0 {
+            return Ok(ReservedIds { next: 0, end: 0 });
         }
+        let n = i64::try_from(n).unwrap_or(i64::MAX);
+        let moved = self
+            .0
+            .execute(
+                "UPDATE sqlite_sequence SET seq = seq + ?1 WHERE name = 'line_item_ids'",
+                params![n],
+            )
+            .st()?;
+        if moved == 0 {
+            // No id handed out yet through the allocator: it starts past every stored one.
+            self.0
+                .execute(
+                    "INSERT INTO sqlite_sequence (name, seq) SELECT 'line_item_ids', ?1 + \
+                     max(COALESCE((SELECT MAX(id) FROM line_item_ids), 0), \
+                         COALESCE((SELECT MAX(id) FROM order_line_items), 0))",
+                    params![n],
+                )
+                .st()?;
+        }
+        let last: i64 = self
+            .0
+            .query_row(
+                "SELECT seq FROM sqlite_sequence WHERE name = 'line_item_ids'",
+                params![],
+                |r| r.get(0),
+            )
+            .st()?;
+        Ok(ReservedIds {
+            next: last - n + 1,
+            end: last + 1,
+        })
+    }
+
+    /// An explicit line-item id on SQLite: the allocator moves past it so a later new id
+    /// cannot collide with it.
+    fn sqlite_explicit_line_item_id(&self, explicit: i64) -> Result<i64, StoreError> {
         self.0
             .execute(
                 "INSERT OR IGNORE INTO line_item_ids (id) VALUES (?1)",
@@ -199,11 +253,14 @@ impl<C: Connection> Db<C> {
         Ok(explicit)
     }
 
+    /// Writes the order's line items: updates kept ones, inserts new ones (ids 0 take theirs
+    /// from `reserved` on SQLite), removes the rest.
     pub(super) fn write_line_items(
         &self,
         order_id: i64,
         items: &[LineItem],
         new_order: bool,
+        reserved: &mut ReservedIds,
     ) -> Result<(), StoreError> {
         let kept: Vec<i64> = items.iter().map(|i| i.id).filter(|id| *id != 0).collect();
         let stored: Vec<i64> = if new_order {
@@ -226,10 +283,12 @@ impl<C: Connection> Db<C> {
         }
         for (position, item) in items.iter().enumerate() {
             let update = item.id != 0 && stored.contains(&item.id);
-            let id = if !update && C::DIALECT == Dialect::Sqlite {
-                self.sqlite_line_item_id(item.id)?
-            } else {
-                item.id
+            let id = match (update, C::DIALECT, item.id) {
+                (false, Dialect::Sqlite, 0) => reserved.take()?,
+                (false, Dialect::Sqlite, explicit) => {
+                    self.sqlite_explicit_line_item_id(explicit)?
+                }
+                _ => item.id,
             };
             let values = params![
                 order_id,

@@ -1,7 +1,7 @@
 //! Orders (soft-deleted, restored by number), their line items, exchange pairs, attachments,
 //! custom-status removal and the event outbox.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use crate::sql::{params, params_from_iter, Connection, OptionalExtension, Statement};
 use dispatch_core::model::attachment::Attachment;
@@ -58,6 +58,14 @@ impl<C: Connection> OrderRepo for Db<C> {
             .map(|(order, deleted)| NumberedOrder { order, deleted }))
     }
 
+    fn find_orders_by_numbers(
+        &mut self,
+        scope: DepotScope,
+        numbers: &[&str],
+    ) -> Result<HashMap<String, NumberedOrder>, StoreError> {
+        self.orders_by_numbers(scope, numbers)
+    }
+
     fn find_order_by_id(
         &mut self,
         scope: DepotScope,
@@ -102,23 +110,15 @@ impl<C: Connection> OrderRepo for Db<C> {
     }
 
     fn insert_order(&mut self, scope: DepotScope, o: &Order) -> Result<i64, StoreError> {
-        let v = order_values!(o);
-        let id: i64 = self.0
-            .prepare_cached(
-                "INSERT INTO orders (depot_id, order_number, type, status, priority, customer_id, delivery, \
-                 pickup, delivery_date, time_windows, exchange_reference, parts, vehicle_id, emails, \
-                 third_party_id, tags, skills, capacities, custom_fields, order_value_cents, updated, created) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, \
-                 ?20, ?21, ?22) RETURNING id",
-            )
-            .st()?
-            .query_row(params![
-                scope.depot_id, v.0, v.1, v.2, v.3, v.4, v.5, v.6, v.7, v.8, v.9, v.10, v.11, v.12, v.13, v.14,
-                v.15, v.16, v.17, v.18, v.19, o.created.millis()
-            ], |r| r.get(0))
-            .st()?;
-        self.write_line_items(id, &o.line_items, true)?;
-        Ok(id)
+        Ok(self.insert_new_orders(scope, std::slice::from_ref(o))?[0])
+    }
+
+    fn insert_orders(
+        &mut self,
+        scope: DepotScope,
+        orders: &[Order],
+    ) -> Result<Vec<i64>, StoreError> {
+        self.insert_new_orders(scope, orders)
     }
 
     fn update_order(&mut self, scope: DepotScope, o: &Order) -> Result<(), StoreError> {
@@ -153,7 +153,9 @@ impl<C: Connection> OrderRepo for Db<C> {
                 o.id
             )));
         }
-        self.write_line_items(o.id, &o.line_items, false)
+        let new_items = o.line_items.iter().filter(|i| i.id == 0).count();
+        let mut reserved = self.reserve_line_item_ids(new_items)?;
+        self.write_line_items(o.id, &o.line_items, false, &mut reserved)
     }
 
     fn delete_order(&mut self, scope: DepotScope, id: i64) -> Result<Option<u64>, StoreError> {
@@ -386,5 +388,27 @@ impl<C: Connection> OrderRepo for Db<C> {
             .execute(params![organisation_id, status])
             .st()?;
         Ok(changed > 0)
+    }
+}
+
+impl<C: Connection> Db<C> {
+    /// Inserts the order's own row; returns its id.
+    pub(super) fn insert_order_row(&self, scope: DepotScope, o: &Order) -> Result<i64, StoreError> {
+        let v = order_values!(o);
+        let id: i64 = self.0
+            .prepare_cached(
+                "INSERT INTO orders (depot_id, order_number, type, status, priority, customer_id, delivery, \
+                 pickup, delivery_date, time_windows, exchange_reference, parts, vehicle_id, emails, \
+                 third_party_id, tags, skills, capacities, custom_fields, order_value_cents, updated, created) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, \
+                 ?20, ?21, ?22) RETURNING id",
+            )
+            .st()?
+            .query_row(params![
+                scope.depot_id, v.0, v.1, v.2, v.3, v.4, v.5, v.6, v.7, v.8, v.9, v.10, v.11, v.12, v.13, v.14,
+                v.15, v.16, v.17, v.18, v.19, o.created.millis()
+            ], |r| r.get(0))
+            .st()?;
+        Ok(id)
     }
 }

@@ -186,10 +186,10 @@ impl<C: Connection> OrganisationRepo for Db<C> {
     ) -> Result<(), StoreError> {
         self.0
             .execute(
-                "UPDATE depots SET address = ?3, lat = ?4, lng = ?5, allow_orders_without_customer = ?6, \
-                 starting_status = ?7, partial_orders = ?8, timezone = ?9, webhook_url = ?10, webhook_username = ?11, \
-                 webhook_password = ?12, updated = ?13 WHERE id = ?1 AND organisation_id = ?2",
-                with_settings(&[&scope.depot_id, &scope.organisation_id], d, now),
+                "UPDATE depots SET name = ?3, address = ?4, lat = ?5, lng = ?6, allow_orders_without_customer = ?7, \
+                 starting_status = ?8, partial_orders = ?9, timezone = ?10, webhook_url = ?11, webhook_username = ?12, \
+                 webhook_password = ?13, updated = ?14 WHERE id = ?1 AND organisation_id = ?2",
+                with_settings(&[&scope.depot_id, &scope.organisation_id, &d.name], d, now),
             )
             .st()?;
         Ok(())

@@ -5,6 +5,7 @@ use crate::sql::{params, Connection, OptionalExtension, Row, Statement};
 use dispatch_core::model::optimisation::{JobState, Optimisation, Queue};
 use dispatch_core::model::organisation::DepotScope;
 use dispatch_core::model::plan::{NewPlan, Plan, Solution, UnservedOrder};
+use dispatch_core::model::travel::TravelSource;
 use dispatch_core::paging::{Cursor, Page, PageRequest};
 use dispatch_core::ports::store::{OptimisationRepo, PlanRepo, StoreError, KEPT_PROBLEMS};
 use dispatch_core::time::{Date, Timestamp};
@@ -268,7 +269,7 @@ impl<C: Connection> PlanRepo for Db<C> {
 }
 
 const JOB_COLUMNS: &str = "id, depot_id, organisation_id, plan_id, date, state, queue, spec, \
-     attempts, solution_id, error, lease_until, created, updated";
+     attempts, solution_id, error, lease_until, created, updated, travel";
 
 struct JobRow {
     job: Optimisation,
@@ -276,6 +277,7 @@ struct JobRow {
     state: String,
     queue: String,
     spec: String,
+    travel: Option<String>,
 }
 
 fn job_row(r: &Row<'_>) -> crate::sql::Result<JobRow> {
@@ -297,6 +299,7 @@ fn job_row(r: &Row<'_>) -> crate::sql::Result<JobRow> {
             attempts: r.get(8)?,
             solution_id: r.get(9)?,
             error: r.get(10)?,
+            travel: None,
             lease_until: r.get::<_, Option<i64>>(11)?.map(ts),
             created: ts(r.get(12)?),
             updated: ts(r.get(13)?),
@@ -305,6 +308,7 @@ fn job_row(r: &Row<'_>) -> crate::sql::Result<JobRow> {
         state: r.get(5)?,
         queue: r.get(6)?,
         spec: r.get(7)?,
+        travel: r.get(14)?,
     })
 }
 
@@ -314,6 +318,10 @@ fn decode_job(row: JobRow) -> Result<Optimisation, StoreError> {
         state: JobState::parse(&row.state).ok_or_else(|| corrupt("optimisation state"))?,
         queue: Queue::parse(&row.queue).ok_or_else(|| corrupt("optimisation queue"))?,
         spec: serde_json::from_str(&row.spec).map_err(|_| corrupt("optimisation spec"))?,
+        travel: match row.travel.as_deref() {
+            None => None,
+            Some(t) => Some(TravelSource::parse(t).ok_or_else(|| corrupt("optimisation travel"))?),
+        },
         ..row.job
     })
 }
@@ -346,9 +354,9 @@ impl<C: Connection> OptimisationRepo for Db<C> {
         self.0
             .prepare_cached(
                 "INSERT INTO optimisations (id, depot_id, organisation_id, plan_id, date, state, queue, \
-                 spec, attempts, solution_id, error, lease_until, seq, created, updated) \
+                 spec, attempts, solution_id, error, lease_until, seq, created, updated, travel) \
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, \
-                 (SELECT coalesce(max(seq), 0) + 1 FROM optimisations), ?13, ?14)",
+                 (SELECT coalesce(max(seq), 0) + 1 FROM optimisations), ?13, ?14, ?15)",
             )
             .st()?
             .execute(params![
@@ -365,7 +373,8 @@ impl<C: Connection> OptimisationRepo for Db<C> {
                 job.error,
                 job.lease_until.map(|t| t.millis()),
                 job.created.millis(),
-                job.updated.millis()
+                job.updated.millis(),
+                job.travel.map(TravelSource::as_str)
             ])
             .st()?;
         Ok(())
@@ -471,7 +480,7 @@ impl<C: Connection> OptimisationRepo for Db<C> {
             .0
             .prepare_cached(
                 "UPDATE optimisations SET state = ?2, attempts = ?3, solution_id = ?4, error = ?5, \
-                 lease_until = ?6, updated = ?7 WHERE id = ?1",
+                 lease_until = ?6, updated = ?7, travel = ?8 WHERE id = ?1",
             )
             .st()?
             .execute(params![
@@ -481,7 +490,8 @@ impl<C: Connection> OptimisationRepo for Db<C> {
                 job.solution_id,
                 job.error,
                 job.lease_until.map(|t| t.millis()),
-                job.updated.millis()
+                job.updated.millis(),
+                job.travel.map(TravelSource::as_str)
             ])
             .st()?;
         if n != 1 {

@@ -300,7 +300,7 @@ impl<C: Connection> RouteRepo for Db<C> {
             .0
             .prepare_cached(
                 "SELECT id, route_id, sequence, side, lat, lng, address, postcode, phone, arrival_date, \
-                 arrival, departure_date, departure, planned_distance, completed_ts, created \
+                 arrival, departure_date, departure, planned_distance, completed_ts, created, wait \
                  FROM stops WHERE depot_id = ?1 AND route_id = ?2 ORDER BY sequence",
             )
             .st()?;
@@ -322,6 +322,7 @@ impl<C: Connection> RouteRepo for Db<C> {
                             phone: r.get(8)?,
                             arrival_date: placeholder,
                             arrival_s: r.get(10)?,
+                            wait_s: r.get(16)?,
                             departure_date: placeholder,
                             departure_s: r.get(12)?,
                             planned_distance_m: r.get(13)?,
@@ -377,8 +378,8 @@ impl<C: Connection> RouteRepo for Db<C> {
             let stop_id: i64 = self.0
                 .prepare_cached(
                     "INSERT INTO stops (depot_id, route_id, sequence, side, lat, lng, address, postcode, \
-                     phone, arrival_date, arrival, departure_date, departure, planned_distance, created) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) RETURNING id",
+                     phone, arrival_date, arrival, departure_date, departure, planned_distance, created, wait) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) RETURNING id",
                 )
                 .st()?
                 .query_row(params![
@@ -396,7 +397,8 @@ impl<C: Connection> RouteRepo for Db<C> {
                     v.departure_date.to_string(),
                     v.departure_s,
                     v.planned_distance_m,
-                    now.millis()
+                    now.millis(),
+                    v.wait_s
                 ], |r| r.get(0))
                 .st()?;
             for (position, order_id) in v.order_ids.iter().enumerate() {

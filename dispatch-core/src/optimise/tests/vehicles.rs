@@ -119,7 +119,14 @@ fn depot_without_coordinates_is_an_error_for_vehicles_that_need_it() {
     let mut day = Day::new(vec![delivery(1, 5)], vec![vehicle(10)]);
     day.depot.lat = None;
     let err = build_day(&day.request(), &Grid).unwrap_err();
-    assert_eq!(err, OptimiseError::DepotWithoutLocation { vehicle_id: 10 });
+    assert_eq!(
+        err,
+        OptimiseError::DepotWithoutLocation {
+            vehicle_id: 10,
+            depot_id: day.depot.id
+        }
+    );
+    assert_eq!(vehicles_at_depot(&day.vehicles, day.date, true), vec![10]);
 }
 
 #[test]

@@ -183,6 +183,7 @@ impl OrganisationRepo for State {
         now: Timestamp,
     ) -> Result<(), StoreError> {
         if let Some(d) = self.depots.iter_mut().find(|d| d.scope() == scope) {
+            d.name = depot.name.clone();
             d.address = depot.address.clone();
             d.lat = depot.location.map(|c| c.lat);
             d.lng = depot.location.map(|c| c.lng);

@@ -2,7 +2,7 @@
 //! pairs; attachments; the organisation's custom statuses. Status changes write their events
 //! through [`super::OutboxRepo`] in the same transaction.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::StoreError;
 use crate::model::attachment::Attachment;
@@ -81,6 +81,21 @@ pub trait OrderRepo {
         scope: DepotScope,
         order_number: &str,
     ) -> Result<Option<NumberedOrder>, StoreError>;
+    /// The orders with these numbers, deleted ones included, by number: one question for a
+    /// whole POST /orders batch rather than one per order.
+    fn find_orders_by_numbers(
+        &mut self,
+        scope: DepotScope,
+        numbers: &[&str],
+    ) -> Result<HashMap<String, NumberedOrder>, StoreError> {
+        let mut found = HashMap::new();
+        for number in numbers {
+            if let Some(o) = self.find_order_by_number(scope, number)? {
+                found.insert((*number).to_owned(), o);
+            }
+        }
+        Ok(found)
+    }
     /// One order of the depot, deleted ones included.
     fn find_order_by_id(
         &mut self,
@@ -98,6 +113,15 @@ pub trait OrderRepo {
     ) -> Result<HashSet<i64>, StoreError>;
     /// Stores a new order (ids of the order and its line items are assigned) and returns its id.
     fn insert_order(&mut self, scope: DepotScope, order: &Order) -> Result<i64, StoreError>;
+    /// Stores new orders as [`OrderRepo::insert_order`] does each; returns their ids in order.
+    /// A store may write them with fewer statements than one call per order.
+    fn insert_orders(
+        &mut self,
+        scope: DepotScope,
+        orders: &[Order],
+    ) -> Result<Vec<i64>, StoreError> {
+        orders.iter().map(|o| self.insert_order(scope, o)).collect()
+    }
     /// Overwrites a stored order and restores it when deleted. Line items with id 0 are new,
     /// stored ones missing from `order.line_items` are removed. An order whose
     /// `exchange_reference` is `None` leaves its exchange pair.

@@ -1,11 +1,13 @@
 //! ETAs of the stops still ahead on a started route, and the on-delivery moment.
 //!
 //! From the latest reported position, the stops without an outcome are driven in their route
-//! order on the travel matrix the planning uses (the service's `TravelMatrix`): the ETA of the
-//! next stop is the position's time plus the drive; each later one adds the previous stop's
-//! planned service time (its planned departure minus arrival) and the drive on. A stop the
-//! driver has arrived at is left at its arrival and the drive on starts when its planned
-//! service would end. Nobody waits for time windows: an ETA is the earliest arrival.
+//! order on the travel matrix the planning uses (the service's `TravelMatrix`). An ETA is the
+//! re-estimated *service start* the customer is promised ([`crate::service::promise`]): the
+//! arrival (the position's time plus the drive), or the opening of the stop's time window
+//! when the driver would get there before it, as planning waits. Each later stop adds the
+//! previous stop's planned service (its planned departure minus its planned service start) and
+//! the drive on. A stop the driver has arrived at starts service at its arrival (or its window's
+//! opening) and the drive on starts when that service would end.
 //!
 //! The estimate is computed outside any transaction (the matrix may ask a routing service) and
 //! then written in one ([`apply`]), which also fires `orders.on_delivery` once per stop when
@@ -23,6 +25,7 @@ use crate::model::driver::Driver;
 use crate::model::driver_visit::TrackPoint;
 use crate::model::order::Order;
 use crate::model::route::Route;
+use crate::optimise::visit_windows;
 use crate::ports::matrix::{MatrixError, Point, TravelMatrix};
 use crate::ports::store::{Store, StoreTx};
 use crate::service::notifications;
@@ -43,10 +46,26 @@ pub struct Ahead {
     pub stop_id: i64,
     /// Where it is.
     pub point: Point,
-    /// Its planned service time, seconds.
+    /// Its planned service (without waiting), seconds.
     pub service_s: i64,
     /// When the driver arrived, if already there.
     pub arrived: Option<Timestamp>,
+    /// Per order served there: the windows its service must start in (empty: any time).
+    pub windows: Vec<Vec<(Timestamp, Timestamp)>>,
+}
+
+/// When service can start for a driver there at `arrival`: for each order, the arrival or the
+/// opening of the first window not yet closed (the arrival when every window has closed: the
+/// visit is late); the latest of them.
+pub fn service_start(arrival: Timestamp, windows: &[Vec<(Timestamp, Timestamp)>]) -> Timestamp {
+    windows
+        .iter()
+        .filter_map(|w| {
+            w.iter()
+                .find(|(_, to)| *to >= arrival)
+                .map(|(from, _)| *from)
+        })
+        .fold(arrival, Timestamp::max)
 }
 
 /// What an estimate starts from.
@@ -74,6 +93,13 @@ pub fn input(
             return Ok(None);
         };
         let visits = tx.driver_visits(driver.scope, route_id)?;
+        let zone = DepotZone::named(
+            &tx.get_depot(driver.scope)?
+                .map(|d| d.settings.timezone)
+                .unwrap_or_default(),
+        );
+        let midnight = zone.midnight(route.date);
+        let at = |s: i64| midnight.add_millis(s * 1000);
         let mut ahead = Vec::new();
         for stop in tx.list_stops(driver.scope, route_id)? {
             let mine: Vec<_> = visits
@@ -86,22 +112,46 @@ pub fn input(
             let (Some(lat), Some(lng)) = (stop.visit.lat, stop.visit.lng) else {
                 continue;
             };
+            let mut windows = Vec::new();
+            for id in &stop.visit.order_ids {
+                let Some(order) = tx.get_order(driver.scope, *id)? else {
+                    continue;
+                };
+                let customer = match order.customer_id {
+                    Some(c) => tx.get_customer(driver.scope, c)?,
+                    None => None,
+                };
+                let open = visit_windows(&order, customer.as_ref(), stop.visit.side);
+                windows.push(open.iter().map(|w| (at(w.start), at(w.end))).collect());
+            }
             ahead.push(Ahead {
                 stop_id: stop.id,
                 point: Point::new(lng, lat),
-                service_s: stop.visit.planned_service_s(),
+                service_s: stop.visit.planned_work_s(),
                 arrived: mine.iter().find_map(|v| v.arrived),
+                windows,
             });
         }
         Ok(Some(EtaInput { from, ahead }))
     })
 }
 
-/// The ETA of each stop ahead that the driver has not reached yet.
+/// The estimate of one stop ahead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StopEstimate {
+    /// The stop.
+    pub stop_id: i64,
+    /// When the driver gets there.
+    pub arrival: Timestamp,
+    /// When service starts there (the arrival, or its window's opening): the promise.
+    pub start: Timestamp,
+}
+
+/// The estimate of each stop ahead that the driver has not reached yet.
 pub fn estimate(
     input: &EtaInput,
     matrix: &dyn TravelMatrix,
-) -> Result<Vec<(i64, Timestamp)>, MatrixError> {
+) -> Result<Vec<StopEstimate>, MatrixError> {
     let mut points = vec![Point::new(input.from.at.lng, input.from.at.lat)];
     points.extend(input.ahead.iter().map(|a| a.point));
     let m = matrix.matrix(&points)?;
@@ -110,12 +160,18 @@ pub fn estimate(
     for (i, stop) in input.ahead.iter().enumerate() {
         match stop.arrived {
             Some(arrived) => {
-                clock = clock.max(arrived.add_millis(stop.service_s * 1000));
+                let start = service_start(arrived, &stop.windows);
+                clock = clock.max(start.add_millis(stop.service_s * 1000));
             }
             None => {
-                let eta = clock.add_millis(m.duration(i, i + 1) * 1000);
-                etas.push((stop.stop_id, eta));
-                clock = eta.add_millis(stop.service_s * 1000);
+                let arrival = clock.add_millis(m.duration(i, i + 1) * 1000);
+                let start = service_start(arrival, &stop.windows);
+                etas.push(StopEstimate {
+                    stop_id: stop.stop_id,
+                    arrival,
+                    start,
+                });
+                clock = start.add_millis(stop.service_s * 1000);
             }
         }
     }
@@ -147,13 +203,14 @@ pub struct OnDelivery {
     pub event: DomainEvent,
 }
 
-/// Writes the estimate: each stop's ETA, and the on-delivery event and notification of the
-/// stops that came within the window. Stops that changed or finished meanwhile are left alone.
+/// Writes the estimate: each stop's estimated arrival and service start, and the on-delivery
+/// event and notification of the stops whose service start came within the window (their `eta`
+/// and `time_to_arrival` count to it). Stops that changed or finished meanwhile are left alone.
 pub fn apply(
     store: &dyn Store,
     driver: &Driver,
     route_id: i64,
-    etas: &[(i64, Timestamp)],
+    etas: &[StopEstimate],
     now: Timestamp,
 ) -> Result<Vec<OnDelivery>, ServiceError> {
     store.transaction(|tx| {
@@ -178,7 +235,8 @@ pub fn apply(
         let stops = tx.list_stops(driver.scope, route_id)?;
         let visits = tx.driver_visits(driver.scope, route_id)?;
         let mut fired = Vec::new();
-        for (stop_id, eta) in etas {
+        for estimate in etas {
+            let (stop_id, eta) = (&estimate.stop_id, &estimate.start);
             let Some(stop) = stops.iter().find(|s| s.id == *stop_id) else {
                 continue;
             };
@@ -224,8 +282,10 @@ pub fn apply(
                 }
             }
             for v in &mut mine {
-                if fired_here || eta_moved(v.eta, *eta) {
-                    v.eta = Some(*eta);
+                if fired_here || eta_moved(v.start_eta, *eta) || eta_moved(v.eta, estimate.arrival)
+                {
+                    v.eta = Some(estimate.arrival);
+                    v.start_eta = Some(*eta);
                     tx.put_driver_visit(driver.scope, v, now)?;
                 }
             }
@@ -270,12 +330,14 @@ mod tests {
                     point: east(0.01),
                     service_s: 300,
                     arrived: None,
+                    windows: vec![],
                 },
                 Ahead {
                     stop_id: 2,
                     point: east(0.02),
                     service_s: 300,
                     arrived: None,
+                    windows: vec![],
                 },
             ],
         };
@@ -285,13 +347,18 @@ mod tests {
             .unwrap()
             .duration(0, 1);
         assert!(leg > 100 && leg < 120, "{leg}");
-        assert_eq!(etas[0], (1, from.time.add_millis(leg * 1000)));
+        let at = |e: &StopEstimate| (e.stop_id, e.start);
+        assert_eq!(at(&etas[0]), (1, from.time.add_millis(leg * 1000)));
+        assert_eq!(
+            etas[0].arrival, etas[0].start,
+            "no window: served on arrival"
+        );
         let leg2 = speed
             .matrix(&[east(0.01), east(0.02)])
             .unwrap()
             .duration(0, 1);
         assert_eq!(
-            etas[1],
+            at(&etas[1]),
             (2, from.time.add_millis((leg + 300 + leg2) * 1000))
         );
     }
@@ -314,17 +381,67 @@ mod tests {
                     point: Point::new(0.01, 0.0),
                     service_s: 600,
                     arrived: Some(arrived),
+                    windows: vec![],
                 },
                 Ahead {
                     stop_id: 2,
                     point: Point::new(0.01, 0.0),
                     service_s: 300,
                     arrived: None,
+                    windows: vec![],
                 },
             ],
         };
         let etas = estimate(&input, &speed).unwrap();
-        assert_eq!(etas, vec![(2, arrived.add_millis(600_000))]);
+        assert_eq!(etas.len(), 1);
+        assert_eq!(
+            (etas[0].stop_id, etas[0].start),
+            (2, arrived.add_millis(600_000))
+        );
+    }
+
+    #[test]
+    fn an_early_driver_is_promised_the_window_opening_not_the_arrival() {
+        let speed = GreatCircle::new(36.0).unwrap();
+        let from = TrackPoint {
+            at: LatLng { lat: 0.0, lng: 0.0 },
+            time: Timestamp::from_millis(1_000_000),
+        };
+        let opens = from.time.add_millis(3_600_000);
+        let window = vec![(opens, opens.add_millis(1_800_000))];
+        let input = EtaInput {
+            from,
+            ahead: vec![
+                Ahead {
+                    stop_id: 1,
+                    point: Point::new(0.01, 0.0),
+                    service_s: 600,
+                    arrived: None,
+                    windows: vec![window.clone()],
+                },
+                Ahead {
+                    stop_id: 2,
+                    point: Point::new(0.01, 0.0),
+                    service_s: 300,
+                    arrived: None,
+                    windows: vec![],
+                },
+            ],
+        };
+        let etas = estimate(&input, &speed).unwrap();
+        assert_eq!(
+            (etas[0].stop_id, etas[0].start),
+            (1, opens),
+            "served when the window opens"
+        );
+        assert!(etas[0].arrival < opens, "arrives before it");
+        assert_eq!(
+            (etas[1].stop_id, etas[1].start),
+            (2, opens.add_millis(600_000))
+        );
+        // Past every window the visit is late: it starts on arrival.
+        let late = opens.add_millis(7_200_000);
+        assert_eq!(service_start(late, &[window]), late);
     }
 
     #[test]

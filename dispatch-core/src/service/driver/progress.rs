@@ -2,12 +2,14 @@
 
 use super::access::owned_route;
 use super::rules::{not_before, state_error, Reported};
+use crate::error::{IssueCode, PathSegment, ValidationErrors, ValidationIssue};
 use crate::events::DomainEvent;
 use crate::model::driver::Driver;
 use crate::model::driver_visit::DriverRoute;
 use crate::model::route::Route;
 use crate::ports::store::{Store, StoreTx};
 use crate::service::ServiceError;
+use crate::time::zone::DepotZone;
 use crate::time::Timestamp;
 
 fn driver_route(
@@ -25,7 +27,9 @@ fn driver_route(
 
 /// Starts a route dispatched to the driver's vehicle: `started_ts` is the reported time. A
 /// repeat start changes nothing (a retry after a lost answer is safe); a completed route is
-/// refused.
+/// refused, and so is a start on another day than the route's (in the depot's time zone): a
+/// driver opening tomorrow's route today would put its customers' promises and on-delivery
+/// messages a day early.
 pub fn start_route(
     store: &dyn Store,
     driver: &Driver,
@@ -41,6 +45,30 @@ pub fn start_route(
         }
         if route.started_ts.is_some() {
             return Ok(route);
+        }
+        let zone = DepotZone::named(
+            &tx.get_depot(driver.scope)?
+                .map(|d| d.settings.timezone)
+                .unwrap_or_default(),
+        );
+        let day = zone.date_of(time);
+        if day != route.date {
+            let path: Vec<PathSegment> = match reported.time {
+                Some(_) => vec!["time".into()],
+                None => Vec::new(),
+            };
+            return Err(ValidationErrors(vec![ValidationIssue::new(
+                IssueCode::Custom,
+                path,
+                format!("a start on the route's day, {}", route.date),
+                day.to_string(),
+                format!(
+                    "route {} is for {}; it can be started on that day only (depot time zone), \
+                     not on {day}",
+                    route.id, route.date
+                ),
+            )])
+            .into());
         }
         route.started_ts = Some(time);
         route.updated = now;

@@ -99,12 +99,12 @@ impl RouteDriverRecords {
         let eta_clock = visit
             .as_ref()
             .filter(|v| v.outcome.is_none())
-            .and_then(|v| v.eta)
-            .map(|eta| {
-                let service_ms = stop.visit.planned_service_s() * 1000;
+            .and_then(|v| Some((v.eta?, v.start_eta.or(v.eta)?)))
+            .map(|(eta, start)| {
+                let service_ms = stop.visit.planned_work_s() * 1000;
                 (
                     self.zone.clock(eta),
-                    self.zone.clock(eta.add_millis(service_ms)),
+                    self.zone.clock(start.add_millis(service_ms)),
                 )
             });
         StopDriverView {

@@ -322,6 +322,7 @@ fn finish(
             v.failed_reason = ending.failed_reason.map(str::to_owned);
             v.delivered = items;
             v.eta = None;
+            v.start_eta = None;
             if ending.notes.is_some() {
                 v.notes.clone_from(ending.notes);
             }

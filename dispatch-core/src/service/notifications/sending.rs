@@ -68,8 +68,10 @@ pub struct Claimed {
 /// What one round did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SendReport {
-    /// Tasks handed to their sender and recorded Sent.
+    /// Tasks handed to a delivering sender and recorded Sent.
     pub sent: usize,
+    /// Tasks the embedded default sender handled, recorded Recorded (nothing delivered).
+    pub recorded: usize,
     /// Tasks the sender refused.
     pub failed: usize,
     /// Tasks failed with [`INTERRUPTED`].
@@ -158,13 +160,15 @@ pub fn renew_sends(
     })
 }
 
-/// Records a send's outcome (`Ok` Sent, `Err` Failed with the reason) while the task is still
-/// `claim`'s; false (nothing written) when it is not.
+/// Records a send's outcome (`Ok` Sent, or Recorded when the sender `delivered` nothing; `Err`
+/// Failed with the reason) while the task is still `claim`'s; false (nothing written) when it
+/// is not.
 pub fn finish_send(
     store: &dyn Store,
     claim: &TaskClaim,
     outcome: Result<(), String>,
     sender: &str,
+    delivered: bool,
     now: Timestamp,
 ) -> Result<bool, StoreError> {
     store.claim(|tx| {
@@ -172,7 +176,8 @@ pub fn finish_send(
             return Ok(false);
         }
         let (status, error) = match &outcome {
-            Ok(()) => (TaskStatus::Sent, None),
+            Ok(()) if delivered => (TaskStatus::Sent, None),
+            Ok(()) => (TaskStatus::Recorded, None),
             Err(e) => (TaskStatus::Failed, Some(e.as_str())),
         };
         tx.finish_notification_task(claim.task.id, status, Some(sender), error, now)?;
@@ -239,12 +244,22 @@ pub fn send_batch(
             .send(&message(&claim.task))
             .map_err(|e| e.to_string());
         let failed = outcome.is_err();
-        if !finish_send(store, claim, outcome, &sender.name(), clock.now())? {
+        let delivered = sender.delivers();
+        if !finish_send(
+            store,
+            claim,
+            outcome,
+            &sender.name(),
+            delivered,
+            clock.now(),
+        )? {
             report.not_finished += 1;
         } else if failed {
             report.failed += 1;
-        } else {
+        } else if delivered {
             report.sent += 1;
+        } else {
+            report.recorded += 1;
         }
     }
     Ok(report)

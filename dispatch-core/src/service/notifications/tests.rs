@@ -8,6 +8,7 @@ use crate::paging::PageRequest;
 use crate::ports::clock::ManualClock;
 use crate::ports::notifier::{RecordingSender, SendError, RECORDING_SENDER};
 use crate::ports::store::{InMemoryStore, TaskFilter};
+use crate::ports::tracking::SequentialLinks;
 use crate::service::customers::tests::setup;
 use crate::service::orders::upsert_batch;
 
@@ -95,7 +96,7 @@ fn schedule_makes_one_task_per_sendable_pair_and_reports_the_rest() {
         templates: vec![sms, mail],
         send_time: Some(at(5_000)),
     };
-    let out = schedule(&store, a, &request, at(2), &()).unwrap();
+    let out = schedule(&store, &SequentialLinks::default(), a, &request, at(2), &()).unwrap();
     let pairs: Vec<(i64, i64)> = out
         .tasks
         .iter()
@@ -135,6 +136,7 @@ fn unknown_ids_fail_the_whole_call_and_template_count_is_bounded() {
     let call = |orders: Vec<i64>, templates: Vec<i64>| {
         schedule(
             &store,
+            &SequentialLinks::default(),
             a,
             &ScheduleRequest {
                 orders,
@@ -173,13 +175,13 @@ fn dispatch_cancels_superseded_tasks_and_schedules_planned_start_notifications()
         templates: vec![sms, mail],
         send_time: Some(at(9_000)),
     };
-    schedule(&store, a, &earlier, at(2), &()).unwrap();
+    schedule(&store, &SequentialLinks::default(), a, &earlier, at(2), &()).unwrap();
     let other = ScheduleRequest {
         orders: vec![e],
         templates: vec![mail],
         send_time: Some(at(9_000)),
     };
-    schedule(&store, a, &other, at(2), &()).unwrap();
+    schedule(&store, &SequentialLinks::default(), a, &other, at(2), &()).unwrap();
     let none = dyn_store
         .transaction(|tx| {
             on_dispatch(
@@ -274,7 +276,7 @@ fn due_tasks_are_sent_once_at_their_time_and_failures_are_recorded() {
         templates: vec![sms, mail],
         send_time: Some(at(10_000)),
     };
-    schedule(&store, a, &r, at(2), &()).unwrap();
+    schedule(&store, &SequentialLinks::default(), a, &r, at(2), &()).unwrap();
     let clock = ManualClock::new(at(9_999));
     let refusing = Refusing(Mutex::new(Vec::new()));
     let senders = Senders {
@@ -288,7 +290,7 @@ fn due_tasks_are_sent_once_at_their_time_and_failures_are_recorded() {
     );
     clock.set(at(10_000));
     let report = send_due(&store, &clock, &senders, "node-a", 60_000, 100).unwrap();
-    assert_eq!((report.sent, report.failed), (1, 1));
+    assert_eq!((report.sent, report.recorded, report.failed), (0, 1, 1));
     assert_eq!(
         send_due(&store, &clock, &senders, "node-a", 60_000, 100).unwrap(),
         SendReport::default(),
@@ -296,7 +298,10 @@ fn due_tasks_are_sent_once_at_their_time_and_failures_are_recorded() {
     );
     assert_eq!(refusing.0.lock().unwrap().as_slice(), ["ann@example.com"]);
     let all = tasks(&store, a);
-    let sent = all.iter().find(|t| t.status == TaskStatus::Sent).unwrap();
+    let sent = all
+        .iter()
+        .find(|t| t.status == TaskStatus::Recorded)
+        .expect("the default sender's task is Recorded, not Sent");
     assert_eq!(sent.sender.as_deref(), Some(RECORDING_SENDER));
     assert_eq!(sent.sent_date, Some(at(10_000)));
     let failed = all.iter().find(|t| t.status == TaskStatus::Failed).unwrap();
@@ -315,7 +320,10 @@ fn a_task_whose_node_died_mid_send_is_sent_by_another_node_and_fails_after_every
         templates: vec![sms],
         send_time: Some(at(10)),
     };
-    let task = schedule(&store, a, &r, at(2), &()).unwrap().tasks[0].clone();
+    let task = schedule(&store, &SequentialLinks::default(), a, &r, at(2), &())
+        .unwrap()
+        .tasks[0]
+        .clone();
     let clock = ManualClock::new(at(20));
     let senders = Senders {
         sms: &RecordingSender,
@@ -334,13 +342,27 @@ fn a_task_whose_node_died_mid_send_is_sent_by_another_node_and_fails_after_every
     // Its lease ran out: node-b sends it; node-a's late outcome is refused.
     clock.set(at(101));
     let report = send_due(&store, &clock, &senders, "node-b", 1_000, 100).unwrap();
-    assert_eq!((report.sent, report.interrupted), (1, 0));
-    assert!(!finish_send(&store, &dead.tasks[0], Err("late".into()), "x", at(102)).unwrap());
+    assert_eq!((report.recorded, report.interrupted), (1, 0));
+    assert!(!finish_send(
+        &store,
+        &dead.tasks[0],
+        Err("late".into()),
+        "x",
+        true,
+        at(102)
+    )
+    .unwrap());
     let t = &tasks(&store, a)[0];
-    assert_eq!((t.status, t.sent_date), (TaskStatus::Sent, Some(at(101))));
+    assert_eq!(
+        (t.status, t.sent_date),
+        (TaskStatus::Recorded, Some(at(101)))
+    );
 
     // Another task whose node dies on every attempt fails after MAX_SEND_ATTEMPTS.
-    let task2 = schedule(&store, a, &r, at(200), &()).unwrap().tasks[0].clone();
+    let task2 = schedule(&store, &SequentialLinks::default(), a, &r, at(200), &())
+        .unwrap()
+        .tasks[0]
+        .clone();
     assert_ne!(task.id, task2.id);
     for n in 1..=MAX_SEND_ATTEMPTS {
         let now = i64::from(n) * 1_000;

@@ -105,6 +105,9 @@ pub const ENDPOINT_TIERS: &[(&str, &str, Tier)] = {
         ("POST", "/booking/available-slots", Strict),
         // Reference data (spec: reference for depots, capacities, custom fields, zone groups)
         ("GET", "/depots", Reference),
+        // The depot's name, address and position (ours): a single-resource write
+        ("GET", "/depots/{id}", Reference),
+        ("PUT", "/depots/{id}", Standard),
         ("GET", "/capacities", Reference),
         ("GET", "/custom-fields", Reference),
         ("GET", "/zone-groups", Reference),

@@ -42,6 +42,23 @@ pub const CLOSED: &[&str] = &[
     "OrderRefBody",
     "RouteLockBody",
     "CredentialBody",
+    // Nested settings and the booking bodies: a misspelt `settings.autodispatch` or booking
+    // `vehicle` must not answer 200 having done something else than asked.
+    "OptimiseSettingsBody",
+    "IdItemBody",
+    "EditSettingsBody",
+    "RouteEditBody",
+    "AvailabilityBody",
+    "AvailableDatesBody",
+    "AvailableSlotsBody",
+    "BookingOrderBody",
+    "BookingCapacityBody",
+    "BookingVehicleBody",
+    "ZoneLookupBody",
+    "LocationBody",
+    "OrderStatusBody",
+    // A misspelt `lat` must not answer 200 with the depot still unplannable.
+    "DepotBody",
     // A misspelt `send_time_utc` must not send at once.
     "ScheduleBody",
     // The driver API refuses every property it does not document (`driver::bodies`).

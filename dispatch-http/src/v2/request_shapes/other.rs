@@ -8,14 +8,14 @@ pub struct IdRefBody {
     id: i64,
 }
 
-/// `{ id }` of an entry of an optimisation request's `orders` or `vehicles` (other properties
-/// of an entry are ignored).
+/// `{ id }` of an entry of an optimisation request's `orders` or `vehicles` (no other
+/// properties allowed).
 #[derive(ToSchema)]
 pub struct IdItemBody {
     id: i64,
 }
 
-/// The settings of an optimisation request (other fields are ignored).
+/// The settings of an optimisation request (no other properties allowed).
 #[derive(ToSchema)]
 pub struct OptimiseSettingsBody {
     active_vehicles: Option<bool>,
@@ -184,4 +184,19 @@ pub struct AvailableSlotsBody {
 #[derive(ToSchema)]
 pub struct CredentialBody {
     name: Option<String>,
+}
+
+/// `PUT /depots/{id}`: the depot's name, address and position (absent keeps; no other
+/// properties allowed).
+#[derive(ToSchema)]
+pub struct DepotBody {
+    /// 1 to 100 characters, unique within the organisation.
+    name: Option<String>,
+    /// At most 255 characters. Sent without `lat` and `lng`, it is geocoded and sets the
+    /// position (400 GEOCODING_FAILED when it cannot be).
+    address: Option<String>,
+    /// -90 to 90; sent together with `lng` (both null clear the position).
+    lat: Option<f64>,
+    /// -180 to 180; sent together with `lat`.
+    lng: Option<f64>,
 }

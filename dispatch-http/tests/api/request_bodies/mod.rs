@@ -347,13 +347,13 @@ async fn the_walk_catches_a_document_that_drifted_from_its_handler() {
     let mut doc = dispatch_http::openapi::document().clone();
     let schemas = &mut doc["components"]["schemas"];
     schemas["RouteLockBody"]["properties"]["is_locked"] = json!({"type": "string"});
-    schemas["LocationBody"]["properties"]["nickname"] = json!({"type": ["string", "null"]});
+    schemas["CapacityBody"]["properties"]["nickname"] = json!({"type": ["string", "null"]});
     schemas["CredentialBody"]["additionalProperties"] = json!(true);
     schemas["OrderStatusBody"]["required"] = json!([]);
-    schemas["LocationBody"]["properties"]
+    schemas["CapacityBody"]["properties"]
         .as_object_mut()
         .unwrap()
-        .remove("postcode");
+        .remove("id");
     // The driver API's bodies: a pairing the document no longer states, a wrong type.
     schemas["FailStopBody"]
         .as_object_mut()
@@ -381,10 +381,10 @@ async fn the_walk_catches_a_document_that_drifted_from_its_handler() {
     let text = found.join("\n");
     for expected in [
         "PUT /routes/{id}: the documented body is refused",
-        "POST /zone-groups/{id}/bounds/contains: /location/nickname = 12 is not refused",
+        "PUT /vehicles/{id}: /capacities/0/nickname = 12 is not refused",
         "POST /vehicles/{id}/driver-credentials: /undocumented_property is refused but the schema is open",
         "POST /order-statuses: leaving out /status is refused though not documented as required",
-        "POST /zone-groups/{id}/bounds/contains: /location/postcode is read but not documented",
+        "PUT /vehicles/{id}: /capacities/0/id is read but not documented",
         "POST /driver/stops/{id}/fail: leaving out /lat is refused though not documented as required",
         "PUT /driver/stops/{id}/notes: the documented body is refused",
     ] {

@@ -45,6 +45,24 @@ async fn order(app: &TestApp, id: i64) -> Value {
 }
 
 #[tokio::test]
+async fn a_route_can_be_started_only_on_its_own_day() {
+    let app = TestApp::new();
+    // The fixture's clock stands two days before the routes' day.
+    let (_, key, route, _) = driven_route(&app, "E", 1).await;
+    let r = on_route(&app, &key, route, "start", json!({})).await;
+    r.envelope(400, "INVALID_INPUT");
+    let issue = &r.body["details"]["validationErrors"][0];
+    assert_eq!(
+        issue["expected"],
+        format!("a start on the route's day, {DAY}")
+    );
+    assert_eq!(depot_route(&app, route).await["started_ts"], Value::Null);
+    morning(&app);
+    let r = on_route(&app, &key, route, "start", json!({}));
+    assert!(r.await.ok()["route"]["started_ts"].is_string());
+}
+
+#[tokio::test]
 async fn starting_sets_started_ts_once_and_a_repeat_changes_nothing() {
     let app = TestApp::new();
     morning(&app);

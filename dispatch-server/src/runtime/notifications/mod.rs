@@ -116,6 +116,8 @@ pub fn spawn(
             if let Ok(Ok(report)) = &round {
                 metrics::counter!("dispatch_notifications_total", "outcome" => "sent")
                     .increment(report.sent as u64);
+                metrics::counter!("dispatch_notifications_total", "outcome" => "recorded")
+                    .increment(report.recorded as u64);
                 metrics::counter!("dispatch_notifications_total", "outcome" => "failed")
                     .increment(report.failed as u64);
                 metrics::counter!("dispatch_notifications_total", "outcome" => "interrupted")
@@ -123,11 +125,12 @@ pub fn spawn(
             }
             match round {
                 Ok(Ok(report))
-                    if report.sent + report.failed + report.not_finished > 0
+                    if report.sent + report.recorded + report.failed + report.not_finished > 0
                         || report.interrupted > 0 =>
                 {
                     tracing::info!(
                         sent = report.sent,
+                        recorded = report.recorded,
                         failed = report.failed,
                         interrupted = report.interrupted,
                         not_finished = report.not_finished,

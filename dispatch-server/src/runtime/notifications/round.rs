@@ -54,6 +54,7 @@ pub(super) fn send_round(
             }
         }
         total.sent += report.sent;
+        total.recorded += report.recorded;
         total.failed += report.failed;
         total.not_finished += report.not_finished;
         if claims.len() < BATCH || *stopping.borrow() {

@@ -1,6 +1,6 @@
 //! Webhook delivery from the outbox (spec: Events). One dispatcher task reads pending events
-//! oldest first and hands each to its depot's lanes ([`lanes`]); lanes deliver with the retry
-//! policy of `dispatch_core::webhook`; outcomes are written back in batches ([`recorder`]).
+//! oldest first and hands each to its depot's lanes (`lanes`); lanes deliver with the retry
+//! policy of `dispatch_core::webhook`; outcomes are written back in batches (`recorder`).
 //!
 //! - At least once: an event leaves the outbox only when its outcome is recorded, after the
 //!   receiver answered. Events in flight when the process dies are still pending at the next
@@ -15,8 +15,8 @@
 //!   (`SqliteStore::on_outbox_commit`); commits of other processes (`dispatch seed`,
 //!   `dispatch webhooks resend`) are found by the scan every [`WebhookConfig::poll_interval`].
 //! - Several nodes: each depot's events go out from one node at a time, the holder of the
-//!   depot's lease ([`leases`]); other nodes skip them.
-//! - Retention: finished rows are purged by age in small batches ([`retention`]).
+//!   depot's lease (`leases`); other nodes skip them.
+//! - Retention: finished rows are purged by age in small batches (`retention`).
 //! - Receiver settings are re-read every [`WebhookConfig::settings_refresh`]: `dispatch seed`
 //!   with a changed `webhook` applies to the next attempt without a restart.
 

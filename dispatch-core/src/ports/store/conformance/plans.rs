@@ -90,6 +90,7 @@ pub fn visit(order_ids: Vec<i64>, arrival_s: i64) -> StopVisit {
         phone: None,
         arrival_date: day(),
         arrival_s,
+        wait_s: 120,
         departure_date: day(),
         departure_s: arrival_s + 300,
         planned_distance_m: 1200,

@@ -99,9 +99,9 @@ pub fn notification_send_leases(store: &dyn Store) {
         renew_sends(store, &b.tasks, at(400), at(151)).unwrap(),
         vec![t[1]]
     );
-    assert!(!finish_send(store, &b.tasks[0], Ok(()), "sender-b", at(152)).unwrap());
-    assert!(finish_send(store, &c.tasks[0], Ok(()), "sender-c", at(160)).unwrap());
-    assert!(!finish_send(store, &c.tasks[0], Ok(()), "sender-c", at(161)).unwrap());
+    assert!(!finish_send(store, &b.tasks[0], Ok(()), "sender-b", true, at(152)).unwrap());
+    assert!(finish_send(store, &c.tasks[0], Ok(()), "sender-c", true, at(160)).unwrap());
+    assert!(!finish_send(store, &c.tasks[0], Ok(()), "sender-c", true, at(161)).unwrap());
     let sent = task(store, scope, t[1]);
     assert_eq!(
         (sent.status, sent.sender.as_deref(), sent.sent_date),
@@ -112,6 +112,7 @@ pub fn notification_send_leases(store: &dyn Store) {
         &a.tasks[0],
         Err("refused".into()),
         "sender-a",
+        true,
         at(170)
     )
     .unwrap());

@@ -161,7 +161,8 @@ impl NotificationRepo for State {
             r.task.status = status;
             r.task.sender = sender.map(str::to_owned);
             r.task.error = error.map(str::to_owned);
-            r.task.sent_date = (status == TaskStatus::Sent).then_some(now);
+            r.task.sent_date =
+                matches!(status, TaskStatus::Sent | TaskStatus::Recorded).then_some(now);
             r.task.updated = now;
         }
         Ok(())

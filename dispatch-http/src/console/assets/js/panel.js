@@ -35,6 +35,12 @@ function planCard(plan, colours, act) {
       : null,
   );
   const card = el("article", { class: "plan", "data-plan-id": plan.id }, head);
+  // A degraded plan (straight-line travel times because OSRM was down) is announced, not hidden.
+  for (const warning of plan.optimisation?.warnings ?? []) {
+    card.append(el("p", { class: "warning", role: "alert" }, `Warning: ${warning}`));
+  }
+  const travel = plan.optimisation?.travel_times;
+  if (travel) card.append(el("p", { class: "travel" }, `Travel times: ${travel}`));
   if (plan.routes.length === 0 && plan.unserved.length === 0) {
     card.append(el("p", { class: "empty" }, optimising ? "Optimising: no result yet." : "No routes."));
   }

@@ -1,0 +1,162 @@
+//! The service's side: the real router in-process (as `dispatch serve --rate-limits off` builds
+//! it) on 127.0.0.1:0, driven over loopback by one keep-alive connection per client thread.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Instant;
+
+use dispatch_core::ports::clock::Clock;
+use dispatch_core::ports::geocoder::Geocoder;
+use dispatch_core::ports::idempotency::IdempotencyStore;
+use dispatch_core::ports::store::Store;
+use dispatch_http::clock::SystemClock;
+use dispatch_http::{setup, AppState};
+use dispatch_server::runtime::images::Codec;
+use serde_json::Value;
+
+use crate::client::{next_target, Conn, Reply};
+use crate::workload::{post_body, Picks, BATCH, PAGE};
+
+/// The one organisation and depot both sides write to.
+pub const SEED: &str = r#"{"organisations": [{"name": "Load", "depots": [{"name": "Load",
+    "access_keys": [{"name": "load", "permission": "all"}]}]}]}"#;
+
+/// Seeds `store` with [`SEED`]; returns the depot's access key.
+pub fn seed(store: &dyn Store) -> String {
+    let seed = setup::parse(SEED).expect("the seed file");
+    let out = setup::apply(store, &seed, SystemClock.now()).expect("seed the database");
+    out["organisations"][0]["depots"][0]["access_keys"][0]["key"]
+        .as_str()
+        .expect("an access key")
+        .to_owned()
+}
+
+/// A service listening on loopback until dropped.
+pub struct Service {
+    addr: SocketAddr,
+    key: String,
+    _runtime: tokio::runtime::Runtime,
+}
+
+impl Service {
+    /// Serves `store` (seeded here) on a fresh runtime.
+    pub fn start(
+        store: Arc<dyn Store>,
+        geocoder: Arc<dyn Geocoder>,
+        idempotency: Arc<dyn IdempotencyStore>,
+    ) -> Service {
+        let key = seed(&*store);
+        let state = AppState::new(
+            store,
+            Arc::new(SystemClock),
+            geocoder,
+            idempotency,
+            Arc::new(Codec),
+        );
+        let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+        let listener = runtime
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .expect("bind loopback");
+        let addr = listener.local_addr().expect("the bound address");
+        runtime.spawn(dispatch_http::serve(
+            listener,
+            state,
+            std::future::pending(),
+        ));
+        Service {
+            addr,
+            key,
+            _runtime: runtime,
+        }
+    }
+
+    fn send(&self, conn: &mut Conn, method: &str, target: &str, body: &[u8]) -> Reply {
+        let reply = conn.request(method, target, &self.key, body);
+        assert_eq!(
+            reply.status,
+            200,
+            "{method} {target}: {}",
+            String::from_utf8_lossy(&reply.body)
+        );
+        reply
+    }
+}
+
+impl crate::Side for Service {
+    /// Writes orders `0..orders` (round 0 creates, round 1 updates them) in POSTs of
+    /// [`BATCH`], spread over `clients` connections; returns the seconds taken.
+    fn write(&self, orders: usize, clients: usize, round: usize) -> f64 {
+        let batches = orders.div_ceil(BATCH);
+        let started = Instant::now();
+        std::thread::scope(|s| {
+            for c in 0..clients {
+                s.spawn(move || {
+                    let mut conn = Conn::open(self.addr);
+                    for b in (c..batches).step_by(clients) {
+                        let body = post_body(b * BATCH..((b + 1) * BATCH).min(orders), round);
+                        self.send(&mut conn, "POST", "/v2/orders", &body);
+                    }
+                });
+            }
+        });
+        started.elapsed().as_secs_f64()
+    }
+
+    /// Every client pages through the whole list; returns (rows read, seconds, the ids seen).
+    fn page(&self, clients: usize) -> (usize, f64, Vec<i64>) {
+        let started = Instant::now();
+        let lists: Vec<(usize, Vec<i64>)> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..clients)
+                .map(|c| {
+                    s.spawn(move || {
+                        let mut conn = Conn::open(self.addr);
+                        let mut target = Some(format!("/v2/orders?limit={PAGE}"));
+                        let (mut rows, mut ids) = (0, Vec::new());
+                        while let Some(t) = target {
+                            let reply = self.send(&mut conn, "GET", &t, b"");
+                            let page: Value =
+                                serde_json::from_slice(&reply.body).expect("a JSON page");
+                            let orders = page["orders"].as_array().expect("orders");
+                            rows += orders.len();
+                            if c == 0 {
+                                ids.extend(orders.iter().filter_map(|o| o["id"].as_i64()));
+                            }
+                            target = reply.link.as_deref().and_then(next_target);
+                        }
+                        (rows, ids)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("a pager"))
+                .collect()
+        });
+        let secs = started.elapsed().as_secs_f64();
+        let rows = lists.iter().map(|(r, _)| r).sum();
+        let ids = lists
+            .into_iter()
+            .next()
+            .map(|(_, ids)| ids)
+            .unwrap_or_default();
+        (rows, secs, ids)
+    }
+
+    /// `reads` GET /v2/orders/{id} per client of ids picked from `ids`; returns the seconds.
+    fn read(&self, ids: &[i64], clients: usize, reads: usize) -> f64 {
+        let started = Instant::now();
+        std::thread::scope(|s| {
+            for c in 0..clients {
+                s.spawn(move || {
+                    let mut conn = Conn::open(self.addr);
+                    let mut picks = Picks::new(c);
+                    for _ in 0..reads {
+                        let id = ids[picks.next(ids.len())];
+                        self.send(&mut conn, "GET", &format!("/v2/orders/{id}"), b"");
+                    }
+                });
+            }
+        });
+        started.elapsed().as_secs_f64()
+    }
+}
