@@ -13,6 +13,7 @@ pub mod bounded_json;
 pub mod clock;
 pub mod console;
 pub mod driver;
+pub mod driver_app;
 pub mod error;
 pub mod extract;
 pub mod health;
@@ -185,10 +186,11 @@ pub fn app_with(state: AppState, options: &AppOptions) -> Router {
         Some(api) => routes.merge(vroom_api::router(state.clone(), &layers, api)),
         None => routes,
     };
-    // The tracking page and the console answer HTML, errors included: they stay outside the
-    // envelope net.
-    let pages =
-        tracking::routes(state.clone()).merge(console::routes(&options.console, state.clone()));
+    // The tracking page, the console and the driver's app answer HTML, errors included: they
+    // stay outside the envelope net.
+    let pages = tracking::routes(state.clone())
+        .merge(console::routes(&options.console, state.clone()))
+        .merge(driver_app::routes());
     middleware::apply_outer(with_error_handling(routes, state).merge(pages), &layers)
 }
 

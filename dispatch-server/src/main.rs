@@ -7,6 +7,7 @@ use dispatch_server::cli::serve::LogFormat;
 use dispatch_server::cli::Command;
 
 fn main() -> ExitCode {
+    bound_malloc_arenas();
     let cli = dispatch_server::cli::parse();
     // Under --log-format json every line on stderr is a JSON object, the error that ends the
     // process too: it is logged through the subscriber `run` installed.
@@ -28,6 +29,7 @@ fn main() -> ExitCode {
         Command::ExportProblem(args) => dispatch_server::cli::export_problem::run(args),
         Command::Webhooks(args) => dispatch_server::cli::webhooks::run(args),
         Command::Keys(args) => dispatch_server::cli::keys::run(args),
+        Command::DriverApp(args) => dispatch_server::cli::driver_app::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -38,6 +40,23 @@ fn main() -> ExitCode {
         Err(message) => {
             eprintln!("error: {message}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+/// glibc gives each thread that allocates under contention an arena of its own (up to eight per
+/// core) and never hands one arena's free memory to another. A request's body is read on a
+/// runtime thread and its orders written on a blocking one, so a large request could leave
+/// its size behind in several arenas: the peak resident set grew by 46-67 MB for one 20 MB
+/// body. Two arenas keep that growth near the body's size while two threads still allocate
+/// without waiting on each other. An operator's own `MALLOC_ARENA_MAX` is left as set.
+fn bound_malloc_arenas() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    if std::env::var_os("MALLOC_ARENA_MAX").is_none() {
+        // SAFETY: mallopt only sets an allocator parameter; it is called before any other
+        // thread exists.
+        unsafe {
+            libc::mallopt(libc::M_ARENA_MAX, 2);
         }
     }
 }

@@ -37,6 +37,10 @@ pub struct WrittenOrder {
 
 type Located = HashMap<(usize, Side), Result<Coordinates, GeocodeError>>;
 
+/// How many orders of a batch are looked up in one question: few enough that their stored
+/// text stays small beside the posted batch, enough to keep the questions few.
+const LOOKUP_RUN: usize = 16;
+
 /// POST /orders: checks the whole batch (400 on any problem, 403 PERMISSION for an order
 /// without a customer where the depot requires one), then creates or updates every order by
 /// order_number, restoring deleted ones, and links exchange pairs. `last` runs in the write
@@ -82,17 +86,21 @@ pub fn upsert_batch(
         };
         let mut written = Vec::with_capacity(all.len());
         let mut pairs: HashMap<String, Vec<i64>> = HashMap::new();
-        // Order numbers are unique within a batch (validated), so every order's stored state
-        // is known before the first write, in one question; new orders are inserted together
-        // after the loop (nothing in it reads them back).
+        // Order numbers are unique within a batch (validated), so the stored state of a run of
+        // orders is known before its first write, in one question. Runs are short and each
+        // order is written as soon as it is merged and then dropped, so a batch never holds
+        // its text twice (a batch that updates large stored orders would otherwise hold them
+        // all beside the posted ones).
         let numbers: Vec<&str> = all
             .iter()
             .map(|c| c.order_number.as_deref().unwrap_or_default())
             .collect();
-        let mut stored = tx.find_orders_by_numbers(scope, &numbers)?;
-        let (mut created, mut created_at): (Vec<Order>, Vec<(usize, Option<String>)>) =
-            (Vec::new(), Vec::new());
+        let mut stored = HashMap::new();
         for (i, changes) in all.iter().enumerate() {
+            if i % LOOKUP_RUN == 0 {
+                let run = &numbers[i..numbers.len().min(i + LOOKUP_RUN)];
+                stored = tx.find_orders_by_numbers(scope, run)?;
+            }
             let customer_id = match &changes.customer {
                 Some(c) => {
                     let geocoded = customer_located.get(&i).copied();
@@ -120,31 +128,22 @@ pub fn upsert_batch(
             let geocoding_failed =
                 apply_geocoding(&mut order, &geocode, |side| located.get(&(i, side)));
             write_events(tx, scope, &events, now)?;
+            let id = match &existing {
+                Some(_) => {
+                    tx.update_order(scope, &order)?;
+                    order.id
+                }
+                None => tx.insert_orders(scope, std::slice::from_ref(&order))?[0],
+            };
+            if let Some(reference) = &changes.exchange_reference {
+                pairs.entry(reference.clone()).or_default().push(id);
+            }
             written.push(WrittenOrder {
-                id: order.id,
-                order_number: order.order_number.clone(),
+                id,
+                order_number: order.order_number,
                 is_created: existing.is_none(),
                 geocoding_failed,
             });
-            match &existing {
-                Some(_) => {
-                    tx.update_order(scope, &order)?;
-                    if let Some(reference) = &changes.exchange_reference {
-                        pairs.entry(reference.clone()).or_default().push(order.id);
-                    }
-                }
-                None => {
-                    created.push(order);
-                    created_at.push((i, changes.exchange_reference.clone()));
-                }
-            }
-        }
-        let ids = tx.insert_orders(scope, &created)?;
-        for ((i, reference), id) in created_at.into_iter().zip(ids) {
-            written[i].id = id;
-            if let Some(reference) = reference {
-                pairs.entry(reference).or_default().push(id);
-            }
         }
         for (reference, ids) in pairs {
             if let [a, b] = ids[..] {

@@ -3,13 +3,14 @@
 //! the credential's vehicle. `docs/driver-api.md` documents it for users.
 //!
 //! Layers, outermost first: the request id, log and feature layers of the whole service; the
-//! driver auth layer ([`auth::require_driver`]); the rate limit per credential, with the tier
+//! driver auth layer ([`auth::require_driver`]); `idempotency-key` ([`idempotency`]); the rate limit per credential, with the tier
 //! of each endpoint from the one table (`middleware/rate_limit/tiers.rs`, `/driver/...`
 //! entries).
 
 pub mod auth;
 pub mod bodies;
 mod feed;
+pub mod idempotency;
 mod pod;
 mod routes;
 pub mod shapes;
@@ -29,6 +30,7 @@ use utoipa_axum::routes;
 
 use crate::error::ApiError;
 use crate::middleware::features::{rate_limit_429_applies, Features};
+use crate::middleware::idempotency::Idempotency;
 use crate::middleware::rate_limit::{rejection_response, tier_of, RateLimiter, FALLBACK_TIER};
 use crate::middleware::{MiddlewareConfig, RouteKey};
 use crate::v2::registry::{ApiRoutes, Parts};
@@ -66,6 +68,13 @@ pub fn router(state: AppState, config: &MiddlewareConfig) -> Router<AppState> {
     } else {
         routes
     };
+    let routes = routes.route_layer(axum::middleware::from_fn_with_state(
+        Arc::new(Idempotency::new(
+            config.idempotency_store.clone(),
+            config.clock.clone(),
+        )),
+        idempotency::enforce,
+    ));
     routes.route_layer(axum::middleware::from_fn_with_state(
         state,
         auth::require_driver,

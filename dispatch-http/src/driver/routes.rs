@@ -5,10 +5,12 @@ use axum::extract::{Query, State};
 use axum::Json;
 use dispatch_core::error::{IssueCode, ValidationErrors, ValidationIssue};
 use dispatch_core::model::driver::Driver;
+use dispatch_core::model::order_fields::Catalog;
 use dispatch_core::model::route::Route;
 use dispatch_core::ports::store::Store;
 use dispatch_core::service::driver::rules::Reported;
 use dispatch_core::service::driver::{day, eta, progress, track};
+use dispatch_core::service::plan_reads::RouteView;
 use dispatch_core::service::ServiceError;
 use dispatch_core::time::{Date, Timestamp};
 use serde_json::Value;
@@ -22,6 +24,7 @@ use crate::error::ApiError;
 use crate::extract::IdPath;
 use crate::links::Links;
 use crate::rejection::invalid;
+use crate::v2::order_shapes::TimeWindowWire;
 use crate::v2::plan_render::render_route;
 use crate::v2::plan_shapes::{OneRoute, RouteWire};
 use crate::v2::registry::ApiRoutes;
@@ -58,7 +61,30 @@ pub(super) async fn route_wire(
     let (view, catalog) = state
         .blocking(move |s| Ok(day::route(&*s.store, &driver, id)?))
         .await?;
-    Ok(render_route(&view, &catalog, &Links::of(state)))
+    Ok(driver_route(&view, &catalog, &Links::of(state)))
+}
+
+/// A route as the driver reads it: the depot's shape, plus each stop's time windows.
+fn driver_route(view: &RouteView, catalog: &Catalog, links: &Links) -> RouteWire {
+    let mut wire = render_route(view, catalog, links);
+    for (stop, shown) in view.stops.iter().zip(wire.stops.iter_mut().flatten()) {
+        let side = stop.stop.visit.side;
+        let mut windows: Vec<(String, String)> = stop
+            .orders
+            .iter()
+            .flat_map(|o| o.time_windows.iter().filter(|w| w.side == side))
+            .map(|w| (w.from.to_string(), w.to.to_string()))
+            .collect();
+        windows.sort();
+        windows.dedup();
+        shown.time_windows = Some(
+            windows
+                .into_iter()
+                .map(|(from, to)| TimeWindowWire { from, to })
+                .collect(),
+        );
+    }
+    wire
 }
 
 /// `GET /driver/day`'s only parameter.
@@ -109,7 +135,7 @@ async fn read_day(
     let routes: Vec<_> = view
         .routes
         .iter()
-        .map(|r| render_route(r, &view.catalog, &links))
+        .map(|r| driver_route(r, &view.catalog, &links))
         .collect();
     Ok(Json(DriverDay {
         date: view.date.to_string(),

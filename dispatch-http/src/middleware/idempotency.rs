@@ -84,6 +84,16 @@ impl Idempotency {
     pub fn new(store: Arc<dyn IdempotencyStore>, clock: Arc<dyn Clock>) -> Self {
         Idempotency { store, clock }
     }
+
+    /// Where the keys are recorded.
+    pub(crate) fn store(&self) -> &Arc<dyn IdempotencyStore> {
+        &self.store
+    }
+
+    /// The time of claims.
+    pub(crate) fn now(&self) -> dispatch_core::time::Timestamp {
+        self.clock.now()
+    }
 }
 
 fn is_route(route: &RouteKey, templates: &[&str]) -> bool {
@@ -117,23 +127,10 @@ pub async fn enforce(State(state): State<Arc<Idempotency>>, req: Request, next: 
     ) else {
         return next.run(req).await;
     };
-    // Decoding lossily would let two different keys collide.
-    let Ok(key) = std::str::from_utf8(raw_key.as_bytes()).map(str::to_owned) else {
-        return ApiError::new(
-            ErrorName::IdempotencyInvalidKey,
-            "idempotency-key must be UTF-8 text",
-        )
-        .into_response();
+    let key = match parse_key(raw_key) {
+        Ok(key) => key,
+        Err(refused) => return refused.into_response(),
     };
-    let chars = key.chars().count();
-    if chars == 0 || chars > MAX_KEY_CHARS {
-        return ApiError::new(
-            ErrorName::IdempotencyInvalidKey,
-            format!("idempotency-key must be 1 to {MAX_KEY_CHARS} characters"),
-        )
-        .with_detail("length", json!(chars))
-        .into_response();
-    }
     let scope = IdempotencyScope {
         access_key_id: principal.access_key_id,
         endpoint: format!("POST {}", strip_api_prefix(req.uri().path())),
@@ -163,26 +160,56 @@ pub async fn enforce(State(state): State<Arc<Idempotency>>, req: Request, next: 
             req.extensions_mut().insert(crate::extract::ReadJson(read));
             execute(state, scope, token, req, next).await
         }
-        Ok(Claim::InProgress) => ApiError::new(
-            ErrorName::IdempotencyRequestInProgress,
-            "a request with this idempotency-key is still in progress",
-        )
-        .with_detail(
-            "retry_after_seconds",
-            json!(IN_PROGRESS_RETRY_AFTER_SECONDS),
-        )
-        .with_header(
-            RETRY_AFTER,
-            HeaderValue::from(IN_PROGRESS_RETRY_AFTER_SECONDS),
-        )
-        .into_response(),
-        Ok(Claim::BodyMismatch) => ApiError::new(
-            ErrorName::IdempotencyKeyReusedWithDifferentBody,
-            "this idempotency-key was used with a different request body",
-        )
-        .into_response(),
+        Ok(Claim::InProgress) => in_progress(),
+        Ok(Claim::BodyMismatch) => body_mismatch(),
         Ok(Claim::Completed(stored)) => replay(stored, is_route(&route, EMPTY_BODY_REPLAYS)),
     }
+}
+
+/// The key of an `idempotency-key` header, or the refusal of a malformed one.
+pub(crate) fn parse_key(raw_key: &HeaderValue) -> Result<String, ApiError> {
+    // Decoding lossily would let two different keys collide.
+    let Ok(key) = std::str::from_utf8(raw_key.as_bytes()).map(str::to_owned) else {
+        return Err(ApiError::new(
+            ErrorName::IdempotencyInvalidKey,
+            "idempotency-key must be UTF-8 text",
+        ));
+    };
+    let chars = key.chars().count();
+    if chars == 0 || chars > MAX_KEY_CHARS {
+        return Err(ApiError::new(
+            ErrorName::IdempotencyInvalidKey,
+            format!("idempotency-key must be 1 to {MAX_KEY_CHARS} characters"),
+        )
+        .with_detail("length", json!(chars)));
+    }
+    Ok(key)
+}
+
+/// 409 while the request that claimed the key still runs.
+pub(crate) fn in_progress() -> Response {
+    ApiError::new(
+        ErrorName::IdempotencyRequestInProgress,
+        "a request with this idempotency-key is still in progress",
+    )
+    .with_detail(
+        "retry_after_seconds",
+        json!(IN_PROGRESS_RETRY_AFTER_SECONDS),
+    )
+    .with_header(
+        RETRY_AFTER,
+        HeaderValue::from(IN_PROGRESS_RETRY_AFTER_SECONDS),
+    )
+    .into_response()
+}
+
+/// 422: the key was used with another body.
+pub(crate) fn body_mismatch() -> Response {
+    ApiError::new(
+        ErrorName::IdempotencyKeyReusedWithDifferentBody,
+        "this idempotency-key was used with a different request body",
+    )
+    .into_response()
 }
 
 /// Runs the claimed request to the end in its own task and records or releases the key.
@@ -275,14 +302,14 @@ fn committed_response_hold() -> Option<std::time::Duration> {
     })
 }
 
-async fn release(state: &Idempotency, scope: IdempotencyScope, token: ClaimToken) {
+pub(crate) async fn release(state: &Idempotency, scope: IdempotencyScope, token: ClaimToken) {
     let store = state.store.clone();
     if let Err(e) = blocking(move || store.release(&scope, &token)).await {
         tracing::error!(error = %e, "releasing an idempotency key failed");
     }
 }
 
-fn replay(stored: StoredResponse, empty_body: bool) -> Response {
+pub(crate) fn replay(stored: StoredResponse, empty_body: bool) -> Response {
     let status = StatusCode::from_u16(stored.status).unwrap_or(StatusCode::OK);
     let mut response = if empty_body {
         Response::new(Body::empty())
@@ -303,7 +330,7 @@ fn replay(stored: StoredResponse, empty_body: bool) -> Response {
     response
 }
 
-async fn blocking<T: Send + 'static>(
+pub(crate) async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> Result<T, IdempotencyStoreError> + Send + 'static,
 ) -> Result<T, IdempotencyStoreError> {
     tokio::task::spawn_blocking(f)

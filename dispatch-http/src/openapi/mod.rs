@@ -98,12 +98,18 @@ pub fn groups() -> Vec<(Mount, Parts)> {
     ]
 }
 
-/// The pages the router serves beside the documented routes: `/docs` and the console with
+/// The pages the router serves beside the documented routes: `/docs`, the console and the
+/// driver's app with
 /// their embedded assets (HTML, scripts, styles, images; not API operations, so not in the
 /// document). Each module builds its router from the same list.
 pub fn pages() -> Vec<String> {
     let mut pages = docs::paths();
     pages.extend(crate::console::page_paths().iter().map(|p| (*p).to_owned()));
+    pages.extend(
+        crate::driver_app::page_paths()
+            .iter()
+            .map(|p| (*p).to_owned()),
+    );
     pages
 }
 

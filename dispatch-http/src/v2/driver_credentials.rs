@@ -15,6 +15,7 @@ use serde_json::Value;
 use super::registry::ApiRoutes;
 use super::wire::{object, ts_text, type_name};
 use crate::driver::auth::new_credential;
+use crate::driver_app::handover::{self, app_link};
 use crate::error::ApiError;
 use crate::extract::{Caller, IdPath, OptionalJsonBody};
 use crate::rejection::invalid;
@@ -42,6 +43,13 @@ pub struct CredentialWire {
     /// The secret, `drv_...`: shown once, on creation.
     #[serde(skip_serializing_if = "Option::is_none")]
     credential: Option<String>,
+    /// On creation: the driver's app with the secret in the link's fragment
+    /// (`{public address}/driver-app/#credential=drv_...`), to hand to the driver.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    app_link: Option<String>,
+    /// On creation: `app_link` as a QR code, an SVG image to show for the phone to scan.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    app_link_qr_svg: Option<String>,
 }
 
 /// `{ driver_credential }`.
@@ -64,6 +72,8 @@ fn render(c: &DriverCredential) -> CredentialWire {
         created: ts_text(c.created),
         revoked: c.revoked.map(ts_text),
         credential: None,
+        app_link: None,
+        app_link_qr_svg: None,
     }
 }
 
@@ -100,7 +110,7 @@ fn read_name(body: Option<Value>) -> Result<Option<String>, ApiError> {
     }
 }
 
-#[utoipa::path(post, path = "/vehicles/{id}/driver-credentials", tag = "driver credentials", summary = "Create a driver credential for a vehicle (the secret is shown once).", params(("id" = i64, Path, description = "The vehicle id.")), request_body(content = super::request_shapes::CredentialBody, description = "Optional `{ name }`."), responses((status = 201, description = "`{ driver_credential }` with `credential`, the secret.", body = OneCredential), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
+#[utoipa::path(post, path = "/vehicles/{id}/driver-credentials", tag = "driver credentials", summary = "Create a driver credential for a vehicle (the secret, and the driver's app link carrying it, are shown once).", params(("id" = i64, Path, description = "The vehicle id.")), request_body(content = super::request_shapes::CredentialBody, description = "Optional `{ name }`."), responses((status = 201, description = "`{ driver_credential }` with `credential`, the secret.", body = OneCredential), (status = 400, description = "INVALID_INPUT (`details.validationErrors`).", body = crate::error::Envelope), (status = 404, description = "RESOURCE_NOT_FOUND.", body = crate::error::Envelope)))]
 async fn create(
     State(state): State<AppState>,
     Caller(p): Caller,
@@ -122,6 +132,9 @@ async fn create(
         })
         .await?;
     let mut driver_credential = render(&created);
+    let link = app_link(&state.public_url, &clear);
+    driver_credential.app_link_qr_svg = Some(handover::svg(&link));
+    driver_credential.app_link = Some(link);
     driver_credential.credential = Some(clear);
     Ok((
         StatusCode::CREATED,

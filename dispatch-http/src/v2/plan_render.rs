@@ -172,6 +172,7 @@ pub fn render_stop(
         tracking_link: proof.tracking_link,
         photos: proof.photos,
         driver_questionnaire_submissions: proof.submissions,
+        time_windows: None,
         orders: orders.then(|| {
             view.orders
                 .iter()

@@ -239,6 +239,10 @@ pub struct StopWire {
     /// The served orders (route and plan reads).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub orders: Option<Vec<StopOrder>>,
+    /// The time windows of the stop's end of its orders (`HH:mm`, depot time); on the driver's
+    /// reads only, where the driver has no order read to find them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_windows: Option<Vec<crate::v2::order_shapes::TimeWindowWire>>,
 }
 
 /// The vehicle of a route (`vehicle_id` as a string, as the spec shows it).

@@ -60,7 +60,12 @@ async fn every_route_the_router_serves_is_documented_and_nothing_else() {
             !documented.contains(page),
             "{page} is a page and documented"
         );
-        let uri = page.replace("{*path}", "console.css");
+        let file = if page.starts_with("/driver-app") {
+            "app.css"
+        } else {
+            "console.css"
+        };
+        let uri = page.replace("{*path}", file);
         let request = Request::builder()
             .uri(uri.as_str())
             .body(Body::empty())
@@ -149,13 +154,15 @@ async fn paths_outside_v2_carry_the_server_they_are_served_at() {
 }
 
 /// Where the source adds a route to a router other than through `ApiRoutes` (which documents
-/// what it registers), and how often: the document route, the pages of `/docs` and the console
+/// what it registers), and how often: the document route, the pages of `/docs`, the console and
+/// the driver's app
 /// (each built from the list [`dispatch_http::openapi::pages`] gives), the `/v2` nest, the
 /// aliases `ApiRoutes` registers beside their documented path, and `POST /vroom` (VROOM's
 /// interface, not the v2 API's: off by default, documented in docs/vroom.md). Anything else would be served
 /// without being in the document, so this list must change with it, on purpose.
 const RAW_ROUTES: &[(&str, usize)] = &[
     ("console/mod.rs", 3),
+    ("driver_app/mod.rs", 3),
     ("lib.rs", 1),
     ("openapi/docs.rs", 4),
     ("openapi/mod.rs", 1),

@@ -125,7 +125,7 @@ impl From<StoreError> for KeyCommandError {
     }
 }
 
-fn open(db: &Database) -> Result<Arc<dyn Store>, String> {
+pub(super) fn open(db: &Database) -> Result<Arc<dyn Store>, String> {
     if !db.exists() {
         return Err(format!(
             "no database at {db} (give --db, or start `dispatch serve` once to create it)"
@@ -134,7 +134,10 @@ fn open(db: &Database) -> Result<Arc<dyn Store>, String> {
     db.open()
 }
 
-fn depot_scope(tx: &mut dyn StoreTx, depot_id: i64) -> Result<Option<DepotScope>, StoreError> {
+pub(super) fn depot_scope(
+    tx: &mut dyn StoreTx,
+    depot_id: i64,
+) -> Result<Option<DepotScope>, StoreError> {
     for organisation in tx.list_organisations()? {
         if let Some(depot) = tx
             .list_depots(organisation.id)?

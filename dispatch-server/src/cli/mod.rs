@@ -6,6 +6,7 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 pub mod background;
 pub mod console;
 pub mod database;
+pub mod driver_app;
 pub mod export_problem;
 pub mod keys;
 pub mod seed;
@@ -53,6 +54,8 @@ pub enum Command {
     Webhooks(webhooks::WebhooksArgs),
     /// List, create and revoke access keys (on the database directly).
     Keys(keys::KeysArgs),
+    /// Make a driver credential for a van and print the driver's app link with its QR code.
+    DriverApp(driver_app::DriverAppArgs),
 }
 
 /// Prefix of the environment variables flags can come from.

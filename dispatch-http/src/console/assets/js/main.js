@@ -10,7 +10,7 @@ import { Api, ApiError } from "./api.js";
 import { dayCounts, loadDay } from "./day.js";
 import { count, today } from "./format.js";
 import { DayMap, colourOf } from "./map.js";
-import { renderPanel, showStop } from "./panel.js";
+import { renderPanel, showHandOver, showStop } from "./panel.js";
 
 const KEY_ITEM = "dispatch.console.access-key";
 
@@ -103,6 +103,7 @@ const ACTIONS = {
 };
 
 async function act(api, action, id, name) {
+  if (action === "driver-app") return handOver(api, id, name);
   const what = ACTIONS[action];
   if (what.confirm && !window.confirm(what.confirm(name))) return;
   for (const b of document.querySelectorAll("button[data-action]")) b.disabled = true;
@@ -117,6 +118,18 @@ async function act(api, action, id, name) {
   }
   await showDay(shown.date);
   if (document.body.dataset.state === "ready") say(what.done(name));
+}
+
+/** Makes a driver credential for the van and shows its app link as a QR code. */
+async function handOver(api, vehicleId, name) {
+  say(`${name}: making a driver credential…`);
+  try {
+    const { body } = await api.post(`v2/vehicles/${vehicleId}/driver-credentials`);
+    showHandOver(details, name, body.driver_credential);
+    say(`${name}: a new driver credential; scan its code with the driver's phone.`);
+  } catch (error) {
+    fail(error);
+  }
 }
 
 /** Reloads the day after a failed action, leaving the action's error on screen. */

@@ -68,6 +68,9 @@ function routeItem(route, colour, act) {
     el("div", { class: "route-actions" },
       button(act, "Dispatch", "dispatch-route", route.id, route.name, !route.dispatched, true),
       button(act, "Reverse", "reverse-route", route.id, route.name, route.stops.length >= 2),
+      route.vehicle
+        ? button(act, `Driver's app for ${route.vehicle.name}`, "driver-app", route.vehicle.vehicle_id, route.vehicle.name, true)
+        : null,
     ),
   );
 }
@@ -81,6 +84,28 @@ function unservedList(unserved) {
       Number.isFinite(u.lat) ? "" : " (no coordinates: not on the map)",
     ))),
   );
+}
+
+/**
+ * Shows a new driver credential's app link and its QR code (`driver_credential` as
+ * `POST /v2/vehicles/{id}/driver-credentials` answers it) in the details box, for the driver's
+ * phone to scan. Shown this once: the service keeps only the credential's digest.
+ */
+export function showHandOver(box, vehicleName, credential) {
+  const svg = new DOMParser().parseFromString(credential.app_link_qr_svg, "image/svg+xml").documentElement;
+  const close = el("button", { type: "button", "data-action": "close-details" }, "Close");
+  close.addEventListener("click", () => { box.hidden = true; });
+  const link = el("input", { type: "text", readonly: true, id: "driver-app-link", value: credential.app_link });
+  box.replaceChildren(
+    el("h3", {}, `Driver's app for ${vehicleName}`),
+    el("p", {}, "Scan this code with the driver's phone camera. It is shown only now; revoke the credential if the phone is lost."),
+    el("div", { class: "qr" }, document.importNode(svg, true)),
+    el("label", { for: "driver-app-link" }, "Or send the driver this link"),
+    link,
+    close,
+  );
+  delete box.dataset.stopId;
+  box.hidden = false;
 }
 
 /** Shows one stop in the details box. */
