@@ -8,6 +8,7 @@ pub mod console;
 pub mod database;
 pub mod driver_app;
 pub mod export_problem;
+pub mod geocoding;
 pub mod keys;
 pub mod seed;
 pub mod serve;

@@ -6,6 +6,7 @@ use std::time::Duration;
 use super::background::{self, positive_seconds, BackgroundArgs};
 use super::console::ConsoleArgs;
 use super::database::{Database, DatabaseParser};
+use super::geocoding::GeocoderArgs;
 use dispatch_adapters::images::Codec;
 use dispatch_http::clock::SystemClock;
 use dispatch_http::observability::MetricsListener;
@@ -76,6 +77,10 @@ pub struct ServeArgs {
     /// The web console's base map.
     #[command(flatten)]
     pub console: ConsoleArgs,
+    /// Geocoding of addresses sent without coordinates: the gazetteer, or also an outside
+    /// geocoder (--geocoder-url).
+    #[command(flatten)]
+    pub geocoder: GeocoderArgs,
 }
 
 /// `--listen`: HOST:PORT, checked here so that `--listen 8080` says what is expected instead of
@@ -177,9 +182,12 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     });
     // The recorder first, so the database connections opened at start are counted too.
     dispatch_http::observability::handle();
-    let service = blocking(move || db.open_service(on_commit)).await?;
+    let mut service = blocking(move || db.open_service(on_commit)).await?;
     let store = service.store.clone();
     let clock = Arc::new(SystemClock);
+    service.geocoder = args
+        .geocoder
+        .geocoder(service.geocoder, store.clone(), clock.clone())?;
     // Everything that can fail is opened before the listening line: scripts take that line to
     // mean the service is ready.
     let travel = args.background.travel.matrix()?;
