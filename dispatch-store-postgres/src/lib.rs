@@ -18,6 +18,7 @@
 
 #![warn(missing_docs)]
 
+mod catalog;
 pub mod idempotency;
 mod migrations;
 mod pool;
@@ -91,6 +92,13 @@ impl PostgresStore {
     pub fn schema_version(&self) -> Result<u32, StoreError> {
         let conn = self.pool.get()?;
         migrations::version(&conn)
+    }
+
+    /// The schema of the database as PostgreSQL's catalog describes it, for
+    /// dispatch-store-sql's `schema::differences` against the SQLite store's.
+    pub fn catalog(&self) -> Result<dispatch_store_sql::schema::Catalog, StoreError> {
+        let conn = self.pool.get()?;
+        catalog::read(&conn)
     }
 
     pub(crate) fn url(&self) -> &str {

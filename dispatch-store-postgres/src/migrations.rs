@@ -1,9 +1,12 @@
 //! Versioned schema migrations, numbered on their own (not SQLite's): migration `n` (1-based)
 //! is recorded in `dispatch_schema_migrations` in the transaction that applies it. Later work
-//! appends files here; applied files never change.
+//! appends files here; applied files never change. Where both stores can apply one file, it
+//! lives in dispatch-store-sql's `migrations`; dispatch-store-sql's `schema` check (run by this
+//! crate's tests) keeps both stores' schemas the same.
 
 use dispatch_core::ports::store::StoreError;
 
+use dispatch_store_sql::migrations;
 use dispatch_store_sql::sql::{params, Connection as _};
 use dispatch_store_sql::{db_err, Sql};
 
@@ -12,10 +15,10 @@ use crate::sql::{Connection, Pg};
 /// The migrations, in order.
 const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0001_init.sql"),
-    include_str!("../migrations/0002_ops.sql"),
+    migrations::ACCESS_KEY_REVOCATIONS,
     include_str!("../migrations/0003_pgshared.sql"),
-    include_str!("../migrations/0004_nodes.sql"),
-    include_str!("../migrations/0005_nodes2.sql"),
+    migrations::NODE_LEASES,
+    migrations::NOTIFICATION_LEASES,
     include_str!("../migrations/0006_active_route_orders.sql"),
     include_str!("../migrations/0007_promises_and_travel.sql"),
     include_str!("../migrations/0008_geocode_cache.sql"),

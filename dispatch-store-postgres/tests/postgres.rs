@@ -13,6 +13,9 @@ use dispatch_store_postgres::idempotency::PostgresIdempotencyStore;
 use dispatch_store_postgres::throwaway::Cluster;
 use dispatch_store_postgres::{PostgresStore, SCHEMA_VERSION};
 
+#[path = "postgres/schema.rs"]
+mod schema;
+
 fn cluster() -> &'static Cluster {
     Cluster::shared().unwrap()
 }

@@ -6,7 +6,9 @@
 //! implements it over rusqlite and `dispatch-store-postgres` over the postgres client; each
 //! store crate keeps only what is really its own: connections and their pool, migrations,
 //! transactions (isolation, locks), and where idempotency claims run. [`idempotency`] holds the
-//! claim statements and [`OutboxObservers`] the commit notifications both stores use.
+//! claim statements and [`OutboxObservers`] the commit notifications both stores use;
+//! [`migrations`] the migration files both apply, and [`schema`] the check that both stores'
+//! migrations describe the same schema.
 //!
 //! The SQL is SQLite's, with `?N` placeholders. Where PostgreSQL needs another spelling
 //! (`RETURNING` aside, which both accept: upserts that SQLite writes `INSERT OR ...`, boolean
@@ -16,8 +18,10 @@
 #![warn(missing_docs)]
 
 pub mod idempotency;
+pub mod migrations;
 mod observers;
 pub mod repo;
+pub mod schema;
 pub mod sql;
 
 pub use observers::OutboxObservers;

@@ -12,6 +12,7 @@
 #![warn(missing_docs)]
 
 pub mod backup;
+mod catalog;
 mod connection;
 mod gazetteer;
 pub mod idempotency;
@@ -92,6 +93,12 @@ impl SqliteStore {
             c.query_row("PRAGMA user_version", [], |r| r.get(0))
                 .map_err(sql::db_err)
         })
+    }
+
+    /// The schema of the database as SQLite's catalog describes it, for dispatch-store-sql's
+    /// `schema::differences` against the PostgreSQL store's.
+    pub fn catalog(&self) -> Result<dispatch_store_sql::schema::Catalog, StoreError> {
+        self.with_connection(|c| catalog::read(c))
     }
 
     fn with_connection<R>(

@@ -1,7 +1,9 @@
 //! Versioned schema migrations: migration `n` (1-based) brings `user_version` from `n - 1` to
-//! `n`, in one transaction. Later work appends files here; applied files never change.
+//! `n`, in one transaction. Later work appends files here; applied files never change. Where
+//! both stores can apply one file, it lives in dispatch-store-sql's `migrations`.
 
 use dispatch_core::ports::store::StoreError;
+use dispatch_store_sql::migrations;
 use rusqlite::Connection;
 
 use crate::sql::db_err;
@@ -18,9 +20,9 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0008_hardening_attachment_names.sql"),
     include_str!("../migrations/0009_pod.sql"),
     include_str!("../migrations/0010_events2.sql"),
-    include_str!("../migrations/0011_ops.sql"),
-    include_str!("../migrations/0012_nodes.sql"),
-    include_str!("../migrations/0013_nodes2.sql"),
+    migrations::ACCESS_KEY_REVOCATIONS,
+    migrations::NODE_LEASES,
+    migrations::NOTIFICATION_LEASES,
     include_str!("../migrations/0014_vehicle_ids.sql"),
     include_str!("../migrations/0015_line_item_and_key_ids.sql"),
     include_str!("../migrations/0016_active_route_orders.sql"),

@@ -77,6 +77,27 @@ pub struct ServeArgs {
     /// The web console's base map.
     #[command(flatten)]
     pub console: ConsoleArgs,
+    /// Street address of the default depot made on a new database (geocoded for its position
+    /// when --depot-lat and --depot-lng are not given). A depot that has a position keeps it.
+    #[arg(long, value_name = "ADDRESS")]
+    pub depot_address: Option<String>,
+    /// Latitude of the default depot made on a new database (with --depot-lng): where vehicles
+    /// with `depot` starts and ends leave and return. Later: PUT /v2/depots/{id}.
+    #[arg(
+        long,
+        value_name = "DEGREES",
+        allow_negative_numbers = true,
+        requires = "depot_lng"
+    )]
+    pub depot_lat: Option<f64>,
+    /// Longitude of the default depot made on a new database (with --depot-lat).
+    #[arg(
+        long,
+        value_name = "DEGREES",
+        allow_negative_numbers = true,
+        requires = "depot_lat"
+    )]
+    pub depot_lng: Option<f64>,
     /// Geocoding of addresses sent without coordinates: the gazetteer, or also an outside
     /// geocoder (--geocoder-url).
     #[command(flatten)]
@@ -259,6 +280,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
             db = args.db
         );
     }
+    place_default_depot(&args, &state).await?;
     let options = dispatch_http::AppOptions {
         metrics_elsewhere: metrics_listener.is_some(),
         console: args.console.config(),
@@ -343,4 +365,42 @@ pub(crate) fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>,
         let _ = tokio::signal::ctrl_c().await;
         tracing::info!("shutting down: finishing requests in flight");
     })
+}
+
+/// `--depot-address/--depot-lat/--depot-lng`: the default depot's position, while it has none
+/// (set by the first start; `PUT /v2/depots/{id}` changes it later). An address that cannot be
+/// geocoded, or coordinates out of range, stop the start with the reason.
+async fn place_default_depot(args: &ServeArgs, state: &AppState) -> Result<(), String> {
+    let placement = dispatch_core::service::depots::Placement {
+        address: args.depot_address.clone(),
+        lat: args.depot_lat,
+        lng: args.depot_lng,
+    };
+    if placement.is_empty() {
+        return Ok(());
+    }
+    let (store, geocoder, now) = (
+        state.store.clone(),
+        state.geocoder.clone(),
+        state.clock.now(),
+    );
+    blocking(move || {
+        let Some(scope) = setup::default_depot(&*store).map_err(|e| e.to_string())? else {
+            return Ok(());
+        };
+        match dispatch_core::service::depots::place_unplaced(
+            &*store, &*geocoder, scope, &placement, now,
+        ) {
+            Ok(true) => {
+                tracing::info!(
+                    depot_id = scope.depot_id,
+                    "the default depot got its position"
+                );
+                Ok(())
+            }
+            Ok(false) => Ok(()),
+            Err(e) => Err(format!("--depot-address/--depot-lat/--depot-lng: {e}")),
+        }
+    })
+    .await
 }

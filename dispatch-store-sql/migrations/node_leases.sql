@@ -1,4 +1,4 @@
--- Several nodes on one database (issue 14), as SQLite's 0012_nodes: which node runs each
+-- Several nodes on one database: SQLite's migration 12, PostgreSQL's 4. Which node runs each
 -- optimisation job, the best solution a job was handed back with at a graceful stop, and named
 -- leases (one depot's webhook deliveries go out from one node at a time).
 CREATE TABLE optimisation_leases (

@@ -1,4 +1,4 @@
--- Notification sends under leases (issue 14), as SQLite's 0013_nodes2: the node sending a
+-- Notification sends under leases: SQLite's migration 13, PostgreSQL's 5. The node sending a
 -- task, how many times a node started sending it, and until when its lease lasts. A task
 -- whose node died mid-send is sent again by another node once the lease runs out.
 ALTER TABLE notification_tasks ADD COLUMN holder TEXT;
