@@ -34,11 +34,16 @@ fn start(db: &std::path::Path, fake: &FakeGeocoder) -> Server {
     )
 }
 
-/// The order numbered `number`: its delivery lat and lng.
+/// The order numbered `number`: its delivery lat and lng, as its full read shows them.
 fn position(server: &Server, key: &str, number: &str) -> (Value, Value) {
-    let reply = server.get(&format!("/v2/orders?order_number={number}"), key);
-    assert_eq!(reply.status, 200, "{}", reply.text());
-    let order = &reply.json()["orders"][0];
+    let listed = server.get(&format!("/v2/orders?order_number={number}"), key);
+    assert_eq!(listed.status, 200, "{}", listed.text());
+    let id = listed.json()["orders"][0]["id"].clone();
+    let id = id.as_str().map_or_else(|| id.to_string(), str::to_owned);
+    let read = server.get(&format!("/v2/orders/{id}"), key);
+    assert_eq!(read.status, 200, "{}", read.text());
+    let body = read.json();
+    let order = body.get("order").unwrap_or(&body);
     (order["delivery_lat"].clone(), order["delivery_lng"].clone())
 }
 
