@@ -13,6 +13,7 @@ pub mod geocoding;
 pub mod keys;
 pub mod seed;
 pub mod serve;
+pub mod simulation;
 pub mod solve;
 mod solve_control;
 pub mod stdout;

@@ -8,7 +8,7 @@ use super::console::ConsoleArgs;
 use super::database::{Database, DatabaseParser};
 use super::geocoding::GeocoderArgs;
 use dispatch_adapters::images::Codec;
-use dispatch_http::clock::SystemClock;
+use dispatch_core::ports::clock::Clock;
 use dispatch_http::observability::MetricsListener;
 use dispatch_http::public_url::PublicUrl;
 use dispatch_http::routing::Routing;
@@ -77,6 +77,9 @@ pub struct ServeArgs {
     /// The web console's base map.
     #[command(flatten)]
     pub console: ConsoleArgs,
+    /// A simulated clock (for simulations only).
+    #[command(flatten)]
+    pub simulation: super::simulation::SimulationArgs,
     /// Street address of the default depot made on a new database (geocoded for its position
     /// when --depot-lat and --depot-lng are not given). A depot that has a position keeps it.
     #[arg(long, value_name = "ADDRESS")]
@@ -181,14 +184,15 @@ fn colour_on_stderr() -> bool {
 
 pub fn run(args: ServeArgs) -> Result<(), String> {
     init_tracing(args.log_format);
+    let clock = args.simulation.clock()?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
-    runtime.block_on(serve(args))
+    runtime.block_on(serve(args, clock))
 }
 
-async fn serve(args: ServeArgs) -> Result<(), String> {
+async fn serve(args: ServeArgs, clock: Arc<dyn Clock>) -> Result<(), String> {
     // Set up before anything can commit: every commit of this process that appends events
     // wakes the webhook worker.
     let outbox_commits = Arc::new(tokio::sync::Notify::new());
@@ -205,7 +209,6 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     dispatch_http::observability::handle();
     let mut service = blocking(move || db.open_service(on_commit)).await?;
     let store = service.store.clone();
-    let clock = Arc::new(SystemClock);
     service.geocoder = args
         .geocoder
         .geocoder(service.geocoder, store.clone(), clock.clone())?;

@@ -24,6 +24,19 @@ use tokio::task::JoinHandle;
 /// How long stopping waits for the workers to record what they finished.
 const STOP_GRACE: Duration = Duration::from_secs(5);
 
+/// The shortest wait of a worker that waits for a time of the clock: on a fast simulated clock
+/// a poll or a retry scaled down by the clock's speed still leaves the machine time to work.
+const SHORTEST_CLOCK_WAIT: Duration = Duration::from_millis(20);
+
+/// The wall time a worker sleeps to wait `span` of `clock`'s time (the same on the wall clock;
+/// shorter, but at least [`SHORTEST_CLOCK_WAIT`], on a simulated clock running faster).
+pub fn clock_wait(clock: &dyn Clock, span: Duration) -> Duration {
+    if clock.speed() == 1.0 {
+        return span;
+    }
+    clock.wall_time_of(span).max(SHORTEST_CLOCK_WAIT.min(span))
+}
+
 /// The running background workers.
 pub struct Workers {
     tasks: Vec<(&'static str, JoinHandle<()>)>,

@@ -63,7 +63,7 @@ pub async fn run(
             }
         };
         tokio::select! {
-            () = tokio::time::sleep(pause) => {}
+            () = tokio::time::sleep(crate::runtime::clock_wait(&*clock, pause)) => {}
             _ = stopping.wait_for(|s| *s) => return,
         }
     }
