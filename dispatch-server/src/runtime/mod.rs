@@ -1,5 +1,5 @@
 //! Background work of the service, off the request path: the optimisation workers, webhook
-//! delivery, notification sending and image compression. Each is a small loop over a core use
+//! delivery, notification sending, image compression and the purge of old driver positions. Each is a small loop over a core use
 //! case, started by `dispatch serve` beside the HTTP server (unless `--workers off`) or by
 //! `dispatch worker` alone, and stopped with it. Several processes on one database share the
 //! work through leases (`dispatch_core::service::leases`); [`node::node_id`] names each.
@@ -8,6 +8,8 @@ pub mod images;
 pub mod node;
 pub mod notifications;
 pub mod optimiser;
+pub mod positions;
+mod purge;
 pub mod webhooks;
 
 pub use optimiser::{Optimiser, OptimiserConfig};
@@ -46,6 +48,7 @@ pub struct Workers {
 /// `clock` (notifications are sent as `sending` says, on its node); they stop when `stopping` turns true. `outbox_commits` is notified after this
 /// process commits outbox events. `images_pending`: images were left waiting for compression
 /// (see [`images::pending_at_start`]); `uploads` is notified when this process stores images.
+/// Driver positions are kept for `positions` (`None`: forever).
 #[allow(clippy::too_many_arguments)]
 pub fn start(
     store: &Arc<dyn Store>,
@@ -56,6 +59,7 @@ pub fn start(
     outbox_commits: Arc<Notify>,
     images_pending: bool,
     uploads: JobSignal,
+    positions: Option<Duration>,
     stopping: watch::Receiver<bool>,
 ) -> Result<Workers, String> {
     let webhooks = webhooks::spawn(
@@ -73,13 +77,15 @@ pub fn start(
         clock.clone(),
         images_pending,
         uploads,
-        stopping,
+        stopping.clone(),
     );
+    let positions = positions::spawn(store.clone(), clock.clone(), positions, stopping);
     Ok(Workers {
         tasks: vec![
             ("webhook delivery", webhooks),
             ("notification sending", notifications),
             ("image compression", images),
+            ("position retention", positions),
         ],
     })
 }
