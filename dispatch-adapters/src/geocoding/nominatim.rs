@@ -114,7 +114,8 @@ impl Nominatim {
             } else {
                 Outcome::Failed
             };
-            (outcome, e.to_string())
+            // reqwest names the URL, with the address asked and any credentials in it.
+            (outcome, e.without_url().to_string())
         })?;
         let status = response.status();
         if status == reqwest::StatusCode::TOO_MANY_REQUESTS {
@@ -145,7 +146,7 @@ impl Nominatim {
             } else {
                 Outcome::Failed
             };
-            (outcome, format!("unreadable answer: {e}"))
+            (outcome, format!("unreadable answer: {}", e.without_url()))
         })?;
         let hits: Vec<Value> = serde_json::from_slice(&body)
             .map_err(|e| (Outcome::Failed, format!("not a result list: {e}")))?;

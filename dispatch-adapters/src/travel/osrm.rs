@@ -111,7 +111,11 @@ impl OsrmMatrix {
             list(destinations)
         );
         let client = self.client.get().map_err(|e| self.unavailable(e))?;
-        let response = client.get(&url).send().map_err(|e| self.unavailable(e))?;
+        // reqwest names the URL, credentials included: the server is named redacted instead.
+        let response = client
+            .get(&url)
+            .send()
+            .map_err(|e| self.unavailable(e.without_url()))?;
         // OSRM's refusals (4xx) carry its `code` and `message` in JSON: read whatever the status.
         let status = response.status();
         let mut text = Vec::new();
