@@ -3,7 +3,7 @@
 //! and key of `serve`.
 //!
 //! Seeding is a use case like any other: the file's rules are checked with the core's own
-//! rules ([`checks`]) before anything is written, and the store is reached only through the
+//! rules before anything is written, and the store is reached only through the
 //! store port; the access keys' clear text comes from the [`KeyDerivation`] port.
 
 mod checks;

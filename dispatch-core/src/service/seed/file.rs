@@ -87,13 +87,13 @@ pub struct SeedDepot {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SeedSettings {
-    /// See [`DepotSettings::allow_orders_without_customer`].
+    /// See [`DepotSettings::allow_orders_without_customer`](crate::model::organisation::DepotSettings::allow_orders_without_customer).
     pub allow_orders_without_customer: Option<bool>,
-    /// See [`DepotSettings::starting_status`].
+    /// See [`DepotSettings::starting_status`](crate::model::organisation::DepotSettings::starting_status).
     pub starting_status: Option<String>,
-    /// See [`DepotSettings::partial_orders`].
+    /// See [`DepotSettings::partial_orders`](crate::model::organisation::DepotSettings::partial_orders).
     pub partial_orders: Option<bool>,
-    /// See [`DepotSettings::timezone`].
+    /// See [`DepotSettings::timezone`](crate::model::organisation::DepotSettings::timezone).
     pub timezone: Option<String>,
     /// Webhook receiver.
     pub webhook: Option<SeedWebhook>,
