@@ -8,7 +8,7 @@
 //!
 //! The two kinds never stand in for each other: a depot access key on a driver endpoint is
 //! 403 PERMISSION, a driver credential on a depot (`/v2`) endpoint is 403 PERMISSION
-//! ([`crate::auth::require_access_key`] asks [`is_driver_credential`]); anything unknown, and
+//! ([`super::require_access_key`] asks [`is_driver_credential`]); anything unknown, and
 //! a revoked credential, is 401 UNAUTHORIZED.
 
 use axum::extract::{FromRequestParts, Request, State};
@@ -20,10 +20,9 @@ use dispatch_core::model::organisation::{key_lookup, DepotScope};
 use dispatch_core::ports::store::{Store, StoreError};
 use subtle::ConstantTimeEq;
 
-use crate::auth::ACCESS_KEY_HEADER;
+use super::{LoggedDepot, ACCESS_KEY_HEADER};
 use crate::error::{ApiError, ErrorName};
 use crate::keys::digest;
-use crate::middleware::request_log::LoggedDepot;
 use crate::AppState;
 
 /// What every driver credential starts with.

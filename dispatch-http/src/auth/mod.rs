@@ -1,6 +1,9 @@
-//! Who is calling: the access key resolved to its depot and organisation. The auth layer puts a
-//! [`Principal`] into the request extensions; everything after it (rate limits, idempotency,
-//! handlers) reads it from there.
+//! Who is calling. A depot endpoint takes an access key: the auth layer resolves it to its
+//! depot and organisation and puts a [`Principal`] into the request extensions; everything
+//! after it (rate limits, idempotency, handlers) reads it from there. A driver endpoint takes a
+//! driver credential ([`driver`]). The request log names the caller's depot from either.
+
+pub mod driver;
 
 use axum::extract::{Request, State};
 use axum::http::Method;
@@ -32,6 +35,12 @@ pub struct Principal {
     /// What the key may do.
     pub permission: Permission,
 }
+
+/// The depot a request was served for, when it was not authenticated by an access key (a
+/// driver credential, a tracking link): put into the response extensions by whoever knows it,
+/// read by the log line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoggedDepot(pub i64);
 
 /// The header carrying the access key.
 pub const ACCESS_KEY_HEADER: &str = "x-access-key";
@@ -99,7 +108,7 @@ pub async fn require_access_key(
 async fn unknown_key(state: &AppState, presented: String) -> Response {
     let driver = state
         .blocking(move |s| {
-            crate::driver::auth::is_driver_credential(&*s.store, &presented).map_err(ApiError::from)
+            driver::is_driver_credential(&*s.store, &presented).map_err(ApiError::from)
         })
         .await;
     match driver {
