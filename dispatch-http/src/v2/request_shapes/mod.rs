@@ -16,6 +16,8 @@ mod orders;
 mod other;
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::sync::{Mutex, PoisonError};
 
 use dispatch_core::error::{IssueCode, PathSegment, ValidationErrors, ValidationIssue};
 use serde_json::{Map, Value};
@@ -74,25 +76,55 @@ pub const CLOSED: &[&str] = &[
     "AnswerBody",
 ];
 
-/// The documented property names of the request body schema `T`, as the served document has
-/// them (with those of every `allOf` part).
-pub fn documented_properties<T: ToSchema>() -> Vec<&'static str> {
-    let schemas = &crate::openapi::document()["components"]["schemas"];
-    let mut out = Vec::new();
-    let mut pending = vec![&schemas[T::name().as_ref()]];
-    while let Some(schema) = pending.pop() {
-        if let Some(name) = schema["$ref"].as_str() {
-            pending.push(&schemas[name.trim_start_matches("#/components/schemas/")]);
-        }
-        if let Some(parts) = schema["allOf"].as_array() {
-            pending.extend(parts);
-        }
-        if let Some(properties) = schema["properties"].as_object() {
-            out.extend(properties.keys().map(String::as_str));
-        }
+/// The documented property names of the request body schema `T` (with those of every `allOf`
+/// part), read from the type's own schema: the served document is built from the same
+/// schemas, so the two cannot disagree, and reading them needs no document.
+pub fn documented_properties<T: ToSchema>() -> &'static [&'static str] {
+    // One entry per body type, made on its first request and kept for the process's life.
+    static KNOWN: Mutex<BTreeMap<String, &'static [&'static str]>> = Mutex::new(BTreeMap::new());
+    let name = T::name();
+    let mut known = KNOWN.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(properties) = known.get(name.as_ref()) {
+        return properties;
     }
-    assert!(!out.is_empty(), "{} documents no property", T::name());
-    out
+    let mut named = Vec::new();
+    T::schemas(&mut named);
+    let named: BTreeMap<String, RefOr<Schema>> = named.into_iter().collect();
+    let mut out = Vec::new();
+    properties_of(&T::schema(), &named, &mut out);
+    assert!(!out.is_empty(), "{name} documents no property");
+    let properties: &'static [&'static str] = Vec::leak(
+        out.into_iter()
+            .map(|p| &*String::leak(p))
+            .collect::<Vec<&'static str>>(),
+    );
+    known.insert(name.into_owned(), properties);
+    properties
+}
+
+/// Adds the property names of `schema`, following references to `named` and `allOf` parts.
+fn properties_of(
+    schema: &RefOr<Schema>,
+    named: &BTreeMap<String, RefOr<Schema>>,
+    out: &mut Vec<String>,
+) {
+    match schema {
+        RefOr::Ref(reference) => {
+            let name = reference
+                .ref_location
+                .trim_start_matches("#/components/schemas/");
+            if let Some(schema) = named.get(name) {
+                properties_of(schema, named, out);
+            }
+        }
+        RefOr::T(Schema::AllOf(all)) => {
+            for part in &all.items {
+                properties_of(part, named, out);
+            }
+        }
+        RefOr::T(Schema::Object(object)) => out.extend(object.properties.keys().cloned()),
+        RefOr::T(_) => {}
+    }
 }
 
 /// Reports, at its path under `prefix`, every property of `obj` the schema `T` does not
