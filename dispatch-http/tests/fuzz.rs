@@ -54,7 +54,7 @@ const PER_REQUEST_PEAK: usize = 8 << 20;
 /// Field names the readers look for, so generated objects reach past "unknown property": every
 /// customer property, and those of orders, vehicles and the other bodies that customers lack.
 fn keys() -> Vec<&'static str> {
-    let mut keys = dispatch_http::v2::customers::properties().to_vec();
+    let mut keys = dispatch_http::v2::customers::properties();
     keys.extend([
         "order_number",
         "type",

@@ -44,7 +44,7 @@ pub fn routes() -> ApiRoutes {
 
 /// The properties of a customer object, as documented (the fuzz test draws its keys from
 /// here too).
-pub fn properties() -> &'static [&'static str] {
+pub fn properties() -> Vec<&'static str> {
     documented_properties::<CustomerFieldsBody>()
 }
 

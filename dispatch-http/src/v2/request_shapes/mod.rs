@@ -12,6 +12,7 @@
 //! send back unchanged: accepted and ignored.
 #![allow(dead_code)]
 
+mod closed;
 mod orders;
 mod other;
 
@@ -25,6 +26,7 @@ use utoipa::openapi::schema::{AllOfBuilder, Object, Schema};
 use utoipa::openapi::{Ref, RefOr};
 use utoipa::ToSchema;
 
+pub(crate) use closed::{close_bodies, close_objects};
 pub use orders::*;
 pub use other::*;
 
@@ -92,55 +94,53 @@ pub const CLOSED: &[&str] = &[
     "AnswerBody",
 ];
 
-/// The documented property names of the request body schema `T` (with those of every `allOf`
-/// part), read from the type's own schema: the served document is built from the same
-/// schemas, so the two cannot disagree, and reading them needs no document.
-pub fn documented_properties<T: ToSchema>() -> &'static [&'static str] {
-    // One entry per body type, made on its first request and kept for the process's life.
-    static KNOWN: Mutex<BTreeMap<String, &'static [&'static str]>> = Mutex::new(BTreeMap::new());
+/// The schemas of the request body `T` as the served document has them: `T`'s own and every
+/// schema it names, closed by the document's rules ([`close_objects`], [`close_bodies`]).
+/// Read from the body types themselves (the document is built from the same schemas), made
+/// once per body type and kept for the process's life.
+fn body_schemas<T: ToSchema>() -> &'static Value {
+    static KNOWN: Mutex<BTreeMap<String, &'static Value>> = Mutex::new(BTreeMap::new());
     let name = T::name();
     let mut known = KNOWN.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some(properties) = known.get(name.as_ref()) {
-        return properties;
+    if let Some(schemas) = known.get(name.as_ref()) {
+        return schemas;
     }
-    let mut named = Vec::new();
+    let mut named = vec![(name.to_string(), T::schema())];
     T::schemas(&mut named);
-    let named: BTreeMap<String, RefOr<Schema>> = named.into_iter().collect();
-    let mut out = Vec::new();
-    properties_of(&T::schema(), &named, &mut out);
-    assert!(!out.is_empty(), "{name} documents no property");
-    let properties: &'static [&'static str] = Vec::leak(
-        out.into_iter()
-            .map(|p| &*String::leak(p))
-            .collect::<Vec<&'static str>>(),
-    );
-    known.insert(name.into_owned(), properties);
-    properties
+    let mut schemas: Map<String, Value> = named
+        .into_iter()
+        .map(|(name, schema)| {
+            let schema = serde_json::to_value(schema).expect("a schema serialises");
+            (name, schema)
+        })
+        .collect();
+    close_bodies(&mut schemas);
+    let mut schemas = Value::Object(schemas);
+    close_objects(&mut schemas);
+    let schemas: &'static Value = Box::leak(Box::new(schemas));
+    known.insert(name.into_owned(), schemas);
+    schemas
 }
 
-/// Adds the property names of `schema`, following references to `named` and `allOf` parts.
-fn properties_of(
-    schema: &RefOr<Schema>,
-    named: &BTreeMap<String, RefOr<Schema>>,
-    out: &mut Vec<String>,
-) {
-    match schema {
-        RefOr::Ref(reference) => {
-            let name = reference
-                .ref_location
-                .trim_start_matches("#/components/schemas/");
-            if let Some(schema) = named.get(name) {
-                properties_of(schema, named, out);
-            }
+/// The documented property names of the request body schema `T` (with those of every `allOf`
+/// part).
+pub fn documented_properties<T: ToSchema>() -> Vec<&'static str> {
+    let schemas = body_schemas::<T>();
+    let mut out = Vec::new();
+    let mut pending = vec![&schemas[T::name().as_ref()]];
+    while let Some(schema) = pending.pop() {
+        if let Some(name) = schema["$ref"].as_str() {
+            pending.push(&schemas[name.trim_start_matches("#/components/schemas/")]);
         }
-        RefOr::T(Schema::AllOf(all)) => {
-            for part in &all.items {
-                properties_of(part, named, out);
-            }
+        if let Some(parts) = schema["allOf"].as_array() {
+            pending.extend(parts);
         }
-        RefOr::T(Schema::Object(object)) => out.extend(object.properties.keys().cloned()),
-        RefOr::T(_) => {}
+        if let Some(properties) = schema["properties"].as_object() {
+            out.extend(properties.keys().map(String::as_str));
+        }
     }
+    assert!(!out.is_empty(), "{} documents no property", T::name());
+    out
 }
 
 /// Reports, at its path under `prefix`, every property of `obj` the schema `T` does not
@@ -159,8 +159,7 @@ pub fn refuse_undocumented<T: ToSchema>(
         "{} refuses unknown properties: list it in CLOSED",
         T::name()
     );
-    let document = crate::openapi::document();
-    let schemas = &document["components"]["schemas"];
+    let schemas = body_schemas::<T>();
     let parts = schema_parts(schemas, &schemas[T::name().as_ref()]);
     debug_assert!(
         parts.iter().any(|p| p["properties"].is_object()),
