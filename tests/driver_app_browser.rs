@@ -18,7 +18,7 @@
 mod browser;
 #[path = "../dispatch-http/tests/browser/node.rs"]
 mod node;
-#[path = "webhooks/receiver.rs"]
+#[path = "e2e/webhooks/receiver.rs"]
 mod receiver;
 mod support;
 
