@@ -16,10 +16,12 @@
 //! ```text
 //! cargo run --release --example load_ratio -- [--store sqlite|postgres] [--orders N]
 //!     [--clients 1,4,16] [--depots 1,10] [--loads all|writes] [--rounds R] [--check FILE]
+//!     [--durable on|off]
 //! ```
 //!
 //! `--store postgres` runs both sides on a throwaway cluster (Debian's server binaries, as the
-//! store's tests find them) with fsync and synchronous commit on, as a production database.
+//! store's tests find them) with fsync and synchronous commit on, as a production database
+//! (`--durable off`: both off, for a short run that measures CPU and round trips, not the disk).
 //! With `--rounds R` every figure is the median of R rounds. `--check FILE` compares each share
 //! with the one in FILE (a table this program printed) and exits with status 1 when a share is
 //! below half of it: the guard against a service that loses its share of the database's limit.
@@ -174,6 +176,7 @@ struct Args {
     writes_only: bool,
     rounds: usize,
     check: Option<String>,
+    durable: bool,
 }
 
 fn list(value: &str, flag: &str) -> Vec<usize> {
@@ -192,6 +195,7 @@ fn args() -> Args {
         writes_only: false,
         rounds: 1,
         check: None,
+        durable: true,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -208,6 +212,7 @@ fn args() -> Args {
             "--loads" if value == "all" || value == "writes" => a.writes_only = value == "writes",
             "--rounds" => a.rounds = value.parse::<usize>().expect("--rounds R").max(1),
             "--check" => a.check = Some(value),
+            "--durable" if value == "on" || value == "off" => a.durable = value == "on",
             other => panic!("unknown flag or value: {other} {value}"),
         }
     }
@@ -222,7 +227,8 @@ const HELP: &str = "load_ratio: the service beside its database's own limit (sha
   --depots 1,10             depot counts: writes spread over them (more than 1: writes only)
   --loads all|writes        all four loads (default) or ingest and upserts only
   --rounds R                median of R rounds
-  --check FILE              exit 1 when a share is below half of FILE's";
+  --check FILE              exit 1 when a share is below half of FILE's
+  --durable on|off          postgres: fsync and synchronous commit on (default) or off";
 
 /// A load's name in the table: with more than one depot, how many.
 fn load_name(depots: usize, load: usize) -> String {
@@ -260,8 +266,14 @@ fn committed_shares(text: &str) -> BTreeMap<(String, String, usize), f64> {
 
 fn main() {
     let args = args();
-    let cluster = (args.store == "postgres")
-        .then(|| Cluster::start_durable().expect("a throwaway PostgreSQL cluster"));
+    let cluster = (args.store == "postgres").then(|| {
+        let started = if args.durable {
+            Cluster::start_durable()
+        } else {
+            Cluster::start()
+        };
+        started.expect("a throwaway PostgreSQL cluster")
+    });
     let mut figures: BTreeMap<(usize, usize, usize), Vec<Pair>> = BTreeMap::new();
     for _ in 0..args.rounds {
         for &depots in &args.depots {
