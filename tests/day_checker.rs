@@ -126,17 +126,26 @@ fn a_service_start_outside_its_window_fails_unless_added_without_reoptimisation(
 }
 
 #[test]
-fn an_overloaded_vehicle_is_caught() {
+fn an_overloaded_vehicle_is_caught_unless_an_order_was_added_without_reoptimisation() {
     let mut seen = good_day();
     seen.orders.get_mut(&3).unwrap().as_mut().unwrap().load = vec![(1, 30.0)];
     assert_eq!(rules(&seen), vec![Rule::Capacity]);
+    // Order 4 shares the route and was appended unchecked: the excess is reported.
+    seen.may_breach.insert(4);
+    let found = Checker::default().check(&seen);
+    assert!(found.violations.is_empty(), "{:?}", found.violations);
+    assert_eq!(found.breaches.len(), 1, "{:?}", found.breaches);
 }
 
 #[test]
-fn a_skill_the_vehicle_lacks_is_caught() {
+fn a_skill_the_vehicle_lacks_is_caught_unless_its_order_was_added_without_reoptimisation() {
     let mut seen = good_day();
     seen.orders.get_mut(&2).unwrap().as_mut().unwrap().skills = vec!["Crane".into()];
     assert_eq!(rules(&seen), vec![Rule::Skills]);
+    seen.may_breach.insert(2);
+    let found = Checker::default().check(&seen);
+    assert!(found.violations.is_empty(), "{:?}", found.violations);
+    assert_eq!(found.breaches.len(), 1, "{:?}", found.breaches);
 }
 
 #[test]

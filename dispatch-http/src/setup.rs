@@ -3,7 +3,7 @@
 
 use dispatch_core::model::location::Coordinates;
 use dispatch_core::model::notification::{Channel, NotificationSettings};
-use dispatch_core::model::organisation::{DepotSettings, KeyPermission, Webhook};
+use dispatch_core::model::organisation::{DepotScope, DepotSettings, KeyPermission, Webhook};
 use dispatch_core::model::zone::Polygon;
 use dispatch_core::ports::geocoder::GazetteerEntry;
 use dispatch_core::ports::store::{NewDepot, Store, StoreError, StoreTx};
@@ -562,6 +562,16 @@ fn validate(seed: &SeedFile) -> Result<(), SeedError> {
     } else {
         Err(SeedError::Invalid(problems.join("\n")))
     }
+}
+
+/// The depot [`bootstrap_default`] creates, when it exists.
+pub fn default_depot(store: &dyn Store) -> Result<Option<DepotScope>, StoreError> {
+    store.read(|tx| {
+        let Some(org) = tx.find_organisation_by_name("Default")? else {
+            return Ok(None);
+        };
+        Ok(tx.find_depot_by_name(org.id, "Default")?.map(|d| d.scope()))
+    })
 }
 
 /// On a store without any depot: creates organisation "Default", depot "Default" and an access

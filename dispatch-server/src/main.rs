@@ -29,6 +29,7 @@ fn main() -> ExitCode {
         Command::ExportProblem(args) => dispatch_server::cli::export_problem::run(args),
         Command::Webhooks(args) => dispatch_server::cli::webhooks::run(args),
         Command::Keys(args) => dispatch_server::cli::keys::run(args),
+        Command::Backup(args) => dispatch_server::cli::backup::run(args),
         Command::DriverApp(args) => dispatch_server::cli::driver_app::run(args),
     };
     match result {

@@ -200,8 +200,11 @@ pub struct RouteWithAdditions {
 /// inserted at their cheapest places. The present sequence with the additions appended is the
 /// fallback: it stands when it is feasible and drives no more than the solver's route. The
 /// solver may decline added orders (with their reason) but never a present one: when it
-/// cannot place a present order (the route was already infeasible), the present stops are
-/// kept in their order and the additions it did place are appended.
+/// cannot keep every present order (the route was already infeasible, or it dropped one to
+/// make room for an addition), the present stops are kept in their order and an addition is
+/// appended only where the route stays feasible with it (windows, capacity, shift); the
+/// others are declined, so a re-solved add never serves an order outside its window or beyond
+/// the van.
 pub fn reoptimise_with_additions(
     req: &DayRequest,
     matrix: &dyn TravelMatrix,
@@ -220,6 +223,9 @@ pub fn reoptimise_with_additions(
     let appended = simulate(&built, v, &steps, Mode::Strict)
         .ok()
         .map(|route| planned_route(&built, &route, Some(&groups)));
+    // The whole day's problem, kept to check appended additions against if the solver cannot
+    // keep every present order (narrowing renumbers `built`).
+    let full = built.clone();
     let mut start = only_route(&mut built, v, vehicle_id, &steps);
     start.truncate(present_steps);
     let solution = solve_warm(&built, start, config, control);
@@ -239,19 +245,34 @@ pub fn reoptimise_with_additions(
             }
         }
     }
-    declined.sort_by_key(|d| added_ids.iter().position(|&a| a == d.order_id));
     if present_left_out {
-        let kept: Vec<Vec<Visit>> = all
-            .into_iter()
-            .filter(|stop| {
-                !stop
-                    .iter()
-                    .any(|v| declined.iter().any(|d| d.order_id == v.order_id))
-            })
-            .collect();
+        let mut kept: Vec<Vec<Visit>> = current.to_vec();
+        for a in added {
+            if declined.iter().any(|d| d.order_id == a.order_id) {
+                continue;
+            }
+            let mut trial = kept.clone();
+            trial.push(vec![*a]);
+            let fits = steps_of(&full, &trial)
+                .is_ok_and(|(steps, _)| simulate(&full, v, &steps, Mode::Strict).is_ok());
+            if fits {
+                kept = trial;
+            } else {
+                declined.push(UnservedOrder {
+                    order_id: a.order_id,
+                    reason: super::UnservedReason::NotPlaced,
+                    description: format!(
+                        "order {} fits the route only in place of an order already on it",
+                        a.order_id
+                    ),
+                });
+            }
+        }
+        declined.sort_by_key(|d| added_ids.iter().position(|&a| a == d.order_id));
         let route = time_route(req, matrix, vehicle_id, &kept)?;
         return Ok(RouteWithAdditions { route, declined });
     }
+    declined.sort_by_key(|d| added_ids.iter().position(|&a| a == d.order_id));
     let solved = solution
         .routes
         .first()

@@ -217,6 +217,52 @@ pub fn update(
     })
 }
 
+/// Where `dispatch serve --depot-address/--depot-lat/--depot-lng` puts a depot.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Placement {
+    /// Street address (geocoded when `lat` and `lng` are not given).
+    pub address: Option<String>,
+    /// Latitude (with `lng`).
+    pub lat: Option<f64>,
+    /// Longitude (with `lat`).
+    pub lng: Option<f64>,
+}
+
+impl Placement {
+    /// Whether anything was given.
+    pub fn is_empty(&self) -> bool {
+        self.address.is_none() && self.lat.is_none() && self.lng.is_none()
+    }
+}
+
+/// Gives the depot `scope` the placement when it has no position yet (the default depot of a
+/// first start); a depot with a position keeps it, since `PUT /depots/{id}` may have set it
+/// since. `true` when the depot was placed. The rules are [`update`]'s.
+pub fn place_unplaced(
+    store: &dyn Store,
+    geocoder: &dyn Geocoder,
+    scope: DepotScope,
+    placement: &Placement,
+    now: Timestamp,
+) -> Result<bool, ServiceError> {
+    let depot = store.read(|tx| tx.get_depot(scope)).found("depot")?;
+    if placement.is_empty() || !needs_position(&depot) {
+        return Ok(false);
+    }
+    let value = |v: Option<f64>| v.map_or(Patch::Absent, Patch::Value);
+    let patch = DepotPatch {
+        name: Patch::Absent,
+        address: placement
+            .address
+            .clone()
+            .map_or(Patch::Absent, Patch::Value),
+        lat: value(placement.lat),
+        lng: value(placement.lng),
+    };
+    update(store, geocoder, scope, depot.id, &patch, now)?;
+    Ok(true)
+}
+
 /// Whether the depot has no position a `depot` start or end could use.
 pub fn needs_position(depot: &Depot) -> bool {
     depot
@@ -326,6 +372,32 @@ mod tests {
         .unwrap();
         assert!(needs_position(&d));
         assert_eq!(d.address.as_deref(), Some("Elsewhere"));
+    }
+
+    #[test]
+    fn a_placement_fills_only_a_depot_without_a_position() {
+        let (store, scope) = setup();
+        let geocoder = InMemoryGazetteer::new();
+        let now = Timestamp::from_millis(1000);
+        let at = |lat| Placement {
+            address: Some("1 Depot Way".into()),
+            lat: Some(lat),
+            lng: Some(-0.1),
+        };
+        assert!(place_unplaced(&store, &geocoder, scope, &at(51.5), now).unwrap());
+        assert!(!place_unplaced(&store, &geocoder, scope, &at(40.0), now).unwrap());
+        let s: &dyn Store = &store;
+        let d = s.read(|tx| tx.get_depot(scope)).unwrap().unwrap();
+        assert_eq!(
+            (d.lat, d.address.as_deref()),
+            (Some(51.5), Some("1 Depot Way"))
+        );
+        let half = Placement {
+            lat: Some(1.0),
+            ..Placement::default()
+        };
+        let (store, scope) = setup();
+        assert!(place_unplaced(&store, &geocoder, scope, &half, now).is_err());
     }
 
     #[test]

@@ -135,3 +135,51 @@ async fn deleting_an_order_re_times_its_undispatched_route_as_remove_orders_does
         timed_view(&app, by_removal.routes[0]).await
     );
 }
+
+#[tokio::test]
+async fn adding_with_reoptimize_to_an_overloaded_route_declines_the_addition_instead_of_appending_it(
+) {
+    let app = TestApp::new();
+    let weight = app.depot(0, 0)["capacity_types"][0]["id"].as_i64().unwrap();
+    let van = app
+        .post(
+            "/v2/vehicles",
+            &app.north(),
+            json!({"name": "Small", "availability": "full_day", "start_location": "depot",
+                "end_location": "depot", "capacities": [{"id": weight, "capacity": 10}]}),
+        )
+        .await
+        .ok()["vehicle"]["id"]
+        .as_i64()
+        .unwrap();
+    let heavy = |n: usize, load: i64| {
+        let mut o = delivery(&format!("H-{n}"), 51.50, -0.12 + 0.005 * n as f64);
+        o["capacities"] = json!([{"id": weight, "capacity": load}]);
+        o
+    };
+    // Laid out by hand, the route already carries 12 of the van's 10: the solver cannot keep
+    // every order on it, and the light addition only fits in place of one of them.
+    let on_route = post_orders(&app, (1..=3).map(|n| heavy(n, 4)).collect()).await;
+    let light = post_orders(&app, vec![heavy(4, 1)]).await[0];
+    let laid = lay_out(&app, &[(Some(van), on_route.clone())]);
+    let r = app
+        .post(
+            &format!("/v2/routes/{}/add-orders", laid.routes[0]),
+            &app.north(),
+            json!({"orders": [{"id": light}], "settings": {"reoptimize": true}}),
+        )
+        .await;
+    let body = r.ok();
+    assert_eq!(body["errors"][0]["name"], "NOT_PLACED", "{body}");
+    let route = app
+        .get(&format!("/v2/routes/{}", laid.routes[0]), &app.north())
+        .await;
+    let served: Vec<i64> = route.ok()["route"]["stops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["orders"][0]["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(served.len(), 3, "only the present orders: {served:?}");
+    assert!(!served.contains(&light), "{served:?}");
+}

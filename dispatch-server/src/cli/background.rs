@@ -81,6 +81,10 @@ pub struct BackgroundArgs {
     /// Notification senders (SMTP e-mail, HTTP SMS gateway; recorded only by default).
     #[command(flatten)]
     pub notifier: NotifierArgs,
+    /// Days a driver's reported positions are kept, counted from when the service received
+    /// them (0: forever). Older points leave route tracks; distances and stop times stay.
+    #[arg(long, env = "DISPATCH_POSITION_RETENTION_DAYS", default_value_t = 30)]
+    pub position_retention_days: u32,
 }
 
 #[derive(Debug, clap::Args)]
@@ -112,10 +116,14 @@ pub struct WebhookArgs {
     pub webhook_lease: f64,
 }
 
+/// `n` days (0: `None`, kept forever).
+fn days(n: u32) -> Option<Duration> {
+    (n > 0).then(|| Duration::from_secs(u64::from(n) * 86_400))
+}
+
 impl WebhookArgs {
     /// The delivery worker's configuration these flags describe.
     pub fn config(&self) -> WebhookConfig {
-        let days = |n: u32| (n > 0).then(|| Duration::from_secs(u64::from(n) * 86_400));
         WebhookConfig {
             lanes_per_depot: usize::from(self.webhook_lanes),
             poll_interval: Duration::from_secs_f64(self.webhook_poll),
@@ -213,6 +221,7 @@ pub async fn start(
         context.outbox_commits,
         images_pending,
         context.uploads,
+        days(args.position_retention_days),
         stopping,
     )?;
     tracing::info!(node = %node, jobs_at_once = args.optimiser_config().workers, "background work started");

@@ -1,9 +1,10 @@
 //! Command-line surface of the `dispatch` binary (`serve`, `worker`, `seed`, `solve`,
-//! `export-problem`, `webhooks`, `keys`).
+//! `export-problem`, `webhooks`, `keys`, `backup`).
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 pub mod background;
+pub mod backup;
 pub mod console;
 pub mod database;
 pub mod driver_app;
@@ -11,6 +12,7 @@ pub mod export_problem;
 pub mod keys;
 pub mod seed;
 pub mod serve;
+pub mod simulation;
 pub mod solve;
 mod solve_control;
 pub mod stdout;
@@ -53,6 +55,8 @@ pub enum Command {
     Webhooks(webhooks::WebhooksArgs),
     /// List, create and revoke access keys (on the database directly).
     Keys(keys::KeysArgs),
+    /// Copy a SQLite database consistently, also while `serve` runs on it.
+    Backup(backup::BackupArgs),
     /// Make a driver credential for a van and print the driver's app link with its QR code.
     DriverApp(driver_app::DriverAppArgs),
 }

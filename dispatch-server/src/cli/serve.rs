@@ -7,7 +7,7 @@ use super::background::{self, positive_seconds, BackgroundArgs};
 use super::console::ConsoleArgs;
 use super::database::{Database, DatabaseParser};
 use crate::runtime::images::Codec;
-use dispatch_http::clock::SystemClock;
+use dispatch_core::ports::clock::Clock;
 use dispatch_http::observability::MetricsListener;
 use dispatch_http::public_url::PublicUrl;
 use dispatch_http::routing::Routing;
@@ -76,6 +76,30 @@ pub struct ServeArgs {
     /// The web console's base map.
     #[command(flatten)]
     pub console: ConsoleArgs,
+    /// A simulated clock (for simulations only).
+    #[command(flatten)]
+    pub simulation: super::simulation::SimulationArgs,
+    /// Street address of the default depot made on a new database (geocoded for its position
+    /// when --depot-lat and --depot-lng are not given). A depot that has a position keeps it.
+    #[arg(long, value_name = "ADDRESS")]
+    pub depot_address: Option<String>,
+    /// Latitude of the default depot made on a new database (with --depot-lng): where vehicles
+    /// with `depot` starts and ends leave and return. Later: PUT /v2/depots/{id}.
+    #[arg(
+        long,
+        value_name = "DEGREES",
+        allow_negative_numbers = true,
+        requires = "depot_lng"
+    )]
+    pub depot_lat: Option<f64>,
+    /// Longitude of the default depot made on a new database (with --depot-lat).
+    #[arg(
+        long,
+        value_name = "DEGREES",
+        allow_negative_numbers = true,
+        requires = "depot_lat"
+    )]
+    pub depot_lng: Option<f64>,
 }
 
 /// `--listen`: HOST:PORT, checked here so that `--listen 8080` says what is expected instead of
@@ -155,14 +179,15 @@ fn colour_on_stderr() -> bool {
 
 pub fn run(args: ServeArgs) -> Result<(), String> {
     init_tracing(args.log_format);
+    let clock = args.simulation.clock()?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
-    runtime.block_on(serve(args))
+    runtime.block_on(serve(args, clock))
 }
 
-async fn serve(args: ServeArgs) -> Result<(), String> {
+async fn serve(args: ServeArgs, clock: Arc<dyn Clock>) -> Result<(), String> {
     // Set up before anything can commit: every commit of this process that appends events
     // wakes the webhook worker.
     let outbox_commits = Arc::new(tokio::sync::Notify::new());
@@ -179,7 +204,6 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     dispatch_http::observability::handle();
     let service = blocking(move || db.open_service(on_commit)).await?;
     let store = service.store.clone();
-    let clock = Arc::new(SystemClock);
     // Everything that can fail is opened before the listening line: scripts take that line to
     // mean the service is ready.
     let travel = args.background.travel.matrix()?;
@@ -251,6 +275,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
             db = args.db
         );
     }
+    place_default_depot(&args, &state).await?;
     let options = dispatch_http::AppOptions {
         metrics_elsewhere: metrics_listener.is_some(),
         console: args.console.config(),
@@ -335,4 +360,42 @@ pub(crate) fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>,
         let _ = tokio::signal::ctrl_c().await;
         tracing::info!("shutting down: finishing requests in flight");
     })
+}
+
+/// `--depot-address/--depot-lat/--depot-lng`: the default depot's position, while it has none
+/// (set by the first start; `PUT /v2/depots/{id}` changes it later). An address that cannot be
+/// geocoded, or coordinates out of range, stop the start with the reason.
+async fn place_default_depot(args: &ServeArgs, state: &AppState) -> Result<(), String> {
+    let placement = dispatch_core::service::depots::Placement {
+        address: args.depot_address.clone(),
+        lat: args.depot_lat,
+        lng: args.depot_lng,
+    };
+    if placement.is_empty() {
+        return Ok(());
+    }
+    let (store, geocoder, now) = (
+        state.store.clone(),
+        state.geocoder.clone(),
+        state.clock.now(),
+    );
+    blocking(move || {
+        let Some(scope) = setup::default_depot(&*store).map_err(|e| e.to_string())? else {
+            return Ok(());
+        };
+        match dispatch_core::service::depots::place_unplaced(
+            &*store, &*geocoder, scope, &placement, now,
+        ) {
+            Ok(true) => {
+                tracing::info!(
+                    depot_id = scope.depot_id,
+                    "the default depot got its position"
+                );
+                Ok(())
+            }
+            Ok(false) => Ok(()),
+            Err(e) => Err(format!("--depot-address/--depot-lat/--depot-lng: {e}")),
+        }
+    })
+    .await
 }

@@ -146,7 +146,9 @@ fn worker(shared: &Shared) {
             }
             Err(e) => tracing::error!(error = %e, "cannot recover optimisations"),
         }
-        let lease_until = now.add_millis(millis(shared.config.lease));
+        // The lease is kept by renewals in wall time: on a simulated clock it lasts as much
+        // longer as that clock runs faster.
+        let lease_until = now.add_millis(shared.clock.span_of(shared.config.lease));
         match claim_job(&*shared.store, &shared.node, now, lease_until) {
             Ok(Some(claim)) => {
                 metrics::counter!("dispatch_job_claims_total").increment(1);
@@ -307,7 +309,10 @@ fn heartbeat(shared: &Shared, claim: &JobClaim, control: &JobControl<'_>, finish
             continue;
         }
         last = Instant::now();
-        let until = shared.clock.now().add_millis(millis(shared.config.lease));
+        let until = shared
+            .clock
+            .now()
+            .add_millis(shared.clock.span_of(shared.config.lease));
         let ours = match renew_job(&*shared.store, claim, until) {
             Ok(ours) => {
                 metrics::counter!("dispatch_job_lease_renewals_total", "outcome" => if ours { "renewed" } else { "lost" }).increment(1);

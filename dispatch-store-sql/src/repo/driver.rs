@@ -13,7 +13,7 @@ use dispatch_core::ports::store::{DriverRepo, StoreError};
 use dispatch_core::time::{Date, Timestamp};
 
 use super::order_rows::corrupt;
-use super::{ts, Db, Sql};
+use super::{limit, ts, Db, Sql};
 
 const CREDENTIAL_COLUMNS: &str = "c.id, c.depot_id, d.organisation_id, c.vehicle_id, c.name, \
      c.key_hash, c.created, c.revoked";
@@ -489,6 +489,27 @@ impl<C: Connection> DriverRepo for Db<C> {
             )
             .st()?
             .query_row(params![scope.depot_id, vehicle_id], |r| r.get(0))
+            .st()
+    }
+
+    fn purge_track_points(
+        &mut self,
+        received_before: Timestamp,
+        limit_to: usize,
+    ) -> Result<usize, StoreError> {
+        // The oldest points by id (the primary key: no index on `received` to keep up on every
+        // report), of which those received before the cut. Ids grow with the time of receipt,
+        // so a look at the head finds the expired points in O(limit) and one that is not yet
+        // old ends the purge: the head of the table is only ever cut.
+        let mut stmt = self
+            .0
+            .prepare_cached(
+                "DELETE FROM route_positions WHERE id IN (\
+                 SELECT id FROM (SELECT id, received FROM route_positions ORDER BY id LIMIT ?2) head \
+                 WHERE received < ?1)",
+            )
+            .st()?;
+        stmt.execute(params![received_before.millis(), limit(limit_to)])
             .st()
     }
 

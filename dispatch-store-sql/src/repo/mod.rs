@@ -51,6 +51,11 @@ impl<T> Sql<T> for Result<T, crate::sql::Error> {
     }
 }
 
+/// A row count as a SQL `LIMIT` (`usize::MAX` and other counts past `i64::MAX` mean no limit).
+pub fn limit(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
 /// A stored millisecond timestamp.
 pub fn ts(millis: i64) -> Timestamp {
     Timestamp::from_millis(millis)

@@ -13,7 +13,7 @@ use dispatch_core::ports::store::{
 use dispatch_core::time::Timestamp;
 use serde_json::Value;
 
-use super::{ts, Db, Sql};
+use super::{limit, ts, Db, Sql};
 
 thread_local! {
     /// Whether the transaction running on this thread appended an event. A transaction runs on
@@ -157,10 +157,6 @@ impl<C: Connection> Db<C> {
         set_appended(true);
         Ok(id)
     }
-}
-
-fn limit(n: usize) -> i64 {
-    i64::try_from(n).unwrap_or(i64::MAX)
 }
 
 impl<C: Connection> OutboxRepo for Db<C> {

@@ -18,7 +18,7 @@ pub use leases::{concurrent_claims_take_each_job_once, job_leases, named_leases}
 pub use orders::{customers_and_orders, live_orders_of_many_ids_at_once};
 pub use outbox::{ids_grow_across_purges, outbox_delivery, outbox_retention};
 pub use plans::{planning, vehicle_deletion_keeps_routes};
-pub use proof::{driver_feed_pruning, route_proof_reads};
+pub use proof::{driver_feed_pruning, route_proof_reads, track_point_retention};
 pub use reference::organisation_reference_and_vehicles;
 pub use send_leases::{concurrent_send_claims_take_each_task_once, notification_send_leases};
 
@@ -83,6 +83,7 @@ macro_rules! store_conformance {
             vehicle_deletion_keeps_routes,
             one_active_route_per_order,
             driver_feed_pruning,
+            track_point_retention,
             route_proof_reads,
             concurrent_writers_all_commit,
             job_leases,

@@ -97,6 +97,15 @@ pub trait DriverRepo {
         points: &[TrackPoint],
         now: Timestamp,
     ) -> Result<(), StoreError>;
+    /// Of the `limit` track points stored first (of every depot), deletes those the service
+    /// received before `received_before`; how many. Points are stored as they are received, so
+    /// expired points are found at the head, a track loses its beginning first, and a purge
+    /// that finds fewer than `limit` has nothing more to do.
+    fn purge_track_points(
+        &mut self,
+        received_before: Timestamp,
+        limit: usize,
+    ) -> Result<usize, StoreError>;
     /// The route's track in time order (ties in report order).
     fn track(&mut self, scope: DepotScope, route_id: i64) -> Result<Vec<TrackPoint>, StoreError>;
     /// Appends a message to the vehicle's feed; its id.

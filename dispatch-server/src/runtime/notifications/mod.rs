@@ -1,4 +1,4 @@
-//! The notification worker: every [`POLL`] it claims the tasks that are due for this node
+//! The notification worker: every [`POLL`] of the clock's time it claims the tasks that are due for this node
 //! under leases (`dispatch_core::service::notifications::sending`) and sends them through the
 //! sender of their channel (round.rs). Without a configured sender a channel uses the embedded
 //! default, which delivers nothing and records the task as sent by `recorded-only ...`; the
@@ -20,7 +20,8 @@ use tokio::task::JoinHandle;
 pub use sms_gateway::SmsGatewaySender;
 pub use smtp::SmtpSender;
 
-/// How often due tasks are looked for.
+/// How often due tasks are looked for, in the clock's time (a simulated clock running fast
+/// looks as often in its own time, within `runtime::clock_wait`'s bound).
 pub const POLL: Duration = Duration::from_millis(500);
 
 /// Notification senders of `dispatch serve` (flags, or `DISPATCH_*` variables).
@@ -110,10 +111,10 @@ pub fn spawn(
 ) -> JoinHandle<()> {
     tokio::spawn(async move {
         loop {
-            let (store, clock, config) = (store.clone(), clock.clone(), config.clone());
+            let (store, round_clock, config) = (store.clone(), clock.clone(), config.clone());
             let stop = stopping.clone();
             let round = tokio::task::spawn_blocking(move || {
-                round::send_round(&*store, &*clock, &config, &stop)
+                round::send_round(&*store, &*round_clock, &config, &stop)
             })
             .await;
             if let Ok(Ok(report)) = &round {
@@ -147,7 +148,7 @@ pub fn spawn(
                 Err(e) => tracing::error!(error = %e, "notification worker round failed"),
             }
             tokio::select! {
-                () = tokio::time::sleep(POLL) => {}
+                () = tokio::time::sleep(crate::runtime::clock_wait(&*clock, POLL)) => {}
                 _ = stopping.wait_for(|s| *s) => return,
             }
         }

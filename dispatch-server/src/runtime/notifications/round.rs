@@ -28,7 +28,7 @@ pub(super) fn send_round(
     stopping: &watch::Receiver<bool>,
 ) -> Result<SendReport, StoreError> {
     let mut total = SendReport::default();
-    let lease_ms = i64::try_from(config.lease.as_millis()).unwrap_or(i64::MAX);
+    let lease_ms = clock.span_of(config.lease);
     loop {
         let now = clock.now();
         let claimed = claim_due(store, &config.node, now, now.add_millis(lease_ms), BATCH)?;
@@ -104,7 +104,7 @@ fn heartbeat(
     beat: mpsc::Receiver<()>,
 ) {
     let every = (config.lease / 3).max(Duration::from_millis(10));
-    let lease_ms = i64::try_from(config.lease.as_millis()).unwrap_or(i64::MAX);
+    let lease_ms = clock.span_of(config.lease);
     // The sender side is dropped when the batch is done: then the heartbeat ends at once.
     while let Err(mpsc::RecvTimeoutError::Timeout) = beat.recv_timeout(every) {
         let open = &claims[next.load(Ordering::SeqCst).min(claims.len())..];

@@ -161,7 +161,7 @@ async fn deliver(
             }
             NextStep::RetryAfterMs(ms) => {
                 tokio::select! {
-                    () = tokio::time::sleep(Duration::from_millis(ms)) => {}
+                    () = tokio::time::sleep(crate::runtime::clock_wait(&*context.clock, Duration::from_millis(ms))) => {}
                     _ = stopping.wait_for(|s| *s) => return None,
                 }
             }

@@ -45,10 +45,6 @@ fn name(depot_id: i64) -> String {
     format!("webhooks:{depot_id}")
 }
 
-fn millis(d: Duration) -> i64 {
-    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
-}
-
 impl DepotLeases {
     pub fn new(
         store: Arc<dyn Store>,
@@ -100,7 +96,7 @@ impl DepotLeases {
                 &name(scope.depot_id),
                 &node,
                 now,
-                now.add_millis(millis(lease)),
+                now.add_millis(clock.span_of(lease)),
             )
         })
         .await
@@ -139,7 +135,7 @@ impl DepotLeases {
                 &*store,
                 &names,
                 &node,
-                clock.now().add_millis(millis(lease)),
+                clock.now().add_millis(clock.span_of(lease)),
             )
         })
         .await

@@ -11,10 +11,7 @@ use dispatch_core::ports::store::{Store, StoreError};
 use dispatch_core::time::Timestamp;
 use tokio::sync::watch;
 
-/// Rows deleted per transaction.
-const BATCH: usize = 500;
-/// Pause between batches while there is more to delete (lets the API's writers in).
-const BETWEEN_BATCHES: Duration = Duration::from_millis(50);
+use crate::runtime::purge;
 
 /// How long finished deliveries are kept; `None` keeps them forever.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,47 +40,31 @@ pub async fn run(
     store: Arc<dyn Store>,
     clock: Arc<dyn Clock>,
     retention: Retention,
-    mut stopping: watch::Receiver<bool>,
+    stopping: watch::Receiver<bool>,
 ) {
     if retention.finished.is_none() && retention.failed.is_none() {
         return;
     }
-    loop {
-        let pause = match purge_batch(&store, &*clock, retention).await {
-            Ok(deleted) if deleted >= BATCH => BETWEEN_BATCHES,
-            Ok(deleted) => {
-                if deleted > 0 {
-                    tracing::debug!(deleted, "old webhook deliveries purged");
-                }
-                retention.every
-            }
-            Err(e) => {
-                tracing::error!(error = %e, "purging old webhook deliveries failed; retrying later");
-                retention.every
-            }
-        };
-        tokio::select! {
-            () = tokio::time::sleep(pause) => {}
-            _ = stopping.wait_for(|s| *s) => return,
-        }
-    }
+    purge::run(
+        "webhook deliveries",
+        &*clock,
+        retention.every,
+        stopping,
+        || purge_batch(&store, &*clock, retention),
+    )
+    .await;
 }
 
-async fn purge_batch(
+fn purge_batch(
     store: &Arc<dyn Store>,
     clock: &dyn Clock,
     retention: Retention,
-) -> Result<usize, StoreError> {
-    let now = clock.now();
-    let before = |keep: Option<Duration>| {
-        keep.map(|d| now.add_millis(-i64::try_from(d.as_millis()).unwrap_or(i64::MAX)))
-    };
-    let finished_before = before(retention.finished).unwrap_or(Timestamp::from_millis(i64::MIN));
-    let failed_before = before(retention.failed);
+) -> impl std::future::Future<Output = Result<usize, StoreError>> {
+    let finished_before =
+        purge::cut(clock, retention.finished).unwrap_or(Timestamp::from_millis(i64::MIN));
+    let failed_before = purge::cut(clock, retention.failed);
     let store = store.clone();
-    tokio::task::spawn_blocking(move || {
-        store.transaction(|tx| tx.purge_deliveries(finished_before, failed_before, BATCH))
+    purge::blocking(move || {
+        store.transaction(|tx| tx.purge_deliveries(finished_before, failed_before, purge::BATCH))
     })
-    .await
-    .map_err(|e| StoreError::Backend(format!("purge task failed: {e}")))?
 }

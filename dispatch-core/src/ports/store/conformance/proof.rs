@@ -3,7 +3,7 @@
 
 use super::plans::{day, order};
 use super::{at, two_depots};
-use crate::model::driver_visit::FeedKind;
+use crate::model::driver_visit::{FeedKind, LatLng, TrackPoint};
 use crate::model::organisation::DepotScope;
 use crate::model::plan::NewPlan;
 use crate::model::pod::{ImageFormat, ImageInfo, ImageKind, StopSignature};
@@ -47,6 +47,79 @@ pub fn driver_feed_pruning(store: &dyn Store) {
     assert_eq!(store.read(|tx| tx.latest_driver_feed(a, 7)).unwrap(), 0);
     let next = append(a, 5, 2_000);
     assert!(next > third && next > other, "feed id {next} reused");
+}
+
+/// Track points go by when they were received, oldest first, across depots, at most `limit` at
+/// a time; a point received at or after the cut stays.
+pub fn track_point_retention(store: &dyn Store) {
+    let (a, b) = two_depots(store);
+    let route_in = |scope: DepotScope| {
+        store
+            .transaction(|tx| {
+                let plan = tx.insert_plan(scope, &NewPlan { date: day() }, at(1))?;
+                let solution = tx.insert_solution(scope, plan.id, "job", &[], at(1))?;
+                let route = NewRoute {
+                    plan_id: plan.id,
+                    solution_id: solution.id,
+                    name: "Van".into(),
+                    date: day(),
+                    vehicle_id: None,
+                    timing: RouteTiming::default(),
+                };
+                Ok::<_, StoreError>(tx.insert_route(scope, &route, at(1))?.id)
+            })
+            .unwrap()
+    };
+    let (ra, rb) = (route_in(a), route_in(b));
+    let point = |ms: i64| TrackPoint {
+        at: LatLng {
+            lat: 51.5,
+            lng: -0.1,
+        },
+        time: at(ms),
+    };
+    let report = |scope: DepotScope, route: i64, times: &[i64], received: i64| {
+        let points: Vec<TrackPoint> = times.iter().map(|&t| point(t)).collect();
+        store
+            .transaction(|tx| tx.insert_track_points(scope, route, &points, at(received)))
+            .unwrap();
+    };
+    report(a, ra, &[100, 101], 100);
+    report(b, rb, &[100], 150);
+    // Measured earlier than the first points but received later: it goes by its receipt.
+    report(a, ra, &[50, 200], 200);
+    report(a, ra, &[300], 300);
+    let times = |scope: DepotScope, route: i64| {
+        store
+            .read(|tx| tx.track(scope, route))
+            .unwrap()
+            .iter()
+            .map(|p| p.time.millis())
+            .collect::<Vec<_>>()
+    };
+
+    let purge = |before: i64, limit: usize| {
+        store
+            .transaction(|tx| tx.purge_track_points(at(before), limit))
+            .unwrap()
+    };
+    assert_eq!(
+        purge(100, 10),
+        0,
+        "nothing received before the first report"
+    );
+    assert_eq!(purge(250, 2), 2, "at most the limit");
+    assert_eq!(times(a, ra), vec![50, 200, 300]);
+    assert_eq!(times(b, rb), vec![100]);
+    assert_eq!(
+        purge(250, 10),
+        3,
+        "the other depot's point and the next report"
+    );
+    assert_eq!(times(a, ra), vec![300]);
+    assert!(times(b, rb).is_empty());
+    assert_eq!(purge(250, 10), 0, "a point received at the cut stays");
+    assert_eq!(times(a, ra), vec![300]);
 }
 
 /// The whole-route reads (photos, signatures, questionnaire submissions, tracking tokens for

@@ -20,8 +20,8 @@ pub(super) struct DriverSide {
     visits: Vec<(i64, DriverVisit)>,
     /// (depot, call)
     calls: Vec<(i64, PhoneCall)>,
-    /// (depot, route, point), in report order.
-    track: Vec<(i64, i64, TrackPoint)>,
+    /// (depot, route, point, received), in report order.
+    track: Vec<(i64, i64, TrackPoint, Timestamp)>,
     /// (depot, vehicle, message)
     feed: Vec<(i64, i64, FeedEntry)>,
 }
@@ -215,12 +215,27 @@ impl DriverRepo for State {
         scope: DepotScope,
         route_id: i64,
         points: &[TrackPoint],
-        _now: Timestamp,
+        now: Timestamp,
     ) -> Result<(), StoreError> {
         for p in points {
-            self.driver.track.push((scope.depot_id, route_id, *p));
+            self.driver.track.push((scope.depot_id, route_id, *p, now));
         }
         Ok(())
+    }
+
+    fn purge_track_points(
+        &mut self,
+        received_before: Timestamp,
+        limit: usize,
+    ) -> Result<usize, StoreError> {
+        let head = limit.min(self.driver.track.len());
+        let before = self.driver.track.len();
+        let mut index = 0;
+        self.driver.track.retain(|(.., received)| {
+            index += 1;
+            index > head || *received >= received_before
+        });
+        Ok(before - self.driver.track.len())
     }
 
     fn track(&mut self, scope: DepotScope, route_id: i64) -> Result<Vec<TrackPoint>, StoreError> {
@@ -228,8 +243,8 @@ impl DriverRepo for State {
             .driver
             .track
             .iter()
-            .filter(|(d, r, _)| *d == scope.depot_id && *r == route_id)
-            .map(|(_, _, p)| *p)
+            .filter(|(d, r, ..)| *d == scope.depot_id && *r == route_id)
+            .map(|(_, _, p, _)| *p)
             .collect();
         // Stable: ties keep report order.
         out.sort_by_key(|p| p.time);
