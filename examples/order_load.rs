@@ -13,10 +13,10 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use dispatch_adapters::images::Codec;
 use dispatch_core::ports::clock::Clock;
 use dispatch_http::clock::SystemClock;
 use dispatch_http::{setup, AppState};
-use dispatch_server::runtime::images::Codec;
 use dispatch_store_sqlite::idempotency::SqliteIdempotencyStore;
 use dispatch_store_sqlite::{SqliteGazetteer, SqliteStore};
 use serde_json::{json, Value};

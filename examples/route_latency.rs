@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use axum::body::Body;
 use axum::http::Request;
+use dispatch_adapters::images::Codec;
 use dispatch_core::model::order::Side;
 use dispatch_core::model::organisation::DepotScope;
 use dispatch_core::model::plan::NewPlan;
@@ -21,7 +22,6 @@ use dispatch_core::ports::clock::{Clock, ManualClock};
 use dispatch_core::ports::store::{Store, StoreError};
 use dispatch_core::time::{Date, Timestamp};
 use dispatch_http::{app, setup, AppState};
-use dispatch_server::runtime::images::Codec;
 use dispatch_store_sqlite::idempotency::SqliteIdempotencyStore;
 use dispatch_store_sqlite::{SqliteGazetteer, SqliteStore};
 use http_body_util::BodyExt;

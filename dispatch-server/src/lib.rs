@@ -4,9 +4,9 @@
 //!   `keys`) and their flags; [`cli::database`] is the one place that knows both stores.
 //! - [`runtime`]: the background workers' loops (optimisation jobs, webhook delivery,
 //!   notification sending, image compression).
-//! - [`travel`]: the travel matrices `serve` and `worker` plan on (great circle, OSRM).
+//!
+//! The outbound adapters these wire in (OSRM, SMTP, the SMS gateway, webhook POSTs, the image
+//! codec) are `dispatch-adapters`'.
 
 pub mod cli;
-pub mod redact;
 pub mod runtime;
-pub mod travel;

@@ -21,6 +21,7 @@ const MIGRATIONS: &[&str] = &[
     migrations::NOTIFICATION_LEASES,
     include_str!("../migrations/0006_active_route_orders.sql"),
     include_str!("../migrations/0007_promises_and_travel.sql"),
+    include_str!("../migrations/0008_geocode_cache.sql"),
 ];
 
 /// The schema version of a database this program has fully migrated.

@@ -27,6 +27,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0015_line_item_and_key_ids.sql"),
     include_str!("../migrations/0016_active_route_orders.sql"),
     include_str!("../migrations/0017_promises_and_travel.sql"),
+    include_str!("../migrations/0018_geocode_cache.sql"),
 ];
 
 /// The schema version of a database this program has fully migrated.

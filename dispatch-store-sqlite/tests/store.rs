@@ -36,6 +36,7 @@ fn back_to_version(path: &std::path::Path, version: u32) {
         (15, "line_item_ids"),
         (15, "access_key_ids"),
         (16, "active_route_orders"),
+        (18, "geocode_cache"),
     ];
     let columns = [
         (17, "stops", "wait"),

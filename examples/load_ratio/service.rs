@@ -5,13 +5,13 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Instant;
 
+use dispatch_adapters::images::Codec;
 use dispatch_core::ports::clock::Clock;
 use dispatch_core::ports::geocoder::Geocoder;
 use dispatch_core::ports::idempotency::IdempotencyStore;
 use dispatch_core::ports::store::Store;
 use dispatch_http::clock::SystemClock;
 use dispatch_http::{setup, AppState};
-use dispatch_server::runtime::images::Codec;
 use serde_json::Value;
 
 use crate::client::{next_target, Conn, Reply};

@@ -2,13 +2,16 @@
 //!
 //! The default is the offline gazetteer of the seed file: an exact, case-insensitive,
 //! whitespace-trimmed match on the address, then on the postcode ([`gazetteer_lookup`]).
-//! Other geocoders (an HTTP geocoding service) implement [`Geocoder`] too.
+//! Other geocoders (an HTTP geocoding service) implement [`Geocoder`] too; their answers can be
+//! remembered per organisation in the store ([`CachedAnswer`], keyed by
+//! [`GeocodeQuery::cache_key`]).
 
 use std::collections::HashMap;
 use std::sync::RwLock;
 
 use crate::model::location::Coordinates;
 use crate::model::organisation::DepotScope;
+use crate::time::Timestamp;
 
 /// What to geocode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,6 +24,35 @@ pub struct GeocodeQuery<'a> {
     pub postcode: Option<&'a str>,
     /// Two-letter country code.
     pub country: Option<&'a str>,
+}
+
+impl GeocodeQuery<'_> {
+    /// The question as the key of a remembered answer: address, postcode and country, each
+    /// trimmed, in lower case, with inner whitespace collapsed, one per line. `None` when there
+    /// is neither an address nor a postcode to ask about.
+    pub fn cache_key(&self) -> Option<String> {
+        let norm = |v: Option<&str>| {
+            v.unwrap_or_default()
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .to_lowercase()
+        };
+        let (address, postcode) = (norm(self.address), norm(self.postcode));
+        if address.is_empty() && postcode.is_empty() {
+            return None;
+        }
+        Some(format!("{address}\n{postcode}\n{}", norm(self.country)))
+    }
+}
+
+/// An outside geocoder's answer, remembered so that the same question is not asked again.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CachedAnswer {
+    /// Where the address is; `None` when the geocoder found nothing.
+    pub location: Option<Coordinates>,
+    /// When the geocoder answered.
+    pub asked: Timestamp,
 }
 
 /// Why geocoding gave no coordinates.
@@ -167,6 +199,31 @@ mod tests {
         assert!(gazetteer_lookup(&table, Some("1 High"), Some("AB1")).is_none());
         assert!(gazetteer_lookup(&table, None, None).is_none());
         assert!(gazetteer_lookup(&table, Some(""), Some(" ")).is_none());
+    }
+
+    #[test]
+    fn cache_keys_ignore_case_and_spacing_and_need_an_address_or_postcode() {
+        let q = |address, postcode, country| GeocodeQuery {
+            scope: DepotScope {
+                organisation_id: 1,
+                depot_id: 1,
+            },
+            address,
+            postcode,
+            country,
+        };
+        let a = q(Some("  1 High   St "), Some("AB1 2CD"), Some("GB"));
+        let b = q(Some("1 high st"), Some("ab1  2cd"), Some("gb"));
+        assert_eq!(a.cache_key(), b.cache_key());
+        assert_ne!(
+            a.cache_key(),
+            q(Some("1 High St"), Some("AB1 2CD"), None).cache_key()
+        );
+        assert_ne!(
+            q(Some("AB1"), None, None).cache_key(),
+            q(None, Some("AB1"), None).cache_key()
+        );
+        assert_eq!(q(Some("  "), None, Some("GB")).cache_key(), None);
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! Image decoding and WebP encoding, done outside the core (the HTTP crate implements it on
+//! Image decoding and WebP encoding, done outside the core (dispatch-adapters implements it on
 //! the `image` and `webp` crates). The core decides what is accepted and when it is compressed.
 
 use crate::model::pod::{ImageInfo, ImageRejection};

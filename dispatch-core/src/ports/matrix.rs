@@ -6,7 +6,7 @@
 //! other way round. Implementations here need nothing from outside: [`GreatCircle`] for
 //! longitude/latitude (the service's default, at a configurable speed), [`Euclidean`] for planar
 //! benchmark coordinates and [`Precomputed`] for a matrix the caller already has. Road-network
-//! adapters (OSRM) live in the HTTP crate.
+//! adapters (OSRM) live in dispatch-adapters.
 
 use std::collections::HashMap;
 

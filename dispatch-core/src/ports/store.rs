@@ -54,7 +54,7 @@ use crate::model::organisation::{
 use crate::model::reference::{CapacityType, CustomField, Skill, Tag, ThirdParty};
 use crate::model::vehicle::{Vehicle, VehicleFields};
 use crate::model::zone::{Polygon, Zone, ZoneGroup};
-use crate::ports::geocoder::GazetteerEntry;
+use crate::ports::geocoder::{CachedAnswer, GazetteerEntry};
 use crate::ports::idempotency::{BeforeCommit, IdempotencyRepo};
 use crate::time::Timestamp;
 
@@ -476,6 +476,20 @@ pub trait ReferenceRepo {
         &mut self,
         scope: DepotScope,
         entry: &GazetteerEntry,
+    ) -> Result<(), StoreError>;
+    /// The organisation's remembered answer of an outside geocoder to the question `query`
+    /// (a [`GeocodeQuery::cache_key`](crate::ports::geocoder::GeocodeQuery::cache_key)).
+    fn find_geocode_answer(
+        &mut self,
+        organisation_id: i64,
+        query: &str,
+    ) -> Result<Option<CachedAnswer>, StoreError>;
+    /// Remembers an outside geocoder's answer to `query`, replacing an older one.
+    fn put_geocode_answer(
+        &mut self,
+        organisation_id: i64,
+        query: &str,
+        answer: &CachedAnswer,
     ) -> Result<(), StoreError>;
 }
 

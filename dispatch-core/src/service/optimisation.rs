@@ -1,6 +1,6 @@
 //! Running optimisation jobs: what a worker does with a claimed job, and how jobs whose
 //! worker died come back. The worker loop, threads, leases' clock and cancellation flags live
-//! in the HTTP crate's runtime; everything that decides lives here.
+//! in the binary's runtime (dispatch-server); everything that decides lives here.
 //!
 //! A job runs in three steps: read the day (one read transaction: depot, selected orders,
 //! vehicles, capacity types, customers, zones), optimise it with no transaction open, then

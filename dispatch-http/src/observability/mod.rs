@@ -81,10 +81,11 @@ fn zero() {
         "dispatch_notification_claims_total",
         "dispatch_db_connections_opened_total",
         "dispatch_travel_fallbacks_total",
+        "dispatch_geocoder_cache_hits_total",
     ] {
         metrics::counter!(name).increment(0);
     }
-    let by_outcome: [(&'static str, &[&'static str]); 6] = [
+    let by_outcome: [(&'static str, &[&'static str]); 7] = [
         (
             "dispatch_optimisation_jobs_finished_total",
             &[
@@ -111,6 +112,17 @@ fn zero() {
         (
             "dispatch_notification_lease_renewals_total",
             &["renewed", "lost"],
+        ),
+        (
+            "dispatch_geocoder_requests_total",
+            &[
+                "found",
+                "not_found",
+                "timeout",
+                "rate_limited",
+                "server_error",
+                "failed",
+            ],
         ),
     ];
     for (name, outcomes) in by_outcome {
@@ -203,6 +215,14 @@ fn describe() {
     describe_counter!(
         "dispatch_notification_lease_renewals_total",
         "Lease renewals of notification tasks being sent, by outcome: renewed, lost (finished meanwhile or taken over by another process)."
+    );
+    describe_counter!(
+        "dispatch_geocoder_requests_total",
+        "Requests to the geocoder at --geocoder-url, by outcome: found, not_found, timeout, rate_limited, server_error, failed; every outcome but found and not_found saved an address without coordinates, alert on any increase of those."
+    );
+    describe_counter!(
+        "dispatch_geocoder_cache_hits_total",
+        "Addresses answered from the geocoder's answers kept in the database, without asking it."
     );
     describe_counter!(
         "dispatch_travel_fallbacks_total",

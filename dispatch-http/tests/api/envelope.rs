@@ -4,12 +4,12 @@ use axum::body::Body;
 use axum::http::{Method, Request};
 use axum::routing::get;
 use axum::Router;
+use dispatch_adapters::images::Codec;
 use dispatch_core::ports::clock::ManualClock;
 use dispatch_core::ports::geocoder::InMemoryGazetteer;
 use dispatch_core::ports::store::InMemoryStore;
 use dispatch_core::time::Timestamp;
 use dispatch_http::{with_error_handling, AppState};
-use dispatch_server::runtime::images::Codec;
 use serde_json::json;
 use tower::ServiceExt;
 

@@ -20,6 +20,7 @@ use std::sync::Arc;
 use axum::body::{to_bytes, Body};
 use axum::http::{HeaderMap, Method, Request, StatusCode};
 use axum::Router;
+use dispatch_adapters::images::Codec;
 use dispatch_core::events::DomainEvent;
 use dispatch_core::model::organisation::DepotScope;
 use dispatch_core::ports::clock::ManualClock;
@@ -27,7 +28,6 @@ use dispatch_core::ports::store::Store;
 use dispatch_core::time::Timestamp;
 use dispatch_http::{app, setup, AppState};
 use dispatch_server::cli::database::Database;
-use dispatch_server::runtime::images::Codec;
 use serde_json::{json, Value};
 use tower::ServiceExt;
 

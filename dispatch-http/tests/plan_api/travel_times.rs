@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use axum::body::Body;
 use axum::http::Request;
+use dispatch_adapters::travel::{FallbackPolicy, OsrmMatrix, WithFallback};
 use dispatch_core::ports::matrix::{GreatCircle, TravelMatrix};
-use dispatch_server::travel::{FallbackPolicy, OsrmMatrix, WithFallback};
 use http_body_util::BodyExt;
 use serde_json::{json, Value};
 use tower::ServiceExt;

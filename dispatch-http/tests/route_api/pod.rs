@@ -8,10 +8,10 @@ use std::io::Cursor;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
+use dispatch_adapters::images::Codec;
 use dispatch_core::model::driver::Driver;
 use dispatch_core::service::pod::{self, SignatureInput};
 use dispatch_http::setup;
-use dispatch_server::runtime::images::Codec;
 use http_body_util::BodyExt;
 use serde_json::json;
 use tower::ServiceExt;

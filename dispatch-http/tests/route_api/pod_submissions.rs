@@ -2,10 +2,10 @@
 //! stop, route and plan reads) and the seed file's questionnaire definitions.
 
 use axum::http::StatusCode;
+use dispatch_adapters::images::Codec;
 use dispatch_core::model::questionnaire::{AnswerInput, AnswerValue};
 use dispatch_core::service::pod::{self, SubmissionInput};
 use dispatch_http::setup;
-use dispatch_server::runtime::images::Codec;
 use serde_json::json;
 
 use super::pod::{compress_all, dispatched_day, driver_of, png, route_stops, seed_questionnaires};

@@ -5,8 +5,8 @@
 
 use axum::body::Body;
 use axum::http::{Method, Request, StatusCode};
+use dispatch_adapters::images::Codec;
 use dispatch_core::service::pod;
-use dispatch_server::runtime::images::Codec;
 use serde_json::json;
 
 use super::driver::{credential, driven_route};

@@ -3,8 +3,8 @@
 //! what the driver's reports change on it.
 
 use axum::http::StatusCode;
+use dispatch_adapters::images::Codec;
 use dispatch_core::service::pod::{self, SignatureInput};
-use dispatch_server::runtime::images::Codec;
 use serde_json::json;
 
 use super::driver::{credential, morning, start, stop_ids};

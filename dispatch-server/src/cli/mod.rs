@@ -9,6 +9,7 @@ pub mod console;
 pub mod database;
 pub mod driver_app;
 pub mod export_problem;
+pub mod geocoding;
 pub mod keys;
 pub mod seed;
 pub mod serve;
@@ -16,6 +17,7 @@ pub mod simulation;
 pub mod solve;
 mod solve_control;
 pub mod stdout;
+pub mod travel;
 pub mod webhooks;
 pub mod worker;
 

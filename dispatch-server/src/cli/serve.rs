@@ -6,7 +6,8 @@ use std::time::Duration;
 use super::background::{self, positive_seconds, BackgroundArgs};
 use super::console::ConsoleArgs;
 use super::database::{Database, DatabaseParser};
-use crate::runtime::images::Codec;
+use super::geocoding::GeocoderArgs;
+use dispatch_adapters::images::Codec;
 use dispatch_core::ports::clock::Clock;
 use dispatch_http::observability::MetricsListener;
 use dispatch_http::public_url::PublicUrl;
@@ -100,6 +101,10 @@ pub struct ServeArgs {
         requires = "depot_lat"
     )]
     pub depot_lng: Option<f64>,
+    /// Geocoding of addresses sent without coordinates: the gazetteer, or also an outside
+    /// geocoder (--geocoder-url).
+    #[command(flatten)]
+    pub geocoder: GeocoderArgs,
 }
 
 /// `--listen`: HOST:PORT, checked here so that `--listen 8080` says what is expected instead of
@@ -202,8 +207,11 @@ async fn serve(args: ServeArgs, clock: Arc<dyn Clock>) -> Result<(), String> {
     });
     // The recorder first, so the database connections opened at start are counted too.
     dispatch_http::observability::handle();
-    let service = blocking(move || db.open_service(on_commit)).await?;
+    let mut service = blocking(move || db.open_service(on_commit)).await?;
     let store = service.store.clone();
+    service.geocoder = args
+        .geocoder
+        .geocoder(service.geocoder, store.clone(), clock.clone())?;
     // Everything that can fail is opened before the listening line: scripts take that line to
     // mean the service is ready.
     let travel = args.background.travel.matrix()?;

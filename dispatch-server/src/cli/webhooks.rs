@@ -12,7 +12,7 @@ use dispatch_core::ports::store::{DeliveryRecord, DeliveryState, Store, StoreErr
 use serde_json::{json, Value};
 
 use super::database::{Database, DatabaseParser};
-use crate::runtime::webhooks::body;
+use dispatch_adapters::webhook::body;
 use dispatch_http::clock::SystemClock;
 
 #[derive(Debug, clap::Args)]

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::background::{self, BackgroundArgs};
 use super::database::{Database, DatabaseParser, Service};
 use super::serve::{blocking, init_tracing, shutdown_signal, LogFormat};
-use crate::runtime::images::Codec;
+use dispatch_adapters::images::Codec;
 use dispatch_http::clock::SystemClock;
 use dispatch_http::observability::MetricsListener;
 use dispatch_http::public_url::PublicUrl;

@@ -1,13 +1,14 @@
 //! Reference data: capacity types, custom fields, tags, skills, zones, third parties, custom
-//! order statuses, notification templates and the gazetteer.
+//! order statuses, notification templates, the gazetteer and the outside geocoder's remembered
+//! answers.
 
-use crate::sql::{params, Connection, Params, Row, Statement};
+use crate::sql::{params, Connection, OptionalExtension, Params, Row, Statement};
 use dispatch_core::model::location::Coordinates;
 use dispatch_core::model::notification::{Channel, NotificationTemplate};
 use dispatch_core::model::organisation::DepotScope;
 use dispatch_core::model::reference::{CapacityType, CustomField, Skill, Tag, ThirdParty};
 use dispatch_core::model::zone::{Polygon, Zone, ZoneGroup};
-use dispatch_core::ports::geocoder::GazetteerEntry;
+use dispatch_core::ports::geocoder::{CachedAnswer, GazetteerEntry};
 use dispatch_core::ports::store::{ReferenceRepo, StoreError};
 use dispatch_core::time::Timestamp;
 
@@ -454,6 +455,45 @@ impl<C: Connection> ReferenceRepo for Db<C> {
                     e.location.lat,
                     e.location.lng
                 ],
+            )
+            .st()?;
+        Ok(())
+    }
+
+    fn find_geocode_answer(
+        &mut self,
+        organisation_id: i64,
+        query: &str,
+    ) -> Result<Option<CachedAnswer>, StoreError> {
+        self.0
+            .query_row(
+                "SELECT lat, lng, asked FROM geocode_cache WHERE organisation_id = ?1 AND query = ?2",
+                params![organisation_id, query],
+                |r| {
+                    let (lat, lng): (Option<f64>, Option<f64>) = (r.get(0)?, r.get(1)?);
+                    Ok(CachedAnswer {
+                        location: lat.zip(lng).map(|(lat, lng)| Coordinates { lat, lng }),
+                        asked: ts(r.get(2)?),
+                    })
+                },
+            )
+            .optional()
+            .st()
+    }
+
+    fn put_geocode_answer(
+        &mut self,
+        organisation_id: i64,
+        query: &str,
+        answer: &CachedAnswer,
+    ) -> Result<(), StoreError> {
+        let (lat, lng) = answer.location.map(|c| (c.lat, c.lng)).unzip();
+        self.0
+            .execute(
+                "INSERT INTO geocode_cache (organisation_id, query, lat, lng, asked) \
+                 VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (organisation_id, query) \
+                 DO UPDATE SET lat = excluded.lat, lng = excluded.lng, asked = excluded.asked",
+                params![organisation_id, query, lat, lng, answer.asked.millis()],
             )
             .st()?;
         Ok(())

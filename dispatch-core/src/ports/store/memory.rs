@@ -22,7 +22,7 @@ use crate::model::organisation::{
 use crate::model::reference::{CapacityType, CustomField, Skill, Tag, ThirdParty};
 use crate::model::vehicle::{Vehicle, VehicleFields};
 use crate::model::zone::{Polygon, Zone, ZoneGroup};
-use crate::ports::geocoder::GazetteerEntry;
+use crate::ports::geocoder::{CachedAnswer, GazetteerEntry};
 use crate::time::Timestamp;
 
 /// The in-memory store.
@@ -61,6 +61,8 @@ struct State {
     order_statuses: Vec<(i64, String)>,
     templates: Vec<(i64, NotificationTemplate)>,
     gazetteer: Vec<(i64, GazetteerEntry)>,
+    /// (organisation, question) -> an outside geocoder's answer.
+    geocode_cache: std::collections::HashMap<(i64, String), CachedAnswer>,
     vehicles: Vec<Vehicle>,
     orders: orders::OrderBook,
     outbox: outbox::Outbox,
@@ -609,6 +611,28 @@ impl ReferenceRepo for State {
             Some((_, e)) => e.location = entry.location,
             None => self.gazetteer.push((depot, entry.clone())),
         }
+        Ok(())
+    }
+
+    fn find_geocode_answer(
+        &mut self,
+        organisation_id: i64,
+        query: &str,
+    ) -> Result<Option<CachedAnswer>, StoreError> {
+        Ok(self
+            .geocode_cache
+            .get(&(organisation_id, query.to_owned()))
+            .copied())
+    }
+
+    fn put_geocode_answer(
+        &mut self,
+        organisation_id: i64,
+        query: &str,
+        answer: &CachedAnswer,
+    ) -> Result<(), StoreError> {
+        self.geocode_cache
+            .insert((organisation_id, query.to_owned()), *answer);
         Ok(())
     }
 }

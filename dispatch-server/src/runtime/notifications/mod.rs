@@ -5,8 +5,6 @@
 //! start-up log says so.
 
 mod round;
-mod sms_gateway;
-mod smtp;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -17,8 +15,7 @@ use dispatch_core::ports::store::Store;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-pub use sms_gateway::SmsGatewaySender;
-pub use smtp::SmtpSender;
+use dispatch_adapters::notifications::{SmsGatewaySender, SmtpSender};
 
 /// How often due tasks are looked for, in the clock's time (a simulated clock running fast
 /// looks as often in its own time, within `runtime::clock_wait`'s bound).

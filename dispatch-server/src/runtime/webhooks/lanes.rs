@@ -14,13 +14,13 @@ use dispatch_core::ports::store::{DeliveryOutcome, DeliveryState, OutboxEvent};
 use dispatch_core::webhook::{self, AttemptResult, NextStep};
 use tokio::sync::{mpsc, watch, Semaphore};
 
-use super::post;
 use super::WebhookConfig;
+use dispatch_adapters::webhook::{self as post, WebhookClient};
 
 /// What every lane shares.
 #[derive(Clone)]
 pub struct LaneContext {
-    pub client: reqwest::Client,
+    pub client: WebhookClient,
     pub clock: Arc<dyn Clock>,
     pub config: WebhookConfig,
     /// Bounds the attempts in flight across all depots.
@@ -133,14 +133,10 @@ async fn deliver(
         };
         let result = {
             let _permit = context.in_flight.acquire().await.ok()?;
-            post::attempt(
-                &context.client,
-                &target,
-                event.id,
-                &body,
-                context.config.attempt_timeout,
-            )
-            .await
+            context
+                .client
+                .attempt(&target, event.id, &body, context.config.attempt_timeout)
+                .await
         };
         attempts += 1;
         if result.is_success() {

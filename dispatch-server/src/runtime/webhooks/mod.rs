@@ -22,7 +22,6 @@
 
 mod lanes;
 mod leases;
-mod post;
 mod recorder;
 mod retention;
 
@@ -30,6 +29,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use dispatch_adapters::webhook::WebhookClient;
 use dispatch_core::model::organisation::{DepotScope, Webhook};
 use dispatch_core::ports::clock::Clock;
 use dispatch_core::ports::store::{OutboxEvent, Store, StoreError};
@@ -40,7 +40,6 @@ use tokio::task::JoinHandle;
 use lanes::{DepotLanes, LaneContext};
 use leases::{DepotLeases, Take};
 
-pub use post::body;
 pub use retention::Retention;
 
 /// How often depots with a backlog are checked for room in their lanes (no database read
@@ -110,16 +109,7 @@ pub fn spawn(
     stopping: watch::Receiver<bool>,
     node: String,
 ) -> Result<JoinHandle<()>, String> {
-    let client = reqwest::Client::builder()
-        .user_agent(concat!("dispatch-webhooks/", env!("CARGO_PKG_VERSION")))
-        // A 3xx is a failed attempt: followed, a 302 or 303 would arrive as a GET without the
-        // event (and a delivery marked DELIVERED), and the credentials would go where the
-        // receiver points rather than where the depot's settings say.
-        .redirect(reqwest::redirect::Policy::none())
-        .pool_max_idle_per_host(config.lanes_per_depot.max(1))
-        .connect_timeout(config.attempt_timeout)
-        .build()
-        .map_err(|e| format!("cannot build the webhook HTTP client: {e}"))?;
+    let client = WebhookClient::new(config.lanes_per_depot.max(1), config.attempt_timeout)?;
     let (outcomes, recorded) = mpsc::unbounded_channel();
     let recorder = tokio::spawn(recorder::run(store.clone(), recorded));
     let purger = tokio::spawn(retention::run(

@@ -1,4 +1,5 @@
-//! Organisations, depots, keys, reference data, zones, the gazetteer and vehicles.
+//! Organisations, depots, keys, reference data, zones, the gazetteer, the outside geocoder's
+//! remembered answers and vehicles.
 
 use super::at;
 use crate::model::location::Coordinates;
@@ -8,7 +9,7 @@ use crate::model::reference::CapacityAmount;
 use crate::model::vehicle::{apply_patch, VehicleFields, VehiclePatch};
 use crate::model::zone::Polygon;
 use crate::patch::Patch;
-use crate::ports::geocoder::GazetteerEntry;
+use crate::ports::geocoder::{CachedAnswer, GazetteerEntry};
 use crate::ports::store::{NewDepot, Store, StoreError};
 
 /// A depot named `name` with default settings.
@@ -272,4 +273,34 @@ pub fn organisation_reference_and_vehicles(store: &dyn Store) {
         .transaction(|tx| tx.upsert_gazetteer_entry(a, &entry))
         .unwrap();
     assert_eq!(store.read(|tx| tx.list_gazetteer(a)).unwrap(), vec![entry]);
+
+    // An outside geocoder's answers are remembered per organisation; a newer answer to the
+    // same question replaces the older, "nothing found" included.
+    let question = "1 high st\nab1 2cd\ngb";
+    let found = CachedAnswer {
+        location: Some(Coordinates {
+            lat: 51.5,
+            lng: -0.125,
+        }),
+        asked: at(5),
+    };
+    let nothing = CachedAnswer {
+        location: None,
+        asked: at(6),
+    };
+    let remembered = |org: i64| {
+        store
+            .read(|tx| tx.find_geocode_answer(org, question))
+            .unwrap()
+    };
+    assert_eq!(remembered(a.organisation_id), None);
+    store
+        .transaction(|tx| tx.put_geocode_answer(a.organisation_id, question, &found))
+        .unwrap();
+    assert_eq!(remembered(a.organisation_id), Some(found));
+    assert_eq!(remembered(c.organisation_id), None);
+    store
+        .transaction(|tx| tx.put_geocode_answer(a.organisation_id, question, &nothing))
+        .unwrap();
+    assert_eq!(remembered(b.organisation_id), Some(nothing));
 }

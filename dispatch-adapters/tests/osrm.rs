@@ -9,8 +9,8 @@ use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
+use dispatch_adapters::travel::{FallbackPolicy, OsrmMatrix, WithFallback};
 use dispatch_core::ports::matrix::{GreatCircle, MatrixError, Point, TravelMatrix};
-use dispatch_server::travel::{FallbackPolicy, OsrmMatrix, TravelArgs, WithFallback};
 use serde_json::{json, Value};
 
 /// Travel the fake router reports: 1e5 s per degree of longitude, 2e5 per degree of latitude,
@@ -209,8 +209,14 @@ fn large_point_sets_are_chunked_within_the_servers_table_size() {
 fn unroutable_pairs_become_unreachable() {
     let osrm = fake_osrm(100, Behaviour::Unroutable);
     let m = client(&osrm.url, 100).matrix(&points(3)).unwrap();
-    assert_eq!(m.duration(0, 1), dispatch_server::travel::osrm::UNREACHABLE);
-    assert_eq!(m.distance(0, 1), dispatch_server::travel::osrm::UNREACHABLE);
+    assert_eq!(
+        m.duration(0, 1),
+        dispatch_adapters::travel::osrm::UNREACHABLE
+    );
+    assert_eq!(
+        m.distance(0, 1),
+        dispatch_adapters::travel::osrm::UNREACHABLE
+    );
     assert!(m.duration(1, 0) < 100_000);
 }
 
@@ -267,34 +273,4 @@ fn invalid_points_are_refused_before_any_request() {
         .unwrap_err();
     assert!(matches!(err, MatrixError::InvalidPoint { index: 1, .. }));
     assert_eq!(osrm.requests.load(Ordering::SeqCst), 0);
-}
-
-fn args(url: Option<&str>, speed: f64) -> TravelArgs {
-    TravelArgs {
-        osrm_url: url.map(str::to_owned),
-        osrm_profile: "driving".into(),
-        osrm_max_table_size: 100,
-        osrm_timeout: 5,
-        osrm_fallback: FallbackPolicy::GreatCircle,
-        speed_kmh: speed,
-    }
-}
-
-#[test]
-fn serve_flags_choose_great_circle_or_osrm_and_refuse_bad_values() {
-    let pts = points(2);
-    let gc = args(None, 36.0).matrix().unwrap().matrix(&pts).unwrap();
-    assert_eq!(
-        gc,
-        TravelMatrix::matrix(&GreatCircle::new(36.0).unwrap(), &pts).unwrap()
-    );
-    let osrm = fake_osrm(100, Behaviour::Ok);
-    let road = args(Some(&format!("{}/", osrm.url)), 36.0)
-        .matrix()
-        .unwrap()
-        .matrix(&pts)
-        .unwrap();
-    assert_eq!(road.duration(0, 1), expected(&pts, 0, 1).0);
-    assert!(args(None, 0.0).matrix().is_err());
-    assert!(args(Some("localhost:5000"), 50.0).matrix().is_err());
 }

@@ -3,7 +3,7 @@
 //!
 //! Units everywhere: durations in seconds, distances in metres.
 //!
-//! Fall-back policy (`--osrm-fallback`): with `great-circle` (the default) a failed OSRM call
+//! Fall-back policy (`serve --osrm-fallback`): with `great-circle` (the default) a failed OSRM call
 //! (unreachable server, timeout, an error answer) logs a warning naming the server and the
 //! error, counts `dispatch_travel_fallbacks_total`, and the job is planned on great-circle
 //! travel at `--speed-kmh` instead, marked `great-circle (OSRM unreachable)` with a warning on
@@ -14,7 +14,6 @@
 pub mod osrm;
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use dispatch_core::ports::matrix::{
     GreatCircle, Matrix, MatrixError, Point, TravelMatrix, TravelSource,
@@ -23,7 +22,7 @@ use dispatch_core::ports::matrix::{
 pub use osrm::OsrmMatrix;
 
 /// What to do when the road network cannot answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FallbackPolicy {
     /// Plan on great-circle travel and log a warning.
     GreatCircle,
@@ -77,55 +76,5 @@ impl TravelMatrix for WithFallback {
             }
             other => other,
         }
-    }
-}
-
-/// `serve` flags choosing the travel matrix.
-#[derive(Debug, Clone, clap::Args)]
-pub struct TravelArgs {
-    /// Base URL of an OSRM server (e.g. http://localhost:5000) whose `/table` service gives
-    /// road durations and distances; without it travel is great-circle at --speed-kmh.
-    #[arg(long)]
-    pub osrm_url: Option<String>,
-    /// OSRM profile segment of the URL.
-    #[arg(long, default_value = "driving")]
-    pub osrm_profile: String,
-    /// Most locations per OSRM table request (the server's --max-table-size).
-    #[arg(long, default_value_t = osrm::DEFAULT_MAX_TABLE_SIZE)]
-    pub osrm_max_table_size: usize,
-    /// Seconds to wait for one OSRM request.
-    #[arg(long, default_value_t = 30)]
-    pub osrm_timeout: u64,
-    /// When OSRM is down: plan on great-circle travel with a warning, or fail the job.
-    #[arg(long, value_enum, default_value_t = FallbackPolicy::GreatCircle)]
-    pub osrm_fallback: FallbackPolicy,
-    /// Speed of great-circle travel, km/h (the default matrix, and OSRM's fall-back).
-    #[arg(long, default_value_t = GreatCircle::DEFAULT_SPEED_KMH)]
-    pub speed_kmh: f64,
-}
-
-impl TravelArgs {
-    /// The matrix these flags describe.
-    pub fn matrix(&self) -> Result<Arc<dyn TravelMatrix>, String> {
-        let great_circle = GreatCircle::new(self.speed_kmh).ok_or_else(|| {
-            format!(
-                "--speed-kmh must be a positive number, got {}",
-                self.speed_kmh
-            )
-        })?;
-        let Some(url) = &self.osrm_url else {
-            return Ok(Arc::new(great_circle));
-        };
-        let osrm = OsrmMatrix::new(
-            url,
-            &self.osrm_profile,
-            self.osrm_max_table_size,
-            Duration::from_secs(self.osrm_timeout.max(1)),
-        )?;
-        Ok(Arc::new(WithFallback::new(
-            Arc::new(osrm),
-            great_circle,
-            self.osrm_fallback,
-        )))
     }
 }

@@ -1,5 +1,6 @@
-//! One HTTP attempt of one webhook delivery: `POST` of `{type, data}` as JSON with Basic
-//! credentials, bounded by the attempt timeout from connect to the end of the answer.
+//! Webhook delivery over HTTP: the client the delivery worker holds, and one attempt of one
+//! delivery: `POST` of `{type, data}` as JSON with Basic credentials, bounded by the attempt
+//! timeout from connect to the end of the answer.
 
 use std::time::Duration;
 
@@ -17,9 +18,45 @@ pub fn body(event: &DomainEvent) -> Value {
     json!({ "type": event.name(), "data": event.payload() })
 }
 
+/// The HTTP client of webhook deliveries: pooled keep-alive connections, no redirects.
+#[derive(Debug, Clone)]
+pub struct WebhookClient {
+    client: reqwest::Client,
+}
+
+impl WebhookClient {
+    /// A client keeping up to `idle_per_host` idle connections per receiver, waiting at most
+    /// `connect_timeout` for a connection.
+    pub fn new(idle_per_host: usize, connect_timeout: Duration) -> Result<WebhookClient, String> {
+        let client = reqwest::Client::builder()
+            .user_agent(concat!("dispatch-webhooks/", env!("CARGO_PKG_VERSION")))
+            // A 3xx is a failed attempt: followed, a 302 or 303 would arrive as a GET without
+            // the event (and a delivery marked DELIVERED), and the credentials would go where
+            // the receiver points rather than where the depot's settings say.
+            .redirect(reqwest::redirect::Policy::none())
+            .pool_max_idle_per_host(idle_per_host)
+            .connect_timeout(connect_timeout)
+            .build()
+            .map_err(|e| format!("cannot build the webhook HTTP client: {e}"))?;
+        Ok(WebhookClient { client })
+    }
+
+    /// Makes one attempt. `delivery_id` goes out as `x-dispatch-delivery` so receivers can
+    /// drop the duplicates that at-least-once delivery allows.
+    pub async fn attempt(
+        &self,
+        receiver: &Webhook,
+        delivery_id: i64,
+        body: &[u8],
+        timeout: Duration,
+    ) -> AttemptResult {
+        attempt(&self.client, receiver, delivery_id, body, timeout).await
+    }
+}
+
 /// Makes one attempt. `delivery_id` goes out as `x-dispatch-delivery` so receivers can drop
 /// the duplicates that at-least-once delivery allows.
-pub async fn attempt(
+async fn attempt(
     client: &reqwest::Client,
     receiver: &Webhook,
     delivery_id: i64,
