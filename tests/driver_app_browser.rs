@@ -16,51 +16,19 @@
 #[allow(dead_code)]
 #[path = "../dispatch-http/tests/browser/mod.rs"]
 mod browser;
+#[path = "../dispatch-http/tests/browser/node.rs"]
+mod node;
 #[path = "webhooks/receiver.rs"]
 mod receiver;
 mod support;
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use receiver::{Behaviour, Receiver};
 use serde_json::{json, Value};
-
-/// The scenario's folder (its package.json pins playwright-core).
-fn scripts() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("dispatch-http/tests/browser/js")
-}
-
-/// Whether Node.js and the scenario's packages are there (installing the packages with npm
-/// when only they are missing); in CI a missing part fails.
-fn node_ready(test: &str) -> bool {
-    let dir = scripts();
-    let installed = || {
-        dir.join("node_modules/playwright-core/package.json")
-            .is_file()
-    };
-    let has = |tool: &str| Command::new(tool).arg("--version").output().is_ok();
-    if has("node") && !installed() && has("npm") {
-        let _ = Command::new("npm")
-            .args(["ci", "--no-audit", "--no-fund"])
-            .current_dir(&dir)
-            .status();
-    }
-    let ready = has("node") && installed();
-    if !ready {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "Node.js and playwright-core are required in CI (.ci/run installs them)"
-        );
-        eprintln!(
-            "NOT RUN: {test} needs node and `npm ci` in {}",
-            dir.display()
-        );
-    }
-    ready
-}
 
 fn seed_file(receiver: &str) -> Value {
     json!({"organisations": [{"name": "Acme", "depots": [{
@@ -110,7 +78,7 @@ fn a_drivers_day_in_the_app_offline_and_through_a_reversal_shows_once_at_the_dep
     let Some(chromium) = browser::chromium_for(test) else {
         return;
     };
-    if !node_ready(test) {
+    if !node::node_ready(test) {
         return;
     }
     let hooks = Receiver::start(Behaviour::Ok);
@@ -129,7 +97,7 @@ fn a_drivers_day_in_the_app_offline_and_through_a_reversal_shows_once_at_the_dep
     let started = Instant::now();
     let out = Command::new("node")
         .arg("driver_day.mjs")
-        .current_dir(scripts())
+        .current_dir(node::scripts())
         .env("BASE", format!("http://{}", server.addr))
         .env("KEY", &key)
         .env("SHOTS", &shots)

@@ -12,6 +12,7 @@
 //! - [`redact`]: operators' URLs as they may be logged (no credentials).
 
 pub mod geocoding;
+mod http;
 pub mod images;
 pub mod notifications;
 pub mod redact;

@@ -75,6 +75,22 @@ fn the_full_search_url_is_taken_as_given_and_bad_settings_are_refused() {
 }
 
 #[test]
+fn a_failure_names_neither_the_credentials_of_the_url_nor_the_address_asked() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    drop(listener);
+    let url = format!("http://user:pass-5f3c@127.0.0.1:{port}/?key=token-1a6d");
+    let geocoder = Nominatim::new(&url, Duration::from_secs(2), 50.0).unwrap();
+    let answer = geocoder.geocode(&query("7 Private Road", None));
+    let Err(GeocodeError::Unavailable(why)) = answer else {
+        panic!("{answer:?}");
+    };
+    for secret in ["pass-5f3c", "token-1a6d", "Private"] {
+        assert!(!why.contains(secret), "{why}");
+    }
+}
+
+#[test]
 fn an_address_nobody_knows_is_no_match() {
     let fake = FakeGeocoder::start();
     let answer = client(&fake, 50.0).geocode(&query("Nowhere Lane", None));

@@ -4,7 +4,7 @@
 
 use dispatch_core::ports::store::StoreError;
 use dispatch_store_sql::schema::{Catalog, Column, ForeignKey, Unique};
-use dispatch_store_sql::sql::{params, Connection as _, Statement as _};
+use dispatch_store_sql::sql::{params, Connection as _, FromColumns, Statement as _};
 use dispatch_store_sql::Sql;
 
 use crate::sql::{Connection, Pg};
@@ -45,6 +45,13 @@ const FOREIGN_KEYS: &str = "
     JOIN pg_namespace n ON n.oid = c.relnamespace
     WHERE n.nspname = current_schema() AND f.contype = 'f'";
 
+/// Every row of `sql`, its columns read as they are.
+fn rows<T: FromColumns>(db: Pg<'_>, sql: &str) -> Result<Vec<T>, StoreError> {
+    db.prepare(sql)
+        .and_then(|mut s| s.query_map(params![], |r| r.columns())?.collect())
+        .st()
+}
+
 fn list(text: &str) -> Vec<String> {
     text.split(',').map(str::to_owned).collect()
 }
@@ -53,15 +60,7 @@ fn list(text: &str) -> Vec<String> {
 pub fn read(conn: &Connection) -> Result<Catalog, StoreError> {
     let db = Pg(conn);
     let mut catalog = Catalog::default();
-    let columns: Vec<(String, String, String, bool)> = db
-        .prepare(COLUMNS)
-        .and_then(|mut s| {
-            s.query_map(params![], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-            })?
-            .collect()
-        })
-        .st()?;
+    let columns: Vec<(String, String, String, bool)> = rows(db, COLUMNS)?;
     for (table, column, declared, nullable) in columns {
         catalog
             .tables
@@ -70,15 +69,7 @@ pub fn read(conn: &Connection) -> Result<Catalog, StoreError> {
             .columns
             .insert(column, Column { declared, nullable });
     }
-    let unique: Vec<(String, bool, bool, String)> = db
-        .prepare(UNIQUE)
-        .and_then(|mut s| {
-            s.query_map(params![], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-            })?
-            .collect()
-        })
-        .st()?;
+    let unique: Vec<(String, bool, bool, String)> = rows(db, UNIQUE)?;
     for (table, primary, partial, columns) in unique {
         let table = catalog.tables.entry(table).or_default();
         if primary {
@@ -90,15 +81,7 @@ pub fn read(conn: &Connection) -> Result<Catalog, StoreError> {
             });
         }
     }
-    let foreign: Vec<(String, String, String, String, String)> = db
-        .prepare(FOREIGN_KEYS)
-        .and_then(|mut s| {
-            s.query_map(params![], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
-            })?
-            .collect()
-        })
-        .st()?;
+    let foreign: Vec<(String, String, String, String, String)> = rows(db, FOREIGN_KEYS)?;
     for (table, target, columns, references, action) in foreign {
         let on_delete = match action.as_str() {
             "a" => "NO ACTION",

@@ -8,19 +8,12 @@
 //! most a minute). Every request is counted in `dispatch_geocoder_requests_total` by outcome;
 //! every failure to get an answer is logged with the server and the error.
 
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use dispatch_core::model::location::Coordinates;
 use dispatch_core::ports::geocoder::{GeocodeError, GeocodeQuery, Geocoder};
 use serde_json::Value;
-
-/// The User-Agent of every request: Nominatim's policy asks each application to name itself.
-pub const USER_AGENT: &str = concat!(
-    "dispatch/",
-    env!("CARGO_PKG_VERSION"),
-    " (routing-and-dispatch engine)"
-);
 
 /// The longest `Retry-After` obeyed: a server asking for more is asked again after this.
 const MAX_HOLD_OFF: Duration = Duration::from_secs(60);
@@ -62,11 +55,8 @@ impl Outcome {
 /// The Nominatim client.
 pub struct Nominatim {
     search_url: String,
-    timeout: Duration,
     pace: Pace,
-    /// Built on first use: reqwest's blocking client starts a runtime thread of its own and
-    /// must not be built on an async thread, which is where `serve` wires its adapters.
-    client: OnceLock<Result<reqwest::blocking::Client, String>>,
+    client: crate::http::LazyClient,
 }
 
 impl Nominatim {
@@ -93,28 +83,14 @@ impl Nominatim {
         };
         Ok(Nominatim {
             search_url,
-            timeout,
             pace: Pace::new(Duration::from_secs_f64(1.0 / per_second)),
-            client: OnceLock::new(),
+            client: crate::http::LazyClient::new(timeout),
         })
-    }
-
-    fn client(&self) -> Result<&reqwest::blocking::Client, String> {
-        self.client
-            .get_or_init(|| {
-                reqwest::blocking::Client::builder()
-                    .user_agent(USER_AGENT)
-                    .timeout(self.timeout)
-                    .build()
-                    .map_err(|e| format!("cannot build the geocoder's HTTP client: {e}"))
-            })
-            .as_ref()
-            .map_err(Clone::clone)
     }
 
     /// One request: the position, `None` for an empty result, or why there is no answer.
     fn ask(&self, query: &GeocodeQuery<'_>) -> Result<Option<Coordinates>, (Outcome, String)> {
-        let client = self.client().map_err(|e| (Outcome::Failed, e))?;
+        let client = self.client.get().map_err(|e| (Outcome::Failed, e))?;
         let text = [query.address, query.postcode]
             .into_iter()
             .flatten()
@@ -138,7 +114,8 @@ impl Nominatim {
             } else {
                 Outcome::Failed
             };
-            (outcome, e.to_string())
+            // reqwest names the URL, with the address asked and any credentials in it.
+            (outcome, e.without_url().to_string())
         })?;
         let status = response.status();
         if status == reqwest::StatusCode::TOO_MANY_REQUESTS {
@@ -169,7 +146,7 @@ impl Nominatim {
             } else {
                 Outcome::Failed
             };
-            (outcome, format!("unreadable answer: {e}"))
+            (outcome, format!("unreadable answer: {}", e.without_url()))
         })?;
         let hits: Vec<Value> = serde_json::from_slice(&body)
             .map_err(|e| (Outcome::Failed, format!("not a result list: {e}")))?;

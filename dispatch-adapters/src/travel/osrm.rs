@@ -7,6 +7,7 @@
 //! rounded to whole seconds and metres; a pair OSRM cannot route (`null`) gets [`UNREACHABLE`],
 //! which no window or shift can absorb, so the solver never uses it.
 
+use std::io::Read;
 use std::time::Duration;
 
 use dispatch_core::ports::matrix::{
@@ -17,6 +18,9 @@ use serde::Deserialize;
 /// Seconds and metres standing for "no route": about 136 years, far below overflow.
 pub const UNREACHABLE: i64 = 1 << 32;
 
+/// The longest `/table` answer read: 100 x 100 durations and distances are well under it.
+const MAX_ANSWER_BYTES: u64 = 64 << 20;
+
 /// OSRM's default `--max-table-size`.
 pub const DEFAULT_MAX_TABLE_SIZE: usize = 100;
 
@@ -26,7 +30,7 @@ pub struct OsrmMatrix {
     base_url: String,
     profile: String,
     max_table_size: usize,
-    agent: ureq::Agent,
+    client: crate::http::LazyClient,
 }
 
 /// Rows of a `/table` answer; `null` where there is no route.
@@ -60,16 +64,11 @@ impl OsrmMatrix {
         if max_table_size < 2 {
             return Err("the OSRM table size must be at least 2".to_owned());
         }
-        let agent = ureq::Agent::config_builder()
-            .timeout_global(Some(timeout))
-            .http_status_as_error(false)
-            .build()
-            .into();
         Ok(OsrmMatrix {
             base_url: base.to_owned(),
             profile: profile.to_owned(),
             max_table_size,
-            agent,
+            client: crate::http::LazyClient::new(timeout),
         })
     }
 
@@ -111,17 +110,20 @@ impl OsrmMatrix {
             list(sources),
             list(destinations)
         );
-        let mut response = self
-            .agent
+        let client = self.client.get().map_err(|e| self.unavailable(e))?;
+        // reqwest names the URL, credentials included: the server is named redacted instead.
+        let response = client
             .get(&url)
-            .call()
-            .map_err(|e| self.unavailable(e))?;
+            .send()
+            .map_err(|e| self.unavailable(e.without_url()))?;
+        // OSRM's refusals (4xx) carry its `code` and `message` in JSON: read whatever the status.
         let status = response.status();
-        let body: TableResponse = response
-            .body_mut()
-            .with_config()
-            .limit(64 << 20)
-            .read_json()
+        let mut text = Vec::new();
+        response
+            .take(MAX_ANSWER_BYTES)
+            .read_to_end(&mut text)
+            .map_err(|e| self.unavailable(format_args!("HTTP {status}, unreadable answer: {e}")))?;
+        let body: TableResponse = serde_json::from_slice(&text)
             .map_err(|e| self.unavailable(format_args!("HTTP {status}, unreadable answer: {e}")))?;
         if body.code != "Ok" {
             let message = body.message.unwrap_or_default();

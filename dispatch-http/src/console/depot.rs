@@ -1,7 +1,8 @@
-//! `GET /console/depot`: where the caller's depot is, for the map. The v2 depot object has no
-//! position (the spec fixes its fields), so the console asks here, with the same access key in
-//! the same `x-access-key` header and the same envelope for errors. Documented in the OpenAPI
-//! document beside the API (registered through `ApiRoutes`).
+//! `GET /console/depot`: where the caller's depot is, for the map, its time zone and what the
+//! caller's key may do. The v2 depot object has no position (the spec fixes its fields), so the
+//! console asks here, with the same access key in the same `x-access-key` header and the same
+//! envelope for errors. The board's other reads ([`super::day`]) are registered here too, all
+//! documented in the OpenAPI document beside the API (through `ApiRoutes`).
 
 use axum::extract::State;
 use axum::{Json, Router};
@@ -9,6 +10,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 use utoipa_axum::routes;
 
+use crate::auth::Permission;
 use crate::error::ApiError;
 use crate::extract::Caller;
 use crate::middleware::request_log::expose_principal;
@@ -17,7 +19,11 @@ use crate::{auth, AppState};
 
 /// The route as registered (documented at its full path).
 pub fn api() -> Parts {
-    ApiRoutes::new().routes(routes!(depot)).into_parts()
+    ApiRoutes::new()
+        .routes(routes!(depot))
+        .routes(routes!(super::day::orders))
+        .routes(routes!(super::day::positions))
+        .into_parts()
 }
 
 /// The route, behind the access-key layer.
@@ -32,12 +38,14 @@ pub fn routes(state: AppState) -> Router {
         .with_state(state)
 }
 
-/// `{ depot }`.
+/// `{ depot, permission }`.
 #[derive(Serialize, ToSchema)]
 pub struct ConsoleDepot {
     /// The caller's depot; null if it no longer exists.
     #[schema(required = true)]
     pub depot: Option<DepotPosition>,
+    /// What the caller's key may do: `all`, or `read` (the board disables its actions).
+    pub permission: &'static str,
 }
 
 /// The depot with its position.
@@ -56,25 +64,33 @@ pub struct DepotPosition {
     /// Null when set up without coordinates.
     #[schema(required = true)]
     pub lng: Option<f64>,
+    /// The IANA time zone its times of day are in (`settings.timezone`).
+    pub timezone: String,
 }
 
-/// `{ depot: {id, name, address, lat, lng} }`; address and coordinates are null when the
-/// depot was set up without them.
+/// `{ depot: {id, name, address, lat, lng, timezone}, permission }`; address and coordinates
+/// are null when the depot was set up without them.
 #[utoipa::path(get, path = "/console/depot", tag = "console", summary = "The caller's depot with its position (for the console's map).", responses((status = 200, description = "`{ depot }`", body = ConsoleDepot)))]
 async fn depot(
     State(state): State<AppState>,
     Caller(p): Caller,
 ) -> Result<Json<ConsoleDepot>, ApiError> {
+    let permission = match p.permission {
+        Permission::All => "all",
+        Permission::Read => "read",
+    };
     let depot = state
         .blocking(move |s| Ok(s.store.read(move |tx| tx.get_depot(p.scope()))?))
         .await?;
     Ok(Json(ConsoleDepot {
+        permission,
         depot: depot.map(|d| DepotPosition {
             id: d.id,
             name: d.name,
             address: d.address,
             lat: d.lat,
             lng: d.lng,
+            timezone: d.settings.timezone,
         }),
     }))
 }

@@ -1,13 +1,16 @@
-//! The web console, `GET /console`: a dispatcher's view of one day — the plans of a date, each
-//! route on a map, route summaries, stop details, dispatch and reverse buttons.
+//! The web console, `GET /console`: the dispatcher's board for one day — the plans of a date,
+//! each route on a map and on a timeline, the unassigned orders, live progress from the
+//! drivers, and the dispatcher's actions (optimise, move orders by drag and drop or "Move
+//! to…", dispatch, reverse, lock). See docs/console.md.
 //!
 //! The page is a plain client of the v2 API: the user types an access key into the page, which
 //! keeps it in `sessionStorage` and sends it as `x-access-key` (never in a URL), so the console
 //! itself needs no credential and serves static files — and, behind the same key, where the
-//! depot is ([`depot`]: the v2 depot has no position). Everything is embedded in the
-//! binary (`include_str!`/`include_bytes!`): HTML, CSS, ES modules (no build step) and Leaflet,
-//! vendored from the npm registry (`assets/vendor/leaflet/README.md`). The page works offline:
-//! without `--tile-url` the map has no base layer and the routes draw on a plain background.
+//! depot is ([`depot`]: the v2 depot has no position), and what the v2 reads lack for a board
+//! ([`day`]: the day's orders with their windows and demand, the vans' last positions).
+//! Everything is embedded in the binary (`include_str!`/`include_bytes!`): HTML, CSS, ES
+//! modules (no build step) and Leaflet, vendored from the npm registry (`assets/vendor/leaflet/README.md`). The page works offline:
+//! without `--tile-url` the map has no base layer and the routes draw on a grid with a scale.
 //!
 //! Files are served at `/console/assets/...` and the page refers to them, and to the API,
 //! by relative URLs, so a proxy may mount the service under a path prefix.
@@ -23,6 +26,7 @@ use sha2::{Digest, Sha256};
 use tower_http::catch_panic::CatchPanicLayer;
 
 mod config;
+pub mod day;
 pub mod depot;
 
 pub use config::{ConsoleConfig, TileUrl};
@@ -42,6 +46,26 @@ const ASSETS: &[(&str, &str, &[u8])] = &[
     ("js/map.js", JS, include_bytes!("assets/js/map.js")),
     ("js/panel.js", JS, include_bytes!("assets/js/panel.js")),
     ("js/format.js", JS, include_bytes!("assets/js/format.js")),
+    ("js/model.js", JS, include_bytes!("assets/js/model.js")),
+    ("js/rules.js", JS, include_bytes!("assets/js/rules.js")),
+    (
+        "js/timeline.js",
+        JS,
+        include_bytes!("assets/js/timeline.js"),
+    ),
+    (
+        "js/unassigned.js",
+        JS,
+        include_bytes!("assets/js/unassigned.js"),
+    ),
+    ("js/details.js", JS, include_bytes!("assets/js/details.js")),
+    ("js/moves.js", JS, include_bytes!("assets/js/moves.js")),
+    ("js/actions.js", JS, include_bytes!("assets/js/actions.js")),
+    (
+        "js/optimise.js",
+        JS,
+        include_bytes!("assets/js/optimise.js"),
+    ),
     (
         "vendor/leaflet/leaflet-src.esm.js",
         JS,

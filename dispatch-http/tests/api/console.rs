@@ -1,6 +1,7 @@
 //! `/console` as served: the page and every file it loads, their headers (the policy that
 //! keeps scripts, styles and data on this origin, images also from the tile host), the tile
-//! settings handed to the page, and `/metrics` moved off the API's listener.
+//! settings handed to the page, `/metrics` moved off the API's listener, and the board's own
+//! reads (the depot, the day's orders, the vans' positions).
 
 use axum::body::Body;
 use axum::http::{header, Request, StatusCode};
@@ -10,7 +11,9 @@ use dispatch_http::{app_with, AppOptions};
 use http_body_util::BodyExt;
 use tower::ServiceExt;
 
-use crate::common::TestApp;
+use serde_json::json;
+
+use crate::common::{delivery, post_orders, TestApp};
 
 struct Page {
     status: StatusCode,
@@ -189,7 +192,15 @@ async fn the_console_reads_where_the_callers_depot_is_with_the_access_key() {
     assert_eq!(
         north.ok()["depot"],
         serde_json::json!({"id": app.depot(0, 0)["id"], "name": "North",
-                           "address": "1 Depot Way", "lat": 51.5, "lng": -0.12})
+                           "address": "1 Depot Way", "lat": 51.5, "lng": -0.12,
+                           "timezone": "UTC"})
+    );
+    assert_eq!(north.ok()["permission"], "all");
+    let reader = app.get("/console/depot", &app.north_read()).await;
+    assert_eq!(
+        reader.ok()["permission"],
+        "read",
+        "the board disables its actions"
     );
     let south = app.get("/console/depot", &app.south()).await;
     let south = &south.ok()["depot"];
@@ -222,4 +233,100 @@ async fn a_browser_with_a_current_copy_of_a_file_gets_304() {
     assert_eq!(changed.text, first.text);
     let other = fetch(&app.router, "/console/assets/js/main.js").await;
     assert_ne!(header(&other, header::ETAG), tag);
+}
+
+#[tokio::test]
+async fn the_board_reads_a_days_orders_with_the_windows_demand_and_skills_the_optimiser_uses() {
+    let app = TestApp::new();
+    let day = "2026-11-24";
+    let mut fridge = delivery("B-1", 51.51, -0.11);
+    fridge["delivery_date"] = json!(day);
+    fridge["delivery_duration"] = json!(12);
+    fridge["delivery_time_windows"] =
+        json!([{"from": "09:00", "to": "11:30"}, {"from": "14:00", "to": "16:00"}]);
+    fridge["capacities"] = json!([{"type": "Weight", "capacity": 2.5}]);
+    fridge["skills"] = json!(["Fridge"]);
+    fridge["priority"] = json!("P1");
+    fridge["customer"] = json!({"account": "ACME", "name": "Acme Ltd"});
+    let mut items = delivery("B-2", 51.52, -0.12);
+    items["delivery_date"] = json!(day);
+    items["line_items"] = json!([
+        {"product_code": "A", "product_name": "A", "product_quantity": 1, "capacities": [{"type": "Weight", "capacity": 1}]},
+        {"product_code": "B", "product_name": "B", "product_quantity": 2, "capacities": [{"type": "Weight", "capacity": 3}]}
+    ]);
+    let mut later = delivery("B-3", 51.53, -0.13);
+    later["delivery_date"] = json!("2026-11-25");
+    let ids = post_orders(&app, vec![fridge, items, later]).await;
+    // Another depot's order of the same day stays there.
+    let mut south = delivery("S-1", 51.0, 0.0);
+    south["delivery_date"] = json!(day);
+    app.post("/v2/orders", &app.south(), json!([south]))
+        .await
+        .ok();
+
+    let read = app
+        .get(&format!("/console/orders?date={day}"), &app.north_read())
+        .await;
+    let body = read.ok();
+    assert_eq!(body["date"], day);
+    let orders = body["orders"].as_array().unwrap();
+    let numbers: Vec<&str> = orders
+        .iter()
+        .map(|o| o["order_number"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        numbers,
+        ["B-1", "B-2"],
+        "the day's orders of this depot: {body:#}"
+    );
+    let first = &orders[0];
+    assert_eq!(first["id"], ids[0]);
+    assert_eq!(first["status"], "OPEN");
+    assert_eq!(first["type"], "delivery");
+    assert_eq!(first["priority"], "P1");
+    assert_eq!(first["customer"]["account"], "ACME");
+    assert_eq!(first["customer"]["name"], "Acme Ltd");
+    assert_eq!(
+        first["time_windows"],
+        json!([{"from": "09:00", "to": "11:30"}, {"from": "14:00", "to": "16:00"}])
+    );
+    assert_eq!(first["service_seconds"], 720);
+    assert_eq!(first["demand"], json!([{"type": "Weight", "amount": 2.5}]));
+    assert_eq!(first["skills"], json!(["Fridge"]));
+    assert_eq!(first["lat"], 51.51);
+    assert_eq!(
+        orders[1]["demand"],
+        json!([{"type": "Weight", "amount": 4.0}]),
+        "the line items' amounts add up"
+    );
+    assert_eq!(orders[1]["time_windows"], json!([]), "no window: any time");
+
+    // Listed ids join the day's orders (a plan's unserved orders due on another day).
+    let with = app
+        .get(
+            &format!("/console/orders?date={day}&ids={}", ids[2]),
+            &app.north(),
+        )
+        .await;
+    assert_eq!(with.ok()["orders"].as_array().unwrap().len(), 3);
+
+    for bad in [
+        "/console/orders",
+        "/console/orders?date=2026-02-30",
+        "/console/orders?date=2026-11-24&ids=1,x",
+        "/console/orders?date=2026-11-24&status=OPEN",
+        "/console/positions?date=24.11.2026",
+        "/console/positions?date=2026-11-24&route=1",
+    ] {
+        app.get(bad, &app.north())
+            .await
+            .envelope(400, "INVALID_INPUT");
+    }
+    app.get("/console/orders?date=2026-11-24", "not-a-key")
+        .await
+        .envelope(401, "UNAUTHORIZED");
+    let none = app
+        .get(&format!("/console/positions?date={day}"), &app.north())
+        .await;
+    assert_eq!(none.ok()["positions"], json!([]), "no route has started");
 }

@@ -78,7 +78,7 @@ async fn the_console_draws_an_optimised_day_on_the_map() {
         day["message"]
             .as_str()
             .unwrap()
-            .contains("2 routes, 10 stops, 1 not placed"),
+            .contains("2 routes, 10 stops, 1 unassigned"),
         "{day:#}"
     );
     assert_eq!(day["key_kept"], true);

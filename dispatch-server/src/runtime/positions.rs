@@ -24,15 +24,14 @@ pub fn spawn(
     stopping: watch::Receiver<bool>,
 ) -> JoinHandle<()> {
     tokio::spawn(async move {
-        if keep.is_none() {
+        let Some(keep) = keep else {
             return;
-        }
+        };
         purge::run("driver positions", &*clock, EVERY, stopping, || {
             let store = store.clone();
             let before = purge::cut(&*clock, keep);
-            purge::blocking(move || match before {
-                Some(before) => store.transaction(|tx| tx.purge_track_points(before, purge::BATCH)),
-                None => Ok(0),
+            purge::blocking(move || {
+                store.transaction(|tx| tx.purge_track_points(before, purge::BATCH))
             })
         })
         .await;

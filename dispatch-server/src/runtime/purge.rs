@@ -48,13 +48,11 @@ pub async fn run<F, Fut>(
     }
 }
 
-/// The instant `keep` before the clock's now (`None`: keep forever).
-pub fn cut(clock: &dyn Clock, keep: Option<Duration>) -> Option<Timestamp> {
-    keep.map(|d| {
-        clock
-            .now()
-            .add_millis(-i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-    })
+/// The instant `keep` before the clock's now.
+pub fn cut(clock: &dyn Clock, keep: Duration) -> Timestamp {
+    clock
+        .now()
+        .add_millis(-i64::try_from(keep.as_millis()).unwrap_or(i64::MAX))
 }
 
 /// Runs `f` (a store transaction) on the blocking pool.

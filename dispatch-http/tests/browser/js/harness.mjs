@@ -18,12 +18,17 @@ export const CHROMIUM_ARGS = [
     'AutofillServerCommunication,NetworkTimeServiceQuerying,Translate,MediaRouter',
 ];
 
-/** Headless Chromium (`CHROMIUM` or /usr/bin/chromium) with a fresh profile. */
+/**
+ * Headless Chromium (`CHROMIUM` or /usr/bin/chromium) with a fresh profile; with `PROXY` set
+ * (an `http://host:port`), every request beyond loopback goes there (a test's recorder of what
+ * a page loads from elsewhere).
+ */
 export async function launch() {
+  const proxy = process.env.PROXY ? [`--proxy-server=${process.env.PROXY}`] : [];
   return chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     headless: true,
-    args: CHROMIUM_ARGS,
+    args: [...CHROMIUM_ARGS, ...proxy],
   });
 }
 

@@ -60,9 +60,9 @@ fn purge_batch(
     clock: &dyn Clock,
     retention: Retention,
 ) -> impl std::future::Future<Output = Result<usize, StoreError>> {
-    let finished_before =
-        purge::cut(clock, retention.finished).unwrap_or(Timestamp::from_millis(i64::MIN));
-    let failed_before = purge::cut(clock, retention.failed);
+    let cut = |keep: Option<Duration>| keep.map(|keep| purge::cut(clock, keep));
+    let finished_before = cut(retention.finished).unwrap_or(Timestamp::from_millis(i64::MIN));
+    let failed_before = cut(retention.failed);
     let store = store.clone();
     purge::blocking(move || {
         store.transaction(|tx| tx.purge_deliveries(finished_before, failed_before, purge::BATCH))

@@ -31,18 +31,27 @@ export class Api {
     return this.request("GET", path);
   }
 
-  /** POST `path` without a body. */
-  post(path) {
-    return this.request("POST", path);
+  /** POST `path`, with `body` as JSON when given. */
+  post(path, body) {
+    return this.request("POST", path, body);
   }
 
-  async request(method, path) {
+  /** PUT `path` with `body` as JSON. */
+  put(path, body) {
+    return this.request("PUT", path, body);
+  }
+
+  async request(method, path, body) {
     for (let attempt = 0; ; attempt++) {
       let response;
       try {
         response = await fetch(new URL(path, document.baseURI), {
           method,
-          headers: { "x-access-key": this.key, "x-svc-api-features": FEATURES, accept: "application/json" },
+          headers: {
+            "x-access-key": this.key, "x-svc-api-features": FEATURES, accept: "application/json",
+            ...(body === undefined ? {} : { "content-type": "application/json" }),
+          },
+          body: body === undefined ? undefined : JSON.stringify(body),
           cache: "no-store",
           credentials: "omit",
           referrerPolicy: "no-referrer",
@@ -51,21 +60,21 @@ export class Api {
         throw new ApiError(0, "NETWORK_ERROR", `the service cannot be reached (${e.message})`);
       }
       const text = await response.text();
-      let body = null;
+      let answer = null;
       try {
-        body = text ? JSON.parse(text) : null;
+        answer = text ? JSON.parse(text) : null;
       } catch {
-        body = null;
+        answer = null;
       }
-      if (response.ok) return { body, headers: response.headers };
+      if (response.ok) return { body: answer, headers: response.headers };
       if (response.status === 429 && attempt < RATE_LIMIT_RETRIES) {
-        const seconds = Number(body?.details?.retry_after_seconds ?? response.headers.get("retry-after") ?? 1);
+        const seconds = Number(answer?.details?.retry_after_seconds ?? response.headers.get("retry-after") ?? 1);
         this.onWait(`Rate limit reached; retrying in ${seconds} s…`);
         await sleep(Math.max(1, seconds) * 1000);
         continue;
       }
-      if (body && typeof body.name === "string") {
-        throw new ApiError(response.status, body.name, body.description ?? "", body.details ?? {});
+      if (answer && typeof answer.name === "string") {
+        throw new ApiError(response.status, answer.name, answer.description ?? "", answer.details ?? {});
       }
       throw new ApiError(response.status, "HTTP_ERROR", text.slice(0, 200) || response.statusText);
     }

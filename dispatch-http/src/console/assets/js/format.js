@@ -1,4 +1,8 @@
 // Formatting and DOM building. Values from the API only ever go into text nodes.
+//
+// Times of day on plans and routes (`HH:mm`) are already in the depot's time zone; timestamps
+// (`eta`, `started_ts`, positions) are UTC and are shown in the depot's zone with Intl, which
+// the browser carries offline.
 
 /** An element with attributes (`class`, `data-*`, ...) and children (nodes or text). */
 export function el(tag, attributes = {}, ...children) {
@@ -37,4 +41,80 @@ export function today() {
 /** Plural helper: "1 stop", "3 stops". */
 export function count(n, word) {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+/** "HH:mm" as minutes after midnight (null when absent). */
+export function minutesOf(hhmm) {
+  const m = /^(\d{1,2}):(\d{2})$/.exec(hhmm ?? "");
+  return m ? Number(m[1]) * 60 + Number(m[2]) : null;
+}
+
+/** Minutes after the plan date's midnight as "HH:mm" (a later day as "+1 HH:mm"). */
+export function clock(minutes) {
+  if (!Number.isFinite(minutes)) return "—";
+  const whole = Math.round(minutes);
+  const day = Math.floor(whole / 1440);
+  const m = ((whole % 1440) + 1440) % 1440;
+  const text = `${String(Math.floor(m / 60)).padStart(2, "0")}:${String(m % 60).padStart(2, "0")}`;
+  return day > 0 ? `+${day} ${text}` : text;
+}
+
+/** Days between two YYYY-MM-DD dates (b - a). */
+export function daysBetween(a, b) {
+  return Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / 86400000);
+}
+
+/** A UTC timestamp (with or without zone suffix) as a Date. */
+export function instant(ts) {
+  if (!ts) return null;
+  const text = /[zZ]|[+-]\d{2}:?\d{2}$/.test(ts) ? ts : `${ts}Z`;
+  const t = Date.parse(text);
+  return Number.isFinite(t) ? new Date(t) : null;
+}
+
+/** Clocks in one IANA time zone: a timestamp's local date and minutes after its midnight. */
+export class Zone {
+  constructor(timeZone) {
+    this.name = timeZone || "UTC";
+    try {
+      this.parts = new Intl.DateTimeFormat("en-GB", {
+        timeZone: this.name, year: "numeric", month: "2-digit", day: "2-digit",
+        hour: "2-digit", minute: "2-digit", hourCycle: "h23",
+      });
+    } catch {
+      this.name = "UTC";
+      this.parts = new Intl.DateTimeFormat("en-GB", {
+        timeZone: "UTC", year: "numeric", month: "2-digit", day: "2-digit",
+        hour: "2-digit", minute: "2-digit", hourCycle: "h23",
+      });
+    }
+  }
+
+  /** { date: "YYYY-MM-DD", minutes } of a Date in this zone. */
+  local(date) {
+    const p = Object.fromEntries(this.parts.formatToParts(date).map((x) => [x.type, x.value]));
+    return { date: `${p.year}-${p.month}-${p.day}`, minutes: Number(p.hour) * 60 + Number(p.minute) };
+  }
+
+  /** Minutes after `planDate`'s midnight in this zone of a UTC timestamp (null if absent). */
+  minutesOn(planDate, ts) {
+    const d = instant(ts);
+    if (!d) return null;
+    const { date, minutes } = this.local(d);
+    return daysBetween(planDate, date) * 1440 + minutes;
+  }
+
+  /** A UTC timestamp as "HH:mm" in this zone (with the date when it is not `planDate`). */
+  show(ts, planDate) {
+    const d = instant(ts);
+    if (!d) return "—";
+    const { date, minutes } = this.local(d);
+    const text = clock(minutes);
+    return planDate && date !== planDate ? `${date} ${text}` : text;
+  }
+
+  /** Today's date in this zone. */
+  today() {
+    return this.local(new Date()).date;
+  }
 }

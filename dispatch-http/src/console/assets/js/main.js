@@ -1,4 +1,5 @@
-// The console's entry point: the form (access key and date), loading a day, and the buttons.
+// The board's entry point: the form (access key and date), loading and drawing a day, the
+// buttons, moves, the optimisation dialog and the live updates.
 //
 // The access key lives only in this tab's sessionStorage and in the x-access-key header of
 // the page's own API calls: never in a URL, a cookie or the page. The date is kept in the
@@ -7,12 +8,22 @@
 // body[data-state] says where the page is: idle, loading, ready or error.
 
 import { Api, ApiError } from "./api.js";
-import { dayCounts, loadDay } from "./day.js";
-import { count, today } from "./format.js";
-import { DayMap, colourOf } from "./map.js";
-import { renderPanel, showHandOver, showStop } from "./panel.js";
+import { act } from "./actions.js";
+import { addUnservedOrders, loadDay, loadOrders, loadPlan, loadPositions } from "./day.js";
+import { showOrder, showStop } from "./details.js";
+import { count, today, Zone } from "./format.js";
+import { DayMap } from "./map.js";
+import { buildBoard, dayCounts } from "./model.js";
+import { dragSource, dropTarget, Mover } from "./moves.js";
+import { Optimiser } from "./optimise.js";
+import { renderPanel } from "./panel.js";
+import { addRefusal, removeRefusal } from "./rules.js";
+import { Timeline } from "./timeline.js";
+import { Unassigned, whyUnassigned } from "./unassigned.js";
 
 const KEY_ITEM = "dispatch.console.access-key";
+/** Seconds between live updates of a shown day (plans, stops, ETAs and positions). */
+const POLL_SECONDS = 10;
 
 const $ = (id) => document.getElementById(id);
 const form = $("day-form");
@@ -20,25 +31,23 @@ const keyInput = $("key");
 const dateInput = $("date");
 const message = $("message");
 const details = $("details");
+const optimiseButton = $("optimise");
 
-const map = new DayMap($("map"), {
-  url: document.body.dataset.tileUrl,
-  attribution: document.body.dataset.tileAttribution,
-});
+const map = new DayMap($("map"), { url: document.body.dataset.tileUrl, attribution: document.body.dataset.tileAttribution });
+const timeline = new Timeline($("timeline"));
+
+/** What is shown: the loaded day, its model, the chosen stop, and what moves and dispatches said. */
+const state = { api: null, day: null, board: null, selected: null, refusals: new Map(), dropped: [], busy: false };
 
 function say(text, isError = false) {
   message.textContent = text;
   message.classList.toggle("error", isError);
 }
 
-function storedKey() {
-  return sessionStorage.getItem(KEY_ITEM);
-}
-
+const storedKey = () => sessionStorage.getItem(KEY_ITEM);
 function reflectKey() {
   keyInput.placeholder = storedKey() ? "key kept for this tab" : "x-access-key";
 }
-
 function dateFromFragment() {
   const match = location.hash.match(/date=(\d{4}-\d{2}-\d{2})/);
   return match ? match[1] : null;
@@ -46,21 +55,103 @@ function dateFromFragment() {
 
 function fail(error) {
   document.body.dataset.state = "error";
-  if (error instanceof ApiError) {
-    if (error.statusCode === 401) {
-      // A key the service refuses is of no further use: ask for another.
-      sessionStorage.removeItem(KEY_ITEM);
-      reflectKey();
-      say(`The access key was refused: ${error.message}. Enter a valid key.`, true);
-    } else {
-      say(error.message, true);
-    }
+  if (error instanceof ApiError && error.statusCode === 401) {
+    // A key the service refuses is of no further use: ask for another.
+    sessionStorage.removeItem(KEY_ITEM);
+    reflectKey();
+    say(`The access key was refused: ${error.message}. Enter a valid key.`, true);
   } else {
-    say(`Something went wrong: ${error.message}`, true);
+    say(error instanceof ApiError ? error.message : `Something went wrong: ${error.message}`, true);
   }
 }
 
-let shown = { date: null };
+const handlers = {
+  stop: (s) => select(s),
+  order: (o) => chooseOrder(o),
+  route: (r) => { map.highlight(r.route.id); timeline.highlight(r.route.id); },
+  hover: (r) => { map.highlight(r?.route.id ?? null); timeline.highlight(r?.route.id ?? null); },
+};
+
+const mover = new Mover({
+  api: () => state.api, board: () => state.board, say, fail, refusals: state.refusals,
+  refresh: (routeIds) => refreshRoutes(routeIds),
+});
+
+const unassigned = new Unassigned($("unassigned"), handlers);
+
+const optimiser = new Optimiser($("optimise-dialog"), {
+  api: () => state.api, board: () => state.board, say, fail, reload: () => reload(),
+});
+
+/** Selects a stop: the details box, its marker on the map and its block on the timeline. */
+function select(s) {
+  state.selected = { stop: s.stop.id, orders: s.orders.map((o) => o.id) };
+  showStop(details, state.board, s, (to, options) => mover.move(s.orders, s.r.route.id, to, options), clearSelection);
+  map.select(s.stop.id);
+  timeline.select(s.stop.id);
+  handlers.hover(s.r);
+}
+
+function chooseOrder(order) {
+  const u = state.board.unassigned.find((x) => x.order.id === order.id);
+  state.selected = { order: order.id };
+  showOrder(details, state.board, order, u ? whyUnassigned(u, state.refusals) : "—", (to, options) => mover.move([order], null, to, options), clearSelection);
+  map.select(null);
+  timeline.select(null);
+}
+
+function clearSelection() {
+  state.selected = null;
+  map.select(null);
+  timeline.select(null);
+}
+
+/** Drag and drop: stops and unassigned orders are dragged onto routes or the unassigned list. */
+function laneTarget(node, r) {
+  dropTarget(node, (p) => (p.from === r.route.id ? "already on this route" : addRefusal(state.board, r)),
+    (p) => mover.move(p.orders, p.from, r.route.id, { reoptimize: $("drop-reoptimize").checked }));
+}
+function stopSource(block, s) {
+  if (removeRefusal(state.board, s) === null) dragSource(block, { orders: s.orders, from: s.r.route.id });
+}
+function orderSource(li, order) {
+  if (!state.board.readOnly) dragSource(li, { orders: [order], from: null });
+}
+
+/** Draws the board from `state.day`; the time it took is kept in body[data-render-ms]. */
+function render() {
+  const started = performance.now();
+  const board = buildBoard(state.day, new Zone(state.day.depot?.timezone));
+  board.dropped = state.dropped;
+  state.board = board;
+  renderPanel($("panel"), board, (action, id, name) => act(action, id, name, actions), laneTarget);
+  timeline.show(board, handlers, laneTarget, stopSource);
+  map.resize();
+  map.show(board, handlers);
+  unassigned.show(board, state.refusals, orderSource);
+  const refusal = optimiser.refusal();
+  optimiseButton.disabled = refusal !== null;
+  $("optimise-why").textContent = refusal ? `Optimise: ${refusal}.` : "";
+  $("zone").textContent = `Times in ${board.zone.name}`;
+  reselect();
+  document.body.dataset.renderMs = String(Math.round(performance.now() - started));
+}
+
+/** After a redraw, the chosen stop (found again by its orders: edits change stop ids) stays chosen. */
+function reselect() {
+  const chosen = state.selected;
+  if (!chosen) return;
+  if (chosen.order) {
+    const u = state.board.unassigned.find((x) => x.order.id === chosen.order);
+    if (u) chooseOrder(u.order);
+    else { const s = findStop(chosen.order); if (s) select(s); }
+    return;
+  }
+  const s = state.board.routes.flatMap((r) => r.stops).find((x) => x.stop.id === chosen.stop) ?? findStop(chosen.orders[0]);
+  if (s) select(s);
+  else { details.hidden = true; state.selected = null; }
+}
+const findStop = (orderId) => state.board.routes.flatMap((r) => r.stops).find((x) => x.orders.some((o) => o.id === orderId));
 
 async function showDay(date) {
   const key = storedKey();
@@ -69,78 +160,75 @@ async function showDay(date) {
     document.body.dataset.state = "error";
     return;
   }
+  const started = performance.now();
   document.body.dataset.state = "loading";
   say(`Loading ${date}…`);
   details.hidden = true;
+  if (state.day?.date !== date) { state.selected = null; state.refusals.clear(); state.dropped.length = 0; }
   try {
-    const api = new Api(key, say);
-    const { depot, plans } = await loadDay(api, date);
-    const colours = new Map();
-    const routes = plans.flatMap((p) => p.routes).map((route, i) => {
-      colours.set(route.id, colourOf(i));
-      return { route, colour: colourOf(i) };
-    });
-    renderPanel($("panel"), plans, colours, (action, id, name) => act(api, action, id, name));
-    map.resize();
-    map.show(depot, routes, plans.flatMap((p) => p.unserved), (route, stop, n) => showStop(details, route, stop, n));
-    const c = dayCounts(plans);
-    shown = { date };
+    state.api = new Api(key, say);
+    state.day = await loadDay(state.api, date);
+    render();
+    const c = dayCounts(state.board);
+    const depot = state.day.depot;
     if (c.plans === 0) {
-      say(`No plans on ${date} in depot ${depot?.name ?? ""}.`, true);
+      say(`No plans on ${date} in depot ${depot?.name ?? ""}.${c.unassigned ? ` ${count(c.unassigned, "order")} unassigned.` : ""}`, true);
     } else {
-      say(`${depot?.name ?? "Depot"}, ${date}: ${count(c.plans, "plan")}, ${count(c.routes, "route")}, ${count(c.stops, "stop")}, ${c.unserved} not placed.`);
+      say(`${depot?.name ?? "Depot"}, ${date}: ${count(c.plans, "plan")}, ${count(c.routes, "route")}, ${count(c.stops, "stop")}, ${c.unassigned} unassigned.`);
     }
     document.body.dataset.state = "ready";
+    document.body.dataset.loadMs = String(Math.round(performance.now() - started));
+    schedulePoll();
   } catch (error) {
     fail(error);
   }
 }
 
-const ACTIONS = {
-  "dispatch-plan": { path: (id) => `v2/plans/${id}/dispatch`, confirm: (n) => `Dispatch every route of ${n} to its driver? Dispatch cannot be undone.`, done: (n) => `${n} dispatched.` },
-  "dispatch-route": { path: (id) => `v2/routes/${id}/dispatch`, confirm: (n) => `Dispatch ${n} to its driver? Dispatch cannot be undone.`, done: (n) => `${n} dispatched.` },
-  "reverse-route": { path: (id) => `v2/routes/${id}/reverse`, confirm: null, done: (n) => `${n} reversed: its stops are now visited in the opposite order.` },
-};
-
-async function act(api, action, id, name) {
-  if (action === "driver-app") return handOver(api, id, name);
-  const what = ACTIONS[action];
-  if (what.confirm && !window.confirm(what.confirm(name))) return;
-  for (const b of document.querySelectorAll("button[data-action]")) b.disabled = true;
-  document.body.dataset.state = "loading";
-  say(`${name}: working…`);
-  try {
-    await api.post(what.path(id));
-  } catch (error) {
-    fail(error);
-    await showDayKeepingMessage(shown.date);
-    return;
-  }
-  await showDay(shown.date);
-  if (document.body.dataset.state === "ready") say(what.done(name));
-}
-
-/** Makes a driver credential for the van and shows its app link as a QR code. */
-async function handOver(api, vehicleId, name) {
-  say(`${name}: making a driver credential…`);
-  try {
-    const { body } = await api.post(`v2/vehicles/${vehicleId}/driver-credentials`);
-    showHandOver(details, name, body.driver_credential);
-    say(`${name}: a new driver credential; scan its code with the driver's phone.`);
-  } catch (error) {
-    fail(error);
-  }
-}
-
-/** Reloads the day after a failed action, leaving the action's error on screen. */
-async function showDayKeepingMessage(date) {
+/** Reads the shown day again (after an optimisation or an action), keeping the message. */
+async function reload() {
+  if (!state.day) return;
   const text = message.textContent;
-  await showDay(date);
-  if (document.body.dataset.state === "ready") {
-    say(text, true);
-    document.body.dataset.state = "error";
-  }
+  const isError = message.classList.contains("error");
+  await showDay(state.day.date);
+  if (document.body.dataset.state === "ready") say(text, isError);
 }
+
+/** Reads the routes a move touched again (`GET /routes/{id}`) and redraws. */
+async function refreshRoutes(routeIds) {
+  for (const id of routeIds) {
+    const { body } = await state.api.get(`v2/routes/${id}`);
+    for (const plan of state.day.plans) {
+      const i = plan.routes.findIndex((r) => r.id === id);
+      if (i >= 0) plan.routes[i] = body.route;
+    }
+  }
+  render();
+}
+
+/** The live update: plans (stops, reports, ETAs) and positions, without reloading the page. */
+let timer = null;
+function schedulePoll() {
+  clearTimeout(timer);
+  timer = setTimeout(poll, POLL_SECONDS * 1000);
+}
+async function poll() {
+  const day = state.day;
+  if (!day || document.body.dataset.state === "loading" || document.hidden || mover.busy) return schedulePoll();
+  try {
+    const plans = (await Promise.all(day.plans.map((p) => loadPlan(state.api, p.id)))).filter(Boolean);
+    const positions = await loadPositions(state.api, day.date);
+    const orders = await addUnservedOrders(state.api, day.date, plans, await loadOrders(state.api, day.date));
+    if (state.day !== day || mover.busy) return schedulePoll();
+    state.day = { ...day, plans, positions, orders };
+    render();
+    $("updated").textContent = `Updated ${new Date().toLocaleTimeString("en-GB", { timeZone: state.board.zone.name })}`;
+  } catch (error) {
+    fail(error);
+  }
+  schedulePoll();
+}
+
+const actions = { api: () => state.api, board: () => state.board, say, fail, reload, dropped: state.dropped, details };
 
 form.addEventListener("submit", (event) => {
   event.preventDefault();
@@ -161,15 +249,27 @@ form.addEventListener("submit", (event) => {
 $("forget").addEventListener("click", () => {
   sessionStorage.removeItem(KEY_ITEM);
   reflectKey();
+  clearTimeout(timer);
   // What the key showed goes too: the page is left as for someone without it.
+  state.day = null;
+  state.board = null;
   $("panel").replaceChildren();
   details.hidden = true;
-  map.show(null, [], [], () => {});
+  map.show(null, handlers);
+  timeline.show(null, handlers);
+  unassigned.show(null, new Map());
   document.body.dataset.state = "idle";
   say("The access key is forgotten in this tab.");
+});
+
+optimiseButton.addEventListener("click", () => optimiser.open());
+$("refresh").addEventListener("click", () => reload());
+document.addEventListener("keydown", (event) => {
+  if (event.key === "Escape" && !details.hidden) { details.hidden = true; clearSelection(); }
 });
 
 dateInput.value = dateFromFragment() ?? today();
 reflectKey();
 document.body.dataset.state = "idle";
+unassigned.show(null, new Map());
 if (storedKey() && dateFromFragment()) showDay(dateInput.value);

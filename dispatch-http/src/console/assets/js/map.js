@@ -1,19 +1,15 @@
-// The map: one coloured line per route through its stops in visiting order, numbered stop
-// markers, the depot, and the orders the optimiser could not place. Leaflet draws it (SVG);
-// without a configured tile URL there is no base layer and the routes draw on a plain
-// background, so the page works offline.
+// The map: one coloured line per route from its start (the depot, usually) through its stops
+// in visiting order and back, numbered stop markers, the depot, the unassigned orders and the
+// vans' last reported positions. Leaflet draws it (SVG). Without a configured tile URL there
+// is no base map: a grid and a scale bar give the distances, so the page works offline.
+//
+// Linked with the timeline: `select` and `highlight` mark a stop or a route here when it is
+// chosen there, and the handlers report choices made here.
 
 import * as L from "../vendor/leaflet/leaflet-src.esm.js";
 
-/** Route colours, told apart also by people with the common colour-vision deficiencies. */
-export const COLOURS = [
-  "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf",
-  "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#393b79", "#637939",
-];
-
-export function colourOf(index) {
-  return COLOURS[index % COLOURS.length];
-}
+/** More stops than this on a day are drawn as dots on a canvas (see `show`). */
+const MANY_STOPS = 300;
 
 const located = (p) => Number.isFinite(p?.lat) && Number.isFinite(p?.lng);
 
@@ -25,6 +21,43 @@ function badge(className, text, colour, size) {
   return L.divIcon({ className, html: span, iconSize: [size, size], iconAnchor: [size / 2, size / 2] });
 }
 
+/** Adds `marker` to `group` and names it: a marker's own text is only its number. */
+function labelled(marker, group, name) {
+  marker.addTo(group);
+  marker.getElement()?.setAttribute("aria-label", name);
+  return marker;
+}
+
+/** A grid of thin lines on every tile: distances read against the scale bar, offline. */
+const Grid = L.GridLayer.extend({
+  createTile() {
+    const tile = document.createElement("canvas");
+    const size = this.getTileSize();
+    tile.width = size.x;
+    tile.height = size.y;
+    const g = tile.getContext("2d");
+    g.strokeStyle = "#c9ced8";
+    g.lineWidth = 1;
+    g.strokeRect(0.5, 0.5, size.x, size.y);
+    g.strokeStyle = "#e1e4ea";
+    g.beginPath();
+    g.moveTo(size.x / 2, 0); g.lineTo(size.x / 2, size.y);
+    g.moveTo(0, size.y / 2); g.lineTo(size.x, size.y / 2);
+    g.stroke();
+    return tile;
+  },
+});
+
+/** Where a route starts and ends, from its vehicle (the depot unless set elsewhere). */
+function endsOf(r, depotAt) {
+  const v = r.vehicle;
+  const start = v?.start_location === "other" && Number.isFinite(v.start_lat) ? [v.start_lat, v.start_lng] : depotAt;
+  let end = depotAt;
+  if (v?.end_location === "none") end = null;
+  else if (v?.end_location === "other" && Number.isFinite(v.end_lat)) end = [v.end_lat, v.end_lng];
+  return { start, end };
+}
+
 export class DayMap {
   /** @param {HTMLElement} element @param {{url: string, attribution: string}} tiles */
   constructor(element, tiles) {
@@ -33,47 +66,119 @@ export class DayMap {
       L.tileLayer(tiles.url, { attribution: tiles.attribution, maxZoom: 19 }).addTo(this.map);
     } else {
       element.classList.add("plain");
+      new Grid({ className: "grid-layer" }).addTo(this.map);
     }
+    L.control.scale({ imperial: false, maxWidth: 160 }).addTo(this.map);
     this.layers = L.layerGroup().addTo(this.map);
+    this.canvas = L.canvas({ padding: 0.2 });
+    this.lines = new Map();
+    this.markers = new Map();
+    this.fitted = null;
   }
 
   /**
-   * Draws a day. `routes` are [{route, colour}]; `onStop(route, stop, number)` is called when a
-   * stop marker is clicked.
+   * Draws a board (model.js). `on.stop(stopModel)` and `on.order(order)` report a click on a
+   * stop or unassigned marker, `on.route(r)` on a route line. The view is fitted to the day the
+   * first time a date is shown, and kept on later redraws of the same date.
    */
-  show(depot, routes, unserved, onStop) {
+  show(board, on) {
     this.layers.clearLayers();
+    this.lines.clear();
+    this.markers.clear();
+    if (!board) return;
     const bounds = L.latLngBounds([]);
+    // Past a few hundred stops, numbered markers (one element each) cost most of a redraw:
+    // stops become dots on one canvas, and the timeline's blocks stay the way to reach each.
+    const many = board.routes.reduce((n, r) => n + r.stops.length, 0) > MANY_STOPS;
+    const depot = board.depot;
     const depotAt = located(depot) ? [depot.lat, depot.lng] : null;
     if (depotAt) {
-      L.marker(depotAt, { icon: badge("depot-marker", "D", null, 26), title: `Depot: ${depot.name}`, zIndexOffset: 1000 })
-        .addTo(this.layers);
+      labelled(L.marker(depotAt, { icon: badge("depot-marker", "D", null, 26), title: `Depot: ${depot.name}`, zIndexOffset: 1000, keyboard: false }),
+        this.layers, `Depot: ${depot.name}`);
       bounds.extend(depotAt);
     }
-    for (const { route, colour } of routes) {
-      const points = [];
-      route.stops.forEach((stop, i) => {
-        if (!located(stop)) return;
-        const at = [stop.lat, stop.lng];
-        points.push(at);
-        bounds.extend(at);
-        L.marker(at, { icon: badge("stop-marker", String(i + 1), colour, 22), title: `${route.name}: stop ${i + 1}` })
-          .on("click", () => onStop(route, stop, i + 1))
+    for (const r of board.routes) {
+      const { start, end } = endsOf(r, depotAt);
+      const points = start ? [start] : [];
+      for (const s of r.stops) {
+        if (!located(s.stop)) continue;
+        const here = [s.stop.lat, s.stop.lng];
+        points.push(here);
+        bounds.extend(here);
+        const marker = this.stopMarker(r, s, many, on);
+        this.markers.set(s.stop.id, marker);
+      }
+      if (end && r.stops.length > 0) points.push(end);
+      if (points.length > 1) {
+        const line = L.polyline(points, { color: r.colour, weight: 4, opacity: 0.85, className: "route-line" })
+          .bindTooltip(r.route.name, { sticky: true })
+          .on("click", () => on.route(r))
           .addTo(this.layers);
-      });
-      if (points.length > 0) {
-        L.polyline(points, { color: colour, weight: 4, opacity: 0.85, className: "route-line" })
-          .bindTooltip(route.name, { sticky: true })
-          .addTo(this.layers);
+        this.lines.set(r.route.id, line);
+      }
+      if (located(r.position) && r.status !== "completed") {
+        const title = `${r.route.name}: reported at ${board.zone.show(r.position.time, board.date)}`;
+        labelled(L.marker([r.position.lat, r.position.lng], {
+          icon: badge("vehicle-marker", "▶", r.colour, 24), title, zIndexOffset: 2000, keyboard: false,
+        }), this.layers, title);
+        bounds.extend([r.position.lat, r.position.lng]);
       }
     }
-    for (const order of unserved.filter(located)) {
-      const at = [order.lat, order.lng];
+    for (const u of board.unassigned) {
+      if (!located(u.order)) continue;
+      const at = [u.order.lat, u.order.lng];
       bounds.extend(at);
-      L.marker(at, { icon: badge("unserved-marker", "✕", null, 20), title: `Not placed: ${order.address ?? order.id}` })
-        .addTo(this.layers);
+      const title = `Unassigned: ${u.order.order_number}`;
+      if (board.unassigned.length > MANY_STOPS) {
+        L.circleMarker(at, { renderer: this.canvas, radius: 4, color: "#c0392b", weight: 2, fillColor: "#fff", fillOpacity: 1 })
+          .bindTooltip(title).on("click", () => on.order(u.order)).addTo(this.layers);
+      } else {
+        labelled(L.marker(at, { icon: badge("unserved-marker", "✕", null, 20), title }).on("click", () => on.order(u.order)), this.layers, title);
+      }
     }
-    if (bounds.isValid()) this.map.fitBounds(bounds, { padding: [30, 30], maxZoom: 16 });
+    if (bounds.isValid() && this.fitted !== board.date) {
+      this.map.fitBounds(bounds, { padding: [30, 30], maxZoom: 16 });
+      this.fitted = board.date;
+    }
+  }
+
+  /** A stop's marker: numbered (an element of its own), or a dot on the canvas on a large day. */
+  stopMarker(r, s, many, on) {
+    const here = [s.stop.lat, s.stop.lng];
+    const title = `${r.route.name}: stop ${s.n}, ${s.numbers}, ${s.status}`;
+    if (many) {
+      const late = s.late || s.liveLate;
+      return L.circleMarker(here, {
+        renderer: this.canvas, radius: 5, color: late ? "#c0392b" : "#fff", weight: late ? 3 : 1.5,
+        fillColor: r.colour, fillOpacity: s.status === "planned" ? 0.95 : 0.45,
+      }).bindTooltip(title).on("click", () => on.stop(s)).addTo(this.layers);
+    }
+    return labelled(L.marker(here, {
+      icon: badge(`stop-marker status-${s.status.replace(" ", "-")}${s.late || s.liveLate ? " late" : ""}`, String(s.n), r.colour, 22),
+      title,
+    }).on("click", () => on.stop(s)), this.layers, title);
+  }
+
+  /** Marks one route's line (null: none). */
+  highlight(routeId) {
+    for (const [id, line] of this.lines) {
+      line.setStyle({ weight: id === routeId ? 8 : 4, opacity: routeId === null || id === routeId ? 0.9 : 0.35 });
+      if (id === routeId) line.bringToFront();
+    }
+  }
+
+  /** Marks one stop's marker (null: none) and brings it into view. */
+  select(stopId) {
+    for (const [id, marker] of this.markers) {
+      if (marker instanceof L.CircleMarker) {
+        if (id === stopId || marker.options.radius !== 5) marker.setRadius(id === stopId ? 10 : 5);
+        continue;
+      }
+      const icon = marker.getElement();
+      if (icon) icon.classList.toggle("selected", id === stopId);
+    }
+    const marker = this.markers.get(stopId);
+    if (marker && !this.map.getBounds().contains(marker.getLatLng())) this.map.panTo(marker.getLatLng());
   }
 
   /** Leaflet measures its container once; call when the layout changed. */

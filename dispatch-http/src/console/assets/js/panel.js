@@ -1,133 +1,131 @@
-// The left-hand panel: each plan with its route summaries, dispatch and reverse buttons, and
-// the orders left unplaced; and the stop details shown when a stop marker is clicked.
+// The left-hand panel: each plan with its optimisation (state, travel times, warnings), its
+// route cards (status, facts, progress, what the dispatch dropped) and their buttons. A button
+// the service would refuse is disabled and the reason is written beside it.
 
 import { count, duration, el, km } from "./format.js";
+import { lockRefusal, planDispatchRefusal, reverseRefusal, routeDispatchRefusal } from "./rules.js";
 
 /**
- * Renders `plans` into `panel`. `colours` maps a route id to its colour; `act(action, id,
- * name)` runs a button's action ("dispatch-plan", "dispatch-route", "reverse-route").
+ * Renders the board's plans into `panel`. `act(action, id, name)` runs a button's action
+ * ("dispatch-plan", "dispatch-route", "reverse-route", "lock-route", "unlock-route",
+ * "driver-app"); `decorate(li, r)` lets the caller make route cards drop targets.
  */
-export function renderPanel(panel, plans, colours, act) {
+export function renderPanel(panel, board, act, decorate = () => {}) {
   panel.replaceChildren();
-  if (plans.length === 0) {
+  if (board.plans.length === 0) {
     panel.append(el("p", { class: "empty" }, "No plans on this date."));
     return;
   }
-  for (const plan of plans) panel.append(planCard(plan, colours, act));
+  for (const plan of board.plans) panel.append(planCard(board, plan, act, decorate));
 }
 
-/** A button running `act(action, id, name)`; `name` is what a confirmation names. */
-function button(act, label, action, id, name, enabled, primary = false) {
-  const b = el("button", { type: "button", class: primary ? "primary" : null, "data-action": action, "data-id": id, disabled: !enabled }, label);
+/** A button running `act(action, id, name)`, disabled with `refusal` shown when not null. */
+function button(act, { label, name, action, id, refusal, primary = false, pressed, aria }) {
+  const b = el("button", {
+    type: "button", class: primary ? "primary" : null, "data-action": action, "data-id": id,
+    "aria-label": aria ?? `${label} ${name}`, disabled: refusal !== null, title: refusal,
+    "aria-pressed": pressed === undefined ? null : String(pressed),
+  }, label);
   b.addEventListener("click", () => act(action, id, name));
   return b;
 }
 
-function planCard(plan, colours, act) {
-  const optimising = plan.optimisation?.in_progress === true;
-  const undispatched = plan.routes.some((r) => !r.dispatched);
+/** The reasons of a card's disabled buttons, written out (and linked to the buttons). */
+function reasons(buttons, id) {
+  const lines = buttons.filter((b) => b.disabled && b.title).map((b) => `${b.textContent}: ${b.title}.`);
+  if (lines.length === 0) return null;
+  for (const b of buttons) if (b.disabled) b.setAttribute("aria-describedby", id);
+  return el("p", { class: "reasons", id }, lines.join(" "));
+}
+
+function planCard(board, plan, act, decorate) {
+  const job = plan.optimisation;
+  const refusal = planDispatchRefusal(board, plan);
+  const dispatchPlan = plan.routes.length > 0
+    ? button(act, { label: "Dispatch plan", name: `plan ${plan.id}`, action: "dispatch-plan", id: plan.id, refusal, primary: true, aria: `Dispatch plan ${plan.id}` })
+    : null;
   const head = el("h2", {},
     `Plan ${plan.id}`,
     plan.dispatched ? el("span", { class: "badge dispatched" }, "dispatched") : null,
-    optimising ? el("span", { class: "badge" }, "optimising…") : null,
-    plan.routes.length > 0
-      ? button(act, "Dispatch plan", "dispatch-plan", plan.id, `plan ${plan.id}`, undispatched && !optimising, true)
-      : null,
+    job?.in_progress ? el("span", { class: "badge" }, `optimising (${job.state ?? "running"})…`) : null,
+    dispatchPlan,
   );
-  const card = el("article", { class: "plan", "data-plan-id": plan.id }, head);
+  const card = el("article", { class: "plan", "data-plan-id": plan.id, "aria-label": `Plan ${plan.id}` }, head);
+  if (dispatchPlan) {
+    const why = reasons([dispatchPlan], `plan-${plan.id}-reasons`);
+    if (why && plan.routes.some((r) => !r.dispatched)) card.append(why);
+  }
   // A degraded plan (straight-line travel times because OSRM was down) is announced, not hidden.
-  for (const warning of plan.optimisation?.warnings ?? []) {
+  for (const warning of job?.warnings ?? []) {
     card.append(el("p", { class: "warning", role: "alert" }, `Warning: ${warning}`));
   }
-  const travel = plan.optimisation?.travel_times;
-  if (travel) card.append(el("p", { class: "travel" }, `Travel times: ${travel}`));
+  if (job?.state === "failed" || job?.state === "cancelled") {
+    card.append(el("p", { class: "warning", role: "alert" }, `Optimisation ${job.state}: ${job.error ?? "no reason given"}`));
+  }
+  if (job?.travel_times) card.append(el("p", { class: "travel" }, `Travel times: ${job.travel_times}`));
   if (plan.routes.length === 0 && plan.unserved.length === 0) {
-    card.append(el("p", { class: "empty" }, optimising ? "Optimising: no result yet." : "No routes."));
+    card.append(el("p", { class: "empty" }, job?.in_progress ? "Optimising: no result yet." : "No routes."));
   }
   const list = el("ul", { class: "routes" });
-  for (const route of plan.routes) list.append(routeItem(route, colours.get(route.id), act));
+  for (const r of board.routes.filter((x) => x.plan === plan)) list.append(routeItem(board, r, act, decorate));
   card.append(list);
-  if (plan.unserved.length > 0) card.append(unservedList(plan.unserved));
   return card;
 }
 
-function routeItem(route, colour, act) {
+function routeItem(board, r, act, decorate) {
+  const { route } = r;
   const swatch = el("span", { class: "swatch" });
-  swatch.style.background = colour;
+  swatch.style.background = r.colour;
   const van = route.vehicle?.name;
   const vehicle = van && van !== route.name ? ` · ${van}` : "";
-  return el("li", { class: "route", "data-route-id": route.id },
+  const done = r.stops.filter((s) => s.status !== "planned" && s.status !== "arrived").length;
+  const buttons = [
+    button(act, { label: "Dispatch", name: route.name, action: "dispatch-route", id: route.id, refusal: routeDispatchRefusal(board, r), primary: true }),
+    button(act, { label: "Reverse", name: route.name, action: "reverse-route", id: route.id, refusal: reverseRefusal(board, r) }),
+    button(act, {
+      label: route.is_locked ? "Unlock" : "Lock", name: route.name, action: route.is_locked ? "unlock-route" : "lock-route",
+      id: route.id, refusal: lockRefusal(board, r), pressed: route.is_locked,
+    }),
+  ];
+  if (route.vehicle && !board.readOnly) {
+    buttons.push(button(act, { label: "Driver's app", name: route.vehicle.name, aria: `Driver's app for ${route.vehicle.name}`, action: "driver-app", id: route.vehicle.vehicle_id, refusal: null }));
+  }
+  const li = el("li", { class: "route", "data-route-id": route.id, "aria-label": `Route ${route.name}` },
     el("div", { class: "route-head" },
       swatch,
       `${route.name}${vehicle}`,
-      el("span", { class: route.dispatched ? "badge dispatched" : "badge" }, route.dispatched ? "dispatched" : "not dispatched"),
+      el("span", { class: `badge ${r.status.replace(" ", "-")}` }, r.status),
+      r.runningLate ? el("span", { class: "badge late" }, "running late") : null,
+      r.late ? el("span", { class: "badge late", title: "a stop is planned outside its time window" }, "outside a window") : null,
+      route.is_locked ? el("span", { class: "badge" }, "locked") : null,
     ),
     el("div", { class: "route-facts" },
       `${count(route.stops.length, "stop")} · ${km(route.planned_distance)} · ${route.start_time}–${route.end_time} · ${duration(route.total_time)} (driving ${duration(route.travel_time)})`,
     ),
-    el("div", { class: "route-actions" },
-      button(act, "Dispatch", "dispatch-route", route.id, route.name, !route.dispatched, true),
-      button(act, "Reverse", "reverse-route", route.id, route.name, route.stops.length >= 2),
-      route.vehicle
-        ? button(act, `Driver's app for ${route.vehicle.name}`, "driver-app", route.vehicle.vehicle_id, route.vehicle.name, true)
-        : null,
-    ),
+    route.dispatched ? el("div", { class: "route-progress" }, progress(board, r, done)) : null,
+    el("div", { class: "route-actions" }, buttons),
+    reasons(buttons, `route-${route.id}-reasons`),
+    dropped(board, route.id),
   );
+  decorate(li, r);
+  return li;
 }
 
-function unservedList(unserved) {
-  return el("section", { class: "unserved" },
-    el("h3", {}, `Not placed (${unserved.length})`),
-    el("ul", {}, unserved.map((u) => el("li", { "data-order-id": u.id },
-      `Order ${u.id}: ${u.address ?? u.postcode ?? "no address"}`,
-      u.reason ? ` — ${u.reason_description ?? u.reason}` : "",
-      Number.isFinite(u.lat) ? "" : " (no coordinates: not on the map)",
-    ))),
-  );
+function progress(board, r, done) {
+  const failed = r.stops.filter((s) => s.status === "failed").length;
+  const parts = [`${done} of ${r.stops.length} stops done`];
+  if (failed) parts.push(`${failed} failed`);
+  if (r.route.started_ts) parts.push(`started ${board.zone.show(r.route.started_ts, board.date)}`);
+  if (r.route.completed_ts) parts.push(`completed ${board.zone.show(r.route.completed_ts, board.date)}`);
+  if (r.position) parts.push(`last position ${board.zone.show(r.position.time, board.date)}`);
+  return parts.join(" · ");
 }
 
-/**
- * Shows a new driver credential's app link and its QR code (`driver_credential` as
- * `POST /v2/vehicles/{id}/driver-credentials` answers it) in the details box, for the driver's
- * phone to scan. Shown this once: the service keeps only the credential's digest.
- */
-export function showHandOver(box, vehicleName, credential) {
-  const svg = new DOMParser().parseFromString(credential.app_link_qr_svg, "image/svg+xml").documentElement;
-  const close = el("button", { type: "button", "data-action": "close-details" }, "Close");
-  close.addEventListener("click", () => { box.hidden = true; });
-  const link = el("input", { type: "text", readonly: true, id: "driver-app-link", value: credential.app_link });
-  box.replaceChildren(
-    el("h3", {}, `Driver's app for ${vehicleName}`),
-    el("p", {}, "Scan this code with the driver's phone camera. It is shown only now; revoke the credential if the phone is lost."),
-    el("div", { class: "qr" }, document.importNode(svg, true)),
-    el("label", { for: "driver-app-link" }, "Or send the driver this link"),
-    link,
-    close,
-  );
-  delete box.dataset.stopId;
-  box.hidden = false;
-}
-
-/** Shows one stop in the details box. */
-export function showStop(box, route, stop, number) {
-  const facts = [
-    ["Route", route.name],
-    ["Stop", `${number} of ${route.stops.length}`],
-    ["Address", [stop.address, stop.postcode].filter(Boolean).join(", ") || "—"],
-    ["Arrival", `${stop.estimated_arrival_time} (${stop.arrival_date})`],
-    ["Departure", stop.estimated_departure_time],
-    ["Orders", (stop.orders ?? []).map((o) => o.order_number).join(", ") || "—"],
-    ["Phone", stop.phone ?? "—"],
-    ["Notes", stop.delivery_notes ?? "—"],
-    ["Completed", stop.actual_completed_ts ?? "not yet"],
-  ];
-  const close = el("button", { type: "button", "data-action": "close-details" }, "Close");
-  close.addEventListener("click", () => { box.hidden = true; });
-  box.replaceChildren(
-    el("h3", {}, `${route.name} · stop ${number}`),
-    el("dl", {}, facts.flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, v)])),
-    close,
-  );
-  box.dataset.stopId = stop.id;
-  box.hidden = false;
+/** Orders a dispatch of this route left off, and why (from the dispatch's answer). */
+function dropped(board, routeId) {
+  const list = (board.dropped ?? []).filter((d) => d.route_id === routeId);
+  if (list.length === 0) return null;
+  return el("div", { class: "dropped" },
+    el("h3", {}, `Dropped at dispatch (${list.length})`),
+    el("ul", {}, list.map((d) => el("li", {}, `${d.order_number}: ${d.reason_description ?? d.reason}`))));
 }

@@ -1,0 +1,141 @@
+// The timeline (a Gantt chart): one lane per route on a shared clock of the day. Behind each
+// lane the vehicle's shift and break window; on it the drive from the start, each stop's
+// time window (a thin bar), the wait until service may start, the service itself as a block
+// at its planned time, the drives between, and the drive back. Late stops and stops outside
+// their window are marked; what the driver reported (arrived, delivered, failed) colours the
+// block, and a live estimate shows as a tick.
+//
+// Positions are percentages of the day's span, so nothing is measured while drawing.
+
+import { clock, el } from "./format.js";
+
+function span(board) {
+  let from = Infinity;
+  let to = -Infinity;
+  for (const r of board.routes) {
+    const times = [r.start, r.end, ...r.stops.flatMap((s) => [s.arrival, s.departure, s.eta])]
+      .filter(Number.isFinite);
+    for (const t of times) { from = Math.min(from, t); to = Math.max(to, t); }
+    if (r.shift && r.shift[1] - r.shift[0] < 1440) { from = Math.min(from, r.shift[0]); to = Math.max(to, r.shift[1]); }
+  }
+  if (!Number.isFinite(from)) return [480, 1080];
+  return [Math.floor(from / 60) * 60, Math.max(Math.ceil(to / 60) * 60, Math.floor(from / 60) * 60 + 120)];
+}
+
+export class Timeline {
+  /** @param {HTMLElement} element the timeline's section */
+  constructor(element) {
+    this.element = element;
+    this.blocks = new Map();
+    this.lanes = new Map();
+  }
+
+  /**
+   * Draws a board. `on.stop(s)` runs when a stop block is chosen, `on.hover(r|null)` when the
+   * pointer enters or leaves a lane; `decorate(lane, r)` and `decorateStop(block, s)` let the
+   * caller make lanes drop targets and blocks draggable.
+   */
+  show(board, on, decorate = () => {}, decorateStop = () => {}) {
+    this.blocks.clear();
+    this.lanes.clear();
+    if (!board || board.routes.length === 0) {
+      this.element.replaceChildren(el("p", { class: "empty" }, board ? "No routes on this date." : ""));
+      return;
+    }
+    const [t0, t1] = span(board);
+    const pct = (t) => `${((Math.min(Math.max(t, t0), t1) - t0) / (t1 - t0)) * 100}%`;
+    const place = (node, from, to, minWidth = 0) => {
+      node.style.left = pct(from);
+      node.style.width = `max(${minWidth}px, calc(${pct(to)} - ${pct(from)}))`;
+      return node;
+    };
+    const axis = el("div", { class: "tl-axis", "aria-hidden": "true" });
+    for (let t = t0 + 60; t < t1; t += 60) {
+      const tick = el("span", { class: "tl-tick" }, clock(t));
+      tick.style.left = pct(t);
+      axis.append(tick);
+    }
+    const fragment = document.createDocumentFragment();
+    fragment.append(el("div", { class: "tl-row tl-header" }, el("div", { class: "tl-head" }, "Route"), el("div", { class: "tl-track" }, axis)));
+    const now = board.zone.today() === board.date ? board.zone.local(new Date()).minutes : null;
+    for (const r of board.routes) {
+      const track = el("div", { class: "tl-track" });
+      if (r.shift) track.append(place(el("div", { class: "tl-shift", title: `Shift ${clock(r.shift[0])}–${clock(r.shift[1])}` }), r.shift[0], r.shift[1]));
+      if (r.pause) {
+        track.append(place(el("div", { class: "tl-break", title: `Break of ${r.pause.minutes} min between ${clock(r.pause.from)} and ${clock(r.pause.to)}` }), r.pause.from, r.pause.to));
+      }
+      let previous = r.start;
+      for (const s of r.stops) {
+        for (const [from, to] of s.windows) {
+          track.append(place(el("div", { class: "tl-window", title: `Window ${clock(from)}–${clock(to)}` }), from, to));
+        }
+        if (Number.isFinite(previous)) track.append(place(el("div", { class: "tl-drive" }), previous, s.arrival));
+        if (s.start > s.arrival) track.append(place(el("div", { class: "tl-wait", title: `Waiting ${Math.round(s.start - s.arrival)} min` }), s.arrival, s.start));
+        const block = place(el("button", {
+          type: "button",
+          class: `tl-stop status-${s.status.replace(" ", "-")}${s.late ? " late" : ""}${s.liveLate ? " running-late" : ""}`,
+          "data-stop-id": s.stop.id,
+          "aria-label": stopLabel(s),
+        }, String(s.n)), s.start, s.departure, 8);
+        block.style.setProperty("--route", r.colour);
+        block.addEventListener("click", () => on.stop(s));
+        decorateStop(block, s);
+        this.blocks.set(s.stop.id, block);
+        track.append(block);
+        if (s.liveStart !== null) {
+          const tick = el("div", { class: `tl-eta${s.liveLate ? " running-late" : ""}`, title: `Now expected ${clock(s.liveStart)}` });
+          tick.style.left = pct(s.liveStart);
+          track.append(tick);
+        }
+        previous = s.departure;
+      }
+      if (Number.isFinite(previous) && Number.isFinite(r.end) && r.stops.length > 0) {
+        track.append(place(el("div", { class: "tl-drive tl-return" }), previous, r.end));
+      }
+      if (now !== null) {
+        const line = el("div", { class: "tl-now", title: `Now ${clock(now)}` });
+        line.style.left = pct(now);
+        track.append(line);
+      }
+      const swatch = el("span", { class: "swatch" });
+      swatch.style.background = r.colour;
+      const head = el("div", { class: "tl-head" }, swatch,
+        el("span", { class: "tl-name" }, r.route.name),
+        el("span", { class: `badge ${r.status.replace(" ", "-")}` }, r.status),
+        r.runningLate ? el("span", { class: "badge late" }, "running late") : null,
+        r.route.is_locked ? el("span", { class: "badge", title: "Locked" }, "locked") : null);
+      const lane = el("div", { class: "tl-row tl-lane", role: "group", "aria-label": `Timeline of ${r.route.name}`, "data-route-id": r.route.id }, head, track);
+      lane.addEventListener("mouseenter", () => on.hover(r));
+      lane.addEventListener("mouseleave", () => on.hover(null));
+      decorate(lane, r);
+      this.lanes.set(r.route.id, lane);
+      fragment.append(lane);
+    }
+    this.element.replaceChildren(fragment);
+  }
+
+  /** Marks one stop's block (null: none) and scrolls it into view. */
+  select(stopId) {
+    for (const [id, block] of this.blocks) block.classList.toggle("selected", id === stopId);
+    this.blocks.get(stopId)?.scrollIntoView({ block: "nearest", inline: "nearest" });
+  }
+
+  /** Marks one route's lane (null: none). */
+  highlight(routeId) {
+    for (const [id, lane] of this.lanes) lane.classList.toggle("highlighted", id === routeId);
+  }
+}
+
+/** What a stop block says to a screen reader (and on hover). */
+export function stopLabel(s) {
+  const windows = s.windows.length ? s.windows.map(([a, b]) => `${clock(a)}–${clock(b)}`).join(", ") : "any time";
+  const parts = [
+    `${s.r.route.name} stop ${s.n}: ${s.numbers}`,
+    `service ${clock(s.start)}–${clock(s.departure)}`,
+    `window ${windows}`,
+    s.status === "failed" && s.reason ? `failed (${s.reason})` : s.status,
+  ];
+  if (s.late) parts.push("outside its window");
+  if (s.liveStart !== null) parts.push(`now expected ${clock(s.liveStart)}${s.liveLate ? ", late" : ""}`);
+  return parts.join(", ");
+}
