@@ -10,8 +10,10 @@ use dispatch_core::ports::clock::Clock;
 use dispatch_core::ports::geocoder::Geocoder;
 use dispatch_core::ports::idempotency::IdempotencyStore;
 use dispatch_core::ports::store::Store;
+use dispatch_core::service::seed;
 use dispatch_http::clock::SystemClock;
-use dispatch_http::{setup, AppState};
+use dispatch_http::keys::DerivedKeys;
+use dispatch_http::AppState;
 use serde_json::Value;
 
 use crate::client::{next_target, Conn, Reply};
@@ -31,8 +33,9 @@ fn seed_file(depots: usize) -> String {
 
 /// Seeds `store` with `depots` depots; returns their access keys in depot order.
 pub fn seed(store: &dyn Store, depots: usize) -> Vec<String> {
-    let seed = setup::parse(&seed_file(depots)).expect("the seed file");
-    let out = setup::apply(store, &seed, SystemClock.now()).expect("seed the database");
+    let seed = seed::parse(&seed_file(depots)).expect("the seed file");
+    let out =
+        seed::apply(store, &DerivedKeys, &seed, SystemClock.now()).expect("seed the database");
     out["organisations"][0]["depots"]
         .as_array()
         .expect("the depots")
