@@ -161,7 +161,7 @@ impl dyn Store + '_ {
         run(work, |w| self.run_depot_write(depot, w))
     }
 
-    /// [`transaction_with`](Self::transaction_with) in a write transaction of one depot's data
+    /// `transaction_with` in a write transaction of one depot's data
     /// ([`Store::run_depot_write`]).
     pub fn transaction_with_in<R, E: From<StoreError>>(
         &self,
