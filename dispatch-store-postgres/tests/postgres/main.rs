@@ -3,6 +3,7 @@
 //! schema check against the SQLite store's.
 
 mod conformance;
+mod depot_writes;
 mod rate_limits;
 mod schema;
 mod store;
