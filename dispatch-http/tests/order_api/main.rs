@@ -33,9 +33,9 @@ use tower::ServiceExt;
 
 /// One response.
 pub struct Reply {
-    pub status: StatusCode,
-    pub headers: HeaderMap,
-    pub body: Value,
+    pub(crate) status: StatusCode,
+    pub(crate) headers: HeaderMap,
+    pub(crate) body: Value,
 }
 
 impl Reply {
@@ -89,15 +89,15 @@ impl Reply {
 /// need a customer).
 pub struct Api {
     app: Router,
-    pub store: Arc<dyn Store>,
+    pub(crate) store: Arc<dyn Store>,
     /// Where the store keeps its data.
     pub db: Database,
-    pub clock: Arc<ManualClock>,
-    pub key: String,
-    pub read_key: String,
-    pub other_key: String,
-    pub strict_key: String,
-    pub north: DepotScope,
+    pub(crate) clock: Arc<ManualClock>,
+    pub(crate) key: String,
+    pub(crate) read_key: String,
+    pub(crate) other_key: String,
+    pub(crate) strict_key: String,
+    pub(crate) north: DepotScope,
     _dir: tempfile::TempDir,
 }
 
@@ -128,10 +128,10 @@ const SEED: &str = r#"{
   }]
 }"#;
 
-pub const T0: i64 = 1_800_000_000_000;
+pub(crate) const T0: i64 = 1_800_000_000_000;
 
 impl Api {
-    pub fn start() -> Api {
+    pub(crate) fn start() -> Api {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("dispatch.db");
         let service = test_db::open_service(&path, Arc::new(|| {}));
@@ -217,22 +217,22 @@ impl Api {
         }
     }
 
-    pub async fn get(&self, path: &str) -> Reply {
+    pub(crate) async fn get(&self, path: &str) -> Reply {
         self.call_as(&self.key.clone(), Method::GET, path, None)
             .await
     }
 
-    pub async fn post(&self, path: &str, body: Value) -> Reply {
+    pub(crate) async fn post(&self, path: &str, body: Value) -> Reply {
         self.call_as(&self.key.clone(), Method::POST, path, Some(body))
             .await
     }
 
-    pub async fn put(&self, path: &str, body: Value) -> Reply {
+    pub(crate) async fn put(&self, path: &str, body: Value) -> Reply {
         self.call_as(&self.key.clone(), Method::PUT, path, Some(body))
             .await
     }
 
-    pub async fn delete(&self, path: &str) -> Reply {
+    pub(crate) async fn delete(&self, path: &str) -> Reply {
         self.call_as(&self.key.clone(), Method::DELETE, path, None)
             .await
     }

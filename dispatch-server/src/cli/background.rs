@@ -87,6 +87,7 @@ pub struct BackgroundArgs {
     pub position_retention_days: u32,
 }
 
+/// The webhook delivery flags of `serve` and `worker`.
 #[derive(Debug, clap::Args)]
 pub struct WebhookArgs {
     /// Deliveries in flight at once per depot (events of one order, plan or route always go
@@ -168,8 +169,11 @@ impl BackgroundArgs {
 
 /// What [`start`] works on.
 pub struct Context {
+    /// The database the background work reads and writes.
     pub store: Arc<dyn Store>,
+    /// The time the workers go by (the system clock, or the simulated one).
     pub clock: Arc<dyn Clock>,
+    /// Travel times and distances for the optimiser and the ETAs.
     pub matrix: Arc<dyn TravelMatrix>,
     /// Tracking links of auto-dispatched plans are built on it.
     pub links: Links,

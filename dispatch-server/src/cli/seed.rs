@@ -8,6 +8,7 @@ use super::database::{Database, DatabaseParser};
 use dispatch_http::clock::SystemClock;
 use dispatch_http::setup;
 
+/// The flags of `dispatch seed`.
 #[derive(Debug, clap::Args)]
 pub struct SeedArgs {
     /// SQLite database file (created with its schema if missing) or PostgreSQL URL
@@ -18,6 +19,7 @@ pub struct SeedArgs {
     pub file: String,
 }
 
+/// Runs `dispatch seed`.
 pub fn run(args: SeedArgs) -> Result<(), String> {
     let text = if args.file == "-" {
         let mut s = String::new();

@@ -15,6 +15,7 @@ use dispatch_http::routing::Routing;
 use dispatch_http::server::ConnectionLimits;
 use dispatch_http::{setup, AppState};
 
+/// The flags of `dispatch serve`.
 #[derive(Debug, clap::Args)]
 pub struct ServeArgs {
     /// SQLite database file (created with its schema if missing) or PostgreSQL URL
@@ -182,6 +183,7 @@ fn colour_on_stderr() -> bool {
     std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
+/// Runs `dispatch serve` until SIGTERM or Ctrl-C.
 pub fn run(args: ServeArgs) -> Result<(), String> {
     init_tracing(args.log_format);
     let clock = args.simulation.clock()?;
