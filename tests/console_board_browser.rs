@@ -17,13 +17,13 @@
 #[allow(dead_code)]
 #[path = "../dispatch-http/tests/browser/mod.rs"]
 mod browser;
-#[path = "../dispatch-http/tests/browser/node.rs"]
-mod node;
-mod support;
 #[path = "support/browser_day.rs"]
 mod browser_day;
 #[path = "support/fake_osrm.rs"]
 mod fake_osrm;
+#[path = "../dispatch-http/tests/browser/node.rs"]
+mod node;
+mod support;
 
 use std::time::Duration;
 
@@ -90,13 +90,22 @@ fn a_dispatchers_day_on_the_board_from_optimising_to_a_completed_route() {
     );
 
     // The map's lines along the roads are kept: reading a plan's lines again asks OSRM nothing.
-    assert!(!osrm.routes().is_empty() && osrm.tables() > 0, "OSRM was never asked");
+    assert!(
+        !osrm.routes().is_empty() && osrm.tables() > 0,
+        "OSRM was never asked"
+    );
     let plan = day["plan_id"].as_i64().unwrap();
     let lines = server.get(&format!("/console/roads?plan={plan}"), &all);
     assert_eq!(lines.status, 200, "{}", lines.text());
     let asked = osrm.routes().len();
-    let again = server.get(&format!("/console/roads?plan={plan}"), &all).json();
-    assert_eq!(osrm.routes().len(), asked, "the lines were asked of OSRM again");
+    let again = server
+        .get(&format!("/console/roads?plan={plan}"), &all)
+        .json();
+    assert_eq!(
+        osrm.routes().len(),
+        asked,
+        "the lines were asked of OSRM again"
+    );
     assert_eq!(again["source"], "osrm");
     for line in again["routes"].as_array().unwrap() {
         assert_eq!(line["roads"], true, "{line}");

@@ -44,7 +44,12 @@ fn road(a: (f64, f64), b: (f64, f64)) -> [(f64, f64); 2] {
 }
 
 /// A `/route` answer: the line through every point, `overview=full`, GeoJSON.
-fn route_answer(coords: &str, query: &str, max_points: usize, behaviour: Behaviour) -> (u16, Value) {
+fn route_answer(
+    coords: &str,
+    query: &str,
+    max_points: usize,
+    behaviour: Behaviour,
+) -> (u16, Value) {
     let points: Vec<(f64, f64)> = coords
         .split(';')
         .map(|c| {
@@ -361,7 +366,11 @@ fn long_routes_are_asked_in_pieces_that_join_where_they_meet() {
     let osrm = fake_osrm(100, Behaviour::Ok);
     let pts = points(230);
     let line = roads(&osrm.url).path(&pts).unwrap();
-    assert_eq!(line, road_line(&pts), "the pieces join without a gap or a repeated point");
+    assert_eq!(
+        line,
+        road_line(&pts),
+        "the pieces join without a gap or a repeated point"
+    );
     // 0..100, 99..199, 198..230: each piece starts at the last one's end.
     assert_eq!(osrm.requests.load(Ordering::SeqCst), 3);
     assert!(osrm.largest.load(Ordering::SeqCst) <= 100);

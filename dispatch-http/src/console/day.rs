@@ -19,9 +19,9 @@ use dispatch_core::optimise::visit_windows;
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use super::query::{self, bad_query};
 use crate::error::ApiError;
 use crate::extract::Caller;
-use super::query::{self, bad_query};
 use crate::AppState;
 
 /// At most this many `ids` per request (a plan's unserved orders of other dates).

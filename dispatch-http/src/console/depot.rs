@@ -89,11 +89,7 @@ async fn depot(
         .await?;
     Ok(Json(ConsoleDepot {
         permission,
-        roads: if roads {
-            "osrm"
-        } else {
-            "straight"
-        },
+        roads: if roads { "osrm" } else { "straight" },
         depot: depot.map(|d| DepotPosition {
             id: d.id,
             name: d.name,

@@ -23,11 +23,14 @@ pub(super) fn bad_query(key: &str, expected: &str, value: &str, message: String)
 
 /// Refuses the first parameter that is not one of `allowed`.
 pub(super) fn only(query: &Pairs, allowed: &[&str]) -> Result<(), ApiError> {
-    match query.iter().find(|(key, _)| !allowed.contains(&key.as_str())) {
+    match query
+        .iter()
+        .find(|(key, _)| !allowed.contains(&key.as_str()))
+    {
         Some((key, _)) => Err(invalid(&ValidationErrors(vec![ValidationIssue::new(
             IssueCode::UnrecognizedKeys,
             vec![key.as_str().into()],
-            &allowed.join(", "),
+            allowed.join(", "),
             key,
             format!("unknown query parameter {key}"),
         )]))),

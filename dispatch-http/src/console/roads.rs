@@ -137,7 +137,11 @@ struct Line {
 }
 
 /// A route's points in visiting order, as longitude/latitude points.
-fn route_points(start: Option<Coordinates>, stops: &[Coordinates], end: Option<Coordinates>) -> Vec<Point> {
+fn route_points(
+    start: Option<Coordinates>,
+    stops: &[Coordinates],
+    end: Option<Coordinates>,
+) -> Vec<Point> {
     let mut points: Vec<Point> = start.iter().map(|c| Point::new(c.lng, c.lat)).collect();
     points.extend(stops.iter().map(|c| Point::new(c.lng, c.lat)));
     if !stops.is_empty() {
@@ -233,14 +237,29 @@ fn lines(network: &Roads, plan_id: i64, routes: Vec<Line>) -> (Option<String>, V
     let _asking = lock.lock().unwrap_or_else(|e| e.into_inner());
     let mut warning = None;
     let mut out = Vec::with_capacity(routes.len());
-    for Line { route_id, stop_ids, points } in routes {
-        let key: Vec<(u64, u64)> = points.iter().map(|p| (p.x.to_bits(), p.y.to_bits())).collect();
+    for Line {
+        route_id,
+        stop_ids,
+        points,
+    } in routes
+    {
+        let key: Vec<(u64, u64)> = points
+            .iter()
+            .map(|p| (p.x.to_bits(), p.y.to_bits()))
+            .collect();
         let line = match network.kept(plan_id, route_id, &key) {
             Some(line) => Some(line),
             None if warning.is_none() => match network.geometry.path(&points) {
                 Ok(line) => {
                     let line = Arc::new(lat_lng(&line));
-                    network.keep(plan_id, route_id, Kept { points: key, line: line.clone() });
+                    network.keep(
+                        plan_id,
+                        route_id,
+                        Kept {
+                            points: key,
+                            line: line.clone(),
+                        },
+                    );
                     Some(line)
                 }
                 Err(RoadError::Unavailable(why)) => {
@@ -256,8 +275,18 @@ fn lines(network: &Roads, plan_id: i64, routes: Vec<Line>) -> (Option<String>, V
             None => None,
         };
         out.push(match line {
-            Some(line) => ConsoleRoad { route_id, stop_ids, roads: true, points: line.to_vec() },
-            None => ConsoleRoad { route_id, stop_ids, roads: false, points: lat_lng(&points) },
+            Some(line) => ConsoleRoad {
+                route_id,
+                stop_ids,
+                roads: true,
+                points: line.to_vec(),
+            },
+            None => ConsoleRoad {
+                route_id,
+                stop_ids,
+                roads: false,
+                points: lat_lng(&points),
+            },
         });
     }
     (warning, out)

@@ -289,16 +289,17 @@ try {
   }
   await depot.post(`v2/plans/${demo.plan.id}/dispatch`);
   const { plan: demoPlan } = await depot.get(`v2/plans/${demo.plan.id}`);
-  for (const [n, name] of [[4, 'Van C'], [2, 'Van D']]) {
-    const r = demoPlan.routes.find((x) => x.name === name);
-    const { driver_credential: c } = await depot.post(`v2/vehicles/${demoVans.find((v) => v.name === name).id}/driver-credentials`, { name: `${name} phone` });
+  check(demoPlan.routes.length >= 2, `the demo plan: ${demoPlan.routes.length} routes`);
+  const [first, second] = demoPlan.routes;
+  for (const [n, r] of [[4, first], [2, second]]) {
+    const { driver_credential: c } = await depot.post(`v2/vehicles/${r.vehicle.vehicle_id}/driver-credentials`, { name: `${r.name} phone` });
     const d = api(BASE, c.credential);
     await d.post(`driver/routes/${r.id}/start`, { lat: 51.5, lng: -0.12 });
     const { route: live } = await d.get(`driver/routes/${r.id}`);
     for (const [k, stop] of live.stops.slice(0, n).entries()) {
       await d.post(`driver/routes/${r.id}/positions`, { positions: [{ lat: stop.lat, lng: stop.lng, time: (await serviceNow()).toISOString() }] });
       await d.post(`driver/stops/${stop.id}/arrive`, {});
-      if (name === 'Van D' && k === 1) await d.post(`driver/stops/${stop.id}/fail`, { reason: 'Shop closed' });
+      if (r === second && k === 1) await d.post(`driver/stops/${stop.id}/fail`, { reason: 'Shop closed' });
       else await d.post(`driver/stops/${stop.id}/complete`, {});
     }
     const next = live.stops[n];
@@ -309,7 +310,7 @@ try {
   await page.waitForFunction(() => document.body.dataset.state === 'ready', null, { timeout: 30000 });
   await page.waitForFunction(() => document.querySelectorAll('.vehicle-marker').length >= 2, null, { timeout: 20000 });
   await page.waitForFunction((n) => document.querySelectorAll('path.route-line.on-roads').length === n, demoPlan.routes.length + 2, { timeout: 20000 });
-  check(await page.getByRole('listitem', { name: 'Route Van C' }).getByText('in progress').isVisible(), 'Van C on the road');
+  check(await page.getByRole('listitem', { name: `Route ${first.name}` }).getByText('in progress').isVisible(), `${first.name} on the road`);
   check(await page.getByRole('heading', { name: /^Unassigned \([1-9]\d*\)$/ }).isVisible(), 'orders wait unassigned');
   check(await page.getByRole('button', { name: 'Order DEMO-006' }).isVisible(), 'the order needing a crane among them');
   await page.mouse.move(5, 5);
