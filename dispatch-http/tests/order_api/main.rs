@@ -25,8 +25,10 @@ use dispatch_core::events::DomainEvent;
 use dispatch_core::model::organisation::DepotScope;
 use dispatch_core::ports::clock::ManualClock;
 use dispatch_core::ports::store::Store;
+use dispatch_core::service::seed;
 use dispatch_core::time::Timestamp;
-use dispatch_http::{app, setup, AppState};
+use dispatch_http::keys::DerivedKeys;
+use dispatch_http::{app, AppState};
 use dispatch_server::cli::database::Database;
 use serde_json::{json, Value};
 use tower::ServiceExt;
@@ -137,9 +139,9 @@ impl Api {
         let service = test_db::open_service(&path, Arc::new(|| {}));
         let store = service.store;
         let clock = Arc::new(ManualClock::new(Timestamp::from_millis(T0)));
-        let seed = setup::parse(SEED).unwrap();
+        let seed = seed::parse(SEED).unwrap();
         let out = test_db::off_runtime(|| {
-            setup::apply(&*store, &seed, Timestamp::from_millis(T0)).unwrap()
+            seed::apply(&*store, &DerivedKeys, &seed, Timestamp::from_millis(T0)).unwrap()
         });
         let depot = |i: usize| &out["organisations"][0]["depots"][i];
         let key = |i: usize, k: usize| {
