@@ -15,8 +15,10 @@ use std::time::Instant;
 
 use dispatch_adapters::images::Codec;
 use dispatch_core::ports::clock::Clock;
+use dispatch_core::service::seed;
 use dispatch_http::clock::SystemClock;
-use dispatch_http::{setup, AppState};
+use dispatch_http::keys::DerivedKeys;
+use dispatch_http::AppState;
 use dispatch_store_sqlite::idempotency::SqliteIdempotencyStore;
 use dispatch_store_sqlite::{SqliteGazetteer, SqliteStore};
 use serde_json::{json, Value};
@@ -53,12 +55,12 @@ fn main() {
     let dir = tempfile::tempdir().expect("a temp dir");
     let store = Arc::new(SqliteStore::open(dir.path().join("load.db")).expect("open the database"));
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
-    let seed = setup::parse(
+    let seed = seed::parse(
         r#"{"organisations": [{"name": "Load", "depots": [{"name": "Load",
         "access_keys": [{"name": "load", "permission": "all"}]}]}]}"#,
     )
     .expect("the seed file");
-    let out = setup::apply(&*store, &seed, clock.now()).expect("seed the database");
+    let out = seed::apply(&*store, &DerivedKeys, &seed, clock.now()).expect("seed the database");
     let key = out["organisations"][0]["depots"][0]["access_keys"][0]["key"]
         .as_str()
         .expect("an access key")

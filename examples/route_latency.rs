@@ -20,8 +20,10 @@ use dispatch_core::model::route::{NewRoute, RouteTiming};
 use dispatch_core::model::stop::StopVisit;
 use dispatch_core::ports::clock::{Clock, ManualClock};
 use dispatch_core::ports::store::{Store, StoreError};
+use dispatch_core::service::seed;
 use dispatch_core::time::{Date, Timestamp};
-use dispatch_http::{app, setup, AppState};
+use dispatch_http::keys::DerivedKeys;
+use dispatch_http::{app, AppState};
 use dispatch_store_sqlite::idempotency::SqliteIdempotencyStore;
 use dispatch_store_sqlite::{SqliteGazetteer, SqliteStore};
 use http_body_util::BodyExt;
@@ -115,9 +117,10 @@ async fn main() {
         "address": "1 Depot Way", "lat": 51.5, "lng": -0.12,
         "access_keys": [{"name": "bench", "permission": "all"}],
         "capacity_types": [{"type": "Boxes"}]}]}]});
-    let seeded = setup::apply(
+    let seeded = seed::apply(
         &*store,
-        &setup::parse(&seed.to_string()).expect("seed parses"),
+        &DerivedKeys,
+        &seed::parse(&seed.to_string()).expect("seed parses"),
         clock.now(),
     )
     .expect("seed applies");

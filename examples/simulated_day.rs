@@ -34,9 +34,15 @@ fn main() {
     let hooks = Receiver::start(Behaviour::Ok);
     let dir = tempfile::tempdir().expect("a temp dir");
     let size = simulated_day_setup::FULL;
-    let (server, key, weight) =
-        simulated_day_setup::serve(&dir.path().join("simulated_day.db"), &hooks.url(), size);
-    let report = simulated_day::play(&server, &key, weight, &hooks, size);
+    let geocoder = simulated_day_setup::geocoder(size);
+    let (server, key, weight) = simulated_day_setup::serve(
+        &dir.path().join("simulated_day.db"),
+        &hooks.url(),
+        &geocoder,
+        size,
+    );
+    let mut report = simulated_day::play(&server, &key, weight, &hooks, size);
+    report.geocoder_requests = geocoder.count();
     println!("{}", simulated_day_setup::summary(&report, "sqlite"));
     if !report.violations.is_empty() {
         std::process::exit(1);

@@ -29,9 +29,11 @@ fn a_simulated_day_keeps_every_invariant_from_import_to_evening_close() {
     let hooks = Receiver::start(Behaviour::Ok);
     let dir = tempfile::tempdir().unwrap();
     let size = simulated_day_setup::SHORT;
+    let geocoder = simulated_day_setup::geocoder(size);
     let (server, key, weight) =
-        simulated_day_setup::serve(&dir.path().join("day.db"), &hooks.url(), size);
-    let report = simulated_day::play(&server, &key, weight, &hooks, size);
+        simulated_day_setup::serve(&dir.path().join("day.db"), &hooks.url(), &geocoder, size);
+    let mut report = simulated_day::play(&server, &key, weight, &hooks, size);
+    report.geocoder_requests = geocoder.count();
     let store = std::env::var("DISPATCH_TEST_DB").unwrap_or_else(|_| "sqlite".into());
     println!("{}", simulated_day_setup::summary(&report, &store));
 
@@ -39,8 +41,11 @@ fn a_simulated_day_keeps_every_invariant_from_import_to_evening_close() {
     assert_eq!(report.imported, size.orders);
     assert_eq!(
         report.geocoding_failed, 0,
-        "every address is in the gazetteer"
+        "the geocoder knows every address"
     );
+    // Every address asked once: the import, the urgent orders and the appended one; the
+    // re-dated order keeps its position.
+    assert_eq!(report.geocoder_requests, size.orders + size.urgent + 1);
     assert_eq!(report.drivers.routes_completed, report.routes_dispatched);
     assert_eq!(report.routes_completed_events, report.routes_dispatched);
     assert_eq!(report.drivers.failures, 1);

@@ -61,8 +61,6 @@
 //! assert!(refused.to_string().contains("shift_start must be before shift_end"));
 //! ```
 
-#![warn(missing_docs)]
-
 pub mod error;
 pub mod events;
 pub mod model;

@@ -23,9 +23,13 @@ pub enum Permission {
 /// The authenticated caller of one request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Principal {
+    /// The access key the request carried (its id, never the key).
     pub access_key_id: i64,
+    /// The depot the key belongs to: every read and write of the request is scoped to it.
     pub depot_id: i64,
+    /// The organisation of that depot (organisation-wide reference data).
     pub organisation_id: i64,
+    /// What the key may do.
     pub permission: Permission,
 }
 

@@ -12,6 +12,7 @@
 //! party holds all the data anyway.
 
 use dispatch_core::model::organisation::{key_lookup, AccessKey, DepotScope, KeyPermission};
+use dispatch_core::ports::access_keys::KeyDerivation;
 use dispatch_core::ports::store::{Store, StoreError, StoreTx};
 use dispatch_core::time::Timestamp;
 use sha2::{Digest, Sha256};
@@ -59,27 +60,24 @@ pub fn authenticate(store: &dyn Store, presented: &str) -> Result<Option<AccessK
         .find(|k| bool::from(k.key_hash.ct_eq(&hash))))
 }
 
-/// The key named `name` of the depot with `permission`, created when missing; returns the
-/// stored key and its clear text.
-pub fn ensure_key(
-    tx: &mut dyn StoreTx,
-    scope: DepotScope,
-    name: &str,
-    permission: KeyPermission,
-    now: Timestamp,
-) -> Result<(AccessKey, String), StoreError> {
-    let clear = clear_key(tx, scope, name)?;
-    let key = match tx.find_access_key_by_name(scope, name)? {
-        Some(mut key) => {
-            if key.permission != permission {
-                tx.set_access_key_permission(scope, key.id, permission)?;
-                key.permission = permission;
-            }
-            key
-        }
-        None => tx.insert_access_key(scope, name, permission, digest(&clear), now)?,
-    };
-    Ok((key, clear))
+/// The core's [`KeyDerivation`] port as this module derives keys: what `dispatch seed` and
+/// the first start of `serve` issue keys with.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DerivedKeys;
+
+impl KeyDerivation for DerivedKeys {
+    fn clear_key(
+        &self,
+        tx: &mut dyn StoreTx,
+        scope: DepotScope,
+        name: &str,
+    ) -> Result<String, StoreError> {
+        clear_key(tx, scope, name)
+    }
+
+    fn digest(&self, clear: &str) -> [u8; 32] {
+        digest(clear)
+    }
 }
 
 /// Why `dispatch keys create` made no key.

@@ -26,6 +26,9 @@ static PEAK: AtomicUsize = AtomicUsize::new(0);
 
 struct Counting;
 
+// The counting allocator is the one `unsafe` of the tests: a `GlobalAlloc` cannot be written
+// without it.
+#[allow(unsafe_code)]
 // SAFETY: every call is forwarded to the system allocator unchanged; only counters are added.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {

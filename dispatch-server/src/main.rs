@@ -56,6 +56,7 @@ fn bound_malloc_arenas() {
     if std::env::var_os("MALLOC_ARENA_MAX").is_none() {
         // SAFETY: mallopt only sets an allocator parameter; it is called before any other
         // thread exists.
+        #[allow(unsafe_code)]
         unsafe {
             libc::mallopt(libc::M_ARENA_MAX, 2);
         }

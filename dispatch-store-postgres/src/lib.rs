@@ -16,8 +16,6 @@
 //!   default).
 //! - Blocking: callers on an async runtime run store calls on blocking threads.
 
-#![warn(missing_docs)]
-
 mod catalog;
 pub mod idempotency;
 mod migrations;

@@ -15,8 +15,6 @@
 //! literals, casts of untyped parameters, string aggregation, sequences, row locks), the
 //! statement is chosen by [`sql::Connection::DIALECT`] at the point of use.
 
-#![warn(missing_docs)]
-
 pub mod idempotency;
 pub mod migrations;
 mod observers;

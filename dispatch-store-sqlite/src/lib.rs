@@ -9,8 +9,6 @@
 //!   Reads run in deferred snapshots in parallel.
 //! - Blocking: callers on an async runtime run store calls on blocking threads.
 
-#![warn(missing_docs)]
-
 pub mod backup;
 mod catalog;
 mod connection;

@@ -10,8 +10,10 @@ use dispatch_core::ports::clock::Clock;
 use dispatch_core::ports::geocoder::Geocoder;
 use dispatch_core::ports::idempotency::IdempotencyStore;
 use dispatch_core::ports::store::Store;
+use dispatch_core::service::seed;
 use dispatch_http::clock::SystemClock;
-use dispatch_http::{setup, AppState};
+use dispatch_http::keys::DerivedKeys;
+use dispatch_http::AppState;
 use serde_json::Value;
 
 use crate::client::{next_target, Conn, Reply};
@@ -23,8 +25,9 @@ pub const SEED: &str = r#"{"organisations": [{"name": "Load", "depots": [{"name"
 
 /// Seeds `store` with [`SEED`]; returns the depot's access key.
 pub fn seed(store: &dyn Store) -> String {
-    let seed = setup::parse(SEED).expect("the seed file");
-    let out = setup::apply(store, &seed, SystemClock.now()).expect("seed the database");
+    let seed = seed::parse(SEED).expect("the seed file");
+    let out =
+        seed::apply(store, &DerivedKeys, &seed, SystemClock.now()).expect("seed the database");
     out["organisations"][0]["depots"][0]["access_keys"][0]["key"]
         .as_str()
         .expect("an access key")

@@ -1,6 +1,6 @@
 //! One depot day on the simulated clock (`serve --simulate`), through the real binary and a
-//! webhook receiver on loopback: a morning import of a few hundred orders by address (the
-//! depot's gazetteer geocodes them), an optimisation, the morning vans' routes dispatched, the
+//! webhook receiver on loopback: a morning import of a few hundred orders by address (a
+//! geocoder on loopback places them), an optimisation, the morning vans' routes dispatched, the
 //! drivers driving them (`simulated_drivers.rs`), midday changes — urgent orders added to
 //! dispatched routes with `reoptimize` (and one without, whose window breach is reported), a
 //! cancellation, a re-dated order, a re-optimisation of the plan's undispatched rest for the

@@ -1,7 +1,7 @@
 //! The setting of a simulated depot day (`simulated_day.rs`): its size and date, the depot's
-//! seed (webhooks to the receiver, a weight capacity, the driver questionnaires, a gazetteer
-//! holding every address), the orders, `serve` on the simulated clock, and the day's report
-//! with its one-page summary.
+//! seed (webhooks to the receiver, a weight capacity, the driver questionnaires), a fake
+//! Nominatim geocoder on loopback that knows every address, the orders, `serve` on the
+//! simulated clock with `--geocoder-url`, and the day's report with its one-page summary.
 
 #![allow(dead_code)] // the test and the example read different parts
 
@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
+use crate::support::fake_geocoder::FakeGeocoder;
 use crate::support::Server;
 
 /// How big and how fast a day is.
@@ -36,7 +37,7 @@ pub const SHORT: Size = Size {
 /// The example's day.
 pub const FULL: Size = Size {
     orders: 360,
-    morning_vans: 9,
+    morning_vans: 11,
     afternoon_vans: 3,
     urgent: 6,
     speed: 800.0,
@@ -57,6 +58,8 @@ pub struct Report {
     pub checks: usize,
     pub imported: usize,
     pub geocoding_failed: usize,
+    /// Requests the fake geocoder answered over the day.
+    pub geocoder_requests: usize,
     pub routes_dispatched: usize,
     pub urgent_added: usize,
     pub urgent_declined: usize,
@@ -68,23 +71,27 @@ pub struct Report {
 }
 
 /// The depot's seed: Central at (51.50, -0.12) on UTC, webhooks to `receiver`, a weight
-/// capacity, the driver questionnaires, and a gazetteer holding every address of the day.
-pub fn seed_file(receiver: &str, size: Size) -> Value {
-    let gazetteer: Vec<Value> = (0..size.orders + size.urgent + 1)
-        .map(|i| {
-            let (lat, lng) = place(i);
-            json!({"address": address(i), "postcode": format!("SD{} {}AA", i / 10, i % 10), "lat": lat, "lng": lng})
-        })
-        .collect();
+/// capacity and the driver questionnaires; no gazetteer, so every address goes to the geocoder.
+pub fn seed_file(receiver: &str) -> Value {
     json!({"organisations": [{"name": "Simulated", "depots": [{
         "name": "Central", "address": "1 Depot Way", "lat": 51.50, "lng": -0.12,
         "settings": {"timezone": "UTC",
                      "webhook": {"url": receiver, "username": "hook", "password": "secret"}},
         "access_keys": [{"name": "simulation", "permission": "all"}],
         "capacity_types": [{"type": "Weight", "default": "0"}],
-        "questionnaires": crate::driver_day_pod::questionnaires(),
-        "gazetteer": gazetteer
+        "questionnaires": crate::driver_day_pod::questionnaires()
     }]}]})
+}
+
+/// A fake Nominatim on loopback that knows every address of the day (the imports, the urgent
+/// orders and the appended one).
+pub fn geocoder(size: Size) -> FakeGeocoder {
+    let geocoder = FakeGeocoder::start();
+    for i in 0..size.orders + size.urgent + 1 {
+        let (lat, lng) = place(i);
+        geocoder.add(&address(i), lat, lng);
+    }
+    geocoder
 }
 
 fn address(i: usize) -> String {
@@ -118,10 +125,16 @@ pub fn order(i: usize, number: String, weight_type: i64) -> Value {
     o
 }
 
-/// Seeds `db`, starts `serve` on the simulated clock: the server, the depot's key and weight
-/// capacity type.
-pub fn serve(db: &Path, receiver: &str, size: Size) -> (Server, String, i64) {
-    let seeded = crate::support::seed(db, &seed_file(receiver, size));
+/// Seeds `db`, starts `serve` on the simulated clock, geocoding through `geocoder` (at a rate
+/// a self-hosted Nominatim allows, so an import of hundreds takes seconds): the server, the
+/// depot's key and weight capacity type.
+pub fn serve(
+    db: &Path,
+    receiver: &str,
+    geocoder: &FakeGeocoder,
+    size: Size,
+) -> (Server, String, i64) {
+    let seeded = crate::support::seed(db, &seed_file(receiver));
     let depot = &seeded["organisations"][0]["depots"][0];
     let key = depot["access_keys"][0]["key"].as_str().unwrap().to_owned();
     let weight = depot["capacity_types"][0]["id"].as_i64().unwrap();
@@ -138,6 +151,10 @@ pub fn serve(db: &Path, receiver: &str, size: Size) -> (Server, String, i64) {
         "2",
         "--solve-time-min",
         "1",
+        "--geocoder-url",
+        geocoder.url(),
+        "--geocoder-rate",
+        "200",
     ];
     (Server::start_with(db, &flags), key, weight)
 }
@@ -148,8 +165,8 @@ pub fn summary(report: &Report, store: &str) -> String {
     let mut out = vec![
         format!("A simulated depot day on {DATE} ({store}), {:.1} s of wall time", report.wall.as_secs_f64()),
         format!(
-            "orders: {} imported by address ({} not geocoded), {} urgent added with reoptimize ({} declined), 1 appended without, 1 cancelled, 1 re-dated",
-            report.imported, report.geocoding_failed, report.urgent_added, report.urgent_declined
+            "orders: {} imported by address ({} not geocoded, {} geocoder requests), {} urgent added with reoptimize ({} declined), 1 appended without, 1 cancelled, 1 re-dated",
+            report.imported, report.geocoding_failed, report.geocoder_requests, report.urgent_added, report.urgent_declined
         ),
         format!("routes dispatched: {}; completed by their drivers: {}", report.routes_dispatched, d.routes_completed),
         format!(

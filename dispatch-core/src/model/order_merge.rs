@@ -10,6 +10,7 @@ use crate::model::order::{Endpoint, Order, OrderType, Side};
 use crate::model::order_fields::{custom, key_path, Catalog, CustomFieldMatch};
 use crate::model::order_rejection::OrderRejection;
 use crate::model::order_validate::{EndpointChanges, OrderChanges};
+use crate::model::order_value::Money;
 use crate::status::{
     derive_order_status, transition, OrderEvent, OrderState, OrderStatusChanged, Status, StatusSet,
     PARTIAL_PREFIX,
@@ -104,7 +105,7 @@ pub fn merge_posted_order(
         created: existing.map_or(ctx.now, |o| o.created),
         updated: ctx.now,
     };
-    check_values(&mut errs, &order, changes.order_value.flatten().is_some());
+    check_values(&mut errs, &mut order, changes.order_value.flatten());
     errs.into_result()?;
     let geocode = [Side::Delivery, Side::Pickup]
         .into_iter()
@@ -233,10 +234,13 @@ pub fn apply_order_update(
             Err(e) => errs.extend(e.0),
         }
     }
+    let kept = order.manual_value;
     if let Some(v) = changes.order_value {
         order.manual_value = v;
     }
-    check_values(&mut errs, &order, changes.order_value.flatten().is_some());
+    if check_values(&mut errs, &mut order, changes.order_value.flatten()) {
+        order.manual_value = kept;
+    }
     order.updated = ctx.now;
     errs.into_result()?;
     let events = settle_status(existing, &mut order)?;
@@ -269,13 +273,25 @@ fn base(status: &Status) -> Status {
     }
 }
 
-fn check_values(errs: &mut ValidationErrors, order: &Order, order_value_sent: bool) {
-    if order_value_sent && order.has_valued_line_items() {
-        errs.push(OrderRejection::ValueWithValuedLineItems.issue());
+/// Refuses an `order_value` sent for an order whose line items carry values, unless it is
+/// the value those line items give (a read sent back unchanged): then it changes nothing, and
+/// the answer is true (the caller keeps the manual value it had).
+fn check_values(errs: &mut ValidationErrors, order: &mut Order, sent: Option<Money>) -> bool {
+    let mut echoed = false;
+    if let Some(sent) = sent {
+        if order.has_valued_line_items() {
+            echoed = matches!(order.value(), Ok(Some((total, _))) if total == sent);
+            if echoed {
+                order.manual_value = None;
+            } else {
+                errs.push(OrderRejection::ValueWithValuedLineItems.issue());
+            }
+        }
     }
     if order.value().is_err() {
         errs.push(OrderRejection::ValueTooLarge.issue());
     }
+    echoed
 }
 
 /// Runs the line-item statuses of `order` through the transition function from `before`.

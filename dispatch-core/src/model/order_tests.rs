@@ -248,6 +248,22 @@ fn order_value_is_settable_only_without_valued_line_items() {
 }
 
 #[test]
+fn the_line_items_own_order_value_sent_back_is_accepted_and_sets_nothing() {
+    let mut o = delivery("A");
+    o.line_items = Some(vec![item("A", 2.0, Some(1.25))]);
+    o.order_value = Some(Some(2.5));
+    let (cat, st, start) = (catalog(), statuses(), Status::open());
+    let changes = validate_order_batch(vec![o], &st).unwrap().remove(0);
+    let made = merge_posted_order(None, &changes, None, ctx(&cat, &st, &start, 1))
+        .expect("the value the line items give");
+    assert_eq!(
+        made.order.value(),
+        Ok(Some((Money::from_cents(250), ValueSource::Derived)))
+    );
+    assert_eq!(made.order.manual_value, None);
+}
+
+#[test]
 fn put_changes_only_sent_fields() {
     let mut o = delivery("A");
     o.priority = Some(Some("P1".into()));

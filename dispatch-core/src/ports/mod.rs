@@ -1,6 +1,8 @@
 //! The ports through which the core meets the outside world. Adapters implement them;
-//! each has an in-memory or offline implementation here for tests and examples.
+//! each has an in-memory or offline implementation here for tests and examples, except
+//! [`access_keys`], whose one implementation lives beside the hash it needs (dispatch-http).
 
+pub mod access_keys;
 pub mod clock;
 pub mod geocoder;
 pub mod idempotency;

@@ -20,6 +20,7 @@ pub mod promise;
 pub mod route_day;
 pub mod route_orders;
 pub mod routes;
+pub mod seed;
 pub mod tracking;
 pub mod vehicles;
 pub mod zones;

@@ -1,5 +1,6 @@
+use dispatch_core::service::seed;
 use dispatch_core::time::Timestamp;
-use dispatch_http::setup;
+use dispatch_http::keys::DerivedKeys;
 use serde_json::json;
 
 use crate::common::{fixture_seed, TestApp, START};
@@ -29,9 +30,16 @@ async fn seed_output_is_the_input_tree_with_ids_and_keys() {
 #[tokio::test]
 async fn seeding_the_same_file_again_creates_nothing_and_prints_the_same_ids_and_keys() {
     let app = TestApp::new();
-    let seed = setup::parse(&fixture_seed().to_string()).unwrap();
+    let seed = seed::parse(&fixture_seed().to_string()).unwrap();
     let again = app
-        .with_store(|store| setup::apply(store, &seed, Timestamp::from_millis(START + 60_000)))
+        .with_store(|store| {
+            seed::apply(
+                store,
+                &DerivedKeys,
+                &seed,
+                Timestamp::from_millis(START + 60_000),
+            )
+        })
         .unwrap();
     assert_eq!(again, app.seed_output);
     // Nothing new is listed.
@@ -66,9 +74,10 @@ async fn reseeding_adds_new_rows_and_updates_changed_ones_by_name() {
     north["access_keys"][1]["permission"] = json!("all");
     let out = app
         .with_store(|store| {
-            setup::apply(
+            seed::apply(
                 store,
-                &setup::parse(&file.to_string()).unwrap(),
+                &DerivedKeys,
+                &seed::parse(&file.to_string()).unwrap(),
                 Timestamp::from_millis(START + 1000),
             )
         })
@@ -99,20 +108,25 @@ async fn invalid_seed_files_are_refused_without_writing() {
         json!({"organisations": [{"name": "X", "depots": [{"name": "D", "zone_groups": [{"name": "G", "zones": [{"name": "Z", "polygon": [[0, 0], [1, 1]]}]}]}]}]}),
         json!({"organisations": [{"name": "X", "depots": [{"name": "D", "notification_templates": [{"type": "FAX", "name": "T"}]}]}]}),
     ] {
-        let parsed = setup::parse(&bad.to_string()).unwrap();
+        let parsed = seed::parse(&bad.to_string()).unwrap();
         assert!(
-            app.with_store(|store| setup::apply(store, &parsed, Timestamp::from_millis(START)))
-                .is_err(),
+            app.with_store(|store| seed::apply(
+                store,
+                &DerivedKeys,
+                &parsed,
+                Timestamp::from_millis(START)
+            ))
+            .is_err(),
             "{bad}"
         );
     }
     assert!(
-        setup::parse("{\"organisations\": [{}]}").is_err(),
+        seed::parse("{\"organisations\": [{}]}").is_err(),
         "names are required"
     );
-    assert!(setup::parse("not json").is_err());
+    assert!(seed::parse("not json").is_err());
     for array in ["[]", " [[{\"name\": \"A\"}]]"] {
-        let err = setup::parse(array).unwrap_err().to_string();
+        let err = seed::parse(array).unwrap_err().to_string();
         assert!(err.contains("expected an object"), "{array}: {err}");
     }
 }
@@ -185,9 +199,11 @@ async fn seed_values_the_service_could_not_use_are_refused_at_their_place_writin
     ];
     for (bad, place) in cases {
         let text = bad.to_string();
-        let err = setup::parse(&text)
+        let err = seed::parse(&text)
             .and_then(|parsed| {
-                app.with_store(|store| setup::apply(store, &parsed, Timestamp::from_millis(START)))
+                app.with_store(|store| {
+                    seed::apply(store, &DerivedKeys, &parsed, Timestamp::from_millis(START))
+                })
             })
             .unwrap_err()
             .to_string();
@@ -204,14 +220,18 @@ async fn seed_values_the_service_could_not_use_are_refused_at_their_place_writin
         "timezone": "Europe/London",
         "webhook": {"url": "https://hooks.example.com/dispatch"}
     }}));
-    let parsed = setup::parse(&good.to_string()).unwrap();
-    app.with_store(|store| setup::apply(store, &parsed, Timestamp::from_millis(START)))
-        .unwrap();
+    let parsed = seed::parse(&good.to_string()).unwrap();
+    app.with_store(|store| {
+        seed::apply(store, &DerivedKeys, &parsed, Timestamp::from_millis(START))
+    })
+    .unwrap();
     let mut open = good.clone();
     open["organisations"][0]["depots"][0]["settings"]["starting_status"] = json!("open");
-    let parsed = setup::parse(&open.to_string()).unwrap();
-    app.with_store(|store| setup::apply(store, &parsed, Timestamp::from_millis(START)))
-        .unwrap();
+    let parsed = seed::parse(&open.to_string()).unwrap();
+    app.with_store(|store| {
+        seed::apply(store, &DerivedKeys, &parsed, Timestamp::from_millis(START))
+    })
+    .unwrap();
     let org = app
         .read(|tx| tx.find_organisation_by_name("Fresh"))
         .unwrap()
@@ -227,17 +247,21 @@ async fn seed_values_the_service_could_not_use_are_refused_at_their_place_writin
 async fn first_start_bootstrap_runs_only_on_an_empty_store() {
     let app = TestApp::new();
     assert_eq!(
-        app.with_store(|store| setup::bootstrap_default(store, Timestamp::from_millis(START)))
-            .unwrap(),
+        app.with_store(|store| seed::bootstrap_default(
+            store,
+            &DerivedKeys,
+            Timestamp::from_millis(START)
+        ))
+        .unwrap(),
         None
     );
     let dir = tempfile::tempdir().unwrap();
     let store = dispatch_store_sqlite::SqliteStore::open(dir.path().join("fresh.db")).unwrap();
-    let key = setup::bootstrap_default(&store, Timestamp::from_millis(START))
+    let key = seed::bootstrap_default(&store, &DerivedKeys, Timestamp::from_millis(START))
         .unwrap()
         .expect("a key");
     assert_eq!(
-        setup::bootstrap_default(&store, Timestamp::from_millis(START)).unwrap(),
+        seed::bootstrap_default(&store, &DerivedKeys, Timestamp::from_millis(START)).unwrap(),
         None
     );
     let found = dispatch_http::keys::authenticate(&store, &key)

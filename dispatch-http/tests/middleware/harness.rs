@@ -6,8 +6,10 @@ use axum::http::{HeaderMap, Request, StatusCode};
 use axum::Router;
 use dispatch_adapters::images::Codec;
 use dispatch_core::ports::clock::{Clock, ManualClock};
+use dispatch_core::service::seed;
 use dispatch_core::time::Timestamp;
-use dispatch_http::{app, setup, AppState};
+use dispatch_http::keys::DerivedKeys;
+use dispatch_http::{app, AppState};
 use http_body_util::BodyExt;
 use serde_json::{json, Value};
 use tower::ServiceExt;
@@ -67,8 +69,8 @@ impl Service {
         }]}]});
         let out = {
             let store = test_db::open_store(&path);
-            let seed = setup::parse(&seed.to_string()).expect("seed parses");
-            test_db::off_runtime(|| setup::apply(&*store, &seed, clock.now()))
+            let seed = seed::parse(&seed.to_string()).expect("seed parses");
+            test_db::off_runtime(|| seed::apply(&*store, &DerivedKeys, &seed, clock.now()))
                 .expect("seed applies")
         };
         let key = |i: usize| {

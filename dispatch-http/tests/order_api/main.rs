@@ -25,17 +25,19 @@ use dispatch_core::events::DomainEvent;
 use dispatch_core::model::organisation::DepotScope;
 use dispatch_core::ports::clock::ManualClock;
 use dispatch_core::ports::store::Store;
+use dispatch_core::service::seed;
 use dispatch_core::time::Timestamp;
-use dispatch_http::{app, setup, AppState};
+use dispatch_http::keys::DerivedKeys;
+use dispatch_http::{app, AppState};
 use dispatch_server::cli::database::Database;
 use serde_json::{json, Value};
 use tower::ServiceExt;
 
 /// One response.
 pub struct Reply {
-    pub status: StatusCode,
-    pub headers: HeaderMap,
-    pub body: Value,
+    pub(crate) status: StatusCode,
+    pub(crate) headers: HeaderMap,
+    pub(crate) body: Value,
 }
 
 impl Reply {
@@ -89,15 +91,15 @@ impl Reply {
 /// need a customer).
 pub struct Api {
     app: Router,
-    pub store: Arc<dyn Store>,
+    pub(crate) store: Arc<dyn Store>,
     /// Where the store keeps its data.
     pub db: Database,
-    pub clock: Arc<ManualClock>,
-    pub key: String,
-    pub read_key: String,
-    pub other_key: String,
-    pub strict_key: String,
-    pub north: DepotScope,
+    pub(crate) clock: Arc<ManualClock>,
+    pub(crate) key: String,
+    pub(crate) read_key: String,
+    pub(crate) other_key: String,
+    pub(crate) strict_key: String,
+    pub(crate) north: DepotScope,
     _dir: tempfile::TempDir,
 }
 
@@ -128,18 +130,18 @@ const SEED: &str = r#"{
   }]
 }"#;
 
-pub const T0: i64 = 1_800_000_000_000;
+pub(crate) const T0: i64 = 1_800_000_000_000;
 
 impl Api {
-    pub fn start() -> Api {
+    pub(crate) fn start() -> Api {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("dispatch.db");
         let service = test_db::open_service(&path, Arc::new(|| {}));
         let store = service.store;
         let clock = Arc::new(ManualClock::new(Timestamp::from_millis(T0)));
-        let seed = setup::parse(SEED).unwrap();
+        let seed = seed::parse(SEED).unwrap();
         let out = test_db::off_runtime(|| {
-            setup::apply(&*store, &seed, Timestamp::from_millis(T0)).unwrap()
+            seed::apply(&*store, &DerivedKeys, &seed, Timestamp::from_millis(T0)).unwrap()
         });
         let depot = |i: usize| &out["organisations"][0]["depots"][i];
         let key = |i: usize, k: usize| {
@@ -217,22 +219,22 @@ impl Api {
         }
     }
 
-    pub async fn get(&self, path: &str) -> Reply {
+    pub(crate) async fn get(&self, path: &str) -> Reply {
         self.call_as(&self.key.clone(), Method::GET, path, None)
             .await
     }
 
-    pub async fn post(&self, path: &str, body: Value) -> Reply {
+    pub(crate) async fn post(&self, path: &str, body: Value) -> Reply {
         self.call_as(&self.key.clone(), Method::POST, path, Some(body))
             .await
     }
 
-    pub async fn put(&self, path: &str, body: Value) -> Reply {
+    pub(crate) async fn put(&self, path: &str, body: Value) -> Reply {
         self.call_as(&self.key.clone(), Method::PUT, path, Some(body))
             .await
     }
 
-    pub async fn delete(&self, path: &str) -> Reply {
+    pub(crate) async fn delete(&self, path: &str) -> Reply {
         self.call_as(&self.key.clone(), Method::DELETE, path, None)
             .await
     }

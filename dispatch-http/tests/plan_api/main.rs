@@ -63,6 +63,7 @@ pub fn start_workers_on(
             max_budget: Duration::from_millis(budget_ms),
             lease: Duration::from_secs(10),
             poll: Duration::from_millis(50),
+            nice: 0,
         },
         "test-node".to_owned(),
     )

@@ -6,7 +6,8 @@
 use axum::body::Body;
 use axum::http::Request;
 use dispatch_core::ports::clock::Clock;
-use dispatch_http::setup;
+use dispatch_core::service::seed;
+use dispatch_http::keys::DerivedKeys;
 use http_body_util::BodyExt;
 use serde_json::{json, Value};
 use tower::ServiceExt;
@@ -21,9 +22,9 @@ fn planned_start_sms(app: &TestApp) -> i64 {
     let north = &mut seed["organisations"][0]["depots"][0];
     north["notification_templates"][0]["body"] = json!("{order_number} at {eta} {tracking_link}");
     north["settings"] = json!({"notifications": {"planned_start_template": "On the way"}});
-    let parsed = setup::parse(&seed.to_string()).expect("seed parses");
+    let parsed = seed::parse(&seed.to_string()).expect("seed parses");
     let out = app
-        .with_store(|store| setup::apply(store, &parsed, app.clock.now()))
+        .with_store(|store| seed::apply(store, &DerivedKeys, &parsed, app.clock.now()))
         .expect("seed applies");
     out["organisations"][0]["depots"][0]["notification_templates"][0]["id"]
         .as_i64()

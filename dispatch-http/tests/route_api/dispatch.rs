@@ -457,6 +457,7 @@ async fn auto_dispatch_dispatches_the_plan_when_its_optimisation_ends() {
             max_budget: Duration::from_millis(200),
             lease: Duration::from_secs(10),
             poll: Duration::from_millis(50),
+            nice: 0,
         },
         "test-node".to_owned(),
     );

@@ -81,7 +81,7 @@ pub fn north_scope(app: &TestApp) -> DepotScope {
     }
 }
 
-pub fn now(app: &TestApp) -> Timestamp {
+pub(crate) fn now(app: &TestApp) -> Timestamp {
     use dispatch_core::ports::clock::Clock;
     app.clock.now()
 }
@@ -89,9 +89,9 @@ pub fn now(app: &TestApp) -> Timestamp {
 /// A laid-out plan: its id, its active solution and its routes.
 #[derive(Debug, Clone)]
 pub struct Laid {
-    pub plan: i64,
-    pub solution: i64,
-    pub routes: Vec<i64>,
+    pub(crate) plan: i64,
+    pub(crate) solution: i64,
+    pub(crate) routes: Vec<i64>,
 }
 
 /// Stores a finished optimisation of a new plan for [`DAY`]: one route per entry of `routes`

@@ -3,7 +3,8 @@
 //! earlier Scheduled tasks of the planned-start template and schedules a new one with the
 //! stop's ETA; other templates, and orders of routes not dispatched, keep their tasks.
 
-use dispatch_http::setup;
+use dispatch_core::service::seed;
+use dispatch_http::keys::DerivedKeys;
 use serde_json::json;
 
 use super::*;
@@ -15,9 +16,9 @@ fn with_planned_start(app: &TestApp) -> (i64, i64) {
     let north = &mut seed["organisations"][0]["depots"][0];
     north["notification_templates"][0]["body"] = json!("Order {order_number} at {eta}");
     north["settings"] = json!({"notifications": {"planned_start_template": "On the way"}});
-    let parsed = setup::parse(&seed.to_string()).expect("seed parses");
+    let parsed = seed::parse(&seed.to_string()).expect("seed parses");
     let out = app
-        .with_store(|store| setup::apply(store, &parsed, now(app)))
+        .with_store(|store| seed::apply(store, &DerivedKeys, &parsed, now(app)))
         .expect("seed applies");
     let templates = &out["organisations"][0]["depots"][0]["notification_templates"];
     let id = |name: &str| {

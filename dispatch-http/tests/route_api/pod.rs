@@ -11,7 +11,8 @@ use axum::http::{Request, StatusCode};
 use dispatch_adapters::images::Codec;
 use dispatch_core::model::driver::Driver;
 use dispatch_core::service::pod::{self, SignatureInput};
-use dispatch_http::setup;
+use dispatch_core::service::seed;
+use dispatch_http::keys::DerivedKeys;
 use http_body_util::BodyExt;
 use serde_json::json;
 use tower::ServiceExt;
@@ -50,8 +51,8 @@ pub fn seed_questionnaires(app: &TestApp) -> Value {
             ]}
         ]
     }]}]});
-    let parsed = setup::parse(&seed.to_string()).unwrap();
-    app.with_store(|store| setup::apply(store, &parsed, now(app)))
+    let parsed = seed::parse(&seed.to_string()).unwrap();
+    app.with_store(|store| seed::apply(store, &DerivedKeys, &parsed, now(app)))
         .unwrap()
 }
 

@@ -5,7 +5,8 @@ use axum::http::StatusCode;
 use dispatch_adapters::images::Codec;
 use dispatch_core::model::questionnaire::{AnswerInput, AnswerValue};
 use dispatch_core::service::pod::{self, SubmissionInput};
-use dispatch_http::setup;
+use dispatch_core::service::seed;
+use dispatch_http::keys::DerivedKeys;
 use serde_json::json;
 
 use super::pod::{compress_all, dispatched_day, driver_of, png, route_stops, seed_questionnaires};
@@ -190,8 +191,8 @@ async fn questionnaires_seed_idempotently_and_bad_definitions_are_refused() {
         {"type": "VISIT", "title": "y", "questions": [{"question": "q", "type": "SELECT"}]},
         {"type": "VISIT", "title": "y", "questions": []}
     ]}]}]});
-    let err = setup::parse(&bad.to_string())
-        .and_then(|seed| app.with_store(|store| setup::apply(store, &seed, now(&app))))
+    let err = seed::parse(&bad.to_string())
+        .and_then(|seed| app.with_store(|store| seed::apply(store, &DerivedKeys, &seed, now(&app))))
         .unwrap_err()
         .to_string();
     assert!(err.contains("questionnaires[0].type"), "{err}");

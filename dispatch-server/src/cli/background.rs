@@ -57,6 +57,12 @@ pub struct BackgroundArgs {
     /// Solver threads per optimisation job (default: the cores divided among the workers).
     #[arg(long)]
     pub solver_threads: Option<usize>,
+    /// How much lower the optimisation threads run than request handling, as a nice value
+    /// added to theirs (0-19; 0: the same priority). While a solve keeps every core busy,
+    /// reads and writes still get the cores they need at once; the solver gets the rest, and
+    /// its results for a seed and thread count do not change. Linux only (elsewhere ignored).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u8).range(0..=19))]
+    pub optimiser_nice: u8,
     /// Longest time budget of one optimisation job, in seconds. A job's budget is one second
     /// plus ten milliseconds per order, within --solve-time-min and this.
     #[arg(long, default_value_t = 30.0, value_parser = positive_seconds)]
@@ -87,6 +93,7 @@ pub struct BackgroundArgs {
     pub position_retention_days: u32,
 }
 
+/// The webhook delivery flags of `serve` and `worker`.
 #[derive(Debug, clap::Args)]
 pub struct WebhookArgs {
     /// Deliveries in flight at once per depot (events of one order, plan or route always go
@@ -161,6 +168,7 @@ impl BackgroundArgs {
             min_budget: Duration::from_secs_f64(self.solve_time_min.min(self.solve_time)),
             max_budget: Duration::from_secs_f64(self.solve_time),
             lease: Duration::from_secs_f64(self.job_lease),
+            nice: self.optimiser_nice,
             ..OptimiserConfig::default()
         }
     }
@@ -168,8 +176,11 @@ impl BackgroundArgs {
 
 /// What [`start`] works on.
 pub struct Context {
+    /// The database the background work reads and writes.
     pub store: Arc<dyn Store>,
+    /// The time the workers go by (the system clock, or the simulated one).
     pub clock: Arc<dyn Clock>,
+    /// Travel times and distances for the optimiser and the ETAs.
     pub matrix: Arc<dyn TravelMatrix>,
     /// Tracking links of auto-dispatched plans are built on it.
     pub links: Links,

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use super::database::{Database, DatabaseParser};
 
+/// The flags of `dispatch backup`.
 #[derive(Debug, clap::Args)]
 pub struct BackupArgs {
     /// The SQLite database file to copy (a PostgreSQL URL is refused: use `pg_dump`).

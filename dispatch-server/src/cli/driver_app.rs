@@ -14,6 +14,7 @@ use dispatch_http::driver::auth::new_credential;
 use dispatch_http::driver_app::handover::{app_link, svg, terminal};
 use dispatch_http::public_url::PublicUrl;
 
+/// The flags of `dispatch driver-app`.
 #[derive(Debug, clap::Args)]
 pub struct DriverAppArgs {
     /// The service's database: a SQLite file or a PostgreSQL URL.
@@ -40,6 +41,7 @@ pub struct DriverAppArgs {
     svg: Option<std::path::PathBuf>,
 }
 
+/// Runs `dispatch driver-app`.
 pub fn run(args: DriverAppArgs) -> Result<(), String> {
     let public = PublicUrl::parse(&args.public_url).map_err(|e| format!("--public-url: {e}"))?;
     let store = open(&args.db)?;

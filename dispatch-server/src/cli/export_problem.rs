@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use super::database::{Database, DatabaseParser};
 use dispatch_core::ports::store::{Store, StoreError, StoreTx};
 
+/// The flags of `dispatch export-problem`.
 #[derive(Debug, clap::Args)]
 #[command(group(clap::ArgGroup::new("what").required(true).args(["plan", "optimisation"])))]
 pub struct ExportProblemArgs {
@@ -25,6 +26,7 @@ pub struct ExportProblemArgs {
     pub out: Option<PathBuf>,
 }
 
+/// Runs `dispatch export-problem`.
 pub fn run(args: ExportProblemArgs) -> Result<(), String> {
     if !args.db.exists() {
         return Err(format!("no database at {}", args.db));

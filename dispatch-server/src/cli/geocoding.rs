@@ -18,6 +18,8 @@ pub struct GeocoderArgs {
     /// https://nominatim.openstreetmap.org or a self-hosted one), asked for addresses the
     /// depot's gazetteer does not know; its answers are kept in the database. Without it only
     /// the gazetteer is used.
+    // This text is the flag's --help, where a bare URL is what an operator reads and copies.
+    #[allow(rustdoc::bare_urls)]
     #[arg(long, value_name = "URL")]
     pub geocoder_url: Option<String>,
     /// Seconds to wait for one geocoder request.

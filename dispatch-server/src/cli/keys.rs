@@ -19,12 +19,15 @@ use super::database::{Database, DatabaseParser};
 use dispatch_http::clock::SystemClock;
 use dispatch_http::keys::{create_key, CreateKeyError};
 
+/// The subcommands of `dispatch keys`.
 #[derive(Debug, clap::Args)]
 pub struct KeysArgs {
+    /// What to do with the keys.
     #[command(subcommand)]
     pub command: KeysCommand,
 }
 
+/// `dispatch keys list`, `create` and `revoke`.
 #[derive(Debug, clap::Subcommand)]
 pub enum KeysCommand {
     /// List organisations, depots and their keys' names and permissions (never the keys).
@@ -35,6 +38,7 @@ pub enum KeysCommand {
     },
     /// Create a key for a depot and print it (`access key: KEY`); it is shown only this once.
     Create {
+        /// Which key of which depot.
         #[command(flatten)]
         key: DepotKey,
         /// `all` may call every endpoint, `read` only GET endpoints.
@@ -43,6 +47,7 @@ pub enum KeysCommand {
     },
     /// Revoke a depot's key: requests with it are refused from now on.
     Revoke {
+        /// Which key of which depot.
         #[command(flatten)]
         key: DepotKey,
     },
@@ -62,6 +67,7 @@ pub struct DepotKey {
     name: String,
 }
 
+/// Runs `dispatch keys`.
 pub fn run(args: KeysArgs) -> Result<(), String> {
     let now = SystemClock.now();
     match args.command {

@@ -37,10 +37,12 @@ pub mod worker;
         `dispatch SUBCOMMAND --help` lists every flag; serve's flags can also come from DISPATCH_* variables."
 )]
 pub struct Cli {
+    /// The subcommand to run.
     #[command(subcommand)]
     pub command: Command,
 }
 
+/// The subcommands of `dispatch`.
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the v2 REST service.

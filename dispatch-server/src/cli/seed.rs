@@ -5,9 +5,11 @@ use std::io::Read;
 use dispatch_core::ports::clock::Clock;
 
 use super::database::{Database, DatabaseParser};
+use dispatch_core::service::seed;
 use dispatch_http::clock::SystemClock;
-use dispatch_http::setup;
+use dispatch_http::keys::DerivedKeys;
 
+/// The flags of `dispatch seed`.
 #[derive(Debug, clap::Args)]
 pub struct SeedArgs {
     /// SQLite database file (created with its schema if missing) or PostgreSQL URL
@@ -18,6 +20,7 @@ pub struct SeedArgs {
     pub file: String,
 }
 
+/// Runs `dispatch seed`.
 pub fn run(args: SeedArgs) -> Result<(), String> {
     let text = if args.file == "-" {
         let mut s = String::new();
@@ -29,9 +32,10 @@ pub fn run(args: SeedArgs) -> Result<(), String> {
         std::fs::read_to_string(&args.file)
             .map_err(|e| format!("cannot read {}: {e}", args.file))?
     };
-    let seed = setup::parse(&text).map_err(|e| e.to_string())?;
+    let seed = seed::parse(&text).map_err(|e| e.to_string())?;
     let store = args.db.open()?;
-    let output = setup::apply(&*store, &seed, SystemClock.now()).map_err(|e| e.to_string())?;
+    let output =
+        seed::apply(&*store, &DerivedKeys, &seed, SystemClock.now()).map_err(|e| e.to_string())?;
     let text = serde_json::to_string_pretty(&output).map_err(|e| e.to_string())?;
     super::stdout::line(&text)
 }

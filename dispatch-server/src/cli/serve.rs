@@ -9,12 +9,15 @@ use super::database::{Database, DatabaseParser};
 use super::geocoding::GeocoderArgs;
 use dispatch_adapters::images::Codec;
 use dispatch_core::ports::clock::Clock;
+use dispatch_core::service::seed;
+use dispatch_http::keys::DerivedKeys;
 use dispatch_http::observability::MetricsListener;
 use dispatch_http::public_url::PublicUrl;
 use dispatch_http::routing::Routing;
 use dispatch_http::server::ConnectionLimits;
-use dispatch_http::{setup, AppState};
+use dispatch_http::AppState;
 
+/// The flags of `dispatch serve`.
 #[derive(Debug, clap::Args)]
 pub struct ServeArgs {
     /// SQLite database file (created with its schema if missing) or PostgreSQL URL
@@ -182,6 +185,7 @@ fn colour_on_stderr() -> bool {
     std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
+/// Runs `dispatch serve` until SIGTERM or Ctrl-C.
 pub fn run(args: ServeArgs) -> Result<(), String> {
     init_tracing(args.log_format);
     let clock = args.simulation.clock()?;
@@ -268,7 +272,7 @@ async fn serve(args: ServeArgs, clock: Arc<dyn Clock>) -> Result<(), String> {
     // (a busy port, a bad flag) creates nothing, so the next start still prints the key.
     let (bootstrap_in, now) = (state.store.clone(), state.clock.now());
     if let Some(key) = blocking(move || {
-        setup::bootstrap_default(&*bootstrap_in, now)
+        seed::bootstrap_default(&*bootstrap_in, &DerivedKeys, now)
             .map_err(|e| format!("cannot create the default depot: {e}"))
     })
     .await?
@@ -388,7 +392,7 @@ async fn place_default_depot(args: &ServeArgs, state: &AppState) -> Result<(), S
         state.clock.now(),
     );
     blocking(move || {
-        let Some(scope) = setup::default_depot(&*store).map_err(|e| e.to_string())? else {
+        let Some(scope) = seed::default_depot(&*store).map_err(|e| e.to_string())? else {
             return Ok(());
         };
         match dispatch_core::service::depots::place_unplaced(

@@ -62,6 +62,7 @@ pub enum ObjectiveArg {
     VehiclesDistance,
 }
 
+/// The flags of `dispatch solve`.
 #[derive(Debug, clap::Args)]
 pub struct SolveArgs {
     /// Instance file (`-` reads standard input).

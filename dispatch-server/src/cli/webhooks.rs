@@ -15,12 +15,15 @@ use super::database::{Database, DatabaseParser};
 use dispatch_adapters::webhook::body;
 use dispatch_http::clock::SystemClock;
 
+/// The subcommands of `dispatch webhooks`.
 #[derive(Debug, clap::Args)]
 pub struct WebhooksArgs {
+    /// What to do with the deliveries.
     #[command(subcommand)]
     pub command: WebhooksCommand,
 }
 
+/// `dispatch webhooks failed`, `show` and `resend`.
 #[derive(Debug, clap::Subcommand)]
 pub enum WebhooksCommand {
     /// List deliveries that failed for good (ERROR), newest first.
@@ -53,6 +56,7 @@ pub enum WebhooksCommand {
     },
 }
 
+/// Runs `dispatch webhooks`.
 pub fn run(args: WebhooksArgs) -> Result<(), String> {
     let output = match args.command {
         WebhooksCommand::Failed { db, depot, limit } => {

@@ -17,6 +17,7 @@ use dispatch_http::routing::Routing;
 use dispatch_http::server::ConnectionLimits;
 use dispatch_http::AppState;
 
+/// The flags of `dispatch worker`.
 #[derive(Debug, clap::Args)]
 pub struct WorkerArgs {
     /// SQLite database file or PostgreSQL URL `postgres://USER[:PASSWORD]@HOST[:PORT]/DBNAME`,
@@ -40,6 +41,7 @@ pub struct WorkerArgs {
     pub background: BackgroundArgs,
 }
 
+/// Runs `dispatch worker` until SIGTERM or Ctrl-C.
 pub fn run(args: WorkerArgs) -> Result<(), String> {
     init_tracing(args.log_format);
     if !args.background.enabled() {

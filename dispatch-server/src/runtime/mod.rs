@@ -31,7 +31,7 @@ const STOP_GRACE: Duration = Duration::from_secs(5);
 const SHORTEST_CLOCK_WAIT: Duration = Duration::from_millis(20);
 
 /// The wall time a worker sleeps to wait `span` of `clock`'s time (the same on the wall clock;
-/// shorter, but at least [`SHORTEST_CLOCK_WAIT`], on a simulated clock running faster).
+/// shorter, but at least 20 ms, on a simulated clock running faster).
 pub fn clock_wait(clock: &dyn Clock, span: Duration) -> Duration {
     if clock.speed() == 1.0 {
         return span;

@@ -49,6 +49,9 @@ pub struct OptimiserConfig {
     pub lease: Duration,
     /// How often an idle worker looks at the queue without being woken.
     pub poll: Duration,
+    /// The nice value the workers add to their own (the solver threads a job starts inherit
+    /// it): request handling keeps its share of the cores while a solve runs.
+    pub nice: u8,
 }
 
 impl Default for OptimiserConfig {
@@ -61,6 +64,7 @@ impl Default for OptimiserConfig {
             max_budget: Duration::from_secs(30),
             lease: Duration::from_secs(10),
             poll: Duration::from_millis(500),
+            nice: 10,
         }
     }
 }
@@ -132,7 +136,37 @@ fn millis(d: Duration) -> i64 {
     i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
 }
 
+/// Lowers the calling thread's scheduling priority by `nice`. On Linux a nice value belongs
+/// to a thread, and the threads it starts (the solver's) inherit it; the process's other
+/// threads keep theirs. A refusal only costs the priority, so it is logged, not fatal.
+fn lower_priority(nice: u8) {
+    if nice == 0 {
+        return;
+    }
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: gettid, getpriority and setpriority read or set the calling thread's own
+        // scheduling attribute; no memory is shared with the kernel.
+        #[allow(unsafe_code)]
+        let outcome = unsafe {
+            let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+            *libc::__errno_location() = 0;
+            let current = libc::getpriority(libc::PRIO_PROCESS, tid);
+            if current == -1 && *libc::__errno_location() != 0 {
+                -1
+            } else {
+                libc::setpriority(libc::PRIO_PROCESS, tid, (current + i32::from(nice)).min(19))
+            }
+        };
+        if outcome != 0 {
+            tracing::warn!(nice, error = %std::io::Error::last_os_error(),
+                "optimisation threads keep the process's priority");
+        }
+    }
+}
+
 fn worker(shared: &Shared) {
+    lower_priority(shared.config.nice);
     let mut seen = shared.signal.current();
     while !shared.stop.load(Ordering::SeqCst) {
         let now = shared.clock.now();

@@ -61,6 +61,22 @@ pub const CLOSED: &[&str] = &[
     "DepotBody",
     // A misspelt `send_time_utc` must not send at once.
     "ScheduleBody",
+    // The entries and objects inside those bodies: a misspelt `form` in a time window or
+    // `unit` in a capacity must not be dropped in silence.
+    "OrderCreateBody",
+    "OrderCustomerBody",
+    "LineItemBody",
+    "TypedTimeWindowBody",
+    "OrderExchangeBody",
+    "VehicleAssignmentBody",
+    "EmailBody",
+    "CapacityBody",
+    "NamedCapacityBody",
+    "CustomFieldBody",
+    "TimeWindowBody",
+    "IdBody",
+    "CustomerFieldsBody",
+    "CustomerTimeWindowBody",
     // The driver API refuses every property it does not document (`driver::bodies`).
     "ReportedBody",
     "PositionsBody",
@@ -96,7 +112,11 @@ pub fn documented_properties<T: ToSchema>() -> Vec<&'static str> {
 }
 
 /// Reports, at its path under `prefix`, every property of `obj` the schema `T` does not
-/// document.
+/// document, and below it every property of a nested object (an entry of `time_windows`,
+/// `capacities`, `line_items`, a `customer`, ...) its documented schema does not name: the
+/// served document says every object with properties is closed, so the service refuses what
+/// the document refuses, at any depth. An issue already reported at the same path (a handler
+/// that also checks a nested body itself) is not repeated.
 pub fn refuse_undocumented<T: ToSchema>(
     obj: &Map<String, Value>,
     prefix: &[PathSegment],
@@ -107,19 +127,107 @@ pub fn refuse_undocumented<T: ToSchema>(
         "{} refuses unknown properties: list it in CLOSED",
         T::name()
     );
-    let documented = documented_properties::<T>();
-    for key in obj.keys() {
-        if !documented.contains(&key.as_str()) {
-            let mut path = prefix.to_vec();
-            path.push(key.as_str().into());
-            errors.push(ValidationIssue::new(
-                IssueCode::UnrecognizedKeys,
-                path,
-                "a known property",
-                key.as_str(),
-                format!("unrecognised property `{key}`"),
-            ));
+    let document = crate::openapi::document();
+    let schemas = &document["components"]["schemas"];
+    let parts = schema_parts(schemas, &schemas[T::name().as_ref()]);
+    debug_assert!(
+        parts.iter().any(|p| p["properties"].is_object()),
+        "{} documents no property",
+        T::name()
+    );
+    refuse_in_object(schemas, &parts, obj, prefix.to_vec(), errors);
+}
+
+/// `schema` and every schema its `$ref`, `allOf`, `oneOf` and `anyOf` lead to.
+fn schema_parts<'a>(schemas: &'a Value, schema: &'a Value) -> Vec<&'a Value> {
+    let mut out = Vec::new();
+    let mut pending = vec![schema];
+    while let Some(schema) = pending.pop() {
+        if let Some(name) = schema["$ref"].as_str() {
+            pending.push(&schemas[name.trim_start_matches("#/components/schemas/")]);
         }
+        for key in ["allOf", "oneOf", "anyOf"] {
+            if let Some(parts) = schema[key].as_array() {
+                pending.extend(parts);
+            }
+        }
+        out.push(schema);
+    }
+    out
+}
+
+fn refuse_in_object(
+    schemas: &Value,
+    parts: &[&Value],
+    obj: &Map<String, Value>,
+    path: Vec<PathSegment>,
+    errors: &mut ValidationErrors,
+) {
+    // Checked where the document closes the object (`additionalProperties: false`, or
+    // `unevaluatedProperties: false` over `allOf` parts); free-form values stay open.
+    let closed = parts.iter().any(|p| {
+        p.get("additionalProperties") == Some(&Value::Bool(false))
+            || p.get("unevaluatedProperties") == Some(&Value::Bool(false))
+    });
+    let properties: Vec<&Map<String, Value>> = parts
+        .iter()
+        .filter_map(|p| p["properties"].as_object())
+        .collect();
+    if !closed || properties.is_empty() {
+        return;
+    }
+    for (key, value) in obj {
+        let mut at = path.clone();
+        at.push(key.as_str().into());
+        // A property may be described by several parts (a body that adds requirements to
+        // another's property): its value is checked against all of them.
+        let described: Vec<&Value> = properties.iter().filter_map(|m| m.get(key)).collect();
+        match described.is_empty() {
+            false => refuse_in_value(schemas, &described, value, at, errors),
+            true => {
+                let known = errors
+                    .0
+                    .iter()
+                    .any(|i| i.code == IssueCode::UnrecognizedKeys && i.path == at);
+                if !known {
+                    errors.push(ValidationIssue::new(
+                        IssueCode::UnrecognizedKeys,
+                        at,
+                        "a known property",
+                        key.as_str(),
+                        format!("unrecognised property `{key}`"),
+                    ));
+                }
+            }
+        }
+    }
+}
+
+fn refuse_in_value(
+    schemas: &Value,
+    described: &[&Value],
+    value: &Value,
+    path: Vec<PathSegment>,
+    errors: &mut ValidationErrors,
+) {
+    let parts: Vec<&Value> = described
+        .iter()
+        .flat_map(|schema| schema_parts(schemas, schema))
+        .collect();
+    match value {
+        Value::Object(obj) => refuse_in_object(schemas, &parts, obj, path, errors),
+        Value::Array(items) => {
+            let item: Vec<&Value> = parts.iter().filter_map(|p| p.get("items")).collect();
+            if item.is_empty() {
+                return;
+            }
+            for (i, value) in items.iter().enumerate() {
+                let mut at = path.clone();
+                at.push(i.into());
+                refuse_in_value(schemas, &item, value, at, errors);
+            }
+        }
+        _ => {}
     }
 }
 

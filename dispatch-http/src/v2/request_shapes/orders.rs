@@ -27,9 +27,13 @@ pub struct OrderCustomerBody {
 }
 
 /// A line item write. `product_code` is the key matching an order's existing line item; a new
-/// line item needs product_name and product_quantity too.
+/// line item needs product_name and product_quantity too. The read-only fields of a read may
+/// be sent back and are ignored.
 #[derive(ToSchema)]
 pub struct LineItemBody {
+    /// Read-only: ignored.
+    #[schema(read_only)]
+    id: Option<Value>,
     /// At most 20 characters.
     product_code: String,
     /// At most 75 characters.
@@ -42,6 +46,9 @@ pub struct LineItemBody {
     date: Option<String>,
     capacities: Option<Vec<NamedCapacityBody>>,
     custom_fields: Option<Vec<CustomFieldBody>>,
+    /// Read-only: ignored.
+    #[schema(read_only)]
+    product_value_source: Option<Value>,
 }
 
 /// A time window of an order's combined `time_windows`: `type` says which end.

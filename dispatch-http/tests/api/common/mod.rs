@@ -10,8 +10,10 @@ use axum::Router;
 use dispatch_adapters::images::Codec;
 use dispatch_core::ports::clock::ManualClock;
 use dispatch_core::ports::store::{Store, StoreError, StoreTx};
+use dispatch_core::service::seed;
 use dispatch_core::time::Timestamp;
-use dispatch_http::{app, setup, AppState};
+use dispatch_http::keys::DerivedKeys;
+use dispatch_http::{app, AppState};
 use dispatch_server::cli::database::Database;
 use http_body_util::BodyExt;
 use serde_json::{json, Value};
@@ -159,9 +161,10 @@ impl TestApp {
         let service = test_db::open_service(&path, Arc::new(|| {}));
         let store = service.store;
         let clock = Arc::new(ManualClock::new(Timestamp::from_millis(START)));
-        let seed = setup::parse(&fixture_seed().to_string()).expect("fixture parses");
+        let seed = seed::parse(&fixture_seed().to_string()).expect("fixture parses");
         let seed_output = test_db::off_runtime(|| {
-            setup::apply(&*store, &seed, Timestamp::from_millis(START)).expect("fixture applies")
+            seed::apply(&*store, &DerivedKeys, &seed, Timestamp::from_millis(START))
+                .expect("fixture applies")
         });
         let state = AppState::new(
             store.clone(),

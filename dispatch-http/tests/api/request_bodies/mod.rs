@@ -70,24 +70,29 @@ where
     Fut: Future<Output = Resp>,
 {
     let documented = |key: &str| schema["properties"].get(key).is_some();
+    let undocumented: Vec<&String> = candidates.iter().filter(|c| !documented(c)).collect();
     let mut found = BTreeSet::new();
-    for value in [json!(12), json!("text")] {
-        let mut body = base.clone();
-        let object = at_mut(&mut body, at).as_object_mut().unwrap();
-        for candidate in candidates.iter().filter(|c| !documented(c)) {
-            object.insert(candidate.clone(), value.clone());
-        }
-        let r = send(body).await;
-        for issue in issues_at(&r.body, at) {
-            let key = issue["path"][at.len()]
-                .as_str()
-                .unwrap_or_default()
-                .to_owned();
-            if !key.is_empty() && !documented(&key) {
-                found.insert(format!(
-                    "{name}: {}/{key} is read but not documented: {issue}",
-                    pointer(at)
-                ));
+    // In runs that stay under the cap on issues one answer reports; a refusal as unknown
+    // (`unrecognized_keys`) is not a read (the open-schema check above reports it).
+    for run in undocumented.chunks(40) {
+        for value in [json!(12), json!("text")] {
+            let mut body = base.clone();
+            let object = at_mut(&mut body, at).as_object_mut().unwrap();
+            for candidate in run {
+                object.insert((*candidate).clone(), value.clone());
+            }
+            let r = send(body).await;
+            for issue in issues_at(&r.body, at) {
+                let key = issue["path"][at.len()]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned();
+                if !key.is_empty() && !documented(&key) && issue["code"] != "unrecognized_keys" {
+                    found.insert(format!(
+                        "{name}: {}/{key} is read but not documented: {issue}",
+                        pointer(at)
+                    ));
+                }
             }
         }
     }
@@ -338,7 +343,7 @@ async fn every_documented_request_body_is_exactly_what_its_handler_reads() {
 }
 
 /// The walk catches a document that says something else than the handler does: a property
-/// of another type, a documented property the handler ignores, a refusal the document calls
+/// of another type, a documented property the handler refuses, a refusal the document calls
 /// open, a requirement it does not state, and a property an open body reads but does not list.
 #[tokio::test]
 async fn the_walk_catches_a_document_that_drifted_from_its_handler() {
@@ -350,6 +355,8 @@ async fn the_walk_catches_a_document_that_drifted_from_its_handler() {
     schemas["CapacityBody"]["properties"]["nickname"] = json!({"type": ["string", "null"]});
     schemas["CredentialBody"]["additionalProperties"] = json!(true);
     schemas["OrderStatusBody"]["required"] = json!([]);
+    // Every served body is closed: an open one that reads what it does not list is made here.
+    schemas["CapacityBody"]["additionalProperties"] = json!(true);
     schemas["CapacityBody"]["properties"]
         .as_object_mut()
         .unwrap()
@@ -381,7 +388,7 @@ async fn the_walk_catches_a_document_that_drifted_from_its_handler() {
     let text = found.join("\n");
     for expected in [
         "PUT /routes/{id}: the documented body is refused",
-        "PUT /vehicles/{id}: /capacities/0/nickname = 12 is not refused",
+        "PUT /vehicles/{id}: the documented body is refused: {\"code\":\"unrecognized_keys\",\"expected\":\"a known property\",\"received\":\"nickname\"",
         "POST /vehicles/{id}/driver-credentials: /undocumented_property is refused but the schema is open",
         "POST /order-statuses: leaving out /status is refused though not documented as required",
         "PUT /vehicles/{id}: /capacities/0/id is read but not documented",

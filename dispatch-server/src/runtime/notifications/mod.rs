@@ -48,13 +48,16 @@ pub struct NotifierArgs {
 /// The sender of each channel.
 #[derive(Clone)]
 pub struct ChannelSenders {
+    /// Sends the tasks of the `sms` channel.
     pub sms: Arc<dyn NotificationSender>,
+    /// Sends the tasks of the `email` channel.
     pub email: Arc<dyn NotificationSender>,
 }
 
 /// What the worker of one process sends with.
 #[derive(Clone)]
 pub struct SendConfig {
+    /// The sender of each channel.
     pub senders: ChannelSenders,
     /// This process's node name (the holder of its claims).
     pub node: String,

@@ -12,17 +12,15 @@
 //! ]
 //! ```
 
-use dispatch_core::error::PathSegment;
-use dispatch_core::model::organisation::DepotScope;
-use dispatch_core::model::questionnaire::{
-    AnswerType, Question, QuestionnaireDef, QuestionnaireType,
-};
-use dispatch_core::ports::store::StoreTx;
-use dispatch_core::time::Timestamp;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::setup::SeedError;
+use super::SeedError;
+use crate::error::PathSegment;
+use crate::model::organisation::DepotScope;
+use crate::model::questionnaire::{AnswerType, Question, QuestionnaireDef, QuestionnaireType};
+use crate::ports::store::StoreTx;
+use crate::time::Timestamp;
 
 /// A questionnaire of a seed file.
 #[derive(Debug, Deserialize)]
@@ -110,7 +108,7 @@ fn definition(q: &SeedQuestionnaire) -> Result<QuestionnaireDef, Vec<String>> {
 }
 
 /// Adds a line per problem of the depot at `at`'s questionnaires.
-pub fn validate(at: &str, questionnaires: &[SeedQuestionnaire], problems: &mut Vec<String>) {
+pub(super) fn validate(at: &str, questionnaires: &[SeedQuestionnaire], problems: &mut Vec<String>) {
     let mut titles = std::collections::HashSet::new();
     for (i, q) in questionnaires.iter().enumerate() {
         if let Err(found) = definition(q) {
@@ -130,7 +128,7 @@ pub fn validate(at: &str, questionnaires: &[SeedQuestionnaire], problems: &mut V
 }
 
 /// Creates or updates the depot's questionnaires; the output lists them with their ids.
-pub fn apply(
+pub(super) fn apply(
     tx: &mut dyn StoreTx,
     scope: DepotScope,
     questionnaires: &[SeedQuestionnaire],

@@ -1,0 +1,153 @@
+//! Single-read latency while the solver runs: `GET /v2/orders/{id}` through the real binary
+//! (SQLite, loopback, a fresh connection per request), idle and while a 1 000-order day is
+//! optimised, with the optimisation threads at the same priority as request handling
+//! (`--optimiser-nice 0`) and below it (the default, 10), with one solver thread and with as
+//! many as the machine has cores. Prints one table row per case.
+//!
+//! ```text
+//! cargo run --release --example read_latency -- [READS]
+//! ```
+
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use support::Server;
+
+const DATE: &str = "2026-12-02";
+const ORDERS: usize = 1000;
+const VANS: usize = 40;
+
+fn seed_file() -> Value {
+    json!({"organisations": [{"name": "Latency", "depots": [{
+        "name": "Central", "address": "1 Depot Way", "lat": 51.50, "lng": -0.12,
+        "settings": {"timezone": "UTC"},
+        "access_keys": [{"name": "bench", "permission": "all"}]
+    }]}]})
+}
+
+/// The day: `VANS` vans and `ORDERS` orders spread around the depot, some with windows.
+fn fill(server: &Server, key: &str) -> Vec<i64> {
+    for n in 0..VANS {
+        let van = json!({"name": format!("Van {n}"), "availability": "shift",
+            "shift_start": "08:00", "shift_end": "18:00",
+            "start_location": "depot", "end_location": "depot"});
+        assert_eq!(server.post("/v2/vehicles", key, &van).status, 200);
+    }
+    let mut ids = Vec::new();
+    for batch in 0..ORDERS / 100 {
+        let orders: Vec<Value> = (0..100)
+            .map(|k| {
+                let i = batch * 100 + k;
+                let a = i as f64 * 2.399_963;
+                let r = 0.01 + 0.08 * ((i * 37 % 100) as f64 / 100.0);
+                let mut o = json!({"order_number": format!("L-{i:04}"), "type": "delivery",
+                    "delivery_date": DATE, "delivery_address": format!("{i} Bench Road"),
+                    "delivery_lat": 51.50 + r * a.sin() * 0.65, "delivery_lng": -0.12 + r * a.cos(),
+                    "delivery_duration": 3});
+                if i % 3 == 0 {
+                    let from = 8 + 2 * (i / 3 % 4);
+                    o["delivery_time_windows"] = json!([{"from": format!("{from:02}:00"),
+                        "to": format!("{:02}:00", from + 3)}]);
+                }
+                o
+            })
+            .collect();
+        let reply = server.post("/v2/orders", key, &json!(orders));
+        assert_eq!(reply.status, 200, "{}", reply.text());
+        ids.extend(
+            reply.json()["orders"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|o| o["id"].as_str().unwrap().parse::<i64>().unwrap()),
+        );
+    }
+    ids
+}
+
+/// `reads` sequential single reads; their latencies in milliseconds, sorted.
+fn read(server: &Server, key: &str, ids: &[i64], reads: usize) -> Vec<f64> {
+    let mut took: Vec<f64> = (0..reads)
+        .map(|n| {
+            let id = ids[(n * 7919) % ids.len()];
+            let start = Instant::now();
+            let reply = server.get(&format!("/v2/orders/{id}"), key);
+            assert_eq!(reply.status, 200);
+            start.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    took.sort_by(f64::total_cmp);
+    took
+}
+
+fn quantile(sorted: &[f64], q: f64) -> f64 {
+    sorted[((sorted.len() - 1) as f64 * q).round() as usize]
+}
+
+fn main() {
+    let reads: usize = std::env::args()
+        .nth(1)
+        .map_or(2000, |s| s.parse().expect("READS: a number"));
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!("Single reads (GET /v2/orders/{{id}}), {reads} per column, {ORDERS} orders and {VANS} vans being optimised, {cores} cores");
+    println!();
+    println!("| solver threads | --optimiser-nice | idle p50 ms | idle p99 ms | during solve p50 ms | during solve p99 ms |");
+    println!("|---|---|---|---|---|---|");
+    for threads in [1, cores] {
+        for nice in ["0", "10"] {
+            let dir = tempfile::tempdir().expect("a temp dir");
+            let db = dir.path().join("latency.db");
+            let seeded = support::seed(&db, &seed_file());
+            let key = seeded["organisations"][0]["depots"][0]["access_keys"][0]["key"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+            let threads_flag = threads.to_string();
+            let server = Server::start_with(
+                &db,
+                &[
+                    "--rate-limits",
+                    "off",
+                    "--workers",
+                    "1",
+                    "--solver-threads",
+                    &threads_flag,
+                    "--solve-time",
+                    "60",
+                    "--solve-time-min",
+                    "60",
+                    "--optimiser-nice",
+                    nice,
+                ],
+            );
+            let ids = fill(&server, &key);
+            let idle = read(&server, &key, &ids, reads);
+            let started = server.post(
+                "/v2/plans/optimise/orders",
+                &key,
+                &json!({"delivery_date": DATE, "settings": {}}),
+            );
+            assert_eq!(started.status, 200, "{}", started.text());
+            let job = started.json()["optimisation"]["id"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+            std::thread::sleep(Duration::from_secs(2));
+            let busy = read(&server, &key, &ids, reads);
+            assert!(
+                server.job_in_progress(&key, &job),
+                "the solve ended before the reads did: raise --solve-time"
+            );
+            println!(
+                "| {threads} | {nice} | {:.2} | {:.2} | {:.2} | {:.2} |",
+                quantile(&idle, 0.5),
+                quantile(&idle, 0.99),
+                quantile(&busy, 0.5),
+                quantile(&busy, 0.99)
+            );
+        }
+    }
+}
