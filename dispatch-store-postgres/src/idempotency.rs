@@ -6,9 +6,9 @@
 //! transaction); the response of a request that changed something is recorded by the handler's
 //! own store transaction (`IdempotencyRepo` on the store), so it commits with the effect.
 //!
-//! Every claim runs under the store's write lock ([`crate::WRITE_LOCK`]), like every store
-//! write: concurrent claims of one key, from any thread of any node, are serialised and exactly
-//! one wins; a replay on another node sees the recorded response.
+//! Every claim takes an advisory lock on its key and locks the key's record: concurrent claims
+//! of one key, from any thread of any node, are serialised and exactly one wins, while claims
+//! of other keys run beside them; a replay on another node sees the recorded response.
 //!
 //! Unlike the SQLite store, opening does not release unfinished claims: on a shared database
 //! another node may be executing them. A claim left by a killed node is taken over once it is
@@ -57,7 +57,8 @@ impl IdempotencyStore for PostgresIdempotencyStore {
         now: Timestamp,
     ) -> Result<Claim, IdempotencyStoreError> {
         let conn = self.conn()?;
-        conn.begin(&crate::begin_write()).map_err(db_err)?;
+        conn.begin("BEGIN ISOLATION LEVEL READ COMMITTED")
+            .map_err(db_err)?;
         let claimed = idempotency::claim(Pg(&conn), scope, body_digest, token, now);
         let end = if matches!(claimed, Ok(Claim::Claimed)) {
             "COMMIT"

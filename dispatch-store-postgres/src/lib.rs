@@ -5,11 +5,13 @@
 //!   its own transaction under an advisory lock, so nodes starting at once migrate once.
 //! - A bounded pool of connections (r2d2) per process; each connection keeps its prepared
 //!   statements.
-//! - Write transactions (`run_write`) run at READ COMMITTED after taking one cluster-wide
-//!   advisory lock ([`WRITE_LOCK`]): writers of every node are serialised exactly as SQLite's
-//!   single writer serialised them, so every rule that relied on that order (order numbers
-//!   unique per depot, one winner per idempotency claim, a route dispatched once, a job claimed
-//!   by one worker) holds across nodes. Claims of background work (`run_claim`) skip that lock
+//! - Write transactions run at READ COMMITTED behind advisory locks: a depot's writes
+//!   (`run_depot_write`, almost every write) behind that depot's lock ([`DEPOT_LOCKS`]), so
+//!   writers of one depot on every node are serialised as SQLite's single writer serialised
+//!   them and writers of different depots run in parallel; writes of the whole store
+//!   (`run_write`) behind [`WRITE_LOCK`] held exclusively, which depot writers hold shared.
+//!   Every rule that relied on the serial order (order numbers unique per depot, a route
+//!   dispatched once, an order on one active route) holds across nodes. Claims of background work (`run_claim`) skip that lock
 //!   and order themselves by row locks with `SKIP LOCKED` instead. Reads (`run_read`) are REPEATABLE READ READ ONLY
 //!   snapshots and never wait for writers. See ARCHITECTURE.md, "PostgreSQL".
 //! - A commit is acknowledged after PostgreSQL reports it durable (`synchronous_commit`, on by
@@ -27,15 +29,22 @@ pub mod throwaway;
 use std::sync::Arc;
 use std::time::Instant;
 
+use dispatch_core::model::organisation::DepotScope;
 use dispatch_core::ports::rate_limit::SharedRateLimits;
 use dispatch_core::ports::store::{Store, StoreError, StoreTx};
 use dispatch_store_sql::OutboxObservers;
 
 pub use migrations::SCHEMA_VERSION;
 
-/// The advisory lock every write transaction takes first (`pg_advisory_xact_lock`): the key is
-/// "dispatch" in ASCII. Idempotency claims take it too.
+/// The advisory lock on the whole store (`pg_advisory_xact_lock`; the key is "dispatch" in
+/// ASCII): a write of the whole store (`run_write`: organisations, depots, order statuses,
+/// third parties, seeding) holds it exclusively, a depot's write (`run_depot_write`) shared,
+/// beside its depot's lock ([`DEPOT_LOCKS`]).
 pub const WRITE_LOCK: i64 = 0x6469_7370_6174_6368;
+
+/// The class of the per-depot advisory locks (`pg_advisory_xact_lock(DEPOT_LOCKS, depot)`, the
+/// two-key form, whose keys never meet the one-key locks above): "dpot" in ASCII.
+pub const DEPOT_LOCKS: i32 = 0x6470_6f74;
 
 /// The PostgreSQL store: a pool of connections to one database.
 pub struct PostgresStore {
@@ -133,10 +142,21 @@ impl PostgresStore {
     }
 }
 
-/// How a write transaction starts: READ COMMITTED (each statement sees every commit before it)
-/// behind the cluster-wide write lock.
+/// How a write of the whole store starts: READ COMMITTED (each statement sees every commit
+/// before it) behind the store's write lock, held exclusively.
 pub(crate) fn begin_write() -> String {
     format!("BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock({WRITE_LOCK})")
+}
+
+/// How a write of one depot starts: READ COMMITTED, the store's write lock shared (writes of
+/// the whole store wait for it, other depots' writers do not), then the depot's own lock. Depot
+/// ids beyond 32 bits fold onto the same keys: two depots sharing a key only wait for each other.
+fn begin_depot_write(depot: i64) -> String {
+    format!(
+        "BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock_shared({WRITE_LOCK}); \
+         SELECT pg_advisory_xact_lock({DEPOT_LOCKS}, {})",
+        depot.rem_euclid(i64::from(i32::MAX)) as i32
+    )
 }
 
 impl Store for PostgresStore {
@@ -146,6 +166,17 @@ impl Store for PostgresStore {
     ) -> Result<(), StoreError> {
         self.outbox_observers
             .write(|| self.run(&begin_write(), "write", work))
+    }
+
+    /// Behind the depot's lock and the store's write lock shared: writers of different depots
+    /// run in parallel on every node.
+    fn run_depot_write(
+        &self,
+        depot: DepotScope,
+        work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        self.outbox_observers
+            .write(|| self.run(&begin_depot_write(depot.depot_id), "write", work))
     }
 
     fn run_read(

@@ -38,8 +38,19 @@ pub struct Cluster {
 
 impl Cluster {
     /// Initialises and starts a cluster; fails with what went wrong (binaries missing,
-    /// `initdb` or the server failing, with the server log).
+    /// `initdb` or the server failing, with the server log). Tests want speed, not durability:
+    /// fsync and synchronous commit are off.
     pub fn start() -> Result<Cluster, String> {
+        Self::start_with("-c fsync=off -c synchronous_commit=off -c full_page_writes=off")
+    }
+
+    /// [`Cluster::start`] with PostgreSQL's durable defaults (fsync, synchronous commit and
+    /// full-page writes on), for benchmarks that compare with a production database.
+    pub fn start_durable() -> Result<Cluster, String> {
+        Self::start_with("")
+    }
+
+    fn start_with(durability: &str) -> Result<Cluster, String> {
         let bin = binaries()?;
         let as_postgres = running_as_root();
         let dir = fresh_dir()?;
@@ -72,8 +83,8 @@ impl Cluster {
         for _ in 0..5 {
             cluster.port = free_port()?;
             let options = format!(
-                "-c listen_addresses=127.0.0.1 -p {} -k {} -c fsync=off -c synchronous_commit=off \
-                 -c full_page_writes=off -c max_connections=300 -c shared_buffers=32MB",
+                "-c listen_addresses=127.0.0.1 -p {} -k {} {durability} -c max_connections=300 \
+                 -c shared_buffers=32MB",
                 cluster.port,
                 cluster.dir.display()
             );

@@ -13,6 +13,8 @@ use dispatch_store_postgres::idempotency::PostgresIdempotencyStore;
 use dispatch_store_postgres::throwaway::Cluster;
 use dispatch_store_postgres::{PostgresStore, SCHEMA_VERSION};
 
+#[path = "postgres/depot_writes.rs"]
+mod depot_writes;
 #[path = "postgres/schema.rs"]
 mod schema;
 

@@ -10,12 +10,19 @@ use dispatch_core::ports::store::StoreError;
 use dispatch_core::time::Timestamp;
 
 use crate::repo::{Db, Sql};
-use crate::sql::{params, Connection, OptionalExtension, Result};
+use crate::sql::{params, Connection, Dialect, OptionalExtension, Result};
 
 fn read_record<C: Connection>(conn: C, scope: &IdempotencyScope) -> Result<Option<KeyRecord>> {
+    // On PostgreSQL the row is locked: a response recorded by the effect's transaction
+    // (`complete`) commits before the claim decides, never under it.
     conn.query_row(
-        "SELECT body_digest, received_at, token, status, content_type, body
-         FROM idempotency_keys WHERE access_key_id = ?1 AND endpoint = ?2 AND key = ?3",
+        C::DIALECT.pick(
+            "SELECT body_digest, received_at, token, status, content_type, body
+             FROM idempotency_keys WHERE access_key_id = ?1 AND endpoint = ?2 AND key = ?3",
+            "SELECT body_digest, received_at, token, status, content_type, body
+             FROM idempotency_keys WHERE access_key_id = ?1 AND endpoint = ?2 AND key = ?3
+             FOR UPDATE",
+        ),
         params![scope.access_key_id, scope.endpoint, scope.key],
         |row| {
             let status: Option<u16> = row.get(3)?;
@@ -39,8 +46,8 @@ fn read_record<C: Connection>(conn: C, scope: &IdempotencyScope) -> Result<Optio
 
 /// Claims `scope`'s key for `token` unless a live record decides otherwise; records past their
 /// retention are dropped first. Runs inside the caller's transaction, which must serialise
-/// claims (SQLite's `BEGIN IMMEDIATE`, PostgreSQL's write lock) and which the caller commits
-/// only for [`Claim::Claimed`].
+/// claims of one key (SQLite's `BEGIN IMMEDIATE`, PostgreSQL's lock on the key, taken here)
+/// and which the caller commits only for [`Claim::Claimed`].
 pub fn claim<C: Connection>(
     conn: C,
     scope: &IdempotencyScope,
@@ -48,8 +55,23 @@ pub fn claim<C: Connection>(
     token: &ClaimToken,
     now: Timestamp,
 ) -> Result<Claim> {
+    if C::DIALECT == Dialect::Postgres {
+        // Claims of other keys run at the same time: one advisory lock per key, hashed into 64
+        // bits (a collision only makes two claims wait for each other).
+        conn.execute(
+            "SELECT pg_advisory_xact_lock(hashtextextended(?1::text || chr(31) || ?2 || chr(31) || ?3, 0))",
+            params![scope.access_key_id, scope.endpoint, scope.key],
+        )?;
+    }
+    // Expired records of other keys may be locked by their own claims or effects: skipped,
+    // the next claim drops them.
     conn.execute(
-        "DELETE FROM idempotency_keys WHERE received_at <= ?1",
+        C::DIALECT.pick(
+            "DELETE FROM idempotency_keys WHERE received_at <= ?1",
+            "DELETE FROM idempotency_keys WHERE (access_key_id, endpoint, key) IN (
+                 SELECT access_key_id, endpoint, key FROM idempotency_keys
+                 WHERE received_at <= ?1 FOR UPDATE SKIP LOCKED)",
+        ),
         params![now.millis() - RETENTION_MILLIS],
     )?;
     let existing = read_record(conn, scope)?;

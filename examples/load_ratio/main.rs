@@ -3,31 +3,46 @@
 //! machines where absolute figures drift with the machine's load.
 //!
 //! For every client count, on a fresh database each side:
-//! - the database alone: the simplest client writes and reads the same rows (`raw_sqlite.rs`);
+//! - the database alone: the simplest client writes and reads the same rows (`raw_sqlite.rs`,
+//!   `raw_postgres.rs`: multi-row statements, one transaction per batch);
 //! - the service: the real router in-process over the store, driven over loopback
 //!   (`service.rs`);
 //!
 //! and four loads on each: ingest (new orders, batches of 100), upserts (the same orders
 //! rewritten by number), paging (every client lists every order, pages of 100) and single
-//! reads (one order with its line items by id).
+//! reads (one order with its line items by id). With `--depots N` (N > 1) batch `b` goes to
+//! depot `b % N` on both sides and only the writes run (named "..., N depots").
 //!
 //! ```text
-//! cargo run --release --example load_ratio -- [--orders N] [--clients 1,4,16] [--rounds R]
-//!     [--check FILE]
+//! cargo run --release --example load_ratio -- [--store sqlite|postgres] [--orders N]
+//!     [--clients 1,4,16] [--depots 1,10] [--loads all|writes] [--rounds R] [--check FILE]
+//!     [--durable on|off]
 //! ```
 //!
+//! `--store postgres` runs both sides on a throwaway cluster (Debian's server binaries, as the
+//! store's tests find them) with fsync and synchronous commit on, as a production database
+//! (`--durable off`: both off, for a short run that measures CPU and round trips, not the disk).
 //! With `--rounds R` every figure is the median of R rounds. `--check FILE` compares each share
 //! with the one in FILE (a table this program printed) and exits with status 1 when a share is
 //! below half of it: the guard against a service that loses its share of the database's limit.
+//! `DISPATCH_LOAD_RATIO_SLOW_MS` (for the guard's own test only) makes the service's store wait
+//! that long before every write transaction: a deliberately slowed store.
 
 mod client;
+mod raw_postgres;
 mod raw_sqlite;
 mod service;
+mod slowed;
 mod workload;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use dispatch_core::ports::geocoder::StoreGazetteer;
+use dispatch_core::ports::store::Store;
+use dispatch_store_postgres::idempotency::PostgresIdempotencyStore;
+use dispatch_store_postgres::throwaway::Cluster;
+use dispatch_store_postgres::PostgresStore;
 use dispatch_store_sqlite::idempotency::SqliteIdempotencyStore;
 use dispatch_store_sqlite::{SqliteGazetteer, SqliteStore};
 
@@ -57,10 +72,14 @@ pub trait Side {
     fn read(&self, ids: &[i64], clients: usize, reads: usize) -> f64;
 }
 
-/// The four loads on one side: figures per second in [`LOADS`] order.
-fn run(side: &dyn Side, orders: usize, clients: usize) -> [f64; 4] {
+/// The loads on one side: figures per second in [`LOADS`] order (`None` for a load not run:
+/// paging and single reads run with one depot only, and not with `--loads writes`).
+fn run(side: &dyn Side, orders: usize, clients: usize, reads_too: bool) -> [Option<f64>; 4] {
     let ingest = orders as f64 / side.write(orders, clients, 0);
     let upserts = orders as f64 / side.write(orders, clients, 1);
+    if !reads_too {
+        return [Some(ingest), Some(upserts), None, None];
+    }
     let (rows, secs, ids) = side.page(clients);
     assert_eq!(
         rows,
@@ -69,60 +88,154 @@ fn run(side: &dyn Side, orders: usize, clients: usize) -> [f64; 4] {
     );
     let reads = (orders / 4).max(1000).div_ceil(clients);
     let single = (reads * clients) as f64 / side.read(&ids, clients, reads);
-    [ingest, upserts, rows as f64 / secs, single]
+    [
+        Some(ingest),
+        Some(upserts),
+        Some(rows as f64 / secs),
+        Some(single),
+    ]
 }
 
-fn sqlite_raw(orders: usize, clients: usize) -> [f64; 4] {
+/// One measurement: both sides of one store at one client and depot count, back to back so
+/// both see the machine in the same state.
+struct Case {
+    orders: usize,
+    clients: usize,
+    depots: usize,
+    reads_too: bool,
+}
+
+fn sqlite_pair(case: &Case) -> [Option<Pair>; 4] {
     let dir = tempfile::tempdir().expect("a temp dir");
     let path = dir.path().join("raw.db");
-    // The store's migrations make the schema, its seed the depot; then the store is gone.
-    service::seed(&SqliteStore::open(&path).expect("create the raw database"));
-    run(&raw_sqlite::Raw::new(path), orders, clients)
-}
-
-fn sqlite_service(orders: usize, clients: usize) -> [f64; 4] {
-    let dir = tempfile::tempdir().expect("a temp dir");
+    // The store's migrations make the schema, its seed the depots; then the store is gone.
+    service::seed(
+        &SqliteStore::open(&path).expect("create the raw database"),
+        case.depots,
+    );
+    let raw = run(
+        &raw_sqlite::Raw::new(path),
+        case.orders,
+        case.clients,
+        case.reads_too,
+    );
     let path = dir.path().join("service.db");
     let store = Arc::new(SqliteStore::open(&path).expect("open the database"));
     let service = service::Service::start(
-        store.clone(),
+        slowed::maybe(store.clone()),
         Arc::new(SqliteGazetteer::new(store)),
         Arc::new(SqliteIdempotencyStore::open(&path).expect("open the idempotency store")),
+        case.depots,
     );
-    run(&service, orders, clients)
+    pairs(
+        raw,
+        run(&service, case.orders, case.clients, case.reads_too),
+    )
+}
+
+fn postgres_pair(cluster: &Cluster, case: &Case) -> [Option<Pair>; 4] {
+    let url = cluster.create_database().expect("a raw database");
+    service::seed(
+        &PostgresStore::open(&url).expect("migrate the raw database"),
+        case.depots,
+    );
+    let raw = run(
+        &raw_postgres::Raw::new(url),
+        case.orders,
+        case.clients,
+        case.reads_too,
+    );
+    let url = cluster.create_database().expect("a service database");
+    let store = Arc::new(PostgresStore::open(&url).expect("open the database"));
+    let idempotency =
+        Arc::new(PostgresIdempotencyStore::new(&store).expect("open the idempotency store"));
+    let service = service::Service::start(
+        slowed::maybe(store.clone()),
+        Arc::new(StoreGazetteer::new(store as Arc<dyn Store>)),
+        idempotency,
+        case.depots,
+    );
+    pairs(
+        raw,
+        run(&service, case.orders, case.clients, case.reads_too),
+    )
+}
+
+fn pairs(raw: [Option<f64>; 4], service: [Option<f64>; 4]) -> [Option<Pair>; 4] {
+    std::array::from_fn(|i| match (raw[i], service[i]) {
+        (Some(raw), Some(service)) => Some(Pair { raw, service }),
+        _ => None,
+    })
 }
 
 struct Args {
+    store: String,
     orders: usize,
     clients: Vec<usize>,
+    depots: Vec<usize>,
+    writes_only: bool,
     rounds: usize,
     check: Option<String>,
+    durable: bool,
+}
+
+fn list(value: &str, flag: &str) -> Vec<usize> {
+    value
+        .split(',')
+        .map(|c| c.parse().unwrap_or_else(|_| panic!("{flag} 1,4,16")))
+        .collect()
 }
 
 fn args() -> Args {
     let mut a = Args {
+        store: "sqlite".into(),
         orders: 20_000,
         clients: vec![1, 4, 16],
+        depots: vec![1],
+        writes_only: false,
         rounds: 1,
         check: None,
+        durable: true,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
+        if flag == "--help" || flag == "-h" {
+            println!("{}", HELP);
+            std::process::exit(0);
+        }
         let value = it.next().unwrap_or_else(|| panic!("{flag} needs a value"));
         match flag.as_str() {
+            "--store" if value == "sqlite" || value == "postgres" => a.store = value,
             "--orders" => a.orders = value.parse().expect("--orders N"),
-            "--clients" => {
-                a.clients = value
-                    .split(',')
-                    .map(|c| c.parse().expect("--clients 1,4,16"))
-                    .collect()
-            }
+            "--clients" => a.clients = list(&value, "--clients"),
+            "--depots" => a.depots = list(&value, "--depots"),
+            "--loads" if value == "all" || value == "writes" => a.writes_only = value == "writes",
             "--rounds" => a.rounds = value.parse::<usize>().expect("--rounds R").max(1),
             "--check" => a.check = Some(value),
-            other => panic!("unknown flag {other}"),
+            "--durable" if value == "on" || value == "off" => a.durable = value == "on",
+            other => panic!("unknown flag or value: {other} {value}"),
         }
     }
     a
+}
+
+const HELP: &str = "load_ratio: the service beside its database's own limit (shares of it)
+
+  --store sqlite|postgres   the store (default sqlite; postgres: a throwaway cluster)
+  --orders N                orders per load (default 20000), in batches of 100
+  --clients 1,4,16          client counts
+  --depots 1,10             depot counts: writes spread over them (more than 1: writes only)
+  --loads all|writes        all four loads (default) or ingest and upserts only
+  --rounds R                median of R rounds
+  --check FILE              exit 1 when a share is below half of FILE's
+  --durable on|off          postgres: fsync and synchronous commit on (default) or off";
+
+/// A load's name in the table: with more than one depot, how many.
+fn load_name(depots: usize, load: usize) -> String {
+    match depots {
+        1 => LOADS[load].to_owned(),
+        n => format!("{}, {n} depots", LOADS[load]),
+    }
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -153,17 +266,36 @@ fn committed_shares(text: &str) -> BTreeMap<(String, String, usize), f64> {
 
 fn main() {
     let args = args();
-    let mut figures: BTreeMap<(usize, usize), Vec<Pair>> = BTreeMap::new();
+    let cluster = (args.store == "postgres").then(|| {
+        let started = if args.durable {
+            Cluster::start_durable()
+        } else {
+            Cluster::start()
+        };
+        started.expect("a throwaway PostgreSQL cluster")
+    });
+    let mut figures: BTreeMap<(usize, usize, usize), Vec<Pair>> = BTreeMap::new();
     for _ in 0..args.rounds {
-        for &clients in &args.clients {
-            // Back to back, so both sides see the machine in the same state.
-            let raw = sqlite_raw(args.orders, clients);
-            let service = sqlite_service(args.orders, clients);
-            for (load, (raw, service)) in raw.into_iter().zip(service).enumerate() {
-                figures
-                    .entry((clients, load))
-                    .or_default()
-                    .push(Pair { raw, service });
+        for &depots in &args.depots {
+            for &clients in &args.clients {
+                let case = Case {
+                    orders: args.orders,
+                    clients,
+                    depots,
+                    reads_too: depots == 1 && !args.writes_only,
+                };
+                let measured = match &cluster {
+                    Some(cluster) => postgres_pair(cluster, &case),
+                    None => sqlite_pair(&case),
+                };
+                for (load, pair) in measured.into_iter().enumerate() {
+                    if let Some(pair) = pair {
+                        figures
+                            .entry((depots, load, clients))
+                            .or_default()
+                            .push(pair);
+                    }
+                }
             }
         }
     }
@@ -177,24 +309,35 @@ fn main() {
     println!("| store | load | clients | database alone | service | share |");
     println!("|---|---|---:|---:|---:|---:|");
     let mut failed = Vec::new();
-    for (load, name) in LOADS.iter().enumerate() {
-        for &clients in &args.clients {
-            let pairs = &figures[&(clients, load)];
-            let raw = median(pairs.iter().map(|p| p.raw).collect());
-            let service = median(pairs.iter().map(|p| p.service).collect());
-            let share = median(pairs.iter().map(|p| p.service / p.raw).collect());
-            println!("| sqlite | {name} | {clients} | {raw:.0} | {service:.0} | {share:.2} |");
-            let key = ("sqlite".to_owned(), (*name).to_owned(), clients);
-            if let Some(before) = committed.as_ref().and_then(|c| c.get(&key)) {
-                if share < before / 2.0 {
-                    failed.push(format!(
-                        "sqlite {name} at {clients} clients: share {share:.2}, committed {before:.2}"
-                    ));
-                }
+    for ((depots, load, clients), pairs) in &figures {
+        let name = load_name(*depots, *load);
+        let store = &args.store;
+        let raw = median(pairs.iter().map(|p| p.raw).collect());
+        let service = median(pairs.iter().map(|p| p.service).collect());
+        let share = median(pairs.iter().map(|p| p.service / p.raw).collect());
+        println!("| {store} | {name} | {clients} | {raw:.0} | {service:.0} | {share:.2} |");
+        let key = (store.clone(), name.clone(), *clients);
+        if let Some(before) = committed.as_ref().and_then(|c| c.get(&key)) {
+            if share < before / 2.0 {
+                failed.push(format!(
+                    "{store} {name} at {clients} clients: share {share:.2}, committed {before:.2}"
+                ));
             }
         }
     }
     if let Some(file) = &args.check {
+        let compared = figures
+            .keys()
+            .filter(|(depots, load, clients)| {
+                committed.as_ref().is_some_and(|c| {
+                    c.contains_key(&(args.store.clone(), load_name(*depots, *load), *clients))
+                })
+            })
+            .count();
+        if compared == 0 {
+            eprintln!("\nnothing measured here has a share in {file}");
+            std::process::exit(1);
+        }
         if failed.is_empty() {
             println!("\nevery share is at least half of the one in {file}");
         } else {

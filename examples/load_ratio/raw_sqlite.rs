@@ -12,10 +12,10 @@ use rusqlite::{params, Connection};
 
 use crate::workload::{row, Picks, BATCH, PAGE};
 
-/// A database file with the store's schema and the seeded depot.
+/// A database file with the store's schema and the seeded depots.
 pub struct Raw {
     path: PathBuf,
-    depot: i64,
+    depots: Vec<i64>,
     writers: Mutex<()>,
 }
 
@@ -65,12 +65,13 @@ fn now_millis() -> i64 {
 impl Raw {
     /// Uses `path`, already migrated and seeded by the store.
     pub fn new(path: PathBuf) -> Raw {
-        let depot = connect(&path)
-            .query_row("SELECT id FROM depots", [], |r| r.get(0))
-            .expect("the seeded depot");
+        let depots = connect(&path)
+            .prepare("SELECT id FROM depots ORDER BY id")
+            .and_then(|mut st| st.query_map([], |r| r.get(0))?.collect())
+            .expect("the seeded depots");
         Raw {
             path,
-            depot,
+            depots,
             writers: Mutex::new(()),
         }
     }
@@ -78,7 +79,8 @@ impl Raw {
 
 impl crate::Side for Raw {
     /// Writes orders `0..orders` (round 0 inserts, round 1 updates) in transactions of
-    /// [`BATCH`], spread over `clients` connections; returns the seconds taken.
+    /// [`BATCH`], batch `b` to depot `b % depots`, spread over `clients` connections; returns
+    /// the seconds taken.
     fn write(&self, orders: usize, clients: usize, round: usize) -> f64 {
         let batches = orders.div_ceil(BATCH);
         let started = Instant::now();
@@ -87,6 +89,7 @@ impl crate::Side for Raw {
                 s.spawn(move || {
                     let mut conn = connect(&self.path);
                     for b in (c..batches).step_by(clients) {
+                        let depot = self.depots[b % self.depots.len()];
                         let rows: Vec<_> = (b * BATCH..((b + 1) * BATCH).min(orders))
                             .map(|n| row(n, round))
                             .collect();
@@ -100,8 +103,7 @@ impl crate::Side for Raw {
                                 tx.prepare_cached(INSERT_ORDER)
                                     .and_then(|mut st| {
                                         st.execute(params![
-                                            self.depot, r.number, r.delivery, r.pickup, r.windows,
-                                            now
+                                            depot, r.number, r.delivery, r.pickup, r.windows, now
                                         ])
                                     })
                                     .expect("insert an order");
@@ -113,14 +115,13 @@ impl crate::Side for Raw {
                                 tx.prepare_cached(UPDATE_ORDER)
                                     .and_then(|mut st| {
                                         st.execute(params![
-                                            self.depot, r.number, r.delivery, r.pickup, r.windows,
-                                            now
+                                            depot, r.number, r.delivery, r.pickup, r.windows, now
                                         ])
                                     })
                                     .expect("update an order");
                                 tx.prepare_cached(UPDATE_ITEM)
                                     .and_then(|mut st| {
-                                        st.execute(params![self.depot, r.quantity, r.number])
+                                        st.execute(params![depot, r.quantity, r.number])
                                     })
                                     .expect("update a line item");
                             }
@@ -133,7 +134,7 @@ impl crate::Side for Raw {
         started.elapsed().as_secs_f64()
     }
 
-    /// Every client pages through the whole list (keyset pages of [`PAGE`], the service's
+    /// Every client pages through the first depot's list (keyset pages of [`PAGE`], the service's
     /// order and columns); returns (rows read, seconds, the ids seen).
     fn page(&self, clients: usize) -> (usize, f64, Vec<i64>) {
         type Summary = (
@@ -168,11 +169,11 @@ impl crate::Side for Raw {
                             };
                             let page: Vec<Summary> = match after {
                                 None => conn.prepare_cached(PAGE_FIRST).and_then(|mut st| {
-                                    st.query_map(params![self.depot, PAGE], read)?.collect()
+                                    st.query_map(params![self.depots[0], PAGE], read)?.collect()
                                 }),
                                 Some((u, id)) => {
                                     conn.prepare_cached(PAGE_NEXT).and_then(|mut st| {
-                                        st.query_map(params![self.depot, PAGE, u, id], read)?
+                                        st.query_map(params![self.depots[0], PAGE, u, id], read)?
                                             .collect()
                                     })
                                 }
@@ -220,7 +221,7 @@ impl crate::Side for Raw {
                         let order: (i64, String, String) = tx
                             .prepare_cached(READ_ORDER)
                             .and_then(|mut st| {
-                                st.query_row(params![self.depot, id], |r| {
+                                st.query_row(params![self.depots[0], id], |r| {
                                     Ok((r.get(0)?, r.get(6)?, r.get(9)?))
                                 })
                             })

@@ -19,36 +19,52 @@ use serde_json::Value;
 use crate::client::{next_target, Conn, Reply};
 use crate::workload::{post_body, Picks, BATCH, PAGE};
 
-/// The one organisation and depot both sides write to.
-pub const SEED: &str = r#"{"organisations": [{"name": "Load", "depots": [{"name": "Load",
-    "access_keys": [{"name": "load", "permission": "all"}]}]}]}"#;
+/// The seed file of one organisation with `depots` depots ("Load 0", "Load 1", ...), one
+/// access key each: what both sides write to.
+fn seed_file(depots: usize) -> String {
+    let depots: Vec<serde_json::Value> = (0..depots)
+        .map(|d| {
+            serde_json::json!({"name": format!("Load {d}"),
+                "access_keys": [{"name": "load", "permission": "all"}]})
+        })
+        .collect();
+    serde_json::json!({"organisations": [{"name": "Load", "depots": depots}]}).to_string()
+}
 
-/// Seeds `store` with [`SEED`]; returns the depot's access key.
-pub fn seed(store: &dyn Store) -> String {
-    let seed = seed::parse(SEED).expect("the seed file");
+/// Seeds `store` with `depots` depots; returns their access keys in depot order.
+pub fn seed(store: &dyn Store, depots: usize) -> Vec<String> {
+    let seed = seed::parse(&seed_file(depots)).expect("the seed file");
     let out =
         seed::apply(store, &DerivedKeys, &seed, SystemClock.now()).expect("seed the database");
-    out["organisations"][0]["depots"][0]["access_keys"][0]["key"]
-        .as_str()
-        .expect("an access key")
-        .to_owned()
+    out["organisations"][0]["depots"]
+        .as_array()
+        .expect("the depots")
+        .iter()
+        .map(|d| {
+            d["access_keys"][0]["key"]
+                .as_str()
+                .expect("an access key")
+                .to_owned()
+        })
+        .collect()
 }
 
 /// A service listening on loopback until dropped.
 pub struct Service {
     addr: SocketAddr,
-    key: String,
+    keys: Vec<String>,
     _runtime: tokio::runtime::Runtime,
 }
 
 impl Service {
-    /// Serves `store` (seeded here) on a fresh runtime.
+    /// Serves `store` (seeded here with `depots` depots) on a fresh runtime.
     pub fn start(
         store: Arc<dyn Store>,
         geocoder: Arc<dyn Geocoder>,
         idempotency: Arc<dyn IdempotencyStore>,
+        depots: usize,
     ) -> Service {
-        let key = seed(&*store);
+        let keys = seed(&*store, depots);
         let state = AppState::new(
             store,
             Arc::new(SystemClock),
@@ -68,13 +84,21 @@ impl Service {
         ));
         Service {
             addr,
-            key,
+            keys,
             _runtime: runtime,
         }
     }
 
-    fn send(&self, conn: &mut Conn, method: &str, target: &str, body: &[u8]) -> Reply {
-        let reply = conn.request(method, target, &self.key, body);
+    /// Sends a request as depot `depot`'s key.
+    fn send(
+        &self,
+        conn: &mut Conn,
+        depot: usize,
+        method: &str,
+        target: &str,
+        body: &[u8],
+    ) -> Reply {
+        let reply = conn.request(method, target, &self.keys[depot], body);
         assert_eq!(
             reply.status,
             200,
@@ -87,7 +111,8 @@ impl Service {
 
 impl crate::Side for Service {
     /// Writes orders `0..orders` (round 0 creates, round 1 updates them) in POSTs of
-    /// [`BATCH`], spread over `clients` connections; returns the seconds taken.
+    /// [`BATCH`], batch `b` to depot `b % depots`, spread over `clients` connections; returns
+    /// the seconds taken.
     fn write(&self, orders: usize, clients: usize, round: usize) -> f64 {
         let batches = orders.div_ceil(BATCH);
         let started = Instant::now();
@@ -97,7 +122,7 @@ impl crate::Side for Service {
                     let mut conn = Conn::open(self.addr);
                     for b in (c..batches).step_by(clients) {
                         let body = post_body(b * BATCH..((b + 1) * BATCH).min(orders), round);
-                        self.send(&mut conn, "POST", "/v2/orders", &body);
+                        self.send(&mut conn, b % self.keys.len(), "POST", "/v2/orders", &body);
                     }
                 });
             }
@@ -105,7 +130,8 @@ impl crate::Side for Service {
         started.elapsed().as_secs_f64()
     }
 
-    /// Every client pages through the whole list; returns (rows read, seconds, the ids seen).
+    /// Every client pages through the first depot's list; returns (rows read, seconds, the ids
+    /// seen).
     fn page(&self, clients: usize) -> (usize, f64, Vec<i64>) {
         let started = Instant::now();
         let lists: Vec<(usize, Vec<i64>)> = std::thread::scope(|s| {
@@ -116,7 +142,7 @@ impl crate::Side for Service {
                         let mut target = Some(format!("/v2/orders?limit={PAGE}"));
                         let (mut rows, mut ids) = (0, Vec::new());
                         while let Some(t) = target {
-                            let reply = self.send(&mut conn, "GET", &t, b"");
+                            let reply = self.send(&mut conn, 0, "GET", &t, b"");
                             let page: Value =
                                 serde_json::from_slice(&reply.body).expect("a JSON page");
                             let orders = page["orders"].as_array().expect("orders");
@@ -155,7 +181,7 @@ impl crate::Side for Service {
                     let mut picks = Picks::new(c);
                     for _ in 0..reads {
                         let id = ids[picks.next(ids.len())];
-                        self.send(&mut conn, "GET", &format!("/v2/orders/{id}"), b"");
+                        self.send(&mut conn, 0, "GET", &format!("/v2/orders/{id}"), b"");
                     }
                 });
             }

@@ -83,6 +83,22 @@ pub trait Store: Send + Sync {
         work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
     ) -> Result<(), StoreError>;
 
+    /// Runs `work` in a write transaction that changes the data of one depot only: rows of
+    /// `depot` in depot-scoped tables (orders, customers, vehicles, routes, plans, events, the
+    /// idempotency records of its keys ...), never an organisation-wide row (organisations,
+    /// depots, order statuses, third parties) nor another depot's. It may read anything. Writers
+    /// of one depot are serialised with each other and with [`Store::run_write`]; a store may run
+    /// writers of different depots in parallel (PostgreSQL: a lock per depot). By default, a
+    /// write transaction. `work` is called exactly once.
+    fn run_depot_write(
+        &self,
+        depot: DepotScope,
+        work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        let _ = depot;
+        self.run_write(work)
+    }
+
     /// Runs `work` in a read-only snapshot.
     fn run_read(
         &self,
@@ -129,6 +145,31 @@ impl dyn Store + '_ {
         work: impl FnOnce(&mut dyn StoreTx) -> Result<R, E>,
     ) -> Result<R, E> {
         self.transaction(|tx| {
+            let result = work(tx)?;
+            last.before_commit(tx, &result)?;
+            Ok(result)
+        })
+    }
+
+    /// Runs `work` in a write transaction of one depot's data ([`Store::run_depot_write`]) and
+    /// returns its result; any `Err` rolls back.
+    pub fn transaction_in<R, E: From<StoreError>>(
+        &self,
+        depot: DepotScope,
+        work: impl FnOnce(&mut dyn StoreTx) -> Result<R, E>,
+    ) -> Result<R, E> {
+        run(work, |w| self.run_depot_write(depot, w))
+    }
+
+    /// `transaction_with` in a write transaction of one depot's data
+    /// ([`Store::run_depot_write`]).
+    pub fn transaction_with_in<R, E: From<StoreError>>(
+        &self,
+        depot: DepotScope,
+        last: &dyn BeforeCommit<R>,
+        work: impl FnOnce(&mut dyn StoreTx) -> Result<R, E>,
+    ) -> Result<R, E> {
+        self.transaction_in(depot, |tx| {
             let result = work(tx)?;
             last.before_commit(tx, &result)?;
             Ok(result)

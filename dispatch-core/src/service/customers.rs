@@ -74,7 +74,7 @@ pub fn upsert_batch(
             )
         })
         .collect();
-    store.transaction_with(last, |tx| {
+    store.transaction_with_in(scope, last, |tx| {
         let catalog = catalog(tx, scope)?;
         let mut count = tx.count_customers(scope)?;
         let mut written = Vec::with_capacity(changes.len());
@@ -145,7 +145,7 @@ pub fn update(
             change.lng.flatten(),
         )
     });
-    store.transaction(|tx| {
+    store.transaction_in(scope, |tx| {
         let existing = tx.get_customer(scope, id).found("customer")?;
         if let Some(account) = &change.account {
             if let Some(other) = tx.find_customer_by_account(scope, account)? {

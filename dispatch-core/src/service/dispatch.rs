@@ -187,7 +187,7 @@ fn dispatch_with(
 ) -> Result<Dispatched, ServiceError> {
     let mut timed: Option<(DispatchDraft, Timing)> = None;
     for _ in 0..=EDIT_ATTEMPTS {
-        let outcome = store.transaction(|tx| {
+        let outcome = store.transaction_in(scope, |tx| {
             let draft = read(tx)?;
             let timing = match &timed {
                 _ if !draft.drops() => None,
@@ -318,7 +318,7 @@ pub fn delete_plan(
     id: i64,
     now: Timestamp,
 ) -> Result<(), ServiceError> {
-    store.transaction(|tx| {
+    store.transaction_in(scope, |tx| {
         if tx.get_plan(scope, id)?.is_none() {
             return Err(ServiceError::NotFound("plan"));
         }

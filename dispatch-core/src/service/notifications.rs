@@ -85,7 +85,7 @@ pub fn schedule(
         ));
     }
     let at = request.send_time.unwrap_or(now);
-    store.transaction_with(last, |tx| {
+    store.transaction_with_in(scope, last, |tx| {
         let all = tx.list_notification_templates(scope)?;
         let templates = template_ids
             .iter()

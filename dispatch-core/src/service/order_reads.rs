@@ -204,7 +204,7 @@ pub fn delete_by_number(
     order_number: &str,
     now: Timestamp,
 ) -> Result<DeletedOrders, ServiceError> {
-    let (counts, mut changed) = store.transaction(|tx| {
+    let (counts, mut changed) = store.transaction_in(scope, |tx| {
         let mut counts = DeletedOrders::default();
         let mut changed = Vec::new();
         let Some(found) = tx
@@ -266,7 +266,7 @@ pub fn add_attachment(
         )
     })?;
     let file_name = safe_file_name(&name, kind);
-    store.transaction(|tx| {
+    store.transaction_in(scope, |tx| {
         tx.get_order(scope, order_id).found("order")?;
         if tx.list_attachments(scope, order_id)?.len() >= MAX_ATTACHMENTS_PER_ORDER {
             return Err(ServiceError::invalid(

@@ -76,7 +76,7 @@ pub fn upsert_batch(
     }
     let customer_located = locate_new_customers(geocoder, scope, &all, &located);
     let starting = Status::from_stored(settings.starting_status.clone());
-    store.transaction_with(last, |tx| {
+    store.transaction_with_in(scope, last, |tx| {
         let catalog = catalog(tx, scope)?;
         let ctx = OrderContext {
             catalog: &catalog,
@@ -84,8 +84,11 @@ pub fn upsert_batch(
             starting_status: &starting,
             now,
         };
-        let mut written = Vec::with_capacity(all.len());
-        let mut pairs: HashMap<String, Vec<i64>> = HashMap::new();
+        let mut written: Vec<WrittenOrder> = Vec::with_capacity(all.len());
+        let mut references: Vec<(usize, &str)> = Vec::new();
+        // The new orders of the current run, inserted together when it ends (one statement
+        // where the store allows), with their places in `written`.
+        let mut new_run: Vec<(usize, Order)> = Vec::new();
         // Order numbers are unique within a batch (validated), so the stored state of a run of
         // orders is known before its first write, in one question. Runs are short and each
         // order is written as soon as it is merged and then dropped, so a batch never holds
@@ -98,6 +101,7 @@ pub fn upsert_batch(
         let mut stored = HashMap::new();
         for (i, changes) in all.iter().enumerate() {
             if i % LOOKUP_RUN == 0 {
+                insert_run(tx, scope, &mut new_run, &mut written)?;
                 let run = &numbers[i..numbers.len().min(i + LOOKUP_RUN)];
                 stored = tx.find_orders_by_numbers(scope, run)?;
             }
@@ -128,30 +132,50 @@ pub fn upsert_batch(
             let geocoding_failed =
                 apply_geocoding(&mut order, &geocode, |side| located.get(&(i, side)));
             write_events(tx, scope, &events, now)?;
-            let id = match &existing {
-                Some(_) => {
-                    tx.update_order(scope, &order)?;
-                    order.id
-                }
-                None => tx.insert_orders(scope, std::slice::from_ref(&order))?[0],
-            };
             if let Some(reference) = &changes.exchange_reference {
-                pairs.entry(reference.clone()).or_default().push(id);
+                references.push((written.len(), reference));
             }
             written.push(WrittenOrder {
-                id,
-                order_number: order.order_number,
+                id: order.id,
+                order_number: order.order_number.clone(),
                 is_created: existing.is_none(),
                 geocoding_failed,
             });
+            match &existing {
+                Some(_) => tx.update_order(scope, &order)?,
+                None => new_run.push((written.len() - 1, order)),
+            }
+        }
+        insert_run(tx, scope, &mut new_run, &mut written)?;
+        let mut pairs: HashMap<&str, Vec<i64>> = HashMap::new();
+        for (at, reference) in references {
+            pairs.entry(reference).or_default().push(written[at].id);
         }
         for (reference, ids) in pairs {
             if let [a, b] = ids[..] {
-                tx.link_exchange(scope, [a, b], &reference)?;
+                tx.link_exchange(scope, [a, b], reference)?;
             }
         }
         Ok(written)
     })
+}
+
+/// Inserts the new orders of a run of [`upsert_batch`] in one store call and fills in their ids.
+fn insert_run(
+    tx: &mut dyn StoreTx,
+    scope: DepotScope,
+    run: &mut Vec<(usize, Order)>,
+    written: &mut [WrittenOrder],
+) -> Result<(), StoreError> {
+    if run.is_empty() {
+        return Ok(());
+    }
+    let (places, orders): (Vec<usize>, Vec<Order>) = run.drain(..).unzip();
+    let ids = tx.insert_orders(scope, &orders)?;
+    for (place, id) in places.into_iter().zip(ids) {
+        written[place].id = id;
+    }
+    Ok(())
 }
 
 /// The outcome of PUT /orders/{id}.
@@ -185,7 +209,7 @@ pub fn update(
             }
         }
     }
-    store.transaction(|tx| {
+    store.transaction_in(scope, |tx| {
         let existing = tx.get_order(scope, id).found("order")?;
         let taken = match &changes.order_number {
             Some(n) if *n != existing.order_number => tx.find_order_by_number(scope, n)?.is_some(),

@@ -74,7 +74,7 @@ pub fn create(
     now: Timestamp,
     last: &dyn BeforeCommit<Queued>,
 ) -> Result<Queued, ServiceError> {
-    store.transaction_with(last, |tx| {
+    store.transaction_with_in(scope, last, |tx| {
         let mut errors = ValidationErrors::default();
         check_references(tx, scope, request, &mut errors)?;
         let existing = match request.plan_id {

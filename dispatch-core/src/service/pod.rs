@@ -136,7 +136,7 @@ pub fn add_signature(
     let info = inspect_at(codec, &input.image, vec!["signature".into()], &mut errors);
     errors.into_result()?;
     let info = info.ok_or(ServiceError::NotFound("image"))?;
-    store.transaction(|tx| {
+    store.transaction_in(driver.scope, |tx| {
         let (_, stop) = owned_stop(tx, driver, stop_id)?;
         let place = place_of(&stop);
         let meta = tx.insert_image(
@@ -191,7 +191,7 @@ pub fn add_photos(
         .map(|(i, p)| inspect_at(codec, p, vec!["photo".into(), i.into()], &mut errors))
         .collect();
     errors.into_result()?;
-    store.transaction(|tx| {
+    store.transaction_in(driver.scope, |tx| {
         let (_, stop) = owned_stop(tx, driver, stop_id)?;
         let mut out = Vec::new();
         for (bytes, info) in photos.iter().zip(infos) {

@@ -145,6 +145,7 @@ enum Step<D> {
 /// write transaction whose own reading of the draft must equal the first (else again).
 fn edit_route<D: PartialEq, P>(
     store: &dyn Store,
+    scope: DepotScope,
     read: impl Fn(&mut dyn StoreTx) -> Result<Step<D>, ServiceError>,
     compute: impl Fn(&D) -> P,
     apply: impl Fn(&mut dyn StoreTx, D, P) -> Result<EditOutcome, ServiceError>,
@@ -155,7 +156,7 @@ fn edit_route<D: PartialEq, P>(
             Step::Edit(draft) => draft,
         };
         let computed = compute(&draft);
-        let applied = store.transaction(|tx| match read(tx)? {
+        let applied = store.transaction_in(scope, |tx| match read(tx)? {
             Step::Edit(again) if again == draft => apply(tx, again, computed).map(Some),
             _ => Ok(None),
         })?;
@@ -184,6 +185,7 @@ pub fn add_orders(
 ) -> Result<EditOutcome, ServiceError> {
     edit_route(
         store,
+        scope,
         |tx| draft::add(tx, scope, route_id, refs, settings),
         |d| plan_add(d, matrix, settings),
         |tx, d, planned| apply_add(tx, links, scope, d, planned, now),
@@ -353,6 +355,7 @@ pub fn remove_orders(
 ) -> Result<EditOutcome, ServiceError> {
     edit_route(
         store,
+        scope,
         |tx| draft::remove(tx, scope, route_id, refs, settings),
         |d| plan_remove(d, matrix, settings),
         |tx, d, planned| apply_remove(tx, scope, d, planned, now),

@@ -26,7 +26,7 @@ pub fn set_locked(
     locked: Option<bool>,
     now: Timestamp,
 ) -> Result<RouteView, ServiceError> {
-    store.transaction(|tx| {
+    store.transaction_in(scope, |tx| {
         let mut route = tx.get_route(scope, id).found("route")?;
         refuse_if_superseded(tx, scope, &route, "it cannot be locked or unlocked")?;
         if let Some(locked) = locked.filter(|l| *l != route.is_locked) {
@@ -90,7 +90,7 @@ pub fn reverse(
     id: i64,
     now: Timestamp,
 ) -> Result<RouteView, ServiceError> {
-    store.transaction(|tx| {
+    store.transaction_in(scope, |tx| {
         let mut route = tx.get_route(scope, id).found("route")?;
         refuse_if_completed(&route, "it cannot be reversed")?;
         refuse_if_superseded(tx, scope, &route, "it cannot be reversed")?;

@@ -20,6 +20,8 @@ pub fn create(
     last: &dyn BeforeCommit<Vehicle>,
 ) -> Result<Vehicle, ServiceError> {
     let fields = apply_patch(patch, None)?;
+    // A write of the whole store: the limit counts the vehicles of every depot of the
+    // organisation, which other depots' writers could add to meanwhile.
     store.transaction_with(last, |tx| {
         let count = tx.count_vehicles_in_organisation(scope.organisation_id)?;
         if count >= MAX_VEHICLES_PER_ORGANISATION {
@@ -45,7 +47,7 @@ pub fn update(
     patch: &VehiclePatch,
     now: Timestamp,
 ) -> Result<Vehicle, ServiceError> {
-    store.transaction(|tx| {
+    store.transaction_in(scope, |tx| {
         let current = tx.get_vehicle(scope, id)?.ok_or_else(|| unknown(id))?;
         let fields = apply_patch(patch, Some(&current.fields))?;
         let fields = resolve_references(tx, scope, fields, now)?;
@@ -56,7 +58,7 @@ pub fn update(
 
 /// Deletes a vehicle with its skills, capacities and assignments.
 pub fn delete(store: &dyn Store, scope: DepotScope, id: i64) -> Result<(), ServiceError> {
-    store.transaction(|tx| {
+    store.transaction_in(scope, |tx| {
         if tx.delete_vehicle(scope, id)? {
             Ok(())
         } else {

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use crate::sql::{params_from_iter, Connection, Statement, Val};
+use crate::sql::{params_from_iter, Connection, Dialect, Statement, Val};
 use dispatch_core::model::line_item::LineItem;
 use dispatch_core::model::order::Order;
 use dispatch_core::model::organisation::DepotScope;
@@ -13,6 +13,9 @@ use super::order_rows::{
     decode, decode_item, item_row, order_row, OrderRow, COLUMNS, ITEM_COLUMNS,
 };
 use super::{Db, Sql, IN_CHUNK};
+
+/// Rows per multi-row INSERT: 22 parameters an order row, well under PostgreSQL's 65 535.
+const ROWS_PER_STATEMENT: usize = 500;
 
 /// `?, ?, ...` for `n` parameters.
 fn marks(n: usize) -> String {
@@ -96,6 +99,9 @@ impl<C: Connection> Db<C> {
         scope: DepotScope,
         orders: &[Order],
     ) -> Result<Vec<i64>, StoreError> {
+        if C::DIALECT == Dialect::Postgres {
+            return self.insert_new_orders_at_once(scope, orders);
+        }
         let new_items = orders
             .iter()
             .flat_map(|o| &o.line_items)
@@ -107,6 +113,33 @@ impl<C: Connection> Db<C> {
             let id = self.insert_order_row(scope, o)?;
             self.write_line_items(id, &o.line_items, true, &mut reserved)?;
             ids.push(id);
+        }
+        Ok(ids)
+    }
+
+    /// PostgreSQL: the orders' rows in one statement per [`ROWS_PER_STATEMENT`] orders, then
+    /// their line items likewise (an order naming its own line-item ids keeps the path that
+    /// moves the identity past them): a few round trips per batch instead of two per order.
+    fn insert_new_orders_at_once(
+        &self,
+        scope: DepotScope,
+        orders: &[Order],
+    ) -> Result<Vec<i64>, StoreError> {
+        let mut ids = Vec::with_capacity(orders.len());
+        for chunk in orders.chunks(ROWS_PER_STATEMENT) {
+            ids.extend(self.insert_order_rows(scope, chunk)?);
+        }
+        let mut items = Vec::new();
+        for (&id, o) in ids.iter().zip(orders) {
+            if o.line_items.iter().any(|i| i.id != 0) {
+                let mut none = self.reserve_line_item_ids(0)?;
+                self.write_line_items(id, &o.line_items, true, &mut none)?;
+            } else {
+                items.extend(o.line_items.iter().enumerate().map(|(p, i)| (id, p, i)));
+            }
+        }
+        for chunk in items.chunks(ROWS_PER_STATEMENT) {
+            self.insert_line_item_rows(chunk)?;
         }
         Ok(ids)
     }

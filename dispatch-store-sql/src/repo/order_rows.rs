@@ -1,7 +1,10 @@
 //! Order rows: the columns, decoding a row with its line items, writing line items, and the
 //! keyset conditions shared by the customer and order lists.
 
-use crate::sql::{params, Connection, Dialect, OptionalExtension, Row, Statement};
+use crate::sql::{
+    params, params_from_iter, Connection, Dialect, OptionalExtension, Row, Statement, ToSql as _,
+    Val,
+};
 use dispatch_core::model::line_item::LineItem;
 use dispatch_core::model::order::{Order, OrderType, Priority};
 use dispatch_core::model::order_value::{Money, UnitPrice};
@@ -335,6 +338,57 @@ impl<C: Connection> Db<C> {
             };
             self.0.prepare_cached(sql).st()?.execute(values).st()?;
         }
+        Ok(())
+    }
+}
+
+impl<C: Connection> Db<C> {
+    /// Inserts new line items with generated ids, `(order id, position, item)` each, in one
+    /// statement.
+    pub(super) fn insert_line_item_rows(
+        &self,
+        items: &[(i64, usize, &LineItem)],
+    ) -> Result<(), StoreError> {
+        const COLUMNS: usize = 12;
+        if items.is_empty() {
+            return Ok(());
+        }
+        let mut sql = String::from(
+            "INSERT INTO order_line_items (order_id, position, product_code, product_name, quantity, \
+             unit_price_micros, manual_value_cents, quantity_outstanding, status, date, capacities, \
+             custom_fields) VALUES ",
+        );
+        let mut values: Vec<Val> = Vec::with_capacity(items.len() * COLUMNS);
+        for (i, (order_id, position, item)) in items.iter().enumerate() {
+            sql.push_str(if i == 0 { "(" } else { ", (" });
+            for c in 0..COLUMNS {
+                if c > 0 {
+                    sql.push_str(", ");
+                }
+                sql.push('?');
+                sql.push_str(&(i * COLUMNS + c + 1).to_string());
+            }
+            sql.push(')');
+            values.extend([
+                order_id.to_val(),
+                (*position as i64).to_val(),
+                item.product_code.to_val(),
+                item.product_name.to_val(),
+                item.quantity.to_val(),
+                item.unit_price.map(UnitPrice::micros).to_val(),
+                item.manual_value.map(Money::cents).to_val(),
+                item.quantity_outstanding.to_val(),
+                item.status.as_str().to_val(),
+                item.date.map(|d| d.to_string()).to_val(),
+                codec::capacities(&item.capacities).to_val(),
+                codec::custom_fields(&item.custom_fields).to_val(),
+            ]);
+        }
+        self.0
+            .prepare_cached(&sql)
+            .st()?
+            .execute(params_from_iter(values))
+            .st()?;
         Ok(())
     }
 }

@@ -60,7 +60,7 @@ pub fn create(
 ) -> Result<DriverCredential, ServiceError> {
     let name = name.unwrap_or(DEFAULT_NAME);
     check_name(name)?;
-    store.transaction(|tx| {
+    store.transaction_in(scope, |tx| {
         vehicle_of_depot(tx, scope, vehicle_id)?;
         Ok(tx.insert_driver_credential(scope, vehicle_id, name, key_hash, now)?)
     })
@@ -87,7 +87,7 @@ pub fn revoke(
     id: i64,
     now: Timestamp,
 ) -> Result<DriverCredential, ServiceError> {
-    store.transaction(|tx| {
+    store.transaction_in(scope, |tx| {
         vehicle_of_depot(tx, scope, vehicle_id)?;
         tx.revoke_driver_credential(scope, vehicle_id, id, now)?
             .ok_or(ServiceError::NotFound("driver credential"))

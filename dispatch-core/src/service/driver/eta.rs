@@ -213,7 +213,7 @@ pub fn apply(
     etas: &[StopEstimate],
     now: Timestamp,
 ) -> Result<Vec<OnDelivery>, ServiceError> {
-    store.transaction(|tx| {
+    store.transaction_in(driver.scope, |tx| {
         let route: Route = owned_route(tx, driver, route_id)?;
         if route.completed_ts.is_some() {
             return Ok(Vec::new());

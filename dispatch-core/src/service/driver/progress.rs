@@ -38,7 +38,7 @@ pub fn start_route(
     now: Timestamp,
 ) -> Result<Route, ServiceError> {
     let time = reported.checked(now)?;
-    store.transaction(|tx| {
+    store.transaction_in(driver.scope, |tx| {
         let mut route = owned_route(tx, driver, route_id)?;
         if route.completed_ts.is_some() {
             return Err(state_error("completed", "the route is already completed"));
@@ -106,7 +106,7 @@ pub fn complete_route(
     now: Timestamp,
 ) -> Result<Route, ServiceError> {
     let time = reported.checked(now)?;
-    store.transaction(|tx| {
+    store.transaction_in(driver.scope, |tx| {
         let mut route = owned_route(tx, driver, route_id)?;
         if route.completed_ts.is_some() {
             return Ok(route);

@@ -85,7 +85,7 @@ pub fn report_positions(
     now: Timestamp,
 ) -> Result<TrackSummary, ServiceError> {
     check_batch(points, now)?;
-    store.transaction(|tx| {
+    store.transaction_in(driver.scope, |tx| {
         let mut route = owned_route(tx, driver, route_id)?;
         on_the_road(&route)?;
         tx.insert_track_points(driver.scope, route_id, points, now)?;

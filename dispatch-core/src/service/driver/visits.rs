@@ -122,7 +122,7 @@ pub fn arrive(
     now: Timestamp,
 ) -> Result<i64, ServiceError> {
     let time = reported.checked(now)?;
-    store.transaction(|tx| {
+    store.transaction_in(driver.scope, |tx| {
         let (route, stop) = owned_stop(tx, driver, stop_id)?;
         on_the_road(&route)?;
         let mut visits = visits_of(tx, driver, &route, &stop)?;
@@ -296,7 +296,7 @@ fn finish(
     now: Timestamp,
     outcomes: impl FnOnce(&mut dyn StoreTx, &Stop) -> Result<Vec<(i64, Vec<ItemOutcome>)>, ServiceError>,
 ) -> Result<i64, ServiceError> {
-    store.transaction(|tx| {
+    store.transaction_in(driver.scope, |tx| {
         let (route, stop) = owned_stop(tx, driver, stop_id)?;
         on_the_road(&route)?;
         let mut visits = visits_of(tx, driver, &route, &stop)?;
@@ -406,7 +406,7 @@ pub fn set_notes(
     now: Timestamp,
 ) -> Result<(), ServiceError> {
     check_text("notes", notes, 0, MAX_NOTES_CHARS)?;
-    store.transaction(|tx| {
+    store.transaction_in(driver.scope, |tx| {
         let (route, stop) = owned_stop(tx, driver, stop_id)?;
         let mut visits = visits_of(tx, driver, &route, &stop)?;
         for v in &mut visits {
@@ -425,7 +425,7 @@ pub fn record_call(
     now: Timestamp,
 ) -> Result<PhoneCall, ServiceError> {
     let initiated = reported.checked(now)?;
-    store.transaction(|tx| {
+    store.transaction_in(driver.scope, |tx| {
         let (route, stop) = owned_stop(tx, driver, stop_id)?;
         let order_id = *stop
             .visit

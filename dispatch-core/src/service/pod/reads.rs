@@ -66,7 +66,7 @@ pub fn compress_pending(
     let mut done = 0;
     for image in pending {
         let webp = codec.to_webp(&image.bytes, image.lossless, COMPRESSED_PHOTO_SIDE);
-        let finished = store.transaction(|tx| {
+        let finished = store.transaction_in(image.scope, |tx| {
             tx.finish_image(
                 image.scope,
                 image.id,

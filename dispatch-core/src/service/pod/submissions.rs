@@ -69,7 +69,7 @@ pub fn submit(
         }
     }
     let scope = driver.scope;
-    store.transaction(|tx| {
+    store.transaction_in(scope, |tx| {
         let questionnaire = checked_questionnaire(tx, scope, input)?;
         let checked = match check_answers(&questionnaire.def, &input.answers) {
             Ok(checked) => checked,

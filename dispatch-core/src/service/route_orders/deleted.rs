@@ -109,6 +109,7 @@ pub(crate) fn retime_route(
 ) -> Result<(), ServiceError> {
     edit_route(
         store,
+        scope,
         |tx| as_is(tx, scope, route_id),
         |d| plan_remove(d, matrix, EditSettings::default()),
         |tx, mut d, planned| {
