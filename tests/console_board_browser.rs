@@ -5,7 +5,8 @@
 //! moved between routes and refused back (PREVIOUSLY_ON_ROUTE: it stays unassigned), a late
 //! stop, dispatch of a route then of the plan, a driver's positions and outcomes appearing
 //! without a reload, Reverse disabled on the completed route with the reason, a read-only key —
-//! then measures the first render of 1 000 stops on 40 vehicles and a drag there. Screenshots
+//! makes the demo day of the docs' screenshot, then measures the first render of 1 000 stops on
+//! 40 vehicles and a drag there, on a simulated clock and with roads from a fake OSRM. Screenshots
 //! of each step go to `target/tmp/console-board/`. This test then checks the depot's side of
 //! what the page did through the v2 reads, prints the measurements, and checks that the page
 //! asked nothing of the world beyond loopback.
@@ -16,14 +17,17 @@
 #[allow(dead_code)]
 #[path = "../dispatch-http/tests/browser/mod.rs"]
 mod browser;
+#[path = "support/browser_day.rs"]
+mod browser_day;
+#[path = "support/fake_osrm.rs"]
+mod fake_osrm;
 #[path = "../dispatch-http/tests/browser/node.rs"]
 mod node;
 mod support;
 
-use std::path::Path;
-use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use browser_day::BrowserDay;
 use serde_json::{json, Value};
 
 fn seed_file() -> Value {
@@ -40,70 +44,75 @@ fn seed_file() -> Value {
 #[test]
 fn a_dispatchers_day_on_the_board_from_optimising_to_a_completed_route() {
     let test = "a_dispatchers_day_on_the_board_from_optimising_to_a_completed_route";
-    let Some(chromium) = browser::chromium_for(test) else {
-        return;
-    };
-    if !node::node_ready(test) {
-        return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("app.db");
-    let seeded = support::seed(&db, &seed_file());
-    let key = |i: usize| {
-        seeded["organisations"][0]["depots"][0]["access_keys"][i]["key"]
-            .as_str()
-            .unwrap()
-            .to_owned()
-    };
-    let (all, read) = (key(0), key(1));
+    // Roads from a fake OSRM on loopback: the plans' travel times and the map's lines.
+    let osrm = fake_osrm::FakeOsrm::start();
     // The large day needs the solver's time to place 1 000 orders (1 s + 10 ms per order).
-    let server = support::Server::start_with(
-        &db,
-        &[
-            "--solve-time",
-            "12",
-            "--solve-time-min",
-            "1",
-            "--rate-limits",
-            "off",
-        ],
-    );
+    let flags = [
+        "--solve-time",
+        "15",
+        "--solve-time-min",
+        "1",
+        "--rate-limits",
+        "off",
+        "--osrm-url",
+        &osrm.url,
+        // The fake answers any size: the large day's matrix in one request.
+        "--osrm-max-table-size",
+        "2000",
+        // A winter morning shortly before the vans leave, an hour a minute: the drivers
+        // report at the plan's times of day.
+        "--simulate",
+        "--clock-start",
+        "2026-12-02T08:45:00Z",
+        "--clock-speed",
+        "60",
+    ];
+    let Some(board) = BrowserDay::start(test, &seed_file(), &flags) else {
+        return;
+    };
+    let (server, all, read) = (&board.server, board.key(0), board.key(1));
     let outside = browser::OutsideWorld::start();
-    let shots = Path::new(env!("CARGO_TARGET_TMPDIR")).join("console-board");
-    let _ = std::fs::remove_dir_all(&shots);
-
-    let started = Instant::now();
-    let out = Command::new("node")
-        .arg("board_day.mjs")
-        .current_dir(node::scripts())
-        .env("BASE", format!("http://{}", server.addr))
-        .env("KEY", &all)
-        .env("READ_KEY", &read)
-        .env("SHOTS", &shots)
-        .env("CHROMIUM", &chromium)
-        .env(
-            "PROXY",
-            outside.proxy_flag().trim_start_matches("--proxy-server="),
-        )
-        .output()
-        .expect("node runs");
-    let took = started.elapsed();
-    let log = String::from_utf8_lossy(&out.stderr);
-    eprintln!("{log}");
-    assert!(out.status.success(), "the scenario failed:\n{log}");
-    assert!(took < Duration::from_secs(170), "the day took {took:?}");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let day: Value =
-        serde_json::from_str(stdout.lines().last().expect("the day's result")).unwrap();
-    for shot in day["screenshots"].as_array().unwrap() {
-        let size = std::fs::metadata(shot.as_str().unwrap()).unwrap().len();
-        assert!(size > 10_000, "{shot}: {size} bytes");
-    }
-    eprintln!("screenshots in {}", shots.display());
+    let proxy = outside.proxy_flag();
+    let (day, _) = board.run(
+        "board_day.mjs",
+        "console-board",
+        &[
+            ("KEY", &all),
+            ("READ_KEY", &read),
+            ("PROXY", proxy.trim_start_matches("--proxy-server=")),
+        ],
+        Duration::from_secs(170),
+    );
     assert_eq!(
         outside.requests(),
         Vec::<String>::new(),
         "the board reached beyond loopback"
+    );
+
+    // The map's lines along the roads are kept: reading a plan's lines again asks OSRM nothing.
+    assert!(
+        !osrm.routes().is_empty() && osrm.tables() > 0,
+        "OSRM was never asked"
+    );
+    let plan = day["plan_id"].as_i64().unwrap();
+    let lines = server.get(&format!("/console/roads?plan={plan}"), &all);
+    assert_eq!(lines.status, 200, "{}", lines.text());
+    let asked = osrm.routes().len();
+    let again = server
+        .get(&format!("/console/roads?plan={plan}"), &all)
+        .json();
+    assert_eq!(
+        osrm.routes().len(),
+        asked,
+        "the lines were asked of OSRM again"
+    );
+    assert_eq!(again["source"], "osrm");
+    for line in again["routes"].as_array().unwrap() {
+        assert_eq!(line["roads"], true, "{line}");
+    }
+    println!(
+        "OSRM: {} table requests, {asked} route lines asked",
+        osrm.tables()
     );
 
     // What the page did, as the depot reads it.
@@ -119,10 +128,17 @@ fn a_dispatchers_day_on_the_board_from_optimising_to_a_completed_route() {
     );
     println!("| of which drawing | {} |", f["render_only_ms"]);
     println!(
-        "| a drag between routes (calls and redraw) | {} |",
+        "| a drag between routes, drawn (before the service answers) | {} |",
         f["big_drag_ms"]
     );
-    println!("| a drag on the small day | {} |", f["small_drag_ms"]);
+    println!(
+        "| a drag between routes, the service's answer drawn (both calls) | {} |",
+        f["big_drag_settled_ms"]
+    );
+    println!(
+        "| a drag on the small day, drawn / answered | {} / {} |",
+        f["small_drag_ms"], f["small_drag_settled_ms"]
+    );
     println!(
         "| a driver's report on the board (s) | {} |",
         f["live_update_s"]

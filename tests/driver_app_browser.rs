@@ -16,17 +16,23 @@
 #[allow(dead_code)]
 #[path = "../dispatch-http/tests/browser/mod.rs"]
 mod browser;
+#[path = "support/browser_day.rs"]
+mod browser_day;
 #[path = "../dispatch-http/tests/browser/node.rs"]
 mod node;
 #[path = "webhooks/receiver.rs"]
 mod receiver;
 mod support;
+// The driver's day of the API tests: its depot questionnaires are this day's too.
+#[path = "support/driver_day.rs"]
+mod driver_day;
+#[path = "support/driver_day_pod.rs"]
+mod driver_day_pod;
 
 use std::collections::HashMap;
-use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
+use browser_day::BrowserDay;
 use receiver::{Behaviour, Receiver};
 use serde_json::{json, Value};
 
@@ -38,19 +44,7 @@ fn seed_file(receiver: &str) -> Value {
             "webhook": {"url": receiver, "username": "hook", "password": "secret"}
         },
         "access_keys": [{"name": "integration", "permission": "all"}],
-        "questionnaires": [
-            {"type": "VISIT", "title": "Delivery checks", "questions": [
-                {"question": "Left in a safe place?", "type": "CHECKBOX", "required": true},
-                {"question": "Where exactly?", "type": "TEXT"},
-                {"question": "Handed to", "type": "SELECT", "options": ["Customer", "Neighbour"]},
-                {"question": "Condition", "type": "MULTI_SELECT", "options": ["Dry", "Sealed", "Dented"]},
-                {"question": "Customer signature", "type": "SIGNATURE"},
-                {"question": "Photos of the drop", "type": "PHOTO"}
-            ]},
-            {"type": "ROUTE_VEHICLE_CHECKIN", "title": "Van check", "questions": [
-                {"question": "Tyres and lights fine?", "type": "CHECKBOX", "required": true}
-            ]}
-        ]
+        "questionnaires": driver_day_pod::questionnaires()
     }]}]})
 }
 
@@ -75,49 +69,21 @@ fn webp_size(b: &[u8]) -> (u32, u32) {
 #[test]
 fn a_drivers_day_in_the_app_offline_and_through_a_reversal_shows_once_at_the_depot() {
     let test = "a_drivers_day_in_the_app_offline_and_through_a_reversal_shows_once_at_the_depot";
-    let Some(chromium) = browser::chromium_for(test) else {
+    let hooks = Receiver::start(Behaviour::Ok);
+    // Rate limits stay on: the app keeps to the tiers and waits out Retry-After.
+    let flags = ["--solve-time", "1", "--solve-time-min", "1"];
+    let Some(phone) = BrowserDay::start(test, &seed_file(&hooks.url()), &flags) else {
         return;
     };
-    if !node::node_ready(test) {
-        return;
-    }
-    let hooks = Receiver::start(Behaviour::Ok);
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("app.db");
-    let seeded = support::seed(&db, &seed_file(&hooks.url()));
-    let key = seeded["organisations"][0]["depots"][0]["access_keys"][0]["key"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    // Rate limits stay on: the app keeps to the tiers and waits out Retry-After.
-    let server = support::Server::start_with(&db, &["--solve-time", "1", "--solve-time-min", "1"]);
-    let shots = Path::new(env!("CARGO_TARGET_TMPDIR")).join("driver-app-screens");
-    let _ = std::fs::remove_dir_all(&shots);
-
-    let started = Instant::now();
-    let out = Command::new("node")
-        .arg("driver_day.mjs")
-        .current_dir(node::scripts())
-        .env("BASE", format!("http://{}", server.addr))
-        .env("KEY", &key)
-        .env("SHOTS", &shots)
-        .env("CHROMIUM", &chromium)
-        .output()
-        .expect("node runs");
-    let took = started.elapsed();
-    let log = String::from_utf8_lossy(&out.stderr);
-    eprintln!("{log}");
-    assert!(out.status.success(), "the scenario failed:\n{log}");
-    assert!(took < Duration::from_secs(150), "the day took {took:?}");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let day: Value = serde_json::from_str(stdout.lines().last().expect("the day's ids")).unwrap();
+    let (server, key) = (&phone.server, phone.key(0));
+    let (day, took) = phone.run(
+        "driver_day.mjs",
+        "driver-app-screens",
+        &[("KEY", &key)],
+        Duration::from_secs(150),
+    );
     let shots_taken = day["screenshots"].as_array().unwrap();
     assert!(shots_taken.len() >= 10, "{shots_taken:?}");
-    for shot in shots_taken {
-        let size = std::fs::metadata(shot.as_str().unwrap()).unwrap().len();
-        assert!(size > 10_000, "{shot}: {size} bytes");
-    }
-    eprintln!("screenshots in {}", shots.display());
 
     // The depot's read of the route: one outcome per stop, with what the driver reported.
     let route = server
@@ -283,5 +249,4 @@ fn a_drivers_day_in_the_app_offline_and_through_a_reversal_shows_once_at_the_dep
         assert_eq!(statuses, vec![&json!("ROUTED"), &json!(status)], "{number}");
     }
     eprintln!("the driver's day in the app took {took:?}");
-    server.terminate();
 }

@@ -1,6 +1,7 @@
-//! The OSRM adapter against a small fake OSRM server on loopback that answers real `/table`
-//! JSON (the shape of OSRM 5's table service, waypoints included), enforces a table-size limit
-//! like `osrm-routed --max-table-size`, and can answer errors or unroutable pairs.
+//! The OSRM adapters against a small fake OSRM server on loopback that answers real `/table`
+//! and `/route` JSON (the shapes of OSRM 5's table and route services, waypoints included),
+//! enforces a size limit like `osrm-routed --max-table-size` / `--max-viaroute-size`, and can
+//! answer errors or unroutable pairs. Its roads run east-west first, then north-south.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
@@ -9,8 +10,9 @@ use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
-use dispatch_adapters::travel::{FallbackPolicy, OsrmMatrix, WithFallback};
+use dispatch_adapters::travel::{FallbackPolicy, OsrmMatrix, OsrmRoads, WithFallback};
 use dispatch_core::ports::matrix::{GreatCircle, MatrixError, Point, TravelMatrix};
+use dispatch_core::ports::roads::{RoadError, RoadGeometry};
 use serde_json::{json, Value};
 
 /// Travel the fake router reports: 1e5 s per degree of longitude, 2e5 per degree of latitude,
@@ -36,8 +38,65 @@ struct FakeOsrm {
     largest: Arc<AtomicUsize>,
 }
 
+/// The fake's road between two points: along the longitude first, then the latitude.
+fn road(a: (f64, f64), b: (f64, f64)) -> [(f64, f64); 2] {
+    [(b.0, a.1), b]
+}
+
+/// A `/route` answer: the line through every point, `overview=full`, GeoJSON.
+fn route_answer(
+    coords: &str,
+    query: &str,
+    max_points: usize,
+    behaviour: Behaviour,
+) -> (u16, Value) {
+    let points: Vec<(f64, f64)> = coords
+        .split(';')
+        .map(|c| {
+            let (x, y) = c.split_once(',').unwrap();
+            (x.parse().unwrap(), y.parse().unwrap())
+        })
+        .collect();
+    if points.len() > max_points {
+        return (
+            400,
+            json!({"code": "TooBig", "message": "Number of entries 101 is higher than current maximum (100)"}),
+        );
+    }
+    if behaviour == Behaviour::Error {
+        return (
+            400,
+            json!({"code": "NoRoute", "message": "Impossible route between points"}),
+        );
+    }
+    assert!(
+        query.contains("overview=full") && query.contains("geometries=geojson"),
+        "{query}"
+    );
+    let mut line = vec![points[0]];
+    for pair in points.windows(2) {
+        line.extend(road(pair[0], pair[1]));
+    }
+    let coordinates: Vec<[f64; 2]> = line.iter().map(|p| [p.0, p.1]).collect();
+    let waypoints: Vec<Value> = points
+        .iter()
+        .map(|p| json!({"hint": "x", "distance": 0.5, "name": "Main Street", "location": [p.0, p.1]}))
+        .collect();
+    (
+        200,
+        json!({"code": "Ok", "routes": [{
+            "geometry": {"type": "LineString", "coordinates": coordinates},
+            "legs": vec![json!({"steps": [], "summary": "", "weight": 1.0, "duration": 1.0, "distance": 1.0}); points.len() - 1],
+            "weight_name": "routability", "weight": 1.0, "duration": 1.0, "distance": 1.0
+        }], "waypoints": waypoints}),
+    )
+}
+
 fn answer(path: &str, max_table: usize, behaviour: Behaviour) -> (u16, Value) {
     let (route, query) = path.split_once('?').unwrap_or((path, ""));
+    if let Some(coords) = route.strip_prefix("/route/v1/driving/") {
+        return route_answer(coords, query, max_table, behaviour);
+    }
     let Some(coords) = route.strip_prefix("/table/v1/driving/") else {
         return (
             400,
@@ -273,4 +332,67 @@ fn invalid_points_are_refused_before_any_request() {
         .unwrap_err();
     assert!(matches!(err, MatrixError::InvalidPoint { index: 1, .. }));
     assert_eq!(osrm.requests.load(Ordering::SeqCst), 0);
+}
+
+fn roads(url: &str) -> OsrmRoads {
+    OsrmRoads::new(url, "driving", Duration::from_secs(10)).unwrap()
+}
+
+/// The fake's line through `pts` as the adapter should give it.
+fn road_line(pts: &[Point]) -> Vec<Point> {
+    let mut line = vec![pts[0]];
+    for pair in pts.windows(2) {
+        for (x, y) in road((pair[0].x, pair[0].y), (pair[1].x, pair[1].y)) {
+            line.push(Point::new(x, y));
+        }
+    }
+    line
+}
+
+#[test]
+fn osrm_route_gives_the_road_line_through_every_point_in_order() {
+    let osrm = fake_osrm(100, Behaviour::Ok);
+    let pts = points(4);
+    let line = roads(&osrm.url).path(&pts).unwrap();
+    assert_eq!(line, road_line(&pts));
+    assert_eq!(osrm.requests.load(Ordering::SeqCst), 1);
+    // One point or none: nothing to ask.
+    assert_eq!(roads(&osrm.url).path(&pts[..1]).unwrap(), pts[..1].to_vec());
+    assert_eq!(osrm.requests.load(Ordering::SeqCst), 1);
+}
+
+#[test]
+fn long_routes_are_asked_in_pieces_that_join_where_they_meet() {
+    let osrm = fake_osrm(100, Behaviour::Ok);
+    let pts = points(230);
+    let line = roads(&osrm.url).path(&pts).unwrap();
+    assert_eq!(
+        line,
+        road_line(&pts),
+        "the pieces join without a gap or a repeated point"
+    );
+    // 0..100, 99..199, 198..230: each piece starts at the last one's end.
+    assert_eq!(osrm.requests.load(Ordering::SeqCst), 3);
+    assert!(osrm.largest.load(Ordering::SeqCst) <= 100);
+}
+
+#[test]
+fn a_route_osrm_refuses_or_cannot_reach_is_unavailable_and_bad_points_ask_nothing() {
+    let osrm = fake_osrm(100, Behaviour::Error);
+    let err = roads(&osrm.url).path(&points(3)).unwrap_err();
+    let RoadError::Unavailable(why) = err else {
+        panic!("{err:?}")
+    };
+    assert!(why.contains("NoRoute") && why.contains(&osrm.url), "{why}");
+    let down = closed_port();
+    assert!(matches!(
+        roads(&down).path(&points(3)),
+        Err(RoadError::Unavailable(why)) if why.contains(&down)
+    ));
+    let ok = fake_osrm(100, Behaviour::Ok);
+    let err = roads(&ok.url)
+        .path(&[Point::new(0.0, 0.0), Point::new(0.0, 95.0)])
+        .unwrap_err();
+    assert_eq!(err, RoadError::InvalidPoint { index: 1 });
+    assert_eq!(ok.requests.load(Ordering::SeqCst), 0);
 }

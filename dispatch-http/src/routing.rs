@@ -7,6 +7,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use dispatch_core::ports::matrix::{GreatCircle, TravelMatrix};
+use dispatch_core::ports::roads::RoadGeometry;
+
+use crate::console::roads::Roads;
 
 /// The spec's longest dispatch call.
 pub const DISPATCH_DEADLINE: Duration = Duration::from_secs(120);
@@ -17,6 +20,8 @@ pub struct Routing {
     pub matrix: Arc<dyn TravelMatrix>,
     /// How long a dispatch may take before it answers 503.
     pub dispatch_deadline: Duration,
+    /// The roads the board's map draws routes along (`--osrm-url`); `None`: straight lines.
+    pub roads: Option<Arc<Roads>>,
     booking: Mutex<HashMap<i64, Arc<tokio::sync::Mutex<()>>>>,
 }
 
@@ -26,8 +31,15 @@ impl Routing {
         Routing {
             matrix,
             dispatch_deadline: DISPATCH_DEADLINE,
+            roads: None,
             booking: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The same, with the board's map drawing routes along `geometry`'s roads.
+    pub fn with_roads(mut self, geometry: Arc<dyn RoadGeometry>) -> Routing {
+        self.roads = Some(Arc::new(Roads::new(geometry)));
+        self
     }
 
     /// The depot's booking queue: hold the guard of its lock while checking.

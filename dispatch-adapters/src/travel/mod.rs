@@ -12,6 +12,7 @@
 //! are an error either way.
 
 pub mod osrm;
+pub mod osrm_route;
 
 use std::sync::Arc;
 
@@ -20,6 +21,7 @@ use dispatch_core::ports::matrix::{
 };
 
 pub use osrm::OsrmMatrix;
+pub use osrm_route::OsrmRoads;
 
 /// What to do when the road network cannot answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -108,7 +108,7 @@ pub use from_solution::plan_from_solution;
 pub use orders::visit_windows;
 pub use reason::UnservedReason;
 pub use to_problem::build_day;
-pub use vehicles::vehicles_at_depot;
+pub use vehicles::{route_ends, vehicles_at_depot};
 
 /// Integer load units per capacity unit.
 pub const LOAD_SCALE: f64 = 1000.0;

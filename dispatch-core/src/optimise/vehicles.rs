@@ -113,6 +113,26 @@ fn at_depot(v: &Vehicle) -> bool {
     start || end
 }
 
+/// Where the vehicle's routes start and end as the optimiser plans them: the depot's position
+/// (`depot`) for `depot` and `app-location` starts and `depot` ends, the vehicle's own place for
+/// `other` (the depot's when the place has no coordinates); no end for an open route (`none`).
+pub fn route_ends(
+    v: &Vehicle,
+    depot: Option<Coordinates>,
+) -> (Option<Coordinates>, Option<Coordinates>) {
+    let f = &v.fields;
+    let start = match f.start_location {
+        StartLocation::Depot | StartLocation::AppLocation => depot,
+        StartLocation::Other => place_coordinates(&f.start).or(depot),
+    };
+    let end = match f.end_location {
+        EndLocation::Depot => depot,
+        EndLocation::Other => place_coordinates(&f.end).or(depot),
+        EndLocation::None => None,
+    };
+    (start, end)
+}
+
 /// The vehicles of `vehicles` a plan of `date` would start or end at the depot's position (see
 /// [`DayRequest::only_active_vehicles`] for `only_active`), in their order: a plan of them
 /// fails when the depot has no position, so requests are refused before one is queued.

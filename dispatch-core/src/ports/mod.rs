@@ -10,5 +10,6 @@ pub mod images;
 pub mod matrix;
 pub mod notifier;
 pub mod rate_limit;
+pub mod roads;
 pub mod store;
 pub mod tracking;

@@ -13,17 +13,15 @@ use std::collections::{BTreeSet, HashMap};
 
 use axum::extract::{Query, State};
 use axum::Json;
-use dispatch_core::error::{IssueCode, ValidationErrors, ValidationIssue};
 use dispatch_core::model::customer::Customer;
 use dispatch_core::model::order::{Order, OrderType, Side};
 use dispatch_core::optimise::visit_windows;
-use dispatch_core::time::Date;
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use super::query::{self, bad_query};
 use crate::error::ApiError;
 use crate::extract::Caller;
-use crate::rejection::invalid;
 use crate::AppState;
 
 /// At most this many `ids` per request (a plan's unserved orders of other dates).
@@ -165,51 +163,21 @@ pub struct ConsolePosition {
     pub reported: usize,
 }
 
-fn bad_query(key: &str, expected: &str, value: &str, message: String) -> ApiError {
-    invalid(&ValidationErrors(vec![ValidationIssue::new(
-        IssueCode::InvalidString,
-        vec![key.into()],
-        expected,
-        value,
-        message,
-    )]))
-}
-
-fn unknown_parameter(key: &str, allowed: &str) -> ApiError {
-    invalid(&ValidationErrors(vec![ValidationIssue::new(
-        IssueCode::UnrecognizedKeys,
-        vec![key.into()],
-        allowed,
-        key,
-        format!("unknown query parameter {key}"),
-    )]))
-}
-
-fn date_of(value: &str) -> Result<Date, ApiError> {
-    Date::parse(value).ok_or_else(|| {
-        bad_query(
-            "date",
-            "a date YYYY-MM-DD",
-            value,
-            "date must be YYYY-MM-DD".into(),
-        )
-    })
-}
-
-fn ids_of(value: &str) -> Result<Vec<i64>, ApiError> {
-    let ids: Vec<i64> = value
-        .split(',')
-        .filter(|s| !s.trim().is_empty())
-        .map(|s| s.trim().parse::<i64>())
-        .collect::<Result<_, _>>()
-        .map_err(|_| {
-            bad_query(
-                "ids",
-                "comma-separated order ids",
-                value,
-                "ids must be order ids separated by commas".into(),
-            )
-        })?;
+/// Every `ids` value's ids (the parameter may repeat), at most [`MAX_IDS`] in all.
+fn ids_of(query: &query::Pairs) -> Result<Vec<i64>, ApiError> {
+    let mut ids = Vec::new();
+    for (_, value) in query.iter().filter(|(key, _)| key == "ids") {
+        for part in value.split(',').filter(|s| !s.trim().is_empty()) {
+            ids.push(part.trim().parse::<i64>().map_err(|_| {
+                bad_query(
+                    "ids",
+                    "comma-separated order ids",
+                    value,
+                    "ids must be order ids separated by commas".into(),
+                )
+            })?);
+        }
+    }
     if ids.len() > MAX_IDS {
         return Err(bad_query(
             "ids",
@@ -318,30 +286,9 @@ pub(super) async fn orders(
     Caller(p): Caller,
     Query(query): Query<Vec<(String, String)>>,
 ) -> Result<Json<ConsoleOrders>, ApiError> {
-    let (mut date, mut extra) = (None, Vec::new());
-    for (key, value) in &query {
-        match key.as_str() {
-            "date" => date = Some(date_of(value)?),
-            "ids" => extra.extend(ids_of(value)?),
-            other => return Err(unknown_parameter(other, "date, ids")),
-        }
-    }
-    let date = date.ok_or_else(|| {
-        bad_query(
-            "date",
-            "a date YYYY-MM-DD",
-            "undefined",
-            "date is required".into(),
-        )
-    })?;
-    if extra.len() > MAX_IDS {
-        return Err(bad_query(
-            "ids",
-            "at most 1000 ids",
-            &format!("{} ids", extra.len()),
-            format!("at most {MAX_IDS} ids per request"),
-        ));
-    }
+    query::only(&query, &["date", "ids"])?;
+    let date = query::date(&query)?;
+    let extra = ids_of(&query)?;
     let orders = state
         .blocking(move |s| {
             Ok(s.store.read(move |tx| {
@@ -392,21 +339,8 @@ pub(super) async fn positions(
     Caller(p): Caller,
     Query(query): Query<Vec<(String, String)>>,
 ) -> Result<Json<ConsolePositions>, ApiError> {
-    let mut date = None;
-    for (key, value) in &query {
-        match key.as_str() {
-            "date" => date = Some(date_of(value)?),
-            other => return Err(unknown_parameter(other, "date")),
-        }
-    }
-    let date = date.ok_or_else(|| {
-        bad_query(
-            "date",
-            "a date YYYY-MM-DD",
-            "undefined",
-            "date is required".into(),
-        )
-    })?;
+    query::only(&query, &["date"])?;
+    let date = query::date(&query)?;
     let positions = state
         .blocking(move |s| {
             Ok(s.store.read(move |tx| {

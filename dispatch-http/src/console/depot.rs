@@ -23,6 +23,7 @@ pub fn api() -> Parts {
         .routes(routes!(depot))
         .routes(routes!(super::day::orders))
         .routes(routes!(super::day::positions))
+        .routes(routes!(super::roads::roads))
         .into_parts()
 }
 
@@ -46,6 +47,9 @@ pub struct ConsoleDepot {
     pub depot: Option<DepotPosition>,
     /// What the caller's key may do: `all`, or `read` (the board disables its actions).
     pub permission: &'static str,
+    /// What the map's route lines follow: `osrm` (the roads, `serve --osrm-url`; see
+    /// `GET /console/roads`) or `straight`.
+    pub roads: &'static str,
 }
 
 /// The depot with its position.
@@ -79,11 +83,13 @@ async fn depot(
         Permission::All => "all",
         Permission::Read => "read",
     };
+    let roads = state.routing.roads.is_some();
     let depot = state
         .blocking(move |s| Ok(s.store.read(move |tx| tx.get_depot(p.scope()))?))
         .await?;
     Ok(Json(ConsoleDepot {
         permission,
+        roads: if roads { "osrm" } else { "straight" },
         depot: depot.map(|d| DepotPosition {
             id: d.id,
             name: d.name,

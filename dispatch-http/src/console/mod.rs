@@ -7,7 +7,8 @@
 //! keeps it in `sessionStorage` and sends it as `x-access-key` (never in a URL), so the console
 //! itself needs no credential and serves static files — and, behind the same key, where the
 //! depot is ([`depot`]: the v2 depot has no position), and what the v2 reads lack for a board
-//! ([`day`]: the day's orders with their windows and demand, the vans' last positions).
+//! ([`day`]: the day's orders with their windows and demand, the vans' last positions; [`roads`]:
+//! each route's line along the roads).
 //! Everything is embedded in the binary (`include_str!`/`include_bytes!`): HTML, CSS, ES
 //! modules (no build step) and Leaflet, vendored from the npm registry (`assets/vendor/leaflet/README.md`). The page works offline:
 //! without `--tile-url` the map has no base layer and the routes draw on a grid with a scale.
@@ -28,6 +29,8 @@ use tower_http::catch_panic::CatchPanicLayer;
 mod config;
 pub mod day;
 pub mod depot;
+mod query;
+pub mod roads;
 
 pub use config::{ConsoleConfig, TileUrl};
 

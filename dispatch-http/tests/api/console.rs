@@ -196,6 +196,11 @@ async fn the_console_reads_where_the_callers_depot_is_with_the_access_key() {
                            "timezone": "UTC"})
     );
     assert_eq!(north.ok()["permission"], "all");
+    assert_eq!(
+        north.ok()["roads"],
+        "straight",
+        "without --osrm-url the map draws straight lines"
+    );
     let reader = app.get("/console/depot", &app.north_read()).await;
     assert_eq!(
         reader.ok()["permission"],
@@ -317,6 +322,10 @@ async fn the_board_reads_a_days_orders_with_the_windows_demand_and_skills_the_op
         "/console/orders?date=2026-11-24&status=OPEN",
         "/console/positions?date=24.11.2026",
         "/console/positions?date=2026-11-24&route=1",
+        "/console/roads",
+        "/console/roads?plan=x",
+        "/console/roads?plan=0",
+        "/console/roads?plan=1&route=2",
     ] {
         app.get(bad, &app.north())
             .await
@@ -325,6 +334,9 @@ async fn the_board_reads_a_days_orders_with_the_windows_demand_and_skills_the_op
     app.get("/console/orders?date=2026-11-24", "not-a-key")
         .await
         .envelope(401, "UNAUTHORIZED");
+    app.get("/console/roads?plan=999999", &app.north())
+        .await
+        .envelope(404, "RESOURCE_NOT_FOUND");
     let none = app
         .get(&format!("/console/positions?date={day}"), &app.north())
         .await;

@@ -98,11 +98,14 @@ async fn every_route_the_router_serves_is_documented_and_nothing_else() {
                 .method(method.to_uppercase().as_str())
                 .uri(concrete.as_str());
             // The console's reads check the key before the method: with the key (and the
-            // date its day reads require) they answer 200, and 405 for the other methods.
+            // date its day reads require) they answer 200, and 405 for the other methods; the
+            // roads of a plan that does not exist, 404.
             let keyed = path.starts_with("/console/");
             if keyed {
                 request = request.header("x-access-key", app.north());
-                if path != "/console/depot" {
+                if path == "/console/roads" {
+                    request = request.uri(format!("{concrete}?plan=999999"));
+                } else if path != "/console/depot" {
                     request = request.uri(format!("{concrete}?date=2026-11-24"));
                 }
             }
@@ -118,7 +121,7 @@ async fn every_route_the_router_serves_is_documented_and_nothing_else() {
                 let public = ((keyed
                     || ["/v2/openapi.json", "/healthz", "/metrics"].contains(&path.as_str()))
                     && status == 200)
-                    || (path == "/track/{token}" && status == 404);
+                    || ((path == "/track/{token}" || path == "/console/roads") && status == 404);
                 assert!(
                     status == 401 || (public && method == "get"),
                     "{method} {path}: {status}"

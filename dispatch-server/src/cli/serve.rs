@@ -219,6 +219,10 @@ async fn serve(args: ServeArgs, clock: Arc<dyn Clock>) -> Result<(), String> {
     // Everything that can fail is opened before the listening line: scripts take that line to
     // mean the service is ready.
     let travel = args.background.travel.matrix()?;
+    let mut routing = Routing::new(travel.clone());
+    if let Some(roads) = args.background.travel.roads()? {
+        routing = routing.with_roads(roads);
+    }
     let listener = tokio::net::TcpListener::bind(&args.listen)
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
@@ -247,7 +251,7 @@ async fn serve(args: ServeArgs, clock: Arc<dyn Clock>) -> Result<(), String> {
         jobs: Default::default(),
         images: Arc::new(Codec),
         uploads: Default::default(),
-        routing: Arc::new(Routing::new(travel.clone())),
+        routing: Arc::new(routing),
         public_url,
         docs_url: args.docs_url.clone(),
     };

@@ -4,8 +4,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use dispatch_adapters::travel::{osrm, FallbackPolicy, OsrmMatrix, WithFallback};
+use dispatch_adapters::travel::{osrm, FallbackPolicy, OsrmMatrix, OsrmRoads, WithFallback};
 use dispatch_core::ports::matrix::{GreatCircle, TravelMatrix};
+use dispatch_core::ports::roads::RoadGeometry;
 
 /// `--osrm-fallback`: what to do when the road network cannot answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -29,7 +30,8 @@ impl From<Fallback> for FallbackPolicy {
 #[derive(Debug, Clone, clap::Args)]
 pub struct TravelArgs {
     /// Base URL of an OSRM server (e.g. http://localhost:5000) whose `/table` service gives
-    /// road durations and distances; without it travel is great-circle at --speed-kmh.
+    /// road durations and distances, and whose `/route` service the board's map draws routes
+    /// along; without it travel is great-circle at --speed-kmh and routes are straight lines.
     #[arg(long)]
     pub osrm_url: Option<String>,
     /// OSRM profile segment of the URL.
@@ -72,6 +74,21 @@ impl TravelArgs {
             great_circle,
             self.osrm_fallback.into(),
         )))
+    }
+}
+
+impl TravelArgs {
+    /// The roads the board's map draws routes along: OSRM's route service with `--osrm-url`.
+    pub fn roads(&self) -> Result<Option<Arc<dyn RoadGeometry>>, String> {
+        let Some(url) = &self.osrm_url else {
+            return Ok(None);
+        };
+        let roads = OsrmRoads::new(
+            url,
+            &self.osrm_profile,
+            Duration::from_secs(self.osrm_timeout.max(1)),
+        )?;
+        Ok(Some(Arc::new(roads)))
     }
 }
 

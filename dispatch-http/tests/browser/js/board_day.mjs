@@ -5,8 +5,10 @@
 // stays unassigned and the board says why), puts a late order on a route, dispatches a route
 // and then the plan; a driver (driven through the driver API) reports positions and outcomes,
 // which the board shows without a reload; the completed route's Reverse is disabled with the
-// reason. A read-only key sees every action disabled. Finally a day of 1 000 orders on 40
-// vehicles measures the first render and a drag. Screenshots of each step go to SHOTS.
+// reason. A read-only key sees every action disabled. Four more vans make the demo day of the
+// docs' screenshot (two of them on the road). Finally a day of 1 000 orders on 40 vehicles
+// measures the first render and a drag. Screenshots of each step go to SHOTS. The service runs
+// on a simulated clock, so the drivers report at the plan's times of day.
 //
 // Environment: BASE (the service), KEY (a depot key of permission all), READ_KEY (a read
 // key), SHOTS (a folder), CHROMIUM. Prints the day's ids and figures as JSON on stdout.
@@ -20,8 +22,21 @@ const step = steps();
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const ZONE = 'Europe/London';
 const localDate = (d) => new Intl.DateTimeFormat('en-CA', { timeZone: ZONE }).format(d);
-const DAY = localDate(new Date());
-const BIG_DAY = localDate(new Date(Date.now() + 86400000));
+// The service runs on a simulated clock (serve --simulate): its day is the test's day, and the
+// driver reports at its time, which passes faster than the wall clock.
+const serviceNow = async () => new Date((await (await fetch(`${BASE}/healthz`)).json()).clock.now);
+const clockAt = (d) => new Intl.DateTimeFormat('en-GB', { timeZone: ZONE, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(d);
+/** Waits until the service's clock reads `hhmm` (depot time) on the test's day. */
+async function until(hhmm) {
+  for (;;) {
+    const now = await serviceNow();
+    if (localDate(now) > DAY || clockAt(now) >= hhmm) return now;
+    await sleep(200);
+  }
+}
+const START = await serviceNow();
+const DAY = localDate(START);
+const BIG_DAY = localDate(new Date(START.getTime() + 86400000));
 const result = { day: DAY, screenshots: shoot.taken, figures: {} };
 
 // The fleet and the day's orders (one needs a skill no van has).
@@ -107,10 +122,25 @@ try {
     const label = await stopBlock(name, 1).getAttribute('aria-label');
     check(label.includes(first.orders[0].order_number) && label.includes('window 09:00–17:00'), label);
     check(await lane(name).locator('.tl-break').count() === 1, `${name}: its break window is drawn`);
+    // The break itself at its planned time: inside its window, clear of every stop's service.
+    const pause = lane(name).getByRole('img', { name: new RegExp(`^${name} break \\d\\d:\\d\\d–\\d\\d:\\d\\d$`) });
+    check(await pause.isVisible(), `${name}: the break is drawn where the plan takes it`);
+    const [taken, window] = [await pause.boundingBox(), await lane(name).locator('.tl-break').boundingBox()];
+    check(taken.x >= window.x - 1 && taken.x + taken.width <= window.x + window.width + 1, `${name}: the break inside its window`);
+    for (let i = 1; i <= n; i += 1) {
+      const b = await stopBlock(name, i).boundingBox();
+      check(b.x + b.width <= taken.x + 1 || b.x >= taken.x + taken.width - 1, `${name}: stop ${i} clear of the break`);
+    }
   }
   check(await page.getByRole('button', { name: 'Order CRANE-1' }).isVisible(), 'the unserved order by its number');
   check((await text(page.locator('li.unassigned-order'))).includes('SKILLS'), 'with the optimiser\'s reason');
   check(await page.locator('path.route-line').count() === 2, 'a line per route');
+  // Along the roads (OSRM's route service): each line turns at the street corners.
+  await page.waitForFunction(() => document.querySelectorAll('path.route-line.on-roads').length === 2, null, { timeout: 20000 });
+  check((await text(page.getByRole('article', { name: `Plan ${planId}` }).locator('.travel'))) === 'Travel times: osrm', 'planned on the roads');
+  for (const d of await page.locator('path.route-line').evaluateAll((ps) => ps.map((p) => p.getAttribute('d')))) {
+    check((d.match(/L/g) ?? []).length > (await blocks('Van A').count()) + 1, `a line with corners: ${d}`);
+  }
   check(await page.locator('.grid-layer').count() === 1 && await page.locator('.leaflet-control-scale').count() === 1, 'offline: a grid and a scale bar');
 
   // Linked: a block selects its marker; a marker selects its block.
@@ -129,6 +159,9 @@ try {
   check(await blocks('Van A').count() === aBefore + 1, 'Van A has one more stop');
   check(await page.getByRole('heading', { name: 'Unassigned (0)' }).isVisible(), 'nothing unassigned');
   result.figures.small_drag_ms = Number(await page.evaluate(() => document.body.dataset.moveMs));
+  result.figures.small_drag_settled_ms = Number(await page.evaluate(() => document.body.dataset.moveSettledMs));
+  // Van A's line is asked again for its new stop and drawn along the roads.
+  await page.waitForFunction(() => document.querySelectorAll('path.route-line.on-roads').length === 2, null, { timeout: 20000 });
   await shoot(page, 'unserved-dragged-onto-route');
   step(`CRANE-1 dragged onto Van A (${result.figures.small_drag_ms} ms)`);
 
@@ -179,13 +212,16 @@ try {
   await driver.post(`driver/routes/${routeA}/start`, { lat: 51.5, lng: -0.12 });
   const { route: driven } = await driver.get(`driver/routes/${routeA}`);
   const [s1, s2] = driven.stops;
-  const at = (ago) => new Date(Date.now() - ago * 1000).toISOString();
-  await driver.post(`driver/routes/${routeA}/positions`, { positions: [{ lat: 51.501, lng: -0.121, time: at(1) }, { lat: s1.lat, lng: s1.lng, time: at(0) }] });
+  // The van reaches its first stop at its planned time on the service's clock.
+  const reached = await until(s1.estimated_arrival_time);
+  const at = (ago) => new Date(reached.getTime() - ago * 1000).toISOString();
+  await driver.post(`driver/routes/${routeA}/positions`, { positions: [{ lat: 51.501, lng: -0.121, time: at(60) }, { lat: s1.lat, lng: s1.lng, time: at(0) }] });
   await driver.post(`driver/stops/${s1.id}/arrive`, {});
   await driver.post(`driver/stops/${s1.id}/complete`, {});
+  const atSecond = await until(s2.estimated_arrival_time);
+  await driver.post(`driver/routes/${routeA}/positions`, { positions: [{ lat: s2.lat, lng: s2.lng, time: atSecond.toISOString() }] });
   await driver.post(`driver/stops/${s2.id}/arrive`, {});
   await driver.post(`driver/stops/${s2.id}/fail`, { reason: 'Customer not in' });
-  await driver.post(`driver/routes/${routeA}/positions`, { positions: [{ lat: s2.lat, lng: s2.lng, time: at(0) }] });
   const polled = Date.now();
   await page.locator('.vehicle-marker').waitFor({ timeout: 20000 });
   await page.waitForFunction(() => /failed/.test(document.querySelector('.tl-lane .tl-stop.status-failed')?.getAttribute('aria-label') ?? ''), null, { timeout: 20000 });
@@ -222,6 +258,65 @@ try {
   check((await reader.locator('#optimise-why').innerText()).includes('this access key may only read'), 'read key: the reason');
   await reader.close();
 
+  // The demo day: four more vans and forty orders on the same date, optimised and dispatched;
+  // two drivers are on the road (one stop failed), and orders no van can take wait unassigned.
+  const demoVans = [];
+  for (const name of ['Van C', 'Van D', 'Van E', 'Van F']) {
+    const { vehicle } = await depot.post('v2/vehicles', {
+      name, availability: 'shift', shift_start: '08:00', shift_end: '14:30', start_location: 'depot', end_location: 'depot',
+      break: true, break_start: '11:00', break_end: '13:00', break_duration: 30,
+    });
+    demoVans.push({ id: vehicle.id, name });
+  }
+  const streets = ['Mill Lane', 'Church Road', 'Station Road', 'Park Avenue', 'Victoria Street', 'Green Lane', 'Manor Road', 'Kings Road'];
+  const demoOrders = Array.from({ length: 40 }, (_, i) => ({
+    order_number: `DEMO-${String(i + 1).padStart(3, '0')}`, type: 'delivery', delivery_date: DAY,
+    delivery_address: `${(i * 7) % 90 + 2} ${streets[i % streets.length]}`,
+    delivery_lat: 51.5 + 0.018 * Math.cos(i * 2.4) * (0.4 + (i % 5) / 8), delivery_lng: -0.12 + 0.028 * Math.sin(i * 2.4) * (0.4 + (i % 5) / 8),
+    delivery_duration: 8 + (i % 4) * 3,
+    delivery_time_windows: [[{ from: '09:00', to: '11:00' }], [{ from: '11:00', to: '14:00' }], [{ from: '08:30', to: '14:00' }]][i % 3],
+    customer: { account: `D-${i + 1}`, name: `${['Baker', 'Cole', 'Dunn', 'Ellis', 'Ford'][i % 5]} & Sons ${i + 1}` },
+    ...(i % 13 === 5 ? { skills: ['Crane'] } : {}),
+  }));
+  const { orders: demoCreated } = await depot.post('v2/orders', demoOrders);
+  const demo = await depot.post('v2/plans/optimise/orders-for-ids', {
+    orders: demoCreated.map((o) => ({ id: Number(o.id) })), settings: {}, vehicles: demoVans.map((v) => ({ id: v.id })),
+  });
+  for (;;) {
+    const { optimisation } = await depot.get(`v2/plans/optimise/${demo.optimisation.id}`);
+    if (!optimisation.in_progress) break;
+    await sleep(300);
+  }
+  await depot.post(`v2/plans/${demo.plan.id}/dispatch`);
+  const { plan: demoPlan } = await depot.get(`v2/plans/${demo.plan.id}`);
+  check(demoPlan.routes.length >= 2, `the demo plan: ${demoPlan.routes.length} routes`);
+  const [first, second] = demoPlan.routes;
+  for (const [n, r] of [[4, first], [2, second]]) {
+    const { driver_credential: c } = await depot.post(`v2/vehicles/${r.vehicle.vehicle_id}/driver-credentials`, { name: `${r.name} phone` });
+    const d = api(BASE, c.credential);
+    await d.post(`driver/routes/${r.id}/start`, { lat: 51.5, lng: -0.12 });
+    const { route: live } = await d.get(`driver/routes/${r.id}`);
+    for (const [k, stop] of live.stops.slice(0, n).entries()) {
+      await d.post(`driver/routes/${r.id}/positions`, { positions: [{ lat: stop.lat, lng: stop.lng, time: (await serviceNow()).toISOString() }] });
+      await d.post(`driver/stops/${stop.id}/arrive`, {});
+      if (r === second && k === 1) await d.post(`driver/stops/${stop.id}/fail`, { reason: 'Shop closed' });
+      else await d.post(`driver/stops/${stop.id}/complete`, {});
+    }
+    const next = live.stops[n];
+    await d.post(`driver/routes/${r.id}/positions`, { positions: [{ lat: (next.lat + live.stops[n - 1].lat) / 2, lng: (next.lng + live.stops[n - 1].lng) / 2, time: (await serviceNow()).toISOString() }] });
+  }
+  // Opened afresh, the map fits the whole day.
+  await page.reload();
+  await page.waitForFunction(() => document.body.dataset.state === 'ready', null, { timeout: 30000 });
+  await page.waitForFunction(() => document.querySelectorAll('.vehicle-marker').length >= 2, null, { timeout: 20000 });
+  await page.waitForFunction((n) => document.querySelectorAll('path.route-line.on-roads').length === n, demoPlan.routes.length + 2, { timeout: 20000 });
+  check(await page.getByRole('listitem', { name: `Route ${first.name}` }).getByText('in progress').isVisible(), `${first.name} on the road`);
+  check(await page.getByRole('heading', { name: /^Unassigned \([1-9]\d*\)$/ }).isVisible(), 'orders wait unassigned');
+  check(await page.getByRole('button', { name: 'Order DEMO-006' }).isVisible(), 'the order needing a crane among them');
+  await page.mouse.move(5, 5);
+  await shoot(page, 'demo-day');
+  step(`the demo day: ${demoPlan.routes.length + 2} routes, ${demoPlan.unserved.length} orders unassigned by the optimiser`);
+
   // A large day: 1 000 orders on 40 vehicles; the first render and a drag, measured.
   const trucks = [];
   for (let i = 1; i <= 40; i += 1) {
@@ -251,11 +346,17 @@ try {
   result.figures.render_only_ms = Number(await page.evaluate(() => document.body.dataset.renderMs));
   check(await page.locator('.tl-stop').count() === result.figures.big_stops, 'every stop on the timeline');
   const [one, two] = [bigPlan.routes[0].name, bigPlan.routes[1].name];
+  const [oneStops, twoStops] = [await blocks(one).count(), await blocks(two).count()];
+  const bigMoved = (await stopBlock(one, 1).getAttribute('aria-label')).match(/: (BIG-\d+),/)[1];
   await settled(() => stopBlock(one, 1).dragTo(lane(two)));
   check(/moved from/.test(await text(message)), await text(message));
+  check(await blocks(one).count() === oneStops - 1 && await blocks(two).count() === twoStops + 1, 'one stop fewer and one more');
+  check((await stopBlock(two, twoStops + 1).getAttribute('aria-label')).includes(bigMoved), `${bigMoved} at the end of ${two}`);
+  check(await page.locator('.tl-stop').count() === result.figures.big_stops, 'every stop still on the timeline');
   result.figures.big_drag_ms = Number(await page.evaluate(() => document.body.dataset.moveMs));
+  result.figures.big_drag_settled_ms = Number(await page.evaluate(() => document.body.dataset.moveSettledMs));
   await shoot(page, 'large-day');
-  step(`large day: ${result.figures.big_stops} stops on ${result.figures.big_routes} routes; first render ${result.figures.first_render_ms} ms, drag ${result.figures.big_drag_ms} ms`);
+  step(`large day: ${result.figures.big_stops} stops on ${result.figures.big_routes} routes; first render ${result.figures.first_render_ms} ms, drag ${result.figures.big_drag_ms} ms drawn, ${result.figures.big_drag_settled_ms} ms answered`);
   check(problems.length === 0, problems.join('\n'));
 } catch (error) {
   await shoot(page, 'failure').catch(() => {});

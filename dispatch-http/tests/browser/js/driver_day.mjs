@@ -4,7 +4,10 @@
 // (whose answer is lost on the way back, so the app sends it again), the stop questionnaire
 // with every answer type, a completion — then loses the network for a partial delivery, a
 // failed one and a photo while the dispatcher reverses the route, comes back, and finishes the
-// day. Finally the depot revokes the phone. Prints the day's ids as JSON on stdout; the Rust
+// day — the app opened again offline from its service worker, the last stop finished meanwhile
+// by the van's second phone (the app says so and records nothing twice), tomorrow's route
+// dispatched and taken away again — and checks the app is installable. Finally the depot
+// revokes the phone. Prints the day's ids as JSON on stdout; the Rust
 // test (tests/driver_app_browser.rs) checks the depot's reads and webhooks against them.
 //
 // Environment: BASE (the service), KEY (a depot key of permission all), SHOTS (a folder).
@@ -48,6 +51,8 @@ check(plan.routes[0].stops.length === 4, 'one route with the four orders');
 await depot.post(`v2/plans/${planId}/dispatch`);
 const { driver_credential: credential } = await depot.post(`v2/vehicles/${vehicle.id}/driver-credentials`, { name: 'Sam' });
 const link = `${BASE}/driver-app/#credential=${credential.credential}`;
+// The van's second phone (a driver's own, say): it finishes a stop the app has queued offline.
+const { driver_credential: secondPhone } = await depot.post(`v2/vehicles/${vehicle.id}/driver-credentials`, { name: 'Second phone' });
 step(`dispatched route ${routeId}; the driver opens ${BASE}/driver-app/#credential=…`);
 
 const browser = await launch();
@@ -75,6 +80,26 @@ try {
   await page.waitForFunction(() => navigator.serviceWorker?.controller || navigator.serviceWorker?.ready);
   await shoot(page, 'routes');
   step('the routes screen');
+
+  // Installable: the manifest as Chromium reads it, a service worker in control of the app.
+  const cdp = await context.newCDPSession(page);
+  const { url: manifestUrl, errors: manifestErrors, data: manifestText } = await cdp.send('Page.getAppManifest');
+  check(manifestUrl.endsWith('/driver-app/manifest.webmanifest') && manifestErrors.length === 0, `the manifest: ${manifestUrl} ${JSON.stringify(manifestErrors)}`);
+  const manifest = JSON.parse(manifestText);
+  check(manifest.display === 'standalone' && manifest.start_url && manifest.icons.some((i) => i.sizes === '512x512') && manifest.icons.some((i) => i.sizes === '192x192'), manifestText);
+  // A test's browser context is off the record, where Chromium never offers to install; every
+  // other reason it would give is a failure.
+  const { installabilityErrors } = await cdp.send('Page.getInstallabilityErrors');
+  const blocking = installabilityErrors.filter((e) => e.errorId !== 'in-incognito');
+  check(blocking.length === 0, `installable: ${JSON.stringify(installabilityErrors)}`);
+  await cdp.detach();
+  const worker = await page.evaluate(async () => {
+    await navigator.serviceWorker.ready;
+    const registration = await navigator.serviceWorker.getRegistration();
+    return { scope: registration?.scope, active: registration?.active?.state, controlled: Boolean(navigator.serviceWorker.controller) };
+  });
+  check(worker.scope === `${BASE}/driver-app/` && worker.active === 'activated', `the service worker: ${JSON.stringify(worker)}`);
+  step(`installable: manifest and service worker (${worker.scope})`);
 
   // The van check before the start.
   await routeCard.tap();
@@ -170,9 +195,19 @@ try {
   step('stop 1 delivered with its proof');
   await backToRoute();
 
-  // Offline: a partial delivery, a failed one with a photo; the dispatcher reverses the route.
+  // Offline: the app is opened again with the network cut (from its service worker and what it
+  // stored), then a partial delivery, a failed one with a photo; the dispatcher reverses the route.
   await context.setOffline(true);
+  await page.reload();
+  await page.getByRole('heading', { name: 'Your routes' }).waitFor();
   await page.getByText(/^Offline/).waitFor();
+  check(await page.evaluate(() => Boolean(navigator.serviceWorker.controller)), 'opened offline from the service worker');
+  await routeCard.waitFor();
+  check((await routeCard.innerText()).includes('4 stops, 1 done'), `the route as stored: ${await routeCard.innerText()}`);
+  await shoot(page, 'offline-start');
+  step('opened again offline: the route from the phone\'s store');
+  await routeCard.tap();
+  await stopButton(1).waitFor();
   const partial = await stopOf('APP-2');
   await page.getByRole('button', { name: 'I have arrived' }).tap();
   await page.getByLabel('Delivered of TILES (10 ordered)').fill('7');
@@ -209,11 +244,26 @@ try {
   await shoot(page, 'back-online');
   step('back online: every action sent to the stops under their new ids');
 
-  // The last stop and the end of the day.
+  // The last stop, done offline while the van's second phone finishes it: the app says the
+  // stop was already finished and records nothing twice.
+  await context.setOffline(true);
+  await page.getByText(/^Offline/).waitFor();
   await stopOf('APP-4');
   await page.getByRole('button', { name: 'I have arrived' }).tap();
   await page.getByRole('button', { name: 'Complete the delivery' }).tap();
+  await page.getByText('Status: delivered (waiting to be sent)').waitFor();
+  const other = api(BASE, secondPhone.credential);
+  const { route: now } = await other.get(`driver/routes/${routeId}`);
+  const last = now.stops.find((s) => s.orders.some((o) => o.order_number === 'APP-4'));
+  await other.post(`driver/stops/${last.id}/arrive`, {});
+  await other.post(`driver/stops/${last.id}/complete`, {});
+  await context.setOffline(false);
+  const finished = page.getByRole('status').filter({ hasText: /was already finished: nothing was recorded twice/ }).first();
+  await finished.waitFor({ timeout: 40000 });
+  await sent('the last stop, finished meanwhile by the other phone');
   await page.getByText('Status: delivered').waitFor();
+  await shoot(page, 'already-finished');
+  step(`a stop already finished: ${await finished.innerText()}`);
   await backToRoute();
   await page.getByRole('button', { name: 'Finish the route' }).tap();
   await page.getByText('Route finished. Thank you!').waitFor();
@@ -221,10 +271,37 @@ try {
   await shoot(page, 'route-finished');
   step('route finished');
 
-  // The depot revokes the phone: the app says so.
+  // Tomorrow's route reaches the van, and the dispatcher takes it away again while the driver
+  // looks at it.
+  const tomorrow = new Date(Date.now() + 86400000).toISOString().slice(0, 10);
+  await depot.post('v2/orders', [{ order_number: 'APP-5', type: 'delivery', delivery_address: '9 High St', delivery_date: tomorrow,
+    delivery_lat: 51.51, delivery_lng: -0.11, delivery_duration: 5 }]);
+  const next = await depot.post('v2/plans/optimise/orders', { delivery_date: tomorrow, settings: {} });
+  for (;;) {
+    const { optimisation } = await depot.get(`v2/plans/optimise/${next.optimisation.id}`);
+    if (!optimisation.in_progress) break;
+    await sleep(400);
+  }
+  await depot.post(`v2/plans/${next.plan.id}/dispatch`);
+  await page.getByText(/^New route for you: /).waitFor({ timeout: 40000 });
+  await page.getByRole('button', { name: 'Back to your routes' }).tap().catch(() => {});
+  const nextName = (await depot.get(`v2/plans/${next.plan.id}`)).plan.routes[0].name;
+  await page.getByRole('button', { name: new RegExp(`^(?!Today)[^:]+: ${nextName}`) }).tap();
+  await page.getByRole('heading', { name: nextName, exact: true }).waitFor();
+  await depot.del(`v2/plans/${next.plan.id}`);
+  const takenAway = page.getByRole('alert').filter({ hasText: 'This route was taken off your van by the dispatcher.' }).first();
+  await takenAway.waitFor({ timeout: 40000 });
+  check(await page.getByRole('heading', { name: 'Route not available' }).isVisible(), 'the route screen says the route is gone');
+  await shoot(page, 'route-taken-away');
+  step('tomorrow\'s route dispatched, then taken away: the app says so');
+
+  // The depot revokes the phone: the app says so, and asks for a new code.
   await depot.del(`v2/vehicles/${vehicle.id}/driver-credentials/${credential.id}`);
   await page.reload();
-  await page.getByText(/access was withdrawn by the depot/).waitFor({ timeout: 30000 });
+  const withdrawn = page.getByText(/access was withdrawn by the depot/);
+  await withdrawn.waitFor({ timeout: 30000 });
+  check(await page.getByRole('heading', { name: 'Sign in' }).isVisible(), 'the sign-in screen');
+  check(await page.getByRole('button', { name: 'Sign in' }).isVisible(), 'with its button');
   await shoot(page, 'revoked');
   step('credential revoked: the app asks for a new code');
   check(problems.length === 0, problems.join('\n'));

@@ -115,18 +115,28 @@ export function noisePng(width, height, seed = 7) {
     chunk('IHDR', head), chunk('IDAT', deflateSync(raw, { level: 1 })), chunk('IEND', Buffer.alloc(0))]);
 }
 
-/** The service's API with a key (a depot's access key or a driver credential). */
+/**
+ * The service's API with a key (a depot's access key or a driver credential). A rate limit's
+ * refusal (the spec's 403 with `retry_after_seconds`) is waited out and the call made again.
+ */
 export function api(base, key) {
   const call = async (method, path, body) => {
-    const response = await fetch(new URL(path, base), {
-      method,
-      headers: { 'x-access-key': key, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      body: body !== undefined ? JSON.stringify(body) : undefined,
-    });
-    const text = await response.text();
-    const data = text ? JSON.parse(text) : null;
-    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-    return data;
+    for (let attempt = 1; ; attempt += 1) {
+      const response = await fetch(new URL(path, base), {
+        method,
+        headers: { 'x-access-key': key, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        body: body !== undefined ? JSON.stringify(body) : undefined,
+      });
+      const text = await response.text();
+      const data = text ? JSON.parse(text) : null;
+      const wait = data?.details?.retry_after_seconds;
+      if ((response.status === 403 || response.status === 429) && wait && attempt < 5) {
+        await new Promise((resolve) => setTimeout(resolve, wait * 1000));
+        continue;
+      }
+      if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+      return data;
+    }
   };
   return {
     get: (path) => call('GET', path),

@@ -74,11 +74,26 @@ export async function loadPositions(api, date) {
   return new Map(body.positions.map((p) => [p.route_id, p]));
 }
 
+/**
+ * Each route's line along the roads (`GET /console/roads`) for the plans listed: a Map route id
+ * -> {stop_ids, points, roads}, and the plans' warnings (OSRM could not answer) by plan id.
+ */
+export async function loadRoads(api, planIds) {
+  const lines = new Map();
+  const warnings = new Map();
+  for (const id of planIds) {
+    const { body } = await api.get(`console/roads?plan=${id}`);
+    for (const line of body.routes) lines.set(line.route_id, line);
+    if (body.warning) warnings.set(id, body.warning);
+  }
+  return { lines, warnings };
+}
+
 /** Everything the board draws for `date`. */
 export async function loadDay(api, date) {
-  const [{ depot, permission }, plans, vehicles, positions, due] = await Promise.all([
+  const [{ depot, permission, roads }, plans, vehicles, positions, due] = await Promise.all([
     loadDepot(api), loadPlans(api, date), loadVehicles(api), loadPositions(api, date), loadOrders(api, date),
   ]);
   const orders = await addUnservedOrders(api, date, plans, due);
-  return { date, depot, permission, plans, vehicles, orders, positions };
+  return { date, depot, permission, roads, plans, vehicles, orders, positions };
 }

@@ -9,14 +9,14 @@
 
 import { Api, ApiError } from "./api.js";
 import { act } from "./actions.js";
-import { addUnservedOrders, loadDay, loadOrders, loadPlan, loadPositions } from "./day.js";
+import { addUnservedOrders, loadDay, loadOrders, loadPlan, loadPositions, loadRoads } from "./day.js";
 import { showOrder, showStop } from "./details.js";
 import { count, today, Zone } from "./format.js";
 import { DayMap } from "./map.js";
-import { buildBoard, dayCounts } from "./model.js";
+import { buildBoard, dayCounts, replaceRoutes } from "./model.js";
 import { dragSource, dropTarget, Mover } from "./moves.js";
 import { Optimiser } from "./optimise.js";
-import { renderPanel } from "./panel.js";
+import { renderPanel, updateRouteCards } from "./panel.js";
 import { addRefusal, removeRefusal } from "./rules.js";
 import { Timeline } from "./timeline.js";
 import { Unassigned, whyUnassigned } from "./unassigned.js";
@@ -37,7 +37,7 @@ const map = new DayMap($("map"), { url: document.body.dataset.tileUrl, attributi
 const timeline = new Timeline($("timeline"));
 
 /** What is shown: the loaded day, its model, the chosen stop, and what moves and dispatches said. */
-const state = { api: null, day: null, board: null, selected: null, refusals: new Map(), dropped: [], busy: false };
+const state = { api: null, day: null, board: null, selected: null, refusals: new Map(), dropped: [], busy: false, roadWarnings: new Map() };
 
 function say(text, isError = false) {
   message.textContent = text;
@@ -74,7 +74,7 @@ const handlers = {
 
 const mover = new Mover({
   api: () => state.api, board: () => state.board, say, fail, refusals: state.refusals,
-  refresh: (routeIds) => refreshRoutes(routeIds),
+  refresh: (routeIds) => refreshRoutes(routeIds), preview: (routes) => redrawRoutes(routes),
 });
 
 const unassigned = new Unassigned($("unassigned"), handlers);
@@ -123,6 +123,7 @@ function render() {
   const started = performance.now();
   const board = buildBoard(state.day, new Zone(state.day.depot?.timezone));
   board.dropped = state.dropped;
+  board.roadWarnings = state.roadWarnings;
   state.board = board;
   renderPanel($("panel"), board, (action, id, name) => act(action, id, name, actions), laneTarget);
   timeline.show(board, handlers, laneTarget, stopSource);
@@ -179,6 +180,7 @@ async function showDay(date) {
     document.body.dataset.state = "ready";
     document.body.dataset.loadMs = String(Math.round(performance.now() - started));
     schedulePoll();
+    followRoads(state.day.plans.map((p) => p.id));
   } catch (error) {
     fail(error);
   }
@@ -193,16 +195,55 @@ async function reload() {
   if (document.body.dataset.state === "ready") say(text, isError);
 }
 
-/** Reads the routes a move touched again (`GET /routes/{id}`) and redraws. */
+/** Reads the routes a move touched again (`GET /routes/{id}`) and redraws them. */
 async function refreshRoutes(routeIds) {
-  for (const id of routeIds) {
-    const { body } = await state.api.get(`v2/routes/${id}`);
-    for (const plan of state.day.plans) {
-      const i = plan.routes.findIndex((r) => r.id === id);
-      if (i >= 0) plan.routes[i] = body.route;
+  const routes = [];
+  for (const id of routeIds) routes.push((await state.api.get(`v2/routes/${id}`)).body.route);
+  redrawRoutes(routes);
+  followRoads([...new Set(routes.map((r) => r.plan_id))]);
+}
+
+/**
+ * With a road network (`serve --osrm-url`), asks for the lines along the roads of these plans'
+ * routes and draws them when they come; the board is not held up meanwhile (straight lines
+ * until then). A plan whose lines OSRM could not give says so on its card.
+ */
+async function followRoads(planIds) {
+  const day = state.day;
+  if (day?.roads !== "osrm" || planIds.length === 0) return;
+  try {
+    const { lines, warnings } = await loadRoads(state.api, planIds);
+    if (state.day !== day && state.day?.date !== day.date) return;
+    let warned = false;
+    for (const id of planIds) {
+      warned ||= (state.roadWarnings.get(id) ?? null) !== (warnings.get(id) ?? null);
+      if (warnings.has(id)) state.roadWarnings.set(id, warnings.get(id));
+      else state.roadWarnings.delete(id);
     }
+    map.setRoads(state.board, lines);
+    if (warned && !mover.busy) render();
+    document.body.dataset.roads = String(map.roads.size);
+  } catch (error) {
+    // The map keeps its straight lines; the board itself is unaffected.
+    state.roadWarnings.set(planIds[0], `the lines along the roads could not be read (${error.message})`);
   }
-  render();
+}
+
+/**
+ * Puts new versions of some routes (API route objects) on the board and redraws only them:
+ * their lanes, map layers and cards, and the unassigned list. The whole board is drawn again
+ * when the timeline's clock has to change.
+ */
+function redrawRoutes(routes) {
+  const changed = replaceRoutes(state.board, routes);
+  if (!timeline.update(state.board, changed)) {
+    render();
+    return;
+  }
+  map.update(state.board, changed);
+  updateRouteCards($("panel"), state.board, changed, (action, id, name) => act(action, id, name, actions), laneTarget);
+  unassigned.show(state.board, state.refusals, orderSource);
+  reselect();
 }
 
 /** The live update: plans (stops, reports, ETAs) and positions, without reloading the page. */
@@ -221,6 +262,9 @@ async function poll() {
     if (state.day !== day || mover.busy) return schedulePoll();
     state.day = { ...day, plans, positions, orders };
     render();
+    // Routes changed by someone else (stop ids change with every edit), or whose roads OSRM
+    // could not give last time, are asked again.
+    if (state.board.routes.some((r) => r.stops.length > 0 && !map.roadOf(r))) followRoads(plans.map((p) => p.id));
     $("updated").textContent = `Updated ${new Date().toLocaleTimeString("en-GB", { timeZone: state.board.zone.name })}`;
   } catch (error) {
     fail(error);

@@ -90,6 +90,7 @@ function stopModel(stop, n, r, board) {
   const pending = status === "planned" || status === "arrived";
   const eta = r.live && pending && stop.eta ? board.zone.minutesOn(date, stop.eta) : null;
   const liveStart = eta === null ? null : serviceFrom(eta, windows);
+  const planned = { arrival, departure };
   const done = !pending;
   const doneAt = done ? board.zone.minutesOn(date, stop.actual_completed_ts) : null;
   if (doneAt !== null) {
@@ -102,8 +103,8 @@ function stopModel(stop, n, r, board) {
   const late = !inWindow(start, windows);
   const liveLate = liveStart !== null && !inWindow(liveStart, windows);
   return {
-    stop, n, r, orders, arrival, start, departure, windows, status, eta, liveStart,
-    late, liveLate, doneAt, reason: stop.failed_reason?.reason ?? null,
+    stop, n, r, orders, arrival, start, departure, planned, windows, status, eta, liveStart,
+    late: late && !stop.pending, liveLate, doneAt, reason: stop.failed_reason?.reason ?? null, pending: Boolean(stop.pending),
     numbers: orders.map((o) => o.order_number).join(", "),
   };
 }
@@ -115,26 +116,93 @@ export function buildBoard(day, zone) {
   let i = 0;
   for (const plan of day.plans) {
     for (const route of plan.routes) {
-      const vehicle = route.vehicle ? day.vehicles.get(String(route.vehicle.vehicle_id)) : null;
-      const status = routeStatus(route);
-      const r = {
-        route, plan, vehicle, status, colour: COLOURS[i % COLOURS.length], index: i,
-        live: status === "in progress", position: day.positions.get(route.id) ?? null,
-        start: minutesOf(route.start_time), end: minutesOf(route.end_time),
-        shift: shiftOf(vehicle), pause: breakOf(vehicle),
-      };
-      if (r.end !== null && r.end < r.start) r.end += 1440;
-      r.stops = route.stops.map((s, n) => stopModel(s, n + 1, r, board));
-      r.late = r.stops.some((s) => s.late);
-      r.runningLate = r.stops.some((s) => s.liveLate);
-      for (const s of r.stops) for (const o of s.orders) board.onRoutes.add(o.id);
+      const r = routeModel(board, route, plan, i);
       board.routes.push(r);
       board.byRoute.set(route.id, r);
       i += 1;
     }
   }
-  board.unassigned = unassignedOf(board);
+  settle(board);
   return board;
+}
+
+/** One route's model: its status, colour, shift and break, and its stops. */
+function routeModel(board, route, plan, index) {
+  const vehicle = route.vehicle ? board.vehicles.get(String(route.vehicle.vehicle_id)) : null;
+  const status = routeStatus(route);
+  const r = {
+    route, plan, vehicle, status, colour: COLOURS[index % COLOURS.length], index,
+    live: status === "in progress", position: board.positions.get(route.id) ?? null,
+    start: minutesOf(route.start_time), end: minutesOf(route.end_time),
+    shift: shiftOf(vehicle), pause: breakOf(vehicle),
+  };
+  if (r.end !== null && r.end < r.start) r.end += 1440;
+  r.stops = route.stops.map((s, n) => stopModel(s, n + 1, r, board));
+  r.late = r.stops.some((s) => s.late);
+  r.runningLate = r.stops.some((s) => s.liveLate);
+  r.breakAt = placeBreak(r);
+  return r;
+}
+
+/**
+ * When the plan has the driver take the break: `{from, to, after}` in minutes (`after`: the
+ * number of stops before it), or null. The API lists no break on a route (break points are
+ * not stops), so it is found again the way the optimiser times a route: the break is taken
+ * where the van is, as soon as its window opens after a departure, and the drive follows.
+ * The leg (from the start, between two stops, or back) whose planned gap exceeds its drive
+ * by the most holds it; a leg's drive is its planned distance at the route's average speed.
+ */
+function placeBreak(r) {
+  const p = r.pause;
+  if (!p || !(p.minutes > 0) || !Number.isFinite(r.start)) return null;
+  const metres = Number(r.route.planned_distance ?? 0);
+  const perMetre = metres > 0 ? Number(r.route.travel_time ?? 0) / 60 / metres : 0;
+  let best = null;
+  let left = r.start;
+  let driven = 0;
+  for (let k = 0; k <= r.stops.length; k += 1) {
+    const last = k === r.stops.length;
+    const reached = last ? r.end : r.stops[k].planned.arrival;
+    const leg = last ? Math.max(0, metres - driven) : Number(r.stops[k].stop.planned_distance ?? 0);
+    driven += leg;
+    if (Number.isFinite(left) && Number.isFinite(reached)) {
+      const slack = reached - left - leg * perMetre;
+      const from = Math.max(left, p.from);
+      // Minutes are whole on the API: a minute or two of rounding is allowed for.
+      if (slack >= p.minutes - 2 && from + p.minutes <= p.to + 2 && (best === null || slack > best.slack)) {
+        best = { slack, from, to: Math.min(from + p.minutes, reached), after: k };
+      }
+    }
+    if (!last) left = r.stops[k].planned.departure;
+  }
+  return best && { from: best.from, to: best.to, after: best.after };
+}
+
+/** What depends on every route: the orders on routes and the unassigned list. */
+function settle(board) {
+  board.onRoutes = new Set(board.routes.flatMap((r) => r.stops.flatMap((s) => s.orders.map((o) => o.id))));
+  board.unassigned = unassignedOf(board);
+}
+
+/**
+ * Puts new versions of some routes (`routes`: API route objects, each replacing the one with
+ * its id) into the board without rebuilding the others: a move redraws only what it touched.
+ * Returns the models of the replaced routes.
+ */
+export function replaceRoutes(board, routes) {
+  const changed = [];
+  for (const route of routes) {
+    const old = board.byRoute.get(route.id);
+    if (!old) continue;
+    const i = old.plan.routes.findIndex((x) => x.id === route.id);
+    if (i >= 0) old.plan.routes[i] = route;
+    const r = routeModel(board, route, old.plan, old.index);
+    board.routes[board.routes.indexOf(old)] = r;
+    board.byRoute.set(route.id, r);
+    changed.push(r);
+  }
+  settle(board);
+  return changed;
 }
 
 /** The orders of the day no shown route serves and that are not finished, with why. */

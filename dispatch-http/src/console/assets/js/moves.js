@@ -6,6 +6,13 @@
 // the board says why.
 //
 // Drag and drop (HTML5) and the "Move to…" control in the details box both end here.
+//
+// A move shows at once: the board draws the order off its old route and at the end of the new
+// one (marked as waiting for the service), redrawing only the two routes, while the calls go
+// out; then it draws the routes as the service answered (placed elsewhere, re-timed, or the
+// order back where the service left it, with the reason).
+
+import { clock, minutesOf } from "./format.js";
 
 const TYPE = "application/x-dispatch-orders";
 let dragged = null;
@@ -58,8 +65,47 @@ export function describeFailure(error) {
 }
 
 /**
+ * The two routes as a move of `orders` from route `from` to route `to` (either null:
+ * unassigned) would leave them before the service answers: the orders off the first, and
+ * appended to the second as one stop that waits for the service. API route objects.
+ */
+export function optimistic(board, orders, from, to) {
+  const ids = new Set(orders.map((o) => o.id));
+  const out = [];
+  const source = from === null ? null : board.byRoute.get(from)?.route;
+  if (source) {
+    const stops = source.stops
+      .map((s) => ({ ...s, orders: (s.orders ?? []).filter((o) => !ids.has(o.id)) }))
+      .filter((s) => s.orders.length > 0);
+    out.push({ ...source, stops });
+  }
+  const target = to === null ? null : board.byRoute.get(to)?.route;
+  if (target) {
+    const known = orders.map((o) => board.orders.get(o.id) ?? o);
+    const last = target.stops[target.stops.length - 1];
+    const arrive = minutesOf(last?.estimated_departure_time ?? target.start_time) ?? 0;
+    const service = known.reduce((n, o) => n + (o.service_seconds ?? 0), 0) / 60;
+    const time = (m) => clock(m % 1440);
+    out.push({
+      ...target,
+      stops: [...target.stops, {
+        id: -known[0].id, pending: true, lat: known[0].lat ?? null, lng: known[0].lng ?? null,
+        address: known[0].address ?? null, arrival_date: last?.departure_date ?? target.date, departure_date: last?.departure_date ?? target.date,
+        estimated_arrival_time: time(arrive), estimated_departure_time: time(arrive + Math.max(1, service)),
+        orders: known.map((o) => ({ id: o.id, order_number: o.order_number, type: o.type })),
+      }],
+    });
+  }
+  return out;
+}
+
+/** After the next frame is drawn. */
+const painted = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+
+/**
  * Carries out moves for the board. `context` gives `api()`, `board()`, `say(text, isError)`,
- * `refusals` (a Map order id -> why its last move was refused) and `refresh(routeIds)`.
+ * `refusals` (a Map order id -> why its last move was refused), `preview(routes)` (draws API
+ * route objects at once) and `refresh(routeIds)` (reads routes again and draws them).
  */
 export class Mover {
   constructor(context) {
@@ -69,12 +115,13 @@ export class Mover {
 
   /**
    * Moves `orders` ([{id, order_number}]) from route `from` (null: unassigned) to route `to`
-   * (null: unassigned). Resolves when the board shows the outcome; the time that took is kept
-   * in `body[data-move-ms]`.
+   * (null: unassigned). Resolves when the board shows the service's outcome. The time until
+   * the move was drawn is kept in `body[data-move-ms]`, until the service's answer was drawn
+   * in `body[data-move-settled-ms]`.
    */
   async move(orders, from, to, { reoptimize = false } = {}) {
     if (this.busy || from === to) return;
-    const { api, board, say, refusals, refresh } = this.context;
+    const { api, board, say, refusals, refresh, preview } = this.context;
     const b = board();
     const source = from === null ? null : b.byRoute.get(from);
     const target = to === null ? null : b.byRoute.get(to);
@@ -86,14 +133,26 @@ export class Mover {
     document.body.dataset.state = "loading";
     const touched = [from, to].filter((id) => id !== null);
     const refs = orders.map((o) => ({ id: o.id }));
+    const add = () => api().post(`v2/routes/${to}/add-orders`, {
+      orders: refs, settings: { allow_dispatched: target.route.dispatched, reoptimize },
+    });
+    // The first call goes out before the drawing, which it overlaps.
+    const first = source
+      ? api().post(`v2/routes/${from}/remove-orders`, {
+        orders: refs, settings: { allow_dispatched: source.route.dispatched, reoptimize: false },
+      })
+      : add();
+    first.catch(() => {});
+    say(`Moving ${names}…`);
+    preview(optimistic(b, orders, from, to));
+    await painted();
+    document.body.dataset.moveMs = String(Math.round(performance.now() - started));
     try {
       if (source) {
-        const { body } = await api().post(`v2/routes/${from}/remove-orders`, {
-          orders: refs, settings: { allow_dispatched: source.route.dispatched, reoptimize: false },
-        });
+        const { body } = await first;
         if (body.errors.length > 0) {
           await refresh(touched);
-          say(`${names} could not be taken off ${source.route.name}: ${body.errors.map(describeFailure).join("; ")}`, true);
+          say(`${names} could not be taken off ${source.route.name}: ${body.errors.map(describeFailure).join("; ")}. It stays where it was.`, true);
           return;
         }
       }
@@ -103,9 +162,7 @@ export class Mover {
         say(`${names} taken off ${source.route.name}: now unassigned.`);
         return;
       }
-      const { body } = await api().post(`v2/routes/${to}/add-orders`, {
-        orders: refs, settings: { allow_dispatched: target.route.dispatched, reoptimize },
-      });
+      const { body } = await (source ? add() : first);
       const failed = new Map(body.errors.map((e) => [Number(e.details?.id), e]));
       for (const o of orders) {
         const e = failed.get(o.id);
@@ -123,8 +180,7 @@ export class Mover {
       this.context.fail(error);
     } finally {
       this.busy = false;
-      const ms = Math.round(performance.now() - started);
-      document.body.dataset.moveMs = String(ms);
+      document.body.dataset.moveSettledMs = String(Math.round(performance.now() - started));
       if (document.body.dataset.state === "loading") document.body.dataset.state = "ready";
     }
   }

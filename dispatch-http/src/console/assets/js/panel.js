@@ -19,6 +19,13 @@ export function renderPanel(panel, board, act, decorate = () => {}) {
   for (const plan of board.plans) panel.append(planCard(board, plan, act, decorate));
 }
 
+/** Redraws the cards of `routes` only (after a move; their plan cards stay). */
+export function updateRouteCards(panel, board, routes, act, decorate = () => {}) {
+  for (const r of routes) {
+    panel.querySelector(`li.route[data-route-id="${r.route.id}"]`)?.replaceWith(routeItem(board, r, act, decorate));
+  }
+}
+
 /** A button running `act(action, id, name)`, disabled with `refusal` shown when not null. */
 function button(act, { label, name, action, id, refusal, primary = false, pressed, aria }) {
   const b = el("button", {
@@ -63,6 +70,8 @@ function planCard(board, plan, act, decorate) {
     card.append(el("p", { class: "warning", role: "alert" }, `Optimisation ${job.state}: ${job.error ?? "no reason given"}`));
   }
   if (job?.travel_times) card.append(el("p", { class: "travel" }, `Travel times: ${job.travel_times}`));
+  const roads = board.roadWarnings?.get(plan.id);
+  if (roads) card.append(el("p", { class: "warning", role: "alert" }, `Map: ${roads}`));
   if (plan.routes.length === 0 && plan.unserved.length === 0) {
     card.append(el("p", { class: "empty" }, job?.in_progress ? "Optimising: no result yet." : "No routes."));
   }

@@ -1,9 +1,9 @@
 // The timeline (a Gantt chart): one lane per route on a shared clock of the day. Behind each
 // lane the vehicle's shift and break window; on it the drive from the start, each stop's
 // time window (a thin bar), the wait until service may start, the service itself as a block
-// at its planned time, the drives between, and the drive back. Late stops and stops outside
-// their window are marked; what the driver reported (arrived, delivered, failed) colours the
-// block, and a live estimate shows as a tick.
+// at its planned time, the drives between, the drive back, and the break where the plan has
+// the driver take it. Late stops and stops outside their window are marked; what the driver
+// reported (arrived, delivered, failed) colours the block, and a live estimate shows as a tick.
 //
 // Positions are percentages of the day's span, so nothing is measured while drawing.
 
@@ -38,80 +38,110 @@ export class Timeline {
   show(board, on, decorate = () => {}, decorateStop = () => {}) {
     this.blocks.clear();
     this.lanes.clear();
+    Object.assign(this, { on, decorate, decorateStop });
     if (!board || board.routes.length === 0) {
+      this.span = null;
       this.element.replaceChildren(el("p", { class: "empty" }, board ? "No routes on this date." : ""));
       return;
     }
-    const [t0, t1] = span(board);
-    const pct = (t) => `${((Math.min(Math.max(t, t0), t1) - t0) / (t1 - t0)) * 100}%`;
-    const place = (node, from, to, minWidth = 0) => {
-      node.style.left = pct(from);
-      node.style.width = `max(${minWidth}px, calc(${pct(to)} - ${pct(from)}))`;
-      return node;
-    };
+    this.span = span(board);
     const axis = el("div", { class: "tl-axis", "aria-hidden": "true" });
-    for (let t = t0 + 60; t < t1; t += 60) {
+    for (let t = this.span[0] + 60; t < this.span[1]; t += 60) {
       const tick = el("span", { class: "tl-tick" }, clock(t));
-      tick.style.left = pct(t);
+      tick.style.left = this.pct(t);
       axis.append(tick);
     }
     const fragment = document.createDocumentFragment();
     fragment.append(el("div", { class: "tl-row tl-header" }, el("div", { class: "tl-head" }, "Route"), el("div", { class: "tl-track" }, axis)));
-    const now = board.zone.today() === board.date ? board.zone.local(new Date()).minutes : null;
-    for (const r of board.routes) {
-      const track = el("div", { class: "tl-track" });
-      if (r.shift) track.append(place(el("div", { class: "tl-shift", title: `Shift ${clock(r.shift[0])}–${clock(r.shift[1])}` }), r.shift[0], r.shift[1]));
-      if (r.pause) {
-        track.append(place(el("div", { class: "tl-break", title: `Break of ${r.pause.minutes} min between ${clock(r.pause.from)} and ${clock(r.pause.to)}` }), r.pause.from, r.pause.to));
-      }
-      let previous = r.start;
-      for (const s of r.stops) {
-        for (const [from, to] of s.windows) {
-          track.append(place(el("div", { class: "tl-window", title: `Window ${clock(from)}–${clock(to)}` }), from, to));
-        }
-        if (Number.isFinite(previous)) track.append(place(el("div", { class: "tl-drive" }), previous, s.arrival));
-        if (s.start > s.arrival) track.append(place(el("div", { class: "tl-wait", title: `Waiting ${Math.round(s.start - s.arrival)} min` }), s.arrival, s.start));
-        const block = place(el("button", {
-          type: "button",
-          class: `tl-stop status-${s.status.replace(" ", "-")}${s.late ? " late" : ""}${s.liveLate ? " running-late" : ""}`,
-          "data-stop-id": s.stop.id,
-          "aria-label": stopLabel(s),
-        }, String(s.n)), s.start, s.departure, 8);
-        block.style.setProperty("--route", r.colour);
-        block.addEventListener("click", () => on.stop(s));
-        decorateStop(block, s);
-        this.blocks.set(s.stop.id, block);
-        track.append(block);
-        if (s.liveStart !== null) {
-          const tick = el("div", { class: `tl-eta${s.liveLate ? " running-late" : ""}`, title: `Now expected ${clock(s.liveStart)}` });
-          tick.style.left = pct(s.liveStart);
-          track.append(tick);
-        }
-        previous = s.departure;
-      }
-      if (Number.isFinite(previous) && Number.isFinite(r.end) && r.stops.length > 0) {
-        track.append(place(el("div", { class: "tl-drive tl-return" }), previous, r.end));
-      }
-      if (now !== null) {
-        const line = el("div", { class: "tl-now", title: `Now ${clock(now)}` });
-        line.style.left = pct(now);
-        track.append(line);
-      }
-      const swatch = el("span", { class: "swatch" });
-      swatch.style.background = r.colour;
-      const head = el("div", { class: "tl-head" }, swatch,
-        el("span", { class: "tl-name" }, r.route.name),
-        el("span", { class: `badge ${r.status.replace(" ", "-")}` }, r.status),
-        r.runningLate ? el("span", { class: "badge late" }, "running late") : null,
-        r.route.is_locked ? el("span", { class: "badge", title: "Locked" }, "locked") : null);
-      const lane = el("div", { class: "tl-row tl-lane", role: "group", "aria-label": `Timeline of ${r.route.name}`, "data-route-id": r.route.id }, head, track);
-      lane.addEventListener("mouseenter", () => on.hover(r));
-      lane.addEventListener("mouseleave", () => on.hover(null));
-      decorate(lane, r);
-      this.lanes.set(r.route.id, lane);
-      fragment.append(lane);
-    }
+    this.now = board.zone.today() === board.date ? board.zone.local(new Date()).minutes : null;
+    for (const r of board.routes) fragment.append(this.lane(r));
     this.element.replaceChildren(fragment);
+  }
+
+  /**
+   * Redraws only the lanes of `routes` (models already in `board`). False when the day's clock
+   * would change (a stop moved past the drawn span): then the whole timeline is to be drawn.
+   */
+  update(board, routes) {
+    if (!this.span || span(board).some((t, i) => t !== this.span[i])) return false;
+    for (const r of routes) {
+      const old = this.lanes.get(r.route.id);
+      if (!old) return false;
+      for (const block of old.querySelectorAll(".tl-stop")) this.blocks.delete(Number(block.dataset.stopId));
+      old.replaceWith(this.lane(r));
+    }
+    return true;
+  }
+
+  /** A position on the drawn clock, as a percentage of the track. */
+  pct(t) {
+    const [t0, t1] = this.span;
+    return `${((Math.min(Math.max(t, t0), t1) - t0) / (t1 - t0)) * 100}%`;
+  }
+
+  place(node, from, to, minWidth = 0) {
+    node.style.left = this.pct(from);
+    node.style.width = `max(${minWidth}px, calc(${this.pct(to)} - ${this.pct(from)}))`;
+    return node;
+  }
+
+  /** One route's lane: its head (name, status) and its track. */
+  lane(r) {
+    const track = el("div", { class: "tl-track" });
+    if (r.shift) track.append(this.place(el("div", { class: "tl-shift", title: `Shift ${clock(r.shift[0])}–${clock(r.shift[1])}` }), r.shift[0], r.shift[1]));
+    if (r.pause) {
+      track.append(this.place(el("div", { class: "tl-break", title: `Break of ${r.pause.minutes} min between ${clock(r.pause.from)} and ${clock(r.pause.to)}` }), r.pause.from, r.pause.to));
+    }
+    let previous = r.start;
+    for (const s of r.stops) {
+      for (const [from, to] of s.windows) {
+        track.append(this.place(el("div", { class: "tl-window", title: `Window ${clock(from)}–${clock(to)}` }), from, to));
+      }
+      if (Number.isFinite(previous)) track.append(this.place(el("div", { class: "tl-drive" }), previous, s.arrival));
+      if (s.start > s.arrival) track.append(this.place(el("div", { class: "tl-wait", title: `Waiting ${Math.round(s.start - s.arrival)} min` }), s.arrival, s.start));
+      const block = this.place(el("button", {
+        type: "button",
+        class: `tl-stop status-${s.status.replace(" ", "-")}${s.late ? " late" : ""}${s.liveLate ? " running-late" : ""}${s.pending ? " pending" : ""}`,
+        "data-stop-id": s.stop.id,
+        "aria-label": stopLabel(s),
+      }, String(s.n)), s.start, s.departure, 8);
+      block.style.setProperty("--route", r.colour);
+      block.addEventListener("click", () => this.on.stop(s));
+      if (!s.pending) this.decorateStop(block, s);
+      this.blocks.set(s.stop.id, block);
+      track.append(block);
+      if (s.liveStart !== null) {
+        const tick = el("div", { class: `tl-eta${s.liveLate ? " running-late" : ""}`, title: `Now expected ${clock(s.liveStart)}` });
+        tick.style.left = this.pct(s.liveStart);
+        track.append(tick);
+      }
+      previous = s.departure;
+    }
+    if (Number.isFinite(previous) && Number.isFinite(r.end) && r.stops.length > 0) {
+      track.append(this.place(el("div", { class: "tl-drive tl-return" }), previous, r.end));
+    }
+    if (r.breakAt) {
+      const name = `${r.route.name} break ${clock(r.breakAt.from)}–${clock(r.breakAt.to)}`;
+      track.append(this.place(el("div", { class: "tl-break-taken", role: "img", "aria-label": name, title: name }), r.breakAt.from, r.breakAt.to, 4));
+    }
+    if (this.now !== null) {
+      const line = el("div", { class: "tl-now", title: `Now ${clock(this.now)}` });
+      line.style.left = this.pct(this.now);
+      track.append(line);
+    }
+    const swatch = el("span", { class: "swatch" });
+    swatch.style.background = r.colour;
+    const head = el("div", { class: "tl-head" }, swatch,
+      el("span", { class: "tl-name" }, r.route.name),
+      el("span", { class: `badge ${r.status.replace(" ", "-")}` }, r.status),
+      r.runningLate ? el("span", { class: "badge late" }, "running late") : null,
+      r.route.is_locked ? el("span", { class: "badge", title: "Locked" }, "locked") : null);
+    const lane = el("div", { class: "tl-row tl-lane", role: "group", "aria-label": `Timeline of ${r.route.name}`, "data-route-id": r.route.id }, head, track);
+    lane.addEventListener("mouseenter", () => this.on.hover(r));
+    lane.addEventListener("mouseleave", () => this.on.hover(null));
+    this.decorate(lane, r);
+    this.lanes.set(r.route.id, lane);
+    return lane;
   }
 
   /** Marks one stop's block (null: none) and scrolls it into view. */
@@ -135,6 +165,7 @@ export function stopLabel(s) {
     `window ${windows}`,
     s.status === "failed" && s.reason ? `failed (${s.reason})` : s.status,
   ];
+  if (s.pending) parts.push("waiting for the service");
   if (s.late) parts.push("outside its window");
   if (s.liveStart !== null) parts.push(`now expected ${clock(s.liveStart)}${s.liveLate ? ", late" : ""}`);
   return parts.join(", ");

@@ -107,7 +107,9 @@ async function feed() {
       continue;
     }
     try {
-      const query = cursor == null ? `wait=${FEED_WAIT_SECONDS}` : `after=${cursor}&wait=${FEED_WAIT_SECONDS}`;
+      // Without a cursor the first call only learns the present one, at once: a change made
+      // before a first long poll came back (the phone offline, the app closed) is not missed.
+      const query = cursor == null ? 'wait=0' : `after=${cursor}&wait=${FEED_WAIT_SECONDS}`;
       const answer = await call('GET', `driver/feed?${query}`);
       for (const m of answer.messages) await pushed(m);
       cursor = answer.cursor;
