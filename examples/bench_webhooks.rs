@@ -19,7 +19,7 @@
 //!    committed while it is down, and after the restart every committed event must arrive;
 //!    duplicates are counted and printed.
 
-#[path = "../tests/webhooks/receiver.rs"]
+#[path = "../tests/e2e/webhooks/receiver.rs"]
 mod receiver;
 #[path = "../tests/support/mod.rs"]
 mod support;

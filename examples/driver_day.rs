@@ -14,7 +14,7 @@
 mod driver_day;
 #[path = "../tests/support/driver_day_pod.rs"]
 mod driver_day_pod;
-#[path = "../tests/webhooks/receiver.rs"]
+#[path = "../tests/e2e/webhooks/receiver.rs"]
 mod receiver;
 #[path = "../tests/support/mod.rs"]
 mod support;

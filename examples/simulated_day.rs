@@ -17,7 +17,7 @@ mod day_observer;
 mod driver_day;
 #[path = "../tests/support/driver_day_pod.rs"]
 mod driver_day_pod;
-#[path = "../tests/webhooks/receiver.rs"]
+#[path = "../tests/e2e/webhooks/receiver.rs"]
 mod receiver;
 #[path = "../tests/support/simulated_day.rs"]
 mod simulated_day;

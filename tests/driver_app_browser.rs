@@ -20,7 +20,7 @@ mod browser;
 mod browser_day;
 #[path = "../dispatch-http/tests/browser/node.rs"]
 mod node;
-#[path = "webhooks/receiver.rs"]
+#[path = "e2e/webhooks/receiver.rs"]
 mod receiver;
 mod support;
 // The driver's day of the API tests: its depot questionnaires are this day's too.

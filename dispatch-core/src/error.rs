@@ -136,10 +136,7 @@ impl ValidationErrors {
 
     /// Each issue's path as people read it (`0.time_windows.1.from`), in order.
     pub fn paths(&self) -> Vec<String> {
-        self.0
-            .iter()
-            .map(|i| crate::model::order_fields::render(&i.path))
-            .collect()
+        self.0.iter().map(|i| render_path(&i.path)).collect()
     }
 
     /// `Ok(())` when empty, the collected errors otherwise.
@@ -157,4 +154,15 @@ impl fmt::Display for ValidationErrors {
         let messages: Vec<&str> = self.0.iter().map(|i| i.message.as_str()).collect();
         write!(f, "invalid input: {}", messages.join("; "))
     }
+}
+
+/// The path as people read it, e.g. `0.time_windows.1.from`.
+pub fn render_path(path: &[PathSegment]) -> String {
+    path.iter()
+        .map(|s| match s {
+            PathSegment::Key(k) => k.clone(),
+            PathSegment::Index(i) => i.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(".")
 }

@@ -17,7 +17,7 @@ use sha2::{Digest, Sha256};
 use tower_http::catch_panic::CatchPanicLayer;
 use utoipa_axum::routes;
 
-use crate::middleware::request_log::LoggedDepot;
+use crate::auth::LoggedDepot;
 use crate::v2::plan_render::clock;
 use crate::v2::registry::{ApiRoutes, Parts};
 use crate::AppState;

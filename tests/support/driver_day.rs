@@ -4,7 +4,7 @@
 //! completed in full and in part and failed, notes and a phone call, the route check-in, a
 //! signature, photos and a questionnaire at a stop (`driver_day_pod.rs`), the route completed;
 //! then every read the depot makes (images and submissions included) and every webhook its
-//! receiver got. Used by `tests/driver_day.rs` (which asserts on it) and
+//! receiver got. Used by `tests/e2e/full_day.rs` (which asserts on it) and
 //! `examples/driver_day.rs` (which prints it); both include `driver_day_pod.rs` beside it.
 
 #![allow(dead_code)] // the test and the example read different parts of a day

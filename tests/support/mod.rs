@@ -6,7 +6,7 @@
 
 #![allow(dead_code)] // each test binary uses a different part of this module
 
-#[path = "../../dispatch-adapters/tests/support/fake_geocoder.rs"]
+#[path = "../../dispatch-adapters/tests/adapters/support/fake_geocoder.rs"]
 pub mod fake_geocoder;
 pub mod refusals;
 pub mod worker;

@@ -6,7 +6,7 @@
 //! cancellation, a re-dated order, a re-optimisation of the plan's undispatched rest for the
 //! afternoon vans and its dispatch — and the evening close. After every step the independent
 //! checker (`day_checker.rs`) checks the invariants on what a client sees (`day_observer.rs`).
-//! Shared by `tests/simulated_day.rs` (a short day per store) and `examples/simulated_day.rs`.
+//! Shared by `tests/e2e/simulated_short_day.rs` (a short day per store) and `examples/simulated_day.rs`.
 
 #![allow(dead_code)] // the test and the example read different parts
 

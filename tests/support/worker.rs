@@ -1,4 +1,4 @@
-//! `dispatch worker` as a subprocess, with its JSON log in a file (shared by `tests/nodes.rs`
+//! `dispatch worker` as a subprocess, with its JSON log in a file (shared by `tests/nodes/nodes.rs`
 //! and `examples/bench_nodes.rs`).
 
 use std::io::{BufRead, BufReader};

@@ -170,7 +170,7 @@ fn check_whole(errs: &mut ValidationErrors, path: Vec<PathSegment>, q: f64) {
 }
 
 fn money_issue(path: Vec<PathSegment>, value: f64, why: &str) -> ValidationIssue {
-    let message = format!("{} {why}", crate::model::order_fields::render(&path));
+    let message = format!("{} {why}", crate::error::render_path(&path));
     ValidationIssue::new(IssueCode::Custom, path, why, value.to_string(), message)
 }
 

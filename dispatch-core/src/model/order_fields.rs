@@ -2,7 +2,7 @@
 //! windows, capacity entries, custom-field values), the depot catalog they are resolved
 //! against, and one checking function per kind of field rule, each reporting its field path.
 
-use crate::error::{IssueCode, PathSegment, ValidationErrors, ValidationIssue};
+use crate::error::{render_path, IssueCode, PathSegment, ValidationErrors, ValidationIssue};
 use crate::time::TimeOfDay;
 
 /// A field of a partial write: `None` when omitted, `Some(None)` when sent as null.
@@ -182,7 +182,7 @@ pub fn indexed_path(keys: &[&str], index: usize) -> Vec<PathSegment> {
 
 /// A required field is absent.
 pub fn required(path: Vec<PathSegment>, expected: &str) -> ValidationIssue {
-    let message = format!("{} is required", render(&path));
+    let message = format!("{} is required", render_path(&path));
     ValidationIssue::new(IssueCode::Required, path, expected, "undefined", message)
 }
 
@@ -206,7 +206,7 @@ pub fn check_len(
 ) {
     let n = value.chars().count();
     if n > max {
-        let message = format!("{} must be at most {max} characters", render(&path));
+        let message = format!("{} must be at most {max} characters", render_path(&path));
         errs.push(ValidationIssue::new(
             IssueCode::TooBig,
             path,
@@ -215,7 +215,7 @@ pub fn check_len(
             message,
         ));
     } else if n < min {
-        let message = format!("{} must be at least {min} characters", render(&path));
+        let message = format!("{} must be at least {min} characters", render_path(&path));
         errs.push(ValidationIssue::new(
             IssueCode::TooSmall,
             path,
@@ -255,7 +255,7 @@ pub fn check_range(
                 format!("between {min} and {max}"),
             )
         };
-        let message = format!("{} must be {bounds}", render(&path));
+        let message = format!("{} must be {bounds}", render_path(&path));
         errs.push(ValidationIssue::new(
             code,
             path,
@@ -271,7 +271,7 @@ pub fn check_email(errs: &mut ValidationErrors, path: Vec<PathSegment>, value: &
     if !is_email(value) {
         let message = format!(
             "{} must be an e-mail address such as name@example.com",
-            render(&path)
+            render_path(&path)
         );
         errs.push(ValidationIssue::new(
             IssueCode::InvalidString,
@@ -317,7 +317,7 @@ pub fn is_email(value: &str) -> bool {
 /// Checks a two-letter country code.
 pub fn check_country(errs: &mut ValidationErrors, path: Vec<PathSegment>, value: &str) {
     if value.len() != 2 || !value.chars().all(|c| c.is_ascii_alphabetic()) {
-        let message = format!("{} must be a two-letter country code", render(&path));
+        let message = format!("{} must be a two-letter country code", render_path(&path));
         errs.push(ValidationIssue::new(
             IssueCode::InvalidString,
             path,
@@ -336,7 +336,7 @@ pub fn parse_time(
 ) -> Option<TimeOfDay> {
     let parsed = TimeOfDay::parse(value);
     if parsed.is_none() {
-        let message = format!("{} must be a time of day HH:mm", render(&path));
+        let message = format!("{} must be a time of day HH:mm", render_path(&path));
         errs.push(ValidationIssue::new(
             IssueCode::InvalidString,
             path,
@@ -351,7 +351,7 @@ pub fn parse_time(
 /// Reports a value outside an enum.
 pub fn bad_enum(path: Vec<PathSegment>, allowed: &[&str], value: &str) -> ValidationIssue {
     let expected = allowed.join(" | ");
-    let message = format!("{} must be one of {expected}", render(&path));
+    let message = format!("{} must be one of {expected}", render_path(&path));
     ValidationIssue::new(IssueCode::InvalidEnumValue, path, expected, value, message)
 }
 
@@ -367,17 +367,6 @@ pub fn check_coordinates(
     if let Some(v) = lng.1 {
         check_range(errs, lng.0, v, -180.0, 180.0);
     }
-}
-
-/// The path as people read it, e.g. `0.time_windows.1.from`.
-pub fn render(path: &[PathSegment]) -> String {
-    path.iter()
-        .map(|s| match s {
-            PathSegment::Key(k) => k.clone(),
-            PathSegment::Index(i) => i.to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join(".")
 }
 
 #[cfg(test)]

@@ -100,7 +100,7 @@ impl OrderRejection {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::order_fields::render;
+    use crate::error::render_path;
 
     #[test]
     fn a_type_change_blames_the_type_and_a_missing_address_the_address() {
@@ -109,7 +109,7 @@ mod tests {
             side: Side::Pickup,
             type_changed,
         };
-        assert_eq!(render(&missing(true).issue().path), "type");
-        assert_eq!(render(&missing(false).issue().path), "pickup_address");
+        assert_eq!(render_path(&missing(true).issue().path), "type");
+        assert_eq!(render_path(&missing(false).issue().path), "pickup_address");
     }
 }

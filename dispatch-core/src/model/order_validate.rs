@@ -3,14 +3,14 @@
 //! /orders batch: at most 100 orders, no repeated order_number, what each type needs, and
 //! `order_exchange.reference` shared by exactly two orders.
 
-use crate::error::{IssueCode, PathSegment, ValidationErrors, ValidationIssue};
+use crate::error::{render_path, IssueCode, PathSegment, ValidationErrors, ValidationIssue};
 use crate::model::line_item::{check_unique_codes, validate_line_item};
 use crate::model::order::{
     missing_locations, Endpoint, OrderTimeWindow, OrderType, Priority, Side, MAX_ORDERS_PER_REQUEST,
 };
 use crate::model::order_fields::{
     bad_enum, check_country, check_email, check_len, check_range, custom, key_path, parse_time,
-    render, required, TimeWindowInput, MAX_VISIT_MINUTES,
+    required, TimeWindowInput, MAX_VISIT_MINUTES,
 };
 pub use crate::model::order_input::{
     EndpointChanges, EndpointFields, EndpointInput, OrderChanges, OrderCustomerInput, OrderInput,
@@ -358,7 +358,7 @@ fn time_windows(
             if let (Some(side), Some(from), Some(to)) = (side, from, to) {
                 if to < from {
                     let path = at("to");
-                    let message = format!("{} cannot be before from", render(&path));
+                    let message = format!("{} cannot be before from", render_path(&path));
                     errs.push(custom(
                         path,
                         "a time not before from",

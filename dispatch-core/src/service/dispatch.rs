@@ -9,13 +9,11 @@ mod drops;
 pub use drops::DroppedOrder;
 use drops::{DispatchDraft, Timing};
 
-use super::notifications::{on_dispatch, DispatchedOrder};
+use super::notifications::on_dispatch;
 use super::optimisation::JobFollowUp;
 use super::orders::apply_status_event_to;
 use super::plans::cancel_plan_jobs;
-use super::route_day::{write_planned, write_untimed};
-use super::route_orders::EDIT_ATTEMPTS;
-use super::tracking::issue_link;
+use super::route_day::{clock_text, route_order, write_planned, write_untimed, EDIT_ATTEMPTS};
 use super::ServiceError;
 use crate::events::DomainEvent;
 use crate::model::dispatch::{
@@ -24,7 +22,6 @@ use crate::model::dispatch::{
 };
 use crate::model::driver_visit::FeedKind;
 use crate::model::optimisation::Optimisation;
-use crate::model::order::Order;
 use crate::model::organisation::DepotScope;
 use crate::model::plan::Plan;
 use crate::ports::matrix::TravelMatrix;
@@ -278,33 +275,6 @@ fn apply(
         plan_dispatched: plan.dispatched,
         dropped,
     })
-}
-
-/// An OPEN order on a route being dispatched (or on a dispatched route it joins): ROUTED, with
-/// its `orders.status` event, and its customer tracking link. Returns what the dispatch
-/// notifications need of it.
-pub(crate) fn route_order(
-    tx: &mut dyn StoreTx,
-    links: &dyn TrackingLinks,
-    scope: DepotScope,
-    order: Order,
-    eta: Option<String>,
-    now: Timestamp,
-) -> Result<DispatchedOrder, ServiceError> {
-    let order_id = order.id;
-    apply_status_event_to(tx, scope, order, OrderEvent::Dispatched, now)?;
-    let link = issue_link(tx, scope, order_id, links, now)?;
-    Ok(DispatchedOrder {
-        order_id,
-        eta,
-        tracking_link: Some(link),
-    })
-}
-
-/// `HH:mm` of seconds after midnight.
-pub(crate) fn clock_text(seconds: i64) -> String {
-    let m = seconds.rem_euclid(86_400) / 60;
-    format!("{:02}:{:02}", m / 60, m % 60)
 }
 
 /// `DELETE /plans/{id}`: the plan goes with every route and stop it ever had. Orders on its

@@ -25,15 +25,14 @@ use std::collections::{HashMap, HashSet};
 
 use super::leases::{self, JobClaim};
 use super::plans::select_orders;
-use super::route_orders::live_visits;
+use super::route_day::{live_visits, timing, visits};
 use super::ServiceError;
 use crate::model::customer::Customer;
 use crate::model::optimisation::{JobState, Optimisation};
 use crate::model::order::Order;
 use crate::model::plan::UnservedOrder;
-use crate::model::route::{NewRoute, RouteTiming};
-use crate::model::stop::StopVisit;
-use crate::optimise::{self, DayPlan, DayRequest, DayTime, PlannedRoute};
+use crate::model::route::NewRoute;
+use crate::optimise::{self, DayPlan, DayRequest};
 use crate::ports::clock::Clock;
 use crate::ports::matrix::TravelMatrix;
 use crate::ports::store::{JobCheckpoint, Store, StoreError, StoreTx};
@@ -366,56 +365,4 @@ fn save(
         problem_error: None,
         follow_up_error: None,
     })
-}
-
-pub(crate) fn timing(r: &PlannedRoute) -> RouteTiming {
-    RouteTiming {
-        start_time_s: r.start_time.seconds(),
-        end_time_s: r.end_time.seconds(),
-        total_time_s: r.total_time_s,
-        travel_time_s: r.travel_time_s,
-        operation_time_s: r.operation_time_s(),
-        distance_m: r.distance_m,
-    }
-}
-
-pub(crate) fn visits(
-    r: &PlannedRoute,
-    date: crate::time::Date,
-    orders: &HashMap<i64, &Order>,
-) -> Vec<StopVisit> {
-    let clock = |t: DayTime| (t.date(date), t.seconds().rem_euclid(86_400));
-    r.stops
-        .iter()
-        .map(|s| {
-            let side = s
-                .sides
-                .first()
-                .copied()
-                .unwrap_or(crate::model::order::Side::Delivery);
-            let end = s
-                .order_ids
-                .first()
-                .and_then(|id| orders.get(id))
-                .map(|o| o.endpoint(side));
-            let (arrival_date, arrival_s) = clock(s.arrival);
-            let (departure_date, departure_s) = clock(s.departure);
-            let wait_s = (s.service_start.seconds() - s.arrival.seconds()).max(0);
-            StopVisit {
-                order_ids: s.order_ids.clone(),
-                side,
-                lat: Some(s.location.lat),
-                lng: Some(s.location.lng),
-                address: end.and_then(|e| e.address.clone()),
-                postcode: end.and_then(|e| e.postcode.clone()),
-                phone: end.and_then(|e| e.contact_number.clone()),
-                arrival_date,
-                arrival_s,
-                wait_s,
-                departure_date,
-                departure_s,
-                planned_distance_m: s.planned_distance_m,
-            }
-        })
-        .collect()
 }

@@ -21,13 +21,15 @@
 mod deleted;
 mod draft;
 
-pub(crate) use deleted::{live_visits, retime_route, take_off_routes};
+pub(crate) use deleted::{retime_route, take_off_routes};
 use draft::{record, served_side, AddDraft, RemoveDraft};
 
-use super::dispatch::{clock_text, route_order};
 use super::notifications::on_dispatch;
 use super::orders::apply_status_event_to;
-use super::route_day::{resolve_config, stop_visits, write_planned, write_untimed, ToBudget};
+pub use super::route_day::EDIT_ATTEMPTS;
+use super::route_day::{
+    clock_text, resolve_config, route_order, stop_visits, write_planned, write_untimed, ToBudget,
+};
 use super::ServiceError;
 use crate::model::order::Order;
 use crate::model::organisation::DepotScope;
@@ -40,9 +42,6 @@ use crate::ports::store::{Store, StoreError, StoreTx};
 use crate::ports::tracking::TrackingLinks;
 use crate::status::{OrderEvent, OPEN, ROUTED};
 use crate::time::Timestamp;
-
-/// How many times an edit is computed when its route keeps changing while it is computed.
-pub const EDIT_ATTEMPTS: usize = 3;
 
 /// One entry of the request's `orders`.
 #[derive(Debug, Clone, PartialEq, Eq)]

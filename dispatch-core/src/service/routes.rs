@@ -2,16 +2,17 @@
 //! not enforced) and `POST /routes/{id}/reverse`.
 
 use super::plan_reads::{route_view, OrderCache, RouteView};
-use super::route_day::{stop_visits, write_planned, write_untimed, RouteDay};
+use super::route_day::{
+    refuse_if_completed, refuse_if_superseded, stop_visits, write_planned, write_untimed, RouteDay,
+};
 use super::ServiceError;
 use crate::events::DomainEvent;
 use crate::model::driver_visit::FeedKind;
 use crate::model::organisation::DepotScope;
-use crate::model::route::Route;
 use crate::model::stop::StopVisit;
 use crate::optimise;
 use crate::ports::matrix::TravelMatrix;
-use crate::ports::store::{Store, StoreTx};
+use crate::ports::store::Store;
 use crate::service::driver::feed::route_changed;
 use crate::service::Found;
 use crate::time::Timestamp;
@@ -36,46 +37,6 @@ pub fn set_locked(
         }
         Ok(route_view(tx, scope, route, &mut OrderCache::default())?)
     })
-}
-
-/// Refuses an edit of a route its driver has completed (400 INVALID_INPUT at `id`): stops
-/// added or re-sequenced then would never be driven, and the route's record of the day would
-/// change after the fact. `what` says what was refused.
-pub fn refuse_if_completed(route: &Route, what: &str) -> Result<(), ServiceError> {
-    match route.completed_ts {
-        Some(_) => Err(ServiceError::invalid(
-            vec!["id".into()],
-            "a route its driver has not completed",
-            "a completed route",
-            &format!("the route is completed by its driver: {what}"),
-        )),
-        None => Ok(()),
-    }
-}
-
-/// Refuses an edit of a route left behind by a re-optimisation (400 INVALID_INPUT at `id`):
-/// its plan no longer shows it and it can never be dispatched, so a change to it would be
-/// lost work; the plan's current routes are the ones to edit. A route dispatched from an
-/// earlier solution stays on its plan and may be edited. `what` says what was refused.
-pub fn refuse_if_superseded(
-    tx: &mut dyn StoreTx,
-    scope: DepotScope,
-    route: &Route,
-    what: &str,
-) -> Result<(), ServiceError> {
-    let plan = tx.get_plan(scope, route.plan_id).found("route")?;
-    if plan.shows_route(route) {
-        return Ok(());
-    }
-    Err(ServiceError::invalid(
-        vec!["id".into()],
-        "a route of its plan's current optimisation, or a dispatched route",
-        &format!("route {} of an earlier optimisation", route.id),
-        &format!(
-            "route {} was replaced by a re-optimisation of plan {}: {what}",
-            route.id, plan.id
-        ),
-    ))
 }
 
 /// `POST /routes/{id}/reverse`: the stops in the opposite order (start, end and breaks stay in

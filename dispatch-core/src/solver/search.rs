@@ -429,10 +429,17 @@ pub(crate) fn run(
         threads: threads as u64,
         tasks,
     };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .ok();
+    // The first worker runs on the calling thread, the others on a pool: a meeting then wakes
+    // one thread fewer, and nothing waits for a thread to be scheduled just to hand the
+    // first worker its epoch.
+    let pool = (threads > 1)
+        .then(|| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads - 1)
+                .build()
+                .ok()
+        })
+        .flatten();
     let mut done = 0u64;
     loop {
         let per = match config.max_iterations {
@@ -444,13 +451,24 @@ pub(crate) fn run(
             break;
         }
         let run = |w: &mut Worker| w.run(&ctx, per, done);
-        let counts: Vec<u64> = match (&pool, threads) {
-            (Some(pool), t) if t > 1 => pool.install(|| {
-                use rayon::prelude::*;
-                workers.par_iter_mut().map(run).collect()
-            }),
-            _ => workers.iter_mut().map(run).collect(),
-        };
+        let mut counts = vec![0u64; threads];
+        match (&pool, workers.split_first_mut()) {
+            (Some(pool), Some((first, others))) => {
+                let (count, rest) = counts.split_first_mut().expect("a worker");
+                let run = &run;
+                pool.in_place_scope(|scope| {
+                    for (w, c) in others.iter_mut().zip(rest) {
+                        scope.spawn(move |_| *c = run(w));
+                    }
+                    *count = run(first);
+                });
+            }
+            _ => {
+                for (w, c) in workers.iter_mut().zip(&mut counts) {
+                    *c = run(w);
+                }
+            }
+        }
         done += counts.iter().sum::<u64>();
         control.on_iterations(done);
         let (idx, w) = workers

@@ -39,9 +39,9 @@ use tokio::sync::futures::Notified;
 use tokio::sync::Notify;
 use utoipa_axum::routes;
 
-use super::auth::DriverAuth;
 use super::routes::route_wire;
 use super::shapes::{FeedMessage, FeedPage, FeedReady};
+use crate::auth::driver::DriverAuth;
 use crate::error::ApiError;
 use crate::rejection::invalid;
 use crate::v2::registry::ApiRoutes;

@@ -26,7 +26,7 @@ use dispatch_core::model::pod::{MAX_IMAGE_BYTES, MAX_PHOTOS_PER_UPLOAD};
 use dispatch_core::ports::idempotency::{Claim, ClaimToken, IdempotencyScope, StoredResponse};
 use sha2::{Digest, Sha256};
 
-use super::auth::DriverAuth;
+use crate::auth::driver::DriverAuth;
 use crate::middleware::idempotency::{
     blocking, body_mismatch, fingerprint, in_progress, parse_key, release, replay, Idempotency,
     IDEMPOTENCY_KEY_HEADER,

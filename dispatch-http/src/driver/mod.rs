@@ -1,13 +1,12 @@
 //! The driver API: what a driver's app calls, beside `/v2` under `/driver`. Every endpoint
-//! takes a driver credential ([`auth::DriverAuth`]) and reaches only the dispatched routes of
+//! takes a driver credential ([`DriverAuth`]) and reaches only the dispatched routes of
 //! the credential's vehicle. `docs/driver-api.md` documents it for users.
 //!
 //! Layers, outermost first: the request id, log and feature layers of the whole service; the
-//! driver auth layer ([`auth::require_driver`]); `idempotency-key` ([`idempotency`]); the rate limit per credential, with the tier
+//! driver auth layer ([`require_driver`]); `idempotency-key` ([`idempotency`]); the rate limit per credential, with the tier
 //! of each endpoint from the one table (`middleware/rate_limit/tiers.rs`, `/driver/...`
 //! entries).
 
-pub mod auth;
 pub mod bodies;
 mod feed;
 pub mod idempotency;
@@ -28,6 +27,7 @@ use dispatch_core::ports::clock::Clock;
 use dispatch_core::ports::rate_limit::RateCaller;
 use utoipa_axum::routes;
 
+use crate::auth::driver::{require_driver, DriverAuth};
 use crate::error::ApiError;
 use crate::middleware::features::{rate_limit_429_applies, Features};
 use crate::middleware::idempotency::Idempotency;
@@ -35,7 +35,6 @@ use crate::middleware::rate_limit::{rejection_response, tier_of, RateLimiter, FA
 use crate::middleware::{MiddlewareConfig, RouteKey};
 use crate::v2::registry::{ApiRoutes, Parts};
 use crate::AppState;
-use auth::DriverAuth;
 pub use feed::{wake_subscribers, EVENT_SCHEMAS};
 use shapes::{DriverIdentity, DriverMe, DriverVehicle};
 
@@ -75,10 +74,7 @@ pub fn router(state: AppState, config: &MiddlewareConfig) -> Router<AppState> {
         )),
         idempotency::enforce,
     ));
-    routes.route_layer(axum::middleware::from_fn_with_state(
-        state,
-        auth::require_driver,
-    ))
+    routes.route_layer(axum::middleware::from_fn_with_state(state, require_driver))
 }
 
 /// The limiter of driver credentials: separate from the access keys' one, so credential and

@@ -17,12 +17,12 @@ use dispatch_core::service::ServiceError;
 use dispatch_core::time::Timestamp;
 use utoipa_axum::routes;
 
-use super::auth::DriverAuth;
 use super::bodies::{PhotosForm, SignatureForm, SubmissionBody};
 use super::shapes::{
     DriverQuestionnaires, PhotoWire, PhotosUpload, QuestionWire, QuestionnaireWire,
     SignatureUpload, SignatureWire,
 };
+use crate::auth::driver::DriverAuth;
 use crate::error::ApiError;
 use crate::extract::{IdPath, ImageJsonBody};
 use crate::links::Links;

@@ -16,10 +16,10 @@ use dispatch_core::time::{Date, Timestamp};
 use serde_json::Value;
 use utoipa_axum::routes;
 
-use super::auth::DriverAuth;
 use super::bodies::{PositionsBody, ReportedBody};
 use super::shapes::{DriverDay, PositionsReport, StopEta, TrackPointWire, TrackWire};
 use super::wire;
+use crate::auth::driver::DriverAuth;
 use crate::error::ApiError;
 use crate::extract::IdPath;
 use crate::links::Links;

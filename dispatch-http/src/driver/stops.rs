@@ -11,11 +11,11 @@ use dispatch_core::service::ServiceError;
 use dispatch_core::time::Timestamp;
 use utoipa_axum::routes;
 
-use super::auth::DriverAuth;
 use super::bodies::{CompleteStopBody, FailStopBody, NotesBody, PhoneCallBody, ReportedBody};
 use super::routes::refresh_etas;
 use super::shapes::{OnePhoneCall, OneStop};
 use super::wire::{self, DriverBody};
+use crate::auth::driver::DriverAuth;
 use crate::error::ApiError;
 use crate::extract::IdPath;
 use crate::v2::plan_render::{render_phone_call, render_stop};

@@ -20,16 +20,10 @@ use axum::http::{header::HeaderName, HeaderValue};
 use axum::middleware::Next;
 use axum::response::Response;
 
-use crate::auth::Principal;
+use crate::auth::{LoggedDepot, Principal};
 
 /// The request-id header, read and written.
 pub const REQUEST_ID_HEADER: HeaderName = HeaderName::from_static("x-request-id");
-
-/// The depot a request was served for, when it was not authenticated by an access key (a
-/// driver credential, a tracking link): put into the response extensions by whoever knows it,
-/// read by the log line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LoggedDepot(pub i64);
 
 /// The id of the request being served.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -13,7 +13,7 @@ use crate::middleware::idempotency::IDEMPOTENT_ENDPOINTS;
 use crate::middleware::rate_limit::{tier_of, Tier};
 use crate::middleware::RouteKey;
 use crate::v2::registry::Alias;
-use crate::v2::request_shapes::CLOSED;
+use crate::v2::request_shapes::{close_bodies, close_objects};
 
 const METHODS: [&str; 5] = ["get", "put", "post", "delete", "patch"];
 
@@ -47,20 +47,10 @@ pub fn decorate(doc: &mut Value, aliases: &[Alias], mounts: &BTreeMap<String, Mo
     distinguish_methods(paths);
     paths.insert(super::DOCUMENT_PATH.to_owned(), document_operation());
     doc["components"]["schemas"]["ErrorDetails"]["additionalProperties"] = json!(true);
-    // Request bodies are closed only where the endpoint refuses unknown properties
-    // (`v2::request_shapes::CLOSED`); elsewhere they are ignored. A body built on another
-    // (`allOf`) is closed over all its parts' properties by `unevaluatedProperties`.
+    // Request bodies are closed only where the endpoint refuses unknown properties; the body
+    // readers apply the same rules.
     if let Some(schemas) = doc["components"]["schemas"].as_object_mut() {
-        for (name, schema) in schemas.iter_mut() {
-            if name.ends_with("Body") {
-                let open = json!(!CLOSED.contains(&name.as_str()));
-                if schema.get("allOf").is_some() {
-                    schema["unevaluatedProperties"] = open;
-                } else {
-                    schema["additionalProperties"] = open;
-                }
-            }
-        }
+        close_bodies(schemas);
     }
     // An event stream's content has no schema of its own in OpenAPI 3.1: each event's `data`
     // is named here, and the driver feed tests hold the stream to it.
@@ -358,41 +348,4 @@ fn document_operation() -> Value {
             },
         }
     })
-}
-
-/// Sets `additionalProperties: false` on every object schema with `properties` that does not
-/// say otherwise, and `unevaluatedProperties: false` where properties come from `allOf` parts
-/// (whose own `additionalProperties` would refuse each other's properties).
-fn close_objects(node: &mut Value) {
-    match node {
-        Value::Object(map) => {
-            let composed = map.contains_key("allOf");
-            if composed {
-                if let Some(parts) = map.get_mut("allOf").and_then(Value::as_array_mut) {
-                    for part in parts {
-                        close_children(part);
-                    }
-                }
-                map.entry("unevaluatedProperties").or_insert(json!(false));
-            } else if map.get("properties").is_some_and(Value::is_object) {
-                map.entry("additionalProperties").or_insert(json!(false));
-            }
-            for (key, value) in map.iter_mut() {
-                if !matches!(key.as_str(), "allOf" | "example" | "examples" | "default") {
-                    close_objects(value);
-                }
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(close_objects),
-        _ => {}
-    }
-}
-
-/// Closes what lies below an `allOf` part, leaving the part itself open.
-fn close_children(part: &mut Value) {
-    if let Value::Object(map) = part {
-        for value in map.values_mut() {
-            close_objects(value);
-        }
-    }
 }

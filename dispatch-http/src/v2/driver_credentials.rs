@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use super::registry::ApiRoutes;
 use super::wire::{object, ts_text, type_name};
-use crate::driver::auth::new_credential;
+use crate::auth::driver::new_credential;
 use crate::driver_app::handover::{self, app_link};
 use crate::error::ApiError;
 use crate::extract::{Caller, IdPath, OptionalJsonBody};

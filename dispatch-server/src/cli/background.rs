@@ -11,8 +11,8 @@ use dispatch_core::ports::store::Store;
 use dispatch_core::service::dispatch::AutoDispatch;
 use tokio::sync::{watch, Notify};
 
+use super::notifier::NotifierArgs;
 use super::travel::TravelArgs;
-use crate::runtime::notifications::NotifierArgs;
 use crate::runtime::webhooks::{Retention, WebhookConfig};
 use crate::runtime::{node, Optimiser, OptimiserConfig, Workers};
 use dispatch_http::links::Links;

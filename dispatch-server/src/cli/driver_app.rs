@@ -9,8 +9,8 @@ use dispatch_core::service::driver::credentials;
 
 use super::database::{Database, DatabaseParser};
 use super::keys::{depot_scope, open};
+use dispatch_http::auth::driver::new_credential;
 use dispatch_http::clock::SystemClock;
-use dispatch_http::driver::auth::new_credential;
 use dispatch_http::driver_app::handover::{app_link, svg, terminal};
 use dispatch_http::public_url::PublicUrl;
 

@@ -11,6 +11,7 @@ pub mod driver_app;
 pub mod export_problem;
 pub mod geocoding;
 pub mod keys;
+pub mod notifier;
 pub mod seed;
 pub mod serve;
 pub mod simulation;

@@ -62,7 +62,7 @@ fn timed(limit: Duration, write: impl FnOnce() + Send + 'static) -> Option<Durat
 
 #[test]
 fn a_write_to_one_depot_waits_for_no_other_depots_writer_on_any_node() {
-    let url = super::cluster().create_database().unwrap();
+    let url = crate::store::cluster().create_database().unwrap();
     let node_a = leak(PostgresStore::open(&url).unwrap());
     let node_b = leak(PostgresStore::open(&url).unwrap());
     let d = depots(node_a, 2);
@@ -115,7 +115,7 @@ fn a_write_to_one_depot_waits_for_no_other_depots_writer_on_any_node() {
 /// route and dispatched from two writers): every rule holds, nothing fails.
 #[test]
 fn concurrent_writers_to_one_depot_and_to_many_keep_every_rule() {
-    let url = super::cluster().create_database().unwrap();
+    let url = crate::store::cluster().create_database().unwrap();
     let nodes: Vec<PostgresStore> = (0..3).map(|_| PostgresStore::open(&url).unwrap()).collect();
     let all = depots(&nodes[0], 10);
     for (spread, writers) in [(&all[..1], 12usize), (&all[..], 12)] {

@@ -15,7 +15,7 @@ fn sqlite_catalog() -> Catalog {
 }
 
 fn postgres_store() -> (PostgresStore, String) {
-    let url = super::cluster().create_empty_database().unwrap();
+    let url = crate::store::cluster().create_empty_database().unwrap();
     (PostgresStore::open(&url).unwrap(), url)
 }
 

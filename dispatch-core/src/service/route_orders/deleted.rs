@@ -4,11 +4,8 @@
 //! (and, once dispatched, a visit with nothing to deliver). A dispatched route keeps its stop:
 //! the driver at the door still records the visit (`docs/driver-api.md`).
 
-use std::collections::{HashMap, HashSet};
-
 use super::draft::{Edit, RemoveDraft};
 use super::{edit_route, plan_remove, EditOutcome, EditSettings, Step};
-use crate::model::order::Order;
 use crate::model::organisation::DepotScope;
 use crate::model::stop::StopVisit;
 use crate::ports::matrix::TravelMatrix;
@@ -57,43 +54,6 @@ pub(crate) fn take_off_routes(
         write_untimed(tx, scope, &mut route, &kept, now)?;
     }
     Ok(changed)
-}
-
-/// `visits` of a solved route without the orders deleted while the job solved the day it
-/// read (`live`: the planned orders still live, asked once for the whole day with
-/// [`StoreTx::live_order_ids`], not once per stop inside the write transaction that saves the
-/// job): a stop serving no live order would show `orders: []` on every read and be driven for
-/// nothing once dispatched. A stop left without orders goes; a shared stop takes the address
-/// and contact of its first order left, as the day read them (`orders`), like every other
-/// stop. The other stops keep their solved times.
-pub(crate) fn live_visits(
-    visits: Vec<StopVisit>,
-    live: &HashSet<i64>,
-    orders: &HashMap<i64, &Order>,
-) -> Vec<StopVisit> {
-    let mut kept_visits = Vec::with_capacity(visits.len());
-    for mut visit in visits {
-        let kept: Vec<i64> = visit
-            .order_ids
-            .iter()
-            .copied()
-            .filter(|id| live.contains(id))
-            .collect();
-        let Some(first) = kept.first() else {
-            continue;
-        };
-        if kept.len() < visit.order_ids.len() {
-            if let Some(first) = orders.get(first) {
-                let end = first.endpoint(visit.side);
-                visit.address = end.address.clone();
-                visit.postcode = end.postcode.clone();
-                visit.phone = end.contact_number.clone();
-            }
-            visit.order_ids = kept;
-        }
-        kept_visits.push(visit);
-    }
-    kept_visits
 }
 
 /// Re-times the undispatched route `route_id` as a removal without `reoptimize` times it (its

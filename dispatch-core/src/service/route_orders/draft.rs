@@ -17,8 +17,7 @@ use crate::model::route_edit::{
 use crate::model::stop::{Stop, StopVisit};
 use crate::ports::store::{StoreError, StoreTx};
 use crate::service::driver::feed::route_changed;
-use crate::service::route_day::RouteDay;
-use crate::service::routes::{refuse_if_completed, refuse_if_superseded};
+use crate::service::route_day::{refuse_if_completed, refuse_if_superseded, RouteDay};
 use crate::service::Found;
 use crate::service::ServiceError;
 use crate::time::Timestamp;

@@ -12,10 +12,13 @@
 //! send back unchanged: accepted and ignored.
 #![allow(dead_code)]
 
+mod closed;
 mod orders;
 mod other;
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::sync::{Mutex, PoisonError};
 
 use dispatch_core::error::{IssueCode, PathSegment, ValidationErrors, ValidationIssue};
 use serde_json::{Map, Value};
@@ -23,6 +26,7 @@ use utoipa::openapi::schema::{AllOfBuilder, Object, Schema};
 use utoipa::openapi::{Ref, RefOr};
 use utoipa::ToSchema;
 
+pub(crate) use closed::{close_bodies, close_objects};
 pub use orders::*;
 pub use other::*;
 
@@ -90,10 +94,38 @@ pub const CLOSED: &[&str] = &[
     "AnswerBody",
 ];
 
-/// The documented property names of the request body schema `T`, as the served document has
-/// them (with those of every `allOf` part).
+/// The schemas of the request body `T` as the served document has them: `T`'s own and every
+/// schema it names, closed by the document's rules ([`close_objects`], [`close_bodies`]).
+/// Read from the body types themselves (the document is built from the same schemas), made
+/// once per body type and kept for the process's life.
+fn body_schemas<T: ToSchema>() -> &'static Value {
+    static KNOWN: Mutex<BTreeMap<String, &'static Value>> = Mutex::new(BTreeMap::new());
+    let name = T::name();
+    let mut known = KNOWN.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(schemas) = known.get(name.as_ref()) {
+        return schemas;
+    }
+    let mut named = vec![(name.to_string(), T::schema())];
+    T::schemas(&mut named);
+    let mut schemas: Map<String, Value> = named
+        .into_iter()
+        .map(|(name, schema)| {
+            let schema = serde_json::to_value(schema).expect("a schema serialises");
+            (name, schema)
+        })
+        .collect();
+    close_bodies(&mut schemas);
+    let mut schemas = Value::Object(schemas);
+    close_objects(&mut schemas);
+    let schemas: &'static Value = Box::leak(Box::new(schemas));
+    known.insert(name.into_owned(), schemas);
+    schemas
+}
+
+/// The documented property names of the request body schema `T` (with those of every `allOf`
+/// part).
 pub fn documented_properties<T: ToSchema>() -> Vec<&'static str> {
-    let schemas = &crate::openapi::document()["components"]["schemas"];
+    let schemas = body_schemas::<T>();
     let mut out = Vec::new();
     let mut pending = vec![&schemas[T::name().as_ref()]];
     while let Some(schema) = pending.pop() {
@@ -127,8 +159,7 @@ pub fn refuse_undocumented<T: ToSchema>(
         "{} refuses unknown properties: list it in CLOSED",
         T::name()
     );
-    let document = crate::openapi::document();
-    let schemas = &document["components"]["schemas"];
+    let schemas = body_schemas::<T>();
     let parts = schema_parts(schemas, &schemas[T::name().as_ref()]);
     debug_assert!(
         parts.iter().any(|p| p["properties"].is_object()),
