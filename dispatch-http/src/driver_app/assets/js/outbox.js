@@ -141,6 +141,18 @@ async function send(a, fresh) {
     if (!stop) return { fail: 'This stop is no longer on your route (the dispatcher removed it).' };
     stopId = stop.id;
   }
+  // A questionnaire names its stop in the body, which the service's idempotency record
+  // compares: once sent, a retry repeats the stop id it was first sent with, so a send whose
+  // answer was lost before the dispatcher's edit renumbered the stops is answered from the
+  // record instead of refused as another request. If the service never stored it, that id is
+  // unknown now (404) and refused() moves the action to the stop's new id.
+  if (a.kind === 'visit') {
+    if (a.sent_stop_id == null) {
+      a.sent_stop_id = stopId;
+      await box.put(a);
+    }
+    stopId = a.sent_stop_id;
+  }
   const key = a.key;
   const body = { ...a.body };
   let answer;
@@ -216,6 +228,7 @@ async function refused(a, e, fresh) {
     if (!a.retried && STOP_ACTIONS.has(a.kind)) {
       // The stop's id changed since the route was read: read it again and find the stop anew.
       a.retried = true;
+      a.sent_stop_id = null;
       await box.put(a);
       fresh.delete(a.route_id);
       const route = await reread(a.route_id, fresh);
