@@ -80,3 +80,26 @@ impl TravelMatrix for WithFallback {
         }
     }
 }
+
+/// GETs `url` from an OSRM server and reads its JSON answer (at most `limit` bytes) whatever the
+/// status: OSRM's refusals (4xx) carry their `code` and `message` in JSON. The error says what
+/// went wrong without the URL, which reqwest names with any credentials in it.
+fn osrm_answer<T: serde::de::DeserializeOwned>(
+    client: &crate::http::LazyClient,
+    url: &str,
+    limit: u64,
+) -> Result<T, String> {
+    use std::io::Read;
+    let response = client
+        .get()?
+        .get(url)
+        .send()
+        .map_err(|e| e.without_url().to_string())?;
+    let status = response.status();
+    let mut text = Vec::new();
+    response
+        .take(limit)
+        .read_to_end(&mut text)
+        .map_err(|e| format!("HTTP {status}, unreadable answer: {e}"))?;
+    serde_json::from_slice(&text).map_err(|e| format!("HTTP {status}, unreadable answer: {e}"))
+}

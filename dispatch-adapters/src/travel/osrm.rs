@@ -7,7 +7,6 @@
 //! rounded to whole seconds and metres; a pair OSRM cannot route (`null`) gets [`UNREACHABLE`],
 //! which no window or shift can absorb, so the solver never uses it.
 
-use std::io::Read;
 use std::time::Duration;
 
 use dispatch_core::ports::matrix::{
@@ -110,21 +109,8 @@ impl OsrmMatrix {
             list(sources),
             list(destinations)
         );
-        let client = self.client.get().map_err(|e| self.unavailable(e))?;
-        // reqwest names the URL, credentials included: the server is named redacted instead.
-        let response = client
-            .get(&url)
-            .send()
-            .map_err(|e| self.unavailable(e.without_url()))?;
-        // OSRM's refusals (4xx) carry its `code` and `message` in JSON: read whatever the status.
-        let status = response.status();
-        let mut text = Vec::new();
-        response
-            .take(MAX_ANSWER_BYTES)
-            .read_to_end(&mut text)
-            .map_err(|e| self.unavailable(format_args!("HTTP {status}, unreadable answer: {e}")))?;
-        let body: TableResponse = serde_json::from_slice(&text)
-            .map_err(|e| self.unavailable(format_args!("HTTP {status}, unreadable answer: {e}")))?;
+        let body: TableResponse = super::osrm_answer(&self.client, &url, MAX_ANSWER_BYTES)
+            .map_err(|e| self.unavailable(e))?;
         if body.code != "Ok" {
             let message = body.message.unwrap_or_default();
             return Err(self.unavailable(format_args!("{} {message}", body.code)));

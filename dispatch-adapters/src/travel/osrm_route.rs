@@ -5,7 +5,6 @@
 //! asked in pieces of at most [`MAX_WAYPOINTS`] points that share their end points, and the
 //! pieces are joined.
 
-use std::io::Read;
 use std::time::Duration;
 
 use dispatch_core::ports::matrix::check_geographic;
@@ -79,20 +78,8 @@ impl OsrmRoads {
             "{}/route/v1/{}/{coords}?overview=full&geometries=geojson&steps=false&continue_straight=false",
             self.base_url, self.profile
         );
-        let client = self.client.get().map_err(|e| self.unavailable(e))?;
-        // reqwest names the URL, credentials included: the server is named redacted instead.
-        let response = client
-            .get(&url)
-            .send()
-            .map_err(|e| self.unavailable(e.without_url()))?;
-        let status = response.status();
-        let mut text = Vec::new();
-        response
-            .take(MAX_ANSWER_BYTES)
-            .read_to_end(&mut text)
-            .map_err(|e| self.unavailable(format_args!("HTTP {status}, unreadable answer: {e}")))?;
-        let body: RouteResponse = serde_json::from_slice(&text)
-            .map_err(|e| self.unavailable(format_args!("HTTP {status}, unreadable answer: {e}")))?;
+        let body: RouteResponse = super::osrm_answer(&self.client, &url, MAX_ANSWER_BYTES)
+            .map_err(|e| self.unavailable(e))?;
         if body.code != "Ok" {
             let message = body.message.unwrap_or_default();
             return Err(self.unavailable(format_args!("{} {message}", body.code)));
