@@ -6,8 +6,8 @@
 
 use serde_json::{json, Value};
 
-use crate::common::TestApp;
-use crate::{delivery, optimise, post_orders, start_workers, wait_for, DAY};
+use super::common::TestApp;
+use super::{delivery, optimise, post_orders, start_workers, wait_for, DAY};
 
 /// `HH:mm` as minutes after midnight.
 fn minutes(hhmm: &Value) -> i64 {
