@@ -28,7 +28,7 @@ fn check_break(route: &Value, breaks: &Value) {
     // Times of day are whole minutes on the API: a minute of rounding either way.
     assert!((29..=31).contains(&(end - start)), "a 30-minute break: {b}");
     assert!(
-        start >= 11 * 60 && start <= 13 * 60 - 29,
+        (11 * 60..=13 * 60 - 29).contains(&start),
         "taken inside its window 11:00-13:00: {b}"
     );
     assert!(
