@@ -113,6 +113,9 @@ impl RouteDay {
             zones: None,
             maintain_upload_sequence: false,
             only_active_vehicles: false,
+            // A route's planned times are re-timed as planned (its stops done earlier in the
+            // day included); what the driver does now is the live estimate's business.
+            not_before: None,
         }
     }
 }
