@@ -245,6 +245,7 @@ try {
     check(shown >= before - 2 && shown <= after + 1, `the now line at ${shown} min, the service's clock between ${before} and ${after}`);
     await sleep(3000);
   }
+  await shoot(page, 'driver-reports');
   step(`the driver's reports on the board after ${result.figures.live_update_s} s`);
 
   for (const s of driven.stops.slice(2)) {
