@@ -10,13 +10,13 @@
 //! Needs bash, curl and jq (.ci/run installs them); without them the test says NOT RUN, and
 //! with `CI` set it fails instead.
 
-use std::net::TcpListener;
 use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
 
 use crate::support::binary;
+use crate::walkthroughs::{free_port, tools};
 
 /// The document's block.
 fn walkthrough() -> String {
@@ -88,28 +88,9 @@ fn adapted(block: &str, port: u16) -> String {
         .join("\n")
 }
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port()
-}
-
-fn have(tool: &str) -> bool {
-    Command::new(tool)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 #[test]
 fn the_driver_walkthrough_works_a_route_from_start_to_a_revoked_credential() {
-    if !(have("bash") && have("curl") && have("jq")) {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "bash, curl and jq are needed (CI installs them)"
-        );
-        eprintln!("NOT RUN: the driver walk-through needs bash, curl and jq");
+    if !tools(&["bash", "curl", "jq"]) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
