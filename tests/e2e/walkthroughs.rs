@@ -96,6 +96,41 @@ fn script(tour: &str, binary: &Path, port: u16) -> String {
     lines.join("\n") + "\n"
 }
 
+/// What a walk-through's script printed, with everything a failure message needs.
+pub(crate) struct Ran {
+    pub stdout: String,
+    pub stderr: String,
+    pub success: bool,
+    log: String,
+}
+
+impl Ran {
+    /// The script, its output and the service's log (`demo/serve.log` when it wrote one).
+    pub fn log(&self) -> &str {
+        &self.log
+    }
+}
+
+/// Runs `script` under bash in `dir`, for at most four minutes.
+pub(crate) fn run(script: &str, dir: &Path) -> Ran {
+    let out = Command::new("timeout")
+        .args(["240", "bash", "-c", script])
+        .current_dir(dir)
+        .output()
+        .expect("bash runs");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let serve_log = std::fs::read_to_string(dir.join("demo/serve.log")).unwrap_or_default();
+    let log =
+        format!("script:\n{script}\nstdout:\n{stdout}\nstderr:\n{stderr}\nserve.log:\n{serve_log}");
+    Ran {
+        stdout,
+        stderr,
+        success: out.status.success(),
+        log,
+    }
+}
+
 pub(crate) fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
@@ -139,20 +174,9 @@ fn the_readme_tour_plans_dispatches_and_hands_the_route_to_a_phone_on_a_fresh_st
     let tour = readme_tour();
     assert!(tour.contains(TOUR_DAY), "the tour plans {TOUR_DAY}");
     let script = script(&tour, &binary(), free_port());
-    let out = Command::new("timeout")
-        .args(["240", "bash", "-c", &script])
-        .current_dir(dir.path())
-        .output()
-        .expect("bash runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let log = || {
-        format!(
-            "script:\n{script}\nstdout:\n{stdout}\nstderr:\n{}\nserve.log:\n{}",
-            String::from_utf8_lossy(&out.stderr),
-            std::fs::read_to_string(dir.path().join("demo/serve.log")).unwrap_or_default()
-        )
-    };
-    assert!(out.status.success(), "the tour failed: {}", log());
+    let ran = run(&script, dir.path());
+    let (stdout, log) = (&ran.stdout, || ran.log());
+    assert!(ran.success, "the tour failed: {}", log());
 
     // What the tour printed: the JSON answers back to back, then the driver-app lines.
     let (json, driver_app) = stdout
@@ -282,15 +306,9 @@ fn the_api_walkthrough_meets_exactly_the_refusals_it_shows_and_no_server_error()
         }
     }
     let script = script.join("\n") + "\n";
-    let out = Command::new("timeout")
-        .args(["240", "bash", "-c", &script])
-        .current_dir(dir.path())
-        .output()
-        .expect("bash runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let log = || format!("script:\n{script}\nstdout:\n{stdout}\nstderr:\n{stderr}");
-    assert!(out.status.success(), "the walk-through failed: {}", log());
+    let ran = run(&script, dir.path());
+    let (stdout, stderr, log) = (&ran.stdout, &ran.stderr, || ran.log());
+    assert!(ran.success, "the walk-through failed: {}", log());
     let mut refused: Vec<u16> = stdout
         .match_indices("\"statusCode\":")
         .filter_map(|(at, key)| stdout.get(at + key.len()..at + key.len() + 3))
