@@ -7,7 +7,11 @@
 //! when the driver would get there before it, as planning waits. Each later stop adds the
 //! previous stop's planned service (its planned departure minus its planned service start) and
 //! the drive on. A stop the driver has arrived at starts service at its arrival (or its window's
-//! opening) and the drive on starts when that service would end.
+//! opening) and the drive on starts when that service would end. A break the plan takes between
+//! two stops is taken between them here too, for its planned length, from its planned start or
+//! when the driver is free if later; a driver already free at its planned start (the estimate
+//! starts between stops) is taken to have begun it then, so a break under way is not counted
+//! twice.
 //!
 //! The estimate is computed outside any transaction (the matrix may ask a routing service) and
 //! then written in one ([`apply`]), which also fires `orders.on_delivery` once per stop when
@@ -52,6 +56,17 @@ pub struct Ahead {
     pub arrived: Option<Timestamp>,
     /// Per order served there: the windows its service must start in (empty: any time).
     pub windows: Vec<Vec<(Timestamp, Timestamp)>>,
+    /// The driver's break the plan takes before driving to this stop (after the one before).
+    pub pause_before: Option<Pause>,
+}
+
+/// A planned break on the way to a stop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pause {
+    /// Where the plan starts it.
+    pub planned_start: Timestamp,
+    /// How long it lasts, seconds.
+    pub length_s: i64,
 }
 
 /// When service can start for a driver there at `arrival`: for each order, the arrival or the
@@ -101,7 +116,12 @@ pub fn input(
         let midnight = zone.midnight(route.date);
         let at = |s: i64| midnight.add_millis(s * 1000);
         let mut ahead = Vec::new();
+        let mut since = Timestamp::from_millis(i64::MIN / 2);
         for stop in tx.list_stops(driver.scope, route_id)? {
+            let (date, start_s) = stop.visit.service_start();
+            let planned = zone.midnight(date).add_millis(start_s * 1000);
+            let pause_before = pause_between(&route, at, since, planned);
+            since = planned;
             let mine: Vec<_> = visits
                 .iter()
                 .filter(|v| stop.visit.order_ids.contains(&v.order_id))
@@ -130,9 +150,29 @@ pub fn input(
                 service_s: stop.visit.planned_work_s(),
                 arrived: mine.iter().find_map(|v| v.arrived),
                 windows,
+                pause_before,
             });
         }
         Ok(Some(EtaInput { from, ahead }))
+    })
+}
+
+/// The route's planned breaks that start from `since` to before `until`, as one pause.
+fn pause_between(
+    route: &Route,
+    at: impl Fn(i64) -> Timestamp,
+    since: Timestamp,
+    until: Timestamp,
+) -> Option<Pause> {
+    let inside: Vec<_> = route
+        .timing
+        .breaks
+        .iter()
+        .filter(|b| (since..until).contains(&at(b.start_s)))
+        .collect();
+    Some(Pause {
+        planned_start: at(inside.first()?.start_s),
+        length_s: inside.iter().map(|b| (b.end_s - b.start_s).max(0)).sum(),
     })
 }
 
@@ -156,14 +196,27 @@ pub fn estimate(
     points.extend(input.ahead.iter().map(|a| a.point));
     let m = matrix.matrix(&points)?;
     let mut clock = input.from.time;
+    // Whether `clock` is still the position's time (the driver between stops now) rather than
+    // a projected end of service.
+    let mut now = true;
     let mut etas = Vec::new();
     for (i, stop) in input.ahead.iter().enumerate() {
         match stop.arrived {
             Some(arrived) => {
                 let start = service_start(arrived, &stop.windows);
                 clock = clock.max(start.add_millis(stop.service_s * 1000));
+                now = false;
             }
             None => {
+                if let Some(pause) = stop.pause_before {
+                    let begin = if now {
+                        pause.planned_start
+                    } else {
+                        clock.max(pause.planned_start)
+                    };
+                    clock = clock.max(begin.add_millis(pause.length_s * 1000));
+                }
+                now = false;
                 let arrival = clock.add_millis(m.duration(i, i + 1) * 1000);
                 let start = service_start(arrival, &stop.windows);
                 etas.push(StopEstimate {
@@ -331,6 +384,7 @@ mod tests {
                     service_s: 300,
                     arrived: None,
                     windows: vec![],
+                    pause_before: None,
                 },
                 Ahead {
                     stop_id: 2,
@@ -338,6 +392,7 @@ mod tests {
                     service_s: 300,
                     arrived: None,
                     windows: vec![],
+                    pause_before: None,
                 },
             ],
         };
@@ -382,6 +437,7 @@ mod tests {
                     service_s: 600,
                     arrived: Some(arrived),
                     windows: vec![],
+                    pause_before: None,
                 },
                 Ahead {
                     stop_id: 2,
@@ -389,6 +445,7 @@ mod tests {
                     service_s: 300,
                     arrived: None,
                     windows: vec![],
+                    pause_before: None,
                 },
             ],
         };
@@ -418,6 +475,7 @@ mod tests {
                     service_s: 600,
                     arrived: None,
                     windows: vec![window.clone()],
+                    pause_before: None,
                 },
                 Ahead {
                     stop_id: 2,
@@ -425,6 +483,7 @@ mod tests {
                     service_s: 300,
                     arrived: None,
                     windows: vec![],
+                    pause_before: None,
                 },
             ],
         };
@@ -460,5 +519,85 @@ mod tests {
         assert_eq!(minutes_until(now, Timestamp::from_millis(1)), 1);
         assert_eq!(minutes_until(now, Timestamp::from_millis(600_000)), 10);
         assert_eq!(minutes_until(now, Timestamp::from_millis(-5)), 0);
+    }
+
+    fn two_stops_east(pause: Pause, from: TrackPoint) -> EtaInput {
+        let stop = |stop_id, deg, pause_before| Ahead {
+            stop_id,
+            point: Point::new(deg, 0.0),
+            service_s: 300,
+            arrived: None,
+            windows: vec![],
+            pause_before,
+        };
+        EtaInput {
+            from,
+            ahead: vec![stop(1, 0.01, None), stop(2, 0.02, Some(pause))],
+        }
+    }
+
+    #[test]
+    fn a_break_planned_between_two_stops_delays_the_second_by_its_length() {
+        let speed = GreatCircle::new(36.0).unwrap();
+        let from = TrackPoint {
+            at: LatLng { lat: 0.0, lng: 0.0 },
+            time: Timestamp::from_millis(1_000_000),
+        };
+        let without = estimate(
+            &two_stops_east(
+                Pause {
+                    planned_start: from.time,
+                    length_s: 0,
+                },
+                from,
+            ),
+            &speed,
+        )
+        .unwrap();
+        // The break's planned start lies before the first stop's end: taken when free.
+        let pause = Pause {
+            planned_start: from.time,
+            length_s: 1800,
+        };
+        let with = estimate(&two_stops_east(pause, from), &speed).unwrap();
+        assert_eq!(
+            with[0].start, without[0].start,
+            "the stop before is not moved"
+        );
+        assert_eq!(with[1].start, without[1].start.add_millis(1_800_000));
+    }
+
+    #[test]
+    fn a_break_under_way_between_stops_is_not_counted_twice() {
+        let speed = GreatCircle::new(36.0).unwrap();
+        let began = Timestamp::from_millis(1_000_000);
+        // Ten minutes into a 30-minute break, between the stops: the drive starts at its end.
+        let from = TrackPoint {
+            at: LatLng {
+                lat: 0.0,
+                lng: 0.01,
+            },
+            time: began.add_millis(600_000),
+        };
+        let input = EtaInput {
+            from,
+            ahead: vec![Ahead {
+                stop_id: 2,
+                point: Point::new(0.02, 0.0),
+                service_s: 300,
+                arrived: None,
+                windows: vec![],
+                pause_before: Some(Pause {
+                    planned_start: began,
+                    length_s: 1800,
+                }),
+            }],
+        };
+        let leg = speed
+            .matrix(&[Point::new(0.01, 0.0), Point::new(0.02, 0.0)])
+            .unwrap()
+            .duration(0, 1);
+        let etas = estimate(&input, &speed).unwrap();
+        assert_eq!(etas[0].start, began.add_millis((1800 + leg) * 1000));
     }
 }
