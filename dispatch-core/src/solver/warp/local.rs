@@ -141,7 +141,19 @@ impl Search {
         v: usize,
     ) -> Option<Move> {
         let ((ru, pu), (rv, pv)) = (self.at[u], self.at[v]);
+        let (x, y) = (&routes[ru], &routes[rv]);
+        // A move lowers the penalised cost only if its saving in travel, plus at most every
+        // penalty of the routes it changes, is positive: most moves stop at that bound.
+        let room = x.penalty() + if ru != rv { y.penalty() } else { 0 };
+        let c = |a: usize, b: usize| inst.cost(a, b);
+        let (um, uu, up) = (x.loc(inst, pu - 1), x.loc(inst, pu), x.loc(inst, pu + 1));
+        let removal = c(um, up) - c(um, uu) - c(uu, up);
         for q in [pv, pv - 1] {
+            let (a, b) = (y.loc(inst, q), y.loc(inst, q + 1));
+            let apart = ru != rv || q + 1 < pu || q > pu;
+            if apart && removal + c(a, uu) + c(uu, b) - c(a, b) >= room {
+                continue;
+            }
             if relocate(inst, routes, pen, (ru, pu), rv, q) < 0 {
                 return Some(Move::Relocate {
                     from: (ru, pu),
@@ -150,15 +162,22 @@ impl Search {
                 });
             }
         }
-        if swap(inst, routes, pen, (ru, pu), (rv, pv)) < 0 {
+        let (vm, vv, vp) = (y.loc(inst, pv - 1), y.loc(inst, pv), y.loc(inst, pv + 1));
+        let apart = ru != rv || pu.abs_diff(pv) > 1;
+        let swapped = c(um, vv) + c(vv, up) - c(um, uu) - c(uu, up) + c(vm, uu) + c(uu, vp)
+            - c(vm, vv)
+            - c(vv, vp);
+        if (!apart || swapped < room) && swap(inst, routes, pen, (ru, pu), (rv, pv)) < 0 {
             return Some(Move::Swap {
                 a: (ru, pu),
                 b: (rv, pv),
             });
         }
-        if ru != rv && same_end(inst, &routes[ru], &routes[rv]) {
+        if ru != rv && same_end(inst, x, y) {
             for qv in [pv, pv - 1] {
-                if two_opt_star(inst, routes, pen, (ru, pu), (rv, qv)) < 0 {
+                let (b0, b1) = (y.loc(inst, qv), y.loc(inst, qv + 1));
+                let exchanged = c(uu, b1) + c(b0, up) - c(uu, up) - c(b0, b1);
+                if exchanged < room && two_opt_star(inst, routes, pen, (ru, pu), (rv, qv)) < 0 {
                     return Some(Move::TwoOptStar {
                         a: (ru, pu),
                         b: (rv, qv),
@@ -188,7 +207,12 @@ impl Search {
                 continue;
             }
             seen.push(class);
-            if relocate(inst, routes, pen, (ru, pu), e, 0) < 0 {
+            let x = &routes[ru];
+            let (um, uu, up) = (x.loc(inst, pu - 1), x.loc(inst, pu), x.loc(inst, pu + 1));
+            let vd = &inst.vehicles[route.vehicle];
+            let c = |a: usize, b: usize| inst.cost(a, b);
+            let travel = c(um, up) - c(um, uu) - c(uu, up) + c(vd.start, uu) + c(uu, vd.end);
+            if travel < x.penalty() && relocate(inst, routes, pen, (ru, pu), e, 0) < 0 {
                 return Some(Move::Relocate {
                     from: (ru, pu),
                     to: e,

@@ -102,6 +102,25 @@ impl WRoute {
         pen.cost(s, self.capacity)
     }
 
+    /// Location at position `k` (the vehicle's start at 0, its end at `n + 1`).
+    #[inline]
+    pub(crate) fn loc(&self, inst: &Instance, k: usize) -> usize {
+        if k == 0 {
+            inst.vehicles[self.vehicle].start
+        } else if k > self.nodes.len() {
+            inst.vehicles[self.vehicle].end
+        } else {
+            inst.loc[self.nodes[k - 1] as usize]
+        }
+    }
+
+    /// The penalties in [`WRoute::pcost`]: no move can lower this route's cost by more than
+    /// them plus what it saves in travel.
+    #[inline]
+    pub(crate) fn penalty(&self) -> i64 {
+        self.pcost - self.whole().cost
+    }
+
     /// Load above capacity at the route's peak.
     pub(crate) fn excess(&self) -> i64 {
         self.whole().excess(self.capacity)
