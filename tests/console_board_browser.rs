@@ -6,10 +6,10 @@
 //! stop, dispatch of a route then of the plan, a driver's positions and outcomes appearing
 //! without a reload, Reverse disabled on the completed route with the reason, a read-only key —
 //! makes the demo day of the docs' screenshot, then measures the first render of 1 000 stops on
-//! 40 vehicles and a drag there, on a simulated clock and with roads from a fake OSRM. Screenshots
-//! of each step go to `target/tmp/console-board/`. This test then checks the depot's side of
-//! what the page did through the v2 reads, prints the measurements, and checks that the page
-//! asked nothing of the world beyond loopback.
+//! 40 vehicles and seven drags there, on a simulated clock and with roads from a fake OSRM.
+//! Screenshots of each step go to `target/tmp/console-board/`. This test then checks the
+//! depot's side of what the page did through the v2 reads, prints the measurements, and checks
+//! that the page asked nothing of the world beyond loopback.
 //!
 //! In CI (`CI` set; `.ci/run` installs Chromium, Node.js and the script's packages) a missing
 //! part fails the test; elsewhere it says loudly that it did not run.
@@ -128,12 +128,13 @@ fn a_dispatchers_day_on_the_board_from_optimising_to_a_completed_route() {
     );
     println!("| of which drawing | {} |", f["render_only_ms"]);
     println!(
-        "| a drag between routes, drawn (before the service answers) | {} |",
-        f["big_drag_ms"]
+        "| {} drags between routes, drawn (before the service answers): median / worst | {} / {} |",
+        f["big_drags"], f["big_drag_median_ms"], f["big_drag_worst_ms"]
     );
+    println!("| the same drags, each drawn | {} |", f["big_drag_ms"]);
     println!(
-        "| a drag between routes, the service's answer drawn (both calls) | {} |",
-        f["big_drag_settled_ms"]
+        "| the same drags, the service's answer drawn (both calls): median | {} |",
+        f["big_drag_settled_median_ms"]
     );
     println!(
         "| a drag on the small day, drawn / answered | {} / {} |",
@@ -143,6 +144,14 @@ fn a_dispatchers_day_on_the_board_from_optimising_to_a_completed_route() {
         "| a driver's report on the board (s) | {} |",
         f["live_update_s"]
     );
+    // The aim is a drag drawn within 200 ms at 1 000 stops; the limits leave room for a debug
+    // build on a busy machine (the figures above say how far inside it a run was).
+    let (median, worst) = (
+        f["big_drag_median_ms"].as_f64().unwrap(),
+        f["big_drag_worst_ms"].as_f64().unwrap(),
+    );
+    assert!(median <= 200.0, "a drag's median drawing took {median} ms");
+    assert!(worst <= 800.0, "a drag's drawing took up to {worst} ms");
     let route = |name: &str| {
         let id = day["routes"][name].as_i64().unwrap();
         server.get(&format!("/v2/routes/{id}"), &all).json()["route"].clone()

@@ -13,7 +13,11 @@
 //!   [`service::plans`] (queue an optimisation) and [`service::optimisation::run_job`] (run it),
 //!   [`service::dispatch`], [`service::route_orders`]. Each takes the store, the caller's
 //!   [`model::organisation::DepotScope`] and the time as arguments and returns typed results or
-//!   a [`service::ServiceError`].
+//!   a [`service::ServiceError`]. Writes are built from the core's own types:
+//!   [`model::vehicle::VehiclePatch::named`] and [`model::order_input::OrderInput::delivery`]
+//!   (or [`model::order_input::OrderInput::new`]) and their typed setters give the same
+//!   values the HTTP adapter reads from JSON, checked by the same rules. The repository's
+//!   `examples/embed_day.rs` plans and dispatches a whole day this way over SQLite.
 //! - **The types**: [`model`] (one module per domain concept, with its rules), [`status`]
 //!   (order statuses and their transitions), [`events`] (what a change tells the outside).
 //! - **What the core needs from the world**: the traits of [`ports`] (storage, clock, travel
@@ -28,10 +32,9 @@
 //! ```
 //! use dispatch_core::model::organisation::DepotSettings;
 //! use dispatch_core::model::vehicle::VehiclePatch;
-//! use dispatch_core::patch::Patch;
 //! use dispatch_core::ports::store::{InMemoryStore, NewDepot, Store, StoreError};
 //! use dispatch_core::service::vehicles;
-//! use dispatch_core::time::Timestamp;
+//! use dispatch_core::time::{TimeOfDay, Timestamp};
 //!
 //! let store = InMemoryStore::new();
 //! let now = Timestamp::from_millis(0);
@@ -47,15 +50,8 @@
 //!         Ok::<_, StoreError>(tx.insert_depot(org.id, &depot, now)?.scope())
 //!     })
 //!     .unwrap();
-//! let van = VehiclePatch {
-//!     name: Patch::Value("Van 1".into()),
-//!     availability: Patch::Value("shift".into()),
-//!     shift_start: Patch::Value("17:00".into()),
-//!     shift_end: Patch::Value("08:00".into()),
-//!     start_location: Patch::Value("depot".into()),
-//!     end_location: Patch::Value("depot".into()),
-//!     ..Default::default()
-//! };
+//! let at = |text| TimeOfDay::parse(text).unwrap();
+//! let van = VehiclePatch::named("Van 1").shift(at("17:00"), at("08:00"));
 //! // The shift ends before it starts: refused, with the path of the offending field.
 //! let refused = vehicles::create(&store, scope, &van, now, &()).unwrap_err();
 //! assert!(refused.to_string().contains("shift_start must be before shift_end"));

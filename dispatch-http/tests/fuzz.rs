@@ -1,4 +1,4 @@
-//! Property test over the JSON readers and the path and query extractors (issue 7): whatever
+//! Property test over the JSON readers and the path and query extractors: whatever
 //! body, path segment or query string a client sends to the real router, the answer is never a
 //! 5xx and never a panic, every error is the spec's envelope, and one request allocates a
 //! bounded amount of memory (a counting allocator measures the peak of each request).

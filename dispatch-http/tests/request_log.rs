@@ -9,6 +9,8 @@ mod contract;
 #[allow(dead_code)]
 #[path = "middleware/harness.rs"]
 mod harness;
+#[path = "shared/test_db.rs"]
+mod test_db;
 
 use std::sync::{Arc, Mutex};
 
@@ -123,12 +125,12 @@ async fn driver_api_and_tracking_page_lines_name_the_depot() {
         .unwrap()
         .parse::<i64>()
         .unwrap();
-    let store = harness::test_db::open_store(service.path());
+    let store = test_db::open_store(service.path());
     let scope = DepotScope {
         organisation_id: 1,
         depot_id: depot,
     };
-    let token = harness::test_db::off_runtime(|| {
+    let token = test_db::off_runtime(|| {
         store.transaction(|tx| {
             tx.ensure_tracking_token(scope, order, "trk-log-test", Timestamp::from_millis(START))
         })

@@ -33,6 +33,7 @@ mod raw_postgres;
 mod raw_sqlite;
 mod service;
 mod slowed;
+mod timed;
 mod workload;
 
 use std::collections::BTreeMap;

@@ -1,14 +1,13 @@
 //! PostgreSQL's own limit: the same rows written and read by the simplest client, the
 //! synchronous `postgres` crate on the schema the store's migrations made (same columns,
-//! indexes and constraints), one transaction per batch of [`BATCH`] orders written with
-//! multi-row statements (`UNNEST` arrays), each client on its own connection with nothing
-//! between the writers but the database itself.
-
-use std::time::Instant;
+//! indexes and constraints), one transaction per batch of [`BATCH`](crate::workload::BATCH)
+//! orders written with multi-row statements (`UNNEST` arrays), each client on its own
+//! connection with nothing between the writers but the database itself.
 
 use postgres::{Client, NoTls};
 
-use crate::workload::{row, Picks, BATCH, PAGE};
+use crate::timed;
+use crate::workload::{row, Picks, PAGE};
 
 /// A database with the store's schema and the seeded depots.
 pub struct Raw {
@@ -70,148 +69,113 @@ impl Raw {
 
 impl crate::Side for Raw {
     /// Writes orders `0..orders` (round 0 inserts, round 1 updates) in transactions of
-    /// [`BATCH`], batch `b` to depot `b % depots`, spread over `clients` connections; returns
-    /// the seconds taken.
+    /// [`BATCH`](crate::workload::BATCH), batch `b` to depot `b % depots`, spread over
+    /// `clients` connections; returns the seconds taken.
     fn write(&self, orders: usize, clients: usize, round: usize) -> f64 {
-        let batches = orders.div_ceil(BATCH);
-        let started = Instant::now();
-        std::thread::scope(|s| {
-            for c in 0..clients {
-                s.spawn(move || {
-                    let mut conn = connect(&self.url);
-                    for b in (c..batches).step_by(clients) {
-                        let depot = self.depots[b % self.depots.len()];
-                        let rows: Vec<_> = (b * BATCH..((b + 1) * BATCH).min(orders))
-                            .map(|n| row(n, round))
-                            .collect();
-                        let numbers: Vec<&str> = rows.iter().map(|r| r.number.as_str()).collect();
-                        let deliveries: Vec<&str> =
-                            rows.iter().map(|r| r.delivery.as_str()).collect();
-                        let (pickup, windows) = (rows[0].pickup, rows[0].windows);
-                        let now = now_millis();
-                        let mut tx = conn.transaction().expect("begin");
-                        if round == 0 {
-                            let ids = tx
-                                .query(
-                                    INSERT_ORDERS,
-                                    &[&depot, &numbers, &deliveries, &pickup, &windows, &now],
-                                )
-                                .expect("insert the orders");
-                            let (ids, quantities): (Vec<i64>, Vec<i64>) = ids
-                                .iter()
-                                .map(|r| {
-                                    let number: &str = r.get(1);
-                                    let at = numbers.iter().position(|n| *n == number).unwrap();
-                                    (r.get::<_, i64>(0), rows[at].quantity)
-                                })
-                                .unzip();
-                            tx.execute(INSERT_ITEMS, &[&ids, &quantities])
-                                .expect("insert the line items");
-                        } else {
-                            tx.execute(
-                                UPDATE_ORDERS,
-                                &[&depot, &numbers, &deliveries, &pickup, &windows, &now],
-                            )
-                            .expect("update the orders");
-                            let quantities: Vec<i64> = rows.iter().map(|r| r.quantity).collect();
-                            tx.execute(UPDATE_ITEMS, &[&depot, &numbers, &quantities])
-                                .expect("update the line items");
-                        }
-                        tx.commit().expect("commit");
-                    }
-                });
+        timed::clients(clients, |c| {
+            let mut conn = connect(&self.url);
+            for (b, batch) in timed::batches(c, clients, orders) {
+                let depot = self.depots[b % self.depots.len()];
+                let rows: Vec<_> = batch.map(|n| row(n, round)).collect();
+                let numbers: Vec<&str> = rows.iter().map(|r| r.number.as_str()).collect();
+                let deliveries: Vec<&str> = rows.iter().map(|r| r.delivery.as_str()).collect();
+                let (pickup, windows) = (rows[0].pickup, rows[0].windows);
+                let now = now_millis();
+                let mut tx = conn.transaction().expect("begin");
+                if round == 0 {
+                    let ids = tx
+                        .query(
+                            INSERT_ORDERS,
+                            &[&depot, &numbers, &deliveries, &pickup, &windows, &now],
+                        )
+                        .expect("insert the orders");
+                    let (ids, quantities): (Vec<i64>, Vec<i64>) = ids
+                        .iter()
+                        .map(|r| {
+                            let number: &str = r.get(1);
+                            let at = numbers.iter().position(|n| *n == number).unwrap();
+                            (r.get::<_, i64>(0), rows[at].quantity)
+                        })
+                        .unzip();
+                    tx.execute(INSERT_ITEMS, &[&ids, &quantities])
+                        .expect("insert the line items");
+                } else {
+                    tx.execute(
+                        UPDATE_ORDERS,
+                        &[&depot, &numbers, &deliveries, &pickup, &windows, &now],
+                    )
+                    .expect("update the orders");
+                    let quantities: Vec<i64> = rows.iter().map(|r| r.quantity).collect();
+                    tx.execute(UPDATE_ITEMS, &[&depot, &numbers, &quantities])
+                        .expect("update the line items");
+                }
+                tx.commit().expect("commit");
             }
-        });
-        started.elapsed().as_secs_f64()
+        })
+        .1
     }
 
     /// Every client pages through the first depot's list (keyset pages of [`PAGE`], the
     /// service's order and columns); returns (rows read, seconds, the ids seen).
     fn page(&self, clients: usize) -> (usize, f64, Vec<i64>) {
-        let started = Instant::now();
         let depot = self.depots[0];
-        let lists: Vec<(usize, Vec<i64>)> = std::thread::scope(|s| {
-            let handles: Vec<_> = (0..clients)
-                .map(|c| {
-                    s.spawn(move || {
-                        let mut conn = connect(&self.url);
-                        let (first, next) = (
-                            conn.prepare(PAGE_FIRST).expect("prepare"),
-                            conn.prepare(PAGE_NEXT).expect("prepare"),
-                        );
-                        let (mut rows, mut ids, mut after) = (0, Vec::new(), None::<(i64, i64)>);
-                        loop {
-                            let limit = PAGE as i64;
-                            let page = match after {
-                                None => conn.query(&first, &[&depot, &limit]),
-                                Some((u, id)) => conn.query(&next, &[&depot, &limit, &u, &id]),
-                            }
-                            .expect("a page");
-                            for r in &page {
-                                let _: (String, String, String, i64, Option<i64>, Option<String>) =
-                                    (r.get(1), r.get(2), r.get(3), r.get(4), r.get(6), r.get(7));
-                            }
-                            rows += page.len();
-                            if c == 0 {
-                                ids.extend(page.iter().map(|o| o.get::<_, i64>(0)));
-                            }
-                            match page.last() {
-                                Some(last) if page.len() == PAGE => {
-                                    after = Some((last.get(5), last.get(0)))
-                                }
-                                _ => break,
-                            }
-                        }
-                        (rows, ids)
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("a pager"))
-                .collect()
-        });
-        let secs = started.elapsed().as_secs_f64();
-        let rows = lists.iter().map(|(r, _)| r).sum();
-        let ids = lists
-            .into_iter()
-            .next()
-            .map(|(_, ids)| ids)
-            .unwrap_or_default();
-        (rows, secs, ids)
+        timed::paging(clients, |c| {
+            let mut conn = connect(&self.url);
+            let (first, next) = (
+                conn.prepare(PAGE_FIRST).expect("prepare"),
+                conn.prepare(PAGE_NEXT).expect("prepare"),
+            );
+            let (mut rows, mut ids, mut after) = (0, Vec::new(), None::<(i64, i64)>);
+            loop {
+                let limit = PAGE as i64;
+                let page = match after {
+                    None => conn.query(&first, &[&depot, &limit]),
+                    Some((u, id)) => conn.query(&next, &[&depot, &limit, &u, &id]),
+                }
+                .expect("a page");
+                for r in &page {
+                    let _: (String, String, String, i64, Option<i64>, Option<String>) =
+                        (r.get(1), r.get(2), r.get(3), r.get(4), r.get(6), r.get(7));
+                }
+                rows += page.len();
+                if c == 0 {
+                    ids.extend(page.iter().map(|o| o.get::<_, i64>(0)));
+                }
+                match page.last() {
+                    Some(last) if page.len() == PAGE => after = Some((last.get(5), last.get(0))),
+                    _ => break,
+                }
+            }
+            (rows, ids)
+        })
     }
 
     /// `reads` single orders (row and line items, one read-only transaction) per client;
     /// returns the seconds.
     fn read(&self, ids: &[i64], clients: usize, reads: usize) -> f64 {
-        let started = Instant::now();
         let depot = self.depots[0];
-        std::thread::scope(|s| {
-            for c in 0..clients {
-                s.spawn(move || {
-                    let mut conn = connect(&self.url);
-                    let (order, items) = (
-                        conn.prepare(READ_ORDER).expect("prepare"),
-                        conn.prepare(READ_ITEMS).expect("prepare"),
-                    );
-                    let mut picks = Picks::new(c);
-                    for _ in 0..reads {
-                        let id = ids[picks.next(ids.len())];
-                        let mut tx = conn
-                            .build_transaction()
-                            .isolation_level(postgres::IsolationLevel::RepeatableRead)
-                            .read_only(true)
-                            .start()
-                            .expect("begin");
-                        let row = tx.query_one(&order, &[&depot, &id]).expect("an order");
-                        let delivery: String = row.get(6);
-                        let lines = tx.query(&items, &[&id]).expect("its line items");
-                        assert!(!lines.is_empty() && !delivery.is_empty());
-                        tx.commit().expect("end the read");
-                    }
-                });
+        timed::clients(clients, |c| {
+            let mut conn = connect(&self.url);
+            let (order, items) = (
+                conn.prepare(READ_ORDER).expect("prepare"),
+                conn.prepare(READ_ITEMS).expect("prepare"),
+            );
+            let mut picks = Picks::new(c);
+            for _ in 0..reads {
+                let id = ids[picks.next(ids.len())];
+                let mut tx = conn
+                    .build_transaction()
+                    .isolation_level(postgres::IsolationLevel::RepeatableRead)
+                    .read_only(true)
+                    .start()
+                    .expect("begin");
+                let row = tx.query_one(&order, &[&depot, &id]).expect("an order");
+                let delivery: String = row.get(6);
+                let lines = tx.query(&items, &[&id]).expect("its line items");
+                assert!(!lines.is_empty() && !delivery.is_empty());
+                tx.commit().expect("end the read");
             }
-        });
-        started.elapsed().as_secs_f64()
+        })
+        .1
     }
 }

@@ -1,16 +1,18 @@
 //! SQLite's own limit: the same rows written and read by the simplest client, rusqlite on the
 //! same file layout (the store's migrations made the schema: same columns, indexes and
 //! constraints), WAL with `synchronous=FULL` and foreign keys on, one transaction per batch of
-//! [`BATCH`] orders. SQLite admits one writer at a time, so the client's writers queue on a mutex
-//! (as the store's do) rather than on the busy handler's sleeps.
+//! [`BATCH`](crate::workload::BATCH) orders. SQLite admits one writer at a time, so the
+//! client's writers queue on a mutex (as the store's do) rather than on the busy handler's
+//! sleeps.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rusqlite::{params, Connection};
 
-use crate::workload::{row, Picks, BATCH, PAGE};
+use crate::timed;
+use crate::workload::{row, Picks, PAGE};
 
 /// A database file with the store's schema and the seeded depots.
 pub struct Raw {
@@ -79,59 +81,49 @@ impl Raw {
 
 impl crate::Side for Raw {
     /// Writes orders `0..orders` (round 0 inserts, round 1 updates) in transactions of
-    /// [`BATCH`], batch `b` to depot `b % depots`, spread over `clients` connections; returns
-    /// the seconds taken.
+    /// [`BATCH`](crate::workload::BATCH), batch `b` to depot `b % depots`, spread over
+    /// `clients` connections; returns the seconds taken.
     fn write(&self, orders: usize, clients: usize, round: usize) -> f64 {
-        let batches = orders.div_ceil(BATCH);
-        let started = Instant::now();
-        std::thread::scope(|s| {
-            for c in 0..clients {
-                s.spawn(move || {
-                    let mut conn = connect(&self.path);
-                    for b in (c..batches).step_by(clients) {
-                        let depot = self.depots[b % self.depots.len()];
-                        let rows: Vec<_> = (b * BATCH..((b + 1) * BATCH).min(orders))
-                            .map(|n| row(n, round))
-                            .collect();
-                        let _writer = self.writers.lock().unwrap_or_else(|e| e.into_inner());
-                        let tx = conn
-                            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-                            .expect("begin");
-                        let now = now_millis();
-                        for r in &rows {
-                            if round == 0 {
-                                tx.prepare_cached(INSERT_ORDER)
-                                    .and_then(|mut st| {
-                                        st.execute(params![
-                                            depot, r.number, r.delivery, r.pickup, r.windows, now
-                                        ])
-                                    })
-                                    .expect("insert an order");
-                                let id = tx.last_insert_rowid();
-                                tx.prepare_cached(INSERT_ITEM)
-                                    .and_then(|mut st| st.execute(params![id, r.quantity]))
-                                    .expect("insert a line item");
-                            } else {
-                                tx.prepare_cached(UPDATE_ORDER)
-                                    .and_then(|mut st| {
-                                        st.execute(params![
-                                            depot, r.number, r.delivery, r.pickup, r.windows, now
-                                        ])
-                                    })
-                                    .expect("update an order");
-                                tx.prepare_cached(UPDATE_ITEM)
-                                    .and_then(|mut st| {
-                                        st.execute(params![depot, r.quantity, r.number])
-                                    })
-                                    .expect("update a line item");
-                            }
-                        }
-                        tx.commit().expect("commit");
+        timed::clients(clients, |c| {
+            let mut conn = connect(&self.path);
+            for (b, batch) in timed::batches(c, clients, orders) {
+                let depot = self.depots[b % self.depots.len()];
+                let rows: Vec<_> = batch.map(|n| row(n, round)).collect();
+                let _writer = self.writers.lock().unwrap_or_else(|e| e.into_inner());
+                let tx = conn
+                    .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+                    .expect("begin");
+                let now = now_millis();
+                for r in &rows {
+                    if round == 0 {
+                        tx.prepare_cached(INSERT_ORDER)
+                            .and_then(|mut st| {
+                                st.execute(params![
+                                    depot, r.number, r.delivery, r.pickup, r.windows, now
+                                ])
+                            })
+                            .expect("insert an order");
+                        let id = tx.last_insert_rowid();
+                        tx.prepare_cached(INSERT_ITEM)
+                            .and_then(|mut st| st.execute(params![id, r.quantity]))
+                            .expect("insert a line item");
+                    } else {
+                        tx.prepare_cached(UPDATE_ORDER)
+                            .and_then(|mut st| {
+                                st.execute(params![
+                                    depot, r.number, r.delivery, r.pickup, r.windows, now
+                                ])
+                            })
+                            .expect("update an order");
+                        tx.prepare_cached(UPDATE_ITEM)
+                            .and_then(|mut st| st.execute(params![depot, r.quantity, r.number]))
+                            .expect("update a line item");
                     }
-                });
+                }
+                tx.commit().expect("commit");
             }
-        });
-        started.elapsed().as_secs_f64()
+        })
+        .1
     }
 
     /// Every client pages through the first depot's list (keyset pages of [`PAGE`], the service's
@@ -147,98 +139,72 @@ impl crate::Side for Raw {
             Option<i64>,
             Option<String>,
         );
-        let started = Instant::now();
-        let lists: Vec<(usize, Vec<i64>)> = std::thread::scope(|s| {
-            let handles: Vec<_> = (0..clients)
-                .map(|c| {
-                    s.spawn(move || {
-                        let conn = connect(&self.path);
-                        let (mut rows, mut ids, mut after) = (0, Vec::new(), None);
-                        loop {
-                            let read = |r: &rusqlite::Row<'_>| -> rusqlite::Result<Summary> {
-                                Ok((
-                                    r.get(0)?,
-                                    r.get(1)?,
-                                    r.get(2)?,
-                                    r.get(3)?,
-                                    r.get(4)?,
-                                    r.get(5)?,
-                                    r.get(6)?,
-                                    r.get(7)?,
-                                ))
-                            };
-                            let page: Vec<Summary> = match after {
-                                None => conn.prepare_cached(PAGE_FIRST).and_then(|mut st| {
-                                    st.query_map(params![self.depots[0], PAGE], read)?.collect()
-                                }),
-                                Some((u, id)) => {
-                                    conn.prepare_cached(PAGE_NEXT).and_then(|mut st| {
-                                        st.query_map(params![self.depots[0], PAGE, u, id], read)?
-                                            .collect()
-                                    })
-                                }
-                            }
-                            .expect("a page");
-                            rows += page.len();
-                            if c == 0 {
-                                ids.extend(page.iter().map(|o| o.0));
-                            }
-                            match page.last() {
-                                Some(last) if page.len() == PAGE => after = Some((last.5, last.0)),
-                                _ => break,
-                            }
-                        }
-                        (rows, ids)
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("a pager"))
-                .collect()
-        });
-        let secs = started.elapsed().as_secs_f64();
-        let rows = lists.iter().map(|(r, _)| r).sum();
-        let ids = lists
-            .into_iter()
-            .next()
-            .map(|(_, ids)| ids)
-            .unwrap_or_default();
-        (rows, secs, ids)
+        timed::paging(clients, |c| {
+            let conn = connect(&self.path);
+            let (mut rows, mut ids, mut after) = (0, Vec::new(), None);
+            loop {
+                let read = |r: &rusqlite::Row<'_>| -> rusqlite::Result<Summary> {
+                    Ok((
+                        r.get(0)?,
+                        r.get(1)?,
+                        r.get(2)?,
+                        r.get(3)?,
+                        r.get(4)?,
+                        r.get(5)?,
+                        r.get(6)?,
+                        r.get(7)?,
+                    ))
+                };
+                let page: Vec<Summary> = match after {
+                    None => conn.prepare_cached(PAGE_FIRST).and_then(|mut st| {
+                        st.query_map(params![self.depots[0], PAGE], read)?.collect()
+                    }),
+                    Some((u, id)) => conn.prepare_cached(PAGE_NEXT).and_then(|mut st| {
+                        st.query_map(params![self.depots[0], PAGE, u, id], read)?
+                            .collect()
+                    }),
+                }
+                .expect("a page");
+                rows += page.len();
+                if c == 0 {
+                    ids.extend(page.iter().map(|o| o.0));
+                }
+                match page.last() {
+                    Some(last) if page.len() == PAGE => after = Some((last.5, last.0)),
+                    _ => break,
+                }
+            }
+            (rows, ids)
+        })
     }
 
     /// `reads` single orders (row and line items) per client; returns the seconds.
     fn read(&self, ids: &[i64], clients: usize, reads: usize) -> f64 {
-        let started = Instant::now();
-        std::thread::scope(|s| {
-            for c in 0..clients {
-                s.spawn(move || {
-                    let conn = connect(&self.path);
-                    let mut picks = Picks::new(c);
-                    for _ in 0..reads {
-                        let id = ids[picks.next(ids.len())];
-                        let tx = conn.unchecked_transaction().expect("begin");
-                        let order: (i64, String, String) = tx
-                            .prepare_cached(READ_ORDER)
-                            .and_then(|mut st| {
-                                st.query_row(params![self.depots[0], id], |r| {
-                                    Ok((r.get(0)?, r.get(6)?, r.get(9)?))
-                                })
-                            })
-                            .expect("an order");
-                        let items: Vec<(i64, String, i64)> = tx
-                            .prepare_cached(READ_ITEMS)
-                            .and_then(|mut st| {
-                                st.query_map([order.0], |r| Ok((r.get(0)?, r.get(1)?, r.get(3)?)))?
-                                    .collect()
-                            })
-                            .expect("its line items");
-                        assert!(!items.is_empty() && !order.1.is_empty());
-                        tx.finish().expect("end the read");
-                    }
-                });
+        timed::clients(clients, |c| {
+            let conn = connect(&self.path);
+            let mut picks = Picks::new(c);
+            for _ in 0..reads {
+                let id = ids[picks.next(ids.len())];
+                let tx = conn.unchecked_transaction().expect("begin");
+                let order: (i64, String, String) = tx
+                    .prepare_cached(READ_ORDER)
+                    .and_then(|mut st| {
+                        st.query_row(params![self.depots[0], id], |r| {
+                            Ok((r.get(0)?, r.get(6)?, r.get(9)?))
+                        })
+                    })
+                    .expect("an order");
+                let items: Vec<(i64, String, i64)> = tx
+                    .prepare_cached(READ_ITEMS)
+                    .and_then(|mut st| {
+                        st.query_map([order.0], |r| Ok((r.get(0)?, r.get(1)?, r.get(3)?)))?
+                            .collect()
+                    })
+                    .expect("its line items");
+                assert!(!items.is_empty() && !order.1.is_empty());
+                tx.finish().expect("end the read");
             }
-        });
-        started.elapsed().as_secs_f64()
+        })
+        .1
     }
 }

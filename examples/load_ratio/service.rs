@@ -3,7 +3,6 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Instant;
 
 use dispatch_adapters::images::Codec;
 use dispatch_core::ports::clock::Clock;
@@ -17,7 +16,8 @@ use dispatch_http::AppState;
 use serde_json::Value;
 
 use crate::client::{next_target, Conn, Reply};
-use crate::workload::{post_body, Picks, BATCH, PAGE};
+use crate::timed;
+use crate::workload::{post_body, Picks, PAGE};
 
 /// The seed file of one organisation with `depots` depots ("Load 0", "Load 1", ...), one
 /// access key each: what both sides write to.
@@ -111,81 +111,50 @@ impl Service {
 
 impl crate::Side for Service {
     /// Writes orders `0..orders` (round 0 creates, round 1 updates them) in POSTs of
-    /// [`BATCH`], batch `b` to depot `b % depots`, spread over `clients` connections; returns
-    /// the seconds taken.
+    /// [`BATCH`](crate::workload::BATCH), batch `b` to depot `b % depots`, spread over
+    /// `clients` connections; returns the seconds taken.
     fn write(&self, orders: usize, clients: usize, round: usize) -> f64 {
-        let batches = orders.div_ceil(BATCH);
-        let started = Instant::now();
-        std::thread::scope(|s| {
-            for c in 0..clients {
-                s.spawn(move || {
-                    let mut conn = Conn::open(self.addr);
-                    for b in (c..batches).step_by(clients) {
-                        let body = post_body(b * BATCH..((b + 1) * BATCH).min(orders), round);
-                        self.send(&mut conn, b % self.keys.len(), "POST", "/v2/orders", &body);
-                    }
-                });
+        timed::clients(clients, |c| {
+            let mut conn = Conn::open(self.addr);
+            for (b, batch) in timed::batches(c, clients, orders) {
+                let body = post_body(batch, round);
+                self.send(&mut conn, b % self.keys.len(), "POST", "/v2/orders", &body);
             }
-        });
-        started.elapsed().as_secs_f64()
+        })
+        .1
     }
 
     /// Every client pages through the first depot's list; returns (rows read, seconds, the ids
     /// seen).
     fn page(&self, clients: usize) -> (usize, f64, Vec<i64>) {
-        let started = Instant::now();
-        let lists: Vec<(usize, Vec<i64>)> = std::thread::scope(|s| {
-            let handles: Vec<_> = (0..clients)
-                .map(|c| {
-                    s.spawn(move || {
-                        let mut conn = Conn::open(self.addr);
-                        let mut target = Some(format!("/v2/orders?limit={PAGE}"));
-                        let (mut rows, mut ids) = (0, Vec::new());
-                        while let Some(t) = target {
-                            let reply = self.send(&mut conn, 0, "GET", &t, b"");
-                            let page: Value =
-                                serde_json::from_slice(&reply.body).expect("a JSON page");
-                            let orders = page["orders"].as_array().expect("orders");
-                            rows += orders.len();
-                            if c == 0 {
-                                ids.extend(orders.iter().filter_map(|o| o["id"].as_i64()));
-                            }
-                            target = reply.link.as_deref().and_then(next_target);
-                        }
-                        (rows, ids)
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("a pager"))
-                .collect()
-        });
-        let secs = started.elapsed().as_secs_f64();
-        let rows = lists.iter().map(|(r, _)| r).sum();
-        let ids = lists
-            .into_iter()
-            .next()
-            .map(|(_, ids)| ids)
-            .unwrap_or_default();
-        (rows, secs, ids)
+        timed::paging(clients, |c| {
+            let mut conn = Conn::open(self.addr);
+            let mut target = Some(format!("/v2/orders?limit={PAGE}"));
+            let (mut rows, mut ids) = (0, Vec::new());
+            while let Some(t) = target {
+                let reply = self.send(&mut conn, 0, "GET", &t, b"");
+                let page: Value = serde_json::from_slice(&reply.body).expect("a JSON page");
+                let orders = page["orders"].as_array().expect("orders");
+                rows += orders.len();
+                if c == 0 {
+                    ids.extend(orders.iter().filter_map(|o| o["id"].as_i64()));
+                }
+                target = reply.link.as_deref().and_then(next_target);
+            }
+            (rows, ids)
+        })
     }
 
     /// `reads` GET /v2/orders/{id} per client of ids picked from `ids`; returns the seconds.
     fn read(&self, ids: &[i64], clients: usize, reads: usize) -> f64 {
-        let started = Instant::now();
-        std::thread::scope(|s| {
-            for c in 0..clients {
-                s.spawn(move || {
-                    let mut conn = Conn::open(self.addr);
-                    let mut picks = Picks::new(c);
-                    for _ in 0..reads {
-                        let id = ids[picks.next(ids.len())];
-                        self.send(&mut conn, 0, "GET", &format!("/v2/orders/{id}"), b"");
-                    }
-                });
+        timed::clients(clients, |c| {
+            let mut conn = Conn::open(self.addr);
+            let mut picks = Picks::new(c);
+            for _ in 0..reads {
+                let id = ids[picks.next(ids.len())];
+                self.send(&mut conn, 0, "GET", &format!("/v2/orders/{id}"), b"");
             }
-        });
-        started.elapsed().as_secs_f64()
+        })
+        .1
     }
 }

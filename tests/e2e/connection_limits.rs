@@ -1,4 +1,4 @@
-//! Connection bounds of `dispatch serve` (issue 7): a client that stalls in its headers or its
+//! Connection bounds of `dispatch serve`: a client that stalls in its headers or its
 //! body is cut off after the configured timeout, while other clients are served; beyond
 //! `--max-connections` new connections wait until one closes.
 

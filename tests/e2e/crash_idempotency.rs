@@ -1,6 +1,6 @@
 //! Idempotency under `kill -9`: the real binary is killed after a request's effect committed
 //! and before its response left, and the retry with the same `idempotency-key` must replay,
-//! not execute a second time (issue 7: 71 of 237 crash-retries ran twice).
+//! not execute a second time.
 //!
 //! The server is started with the test hook `DISPATCH_TEST_HOLD_COMMITTED_RESPONSE_MS`, which
 //! holds responses recorded in the transaction of their effect; the test waits until the

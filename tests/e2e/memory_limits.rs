@@ -1,4 +1,4 @@
-//! Memory per request (issue 7): the worst bodies the limits let through, valid ones included,
+//! Memory per request: the worst bodies the limits let through, valid ones included,
 //! on the JSON write endpoints, against the real binary. The growth of the server's peak
 //! resident set (`VmHWM`) must stay within 50 MB for every one of them, one request at a time,
 //! and under 400 MB for eight at once.

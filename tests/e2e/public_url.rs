@@ -1,4 +1,4 @@
-//! `serve --public-url` (issue 7): every absolute URL the service emits is built on the
+//! `serve --public-url`: every absolute URL the service emits is built on the
 //! configured public base URL (default: `http://` and the bound address), never on the
 //! request's `Host` or `X-Forwarded-*` headers.
 

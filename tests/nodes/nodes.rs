@@ -1,4 +1,4 @@
-//! Issue 14's "done when": a throwaway PostgreSQL, three `serve --workers off` API nodes and
+//! Many nodes on one database: a throwaway PostgreSQL, three `serve --workers off` API nodes and
 //! two `dispatch worker`s on loopback. Orders and optimisations go through different nodes; a
 //! worker is killed with `kill -9` in the middle of a job and an API node in the middle of
 //! traffic. Afterwards: every acknowledged order is there, every job finished exactly once

@@ -13,6 +13,7 @@ pub mod notification_render;
 pub mod optimisation;
 pub mod order;
 pub mod order_attachment;
+mod order_build;
 pub mod order_fields;
 pub mod order_input;
 pub mod order_merge;

@@ -5,6 +5,7 @@ use crate::model::reference::CapacityAmount;
 use crate::patch::Patch;
 use crate::time::{TimeOfDay, Timestamp, Weekday};
 
+mod build;
 pub mod rules;
 
 pub use rules::apply_patch;

@@ -86,14 +86,15 @@ pub fn upsert_batch(
         };
         let mut written: Vec<WrittenOrder> = Vec::with_capacity(all.len());
         let mut references: Vec<(usize, &str)> = Vec::new();
-        // The new orders of the current run, inserted together when it ends (one statement
-        // where the store allows), with their places in `written`.
-        let mut new_run: Vec<(usize, Order)> = Vec::new();
+        // The orders of the current run, written together when it ends (one statement per
+        // table where the store allows): new ones with their places in `written`, and
+        // updated or restored ones.
+        let mut run = Run::default();
         // Order numbers are unique within a batch (validated), so the stored state of a run of
-        // orders is known before its first write, in one question. Runs are short and each
-        // order is written as soon as it is merged and then dropped, so a batch never holds
-        // its text twice (a batch that updates large stored orders would otherwise hold them
-        // all beside the posted ones).
+        // orders is known before its first write, in one question. Runs are short and their
+        // orders are written when the run ends and then dropped, so a batch never holds its
+        // text twice (a batch that updates large stored orders would otherwise hold them all
+        // beside the posted ones).
         let numbers: Vec<&str> = all
             .iter()
             .map(|c| c.order_number.as_deref().unwrap_or_default())
@@ -101,9 +102,9 @@ pub fn upsert_batch(
         let mut stored = HashMap::new();
         for (i, changes) in all.iter().enumerate() {
             if i % LOOKUP_RUN == 0 {
-                insert_run(tx, scope, &mut new_run, &mut written)?;
-                let run = &numbers[i..numbers.len().min(i + LOOKUP_RUN)];
-                stored = tx.find_orders_by_numbers(scope, run)?;
+                run.write(tx, scope, &mut written)?;
+                let numbers = &numbers[i..numbers.len().min(i + LOOKUP_RUN)];
+                stored = tx.find_orders_by_numbers(scope, numbers)?;
             }
             let customer_id = match &changes.customer {
                 Some(c) => {
@@ -142,11 +143,11 @@ pub fn upsert_batch(
                 geocoding_failed,
             });
             match &existing {
-                Some(_) => tx.update_order(scope, &order)?,
-                None => new_run.push((written.len() - 1, order)),
+                Some(_) => run.updated.push(order),
+                None => run.new.push((written.len() - 1, order)),
             }
         }
-        insert_run(tx, scope, &mut new_run, &mut written)?;
+        run.write(tx, scope, &mut written)?;
         let mut pairs: HashMap<&str, Vec<i64>> = HashMap::new();
         for (at, reference) in references {
             pairs.entry(reference).or_default().push(written[at].id);
@@ -160,22 +161,38 @@ pub fn upsert_batch(
     })
 }
 
-/// Inserts the new orders of a run of [`upsert_batch`] in one store call and fills in their ids.
-fn insert_run(
-    tx: &mut dyn StoreTx,
-    scope: DepotScope,
-    run: &mut Vec<(usize, Order)>,
-    written: &mut [WrittenOrder],
-) -> Result<(), StoreError> {
-    if run.is_empty() {
-        return Ok(());
+/// The merged orders of one run of [`upsert_batch`], not yet written.
+#[derive(Default)]
+struct Run {
+    /// New orders with their places in the batch's `written`.
+    new: Vec<(usize, Order)>,
+    /// Stored orders, updated or restored.
+    updated: Vec<Order>,
+}
+
+impl Run {
+    /// Writes the run with one store call for its new orders and one for its updated ones,
+    /// fills in the new orders' ids, and leaves the run empty.
+    fn write(
+        &mut self,
+        tx: &mut dyn StoreTx,
+        scope: DepotScope,
+        written: &mut [WrittenOrder],
+    ) -> Result<(), StoreError> {
+        if !self.updated.is_empty() {
+            tx.update_orders(scope, &self.updated)?;
+            self.updated.clear();
+        }
+        if self.new.is_empty() {
+            return Ok(());
+        }
+        let (places, orders): (Vec<usize>, Vec<Order>) = self.new.drain(..).unzip();
+        let ids = tx.insert_orders(scope, &orders)?;
+        for (place, id) in places.into_iter().zip(ids) {
+            written[place].id = id;
+        }
+        Ok(())
     }
-    let (places, orders): (Vec<usize>, Vec<Order>) = run.drain(..).unzip();
-    let ids = tx.insert_orders(scope, &orders)?;
-    for (place, id) in places.into_iter().zip(ids) {
-        written[place].id = id;
-    }
-    Ok(())
 }
 
 /// The outcome of PUT /orders/{id}.

@@ -1,4 +1,4 @@
-//! Defects found from outside (issue 7): undecodable path segments, non-UTF-8 idempotency keys.
+//! Defects found from outside: undecodable path segments, non-UTF-8 idempotency keys.
 
 use axum::body::Body;
 use axum::http::{HeaderValue, Method, Request};

@@ -1,4 +1,4 @@
-use crate::harness::{Service, DOCS_LINK, OPT_IN};
+use super::harness::{Service, DOCS_LINK, OPT_IN};
 
 #[tokio::test]
 async fn applied_tokens_are_echoed_case_insensitively_and_unknown_ones_ignored() {

@@ -23,8 +23,8 @@ pub const OPT_IN: (&str, &str) = ("x-svc-api-features", "rate-limit-429");
 pub const DOCS_LINK: &str =
     "<http://dispatch.test/docs/features/rate-limit-429>; rel=\"deprecation\"";
 
-#[path = "../shared/test_db.rs"]
-pub mod test_db;
+// The crate root provides the shared test database module (once per test binary).
+use crate::test_db;
 
 /// A running service: its database (a SQLite file, or PostgreSQL with `DISPATCH_TEST_DB`), its
 /// clock and its keys.

@@ -1,6 +1,6 @@
 use serde_json::json;
 
-use crate::harness::{vehicle, Service, IK};
+use super::harness::{vehicle, Service, IK};
 
 async fn vehicle_count(s: &Service) -> usize {
     let r = s.get("/v2/vehicles", &[]).await;

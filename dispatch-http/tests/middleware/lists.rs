@@ -2,7 +2,7 @@
 
 use serde_json::{json, Value};
 
-use crate::harness::{Resp, Service, DOCS_LINK, OPT_IN};
+use super::harness::{Resp, Service, DOCS_LINK, OPT_IN};
 
 fn customers(accounts: &[&str]) -> Value {
     Value::Array(

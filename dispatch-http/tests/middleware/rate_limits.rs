@@ -1,7 +1,7 @@
 use dispatch_http::middleware::rate_limit::ENDPOINT_TIERS;
 use serde_json::json;
 
-use crate::harness::{vehicle, Service, OPT_IN};
+use super::harness::{vehicle, Service, OPT_IN};
 
 #[tokio::test]
 async fn get_vehicles_is_reference_tier_one_per_second_with_retry_after_equal_to_the_detail() {
@@ -188,7 +188,7 @@ async fn every_served_endpoint_is_limited_by_the_burst_of_its_table_tier() {
 async fn driver_endpoints_are_standard_tier_per_driver_credential() {
     let s = Service::start(true);
     let id = s.post("/v2/vehicles", &[], &vehicle("V")).await.json()["vehicle"]["id"].clone();
-    let credential = |r: crate::harness::Resp| {
+    let credential = |r: super::harness::Resp| {
         r.json()["driver_credential"]["credential"]
             .as_str()
             .unwrap()

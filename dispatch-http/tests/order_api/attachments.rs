@@ -2,7 +2,7 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use serde_json::json;
 
-use crate::{delivery, Api, Reply};
+use super::{delivery, Api, Reply};
 
 const BOUNDARY: &str = "XyZ123boundary";
 const PDF: &[u8] = b"%PDF-1.4\n1 0 obj\n<<>>\nendobj\n";
@@ -172,7 +172,7 @@ const PNG: &[u8] = &[0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A, 0, 0];
 
 /// `(name, file_name)` of every attachment row of the database, as stored.
 fn stored_names(api: &Api) -> Vec<(String, String)> {
-    crate::test_sql::text_rows(
+    super::test_sql::text_rows(
         &api.db,
         "SELECT name, file_name FROM order_attachments ORDER BY id",
     )

@@ -1,7 +1,7 @@
 use axum::http::{Method, StatusCode};
 use serde_json::{json, Value};
 
-use crate::Api;
+use super::Api;
 
 fn customer(account: &str) -> Value {
     json!({"account": account, "address": "1 High St"})
@@ -292,7 +292,7 @@ async fn a_read_key_cannot_write_customers() {
 #[tokio::test]
 async fn a_depot_holds_at_most_300000_customers() {
     let api = Api::start();
-    crate::test_sql::execute(
+    super::test_sql::execute(
         &api.db,
         &format!(
             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 299999) \

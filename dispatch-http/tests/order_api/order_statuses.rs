@@ -1,7 +1,7 @@
 use axum::http::StatusCode;
 use serde_json::json;
 
-use crate::{delivery, Api};
+use super::{delivery, Api};
 
 #[tokio::test]
 async fn order_statuses_list_defaults_and_custom_without_partial_aggregates() {

@@ -1,7 +1,7 @@
 use axum::http::{Method, StatusCode};
 use serde_json::{json, Value};
 
-use crate::{delivery, Api};
+use super::{delivery, Api};
 
 #[tokio::test]
 async fn orders_post_answers_200_listing_every_order_with_string_ids() {
@@ -490,10 +490,10 @@ async fn order_list_takes_updated_at_min_in_both_forms() {
     let api = Api::start();
     api.post_orders(json!([delivery("OLD")])).await;
     // The test clock moves one second after every call: OLD is written at T0, NEW at T0 + 1 s.
-    let since_ms = crate::T0 + 1_000;
+    let since_ms = super::T0 + 1_000;
     let since = dispatch_core::time::Timestamp::from_millis(since_ms).to_string();
     api.post_orders(json!([delivery("NEW")])).await;
-    let numbers = |r: &crate::Reply| -> Vec<String> {
+    let numbers = |r: &super::Reply| -> Vec<String> {
         r.body["orders"]
             .as_array()
             .unwrap()

@@ -2,7 +2,7 @@ use axum::http::StatusCode;
 use dispatch_core::events::DomainEvent;
 use serde_json::json;
 
-use crate::{delivery, Api};
+use super::{delivery, Api};
 
 async fn one(api: &Api, order: serde_json::Value) -> i64 {
     api.post_orders(json!([order])).await[0]

@@ -16,10 +16,10 @@ use serde_json::{json, Value};
 use dispatch_http::console::{ConsoleConfig, TileUrl};
 use dispatch_http::{app_with, AppOptions};
 
-use crate::browser::chromium_for;
-use crate::common::TestApp;
-use crate::console_page::{optimised_day, report, serve, serve_with, stops_of};
-use crate::DAY;
+use super::browser::chromium_for;
+use super::common::TestApp;
+use super::console_page::{optimised_day, report, serve, serve_with, stops_of};
+use super::DAY;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_console_draws_an_optimised_day_on_the_map() {

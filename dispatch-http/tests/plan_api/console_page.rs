@@ -8,9 +8,9 @@ use axum::response::Html;
 use axum::routing::get;
 use serde_json::{json, Value};
 
-use crate::browser::{run_chromium, OutsideWorld};
-use crate::common::TestApp;
-use crate::{delivery, optimise, post_orders, start_workers, wait_for, DAY};
+use super::browser::{run_chromium, OutsideWorld};
+use super::common::TestApp;
+use super::{delivery, optimise, post_orders, start_workers, wait_for, DAY};
 
 const HARNESS: &str = include_str!("console_harness.html");
 

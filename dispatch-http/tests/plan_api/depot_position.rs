@@ -4,8 +4,8 @@
 
 use serde_json::{json, Value};
 
-use crate::common::TestApp;
-use crate::{start_workers, DAY};
+use super::common::TestApp;
+use super::{start_workers, DAY};
 
 /// South's id (South is seeded without an address or position).
 fn south(app: &TestApp) -> i64 {

@@ -12,8 +12,8 @@ use http_body_util::BodyExt;
 use serde_json::{json, Value};
 use tower::ServiceExt;
 
-use crate::common::{fixture_seed, TestApp};
-use crate::{delivery, optimise, post_orders, post_vehicle, start_workers, wait_for, DAY};
+use super::common::{fixture_seed, TestApp};
+use super::{delivery, optimise, post_orders, post_vehicle, start_workers, wait_for, DAY};
 
 /// North's "On the way" SMS becomes its planned-start template rendering `{eta}` and
 /// `{tracking_link}`; its id.

@@ -7,8 +7,8 @@ use dispatch_core::model::organisation::DepotScope;
 use dispatch_core::service::plans::cancel_plan_jobs;
 use serde_json::{json, Value};
 
-use crate::common::TestApp;
-use crate::{delivery, optimise, post_orders, post_vehicle, start_workers, wait_for, DAY};
+use super::common::TestApp;
+use super::{delivery, optimise, post_orders, post_vehicle, start_workers, wait_for, DAY};
 
 async fn plan_read(app: &TestApp, plan: i64) -> Value {
     app.get(&format!("/v2/plans/{plan}"), &app.north())

@@ -4,8 +4,8 @@ use dispatch_core::events::DomainEvent;
 use dispatch_core::model::organisation::DepotScope;
 use serde_json::json;
 
-use crate::common::TestApp;
-use crate::{delivery, post_orders, post_vehicle, DAY};
+use super::common::TestApp;
+use super::{delivery, post_orders, post_vehicle, DAY};
 
 /// The `rel="next"` URL of a list response.
 pub fn next_link(headers: &axum::http::HeaderMap) -> Option<String> {

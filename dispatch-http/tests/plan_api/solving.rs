@@ -7,8 +7,8 @@ use dispatch_core::service::plans::cancel_plan_jobs;
 use dispatch_core::status::Status;
 use serde_json::{json, Value};
 
-use crate::common::TestApp;
-use crate::{delivery, optimise, post_orders, post_vehicle, start_workers, wait_for, DAY};
+use super::common::TestApp;
+use super::{delivery, optimise, post_orders, post_vehicle, start_workers, wait_for, DAY};
 
 fn scope(app: &TestApp) -> DepotScope {
     DepotScope {

@@ -13,8 +13,8 @@ use http_body_util::BodyExt;
 use serde_json::{json, Value};
 use tower::ServiceExt;
 
-use crate::common::TestApp;
-use crate::{
+use super::common::TestApp;
+use super::{
     delivery, optimise, post_orders, post_vehicle, start_workers, start_workers_on, wait_for, DAY,
 };
 

@@ -4,6 +4,7 @@
 mod customers;
 mod driver;
 mod leases;
+mod line_items;
 mod notifications;
 mod order_batch;
 mod order_codec;

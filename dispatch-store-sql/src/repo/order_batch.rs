@@ -1,29 +1,91 @@
 //! Orders of a whole POST /orders batch at once: their stored state found in one question per
-//! table, new ones inserted with their line items' ids reserved in one move of the allocator.
+//! table, new ones inserted and stored ones overwritten with one statement per table (per
+//! [`ROWS_PER_STATEMENT`] orders), line items written together ([`Db::write_line_items`]).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-use crate::sql::{params_from_iter, Connection, Dialect, Statement, Val};
+use crate::sql::{params_from_iter, Connection, Dialect, Statement, ToSql as _, Val};
 use dispatch_core::model::line_item::LineItem;
 use dispatch_core::model::order::Order;
+use dispatch_core::model::order_value::Money;
 use dispatch_core::model::organisation::DepotScope;
 use dispatch_core::ports::store::{NumberedOrder, StoreError};
 
+use super::order_codec as codec;
 use super::order_rows::{
     decode, decode_item, item_row, order_row, OrderRow, COLUMNS, ITEM_COLUMNS,
 };
 use super::{Db, Sql, IN_CHUNK};
 
-/// Rows per multi-row INSERT: 22 parameters an order row, well under PostgreSQL's 65 535.
-const ROWS_PER_STATEMENT: usize = 500;
+/// Rows per multi-row statement: 22 parameters an order row, well under PostgreSQL's 65 535
+/// and SQLite's 32 766.
+pub(super) const ROWS_PER_STATEMENT: usize = 500;
 
 /// `?, ?, ...` for `n` parameters.
-fn marks(n: usize) -> String {
+pub(super) fn marks(n: usize) -> String {
     let mut s = String::with_capacity(n * 3);
     for i in 0..n {
         s.push_str(if i == 0 { "?" } else { ", ?" });
     }
     s
+}
+
+/// `(?1, ?2, ...), (...)`: `rows` rows of numbered parameters, one a column of `types`; with
+/// `cast`, each parameter is cast to its column's PostgreSQL type (a `VALUES` list that does
+/// not feed an INSERT types nothing itself).
+pub(super) fn value_rows(rows: usize, types: &[&str], cast: bool) -> String {
+    let mut sql = String::with_capacity(rows * types.len() * if cast { 14 } else { 6 });
+    for row in 0..rows {
+        sql.push_str(if row == 0 { "(" } else { ", (" });
+        for (c, ty) in types.iter().enumerate() {
+            if c > 0 {
+                sql.push_str(", ");
+            }
+            sql.push('?');
+            sql.push_str(&(row * types.len() + c + 1).to_string());
+            if cast {
+                sql.push_str("::");
+                sql.push_str(ty);
+            }
+        }
+        sql.push(')');
+    }
+    sql
+}
+
+/// The order columns written by insert and update, [`ORDER_TYPES`] order.
+const ORDER_WRITTEN: &str = "order_number, type, status, priority, customer_id, delivery,     pickup, delivery_date, time_windows, exchange_reference, parts, vehicle_id, emails,     third_party_id, tags, skills, capacities, custom_fields, order_value_cents, updated";
+
+/// The PostgreSQL types of [`ORDER_WRITTEN`].
+const ORDER_TYPES: [&str; 20] = [
+    "text", "text", "text", "text", "bigint", "text", "text", "text", "text", "text", "float8",
+    "bigint", "text", "bigint", "text", "text", "text", "text", "bigint", "bigint",
+];
+
+/// The values of [`ORDER_WRITTEN`] for one order.
+pub(super) fn order_values(o: &Order) -> [Val; 20] {
+    [
+        o.order_number.to_val(),
+        o.kind.as_str().to_val(),
+        o.status.as_str().to_val(),
+        o.priority.map(|p| p.as_str()).to_val(),
+        o.customer_id.to_val(),
+        codec::endpoint(&o.delivery).to_val(),
+        codec::endpoint(&o.pickup).to_val(),
+        o.delivery_date.map(|d| d.to_string()).to_val(),
+        codec::order_windows(&o.time_windows).to_val(),
+        o.exchange_reference.as_deref().to_val(),
+        o.parts.to_val(),
+        o.vehicle_id.to_val(),
+        codec::names(&o.emails).to_val(),
+        o.third_party_id.to_val(),
+        codec::names(&o.tags).to_val(),
+        codec::names(&o.skills).to_val(),
+        codec::capacities(&o.capacities).to_val(),
+        codec::custom_fields(&o.custom_fields).to_val(),
+        o.manual_value.map(Money::cents).to_val(),
+        o.updated.millis().to_val(),
+    ]
 }
 
 impl<C: Connection> Db<C> {
@@ -93,54 +155,141 @@ impl<C: Connection> Db<C> {
         Ok(items)
     }
 
-    /// Inserts new orders with their line items; returns their ids in order.
+    /// Inserts new orders with their line items; returns their ids in order. SQLite inserts
+    /// the order rows one by one (a multi-row INSERT is a multi-write statement with a
+    /// statement journal, which a one-row one is not); PostgreSQL in one statement per
+    /// [`ROWS_PER_STATEMENT`] orders (one round trip instead of one per order).
     pub(super) fn insert_new_orders(
         &self,
         scope: DepotScope,
         orders: &[Order],
     ) -> Result<Vec<i64>, StoreError> {
-        if C::DIALECT == Dialect::Postgres {
-            return self.insert_new_orders_at_once(scope, orders);
-        }
-        let new_items = orders
-            .iter()
-            .flat_map(|o| &o.line_items)
-            .filter(|i| i.id == 0)
-            .count();
-        let mut reserved = self.reserve_line_item_ids(new_items)?;
         let mut ids = Vec::with_capacity(orders.len());
-        for o in orders {
-            let id = self.insert_order_row(scope, o)?;
-            self.write_line_items(id, &o.line_items, true, &mut reserved)?;
-            ids.push(id);
+        match C::DIALECT {
+            Dialect::Sqlite => {
+                for o in orders {
+                    ids.push(self.insert_order_row(scope, o)?);
+                }
+            }
+            Dialect::Postgres => {
+                for chunk in orders.chunks(ROWS_PER_STATEMENT) {
+                    ids.extend(self.insert_order_rows(scope, chunk)?);
+                }
+            }
         }
+        let items: Vec<(i64, &[LineItem])> = ids
+            .iter()
+            .zip(orders)
+            .map(|(&id, o)| (id, o.line_items.as_slice()))
+            .collect();
+        self.write_line_items(&items, true)?;
         Ok(ids)
     }
 
-    /// PostgreSQL: the orders' rows in one statement per [`ROWS_PER_STATEMENT`] orders, then
-    /// their line items likewise (an order naming its own line-item ids keeps the path that
-    /// moves the identity past them): a few round trips per batch instead of two per order.
-    fn insert_new_orders_at_once(
+    /// Inserts the rows of several new orders in one statement; returns their ids in order.
+    fn insert_order_rows(
         &self,
         scope: DepotScope,
         orders: &[Order],
     ) -> Result<Vec<i64>, StoreError> {
-        let mut ids = Vec::with_capacity(orders.len());
-        for chunk in orders.chunks(ROWS_PER_STATEMENT) {
-            ids.extend(self.insert_order_rows(scope, chunk)?);
+        let mut types = vec!["bigint"];
+        types.extend(ORDER_TYPES);
+        types.push("bigint");
+        let sql = format!(
+            "INSERT INTO orders (depot_id, {ORDER_WRITTEN}, created) VALUES {} \
+             RETURNING id, order_number",
+            value_rows(orders.len(), &types, false)
+        );
+        let mut values: Vec<Val> = Vec::with_capacity(orders.len() * types.len());
+        for o in orders {
+            values.push(scope.depot_id.to_val());
+            values.extend(order_values(o));
+            values.push(o.created.millis().to_val());
         }
-        let mut items = Vec::new();
-        for (&id, o) in ids.iter().zip(orders) {
-            if o.line_items.iter().any(|i| i.id != 0) {
-                let mut none = self.reserve_line_item_ids(0)?;
-                self.write_line_items(id, &o.line_items, true, &mut none)?;
-            } else {
-                items.extend(o.line_items.iter().enumerate().map(|(p, i)| (id, p, i)));
+        // RETURNING names no row order: ids are matched by number (unique in the depot).
+        let mut ids: HashMap<String, i64> = self
+            .0
+            .prepare_cached(&sql)
+            .st()?
+            .query_map(params_from_iter(values), |r| Ok((r.get(1)?, r.get(0)?)))
+            .st()?
+            .collect::<Result<_, _>>()
+            .st()?;
+        orders
+            .iter()
+            .map(|o| {
+                ids.remove(&o.order_number)
+                    .ok_or_else(|| StoreError::Backend("an inserted order returned no id".into()))
+            })
+            .collect()
+    }
+
+    /// Overwrites stored orders of the depot with their line items: one `UPDATE ... FROM
+    /// (VALUES ...)` per [`ROWS_PER_STATEMENT`] orders, then their line items together. A
+    /// slice naming an order twice is written one order at a time, in turn (the last write
+    /// of it wins, as with one call per order).
+    pub(super) fn update_stored_orders(
+        &self,
+        scope: DepotScope,
+        orders: &[Order],
+    ) -> Result<(), StoreError> {
+        let mut distinct = HashSet::with_capacity(orders.len());
+        if !orders.iter().all(|o| distinct.insert(o.id)) {
+            for o in orders {
+                self.update_stored_orders(scope, std::slice::from_ref(o))?;
             }
+            return Ok(());
         }
-        for chunk in items.chunks(ROWS_PER_STATEMENT) {
-            self.insert_line_item_rows(chunk)?;
+        for chunk in orders.chunks(ROWS_PER_STATEMENT) {
+            self.update_order_rows(scope, chunk)?;
         }
-        Ok(ids)
+        let items: Vec<(i64, &[LineItem])> = orders
+            .iter()
+            .map(|o| (o.id, o.line_items.as_slice()))
+            .collect();
+        self.write_line_items(&items, false)
+    }
+
+    /// Overwrites the rows of stored orders in one statement and restores deleted ones; an
+    /// order whose `exchange_reference` is `None` leaves its exchange pair.
+    fn update_order_rows(&self, scope: DepotScope, orders: &[Order]) -> Result<(), StoreError> {
+        let mut types = vec!["bigint"];
+        types.extend(ORDER_TYPES);
+        let depot = orders.len() * types.len() + 1;
+        let sql = format!(
+            "WITH v(id, {ORDER_WRITTEN}) AS (VALUES {}) \
+             UPDATE orders SET order_number = v.order_number, type = v.type, status = v.status, \
+             priority = v.priority, customer_id = v.customer_id, delivery = v.delivery, \
+             pickup = v.pickup, delivery_date = v.delivery_date, time_windows = v.time_windows, \
+             exchange_reference = v.exchange_reference, \
+             exchange_id = CASE WHEN v.exchange_reference IS NULL THEN NULL ELSE orders.exchange_id END, \
+             parts = v.parts, vehicle_id = v.vehicle_id, emails = v.emails, \
+             third_party_id = v.third_party_id, tags = v.tags, skills = v.skills, \
+             capacities = v.capacities, custom_fields = v.custom_fields, \
+             order_value_cents = v.order_value_cents, updated = v.updated, deleted = {} \
+             FROM v WHERE orders.depot_id = ?{depot} AND orders.id = v.id",
+            value_rows(orders.len(), &types, C::DIALECT == Dialect::Postgres),
+            C::DIALECT.pick("0", "FALSE"),
+        );
+        let mut values: Vec<Val> = Vec::with_capacity(depot);
+        for o in orders {
+            values.push(o.id.to_val());
+            values.extend(order_values(o));
+        }
+        values.push(scope.depot_id.to_val());
+        let changed = self
+            .0
+            .prepare_cached(&sql)
+            .st()?
+            .execute(params_from_iter(values))
+            .st()?;
+        if changed != orders.len() {
+            let missing = orders.iter().map(|o| o.id).collect::<Vec<_>>();
+            return Err(StoreError::Backend(format!(
+                "{} of the orders {missing:?} are not in the depot",
+                orders.len() - changed
+            )));
+        }
+        Ok(())
     }
 }

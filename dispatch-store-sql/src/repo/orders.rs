@@ -3,12 +3,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::sql::{
-    params, params_from_iter, Connection, OptionalExtension, Statement, ToSql as _, Val,
-};
+use crate::sql::{params, params_from_iter, Connection, OptionalExtension, Statement, ToSql as _};
 use dispatch_core::model::attachment::Attachment;
 use dispatch_core::model::order::{Order, OrderType};
-use dispatch_core::model::order_value::Money;
 use dispatch_core::model::organisation::DepotScope;
 use dispatch_core::paging::{Cursor, Page, PageRequest};
 use dispatch_core::ports::store::{
@@ -17,37 +14,9 @@ use dispatch_core::ports::store::{
 use dispatch_core::status::Status;
 use dispatch_core::time::Timestamp;
 
-use super::order_codec as codec;
+use super::order_batch::order_values;
 use super::order_rows::{corrupt, keyset};
 use super::{ts, Db, Sql, IN_CHUNK};
-
-/// The order columns written by insert and update, in `?2..?21` order (after depot or id).
-macro_rules! order_values {
-    ($o:expr) => {
-        (
-            $o.order_number.as_str(),
-            $o.kind.as_str(),
-            $o.status.as_str(),
-            $o.priority.map(|p| p.as_str()),
-            $o.customer_id,
-            codec::endpoint(&$o.delivery),
-            codec::endpoint(&$o.pickup),
-            $o.delivery_date.map(|d| d.to_string()),
-            codec::order_windows(&$o.time_windows),
-            $o.exchange_reference.as_deref(),
-            $o.parts,
-            $o.vehicle_id,
-            codec::names(&$o.emails),
-            $o.third_party_id,
-            codec::names(&$o.tags),
-            codec::names(&$o.skills),
-            codec::capacities(&$o.capacities),
-            codec::custom_fields(&$o.custom_fields),
-            $o.manual_value.map(Money::cents),
-            $o.updated.millis(),
-        )
-    };
-}
 
 impl<C: Connection> OrderRepo for Db<C> {
     fn find_order_by_number(
@@ -124,7 +93,9 @@ impl<C: Connection> OrderRepo for Db<C> {
     }
 
     fn update_order(&mut self, scope: DepotScope, o: &Order) -> Result<(), StoreError> {
-        let v = order_values!(o);
+        let values = [scope.depot_id.to_val(), o.id.to_val()]
+            .into_iter()
+            .chain(order_values(o));
         let changed = self
             .0
             .prepare_cached(
@@ -144,10 +115,7 @@ impl<C: Connection> OrderRepo for Db<C> {
                 ),
             )
             .st()?
-            .execute(params![
-                scope.depot_id, o.id, v.0, v.1, v.2, v.3, v.4, v.5, v.6, v.7, v.8, v.9, v.10, v.11, v.12, v.13,
-                v.14, v.15, v.16, v.17, v.18, v.19
-            ])
+            .execute(params_from_iter(values))
             .st()?;
         if changed != 1 {
             return Err(StoreError::Backend(format!(
@@ -155,9 +123,14 @@ impl<C: Connection> OrderRepo for Db<C> {
                 o.id
             )));
         }
-        let new_items = o.line_items.iter().filter(|i| i.id == 0).count();
-        let mut reserved = self.reserve_line_item_ids(new_items)?;
-        self.write_line_items(o.id, &o.line_items, false, &mut reserved)
+        self.write_line_items(&[(o.id, &o.line_items)], false)
+    }
+
+    fn update_orders(&mut self, scope: DepotScope, orders: &[Order]) -> Result<(), StoreError> {
+        match orders {
+            [one] => self.update_order(scope, one),
+            many => self.update_stored_orders(scope, many),
+        }
     }
 
     fn delete_order(&mut self, scope: DepotScope, id: i64) -> Result<Option<u64>, StoreError> {
@@ -394,79 +367,11 @@ impl<C: Connection> OrderRepo for Db<C> {
 }
 
 impl<C: Connection> Db<C> {
-    /// Inserts the rows of several new orders in one statement (PostgreSQL: one round trip
-    /// instead of one per order); returns their ids in order.
-    pub(super) fn insert_order_rows(
-        &self,
-        scope: DepotScope,
-        orders: &[Order],
-    ) -> Result<Vec<i64>, StoreError> {
-        const COLUMNS: usize = 22;
-        let mut sql = String::from(
-            "INSERT INTO orders (depot_id, order_number, type, status, priority, customer_id, delivery, \
-             pickup, delivery_date, time_windows, exchange_reference, parts, vehicle_id, emails, \
-             third_party_id, tags, skills, capacities, custom_fields, order_value_cents, updated, created) \
-             VALUES ",
-        );
-        let mut values: Vec<Val> = Vec::with_capacity(orders.len() * COLUMNS);
-        for (i, o) in orders.iter().enumerate() {
-            sql.push_str(if i == 0 { "(" } else { ", (" });
-            for c in 0..COLUMNS {
-                if c > 0 {
-                    sql.push_str(", ");
-                }
-                sql.push('?');
-                sql.push_str(&(i * COLUMNS + c + 1).to_string());
-            }
-            sql.push(')');
-            let v = order_values!(o);
-            values.extend([
-                scope.depot_id.to_val(),
-                v.0.to_val(),
-                v.1.to_val(),
-                v.2.to_val(),
-                v.3.to_val(),
-                v.4.to_val(),
-                v.5.to_val(),
-                v.6.to_val(),
-                v.7.to_val(),
-                v.8.to_val(),
-                v.9.to_val(),
-                v.10.to_val(),
-                v.11.to_val(),
-                v.12.to_val(),
-                v.13.to_val(),
-                v.14.to_val(),
-                v.15.to_val(),
-                v.16.to_val(),
-                v.17.to_val(),
-                v.18.to_val(),
-                v.19.to_val(),
-                o.created.millis().to_val(),
-            ]);
-        }
-        sql.push_str(" RETURNING id, order_number");
-        // RETURNING names no row order: ids are matched by number (unique in the depot).
-        let mut ids: HashMap<String, i64> = self
-            .0
-            .prepare_cached(&sql)
-            .st()?
-            .query_map(params_from_iter(values), |r| Ok((r.get(1)?, r.get(0)?)))
-            .st()?
-            .collect::<Result<_, _>>()
-            .st()?;
-        orders
-            .iter()
-            .map(|o| {
-                ids.remove(&o.order_number)
-                    .ok_or_else(|| StoreError::Backend("an inserted order returned no id".into()))
-            })
-            .collect()
-    }
-
     /// Inserts the order's own row; returns its id.
     pub(super) fn insert_order_row(&self, scope: DepotScope, o: &Order) -> Result<i64, StoreError> {
-        let v = order_values!(o);
+        let values = std::iter::once(scope.depot_id.to_val())
+            .chain(order_values(o))
+            .chain([o.created.millis().to_val()]);
         let id: i64 = self.0
             .prepare_cached(
                 "INSERT INTO orders (depot_id, order_number, type, status, priority, customer_id, delivery, \
@@ -476,10 +381,7 @@ impl<C: Connection> Db<C> {
                  ?20, ?21, ?22) RETURNING id",
             )
             .st()?
-            .query_row(params![
-                scope.depot_id, v.0, v.1, v.2, v.3, v.4, v.5, v.6, v.7, v.8, v.9, v.10, v.11, v.12, v.13, v.14,
-                v.15, v.16, v.17, v.18, v.19, o.created.millis()
-            ], |r| r.get(0))
+            .query_row(params_from_iter(values), |r| r.get(0))
             .st()?;
         Ok(id)
     }

@@ -126,6 +126,13 @@ pub trait OrderRepo {
     /// stored ones missing from `order.line_items` are removed. An order whose
     /// `exchange_reference` is `None` leaves its exchange pair.
     fn update_order(&mut self, scope: DepotScope, order: &Order) -> Result<(), StoreError>;
+    /// Overwrites stored orders as [`OrderRepo::update_order`] does each, with the same
+    /// outcome; an order not in the depot fails the call. A store may write them with fewer
+    /// statements than one call per order (one per table for the whole slice); the default
+    /// writes them one by one.
+    fn update_orders(&mut self, scope: DepotScope, orders: &[Order]) -> Result<(), StoreError> {
+        orders.iter().try_for_each(|o| self.update_order(scope, o))
+    }
     /// Soft-deletes a live order; returns how many line items it had, `None` when not live.
     fn delete_order(&mut self, scope: DepotScope, id: i64) -> Result<Option<u64>, StoreError>;
     /// One page of live orders matching `filter`, most recently updated first.

@@ -7,7 +7,7 @@
 // which the board shows without a reload; the completed route's Reverse is disabled with the
 // reason. A read-only key sees every action disabled. Four more vans make the demo day of the
 // docs' screenshot (two of them on the road). Finally a day of 1 000 orders on 40 vehicles
-// measures the first render and a drag. Screenshots of each step go to SHOTS. The service runs
+// measures the first render and seven drags. Screenshots of each step go to SHOTS. The service runs
 // on a simulated clock, so the drivers report at the plan's times of day.
 //
 // Environment: BASE (the service), KEY (a depot key of permission all), READ_KEY (a read
@@ -345,18 +345,29 @@ try {
   result.figures.first_render_ms = Date.now() - clicked;
   result.figures.render_only_ms = Number(await page.evaluate(() => document.body.dataset.renderMs));
   check(await page.locator('.tl-stop').count() === result.figures.big_stops, 'every stop on the timeline');
-  const [one, two] = [bigPlan.routes[0].name, bigPlan.routes[1].name];
-  const [oneStops, twoStops] = [await blocks(one).count(), await blocks(two).count()];
-  const bigMoved = (await stopBlock(one, 1).getAttribute('aria-label')).match(/: (BIG-\d+),/)[1];
-  await settled(() => stopBlock(one, 1).dragTo(lane(two)));
-  check(/moved from/.test(await text(message)), await text(message));
-  check(await blocks(one).count() === oneStops - 1 && await blocks(two).count() === twoStops + 1, 'one stop fewer and one more');
-  check((await stopBlock(two, twoStops + 1).getAttribute('aria-label')).includes(bigMoved), `${bigMoved} at the end of ${two}`);
-  check(await page.locator('.tl-stop').count() === result.figures.big_stops, 'every stop still on the timeline');
-  result.figures.big_drag_ms = Number(await page.evaluate(() => document.body.dataset.moveMs));
-  result.figures.big_drag_settled_ms = Number(await page.evaluate(() => document.body.dataset.moveSettledMs));
+  // Several drags between the lanes in view, each checked: the figures are their median and
+  // worst (the first drag also pays for the page's first use of the code).
+  const lanes = bigPlan.routes.filter((r) => r.stops.length >= 4).slice(0, 4).map((r) => r.name);
+  const drags = [];
+  for (const [i, j] of [[0, 1], [2, 3], [1, 2], [3, 0], [0, 2], [1, 3], [2, 0]]) {
+    const [one, two] = [lanes[i], lanes[j]];
+    const [oneStops, twoStops] = [await blocks(one).count(), await blocks(two).count()];
+    const bigMoved = (await stopBlock(one, 1).getAttribute('aria-label')).match(/: (BIG-\d+),/)[1];
+    await settled(() => stopBlock(one, 1).dragTo(lane(two)));
+    check((await text(message)) === `${bigMoved} moved from ${one} to ${two}.`, await text(message));
+    check(await blocks(one).count() === oneStops - 1 && await blocks(two).count() === twoStops + 1, 'one stop fewer and one more');
+    check((await stopBlock(two, twoStops + 1).getAttribute('aria-label')).includes(bigMoved), `${bigMoved} at the end of ${two}`);
+    check(await page.locator('.tl-stop').count() === result.figures.big_stops, 'every stop still on the timeline');
+    drags.push(await page.evaluate(() => [Number(document.body.dataset.moveMs), Number(document.body.dataset.moveSettledMs)]));
+  }
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  result.figures.big_drags = drags.length;
+  result.figures.big_drag_ms = drags.map(([drawn]) => drawn);
+  result.figures.big_drag_median_ms = median(drags.map(([drawn]) => drawn));
+  result.figures.big_drag_worst_ms = Math.max(...drags.map(([drawn]) => drawn));
+  result.figures.big_drag_settled_median_ms = median(drags.map(([, answered]) => answered));
   await shoot(page, 'large-day');
-  step(`large day: ${result.figures.big_stops} stops on ${result.figures.big_routes} routes; first render ${result.figures.first_render_ms} ms, drag ${result.figures.big_drag_ms} ms drawn, ${result.figures.big_drag_settled_ms} ms answered`);
+  step(`large day: ${result.figures.big_stops} stops on ${result.figures.big_routes} routes; first render ${result.figures.first_render_ms} ms, drags drawn in ${result.figures.big_drag_ms.join(', ')} ms, answered in ${result.figures.big_drag_settled_median_ms} ms (median)`);
   check(problems.length === 0, problems.join('\n'));
 } catch (error) {
   await shoot(page, 'failure').catch(() => {});

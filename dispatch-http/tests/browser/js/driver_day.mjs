@@ -187,7 +187,11 @@ try {
   await page.getByLabel('Customer signature: signed by').fill('Ann Lee');
   await page.getByLabel('Photos of the drop', { exact: true }).setInputFiles({ name: 'drop.png', mimeType: 'image/png', buffer: noisePng(1200, 900, 5) });
   await page.getByLabel('Photos of the drop: caption').fill('Parcel at the gate');
-  await page.getByRole('button', { name: 'Submit Delivery checks' }).tap();
+  // A click, not a tap: Chromium may take a tap soon after a stroke over CDP as a second finger
+  // and send no click (the questionnaire is then never submitted).
+  await page.getByRole('button', { name: 'Submit Delivery checks' }).click();
+  // The answers' signature and photo take a moment to prepare; the driver sees when they are kept.
+  await page.getByText('Delivery checks: saved.').waitFor();
   await page.getByRole('button', { name: 'Complete the delivery' }).tap();
   await sent('the stop questionnaire and the completion');
   await page.getByText('Status: delivered').waitFor();
@@ -220,6 +224,7 @@ try {
   await page.getByRole('button', { name: 'I have arrived' }).tap();
   await page.getByLabel('Take photos').setInputFiles({ name: 'porch.png', mimeType: 'image/png', buffer: noisePng(2000, 1500, 3) });
   await page.getByRole('button', { name: 'Save the photos' }).tap();
+  await page.getByText('1 photo(s) saved.').waitFor();
   await page.getByLabel('Reason it could not be delivered').fill('Nobody home');
   await page.getByRole('button', { name: 'Mark as not delivered' }).tap();
   await page.getByText('Status: not delivered (waiting to be sent)').waitFor();

@@ -300,3 +300,122 @@ pub fn live_orders_of_many_ids_at_once(store: &dyn Store) {
         })
         .unwrap();
 }
+
+/// `expected` with the ids of its new line items (id 0) taken from `got`, position by position.
+fn with_new_item_ids(mut expected: Order, got: &Order) -> Order {
+    for (item, stored) in expected.line_items.iter_mut().zip(&got.line_items) {
+        if item.id == 0 {
+            item.id = stored.id;
+        }
+    }
+    expected
+}
+
+/// Many orders overwritten in one call end as if each were overwritten alone: kept line items
+/// keep their ids and take the new fields, new ones get ids never handed out before, missing
+/// ones go, a deleted order is restored, an order without an exchange reference leaves its
+/// pair; an order of another depot fails the call (and the transaction writes nothing), and an
+/// order named twice ends as its last version.
+pub fn orders_updated_together(store: &dyn Store) {
+    let (a, b) = two_depots(store);
+    let (o1, o2, o3, theirs) = store
+        .transaction(|tx| {
+            let o1 = tx.insert_order(a, &order("U1", 1))?;
+            let o2 = tx.insert_order(a, &order("U2", 2))?;
+            let o3 = tx.insert_order(a, &order("U3", 3))?;
+            let theirs = tx.insert_order(b, &order("U1", 4))?;
+            tx.delete_order(a, o3)?;
+            tx.link_exchange(a, [o1, o2], "X")?;
+            Ok::<_, StoreError>((o1, o2, o3, theirs))
+        })
+        .unwrap();
+    let stored = |scope, id| {
+        store
+            .read(|tx| tx.find_order_by_id(scope, id))
+            .unwrap()
+            .unwrap()
+    };
+    let (s1, s2, s3) = (
+        stored(a, o1).order,
+        stored(a, o2).order,
+        stored(a, o3).order,
+    );
+    let highest = [&s1, &s2, &s3]
+        .iter()
+        .flat_map(|o| o.line_items.iter().map(|i| i.id))
+        .max()
+        .unwrap();
+
+    let mut n1 = s1.clone();
+    n1.line_items[0].quantity = 7;
+    n1.line_items.push(LineItem {
+        id: 0,
+        product_code: "P9".into(),
+        ..s1.line_items[0].clone()
+    });
+    n1.exchange_reference = None;
+    n1.updated = at(10);
+    let mut n2 = s2.clone();
+    n2.line_items = ["N1", "N2"]
+        .map(|code| LineItem {
+            id: 0,
+            product_code: code.into(),
+            ..s2.line_items[0].clone()
+        })
+        .to_vec();
+    n2.priority = Some(Priority::P1);
+    n2.updated = at(11);
+    let mut n3 = s3.clone();
+    n3.delivery_date = Date::parse("2026-12-05");
+    n3.updated = at(12);
+    store
+        .transaction(|tx| tx.update_orders(a, &[n1.clone(), n2.clone(), n3.clone()]))
+        .unwrap();
+    let (g1, g2, g3) = (stored(a, o1), stored(a, o2), stored(a, o3));
+    assert_eq!(g1.order.line_items[0].id, s1.line_items[0].id);
+    assert_eq!(g1.order, with_new_item_ids(n1, &g1.order));
+    assert_eq!(g2.order, with_new_item_ids(n2, &g2.order));
+    assert_eq!((g3.order.clone(), g3.deleted), (n3, false));
+    let new_ids: HashSet<i64> = [g1.order.line_items[1].id]
+        .into_iter()
+        .chain(g2.order.line_items.iter().map(|i| i.id))
+        .collect();
+    assert_eq!(new_ids.len(), 3, "new line items get distinct ids");
+    assert!(
+        new_ids.iter().all(|id| *id > highest),
+        "{new_ids:?} after {highest}"
+    );
+    store
+        .read(|tx| {
+            assert_eq!(tx.exchange_partner(a, o2)?, None);
+            assert_eq!(tx.exchange_partner(a, o1)?, None);
+            Ok::<_, StoreError>(())
+        })
+        .unwrap();
+
+    let foreign = stored(b, theirs).order;
+    let changed = Order {
+        priority: None,
+        updated: at(20),
+        ..g1.order.clone()
+    };
+    assert!(store
+        .transaction(|tx| tx.update_orders(a, &[changed, foreign.clone()]))
+        .is_err());
+    assert_eq!(stored(a, o1).order, g1.order);
+    assert_eq!(stored(b, theirs).order, foreign);
+
+    let first = Order {
+        priority: Some(Priority::P3),
+        updated: at(30),
+        ..g1.order.clone()
+    };
+    let last = Order {
+        updated: at(31),
+        ..g1.order.clone()
+    };
+    store
+        .transaction(|tx| tx.update_orders(a, &[first, last.clone()]))
+        .unwrap();
+    assert_eq!(stored(a, o1).order, last);
+}

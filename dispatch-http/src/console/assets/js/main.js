@@ -231,8 +231,8 @@ async function followRoads(planIds) {
 
 /**
  * Puts new versions of some routes (API route objects) on the board and redraws only them:
- * their lanes, map layers and cards, and the unassigned list. The whole board is drawn again
- * when the timeline's clock has to change.
+ * their lanes, map layers and cards, and the unassigned list (the timeline's clock follows
+ * without redrawing the other lanes).
  */
 function redrawRoutes(routes) {
   const changed = replaceRoutes(state.board, routes);

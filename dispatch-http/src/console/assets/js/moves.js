@@ -8,9 +8,10 @@
 // Drag and drop (HTML5) and the "Move to…" control in the details box both end here.
 //
 // A move shows at once: the board draws the order off its old route and at the end of the new
-// one (marked as waiting for the service), redrawing only the two routes, while the calls go
-// out; then it draws the routes as the service answered (placed elsewhere, re-timed, or the
-// order back where the service left it, with the reason).
+// one (marked as waiting for the service), redrawing only the two routes; the calls go out once
+// that is on screen (a service on the same busy machine would otherwise slow the drawing down,
+// to save a frame's worth of time); then it draws the routes as the service answered (placed
+// elsewhere, re-timed, or the order back where the service left it, with the reason).
 
 import { clock, minutesOf } from "./format.js";
 
@@ -136,17 +137,16 @@ export class Mover {
     const add = () => api().post(`v2/routes/${to}/add-orders`, {
       orders: refs, settings: { allow_dispatched: target.route.dispatched, reoptimize },
     });
-    // The first call goes out before the drawing, which it overlaps.
+    say(`Moving ${names}…`);
+    preview(optimistic(b, orders, from, to));
+    await painted();
+    document.body.dataset.moveMs = String(Math.round(performance.now() - started));
     const first = source
       ? api().post(`v2/routes/${from}/remove-orders`, {
         orders: refs, settings: { allow_dispatched: source.route.dispatched, reoptimize: false },
       })
       : add();
     first.catch(() => {});
-    say(`Moving ${names}…`);
-    preview(optimistic(b, orders, from, to));
-    await painted();
-    document.body.dataset.moveMs = String(Math.round(performance.now() - started));
     try {
       if (source) {
         const { body } = await first;

@@ -5,9 +5,18 @@
 // the driver take it. Late stops and stops outside their window are marked; what the driver
 // reported (arrived, delivered, failed) colours the block, and a live estimate shows as a tick.
 //
-// Positions are percentages of the day's span, so nothing is measured while drawing.
+// Nothing is measured while drawing: on each track, a frame of two days (routes may run past
+// midnight) holds everything at percentages of those 48 hours, and only the frame is placed
+// and sized to show the day's span. When a move stretches the day, the frames of the lanes
+// it did not touch are moved, not their contents.
 
 import { clock, el } from "./format.js";
+
+/** Minutes a track's frame holds. */
+const FRAME = 2880;
+
+/** A time (minutes) as a position in the frame. */
+const at = (t) => `${(Math.min(Math.max(t, 0), FRAME) / FRAME) * 100}%`;
 
 function span(board) {
   let from = Infinity;
@@ -44,50 +53,66 @@ export class Timeline {
       this.element.replaceChildren(el("p", { class: "empty" }, board ? "No routes on this date." : ""));
       return;
     }
-    this.span = span(board);
-    const axis = el("div", { class: "tl-axis", "aria-hidden": "true" });
-    for (let t = this.span[0] + 60; t < this.span[1]; t += 60) {
-      const tick = el("span", { class: "tl-tick" }, clock(t));
-      tick.style.left = this.pct(t);
-      axis.append(tick);
-    }
-    const fragment = document.createDocumentFragment();
-    fragment.append(el("div", { class: "tl-row tl-header" }, el("div", { class: "tl-head" }, "Route"), el("div", { class: "tl-track" }, axis)));
     this.now = board.zone.today() === board.date ? board.zone.local(new Date()).minutes : null;
-    for (const r of board.routes) fragment.append(this.lane(r));
-    this.element.replaceChildren(fragment);
+    this.header = null;
+    this.span = span(board);
+    this.element.replaceChildren(this.axis(), ...board.routes.map((r) => this.lane(r)));
   }
 
   /**
-   * Redraws only the lanes of `routes` (models already in `board`). False when the day's clock
-   * would change (a stop moved past the drawn span): then the whole timeline is to be drawn.
+   * Redraws only the lanes of `routes` (models already in `board`); when a move stretched the
+   * day, the clock grows (it does not shrink until the day is drawn afresh, so lanes do not
+   * jump back and forth). False when a lane is not drawn: then the whole timeline is to be.
    */
   update(board, routes) {
-    if (!this.span || span(board).some((t, i) => t !== this.span[i])) return false;
+    if (!this.span || routes.some((r) => !this.lanes.has(r.route.id))) return false;
+    const wanted = span(board);
+    if (wanted[0] < this.span[0] || wanted[1] > this.span[1]) {
+      this.span = [Math.min(wanted[0], this.span[0]), Math.max(wanted[1], this.span[1])];
+      for (const frame of this.element.querySelectorAll(".tl-frame")) this.fit(frame);
+      this.axis();
+    }
     for (const r of routes) {
       const old = this.lanes.get(r.route.id);
-      if (!old) return false;
       for (const block of old.querySelectorAll(".tl-stop")) this.blocks.delete(Number(block.dataset.stopId));
       old.replaceWith(this.lane(r));
     }
     return true;
   }
 
-  /** A position on the drawn clock, as a percentage of the track. */
-  pct(t) {
-    const [t0, t1] = this.span;
-    return `${((Math.min(Math.max(t, t0), t1) - t0) / (t1 - t0)) * 100}%`;
+  /** The row of hours for the drawn span (replacing the one drawn before). */
+  axis() {
+    const frame = this.fit(el("div", { class: "tl-frame tl-axis", "aria-hidden": "true" }));
+    for (let t = this.span[0] + 60; t < this.span[1]; t += 60) {
+      const tick = el("span", { class: "tl-tick" }, clock(t));
+      tick.style.left = at(t);
+      frame.append(tick);
+    }
+    const header = el("div", { class: "tl-row tl-header" }, el("div", { class: "tl-head" }, "Route"), el("div", { class: "tl-track" }, frame));
+    this.header?.replaceWith(header);
+    this.header = header;
+    return header;
   }
 
+  /** Places and sizes a track's frame so that the drawn span fills the track. */
+  fit(frame) {
+    const [t0, t1] = this.span;
+    frame.style.left = `${(-t0 / (t1 - t0)) * 100}%`;
+    frame.style.width = `${(FRAME / (t1 - t0)) * 100}%`;
+    return frame;
+  }
+
+  /** `node` from `from` to `to` (minutes) on the frame, at least `minWidth` pixels wide. */
   place(node, from, to, minWidth = 0) {
-    node.style.left = this.pct(from);
-    node.style.width = `max(${minWidth}px, calc(${this.pct(to)} - ${this.pct(from)}))`;
+    const width = `${((Math.max(to, from) - from) / FRAME) * 100}%`;
+    node.style.left = at(from);
+    node.style.width = minWidth ? `max(${minWidth}px, ${width})` : width;
     return node;
   }
 
   /** One route's lane: its head (name, status) and its track. */
   lane(r) {
-    const track = el("div", { class: "tl-track" });
+    const track = this.fit(el("div", { class: "tl-frame" }));
     if (r.shift) track.append(this.place(el("div", { class: "tl-shift", title: `Shift ${clock(r.shift[0])}–${clock(r.shift[1])}` }), r.shift[0], r.shift[1]));
     if (r.pause) {
       track.append(this.place(el("div", { class: "tl-break", title: `Break of ${r.pause.minutes} min between ${clock(r.pause.from)} and ${clock(r.pause.to)}` }), r.pause.from, r.pause.to));
@@ -112,7 +137,7 @@ export class Timeline {
       track.append(block);
       if (s.liveStart !== null) {
         const tick = el("div", { class: `tl-eta${s.liveLate ? " running-late" : ""}`, title: `Now expected ${clock(s.liveStart)}` });
-        tick.style.left = this.pct(s.liveStart);
+        tick.style.left = at(s.liveStart);
         track.append(tick);
       }
       previous = s.departure;
@@ -126,7 +151,7 @@ export class Timeline {
     }
     if (this.now !== null) {
       const line = el("div", { class: "tl-now", title: `Now ${clock(this.now)}` });
-      line.style.left = this.pct(this.now);
+      line.style.left = at(this.now);
       track.append(line);
     }
     const swatch = el("span", { class: "swatch" });
@@ -136,7 +161,8 @@ export class Timeline {
       el("span", { class: `badge ${r.status.replace(" ", "-")}` }, r.status),
       r.runningLate ? el("span", { class: "badge late" }, "running late") : null,
       r.route.is_locked ? el("span", { class: "badge", title: "Locked" }, "locked") : null);
-    const lane = el("div", { class: "tl-row tl-lane", role: "group", "aria-label": `Timeline of ${r.route.name}`, "data-route-id": r.route.id }, head, track);
+    const lane = el("div", { class: "tl-row tl-lane", role: "group", "aria-label": `Timeline of ${r.route.name}`, "data-route-id": r.route.id },
+      head, el("div", { class: "tl-track" }, track));
     lane.addEventListener("mouseenter", () => this.on.hover(r));
     lane.addEventListener("mouseleave", () => this.on.hover(null));
     this.decorate(lane, r);

@@ -41,6 +41,18 @@ export function stop(routeId, key) {
     if (kind === 'arrive' || kind === 'complete' || kind === 'fail') await flush();
     await enqueue(kind, { route_id: routeId, stop_key: key, stop_id: s.id, label: `${labelOf(kind)} at ${s.address || 'the stop'}`, ...fields });
   };
+  // Proof takes a moment to prepare on a phone (the signature encoded, photos downscaled):
+  // until it is stored the driver is told so, and a second tap cannot queue it twice.
+  const saving = async (button, what, prepare) => {
+    if (button.disabled) return;
+    button.disabled = true;
+    say(`Saving ${what}…`);
+    try {
+      await prepare();
+    } finally {
+      button.disabled = false;
+    }
+  };
 
   // Line items: what is delivered of each (in full unless changed).
   const itemRows = [];
@@ -96,36 +108,42 @@ export function stop(routeId, key) {
       h('div', { class: 'row' },
         h('button', { onclick: () => pad.clear() }, 'Clear the signature'),
         h('button', {
-          onclick: async () => {
+          onclick: async (e) => {
             if (pad.empty) return say('The signature pad is empty.');
             if (!signedBy.value.trim()) return say('Type who signed.');
-            await queue('signature', { body: { signed_by: signedBy.value.trim() }, files: [await pad.blob()] });
-            pad.clear();
-            say('Signature saved.');
+            await saving(e.currentTarget, 'the signature', async () => {
+              await queue('signature', { body: { signed_by: signedBy.value.trim() }, files: [await pad.blob()] });
+              pad.clear();
+              say('Signature saved.');
+            });
           },
         }, 'Save the signature'))),
     h('section', { class: 'panel', 'aria-labelledby': 'photo-title' },
       h('h3', { id: 'photo-title' }, 'Photos'), photos,
       h('button', {
-        onclick: async () => {
+        onclick: async (e) => {
           if (!photos.files.length) return say('Take a photo first.');
-          const files = await downscaleAll(photos);
-          for (let i = 0; i < files.length; i += 5) await queue('photos', { files: files.slice(i, i + 5) });
-          photos.value = '';
-          say(`${files.length} photo(s) saved.`);
+          await saving(e.currentTarget, 'the photos', async () => {
+            const files = await downscaleAll(photos);
+            for (let i = 0; i < files.length; i += 5) await queue('photos', { files: files.slice(i, i + 5) });
+            photos.value = '';
+            say(`${files.length} photo(s) saved.`);
+          });
         },
       }, 'Save the photos')),
     visit ? h('form', {
       class: 'panel', 'aria-labelledby': 'visit-title',
       onsubmit: async (e) => {
         e.preventDefault();
-        try {
-          const answers = await visit.answers();
-          await queue('visit', { body: { questionnaire_id: visitQ.id, answers } });
-          say(`${visitQ.title}: saved.`);
-        } catch (err) {
-          say(err.message);
-        }
+        await saving(e.currentTarget.querySelector('button[type=submit]'), visitQ.title, async () => {
+          try {
+            const answers = await visit.answers();
+            await queue('visit', { body: { questionnaire_id: visitQ.id, answers } });
+            say(`${visitQ.title}: saved.`);
+          } catch (err) {
+            say(err.message);
+          }
+        });
       },
     }, h('h3', { id: 'visit-title' }, visitQ.title), visit.node, h('button', { type: 'submit' }, `Submit ${visitQ.title}`)) : null,
     h('section', { class: 'panel', 'aria-labelledby': 'notes-title' },

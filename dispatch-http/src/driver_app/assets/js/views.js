@@ -95,11 +95,18 @@ export function route(id) {
           class: 'panel', 'aria-labelledby': 'checkin-title',
           onsubmit: async (e) => {
             e.preventDefault();
+            // Photos in the answers take a moment to prepare: a second tap must not send twice.
+            const button = e.currentTarget.querySelector('button[type=submit]');
+            if (button.disabled) return;
+            button.disabled = true;
+            checkinError.textContent = '';
             try {
               const answers = await form.answers();
               await enqueue('checkin', { route_id: id, label: 'Van check-in', body: { questionnaire_id: checkin.id, answers } });
             } catch (err) {
               checkinError.textContent = err.message;
+            } finally {
+              button.disabled = false;
             }
           },
         }, h('h3', { id: 'checkin-title' }, `${checkin.title} (before you start)`), form.node, checkinError,

@@ -2,18 +2,14 @@
 //! real database (a SQLite file in a temp dir, or PostgreSQL with `DISPATCH_TEST_DB=postgres`),
 //! spoken to in JSON. Each test is named after the rule it pins.
 
+use crate::common::{test_db, test_sql};
+use crate::contract;
+
 mod attachments;
-#[allow(dead_code)]
-#[path = "../contract/mod.rs"]
-mod contract;
 mod customers;
 mod order_statuses;
 mod orders;
 mod orders_put;
-#[path = "../shared/test_db.rs"]
-mod test_db;
-#[path = "../shared/test_sql.rs"]
-mod test_sql;
 
 use std::sync::Arc;
 

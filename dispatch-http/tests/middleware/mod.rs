@@ -1,9 +1,6 @@
 //! The middleware on the real router over a real SQLite file (temp dir) with a manual clock:
 //! rate tiers, idempotency, feature tokens, request ids and the paging wire on real endpoints.
 
-#[allow(dead_code)]
-#[path = "../contract/mod.rs"]
-mod contract;
 mod harness;
 
 mod features;

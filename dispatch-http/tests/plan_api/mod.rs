@@ -3,14 +3,7 @@
 //! optimisation workers running) the finished plan, its routes and stops, re-optimisation and
 //! cancellation; and the web console showing an optimised day in headless Chromium.
 
-#[path = "../browser/mod.rs"]
-mod browser;
-#[path = "../api/common/mod.rs"]
-#[allow(dead_code)]
-mod common;
-#[allow(dead_code)]
-#[path = "../contract/mod.rs"]
-mod contract;
+use crate::{browser, common};
 
 mod console_browser;
 mod console_page;

@@ -2,14 +2,7 @@
 //! and routes are laid out directly through the store (what a finished optimisation writes),
 //! so each test controls exactly which routes, stops and orders exist.
 
-#[path = "../browser/mod.rs"]
-mod browser;
-#[path = "../api/common/mod.rs"]
-#[allow(dead_code)]
-mod common;
-#[allow(dead_code)]
-#[path = "../contract/mod.rs"]
-mod contract;
+use crate::common;
 
 mod auto_dispatch;
 mod booking;

@@ -1,14 +1,6 @@
 //! HTTP tests of the v2 API: the real router over a real database (SQLite, or PostgreSQL with
 //! `DISPATCH_TEST_DB=postgres`), spoken to in JSON.
 
-#[path = "../browser/mod.rs"]
-mod browser;
-#[allow(dead_code)] // shared with the other test crates, which use different parts
-mod common;
-#[allow(dead_code)]
-#[path = "../contract/mod.rs"]
-mod contract;
-
 mod auth;
 mod console;
 mod docs_page;

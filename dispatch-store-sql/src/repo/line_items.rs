@@ -1,0 +1,299 @@
+//! Writing the line items of many orders at once: their stored ids asked in one question,
+//! removed ones deleted, kept ones updated and new ones inserted with one statement per kind
+//! (per [`ROWS_PER_STATEMENT`] rows), new ids on SQLite reserved in one move of the allocator.
+
+use std::collections::HashSet;
+
+use crate::sql::{params, params_from_iter, Connection, Dialect, Statement, ToSql as _, Val};
+use dispatch_core::model::line_item::LineItem;
+use dispatch_core::model::order_value::{Money, UnitPrice};
+use dispatch_core::ports::store::StoreError;
+
+use super::order_batch::{marks, value_rows, ROWS_PER_STATEMENT};
+use super::order_codec as codec;
+use super::{Db, Sql, IN_CHUNK};
+
+/// The written columns of a line item after its id, in [`item_values`] order, with their
+/// PostgreSQL types (which a `VALUES` list in a `FROM` clause cannot infer).
+const ITEM_TYPES: [&str; 12] = [
+    "bigint", "bigint", "text", "text", "bigint", "bigint", "bigint", "float8", "text", "text",
+    "text", "text",
+];
+
+/// The written columns, [`ITEM_TYPES`] order.
+const ITEM_WRITTEN: &str = "order_id, position, product_code, product_name, quantity, \
+    unit_price_micros, manual_value_cents, quantity_outstanding, status, date, capacities, \
+    custom_fields";
+
+/// One line item to write: its order, its position there and the item.
+type Placed<'a> = (i64, usize, &'a LineItem);
+
+/// The values of [`ITEM_WRITTEN`] for one line item.
+fn item_values(order_id: i64, position: usize, item: &LineItem) -> [Val; 12] {
+    [
+        order_id.to_val(),
+        (position as i64).to_val(),
+        item.product_code.to_val(),
+        item.product_name.to_val(),
+        item.quantity.to_val(),
+        item.unit_price.map(UnitPrice::micros).to_val(),
+        item.manual_value.map(Money::cents).to_val(),
+        item.quantity_outstanding.to_val(),
+        item.status.as_str().to_val(),
+        item.date.map(|d| d.to_string()).to_val(),
+        codec::capacities(&item.capacities).to_val(),
+        codec::custom_fields(&item.custom_fields).to_val(),
+    ]
+}
+
+/// New line-item ids reserved for one write ([`Db::reserve_line_item_ids`]), handed out in turn.
+struct ReservedIds {
+    next: i64,
+    end: i64,
+}
+
+impl ReservedIds {
+    fn take(&mut self) -> Result<i64, StoreError> {
+        if self.next >= self.end {
+            return Err(StoreError::Backend(
+                "more new line items than ids reserved".to_owned(),
+            ));
+        }
+        self.next += 1;
+        Ok(self.next - 1)
+    }
+}
+
+impl<C: Connection> Db<C> {
+    /// Writes the line items of `orders` (`(order id, its items)` each): kept ids update, ids
+    /// 0 insert with new ids, stored items missing from the list are removed; an item naming
+    /// an id its order does not hold is inserted under that id. `new_orders` says none of
+    /// the orders has stored items yet (nothing to ask).
+    pub(super) fn write_line_items(
+        &self,
+        orders: &[(i64, &[LineItem])],
+        new_orders: bool,
+    ) -> Result<(), StoreError> {
+        let stored = if new_orders {
+            HashSet::new()
+        } else {
+            self.stored_line_items(orders.iter().map(|(id, _)| *id))?
+        };
+        let (mut updated, mut fresh, mut explicit) = (Vec::new(), Vec::new(), Vec::new());
+        let mut kept = HashSet::new();
+        for &(order_id, items) in orders {
+            for (position, item) in items.iter().enumerate() {
+                match item.id {
+                    0 => fresh.push((order_id, position, item)),
+                    id if stored.contains(&(order_id, id)) => {
+                        kept.insert(id);
+                        updated.push((order_id, position, item));
+                    }
+                    _ => explicit.push((order_id, position, item)),
+                }
+            }
+        }
+        let removed: Vec<i64> = stored
+            .iter()
+            .map(|(_, id)| *id)
+            .filter(|id| !kept.contains(id))
+            .collect();
+        for chunk in removed.chunks(IN_CHUNK) {
+            self.0
+                .prepare(&format!(
+                    "DELETE FROM order_line_items WHERE id IN ({})",
+                    marks(chunk.len())
+                ))
+                .st()?
+                .execute(params_from_iter(chunk.iter().copied()))
+                .st()?;
+        }
+        for chunk in updated.chunks(ROWS_PER_STATEMENT) {
+            self.update_line_item_rows(chunk)?;
+        }
+        // Explicit ids before generated ones: the allocator has moved past them when the new
+        // ids are handed out, so a new id never collides with one named in the same write.
+        for &(order_id, position, item) in &explicit {
+            self.insert_explicit_line_item(order_id, position, item)?;
+        }
+        let mut reserved = self.reserve_line_item_ids(fresh.len())?;
+        for chunk in fresh.chunks(ROWS_PER_STATEMENT) {
+            self.insert_line_item_rows(chunk, &mut reserved)?;
+        }
+        Ok(())
+    }
+
+    /// The stored line items of these orders, as `(order id, item id)`.
+    fn stored_line_items(
+        &self,
+        orders: impl Iterator<Item = i64>,
+    ) -> Result<HashSet<(i64, i64)>, StoreError> {
+        let orders: Vec<i64> = orders.collect();
+        let mut stored = HashSet::new();
+        for chunk in orders.chunks(IN_CHUNK) {
+            let mut q = self
+                .0
+                .prepare_cached(&format!(
+                    "SELECT order_id, id FROM order_line_items WHERE order_id IN ({})",
+                    marks(chunk.len())
+                ))
+                .st()?;
+            for row in q
+                .query_map(params_from_iter(chunk.iter().copied()), |r| {
+                    Ok((r.get(0)?, r.get(1)?))
+                })
+                .st()?
+            {
+                stored.insert(row.st()?);
+            }
+        }
+        Ok(stored)
+    }
+
+    /// Overwrites stored line items in one statement (`UPDATE ... FROM (VALUES ...)`).
+    fn update_line_item_rows(&self, items: &[Placed<'_>]) -> Result<(), StoreError> {
+        let mut types = vec!["bigint"];
+        types.extend(ITEM_TYPES);
+        let sql = format!(
+            "WITH v(id, {ITEM_WRITTEN}) AS (VALUES {}) \
+             UPDATE order_line_items SET order_id = v.order_id, position = v.position, \
+             product_code = v.product_code, product_name = v.product_name, quantity = v.quantity, \
+             unit_price_micros = v.unit_price_micros, manual_value_cents = v.manual_value_cents, \
+             quantity_outstanding = v.quantity_outstanding, status = v.status, date = v.date, \
+             capacities = v.capacities, custom_fields = v.custom_fields \
+             FROM v WHERE order_line_items.id = v.id",
+            value_rows(items.len(), &types, C::DIALECT == Dialect::Postgres)
+        );
+        let mut values: Vec<Val> = Vec::with_capacity(items.len() * types.len());
+        for &(order_id, position, item) in items {
+            values.push(item.id.to_val());
+            values.extend(item_values(order_id, position, item));
+        }
+        let changed = self
+            .0
+            .prepare_cached(&sql)
+            .st()?
+            .execute(params_from_iter(values))
+            .st()?;
+        if changed != items.len() {
+            return Err(StoreError::Backend(format!(
+                "{changed} of {} line items updated",
+                items.len()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Inserts new line items in one statement: with ids from `reserved` on SQLite, with the
+    /// identity column's on PostgreSQL.
+    fn insert_line_item_rows(
+        &self,
+        items: &[Placed<'_>],
+        reserved: &mut ReservedIds,
+    ) -> Result<(), StoreError> {
+        let with_id = C::DIALECT == Dialect::Sqlite;
+        let mut types = Vec::with_capacity(ITEM_TYPES.len() + 1);
+        if with_id {
+            types.push("bigint");
+        }
+        types.extend(ITEM_TYPES);
+        let sql = format!(
+            "INSERT INTO order_line_items ({}{ITEM_WRITTEN}) VALUES {}",
+            if with_id { "id, " } else { "" },
+            value_rows(items.len(), &types, false)
+        );
+        let mut values: Vec<Val> = Vec::with_capacity(items.len() * types.len());
+        for &(order_id, position, item) in items {
+            if with_id {
+                values.push(reserved.take()?.to_val());
+            }
+            values.extend(item_values(order_id, position, item));
+        }
+        self.0
+            .prepare_cached(&sql)
+            .st()?
+            .execute(params_from_iter(values))
+            .st()?;
+        Ok(())
+    }
+
+    /// Inserts a new line item under the id it names (SQLite's rowid semantics): the
+    /// allocator moves past it, so a later new id cannot collide with it.
+    fn insert_explicit_line_item(
+        &self,
+        order_id: i64,
+        position: usize,
+        item: &LineItem,
+    ) -> Result<(), StoreError> {
+        let sql = match C::DIALECT {
+            Dialect::Sqlite => {
+                self.0
+                    .execute(
+                        "INSERT OR IGNORE INTO line_item_ids (id) VALUES (?1)",
+                        params![item.id],
+                    )
+                    .st()?;
+                "INSERT INTO order_line_items (id, order_id, position, product_code, product_name, \
+                 quantity, unit_price_micros, manual_value_cents, quantity_outstanding, status, \
+                 date, capacities, custom_fields) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
+            }
+            Dialect::Postgres => {
+                "WITH item AS (INSERT INTO order_line_items (id, order_id, position, product_code, \
+                 product_name, quantity, unit_price_micros, manual_value_cents, \
+                 quantity_outstanding, status, date, capacities, custom_fields) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) RETURNING id) \
+                 SELECT setval(pg_get_serial_sequence('order_line_items', 'id'), \
+                 greatest((SELECT id FROM item), (SELECT last_value FROM order_line_items_id_seq)))"
+            }
+        };
+        let values = std::iter::once(item.id.to_val()).chain(item_values(order_id, position, item));
+        self.0
+            .prepare_cached(sql)
+            .st()?
+            .execute(params_from_iter(values))
+            .st()?;
+        Ok(())
+    }
+
+    /// Reserves `n` new line-item ids on SQLite (none on PostgreSQL, where the identity column
+    /// hands them out): one move of the allocator for a whole write instead of a row in it per
+    /// line item. The allocator is `line_item_ids`' AUTOINCREMENT sequence, which never goes
+    /// back, so an id is never handed out again, even once its line item is removed.
+    fn reserve_line_item_ids(&self, n: usize) -> Result<ReservedIds, StoreError> {
+        if C::DIALECT != Dialect::Sqlite || n == 0 {
+            return Ok(ReservedIds { next: 0, end: 0 });
+        }
+        let n = i64::try_from(n).unwrap_or(i64::MAX);
+        let moved = self
+            .0
+            .execute(
+                "UPDATE sqlite_sequence SET seq = seq + ?1 WHERE name = 'line_item_ids'",
+                params![n],
+            )
+            .st()?;
+        if moved == 0 {
+            // No id handed out yet through the allocator: it starts past every stored one.
+            self.0
+                .execute(
+                    "INSERT INTO sqlite_sequence (name, seq) SELECT 'line_item_ids', ?1 + \
+                     max(COALESCE((SELECT MAX(id) FROM line_item_ids), 0), \
+                         COALESCE((SELECT MAX(id) FROM order_line_items), 0))",
+                    params![n],
+                )
+                .st()?;
+        }
+        let last: i64 = self
+            .0
+            .query_row(
+                "SELECT seq FROM sqlite_sequence WHERE name = 'line_item_ids'",
+                params![],
+                |r| r.get(0),
+            )
+            .st()?;
+        Ok(ReservedIds {
+            next: last - n + 1,
+            end: last + 1,
+        })
+    }
+}
