@@ -66,11 +66,22 @@ enum Move {
     },
 }
 
-/// Where every visit is, and the order the search looks at them.
+/// Where every visit is, the order the search looks at them, and what changed since a visit's
+/// moves were last priced: a visit's moves with a neighbour change only the two routes, so
+/// when neither changed since they were all found not to improve, they are not priced again
+/// (as HGS does; the moves applied are the same).
 pub(crate) struct Search {
     /// `(route, position)` of each node; `NONE` route when not on one.
     at: Vec<(usize, usize)>,
     order: Vec<u32>,
+    /// Moves applied in this run, plus one.
+    clock: u64,
+    /// Per route: the clock of its last change.
+    changed: Vec<u64>,
+    /// Per node: the clock when its moves were last priced (0: not yet in this run).
+    tested: Vec<u64>,
+    /// The clock when a route last became empty (an unused vehicle appeared).
+    emptied: u64,
 }
 
 impl Search {
@@ -78,6 +89,10 @@ impl Search {
         let mut s = Search {
             at: vec![(NONE as usize, 0); inst.loc.len()],
             order: Vec::new(),
+            clock: 1,
+            changed: vec![0; routes.len()],
+            tested: vec![0; inst.loc.len()],
+            emptied: 0,
         };
         for r in 0..routes.len() {
             s.locate(routes, r);
@@ -107,18 +122,27 @@ impl Search {
         for i in (1..self.order.len()).rev() {
             self.order.swap(i, rng.below(i + 1));
         }
+        (self.clock, self.emptied) = (1, 0);
+        self.changed.fill(0);
+        self.tested.fill(0);
         loop {
             let mut improved = false;
             for k in 0..self.order.len() {
                 let u = self.order[k] as usize;
+                let last = std::mem::replace(&mut self.tested[u], self.clock);
+                let same = |s: &Search, r: usize| last > 0 && s.changed[r] <= last;
                 for &v in nb.of(u).iter().take(GRANULAR) {
-                    if self.at[v as usize].0 == NONE as usize {
+                    let rv = self.at[v as usize].0;
+                    if rv == NONE as usize || (same(self, self.at[u].0) && same(self, rv)) {
                         continue;
                     }
                     if let Some(m) = self.best_with(inst, routes, pen, u, v as usize) {
                         self.apply(inst, routes, pen, m);
                         improved = true;
                     }
+                }
+                if same(self, self.at[u].0) && self.emptied <= last {
+                    continue;
                 }
                 if let Some(m) = self.to_unused(inst, routes, pen, u) {
                     self.apply(inst, routes, pen, m);
@@ -259,9 +283,14 @@ impl Search {
                 (ra, rb)
             }
         };
+        self.clock += 1;
         for r in [changed.0, changed.1] {
             routes[r].update(inst, pen);
             self.locate(routes, r);
+            self.changed[r] = self.clock;
+            if routes[r].len() == 0 {
+                self.emptied = self.clock;
+            }
         }
     }
 }
