@@ -22,6 +22,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0006_active_route_orders.sql"),
     include_str!("../migrations/0007_promises_and_travel.sql"),
     include_str!("../migrations/0008_geocode_cache.sql"),
+    migrations::ROUTE_BREAKS,
 ];
 
 /// The schema version of a database this program has fully migrated.

@@ -11,3 +11,6 @@ pub const NODE_LEASES: &str = include_str!("../migrations/node_leases.sql");
 
 /// Notification sends under leases (SQLite's migration 13, PostgreSQL's 5).
 pub const NOTIFICATION_LEASES: &str = include_str!("../migrations/notification_leases.sql");
+
+/// Routes' planned breaks (SQLite's migration 19, PostgreSQL's 9).
+pub const ROUTE_BREAKS: &str = include_str!("../migrations/route_breaks.sql");

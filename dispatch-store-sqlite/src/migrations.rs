@@ -28,6 +28,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0016_active_route_orders.sql"),
     include_str!("../migrations/0017_promises_and_travel.sql"),
     include_str!("../migrations/0018_geocode_cache.sql"),
+    migrations::ROUTE_BREAKS,
 ];
 
 /// The schema version of a database this program has fully migrated.

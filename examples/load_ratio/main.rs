@@ -16,7 +16,7 @@
 //! ```text
 //! cargo run --release --example load_ratio -- [--store sqlite|postgres] [--orders N]
 //!     [--clients 1,4,16] [--depots 1,10] [--loads all|writes] [--rounds R] [--check FILE]
-//!     [--durable on|off]
+//!     [--durable on|off] [--lock-waits on|off]
 //! ```
 //!
 //! `--store postgres` runs both sides on a throwaway cluster (Debian's server binaries, as the
@@ -25,10 +25,14 @@
 //! With `--rounds R` every figure is the median of R rounds. `--check FILE` compares each share
 //! with the one in FILE (a table this program printed) and exits with status 1 when a share is
 //! below half of it: the guard against a service that loses its share of the database's limit.
+//! `--lock-waits on` (PostgreSQL) samples how many of the service's backends wait for a lock
+//! while it writes (`lock_waits.rs`) and prints a second table: the lock wait per request, which
+//! goes to near zero when writers spread over depots.
 //! `DISPATCH_LOAD_RATIO_SLOW_MS` (for the guard's own test only) makes the service's store wait
 //! that long before every write transaction: a deliberately slowed store.
 
 mod client;
+mod lock_waits;
 mod raw_postgres;
 mod raw_sqlite;
 mod service;
@@ -104,9 +108,10 @@ struct Case {
     clients: usize,
     depots: usize,
     reads_too: bool,
+    lock_waits: bool,
 }
 
-fn sqlite_pair(case: &Case) -> [Option<Pair>; 4] {
+fn sqlite_pair(case: &Case) -> Measured {
     let dir = tempfile::tempdir().expect("a temp dir");
     let path = dir.path().join("raw.db");
     // The store's migrations make the schema, its seed the depots; then the store is gone.
@@ -128,13 +133,15 @@ fn sqlite_pair(case: &Case) -> [Option<Pair>; 4] {
         Arc::new(SqliteIdempotencyStore::open(&path).expect("open the idempotency store")),
         case.depots,
     );
-    pairs(
-        raw,
-        run(&service, case.orders, case.clients, case.reads_too),
-    )
+    let measured = run(&service, case.orders, case.clients, case.reads_too);
+    (pairs(raw, measured), Vec::new())
 }
 
-fn postgres_pair(cluster: &Cluster, case: &Case) -> [Option<Pair>; 4] {
+/// What one case measured: the pairs of [`LOADS`] and, with `--lock-waits on`, the service's
+/// lock waits in ingest and upserts.
+type Measured = ([Option<Pair>; 4], Vec<lock_waits::Waits>);
+
+fn postgres_pair(cluster: &Cluster, case: &Case) -> Measured {
     let url = cluster.create_database().expect("a raw database");
     service::seed(
         &PostgresStore::open(&url).expect("migrate the raw database"),
@@ -156,10 +163,17 @@ fn postgres_pair(cluster: &Cluster, case: &Case) -> [Option<Pair>; 4] {
         idempotency,
         case.depots,
     );
-    pairs(
-        raw,
-        run(&service, case.orders, case.clients, case.reads_too),
-    )
+    if !case.lock_waits {
+        let measured = run(&service, case.orders, case.clients, case.reads_too);
+        return (pairs(raw, measured), Vec::new());
+    }
+    let sampled = lock_waits::Sampled::new(&service, url);
+    let measured = run(&sampled, case.orders, case.clients, case.reads_too);
+    let waits = sampled
+        .waits
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner());
+    (pairs(raw, measured), waits)
 }
 
 fn pairs(raw: [Option<f64>; 4], service: [Option<f64>; 4]) -> [Option<Pair>; 4] {
@@ -178,6 +192,7 @@ struct Args {
     rounds: usize,
     check: Option<String>,
     durable: bool,
+    lock_waits: bool,
 }
 
 fn list(value: &str, flag: &str) -> Vec<usize> {
@@ -197,6 +212,7 @@ fn args() -> Args {
         rounds: 1,
         check: None,
         durable: true,
+        lock_waits: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -214,6 +230,7 @@ fn args() -> Args {
             "--rounds" => a.rounds = value.parse::<usize>().expect("--rounds R").max(1),
             "--check" => a.check = Some(value),
             "--durable" if value == "on" || value == "off" => a.durable = value == "on",
+            "--lock-waits" if value == "on" || value == "off" => a.lock_waits = value == "on",
             other => panic!("unknown flag or value: {other} {value}"),
         }
     }
@@ -229,7 +246,8 @@ const HELP: &str = "load_ratio: the service beside its database's own limit (sha
   --loads all|writes        all four loads (default) or ingest and upserts only
   --rounds R                median of R rounds
   --check FILE              exit 1 when a share is below half of FILE's
-  --durable on|off          postgres: fsync and synchronous commit on (default) or off";
+  --durable on|off          postgres: fsync and synchronous commit on (default) or off
+  --lock-waits on|off       postgres: sample the service's lock waits while it writes (default off)";
 
 /// A load's name in the table: with more than one depot, how many.
 fn load_name(depots: usize, load: usize) -> String {
@@ -265,6 +283,30 @@ fn committed_shares(text: &str) -> BTreeMap<(String, String, usize), f64> {
         .collect()
 }
 
+/// The lock-wait table of `--lock-waits on`: per write load, the mean number of the service's
+/// backends waiting for a lock and what that makes per request (medians over the rounds).
+fn print_waits(waits: &BTreeMap<(usize, usize, usize), Vec<lock_waits::Waits>>, orders: usize) {
+    if waits.is_empty() {
+        return;
+    }
+    let requests = orders.div_ceil(workload::BATCH) as f64;
+    println!("\n| load | clients | service seconds | backends waiting for a lock | lock wait per request (ms) |");
+    println!("|---|---:|---:|---:|---:|");
+    for ((depots, load, clients), w) in waits {
+        let secs = median(w.iter().map(|w| w.secs).collect());
+        let waiting = median(w.iter().map(|w| w.waiting).collect());
+        let per_request = median(
+            w.iter()
+                .map(|w| w.waiting * w.secs / requests * 1e3)
+                .collect(),
+        );
+        println!(
+            "| {} | {clients} | {secs:.2} | {waiting:.2} | {per_request:.1} |",
+            load_name(*depots, *load)
+        );
+    }
+}
+
 fn main() {
     let args = args();
     let cluster = (args.store == "postgres").then(|| {
@@ -276,6 +318,7 @@ fn main() {
         started.expect("a throwaway PostgreSQL cluster")
     });
     let mut figures: BTreeMap<(usize, usize, usize), Vec<Pair>> = BTreeMap::new();
+    let mut waits: BTreeMap<(usize, usize, usize), Vec<lock_waits::Waits>> = BTreeMap::new();
     for _ in 0..args.rounds {
         for &depots in &args.depots {
             for &clients in &args.clients {
@@ -284,11 +327,15 @@ fn main() {
                     clients,
                     depots,
                     reads_too: depots == 1 && !args.writes_only,
+                    lock_waits: args.lock_waits,
                 };
-                let measured = match &cluster {
+                let (measured, waited) = match &cluster {
                     Some(cluster) => postgres_pair(cluster, &case),
                     None => sqlite_pair(&case),
                 };
+                for (load, w) in waited.into_iter().enumerate() {
+                    waits.entry((depots, load, clients)).or_default().push(w);
+                }
                 for (load, pair) in measured.into_iter().enumerate() {
                     if let Some(pair) = pair {
                         figures
@@ -326,6 +373,7 @@ fn main() {
             }
         }
     }
+    print_waits(&waits, args.orders);
     if let Some(file) = &args.check {
         let compared = figures
             .keys()

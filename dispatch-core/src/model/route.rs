@@ -40,7 +40,7 @@ pub struct Route {
 }
 
 /// The planned clock of a route, all from the travel matrix the optimisation used.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct RouteTiming {
     /// Departure from the start point, seconds after midnight.
     pub start_time_s: i64,
@@ -55,6 +55,17 @@ pub struct RouteTiming {
     pub operation_time_s: i64,
     /// Planned driving distance in metres.
     pub distance_m: i64,
+    /// The driver's breaks where the plan takes them, in the order taken.
+    pub breaks: Vec<RouteBreak>,
+}
+
+/// A driver's break on a route's planned clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RouteBreak {
+    /// Start, seconds after midnight of the route's date (past 86 400 on a later day).
+    pub start_s: i64,
+    /// End, on the same scale.
+    pub end_s: i64,
 }
 
 /// A route to store.
@@ -87,7 +98,7 @@ impl NewRoute {
             is_locked: false,
             date: self.date,
             vehicle_id: self.vehicle_id,
-            timing: self.timing,
+            timing: self.timing.clone(),
             started_ts: None,
             completed_ts: None,
             actual_distance_m: None,

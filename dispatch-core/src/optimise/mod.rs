@@ -102,7 +102,8 @@ use crate::ports::matrix::{MatrixError, TravelMatrix};
 use crate::solver::formats::vroom_write::{self, WriteError};
 use crate::solver::problem::{LocationIndex, Problem};
 use crate::solver::{self};
-use crate::time::{Date, TimeOfDay};
+use crate::time::zone::DepotZone;
+use crate::time::{Date, TimeOfDay, Timestamp};
 
 pub use from_solution::plan_from_solution;
 pub use orders::visit_windows;
@@ -135,6 +136,18 @@ pub struct DayRequest<'a> {
     pub maintain_upload_sequence: bool,
     /// Leave inactive vehicles out (the optimisation setting `active_vehicles`).
     pub only_active_vehicles: bool,
+    /// When the plan is made on its own date, that moment ([`planning_start`]): nothing is
+    /// planned before it (a shift under way starts then, a break whose window has passed is
+    /// left out, a shift already over has no route). `None` plans the whole day.
+    pub not_before: Option<DayTime>,
+}
+
+/// The moment `now` on the clock of a plan for `date` in the depot's `zone`, when `now` falls
+/// on that date: what [`DayRequest::not_before`] takes for plans and bookings made on their own
+/// day. A day still to come, or one already past (planned after the fact), starts at its
+/// shifts.
+pub fn planning_start(zone: DepotZone, date: Date, now: Timestamp) -> Option<DayTime> {
+    (zone.date_of(now) == date).then(|| DayTime(zone.seconds_after_midnight(date, now)))
 }
 
 /// A time on the plan's clock: seconds after local midnight of the plan date; may exceed one day.

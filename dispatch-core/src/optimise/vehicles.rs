@@ -39,6 +39,34 @@ pub(crate) fn shift_window(s: &Shift) -> TimeWindow {
     }
 }
 
+/// The shift and breaks left from [`DayRequest::not_before`] on; `None` when the shift is over.
+fn from_now(
+    mut shift: TimeWindow,
+    mut breaks: Vec<Break>,
+    req: &DayRequest,
+) -> Option<(TimeWindow, Vec<Break>)> {
+    let Some(now) = req.not_before else {
+        return Some((shift, breaks));
+    };
+    shift.start = shift.start.max(now.seconds());
+    if shift.start > shift.end {
+        return None;
+    }
+    // A break that can no longer start is not planned: the driver took it or went without.
+    // (A break without windows may start any time in the shift, which now begins later.)
+    breaks.retain_mut(|b| {
+        if b.time_windows.is_empty() {
+            return true;
+        }
+        for w in &mut b.time_windows {
+            w.start = w.start.max(now.seconds());
+        }
+        b.time_windows.retain(|w| w.start <= w.end);
+        !b.time_windows.is_empty()
+    });
+    Some((shift, breaks))
+}
+
 fn breaks(s: &Shift) -> Vec<Break> {
     s.breaks
         .iter()
@@ -153,7 +181,10 @@ pub(crate) fn build(
     let mut out = Vec::new();
     let mut ids = Vec::new();
     for v in req.vehicles {
-        let Some(shift) = working(v, req.date, req.only_active_vehicles) else {
+        let Some(working) = working(v, req.date, req.only_active_vehicles) else {
+            continue;
+        };
+        let Some((shift, breaks)) = from_now(shift_window(&working), breaks(&working), req) else {
             continue;
         };
         let f = &v.fields;
@@ -183,9 +214,9 @@ pub(crate) fn build(
             end,
             capacity: capacities(v, req.capacity_types),
             skills: skill_set,
-            shift: shift_window(&shift),
-            breaks: breaks(&shift),
-            max_duration: shift
+            shift,
+            breaks,
+            max_duration: working
                 .max_route_duration
                 .map(|m| minutes_to_s(Some(m)))
                 .filter(|&s| s > 0),

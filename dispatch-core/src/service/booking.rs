@@ -23,13 +23,14 @@ use crate::model::organisation::{Depot, DepotScope};
 use crate::model::reference::CapacityType;
 use crate::model::route_edit::is_completed;
 use crate::model::vehicle::Vehicle;
-use crate::optimise::{optimise_day, DayRequest, OptimiseError, UnservedReason};
+use crate::optimise::{self, optimise_day, DayRequest, OptimiseError, UnservedReason};
 use crate::ports::geocoder::{GeocodeQuery, Geocoder};
 use crate::ports::matrix::TravelMatrix;
 use crate::ports::store::Store;
 use crate::service::Found;
 use crate::solver;
 use crate::status::Status;
+use crate::time::zone::DepotZone;
 use crate::time::{Date, TimeOfDay, Timestamp};
 
 /// Seed of every booking check.
@@ -264,6 +265,12 @@ pub fn fits(
         zones: None,
         maintain_upload_sequence: false,
         only_active_vehicles: false,
+        // A slot asked for today is planned from now on, as an optimisation made now would.
+        not_before: optimise::planning_start(
+            DepotZone::named(&day.depot.settings.timezone),
+            date,
+            now,
+        ),
     };
     for iterations in [QUICK_ITERATIONS, FULL_ITERATIONS] {
         let config = solver::Config {

@@ -38,6 +38,7 @@ use crate::ports::matrix::TravelMatrix;
 use crate::ports::store::{JobCheckpoint, Store, StoreError, StoreTx};
 use crate::service::Found;
 use crate::solver;
+use crate::time::zone::DepotZone;
 use crate::time::Timestamp;
 
 /// How a job ended.
@@ -183,6 +184,13 @@ pub fn run_job(
         zones: day.zones.as_deref(),
         maintain_upload_sequence: job.spec.settings.maintain_upload_sequence,
         only_active_vehicles: job.spec.settings.active_vehicles,
+        // A plan made on its own day starts from the moment it is solved: no stop is planned
+        // (and no customer promised) in the past.
+        not_before: optimise::planning_start(
+            DepotZone::named(&day.depot.settings.timezone),
+            job.date,
+            clock.now(),
+        ),
     };
     let built = match optimise::build_day(&request, matrix) {
         Ok(built) => built,

@@ -15,7 +15,7 @@ use crate::model::customer::Customer;
 use crate::model::order::Order;
 use crate::model::organisation::{Depot, DepotScope};
 use crate::model::reference::CapacityType;
-use crate::model::route::{Route, RouteTiming};
+use crate::model::route::{Route, RouteBreak, RouteTiming};
 use crate::model::stop::{Stop, StopVisit};
 use crate::model::vehicle::Vehicle;
 use crate::optimise::{DayRequest, DayTime, PlannedRoute, Visit};
@@ -113,6 +113,9 @@ impl RouteDay {
             zones: None,
             maintain_upload_sequence: false,
             only_active_vehicles: false,
+            // A route's planned times are re-timed as planned (its stops done earlier in the
+            // day included); what the driver does now is the live estimate's business.
+            not_before: None,
         }
     }
 }
@@ -242,6 +245,14 @@ pub(crate) fn timing(r: &PlannedRoute) -> RouteTiming {
         travel_time_s: r.travel_time_s,
         operation_time_s: r.operation_time_s(),
         distance_m: r.distance_m,
+        breaks: r
+            .breaks
+            .iter()
+            .map(|b| RouteBreak {
+                start_s: b.start.seconds(),
+                end_s: b.end.seconds(),
+            })
+            .collect(),
     }
 }
 

@@ -24,6 +24,7 @@ pub fn api() -> Parts {
         .routes(routes!(super::day::orders))
         .routes(routes!(super::day::positions))
         .routes(routes!(super::roads::roads))
+        .routes(routes!(super::breaks::breaks))
         .into_parts()
 }
 

@@ -8,7 +8,7 @@
 //! itself needs no credential and serves static files — and, behind the same key, where the
 //! depot is ([`depot`]: the v2 depot has no position), and what the v2 reads lack for a board
 //! ([`day`]: the day's orders with their windows and demand, the vans' last positions; [`roads`]:
-//! each route's line along the roads).
+//! each route's line along the roads; [`breaks`]: where each route's driver takes the break).
 //! Everything is embedded in the binary (`include_str!`/`include_bytes!`): HTML, CSS, ES
 //! modules (no build step) and Leaflet, vendored from the npm registry (`assets/vendor/leaflet/README.md`). The page works offline:
 //! without `--tile-url` the map has no base layer and the routes draw on a grid with a scale.
@@ -26,6 +26,7 @@ use axum::Router;
 use sha2::{Digest, Sha256};
 use tower_http::catch_panic::CatchPanicLayer;
 
+pub mod breaks;
 mod config;
 pub mod day;
 pub mod depot;

@@ -322,7 +322,7 @@ pub fn render_plan_summary(view: &PlanSummaryView) -> PlanSummaryWire {
         .iter()
         .map(|s| {
             let r = &s.route;
-            let t = r.timing;
+            let t = &r.timing;
             PlanRouteSummary {
                 id: r.id,
                 name: r.name.clone(),

@@ -326,6 +326,9 @@ async fn the_board_reads_a_days_orders_with_the_windows_demand_and_skills_the_op
         "/console/roads?plan=x",
         "/console/roads?plan=0",
         "/console/roads?plan=1&route=2",
+        "/console/breaks",
+        "/console/breaks?plan=-3",
+        "/console/breaks?plan=1&date=2026-11-24",
     ] {
         app.get(bad, &app.north())
             .await

@@ -99,11 +99,11 @@ async fn every_route_the_router_serves_is_documented_and_nothing_else() {
                 .uri(concrete.as_str());
             // The console's reads check the key before the method: with the key (and the
             // date its day reads require) they answer 200, and 405 for the other methods; the
-            // roads of a plan that does not exist, 404.
+            // roads and breaks of a plan that does not exist, 404.
             let keyed = path.starts_with("/console/");
             if keyed {
                 request = request.header("x-access-key", app.north());
-                if path == "/console/roads" {
+                if path == "/console/roads" || path == "/console/breaks" {
                     request = request.uri(format!("{concrete}?plan=999999"));
                 } else if path != "/console/depot" {
                     request = request.uri(format!("{concrete}?date=2026-11-24"));
@@ -121,7 +121,10 @@ async fn every_route_the_router_serves_is_documented_and_nothing_else() {
                 let public = ((keyed
                     || ["/v2/openapi.json", "/healthz", "/metrics"].contains(&path.as_str()))
                     && status == 200)
-                    || ((path == "/track/{token}" || path == "/console/roads") && status == 404);
+                    || ((path == "/track/{token}"
+                        || path == "/console/roads"
+                        || path == "/console/breaks")
+                        && status == 404);
                 assert!(
                     status == 401 || (public && method == "get"),
                     "{method} {path}: {status}"

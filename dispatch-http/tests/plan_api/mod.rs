@@ -9,6 +9,7 @@ mod console_browser;
 mod console_page;
 mod deleted_orders;
 mod depot_position;
+mod planned_breaks;
 mod promises;
 mod reoptimising;
 mod requests;

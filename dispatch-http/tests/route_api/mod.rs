@@ -143,6 +143,7 @@ fn add_solution(
                     travel_time_s: 300 * (orders.len() as i64 + 1),
                     operation_time_s: 300 * (orders.len() as i64 + 1),
                     distance_m: 1000 * (orders.len() as i64 + 1),
+                    breaks: Vec::new(),
                 },
             },
             at,

@@ -3,7 +3,7 @@
 use crate::sql::{params, Connection, OptionalExtension, Row, Statement};
 use dispatch_core::model::order::Side;
 use dispatch_core::model::organisation::DepotScope;
-use dispatch_core::model::route::{NewRoute, Route, RouteTiming};
+use dispatch_core::model::route::{NewRoute, Route, RouteBreak, RouteTiming};
 use dispatch_core::model::stop::{Stop, StopVisit};
 use dispatch_core::paging::{Cursor, Page, PageRequest};
 use dispatch_core::ports::store::{RouteRepo, RouteSummary, StoreError};
@@ -15,13 +15,30 @@ use super::{ts, Db, Sql};
 const ROUTE_COLUMNS: &str = "r.id, r.depot_id, r.plan_id, r.solution_id, r.name, r.dispatched, \
      r.is_locked, r.date, r.vehicle_id, r.start_time, r.end_time, r.total_time, r.travel_time, \
      r.operation_time, r.planned_distance, r.actual_distance, r.started_ts, r.completed_ts, \
-     r.created, r.updated";
+     r.created, r.updated, r.breaks";
 
 fn date(text: &str) -> Result<Date, StoreError> {
     Date::parse(text).ok_or_else(|| corrupt("date"))
 }
 
-fn route_row(r: &Row<'_>) -> crate::sql::Result<(Route, String)> {
+/// Breaks as stored: `[[start, end], ...]` in seconds.
+fn breaks_text(breaks: &[RouteBreak]) -> String {
+    let pairs: Vec<[i64; 2]> = breaks.iter().map(|b| [b.start_s, b.end_s]).collect();
+    serde_json::to_string(&pairs).expect("integers encode")
+}
+
+fn breaks_of(text: &str) -> Result<Vec<RouteBreak>, StoreError> {
+    let pairs: Vec<[i64; 2]> = serde_json::from_str(text).map_err(|_| corrupt("route breaks"))?;
+    Ok(pairs
+        .into_iter()
+        .map(|[start_s, end_s]| RouteBreak { start_s, end_s })
+        .collect())
+}
+
+/// A route row and what is decoded after it: its date and breaks, as stored.
+type RouteRow = (Route, String, String);
+
+fn route_row(r: &Row<'_>) -> crate::sql::Result<RouteRow> {
     let route = Route {
         id: r.get(0)?,
         depot_id: r.get(1)?,
@@ -39,6 +56,7 @@ fn route_row(r: &Row<'_>) -> crate::sql::Result<(Route, String)> {
             travel_time_s: r.get(12)?,
             operation_time_s: r.get(13)?,
             distance_m: r.get(14)?,
+            breaks: Vec::new(),
         },
         actual_distance_m: r.get(15)?,
         started_ts: r.get::<_, Option<i64>>(16)?.map(ts),
@@ -46,11 +64,12 @@ fn route_row(r: &Row<'_>) -> crate::sql::Result<(Route, String)> {
         created: ts(r.get(18)?),
         updated: ts(r.get(19)?),
     };
-    Ok((route, r.get(7)?))
+    Ok((route, r.get(7)?, r.get(20)?))
 }
 
-fn dated((mut route, text): (Route, String)) -> Result<Route, StoreError> {
-    route.date = date(&text)?;
+fn dated((mut route, day, breaks): RouteRow) -> Result<Route, StoreError> {
+    route.date = date(&day)?;
+    route.timing.breaks = breaks_of(&breaks)?;
     Ok(route)
 }
 
@@ -135,12 +154,13 @@ impl<C: Connection> RouteRepo for Db<C> {
         route: &NewRoute,
         now: Timestamp,
     ) -> Result<Route, StoreError> {
-        let t = route.timing;
+        let t = &route.timing;
         let id: i64 = self.0
             .prepare_cached(
                 "INSERT INTO routes (depot_id, plan_id, solution_id, name, date, vehicle_id, start_time, \
-                 end_time, total_time, travel_time, operation_time, planned_distance, created, updated) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?13) RETURNING id",
+                 end_time, total_time, travel_time, operation_time, planned_distance, created, updated, \
+                 breaks) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?13, ?14) \
+                 RETURNING id",
             )
             .st()?
             .query_row(params![
@@ -156,7 +176,8 @@ impl<C: Connection> RouteRepo for Db<C> {
                 t.travel_time_s,
                 t.operation_time_s,
                 t.distance_m,
-                now.millis()
+                now.millis(),
+                breaks_text(&t.breaks)
             ], |r| r.get(0))
             .st()?;
         Ok(route.stored(id, scope.depot_id, now))
@@ -169,7 +190,7 @@ impl<C: Connection> RouteRepo for Db<C> {
     }
 
     fn update_route(&mut self, scope: DepotScope, route: &Route) -> Result<bool, StoreError> {
-        let t = route.timing;
+        let t = &route.timing;
         // Only a change of the flags moves the route's orders in or out of the active set: a
         // driver's progress on a route does not rewrite its rows.
         let was_active: Option<bool> = self
@@ -192,7 +213,7 @@ impl<C: Connection> RouteRepo for Db<C> {
                 "UPDATE routes SET name = ?3, dispatched = ?4, is_locked = ?5, vehicle_id = ?6, \
                  start_time = ?7, end_time = ?8, total_time = ?9, travel_time = ?10, operation_time = ?11, \
                  planned_distance = ?12, actual_distance = ?13, started_ts = ?14, completed_ts = ?15, \
-                 updated = ?16 WHERE depot_id = ?1 AND id = ?2",
+                 updated = ?16, breaks = ?17 WHERE depot_id = ?1 AND id = ?2",
             )
             .st()?
             .execute(params![
@@ -211,7 +232,8 @@ impl<C: Connection> RouteRepo for Db<C> {
                 route.actual_distance_m,
                 route.started_ts.map(|x| x.millis()),
                 route.completed_ts.map(|x| x.millis()),
-                route.updated.millis()
+                route.updated.millis(),
+                breaks_text(&t.breaks)
             ])
             .st()?;
         if was_active != (route.dispatched && route.completed_ts.is_none()) {
@@ -238,7 +260,7 @@ impl<C: Connection> RouteRepo for Db<C> {
         let mut stmt = self.0.prepare_cached(&sql).st()?;
         let rows = stmt
             .query_map(crate::sql::params_from_iter(values.iter()), |r| {
-                Ok((route_row(r)?, r.get::<_, u32>(20)?))
+                Ok((route_row(r)?, r.get::<_, u32>(21)?))
             })
             .st()?
             .collect::<Result<Vec<_>, _>>()

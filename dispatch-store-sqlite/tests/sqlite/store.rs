@@ -42,6 +42,7 @@ fn back_to_version(path: &std::path::Path, version: u32) {
         (17, "stops", "wait"),
         (17, "optimisations", "travel"),
         (17, "driver_visits", "start_eta_ts"),
+        (19, "routes", "breaks"),
     ];
     let conn = rusqlite::Connection::open(path).unwrap();
     for (_, table, column) in columns.iter().filter(|(added, _, _)| *added > version) {

@@ -2,6 +2,7 @@
 //! travel matrix where 0.001 degree of longitude is 100 s and 1 000 m, and an independent
 //! check of a plan against the orders' and vehicles' rules.
 
+mod planning_start;
 mod routes;
 mod rules;
 mod vehicles;
@@ -182,6 +183,7 @@ pub(super) struct Day {
     pub zones: Option<Vec<Zone>>,
     pub maintain_upload_sequence: bool,
     pub only_active_vehicles: bool,
+    pub not_before: Option<DayTime>,
 }
 
 impl Day {
@@ -196,11 +198,13 @@ impl Day {
             zones: None,
             maintain_upload_sequence: false,
             only_active_vehicles: true,
+            not_before: None,
         }
     }
 
     pub(super) fn request(&self) -> DayRequest<'_> {
         DayRequest {
+            not_before: self.not_before,
             depot: &self.depot,
             date: self.date,
             orders: &self.orders,

@@ -104,7 +104,7 @@ pub(super) struct Edit {
 /// then.
 impl PartialEq for Edit {
     fn eq(&self, other: &Edit) -> bool {
-        let basis = |r: &Route| (r.id, r.vehicle_id, r.date, r.timing, r.dispatched);
+        let basis = |r: &Route| (r.id, r.vehicle_id, r.date, r.timing.clone(), r.dispatched);
         basis(&self.route) == basis(&other.route)
             && self.stops == other.stops
             && self.remembered == other.remembered

@@ -7,7 +7,7 @@ use crate::model::optimisation::{
 use crate::model::order::{Endpoint, Order, OrderType, Side};
 use crate::model::organisation::DepotScope;
 use crate::model::plan::{NewPlan, UnservedOrder};
-use crate::model::route::{NewRoute, RouteTiming};
+use crate::model::route::{NewRoute, RouteBreak, RouteTiming};
 use crate::model::stop::StopVisit;
 use crate::model::vehicle::{apply_patch, VehiclePatch};
 use crate::paging::PageRequest;
@@ -300,6 +300,16 @@ pub fn planning(store: &dyn Store) {
         travel_time_s: 2400,
         operation_time_s: 600,
         distance_m: 30_000,
+        breaks: vec![
+            RouteBreak {
+                start_s: 8 * 3600 + 1200,
+                end_s: 8 * 3600 + 1500,
+            },
+            RouteBreak {
+                start_s: 86_400 + 600,
+                end_s: 86_400 + 900,
+            },
+        ],
     };
     let (route, stops) = store
         .transaction(|tx| {
@@ -311,7 +321,7 @@ pub fn planning(store: &dyn Store) {
                     name: "Van 1".into(),
                     date: day(),
                     vehicle_id: None,
-                    timing,
+                    timing: timing.clone(),
                 },
                 at(70),
             )?;
@@ -365,6 +375,9 @@ pub fn planning(store: &dyn Store) {
     dispatched.is_locked = true;
     dispatched.started_ts = Some(at(90));
     dispatched.actual_distance_m = Some(31_000);
+    // A re-timed route takes its break elsewhere: the update keeps the new breaks.
+    dispatched.timing.breaks.truncate(1);
+    dispatched.timing.breaks[0].start_s += 300;
     dispatched.updated = at(90);
     assert!(store
         .transaction(|tx| tx.update_route(a, &dispatched))

@@ -1,5 +1,5 @@
 // Loading one date's board through the API: the depot (position, time zone, what the key may
-// do), the plans of the date, the day's orders and the fleet.
+// do), the plans of the date, the day's orders, the fleet and where the drivers take breaks.
 //
 // GET /plans lists plan summaries (no date of their own, but each route has one), so the
 // summaries are paged through; a plan is read in full (GET /plans/{id}) when one of its routes
@@ -89,11 +89,24 @@ export async function loadRoads(api, planIds) {
   return { lines, warnings };
 }
 
+/**
+ * Where the plans listed have each route's driver take the break (`GET /console/breaks`): a
+ * Map route id -> [{start_date, start_time, end_date, end_time}].
+ */
+export async function loadBreaks(api, planIds) {
+  const breaks = new Map();
+  for (const id of planIds) {
+    const { body } = await api.get(`console/breaks?plan=${id}`);
+    for (const route of body.routes) breaks.set(route.route_id, route.breaks);
+  }
+  return breaks;
+}
+
 /** Everything the board draws for `date`. */
 export async function loadDay(api, date) {
   const [{ depot, permission, roads }, plans, vehicles, positions, due] = await Promise.all([
     loadDepot(api), loadPlans(api, date), loadVehicles(api), loadPositions(api, date), loadOrders(api, date),
   ]);
-  const orders = await addUnservedOrders(api, date, plans, due);
-  return { date, depot, permission, roads, plans, vehicles, orders, positions };
+  const [orders, breaks] = await Promise.all([addUnservedOrders(api, date, plans, due), loadBreaks(api, plans.map((p) => p.id))]);
+  return { date, depot, permission, roads, plans, vehicles, orders, positions, breaks };
 }

@@ -9,7 +9,7 @@
 
 import { Api, ApiError } from "./api.js";
 import { act } from "./actions.js";
-import { addUnservedOrders, loadDay, loadOrders, loadPlan, loadPositions, loadRoads } from "./day.js";
+import { addUnservedOrders, loadBreaks, loadDay, loadOrders, loadPlan, loadPositions, loadRoads } from "./day.js";
 import { showOrder, showStop } from "./details.js";
 import { count, today, Zone } from "./format.js";
 import { DayMap } from "./map.js";
@@ -195,10 +195,12 @@ async function reload() {
   if (document.body.dataset.state === "ready") say(text, isError);
 }
 
-/** Reads the routes a move touched again (`GET /routes/{id}`) and redraws them. */
+/** Reads the routes a move touched again (`GET /routes/{id}`, and their breaks) and redraws them. */
 async function refreshRoutes(routeIds) {
   const routes = [];
   for (const id of routeIds) routes.push((await state.api.get(`v2/routes/${id}`)).body.route);
+  const breaks = await loadBreaks(state.api, [...new Set(routes.map((r) => r.plan_id))]);
+  for (const r of routes) state.board.breaks.set(r.id, breaks.get(r.id) ?? []);
   redrawRoutes(routes);
   followRoads([...new Set(routes.map((r) => r.plan_id))]);
 }
@@ -246,7 +248,7 @@ function redrawRoutes(routes) {
   reselect();
 }
 
-/** The live update: plans (stops, reports, ETAs) and positions, without reloading the page. */
+/** The live update: plans (stops, reports, ETAs, breaks) and positions, without reloading the page. */
 let timer = null;
 function schedulePoll() {
   clearTimeout(timer);
@@ -259,8 +261,9 @@ async function poll() {
     const plans = (await Promise.all(day.plans.map((p) => loadPlan(state.api, p.id)))).filter(Boolean);
     const positions = await loadPositions(state.api, day.date);
     const orders = await addUnservedOrders(state.api, day.date, plans, await loadOrders(state.api, day.date));
+    const breaks = await loadBreaks(state.api, plans.map((p) => p.id));
     if (state.day !== day || mover.busy) return schedulePoll();
-    state.day = { ...day, plans, positions, orders };
+    state.day = { ...day, plans, positions, orders, breaks };
     render();
     // Routes changed by someone else (stop ids change with every edit), or whose roads OSRM
     // could not give last time, are asked again.

@@ -90,7 +90,6 @@ function stopModel(stop, n, r, board) {
   const pending = status === "planned" || status === "arrived";
   const eta = r.live && pending && stop.eta ? board.zone.minutesOn(date, stop.eta) : null;
   const liveStart = eta === null ? null : serviceFrom(eta, windows);
-  const planned = { arrival, departure };
   const done = !pending;
   const doneAt = done ? board.zone.minutesOn(date, stop.actual_completed_ts) : null;
   if (doneAt !== null) {
@@ -103,7 +102,7 @@ function stopModel(stop, n, r, board) {
   const late = !inWindow(start, windows);
   const liveLate = liveStart !== null && !inWindow(liveStart, windows);
   return {
-    stop, n, r, orders, arrival, start, departure, planned, windows, status, eta, liveStart,
+    stop, n, r, orders, arrival, start, departure, windows, status, eta, liveStart,
     late: late && !stop.pending, liveLate, doneAt, reason: stop.failed_reason?.reason ?? null, pending: Boolean(stop.pending),
     numbers: orders.map((o) => o.order_number).join(", "),
   };
@@ -140,42 +139,16 @@ function routeModel(board, route, plan, index) {
   r.stops = route.stops.map((s, n) => stopModel(s, n + 1, r, board));
   r.late = r.stops.some((s) => s.late);
   r.runningLate = r.stops.some((s) => s.liveLate);
-  r.breakAt = placeBreak(r);
+  r.breaks = breaksOf(board, route);
   return r;
 }
 
-/**
- * When the plan has the driver take the break: `{from, to, after}` in minutes (`after`: the
- * number of stops before it), or null. The API lists no break on a route (break points are
- * not stops), so it is found again the way the optimiser times a route: the break is taken
- * where the van is, as soon as its window opens after a departure, and the drive follows.
- * The leg (from the start, between two stops, or back) whose planned gap exceeds its drive
- * by the most holds it; a leg's drive is its planned distance at the route's average speed.
- */
-function placeBreak(r) {
-  const p = r.pause;
-  if (!p || !(p.minutes > 0) || !Number.isFinite(r.start)) return null;
-  const metres = Number(r.route.planned_distance ?? 0);
-  const perMetre = metres > 0 ? Number(r.route.travel_time ?? 0) / 60 / metres : 0;
-  let best = null;
-  let left = r.start;
-  let driven = 0;
-  for (let k = 0; k <= r.stops.length; k += 1) {
-    const last = k === r.stops.length;
-    const reached = last ? r.end : r.stops[k].planned.arrival;
-    const leg = last ? Math.max(0, metres - driven) : Number(r.stops[k].stop.planned_distance ?? 0);
-    driven += leg;
-    if (Number.isFinite(left) && Number.isFinite(reached)) {
-      const slack = reached - left - leg * perMetre;
-      const from = Math.max(left, p.from);
-      // Minutes are whole on the API: a minute or two of rounding is allowed for.
-      if (slack >= p.minutes - 2 && from + p.minutes <= p.to + 2 && (best === null || slack > best.slack)) {
-        best = { slack, from, to: Math.min(from + p.minutes, reached), after: k };
-      }
-    }
-    if (!last) left = r.stops[k].planned.departure;
-  }
-  return best && { from: best.from, to: best.to, after: best.after };
+/** Where the plan has the driver take breaks (`GET /console/breaks`), as [{from, to}] minutes. */
+function breaksOf(board, route) {
+  return (board.breaks?.get(route.id) ?? []).map((b) => ({
+    from: at(b.start_date, route.date, b.start_time),
+    to: at(b.end_date, route.date, b.end_time),
+  })).filter((b) => Number.isFinite(b.from) && Number.isFinite(b.to));
 }
 
 /** What depends on every route: the orders on routes and the unassigned list. */

@@ -145,9 +145,9 @@ export class Timeline {
     if (Number.isFinite(previous) && Number.isFinite(r.end) && r.stops.length > 0) {
       track.append(this.place(el("div", { class: "tl-drive tl-return" }), previous, r.end));
     }
-    if (r.breakAt) {
-      const name = `${r.route.name} break ${clock(r.breakAt.from)}–${clock(r.breakAt.to)}`;
-      track.append(this.place(el("div", { class: "tl-break-taken", role: "img", "aria-label": name, title: name }), r.breakAt.from, r.breakAt.to, 4));
+    for (const b of r.breaks) {
+      const name = `${r.route.name} break ${clock(b.from)}–${clock(b.to)}`;
+      track.append(this.place(el("div", { class: "tl-break-taken", role: "img", "aria-label": name, title: name }), b.from, b.to, 4));
     }
     if (this.now !== null) {
       const line = el("div", { class: "tl-now", title: `Now ${clock(this.now)}` });
