@@ -2,7 +2,8 @@
 //! the SQLite store, no server and no HTTP. It creates a depot, four vans and sixty deliveries
 //! with the core's typed builders, queues an optimisation, runs it as a worker would, checks the
 //! plan against the orders and vans itself (every order on one route at most, service inside
-//! the windows, stops one after another inside the shift), dispatches it and shows the routes.
+//! the windows, stops one after another inside the shift, each driver's break inside its window
+//! and clear of the stops), dispatches it and shows the routes.
 //!
 //! ```text
 //! cargo run --example embed_day [-- DATABASE_FILE]
@@ -27,7 +28,7 @@ use dispatch_core::ports::tracking::SequentialLinks;
 use dispatch_core::service::dispatch::dispatch_plan;
 use dispatch_core::service::leases::claim_job;
 use dispatch_core::service::optimisation::{run_job, JobOutcome, JobRun, NoFollowUp};
-use dispatch_core::service::plan_reads::{get_plan, PlanView};
+use dispatch_core::service::plan_reads::{get_plan, PlanView, RouteView};
 use dispatch_core::service::plans::{self, OptimiseRequest};
 use dispatch_core::service::{orders, vehicles};
 use dispatch_core::solver;
@@ -233,6 +234,7 @@ fn check(plan: &PlanView, vans: &[Vehicle]) -> Vec<String> {
             .map_or((0, 86_400), |(s, e)| {
                 (i64::from(s.minutes()) * 60, i64::from(e.minutes()) * 60)
             });
+        check_breaks(route, van, &mut problems);
         let mut free_at = shift_start;
         for stop in &route.stops {
             let visit = &stop.stop.visit;
@@ -270,6 +272,54 @@ fn check(plan: &PlanView, vans: &[Vehicle]) -> Vec<String> {
     problems
 }
 
+/// The van's break, where the plan takes it: once, inside its window, as long as asked, and
+/// not while a stop is served.
+fn check_breaks(route: &RouteView, van: Option<&Vehicle>, problems: &mut Vec<String>) {
+    let name = &route.route.name;
+    let breaks = &route.route.timing.breaks;
+    let Some(f) = van.map(|v| &v.fields).filter(|f| f.has_break) else {
+        return;
+    };
+    let (Some(from), Some(until), Some(minutes)) = (f.break_start, f.break_end, f.break_duration)
+    else {
+        return;
+    };
+    if route.stops.is_empty() {
+        return;
+    }
+    if breaks.len() != 1 {
+        problems.push(format!("{name}: {} breaks planned, 1 asked", breaks.len()));
+        return;
+    }
+    let taken = breaks[0];
+    let (from, until) = (
+        i64::from(from.minutes()) * 60,
+        i64::from(until.minutes()) * 60,
+    );
+    if taken.start_s < from
+        || taken.end_s > until
+        || taken.end_s - taken.start_s < (minutes * 60.0) as i64
+    {
+        problems.push(format!(
+            "{name}: break {}-{} outside {}-{} or shorter than {minutes} min",
+            clock_text(taken.start_s),
+            clock_text(taken.end_s),
+            clock_text(from),
+            clock_text(until)
+        ));
+    }
+    for stop in &route.stops {
+        let visit = &stop.stop.visit;
+        let serving = visit.arrival_s + visit.wait_s..visit.departure_s;
+        if serving.start < taken.end_s && taken.start_s < serving.end {
+            problems.push(format!(
+                "{name}: stop {} served during the break",
+                stop.stop.sequence
+            ));
+        }
+    }
+}
+
 fn inside_windows(order: &Order, start_s: i64) -> bool {
     let windows: Vec<_> = order
         .time_windows
@@ -293,12 +343,20 @@ fn show(plan: &PlanView) {
             (Some(f), Some(l)) => (f.stop.visit.arrival_s, l.stop.visit.departure_s),
             _ => continue,
         };
+        let breaks: Vec<String> = route
+            .route
+            .timing
+            .breaks
+            .iter()
+            .map(|b| format!("{}-{}", clock_text(b.start_s), clock_text(b.end_s)))
+            .collect();
         println!(
-            "{:<8} {:>2} stops  {}-{}",
+            "{:<8} {:>2} stops  {}-{}  break {}",
             route.route.name,
             stops.len(),
             clock_text(first),
-            clock_text(last)
+            clock_text(last),
+            breaks.join(", ")
         );
     }
 }

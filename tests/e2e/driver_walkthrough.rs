@@ -11,12 +11,11 @@
 //! with `CI` set it fails instead.
 
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::Value;
 
 use crate::support::binary;
-use crate::walkthroughs::{free_port, tools};
+use crate::walkthroughs::{free_port, run, tools};
 
 /// The document's block.
 fn walkthrough() -> String {
@@ -103,20 +102,9 @@ fn the_driver_walkthrough_works_a_route_from_start_to_a_revoked_credential() {
         setup(&bin, port),
         adapted(&walkthrough(), port)
     );
-    let out = Command::new("timeout")
-        .args(["240", "bash", "-c", &script])
-        .current_dir(dir.path())
-        .output()
-        .expect("bash runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let log = || {
-        format!(
-            "script:\n{script}\nstdout:\n{stdout}\nstderr:\n{}\nserve.log:\n{}",
-            String::from_utf8_lossy(&out.stderr),
-            std::fs::read_to_string(dir.path().join("demo/serve.log")).unwrap_or_default()
-        )
-    };
-    assert!(out.status.success(), "the walk-through failed: {}", log());
+    let ran = run(&script, dir.path());
+    let (stdout, log) = (&ran.stdout, || ran.log());
+    assert!(ran.success, "the walk-through failed: {}", log());
     let (printed, after) = stdout
         .split_once("--- after ---")
         .unwrap_or_else(|| panic!("the block ran to its end: {}", log()));

@@ -1,7 +1,8 @@
 //! The documents' curl walk-throughs run as written, each on a fresh database: their shell
 //! blocks in order under bash in an empty directory, with only what a script needs changed —
 //! build lines left out, `./target/release/dispatch` replaced by this build's binary, port 8080
-//! by a free one, and a wait for the service to listen where a reader would simply go on. A
+//! by a free one, a wait for the service to listen where a reader would simply go on, and, once
+//! their dates come, the days they plan moved on by whole weeks. A
 //! newcomer's first hour runs these, so they must do what they say: the README's tour plans,
 //! dispatches and hands the route to a phone; docs/walkthrough.md meets exactly the refusals its
 //! comments show and no server error. (docs/driver-api.md's walk-through: driver_walkthrough.)
@@ -13,6 +14,7 @@ use std::net::TcpListener;
 use std::path::Path;
 use std::process::Command;
 
+use dispatch_core::time::{Date, Timestamp};
 use serde_json::Value;
 
 use crate::support::binary;
@@ -28,8 +30,41 @@ fn readme_tour() -> String {
     rest[..rest.find("\n## ").unwrap_or(rest.len())].to_owned()
 }
 
-/// The tour's shell blocks, one script, adapted to this build and a free port.
+/// The tour's plan date.
+const TOUR_DAY: &str = "2026-12-02";
+
+/// The dates a walk-through plans, moved by whole weeks (weekdays kept) when needed so that
+/// all are still to come: a plan made on its own day starts from that moment, and the windows
+/// the documents use would pass. Before the first of them, the dates stay as written.
+fn days_to_come(written: &[&str]) -> Vec<(String, String)> {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("a clock after 1970");
+    let today = Timestamp::from_millis(now.as_millis() as i64).date();
+    let dates: Vec<Date> = written
+        .iter()
+        .map(|d| Date::parse(d).expect("a date"))
+        .collect();
+    let first = *dates.iter().min().expect("a date");
+    let mut weeks = 0;
+    while first.add_days(7 * weeks) <= today {
+        weeks += 1;
+    }
+    written
+        .iter()
+        .zip(dates)
+        .map(|(w, d)| ((*w).to_owned(), d.add_days(7 * weeks).to_string()))
+        .collect()
+}
+
+fn with_days(line: &str, days: &[(String, String)]) -> String {
+    days.iter()
+        .fold(line.to_owned(), |line, (from, to)| line.replace(from, to))
+}
+
+/// The tour's shell blocks, one script, adapted to this build, a free port and a day to come.
 fn script(tour: &str, binary: &Path, port: u16) -> String {
+    let days = days_to_come(&[TOUR_DAY]);
     let mut lines = vec![
         "set -euo pipefail".to_owned(),
         // The tour leaves the service running in the background ("kill %1" in its prose).
@@ -44,10 +79,12 @@ fn script(tour: &str, binary: &Path, port: u16) -> String {
         if !inside || line.trim_start().starts_with("cargo build") {
             continue;
         }
-        lines.push(
-            line.replace("./target/release/dispatch", &binary.display().to_string())
+        lines.push(with_days(
+            &line
+                .replace("./target/release/dispatch", &binary.display().to_string())
                 .replace("127.0.0.1:8080", &format!("127.0.0.1:{port}")),
-        );
+            &days,
+        ));
     }
     // The prose hands the route to the driver's phone with this line; run it while serving.
     let driver_app = tour
@@ -57,6 +94,41 @@ fn script(tour: &str, binary: &Path, port: u16) -> String {
     lines.push(format!("echo; echo '{MARK}'"));
     lines.push(driver_app.replace("./target/release/dispatch", &binary.display().to_string()));
     lines.join("\n") + "\n"
+}
+
+/// What a walk-through's script printed, with everything a failure message needs.
+pub(crate) struct Ran {
+    pub stdout: String,
+    pub stderr: String,
+    pub success: bool,
+    log: String,
+}
+
+impl Ran {
+    /// The script, its output and the service's log (`demo/serve.log` when it wrote one).
+    pub fn log(&self) -> &str {
+        &self.log
+    }
+}
+
+/// Runs `script` under bash in `dir`, for at most four minutes.
+pub(crate) fn run(script: &str, dir: &Path) -> Ran {
+    let out = Command::new("timeout")
+        .args(["240", "bash", "-c", script])
+        .current_dir(dir)
+        .output()
+        .expect("bash runs");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let serve_log = std::fs::read_to_string(dir.join("demo/serve.log")).unwrap_or_default();
+    let log =
+        format!("script:\n{script}\nstdout:\n{stdout}\nstderr:\n{stderr}\nserve.log:\n{serve_log}");
+    Ran {
+        stdout,
+        stderr,
+        success: out.status.success(),
+        log,
+    }
 }
 
 pub(crate) fn free_port() -> u16 {
@@ -100,21 +172,11 @@ fn the_readme_tour_plans_dispatches_and_hands_the_route_to_a_phone_on_a_fresh_st
     }
     let dir = tempfile::tempdir().unwrap();
     let tour = readme_tour();
+    assert!(tour.contains(TOUR_DAY), "the tour plans {TOUR_DAY}");
     let script = script(&tour, &binary(), free_port());
-    let out = Command::new("timeout")
-        .args(["240", "bash", "-c", &script])
-        .current_dir(dir.path())
-        .output()
-        .expect("bash runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let log = || {
-        format!(
-            "script:\n{script}\nstdout:\n{stdout}\nstderr:\n{}\nserve.log:\n{}",
-            String::from_utf8_lossy(&out.stderr),
-            std::fs::read_to_string(dir.path().join("demo/serve.log")).unwrap_or_default()
-        )
-    };
-    assert!(out.status.success(), "the tour failed: {}", log());
+    let ran = run(&script, dir.path());
+    let (stdout, log) = (&ran.stdout, || ran.log());
+    assert!(ran.success, "the tour failed: {}", log());
 
     // What the tour printed: the JSON answers back to back, then the driver-app lines.
     let (json, driver_app) = stdout
@@ -218,6 +280,8 @@ fn the_api_walkthrough_meets_exactly_the_refusals_it_shows_and_no_server_error()
     let port = free_port();
     let bin = binary().display().to_string();
     let lines = shell_lines(&doc);
+    let days = days_to_come(&["2026-12-01", "2026-12-02"]);
+    assert!(doc.contains("2026-12-01") && doc.contains("2026-12-02"));
     let mut script = vec![
         "set -euo pipefail".to_owned(),
         "trap 'kill $(jobs -p) 2>/dev/null || true' EXIT".to_owned(),
@@ -226,9 +290,12 @@ fn the_api_walkthrough_meets_exactly_the_refusals_it_shows_and_no_server_error()
         if line.trim_start().starts_with("cargo build") {
             continue;
         }
-        let line = line
-            .replace("./target/release/dispatch", &bin)
-            .replace("127.0.0.1:8080", &format!("127.0.0.1:{port}"));
+        let line = with_days(
+            &line
+                .replace("./target/release/dispatch", &bin)
+                .replace("127.0.0.1:8080", &format!("127.0.0.1:{port}")),
+            &days,
+        );
         let serving = line.contains(" serve ") && line.trim_end().ends_with('&');
         script.push(line);
         if serving {
@@ -239,15 +306,9 @@ fn the_api_walkthrough_meets_exactly_the_refusals_it_shows_and_no_server_error()
         }
     }
     let script = script.join("\n") + "\n";
-    let out = Command::new("timeout")
-        .args(["240", "bash", "-c", &script])
-        .current_dir(dir.path())
-        .output()
-        .expect("bash runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let log = || format!("script:\n{script}\nstdout:\n{stdout}\nstderr:\n{stderr}");
-    assert!(out.status.success(), "the walk-through failed: {}", log());
+    let ran = run(&script, dir.path());
+    let (stdout, stderr, log) = (&ran.stdout, &ran.stderr, || ran.log());
+    assert!(ran.success, "the walk-through failed: {}", log());
     let mut refused: Vec<u16> = stdout
         .match_indices("\"statusCode\":")
         .filter_map(|(at, key)| stdout.get(at + key.len()..at + key.len() + 3))

@@ -85,10 +85,17 @@ impl<C: Connection> Db<C> {
             for (position, item) in items.iter().enumerate() {
                 match item.id {
                     0 => fresh.push((order_id, position, item)),
-                    id if stored.contains(&(order_id, id)) => {
-                        kept.insert(id);
-                        updated.push((order_id, position, item));
-                    }
+                    // An id listed twice ends as its last listing, as with one statement per
+                    // item (one UPDATE ... FROM changes a row once).
+                    id if stored.contains(&(order_id, id)) => match kept.insert(id) {
+                        true => updated.push((order_id, position, item)),
+                        false => {
+                            let at = updated.iter().position(|(_, _, i)| i.id == id);
+                            if let Some(at) = at {
+                                updated[at] = (order_id, position, item);
+                            }
+                        }
+                    },
                     _ => explicit.push((order_id, position, item)),
                 }
             }

@@ -235,6 +235,16 @@ try {
   check((await stopBlock('Van A', 3).getAttribute('aria-label')).includes('now expected'), 'a re-estimated time for the next stop');
   check(await page.getByRole('listitem', { name: 'Route Van A' }).getByText('in progress').isVisible(), 'the route is in progress');
   check((await page.locator('.vehicle-marker').getAttribute('title')).startsWith('Van A: reported at'), 'the van on the map');
+  // The timeline's "now" is the service's (simulated) time, not the browser's, and runs on with it.
+  const minutesAt = (hhmm) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
+  const nowLine = lane('Van A').locator('.tl-now');
+  for (let look = 0; look < 2; look += 1) {
+    const before = minutesAt(clockAt(await serviceNow()));
+    const shown = minutesAt((await nowLine.getAttribute('title')).replace('Now ', ''));
+    const after = minutesAt(clockAt(await serviceNow()));
+    check(shown >= before - 2 && shown <= after + 1, `the now line at ${shown} min, the service's clock between ${before} and ${after}`);
+    await sleep(3000);
+  }
   await shoot(page, 'driver-reports');
   step(`the driver's reports on the board after ${result.figures.live_update_s} s`);
 

@@ -31,9 +31,37 @@ export function duration(seconds) {
   return h > 0 ? `${h} h ${String(m).padStart(2, "0")} min` : `${m} min`;
 }
 
-/** Today in the browser's time zone, YYYY-MM-DD. */
+/**
+ * The service's clock: the wall clock, or under `serve --simulate` the simulated one, read
+ * from `GET /healthz` and followed at its speed from the moment it was read.
+ */
+const serviceClock = { read: Date.now(), at: Date.now(), speed: 1 };
+
+/** Reads the service's clock again (a service not simulating keeps the wall clock). */
+export async function syncClock() {
+  try {
+    const response = await fetch("healthz", { headers: { accept: "application/json" } });
+    const { clock: simulated } = await response.json();
+    const at = Date.parse(simulated?.now ?? "");
+    Object.assign(serviceClock, Number.isFinite(at)
+      ? { read: Date.now(), at, speed: simulated.speed > 0 ? simulated.speed : 1 }
+      : { read: Date.now(), at: Date.now(), speed: 1 });
+  } catch {
+    // Unreachable for the moment: the clock keeps going as last read.
+  }
+}
+
+/** The service's "now". */
+export function now() {
+  return new Date(serviceClock.at + (Date.now() - serviceClock.read) * serviceClock.speed);
+}
+
+/** How many wall-clock milliseconds a minute of the service's clock lasts. */
+export const minuteMs = () => 60000 / serviceClock.speed;
+
+/** Today in the browser's time zone (on the service's clock), YYYY-MM-DD. */
 export function today() {
-  const d = new Date();
+  const d = now();
   const pad = (n) => String(n).padStart(2, "0");
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
 }
@@ -113,8 +141,8 @@ export class Zone {
     return planDate && date !== planDate ? `${date} ${text}` : text;
   }
 
-  /** Today's date in this zone. */
+  /** Today's date in this zone (on the service's clock). */
   today() {
-    return this.local(new Date()).date;
+    return this.local(now()).date;
   }
 }

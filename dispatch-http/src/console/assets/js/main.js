@@ -11,7 +11,7 @@ import { Api, ApiError } from "./api.js";
 import { act } from "./actions.js";
 import { addUnservedOrders, loadBreaks, loadDay, loadOrders, loadPlan, loadPositions, loadRoads } from "./day.js";
 import { showOrder, showStop } from "./details.js";
-import { count, today, Zone } from "./format.js";
+import { count, minuteMs, now, syncClock, today, Zone } from "./format.js";
 import { DayMap } from "./map.js";
 import { buildBoard, dayCounts, replaceRoutes } from "./model.js";
 import { dragSource, dropTarget, Mover } from "./moves.js";
@@ -258,6 +258,7 @@ async function poll() {
   const day = state.day;
   if (!day || document.body.dataset.state === "loading" || document.hidden || mover.busy) return schedulePoll();
   try {
+    await syncClock();
     const plans = (await Promise.all(day.plans.map((p) => loadPlan(state.api, p.id)))).filter(Boolean);
     const positions = await loadPositions(state.api, day.date);
     const orders = await addUnservedOrders(state.api, day.date, plans, await loadOrders(state.api, day.date));
@@ -268,7 +269,7 @@ async function poll() {
     // Routes changed by someone else (stop ids change with every edit), or whose roads OSRM
     // could not give last time, are asked again.
     if (state.board.routes.some((r) => r.stops.length > 0 && !map.roadOf(r))) followRoads(plans.map((p) => p.id));
-    $("updated").textContent = `Updated ${new Date().toLocaleTimeString("en-GB", { timeZone: state.board.zone.name })}`;
+    $("updated").textContent = `Updated ${now().toLocaleTimeString("en-GB", { timeZone: state.board.zone.name })}`;
   } catch (error) {
     fail(error);
   }
@@ -315,6 +316,15 @@ document.addEventListener("keydown", (event) => {
   if (event.key === "Escape" && !details.hidden) { details.hidden = true; clearSelection(); }
 });
 
+/** The timeline's "now" line follows the service's clock minute by minute (at most once a second). */
+function tickNow() {
+  timeline.tick();
+  setTimeout(tickNow, Math.max(1000, minuteMs()));
+}
+
+// The service's clock (simulated under `serve --simulate`) says what "today" and "now" are.
+await syncClock();
+tickNow();
 dateInput.value = dateFromFragment() ?? today();
 reflectKey();
 document.body.dataset.state = "idle";

@@ -10,7 +10,7 @@
 // and sized to show the day's span. When a move stretches the day, the frames of the lanes
 // it did not touch are moved, not their contents.
 
-import { clock, el } from "./format.js";
+import { clock, el, now } from "./format.js";
 
 /** Minutes a track's frame holds. */
 const FRAME = 2880;
@@ -50,10 +50,12 @@ export class Timeline {
     Object.assign(this, { on, decorate, decorateStop });
     if (!board || board.routes.length === 0) {
       this.span = null;
+      this.board = null;
       this.element.replaceChildren(el("p", { class: "empty" }, board ? "No routes on this date." : ""));
       return;
     }
-    this.now = board.zone.today() === board.date ? board.zone.local(new Date()).minutes : null;
+    this.board = board;
+    this.now = this.nowOn(board);
     this.header = null;
     this.span = span(board);
     this.element.replaceChildren(this.axis(), ...board.routes.map((r) => this.lane(r)));
@@ -78,6 +80,23 @@ export class Timeline {
       old.replaceWith(this.lane(r));
     }
     return true;
+  }
+
+  /** The service's time of day in minutes when `board` shows today, else null. */
+  nowOn(board) {
+    return board.zone.today() === board.date ? board.zone.local(now()).minutes : null;
+  }
+
+  /** Moves the "now" line of every lane to the service's time (a clock that runs on). */
+  tick() {
+    if (!this.board || this.now === null) return;
+    const minutes = this.nowOn(this.board);
+    if (minutes === null || minutes === this.now) return;
+    this.now = minutes;
+    for (const line of this.element.querySelectorAll(".tl-now")) {
+      line.style.left = at(minutes);
+      line.title = `Now ${clock(minutes)}`;
+    }
   }
 
   /** The row of hours for the drawn span (replacing the one drawn before). */
