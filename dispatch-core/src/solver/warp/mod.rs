@@ -231,6 +231,48 @@ mod tests {
     }
 
     #[test]
+    fn only_problems_the_segments_describe_exactly_take_the_penalised_children() {
+        use crate::solver::fixtures::{job, plane, vehicle};
+        use crate::solver::precheck::precheck;
+        use crate::solver::problem::*;
+        let windowed = |k: u64| {
+            let mut j = job(k, k as usize);
+            j.place.time_windows = vec![TimeWindow { start: 0, end: 100 }];
+            j
+        };
+        let base = Problem {
+            name: "plain".into(),
+            matrix: plane(&[(0, 0), (0, 10), (10, 0)]),
+            jobs: vec![windowed(1), windowed(2)],
+            shipments: vec![],
+            vehicles: vec![vehicle(1, 5), vehicle(2, 5)],
+            dimensions: 1,
+            objective: Objective::Distance,
+        };
+        let judged = |p: &Problem| {
+            let mut inst = Instance::new(p);
+            precheck(p, &mut inst);
+            applies(&inst)
+        };
+        assert!(judged(&base));
+        let mut two_windows = base.clone();
+        two_windows.jobs[0].place.time_windows = vec![
+            TimeWindow { start: 0, end: 10 },
+            TimeWindow { start: 50, end: 60 },
+        ];
+        assert!(!judged(&two_windows));
+        let mut setup = base.clone();
+        setup.jobs[1].place.setup = 3;
+        assert!(!judged(&setup));
+        let mut limited = base.clone();
+        limited.vehicles[0].max_tasks = Some(4);
+        assert!(!judged(&limited));
+        let mut skills = base.clone();
+        skills.jobs[0].skills = Skills::from_indices([1]);
+        assert!(!judged(&skills));
+    }
+
+    #[test]
     fn a_weight_never_falls_to_zero() {
         let mut p = weights();
         for _ in 0..100 * UPDATE {
