@@ -39,6 +39,11 @@
 //! random construction while the population is small, then a selective route exchange of two
 //! parents picked by fitness and broken-pairs diversity; the population restarts from its best
 //! when 150 children bring nothing better. The annealing is then the children's education.
+//! Where every job has one window and the fleet has no breaks or limits (module `warp`), a
+//! child may first be late or overloaded: the displaced visits go where they cost least under
+//! adaptive penalties on time warp and excess load, a local search on that penalised cost
+//! (O(1) per move by segment concatenation) improves it, and a repair makes it feasible before
+//! the annealing takes it.
 //!
 //! # Example
 //! ```
@@ -101,6 +106,7 @@ mod split;
 mod state;
 pub mod travel;
 mod warm;
+mod warp;
 
 pub use warm::{StartError, StartRoute};
 

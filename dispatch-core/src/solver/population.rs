@@ -189,24 +189,21 @@ impl Population {
     }
 }
 
-/// Selective route exchange: see the module's documentation. `out` receives the child.
-pub(crate) fn crossover(
+/// The routes of `b` a selective route exchange takes: a random used route, then the routes
+/// holding its visits' nearest others, up to a random number (at most half the used routes,
+/// rounded up). Empty when `b` uses no vehicle.
+pub(crate) fn exchanged_routes(
     inst: &Instance,
     nb: &Neighbours,
-    a: &State,
     b: &State,
     rng: &mut Rng,
-    scratch: &mut RecreateScratch,
-    out: &mut State,
-) {
-    out.clone_from(a);
+) -> Vec<usize> {
     let used: Vec<usize> = (0..b.routes.len())
         .filter(|&r| !b.routes[r].is_empty())
         .collect();
     if used.is_empty() {
-        return;
+        return Vec::new();
     }
-    // A seed route of `b`, then the routes of `b` holding the seed's nearest visits.
     let wanted = 1 + rng.below(used.len().div_ceil(2));
     let seed = used[rng.below(used.len())];
     let mut chosen = vec![seed];
@@ -220,6 +217,24 @@ pub(crate) fn crossover(
                 chosen.push(r as usize);
             }
         }
+    }
+    chosen
+}
+
+/// Selective route exchange: see the module's documentation. `out` receives the child.
+pub(crate) fn crossover(
+    inst: &Instance,
+    nb: &Neighbours,
+    a: &State,
+    b: &State,
+    rng: &mut Rng,
+    scratch: &mut RecreateScratch,
+    out: &mut State,
+) {
+    out.clone_from(a);
+    let chosen = exchanged_routes(inst, nb, b, rng);
+    if chosen.is_empty() {
+        return;
     }
     let mut from_b = vec![false; inst.tasks.len()];
     for &r in &chosen {

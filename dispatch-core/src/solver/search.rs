@@ -13,6 +13,7 @@ use super::rng::Rng;
 use super::ruin::{ruin, RuinParams};
 use super::split::split;
 use super::state::State;
+use super::warp::{self, Penalties};
 use super::{Config, Control, Progress};
 
 /// Iterations each worker runs between two meetings.
@@ -63,6 +64,9 @@ struct Hgs {
     since_best: u64,
     scratch: RecreateScratch,
     child: State,
+    /// Children may cross infeasible ground under these weights (module `warp`), where the
+    /// problem allows it.
+    warp: Option<Penalties>,
 }
 
 /// Search parameters.
@@ -265,15 +269,30 @@ impl Worker {
             h.child = construct(inst, ctx.nb, &ctx.tasks, &mut self.rng, &mut h.scratch);
         } else {
             let (a, b) = h.pop.parents(&mut self.rng);
-            crossover(
-                inst,
-                ctx.nb,
-                a,
-                b,
-                &mut self.rng,
-                &mut h.scratch,
-                &mut h.child,
-            );
+            if let Some(pen) = h.warp.as_mut() {
+                let rng = &mut self.rng;
+                warp::offspring(
+                    inst,
+                    ctx.nb,
+                    &ctx.tasks,
+                    a,
+                    b,
+                    rng,
+                    pen,
+                    &mut h.scratch,
+                    &mut h.child,
+                );
+            } else {
+                crossover(
+                    inst,
+                    ctx.nb,
+                    a,
+                    b,
+                    &mut self.rng,
+                    &mut h.scratch,
+                    &mut h.child,
+                );
+            }
         }
         std::mem::swap(&mut self.state, &mut h.child);
         self.score = self.state.score(inst);
@@ -405,6 +424,7 @@ pub(crate) fn run(
                     since_best: 0,
                     scratch: RecreateScratch::default(),
                     child: init.clone(),
+                    warp: warp::applies(inst).then(|| Penalties::new(inst, nb)),
                 })
             }),
         })

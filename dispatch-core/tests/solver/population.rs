@@ -77,3 +77,15 @@ fn the_same_seed_and_threads_give_the_same_routes() {
         assert_eq!(a, b, "{threads} threads");
     }
 }
+
+#[test]
+fn children_that_crossed_infeasible_ground_are_repaired_before_they_count() {
+    // Tight windows (R1, RC1) and long routes (R2): the penalised children are late or
+    // overloaded before their repair; every solution reported must still pass the checker.
+    for (name, threads) in [("R101", 1), ("RC105", 2), ("R202", 1)] {
+        let p = solomon(name);
+        let (s, improvements) = population(&p, 2, threads, 6_000);
+        assert!(improvements > 0, "{name}");
+        assert!(s.unassigned.is_empty(), "{name}: {:?}", s.unassigned);
+    }
+}
