@@ -192,7 +192,7 @@ try {
   await page.getByRole('button', { name: 'Submit Delivery checks' }).click();
   // The answers' signature and photo take a moment to prepare; the driver sees when they are kept.
   await page.getByText('Delivery checks: saved.').waitFor();
-  await page.getByRole('button', { name: 'Complete the delivery' }).tap();
+  await page.getByRole('button', { name: 'Complete the delivery' }).click();
   await sent('the stop questionnaire and the completion');
   await page.getByText('Status: delivered').waitFor();
   await shoot(page, 'stop-done');

@@ -72,11 +72,18 @@ export async function stroke(page, locator, points) {
   const box = await locator.boundingBox();
   const at = ([fx, fy]) => ({ x: box.x + fx * box.width, y: box.y + fy * box.height, id: 1, radiusX: 2, radiusY: 2, force: 1 });
   const cdp = await page.context().newCDPSession(page);
+  // The stroke ends when the page has seen its touchend: a tap sent before that would be taken
+  // as a second finger (no click).
+  const ended = locator.evaluate((el) => new Promise((resolve) => {
+    el.addEventListener('touchend', () => resolve(true), { once: true });
+    setTimeout(() => resolve(false), 5000);
+  }));
   await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [at(points[0])] });
   for (const p of points.slice(1)) {
     await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [at(p)] });
   }
   await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  await ended;
   await cdp.detach();
 }
 
