@@ -109,6 +109,22 @@ impl Ran {
     pub fn log(&self) -> &str {
         &self.log
     }
+
+    /// The JSON answers `printed` holds back to back, each checked not to be a refusal.
+    pub fn accepted_answers(&self, printed: &str) -> Vec<Value> {
+        let answers: Vec<Value> = serde_json::Deserializer::from_str(printed)
+            .into_iter::<Value>()
+            .collect::<Result<_, _>>()
+            .unwrap_or_else(|e| panic!("the answers are JSON ({e}): {}", self.log()));
+        for answer in &answers {
+            assert!(
+                answer.get("statusCode").is_none(),
+                "a refusal: {answer}\n{}",
+                self.log()
+            );
+        }
+        answers
+    }
 }
 
 /// Runs `script` under bash in `dir`, for at most four minutes.
@@ -182,17 +198,7 @@ fn the_readme_tour_plans_dispatches_and_hands_the_route_to_a_phone_on_a_fresh_st
     let (json, driver_app) = stdout
         .split_once(MARK)
         .unwrap_or_else(|| panic!("the driver-app line ran: {}", log()));
-    let answers: Vec<Value> = serde_json::Deserializer::from_str(json)
-        .into_iter::<Value>()
-        .collect::<Result<_, _>>()
-        .unwrap_or_else(|e| panic!("the answers are JSON ({e}): {}", log()));
-    for answer in &answers {
-        assert!(
-            answer.get("statusCode").is_none(),
-            "a refusal: {answer}\n{}",
-            log()
-        );
-    }
+    let answers = ran.accepted_answers(json);
     let plan = answers
         .iter()
         .find_map(|a| a.get("plan").filter(|p| p.get("routes").is_some()))
