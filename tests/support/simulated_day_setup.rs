@@ -105,8 +105,9 @@ fn place(i: usize) -> (f64, f64) {
     (51.50 + r * a.sin() * 0.65, -0.12 + r * a.cos())
 }
 
-/// The order of index `i`: by address only; one in three with a two-hour window, one in ten
-/// needing the fridge, 5 to 25 kg.
+/// The order of index `i`: by address only; one in three with a two-hour window and one in
+/// nine with an evening one (17:00-19:00, which only the afternoon vans reach, so the day
+/// always has afternoon routes to plan and re-plan), one in ten needing the fridge, 5 to 25 kg.
 pub fn order(i: usize, number: String, weight_type: i64) -> Value {
     let mut o = json!({
         "order_number": number, "type": "delivery", "delivery_date": DATE,
@@ -118,6 +119,8 @@ pub fn order(i: usize, number: String, weight_type: i64) -> Value {
         let from = 9 + 2 * (i / 3 % 4);
         o["delivery_time_windows"] =
             json!([{"from": format!("{from:02}:00"), "to": format!("{:02}:00", from + 2)}]);
+    } else if i % 9 == 4 {
+        o["delivery_time_windows"] = json!([{"from": "17:00", "to": "19:00"}]);
     }
     if i % 10 == 7 {
         o["skills"] = json!(["fridge"]);

@@ -1,6 +1,6 @@
 //! Writing the line items of many orders at once: their stored ids asked in one question,
-//! removed ones deleted, kept ones updated and new ones inserted with one statement per kind
-//! (per [`ROWS_PER_STATEMENT`] rows), new ids on SQLite reserved in one move of the allocator.
+//! removed ones deleted, kept ones updated and new ones inserted with multi-row statements
+//! ([`in_statements`]), new ids on SQLite reserved in one move of the allocator.
 
 use std::collections::HashSet;
 
@@ -9,7 +9,7 @@ use dispatch_core::model::line_item::LineItem;
 use dispatch_core::model::order_value::{Money, UnitPrice};
 use dispatch_core::ports::store::StoreError;
 
-use super::order_batch::{marks, value_rows, ROWS_PER_STATEMENT};
+use super::order_batch::{in_statements, marks, value_rows};
 use super::order_codec as codec;
 use super::{Db, Sql, IN_CHUNK};
 
@@ -24,9 +24,6 @@ const ITEM_TYPES: [&str; 12] = [
 const ITEM_WRITTEN: &str = "order_id, position, product_code, product_name, quantity, \
     unit_price_micros, manual_value_cents, quantity_outstanding, status, date, capacities, \
     custom_fields";
-
-/// One line item to write: its order, its position there and the item.
-type Placed<'a> = (i64, usize, &'a LineItem);
 
 /// The values of [`ITEM_WRITTEN`] for one line item.
 fn item_values(order_id: i64, position: usize, item: &LineItem) -> [Val; 12] {
@@ -115,18 +112,34 @@ impl<C: Connection> Db<C> {
                 .execute(params_from_iter(chunk.iter().copied()))
                 .st()?;
         }
-        for chunk in updated.chunks(ROWS_PER_STATEMENT) {
-            self.update_line_item_rows(chunk)?;
-        }
+        in_statements(
+            &updated,
+            |&(order_id, position, item)| {
+                let mut row = vec![item.id.to_val()];
+                row.extend(item_values(order_id, position, item));
+                Ok(row)
+            },
+            |chunk, values| self.update_line_item_rows(chunk.len(), values),
+        )?;
         // Explicit ids before generated ones: the allocator has moved past them when the new
         // ids are handed out, so a new id never collides with one named in the same write.
         for &(order_id, position, item) in &explicit {
             self.insert_explicit_line_item(order_id, position, item)?;
         }
         let mut reserved = self.reserve_line_item_ids(fresh.len())?;
-        for chunk in fresh.chunks(ROWS_PER_STATEMENT) {
-            self.insert_line_item_rows(chunk, &mut reserved)?;
-        }
+        let with_id = C::DIALECT == Dialect::Sqlite;
+        in_statements(
+            &fresh,
+            |&(order_id, position, item)| {
+                let mut row = Vec::with_capacity(ITEM_TYPES.len() + 1);
+                if with_id {
+                    row.push(reserved.take()?.to_val());
+                }
+                row.extend(item_values(order_id, position, item));
+                Ok(row)
+            },
+            |chunk, values| self.insert_line_item_rows(chunk.len(), values),
+        )?;
         Ok(())
     }
 
@@ -157,8 +170,9 @@ impl<C: Connection> Db<C> {
         Ok(stored)
     }
 
-    /// Overwrites stored line items in one statement (`UPDATE ... FROM (VALUES ...)`).
-    fn update_line_item_rows(&self, items: &[Placed<'_>]) -> Result<(), StoreError> {
+    /// Overwrites `rows` stored line items (`values`: each one's id, then its columns) in one
+    /// statement (`UPDATE ... FROM (VALUES ...)`).
+    fn update_line_item_rows(&self, rows: usize, values: Vec<Val>) -> Result<(), StoreError> {
         let mut types = vec!["bigint"];
         types.extend(ITEM_TYPES);
         let sql = format!(
@@ -169,35 +183,25 @@ impl<C: Connection> Db<C> {
              quantity_outstanding = v.quantity_outstanding, status = v.status, date = v.date, \
              capacities = v.capacities, custom_fields = v.custom_fields \
              FROM v WHERE order_line_items.id = v.id",
-            value_rows(items.len(), &types, C::DIALECT == Dialect::Postgres)
+            value_rows(rows, &types, C::DIALECT == Dialect::Postgres)
         );
-        let mut values: Vec<Val> = Vec::with_capacity(items.len() * types.len());
-        for &(order_id, position, item) in items {
-            values.push(item.id.to_val());
-            values.extend(item_values(order_id, position, item));
-        }
         let changed = self
             .0
             .prepare_cached(&sql)
             .st()?
             .execute(params_from_iter(values))
             .st()?;
-        if changed != items.len() {
+        if changed != rows {
             return Err(StoreError::Backend(format!(
-                "{changed} of {} line items updated",
-                items.len()
+                "{changed} of {rows} line items updated"
             )));
         }
         Ok(())
     }
 
-    /// Inserts new line items in one statement: with ids from `reserved` on SQLite, with the
-    /// identity column's on PostgreSQL.
-    fn insert_line_item_rows(
-        &self,
-        items: &[Placed<'_>],
-        reserved: &mut ReservedIds,
-    ) -> Result<(), StoreError> {
+    /// Inserts `rows` new line items (`values`: each one's columns, led on SQLite by its
+    /// reserved id; PostgreSQL's identity column gives theirs) in one statement.
+    fn insert_line_item_rows(&self, rows: usize, values: Vec<Val>) -> Result<(), StoreError> {
         let with_id = C::DIALECT == Dialect::Sqlite;
         let mut types = Vec::with_capacity(ITEM_TYPES.len() + 1);
         if with_id {
@@ -207,15 +211,8 @@ impl<C: Connection> Db<C> {
         let sql = format!(
             "INSERT INTO order_line_items ({}{ITEM_WRITTEN}) VALUES {}",
             if with_id { "id, " } else { "" },
-            value_rows(items.len(), &types, false)
+            value_rows(rows, &types, false)
         );
-        let mut values: Vec<Val> = Vec::with_capacity(items.len() * types.len());
-        for &(order_id, position, item) in items {
-            if with_id {
-                values.push(reserved.take()?.to_val());
-            }
-            values.extend(item_values(order_id, position, item));
-        }
         self.0
             .prepare_cached(&sql)
             .st()?

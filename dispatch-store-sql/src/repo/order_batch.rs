@@ -1,6 +1,7 @@
 //! Orders of a whole POST /orders batch at once: their stored state found in one question per
-//! table, new ones inserted and stored ones overwritten with one statement per table (per
-//! [`ROWS_PER_STATEMENT`] orders), line items written together ([`Db::write_line_items`]).
+//! table; new ones inserted and stored ones overwritten one row at a time on SQLite and with
+//! multi-row statements on PostgreSQL ([`in_statements`]); line items written together
+//! ([`Db::write_line_items`]).
 
 use std::collections::{HashMap, HashSet};
 
@@ -19,7 +20,7 @@ use super::{Db, Sql, IN_CHUNK};
 
 /// Rows per multi-row statement: 22 parameters an order row, well under PostgreSQL's 65 535
 /// and SQLite's 32 766.
-pub(super) const ROWS_PER_STATEMENT: usize = 500;
+const ROWS_PER_STATEMENT: usize = 500;
 
 /// `?, ?, ...` for `n` parameters.
 pub(super) fn marks(n: usize) -> String {
@@ -157,8 +158,8 @@ impl<C: Connection> Db<C> {
 
     /// Inserts new orders with their line items; returns their ids in order. SQLite inserts
     /// the order rows one by one (a multi-row INSERT is a multi-write statement with a
-    /// statement journal, which a one-row one is not); PostgreSQL in one statement per
-    /// [`ROWS_PER_STATEMENT`] orders (one round trip instead of one per order).
+    /// statement journal, which a one-row one is not); PostgreSQL several to a statement
+    /// ([`in_statements`]: one round trip instead of one per order).
     pub(super) fn insert_new_orders(
         &self,
         scope: DepotScope,
@@ -171,11 +172,20 @@ impl<C: Connection> Db<C> {
                     ids.push(self.insert_order_row(scope, o)?);
                 }
             }
-            Dialect::Postgres => {
-                for chunk in orders.chunks(ROWS_PER_STATEMENT) {
-                    ids.extend(self.insert_order_rows(scope, chunk)?);
-                }
-            }
+            Dialect::Postgres => in_statements(
+                orders,
+                |o| {
+                    let mut row = Vec::with_capacity(ORDER_TYPES.len() + 2);
+                    row.push(scope.depot_id.to_val());
+                    row.extend(order_values(o));
+                    row.push(o.created.millis().to_val());
+                    Ok(row)
+                },
+                |chunk, values| {
+                    ids.extend(self.insert_order_rows(chunk, values)?);
+                    Ok(())
+                },
+            )?,
         }
         let items: Vec<(i64, &[LineItem])> = ids
             .iter()
@@ -186,11 +196,12 @@ impl<C: Connection> Db<C> {
         Ok(ids)
     }
 
-    /// Inserts the rows of several new orders in one statement; returns their ids in order.
+    /// Inserts the rows of several new orders (`values`, theirs in order) in one statement;
+    /// returns their ids in order.
     fn insert_order_rows(
         &self,
-        scope: DepotScope,
         orders: &[Order],
+        values: Vec<Val>,
     ) -> Result<Vec<i64>, StoreError> {
         let mut types = vec!["bigint"];
         types.extend(ORDER_TYPES);
@@ -200,12 +211,6 @@ impl<C: Connection> Db<C> {
              RETURNING id, order_number",
             value_rows(orders.len(), &types, false)
         );
-        let mut values: Vec<Val> = Vec::with_capacity(orders.len() * types.len());
-        for o in orders {
-            values.push(scope.depot_id.to_val());
-            values.extend(order_values(o));
-            values.push(o.created.millis().to_val());
-        }
         // RETURNING names no row order: ids are matched by number (unique in the depot).
         let mut ids: HashMap<String, i64> = self
             .0
@@ -224,10 +229,12 @@ impl<C: Connection> Db<C> {
             .collect()
     }
 
-    /// Overwrites stored orders of the depot with their line items: one `UPDATE ... FROM
-    /// (VALUES ...)` per [`ROWS_PER_STATEMENT`] orders, then their line items together. A
-    /// slice naming an order twice is written one order at a time, in turn (the last write
-    /// of it wins, as with one call per order).
+    /// Overwrites stored orders of the depot with their line items: SQLite one row at a time
+    /// (as it inserts: a multi-row UPDATE keeps a statement journal and a copy of its
+    /// `VALUES`, several times the text it writes), PostgreSQL with one `UPDATE ... FROM
+    /// (VALUES ...)` per [`in_statements`] run; then their line items together. A slice
+    /// naming an order twice is written one order at a time, in turn (the last write of it
+    /// wins, as with one call per order).
     pub(super) fn update_stored_orders(
         &self,
         scope: DepotScope,
@@ -240,8 +247,22 @@ impl<C: Connection> Db<C> {
             }
             return Ok(());
         }
-        for chunk in orders.chunks(ROWS_PER_STATEMENT) {
-            self.update_order_rows(scope, chunk)?;
+        match C::DIALECT {
+            Dialect::Sqlite => {
+                for o in orders {
+                    self.update_order_row(scope, o)?;
+                }
+            }
+            Dialect::Postgres => in_statements(
+                orders,
+                |o| {
+                    let mut row = Vec::with_capacity(ORDER_TYPES.len() + 1);
+                    row.push(o.id.to_val());
+                    row.extend(order_values(o));
+                    Ok(row)
+                },
+                |chunk, values| self.update_order_rows(scope, chunk.len(), values),
+            )?,
         }
         let items: Vec<(i64, &[LineItem])> = orders
             .iter()
@@ -250,12 +271,52 @@ impl<C: Connection> Db<C> {
         self.write_line_items(&items, false)
     }
 
-    /// Overwrites the rows of stored orders in one statement and restores deleted ones; an
-    /// order whose `exchange_reference` is `None` leaves its exchange pair.
-    fn update_order_rows(&self, scope: DepotScope, orders: &[Order]) -> Result<(), StoreError> {
+    /// Overwrites the row of one stored order and restores it if deleted; an order whose
+    /// `exchange_reference` is `None` leaves its exchange pair.
+    pub(super) fn update_order_row(&self, scope: DepotScope, o: &Order) -> Result<(), StoreError> {
+        let values = [scope.depot_id.to_val(), o.id.to_val()]
+            .into_iter()
+            .chain(order_values(o));
+        let changed = self
+            .0
+            .prepare_cached(C::DIALECT.pick(
+                "UPDATE orders SET order_number = ?3, type = ?4, status = ?5, priority = ?6, customer_id = ?7, \
+                 delivery = ?8, pickup = ?9, delivery_date = ?10, time_windows = ?11, exchange_reference = ?12, \
+                 exchange_id = CASE WHEN ?12 IS NULL THEN NULL ELSE exchange_id END, parts = ?13, \
+                 vehicle_id = ?14, emails = ?15, third_party_id = ?16, tags = ?17, skills = ?18, \
+                 capacities = ?19, custom_fields = ?20, order_value_cents = ?21, updated = ?22, deleted = 0 \
+                 WHERE depot_id = ?1 AND id = ?2",
+                "UPDATE orders SET order_number = ?3, type = ?4, status = ?5, priority = ?6, customer_id = ?7, \
+                 delivery = ?8, pickup = ?9, delivery_date = ?10, time_windows = ?11, exchange_reference = ?12, \
+                 exchange_id = CASE WHEN ?12::text IS NULL THEN NULL ELSE exchange_id END, parts = ?13, \
+                 vehicle_id = ?14, emails = ?15, third_party_id = ?16, tags = ?17, skills = ?18, \
+                 capacities = ?19, custom_fields = ?20, order_value_cents = ?21, updated = ?22, deleted = FALSE \
+                 WHERE depot_id = ?1 AND id = ?2",
+            ))
+            .st()?
+            .execute(params_from_iter(values))
+            .st()?;
+        if changed != 1 {
+            return Err(StoreError::Backend(format!(
+                "order {} is not in the depot",
+                o.id
+            )));
+        }
+        Ok(())
+    }
+
+    /// Overwrites the rows of `rows` stored orders (`values`: each one's id, then its
+    /// [`ORDER_WRITTEN`]) in one statement and restores deleted ones; an order whose
+    /// `exchange_reference` is `None` leaves its exchange pair.
+    fn update_order_rows(
+        &self,
+        scope: DepotScope,
+        rows: usize,
+        mut values: Vec<Val>,
+    ) -> Result<(), StoreError> {
         let mut types = vec!["bigint"];
         types.extend(ORDER_TYPES);
-        let depot = orders.len() * types.len() + 1;
+        let depot = rows * types.len() + 1;
         let sql = format!(
             "WITH v(id, {ORDER_WRITTEN}) AS (VALUES {}) \
              UPDATE orders SET order_number = v.order_number, type = v.type, status = v.status, \
@@ -268,14 +329,10 @@ impl<C: Connection> Db<C> {
              capacities = v.capacities, custom_fields = v.custom_fields, \
              order_value_cents = v.order_value_cents, updated = v.updated, deleted = {} \
              FROM v WHERE orders.depot_id = ?{depot} AND orders.id = v.id",
-            value_rows(orders.len(), &types, C::DIALECT == Dialect::Postgres),
+            value_rows(rows, &types, C::DIALECT == Dialect::Postgres),
             C::DIALECT.pick("0", "FALSE"),
         );
-        let mut values: Vec<Val> = Vec::with_capacity(depot);
-        for o in orders {
-            values.push(o.id.to_val());
-            values.extend(order_values(o));
-        }
+        let ids: Vec<Val> = values.iter().step_by(types.len()).cloned().collect();
         values.push(scope.depot_id.to_val());
         let changed = self
             .0
@@ -283,13 +340,51 @@ impl<C: Connection> Db<C> {
             .st()?
             .execute(params_from_iter(values))
             .st()?;
-        if changed != orders.len() {
-            let missing = orders.iter().map(|o| o.id).collect::<Vec<_>>();
+        if changed != rows {
             return Err(StoreError::Backend(format!(
-                "{} of the orders {missing:?} are not in the depot",
-                orders.len() - changed
+                "{} of the orders {ids:?} are not in the depot",
+                rows - changed
             )));
         }
         Ok(())
     }
+}
+
+/// Bytes of text a statement may bind beyond its first row: enough for hundreds of ordinary
+/// orders, while a batch of orders carrying the largest notes is split into statements
+/// whose parameters (copied by the driver into its message) stay a small part of the batch.
+const TEXT_PER_STATEMENT: usize = 1 << 20;
+
+/// Writes `items` with multi-row statements: consecutive runs of at most
+/// [`ROWS_PER_STATEMENT`] rows and, past a run's first row, at most [`TEXT_PER_STATEMENT`]
+/// bytes of text, each given to `write` with its rows' values (`row` of each item, in turn).
+/// SQLite, which keeps a statement journal and a copy of the `VALUES` of a multi-row write,
+/// stays within a few times the bound as well.
+pub(super) fn in_statements<T>(
+    items: &[T],
+    mut row: impl FnMut(&T) -> Result<Vec<Val>, StoreError>,
+    mut write: impl FnMut(&[T], Vec<Val>) -> Result<(), StoreError>,
+) -> Result<(), StoreError> {
+    let (mut start, mut text, mut values) = (0, 0, Vec::new());
+    for (i, item) in items.iter().enumerate() {
+        let row = row(item)?;
+        let size: usize = row
+            .iter()
+            .map(|v| match v {
+                Val::Text(s) => s.len(),
+                Val::Blob(b) => b.len(),
+                _ => 0,
+            })
+            .sum();
+        if i > start && (i - start == ROWS_PER_STATEMENT || text + size > TEXT_PER_STATEMENT) {
+            write(&items[start..i], std::mem::take(&mut values))?;
+            (start, text) = (i, 0);
+        }
+        values.extend(row);
+        text += size;
+    }
+    if start < items.len() {
+        write(&items[start..], values)?;
+    }
+    Ok(())
 }

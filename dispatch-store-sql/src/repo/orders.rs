@@ -93,36 +93,7 @@ impl<C: Connection> OrderRepo for Db<C> {
     }
 
     fn update_order(&mut self, scope: DepotScope, o: &Order) -> Result<(), StoreError> {
-        let values = [scope.depot_id.to_val(), o.id.to_val()]
-            .into_iter()
-            .chain(order_values(o));
-        let changed = self
-            .0
-            .prepare_cached(
-                C::DIALECT.pick(
-                    "UPDATE orders SET order_number = ?3, type = ?4, status = ?5, priority = ?6, customer_id = ?7, \
-                 delivery = ?8, pickup = ?9, delivery_date = ?10, time_windows = ?11, exchange_reference = ?12, \
-                 exchange_id = CASE WHEN ?12 IS NULL THEN NULL ELSE exchange_id END, parts = ?13, \
-                 vehicle_id = ?14, emails = ?15, third_party_id = ?16, tags = ?17, skills = ?18, \
-                 capacities = ?19, custom_fields = ?20, order_value_cents = ?21, updated = ?22, deleted = 0 \
-                 WHERE depot_id = ?1 AND id = ?2",
-                    "UPDATE orders SET order_number = ?3, type = ?4, status = ?5, priority = ?6, customer_id = ?7, \
-                 delivery = ?8, pickup = ?9, delivery_date = ?10, time_windows = ?11, exchange_reference = ?12, \
-                 exchange_id = CASE WHEN ?12::text IS NULL THEN NULL ELSE exchange_id END, parts = ?13, \
-                 vehicle_id = ?14, emails = ?15, third_party_id = ?16, tags = ?17, skills = ?18, \
-                 capacities = ?19, custom_fields = ?20, order_value_cents = ?21, updated = ?22, deleted = FALSE \
-                 WHERE depot_id = ?1 AND id = ?2",
-                ),
-            )
-            .st()?
-            .execute(params_from_iter(values))
-            .st()?;
-        if changed != 1 {
-            return Err(StoreError::Backend(format!(
-                "order {} is not in the depot",
-                o.id
-            )));
-        }
+        self.update_order_row(scope, o)?;
         self.write_line_items(&[(o.id, &o.line_items)], false)
     }
 

@@ -23,6 +23,15 @@ pub enum Val {
 pub trait ToSql {
     /// The value.
     fn to_val(&self) -> Val;
+
+    /// The value, taking `self`: an owned [`Val`] is moved, never copied (a batch of large
+    /// texts is bound without a second copy of them).
+    fn into_val(self) -> Val
+    where
+        Self: Sized,
+    {
+        self.to_val()
+    }
 }
 
 macro_rules! int_to_sql {
@@ -74,6 +83,10 @@ impl ToSql for Vec<u8> {
 impl ToSql for Val {
     fn to_val(&self) -> Val {
         self.clone()
+    }
+
+    fn into_val(self) -> Val {
+        self
     }
 }
 impl<T: ToSql> ToSql for Option<T> {
@@ -131,7 +144,7 @@ where
     I: IntoIterator,
     I::Item: ToSql,
 {
-    ParamsFromIter(iter.into_iter().map(|v| v.to_val()).collect())
+    ParamsFromIter(iter.into_iter().map(ToSql::into_val).collect())
 }
 
 /// A parameter list: `params![a, b, c]`.
