@@ -175,4 +175,10 @@ impl Store for SqliteStore {
     ) -> Result<(), StoreError> {
         self.run(BEGIN_READ, work)
     }
+
+    /// A read takes an idle connection of this process and reads pages of a local file; in WAL
+    /// mode it never waits for a writer.
+    fn reads_in_place(&self) -> bool {
+        true
+    }
 }

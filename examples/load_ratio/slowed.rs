@@ -40,6 +40,10 @@ impl Store for Slowed {
     ) -> Option<Arc<dyn dispatch_core::ports::rate_limit::SharedRateLimits>> {
         self.store.shared_rate_limits()
     }
+
+    fn reads_in_place(&self) -> bool {
+        self.store.reads_in_place()
+    }
 }
 
 /// `store`, slowed when `DISPATCH_LOAD_RATIO_SLOW_MS` says so.

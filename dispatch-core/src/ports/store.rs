@@ -118,6 +118,15 @@ pub trait Store: Send + Sync {
         self.run_write(work)
     }
 
+    /// Whether a short read (a few indexed statements: an access key, one order, one page)
+    /// runs in microseconds on the caller's thread, waiting for nothing but the local disk: an
+    /// embedded database. An async caller then runs such reads on its own thread instead of
+    /// handing them to a blocking pool and waiting to be woken twice. `false` (the default)
+    /// where a read waits for a server (network round trips, a pool's free connection).
+    fn reads_in_place(&self) -> bool {
+        false
+    }
+
     /// Rate-limit counters shared by every process on this store, for a store several API
     /// nodes share (PostgreSQL); `None` (the default) when one process counts in memory.
     fn shared_rate_limits(

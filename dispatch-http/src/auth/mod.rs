@@ -79,7 +79,7 @@ pub async fn require_access_key(
     };
     let presented_again = presented.clone();
     let found = state
-        .blocking(move |s| crate::keys::authenticate(&*s.store, &presented).map_err(ApiError::from))
+        .quick(move |s| crate::keys::authenticate(&*s.store, &presented).map_err(ApiError::from))
         .await;
     let key = match found {
         Ok(Some(key)) => key,
@@ -107,9 +107,7 @@ pub async fn require_access_key(
 /// just may not call depot endpoints), 401 UNAUTHORIZED otherwise.
 async fn unknown_key(state: &AppState, presented: String) -> Response {
     let driver = state
-        .blocking(move |s| {
-            driver::is_driver_credential(&*s.store, &presented).map_err(ApiError::from)
-        })
+        .quick(move |s| driver::is_driver_credential(&*s.store, &presented).map_err(ApiError::from))
         .await;
     match driver {
         Ok(true) => ApiError::new(

@@ -118,3 +118,49 @@ async fn keys_are_stored_only_as_digests() {
     // The scan does see what the database holds: the depot's name.
     assert!(crate::common::test_sql::holds(&stored, b"North"));
 }
+
+/// On a multi-threaded runtime (as `dispatch serve` runs) the key's read and a read handler's
+/// store work run on the request's own thread: many requests at once all answer, each one
+/// authenticated by its own read of the key, so a key revoked between two requests is refused
+/// by the second.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reads_on_a_threaded_runtime_check_the_key_on_every_request() {
+    let app = std::sync::Arc::new(TestApp::new());
+    let ids = crate::common::post_orders(
+        &app,
+        vec![
+            crate::common::delivery("R-1", 51.50, -0.12),
+            crate::common::delivery("R-2", 51.51, -0.13),
+        ],
+    )
+    .await;
+    let tasks: Vec<_> = (0..16)
+        .map(|i| {
+            let (app, id) = (app.clone(), ids[i % 2]);
+            tokio::spawn(async move {
+                let key = app.north();
+                let one = app.get(&format!("/v2/orders/{id}"), &key).await;
+                let page = app.get("/v2/orders?limit=1", &key).await;
+                let listed = page.ok()["orders"].as_array().unwrap().len();
+                (one.ok()["order"]["id"].as_i64(), listed)
+            })
+        })
+        .collect();
+    for (i, task) in tasks.into_iter().enumerate() {
+        assert_eq!(task.await.unwrap(), (Some(ids[i % 2]), 1));
+    }
+    let north = dispatch_core::model::organisation::DepotScope {
+        organisation_id: app.seed_output["organisations"][0]["id"].as_i64().unwrap(),
+        depot_id: app.depot(0, 0)["id"].as_i64().unwrap(),
+    };
+    let now = dispatch_core::time::Timestamp::from_millis(crate::common::START + 1);
+    assert!(app
+        .write(|tx| tx.revoke_access_key(north, "integration", now))
+        .unwrap());
+    for path in [format!("/v2/orders/{}", ids[0]), "/v2/orders".into()] {
+        app.get(&path, &app.north())
+            .await
+            .envelope(401, "UNAUTHORIZED");
+    }
+    app.get("/v2/orders", &app.north_read()).await.ok();
+}
