@@ -13,7 +13,7 @@ use crate::model::attachment::{
 };
 use crate::model::order::Order;
 use crate::model::order_attachment::sniff;
-use crate::model::order_fields::Catalog;
+use crate::model::order_fields::{CapacityAmount, Catalog, CustomFieldValue};
 use crate::model::organisation::DepotScope;
 use crate::model::route::Route;
 use crate::model::stop::Stop;
@@ -30,7 +30,8 @@ pub struct OrderDetail {
     pub order: Order,
     /// Its attachments.
     pub attachments: Vec<Attachment>,
-    /// The depot's reference data, to name capacity types and custom fields.
+    /// The depot's reference data, to name the capacity types and custom fields the order and
+    /// its line items carry (empty when they carry none: nothing else of the read names it).
     pub catalog: Catalog,
     /// The stops serving it on routes its plans show (superseded routes left out), with their
     /// proof of delivery and their routes.
@@ -42,7 +43,7 @@ pub fn get(store: &dyn Store, scope: DepotScope, id: i64) -> Result<OrderDetail,
     store.read(|tx| {
         let order = tx.get_order(scope, id).found("order")?;
         let attachments = tx.list_attachments(scope, id)?;
-        let catalog = catalog(tx, scope)?;
+        let catalog = catalog_naming(tx, scope, [&order])?;
         let served = order_stops(tx, scope, id)?;
         let stops = stop_views(tx, scope, served, Some(&order))?;
         Ok(OrderDetail {
@@ -52,6 +53,29 @@ pub fn get(store: &dyn Store, scope: DepotScope, id: i64) -> Result<OrderDetail,
             stops,
         })
     })
+}
+
+/// The depot's reference data when one of `orders` or their line items carries capacities or
+/// custom fields, which a read names from it; else empty, without reading it: its four lists
+/// are four statements, half of what a single read runs otherwise.
+fn catalog_naming<'o>(
+    tx: &mut dyn StoreTx,
+    scope: DepotScope,
+    orders: impl IntoIterator<Item = &'o Order>,
+) -> Result<Catalog, StoreError> {
+    let carries = |capacities: &[CapacityAmount], fields: &[CustomFieldValue]| {
+        !capacities.is_empty() || !fields.is_empty()
+    };
+    let named = orders.into_iter().any(|o| {
+        carries(&o.capacities, &o.custom_fields)
+            || o.line_items
+                .iter()
+                .any(|li| carries(&li.capacities, &li.custom_fields))
+    });
+    match named {
+        true => catalog(tx, scope),
+        false => Ok(Catalog::default()),
+    }
 }
 
 /// A stop serving an order, its route and what the driver recorded on it.
@@ -110,24 +134,31 @@ fn stop_views(
 }
 
 /// The stops of each listed order (see [`OrderDetail::stops`]), in the order of `ids`, each
-/// with its order, and the depot's reference data to render them.
-pub fn stops_of(
-    store: &dyn Store,
+/// with its order, and the depot's reference data to render them (see [`catalog_naming`]:
+/// nothing else of a list row needs it). One look-up finds the few orders a stop serves; only
+/// those are read further.
+fn stops_of(
+    tx: &mut dyn StoreTx,
     scope: DepotScope,
     ids: &[i64],
-) -> Result<(Vec<OrderStops>, Catalog), ServiceError> {
-    Ok(store.read(|tx| {
-        let mut out = Vec::with_capacity(ids.len());
-        for id in ids {
-            let stops = order_stops(tx, scope, *id)?;
-            let order = match stops.is_empty() {
-                true => None,
-                false => tx.get_order(scope, *id)?,
-            };
-            out.push(stop_views(tx, scope, stops, order.as_ref())?);
+) -> Result<(Vec<OrderStops>, Catalog), StoreError> {
+    let served = tx.orders_with_stops(scope, ids)?;
+    let mut out = Vec::with_capacity(ids.len());
+    for id in ids {
+        if !served.contains(id) {
+            out.push(Vec::new());
+            continue;
         }
-        Ok::<_, StoreError>((out, catalog(tx, scope)?))
-    })?)
+        let stops = order_stops(tx, scope, *id)?;
+        let order = match stops.is_empty() {
+            true => None,
+            false => tx.get_order(scope, *id)?,
+        };
+        out.push(stop_views(tx, scope, stops, order.as_ref())?);
+    }
+    let shown = out.iter().flatten().flat_map(|(view, _)| &view.orders);
+    let catalog = catalog_naming(tx, scope, shown)?;
+    Ok((out, catalog))
 }
 
 /// The order list's filters as sent.
@@ -143,13 +174,27 @@ pub struct OrderQuery {
     pub date: Option<String>,
 }
 
-/// GET /orders: one page of live orders matching every filter, most recently updated first.
+/// One page of GET /orders: the summaries, the stops serving each of them (in the same order)
+/// and the reference data to render those stops, read in one snapshot.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListedOrders {
+    /// The page of summaries.
+    pub page: Page<OrderSummary>,
+    /// The stops of each summary, in the page's order.
+    pub stops: Vec<OrderStops>,
+    /// The depot's reference data, to name the capacity types and custom fields of the orders
+    /// at those stops (empty when they carry none).
+    pub catalog: Catalog,
+}
+
+/// GET /orders: one page of live orders matching every filter, most recently updated first,
+/// with the stops serving them.
 pub fn list(
     store: &dyn Store,
     scope: DepotScope,
     query: &OrderQuery,
     page: &PageRequest,
-) -> Result<Page<OrderSummary>, ServiceError> {
+) -> Result<ListedOrders, ServiceError> {
     let date = match &query.date {
         Some(d) => Some(Date::parse(d).ok_or_else(|| {
             ServiceError::invalid(
@@ -179,7 +224,14 @@ pub fn list(
             order_number: query.order_number.clone(),
             date,
         };
-        Ok(tx.list_orders(scope, &filter, page)?)
+        let page = tx.list_orders(scope, &filter, page)?;
+        let ids: Vec<i64> = page.items.iter().map(|o| o.id).collect();
+        let (stops, catalog) = stops_of(tx, scope, &ids)?;
+        Ok(ListedOrders {
+            page,
+            stops,
+            catalog,
+        })
     })
 }
 

@@ -171,6 +171,7 @@ fn list_filters_combine_and_unknown_status_or_bad_date_are_invalid() {
     let numbers = |query: OrderQuery| -> Vec<String> {
         order_reads::list(&store, a, &query, &first_page())
             .unwrap()
+            .page
             .items
             .into_iter()
             .map(|o| o.order_number)
@@ -184,6 +185,7 @@ fn list_filters_combine_and_unknown_status_or_bad_date_are_invalid() {
     assert!(
         order_reads::list(&store, b, &OrderQuery::default(), &first_page())
             .unwrap()
+            .page
             .items
             .is_empty()
     );
@@ -270,4 +272,43 @@ fn a_status_event_is_stored_with_its_orders_status_row_in_the_same_transaction()
         at(5),
         "no change, no write"
     );
+}
+
+#[test]
+fn a_read_carries_the_reference_data_exactly_when_its_order_names_some() {
+    use crate::model::order_fields::{CapacityInput, Catalog, CustomFieldInput};
+    let (store, geo, a, _) = setup();
+    let weighed = OrderInput {
+        capacities: Some(vec![CapacityInput {
+            kind: Some("Weight".into()),
+            capacity: Some(2.0),
+            ..CapacityInput::default()
+        }]),
+        ..order("B")
+    };
+    let item_field = OrderInput {
+        line_items: Some(vec![LineItemInput {
+            product_code: Some("P".into()),
+            product_name: Some("Thing".into()),
+            product_quantity: Some(1.0),
+            custom_fields: Some(vec![CustomFieldInput {
+                name: Some("Gate code".into()),
+                value: Some("1234".into()),
+                ..CustomFieldInput::default()
+            }]),
+            ..LineItemInput::default()
+        }]),
+        ..order("C")
+    };
+    let w = post(&store, &geo, a, &[order("A"), weighed, item_field]);
+    let catalog = |i: usize| order_reads::get(&store, a, w[i].id).unwrap().catalog;
+    assert_eq!(catalog(0), Catalog::default());
+    let names = |c: Catalog| {
+        let types = c.capacity_types.into_iter().map(|t| t.name);
+        types
+            .chain(c.custom_fields.into_iter().map(|f| f.name))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(names(catalog(1)), ["Weight", "Gate code"]);
+    assert_eq!(names(catalog(2)), ["Weight", "Gate code"]);
 }

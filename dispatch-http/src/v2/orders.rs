@@ -165,28 +165,24 @@ async fn list(
     };
     let request = page.request;
     let links = Links::of(&state);
-    let (rows, (stops, catalog)) = state
-        .blocking(move |s| {
-            let rows = order_reads::list(&*s.store, p.scope(), &query, &request)?;
-            let ids: Vec<i64> = rows.items.iter().map(|o| o.id).collect();
-            let stops = order_reads::stops_of(&*s.store, p.scope(), &ids)?;
-            Ok((rows, stops))
-        })
+    let listed = state
+        .quick(move |s| Ok(order_reads::list(&*s.store, p.scope(), &query, &request)?))
         .await?;
-    let orders = rows
+    let orders = listed
+        .page
         .items
         .iter()
-        .zip(&stops)
+        .zip(&listed.stops)
         .map(|(o, on)| {
             let mut summary = render_summary(o);
             summary.stops = on
                 .iter()
-                .map(|(view, route)| render_stop(view, route, &catalog, &links, false))
+                .map(|(view, route)| render_stop(view, route, &listed.catalog, &links, false))
                 .collect();
             summary
         })
         .collect();
-    Ok(page.respond(rows.next, Json(Orders { orders })))
+    Ok(page.respond(listed.page.next, Json(Orders { orders })))
 }
 
 /// The `{id}` of an order: a string on the wire; one that names no order is 404.
@@ -202,7 +198,7 @@ async fn read(
 ) -> Result<Json<OneOrder>, ApiError> {
     let id = order_id(&raw)?;
     let detail = state
-        .blocking(move |s| Ok(order_reads::get(&*s.store, p.scope(), id)?))
+        .quick(move |s| Ok(order_reads::get(&*s.store, p.scope(), id)?))
         .await?;
     Ok(Json(OneOrder {
         order: full_order(&detail, &Links::of(&state)),

@@ -159,10 +159,12 @@ impl<C: Connection> OrderRepo for Db<C> {
             values.push(Box::new(date.to_string()));
         }
         values.push(Box::new(page.limit as i64 + 1));
-        // The summary's line-item ids in position order, as one comma-separated text.
+        // The summary's line-item ids in position order, as one comma-separated text (the
+        // aggregate's own ORDER BY reads them straight off the (order_id, position) index; a
+        // subquery ordering them first made a co-routine per row).
         let item_ids = C::DIALECT.pick(
-            "(SELECT group_concat(li.id, ',') FROM \
-               (SELECT id FROM order_line_items WHERE order_id = o.id ORDER BY position) li)",
+            "(SELECT group_concat(id, ',' ORDER BY position) FROM order_line_items \
+               WHERE order_id = o.id)",
             "(SELECT string_agg(li.id::text, ',' ORDER BY li.position) FROM order_line_items li \
                WHERE li.order_id = o.id)",
         );

@@ -1,5 +1,7 @@
 //! Routes and their stops (with the orders each stop serves).
 
+use std::collections::HashSet;
+
 use crate::sql::{params, Connection, OptionalExtension, Row, Statement};
 use dispatch_core::model::order::Side;
 use dispatch_core::model::organisation::DepotScope;
@@ -314,6 +316,35 @@ impl<C: Connection> RouteRepo for Db<C> {
              JOIN stops s ON s.id = so.stop_id WHERE so.order_id = ?2) ORDER BY r.id",
             &[&scope.depot_id, &order_id],
         )
+    }
+
+    fn orders_with_stops(
+        &mut self,
+        scope: DepotScope,
+        order_ids: &[i64],
+    ) -> Result<HashSet<i64>, StoreError> {
+        // The ids travel as one JSON array, so a list of any length is the same statement,
+        // prepared and planned once per connection.
+        let ids = C::DIALECT.pick(
+            "SELECT value FROM json_each(?2)",
+            "SELECT value::bigint FROM json_array_elements_text(?2::json)",
+        );
+        let mut q = self
+            .0
+            .prepare_cached(&format!(
+                "SELECT DISTINCT so.order_id FROM stop_orders so JOIN stops s ON s.id = so.stop_id \
+                 JOIN routes r ON r.id = s.route_id WHERE r.depot_id = ?1 AND so.order_id IN ({ids})"
+            ))
+            .st()?;
+        let listed = serde_json::to_string(order_ids).expect("integers encode");
+        let mut served = HashSet::new();
+        for id in q
+            .query_map(params![scope.depot_id, listed], |r| r.get(0))
+            .st()?
+        {
+            served.insert(id.st()?);
+        }
+        Ok(served)
     }
 
     fn list_stops(&mut self, scope: DepotScope, route_id: i64) -> Result<Vec<Stop>, StoreError> {

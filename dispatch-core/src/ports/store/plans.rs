@@ -1,6 +1,8 @@
 //! The planning repositories: plans with their solutions, the durable optimisation queue, and
 //! routes with their stops (which the routes use cases edit too).
 
+use std::collections::HashSet;
+
 use super::StoreError;
 use crate::model::optimisation::{Optimisation, Queue};
 use crate::model::organisation::DepotScope;
@@ -161,6 +163,22 @@ pub trait RouteRepo {
         scope: DepotScope,
         order_id: i64,
     ) -> Result<Vec<Route>, StoreError>;
+    /// Which of `order_ids` a stop serves on a route of the depot: the orders whose
+    /// [`routes_of_order`](Self::routes_of_order) is not empty, found at once for a page of
+    /// orders (most of which no stop serves).
+    fn orders_with_stops(
+        &mut self,
+        scope: DepotScope,
+        order_ids: &[i64],
+    ) -> Result<HashSet<i64>, StoreError> {
+        let mut served = HashSet::new();
+        for &id in order_ids {
+            if !self.routes_of_order(scope, id)?.is_empty() {
+                served.insert(id);
+            }
+        }
+        Ok(served)
+    }
     /// The route's stops in sequence.
     fn list_stops(&mut self, scope: DepotScope, route_id: i64) -> Result<Vec<Stop>, StoreError>;
     /// Replaces the route's stops by `visits` in this order (new stop ids) and returns them.

@@ -1,5 +1,7 @@
 //! Plans, solutions, the optimisation queue, routes and stops.
 
+use std::collections::HashSet;
+
 use super::{at, two_depots};
 use crate::model::optimisation::{
     JobSpec, JobState, Optimisation, OptimiseSettings, OrderSelection, Queue,
@@ -357,6 +359,17 @@ pub fn planning(store: &dyn Store) {
         .read(|tx| tx.routes_of_order(b, o1))
         .unwrap()
         .is_empty());
+    // The same question for a whole list of orders at once, a long one included.
+    let unknown = o1.max(o2) + 10_000;
+    let many: Vec<i64> = (unknown..unknown + 600).chain([o2, o1]).collect();
+    assert_eq!(
+        store.read(|tx| tx.orders_with_stops(a, &many)).unwrap(),
+        HashSet::from([o1, o2])
+    );
+    assert!(store
+        .read(|tx| tx.orders_with_stops(b, &[o1, o2]))
+        .unwrap()
+        .is_empty());
     let summaries = store.read(|tx| tx.list_routes(a, &page(10))).unwrap();
     assert_eq!(summaries.items.len(), 1);
     assert_eq!(summaries.items[0].stops, 2);
@@ -370,6 +383,10 @@ pub fn planning(store: &dyn Store) {
         .read(|tx| tx.routes_of_order(a, o2))
         .unwrap()
         .is_empty());
+    assert_eq!(
+        store.read(|tx| tx.orders_with_stops(a, &[o1, o2])).unwrap(),
+        HashSet::from([o1])
+    );
     let mut dispatched = route.clone();
     dispatched.dispatched = true;
     dispatched.is_locked = true;
