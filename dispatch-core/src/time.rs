@@ -6,7 +6,9 @@ pub mod zone;
 
 use std::fmt;
 
-use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, Utc, Weekday as ChronoWeekday};
+use chrono::{
+    DateTime, Datelike, NaiveDate, NaiveDateTime, Timelike, Utc, Weekday as ChronoWeekday,
+};
 
 /// A calendar date, written `YYYY-MM-DD`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -124,9 +126,29 @@ impl Timestamp {
     }
 }
 
+/// The timestamp format in chrono's notation: what [`Timestamp`]'s `Display` writes.
+const TIMESTAMP_FORMAT: &str = "%Y-%m-%dT%H:%M:%S%.3fZ";
+
 impl fmt::Display for Timestamp {
+    /// Written field by field for four-digit years (every instant a clock gives): chrono's
+    /// formatter parses its format string again for every value, 8 % of the CPU of listing
+    /// orders (two timestamps a row). Other years as chrono writes them (`+10000`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.utc().format("%Y-%m-%dT%H:%M:%S%.3fZ"))
+        let t = self.utc();
+        if !(0..=9999).contains(&t.year()) {
+            return write!(f, "{}", t.format(TIMESTAMP_FORMAT));
+        }
+        write!(
+            f,
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+            t.year(),
+            t.month(),
+            t.day(),
+            t.hour(),
+            t.minute(),
+            t.second(),
+            t.timestamp_subsec_millis()
+        )
     }
 }
 
@@ -232,6 +254,36 @@ mod tests {
         for bad in ["24:00", "8:05", "08:60", "08-05", "08:05:00", ""] {
             assert!(TimeOfDay::parse(bad).is_none(), "{bad}");
         }
+    }
+
+    #[test]
+    fn timestamps_are_written_as_chrono_formats_them_in_every_year() {
+        let year_10000 = 253_402_300_800_000;
+        for ms in [
+            0,
+            1,
+            999,
+            1_795_334_400_123,
+            4_102_444_799_999,
+            year_10000 - 1,
+            year_10000,
+            year_10000 + 86_400_123,
+            -1,
+            -62_167_219_200_000,
+            -62_167_219_200_001,
+            -100_000_000_000_000,
+        ] {
+            let t = Timestamp::from_millis(ms);
+            assert_eq!(
+                t.to_string(),
+                t.utc().format(TIMESTAMP_FORMAT).to_string(),
+                "{ms}"
+            );
+        }
+        assert_eq!(
+            Timestamp::from_millis(year_10000).to_string(),
+            "+10000-01-01T00:00:00.000Z"
+        );
     }
 
     #[test]
