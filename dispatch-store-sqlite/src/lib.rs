@@ -128,7 +128,7 @@ impl SqliteStore {
     ) -> Result<(), StoreError> {
         self.with_connection(|conn| {
             let started = Instant::now();
-            conn.execute_batch(begin).map_err(sql::db_err)?;
+            control(conn, begin)?;
             let result = work(&mut dispatch_store_sql::Db(sql::Sqlite(conn)));
             let kind = if begin == BEGIN_WRITE {
                 "write"
@@ -137,15 +137,15 @@ impl SqliteStore {
             };
             let outcome = if result.is_ok() { "commit" } else { "rollback" };
             let result = match result {
-                Ok(()) => match conn.execute_batch("COMMIT") {
+                Ok(()) => match control(conn, "COMMIT") {
                     Ok(()) => Ok(()),
                     Err(e) => {
-                        let _ = conn.execute_batch("ROLLBACK");
-                        Err(sql::db_err(e))
+                        let _ = control(conn, "ROLLBACK");
+                        Err(e)
                     }
                 },
                 Err(e) => {
-                    conn.execute_batch("ROLLBACK").map_err(sql::db_err)?;
+                    control(conn, "ROLLBACK")?;
                     Err(e)
                 }
             };
@@ -153,6 +153,15 @@ impl SqliteStore {
             result
         })
     }
+}
+
+/// Runs a transaction control statement (`BEGIN ...`, `COMMIT`, `ROLLBACK`) from the
+/// connection's statement cache: prepared once, not parsed again for every transaction.
+fn control(conn: &Connection, statement: &str) -> Result<(), StoreError> {
+    conn.prepare_cached(statement)
+        .and_then(|mut st| st.execute([]))
+        .map(drop)
+        .map_err(sql::db_err)
 }
 
 impl Store for SqliteStore {
