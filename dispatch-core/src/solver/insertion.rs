@@ -3,6 +3,7 @@
 //! (a shipment's delivery positions extend the middle segment incrementally); on the others each
 //! candidate is re-simulated.
 
+use super::constraint::capacity;
 use super::instance::{earliest_in, Instance, INF, NONE};
 use super::problem::Time;
 use super::rng::Rng;
@@ -93,7 +94,6 @@ fn inserts(r: &Route, t: &super::instance::Task, c: Cand) -> Vec<(usize, u32)> {
 
 fn job(inst: &Instance, r: &Route, node: usize, best: &mut Cand, blink: &mut Blink, fast: bool) {
     let vd = &inst.vehicles[r.vehicle];
-    let dims = inst.dims;
     let (sl, dl) = inst.loads(node);
     let l = inst.loc[node];
     let span = Span::of(inst, node);
@@ -106,10 +106,7 @@ fn job(inst: &Instance, r: &Route, node: usize, best: &mut Cand, blink: &mut Bli
         if delta >= best.delta {
             continue;
         }
-        let cap = &vd.capacity;
-        if (0..dims).any(|d| {
-            r.pmax[i * dims + d] + sl[d] > cap[d] || r.smax[i * dims + d] + sl[d] + dl[d] > cap[d]
-        }) {
+        if !capacity::fits_visit(inst, r, i, sl, dl) {
             continue;
         }
         let dt = inst.tt(a, l) + inst.tt(l, b) - r.gap_tt[i];
@@ -198,11 +195,9 @@ fn shipment(
     fast: bool,
 ) {
     let vd = &inst.vehicles[r.vehicle];
-    let dims = inst.dims;
     let (_, amount) = inst.loads(p);
     let (lp, ld) = (inst.loc[p], inst.loc[d]);
-    let cap = &vd.capacity;
-    let over = |k: usize| (0..dims).any(|x| r.loads[k * dims + x] + amount[x] > cap[x]);
+    let over = |k: usize| !capacity::carries(inst, r, k, amount);
     let m = r.elements();
     let (span_p, span_d) = (Span::of(inst, p), Span::of(inst, d));
     let (end_p, end_d) = (span_p.end(r), span_d.end(r));

@@ -79,6 +79,7 @@
 
 pub mod bound;
 pub mod checker;
+mod constraint;
 mod detour;
 mod eject;
 #[cfg(test)]

@@ -8,6 +8,7 @@
 
 use std::collections::HashMap;
 
+use super::constraint::capacity;
 use super::instance::{Instance, INF};
 use super::problem::{Problem, Time};
 use super::schedule::simulate;
@@ -43,7 +44,7 @@ pub(crate) fn precheck(p: &Problem, inst: &mut Instance) -> Vec<Option<Reason>> 
         }
         let fits: Vec<usize> = skilled
             .into_iter()
-            .filter(|&v| fits_capacity(inst, t, v))
+            .filter(|&v| capacity::fits_alone(inst, inst.tasks[t].first as usize, v))
             .collect();
         if fits.is_empty() {
             reasons.push(Some(Reason::Capacity));
@@ -87,14 +88,6 @@ pub(crate) fn precheck(p: &Problem, inst: &mut Instance) -> Vec<Option<Reason>> 
         }
     }
     reasons
-}
-
-/// Every intermediate load of the task alone stays within the vehicle's capacity.
-fn fits_capacity(inst: &Instance, t: usize, v: usize) -> bool {
-    let cap = &inst.vehicles[v].capacity;
-    let task = &inst.tasks[t];
-    let (start, delta) = inst.loads(task.first as usize);
-    (0..inst.dims).all(|d| start[d] <= cap[d] && start[d] + delta[d] <= cap[d])
 }
 
 /// The visits can start inside their windows when driving straight from the vehicle's start

@@ -8,8 +8,8 @@
 //! moved at once opens a route at a small cost where the route passes near the depot, and gives
 //! the recreate room in both routes.
 
+use super::constraint::feasible;
 use super::instance::{Instance, NONE};
-use super::operators::feasible;
 use super::rng::Rng;
 use super::state::State;
 

@@ -7,7 +7,7 @@
 //! except on vehicles the caches cannot decide (a duration limit, or several breaks that the
 //! simulation may re-place), where an improving edit is confirmed by [`feasible`].
 
-use super::feasible;
+use crate::solver::constraint::{capacity, feasible};
 use crate::solver::instance::{earliest_in, Instance, INF};
 use crate::solver::problem::Time;
 use crate::solver::route::{is_break, Route};
@@ -71,7 +71,7 @@ pub(super) fn evaluate(inst: &Instance, r: &Route, edits: &[Edit]) -> Option<i64
         }
     }
     let cap = &vd.capacity;
-    let over = |base: &[i64], off: &[i64]| (0..dims).any(|d| base[d] + off[d] > cap[d]);
+    let over = |base: &[i64], off: &[i64]| !capacity::fits(base, off, cap);
     let start = first.anchor();
     if over(&r.pmax[start * dims..(start + 1) * dims], &offset) {
         return None;
@@ -103,7 +103,7 @@ pub(super) fn evaluate(inst: &Instance, r: &Route, edits: &[Edit]) -> Option<i64
                 offset[d] += delta[d];
                 load[d] += delta[d];
             }
-            if (0..dims).any(|d| load[d] > cap[d]) {
+            if !capacity::within(&load, cap) {
                 return None;
             }
         }
@@ -150,7 +150,7 @@ pub(super) fn evaluate(inst: &Instance, r: &Route, edits: &[Edit]) -> Option<i64
                 for d in 0..dims {
                     load[d] = r.loads[k * dims + d] + offset[d];
                 }
-                if (0..dims).any(|d| load[d] > cap[d]) {
+                if !capacity::within(&load, cap) {
                     return None;
                 }
             }

@@ -166,7 +166,11 @@ fn improve_visit(
 pub(super) fn apply(inst: &Instance, s: &mut State, a: usize, b: usize, change: Change) {
     debug_assert!(change.delta < 0);
     for (r, nodes) in [(a, change.a), (b, change.b)] {
-        debug_assert!(super::feasible(inst, s.routes[r].vehicle, &nodes));
+        debug_assert!(crate::solver::constraint::feasible(
+            inst,
+            s.routes[r].vehicle,
+            &nodes
+        ));
         for &x in &nodes {
             s.set_route(inst.node_task[x as usize] as usize, r as u32);
         }

@@ -9,8 +9,8 @@
 //! for shipments cut apart, on days with shipments). Elsewhere the caches cannot decide (a
 //! tail's breaks and limits change with its vehicle), and both new routes are re-simulated.
 
-use super::feasible;
 use super::inter::{allowed, Change, InterMove, Pair};
+use crate::solver::constraint::{capacity, feasible};
 use crate::solver::instance::{Instance, INF, NONE};
 use crate::solver::route::Route;
 use crate::solver::state::State;
@@ -115,23 +115,11 @@ pub(super) fn decidable(inst: &Instance, ra: &Route, rb: &Route) -> bool {
 /// its `k`-th visit).
 fn fits(inst: &Instance, ra: &Route, i: usize, rb: &Route, j: usize) -> bool {
     let vd = &inst.vehicles[ra.vehicle];
-    let (ma, mb, dims) = (ra.len(), rb.len(), inst.dims);
+    let mb = rb.len();
     if i + mb - j > vd.max_tasks || !rb.fits_from(inst, j + 1, ra.es[i] + ra.busy[i], ra.locs[i]) {
         return false;
     }
-    (0..dims).all(|d| {
-        let cap = vd.capacity[d];
-        // Start loads of the tails: `ra`'s leaves the route, `rb`'s joins it.
-        let out = ra.starts[ma * dims + d] - ra.starts[i * dims + d];
-        let came = rb.starts[mb * dims + d] - rb.starts[j * dims + d];
-        let head = ra.pmax[i * dims + d] - out + came <= cap;
-        // Along the tail, the load is `rb`'s less what `rb`'s head added, plus `ra`'s head's.
-        let tail = j == mb
-            || rb.smax[(j + 1) * dims + d] - (rb.loads[j * dims + d] - came)
-                + (ra.loads[i * dims + d] - out)
-                <= cap;
-        head && tail
-    })
+    capacity::fits_exchange(inst, ra, i, rb, j)
 }
 
 /// True when no shipment of `r` has its pickup among the first `i` visits and its delivery

@@ -17,6 +17,7 @@ mod repair;
 mod route;
 mod segment;
 
+use super::constraint::Kind;
 use super::instance::{Instance, INF, NONE};
 use super::neighbours::Neighbours;
 use super::population::exchanged_routes;
@@ -94,11 +95,24 @@ impl Penalties {
         }
     }
 
-    /// Penalised cost of a whole route of vehicle capacity `capacity`.
+    /// The weight of one unit of a violation of `kind`.
+    #[inline]
+    fn weight(&self, kind: Kind) -> i64 {
+        match kind {
+            Kind::TimeWarp => self.warp,
+            Kind::ExcessLoad(_) => self.load,
+        }
+    }
+
+    /// Penalised cost of a whole route of vehicle capacity `capacity`: its travel cost plus its
+    /// violations, each at its weight.
     #[inline]
     pub(crate) fn cost(&self, s: &Segment, capacity: i64) -> i64 {
-        let penalty =
-            self.warp as i128 * s.warp as i128 + self.load as i128 * s.excess(capacity) as i128;
+        let penalty: i128 = s
+            .violations(capacity)
+            .iter()
+            .map(|v| self.weight(v.kind) as i128 * v.amount as i128)
+            .sum();
         s.cost
             .saturating_add((penalty / SCALE as i128).min(i64::MAX as i128 / 4) as i64)
     }

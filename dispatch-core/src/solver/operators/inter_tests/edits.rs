@@ -4,9 +4,9 @@
 //! elements exactly where the simulation takes them.
 
 use super::random;
+use crate::solver::constraint::feasible;
 use crate::solver::instance::Instance;
 use crate::solver::operators::edit::{edited, evaluate, Edit};
-use crate::solver::operators::feasible;
 use crate::solver::precheck::precheck;
 use crate::solver::rng::Rng;
 use crate::solver::route::{is_break, Route};

@@ -1,6 +1,6 @@
 use super::*;
+use crate::solver::constraint::feasible;
 use crate::solver::formats::{self, Format};
-use crate::solver::operators::feasible;
 use crate::solver::precheck::precheck;
 use crate::solver::problem::{Objective, Problem};
 
