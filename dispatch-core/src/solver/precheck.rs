@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 
-use super::constraint::capacity;
+use super::constraint::{capacity, eligibility};
 use super::instance::{Instance, INF};
 use super::problem::{Problem, Time};
 use super::schedule::simulate;
@@ -34,9 +34,7 @@ pub(crate) fn precheck(p: &Problem, inst: &mut Instance) -> Vec<Option<Reason>> 
             continue;
         }
         let skilled: Vec<usize> = (0..nv)
-            .filter(|&v| {
-                pinned.is_none_or(|pv| pv == v) && skills.is_subset_of(&p.vehicles[v].skills)
-            })
+            .filter(|&v| eligibility::serves(v, &p.vehicles[v], skills, pinned))
             .collect();
         if skilled.is_empty() {
             reasons.push(Some(Reason::Skills));

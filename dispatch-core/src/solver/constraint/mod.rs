@@ -5,10 +5,14 @@
 //! infeasible routes.
 //!
 //! - [`capacity`]: load on board within the capacity, per dimension.
+//! - [`precedence`]: a shipment's pickup before its delivery, on one route.
+//! - [`eligibility`]: skills and pinned vehicles (never priced).
 
 pub(crate) mod capacity;
+pub(crate) mod eligibility;
+pub(crate) mod precedence;
 
-use super::instance::{Instance, NONE};
+use super::instance::Instance;
 use super::schedule::simulate;
 
 /// Which constraint a route breaks.
@@ -19,6 +23,8 @@ pub(crate) enum Kind {
     TimeWarp,
     /// Load above the capacity of this dimension, at the route's peak.
     ExcessLoad(usize),
+    /// Deliveries visited without their shipment's pickup before them, counted.
+    DeliveryBeforePickup,
 }
 
 /// How far a route breaks one constraint: `amount` in the problem's units of its [`Kind`]
@@ -33,14 +39,6 @@ pub(crate) struct Violation {
 pub(crate) fn feasible(inst: &Instance, v: usize, nodes: &[u32]) -> bool {
     let mut broken = Vec::new();
     capacity::measure(inst, v, nodes, &mut broken);
-    if !broken.is_empty() {
-        return false;
-    }
-    for (k, &x) in nodes.iter().enumerate() {
-        let t = &inst.tasks[inst.node_task[x as usize] as usize];
-        if t.second == x && t.second != NONE && !nodes[..k].contains(&t.first) {
-            return false;
-        }
-    }
-    simulate(inst, v, nodes, None).is_some()
+    broken.extend(precedence::measure(inst, nodes));
+    broken.is_empty() && simulate(inst, v, nodes, None).is_some()
 }

@@ -9,9 +9,11 @@
 //! for shipments cut apart, on days with shipments). Elsewhere the caches cannot decide (a
 //! tail's breaks and limits change with its vehicle), and both new routes are re-simulated.
 
-use super::inter::{allowed, Change, InterMove, Pair};
+use super::inter::{Change, InterMove, Pair};
+use crate::solver::constraint::eligibility::allowed;
+use crate::solver::constraint::precedence::whole_tail;
 use crate::solver::constraint::{capacity, feasible};
-use crate::solver::instance::{Instance, INF, NONE};
+use crate::solver::instance::{Instance, INF};
 use crate::solver::route::Route;
 use crate::solver::state::State;
 
@@ -64,7 +66,8 @@ pub(super) fn allows(inst: &Instance, ra: &Route, i: usize, rb: &Route, j: usize
     if decidable(inst, ra, rb) {
         fits(inst, ra, i, rb, j)
             && fits(inst, rb, j, ra, i)
-            && (inst.n_jobs == inst.tasks.len() || (whole(inst, ra, i) && whole(inst, rb, j)))
+            && (inst.n_jobs == inst.tasks.len()
+                || (whole_tail(inst, &ra.nodes[i..]) && whole_tail(inst, &rb.nodes[j..])))
     } else {
         simulated(inst, ra, i, rb, j)
     }
@@ -120,21 +123,6 @@ fn fits(inst: &Instance, ra: &Route, i: usize, rb: &Route, j: usize) -> bool {
         return false;
     }
     capacity::fits_exchange(inst, ra, i, rb, j)
-}
-
-/// True when no shipment of `r` has its pickup among the first `i` visits and its delivery
-/// after them.
-fn whole(inst: &Instance, r: &Route, i: usize) -> bool {
-    // A pickup precedes its delivery on the route, so a shipment is cut iff its delivery lies
-    // in the tail and its pickup does not: the tail holds more deliveries than pickups.
-    let mut open = 0i64;
-    for &x in &r.nodes[i..] {
-        let t = &inst.tasks[inst.node_task[x as usize] as usize];
-        if t.second != NONE {
-            open += if t.first == x { 1 } else { -1 };
-        }
-    }
-    open == 0
 }
 
 /// Location of the `i`-th visit of `r` (the vehicle's start for 0).

@@ -101,6 +101,8 @@ impl Penalties {
         match kind {
             Kind::TimeWarp => self.warp,
             Kind::ExcessLoad(_) => self.load,
+            // Never measured by segments: the problems they describe have no shipments.
+            Kind::DeliveryBeforePickup => 0,
         }
     }
 
