@@ -4,11 +4,13 @@
 //! candidate is re-simulated.
 
 use super::constraint::capacity;
-use super::instance::{earliest_in, Instance, INF, NONE};
+use super::constraint::schedule::simulate;
+use super::constraint::windows::{depart, earliest_in};
+use super::constraint::{breaks, limits};
+use super::instance::{Instance, INF, NONE};
 use super::problem::Time;
 use super::rng::Rng;
 use super::route::{is_break, Route};
-use super::schedule::simulate;
 
 /// Where to insert: the first visit after position `i`, the second (shipments) after original
 /// position `j >= i` (positions of the route's elements, breaks included); `delta` is the change
@@ -44,7 +46,7 @@ pub(crate) fn best_insertion(
     let t = &inst.tasks[task];
     let vd = &inst.vehicles[r.vehicle];
     let extra = if t.second == NONE { 1 } else { 2 };
-    if r.len() + extra > vd.max_tasks {
+    if !limits::tasks_fit(vd, r.len() + extra) {
         return None;
     }
     // An empty route holds no break yet, so its cached arrays would judge a first task without
@@ -54,7 +56,7 @@ pub(crate) fn best_insertion(
     let found = search(inst, r, task, bound, blink, fast)?;
     // With several breaks the cached arrays assume the breaks stay where they are, while the
     // simulation re-places them one by one: confirm, and fall back to exact checks if needed.
-    if fast && vd.breaks.len() > 1 && !simulates(inst, r, &inserts(r, t, found)) {
+    if fast && breaks::may_move(vd) && !simulates(inst, r, &inserts(r, t, found)) {
         return search(inst, r, task, bound, blink, false);
     }
     Some(found)
@@ -110,13 +112,12 @@ fn job(inst: &Instance, r: &Route, node: usize, best: &mut Cand, blink: &mut Bli
             continue;
         }
         let dt = inst.tt(a, l) + inst.tt(l, b) - r.gap_tt[i];
-        if r.travel + dt > vd.max_travel {
+        if !limits::travel_fits(vd, r.travel + dt) {
             continue;
         }
         if fast {
-            let s = inst.earliest(node, r.es[i] + r.busy[i] + inst.tt(a, l));
-            let setup = if l != a { inst.setup[node] } else { 0 };
-            if s >= INF || !r.fits_from(inst, i + 1, s + setup + inst.service[node], l) {
+            let t = depart(inst, node, a, r.es[i] + r.busy[i]);
+            if !t.is_some_and(|t| r.fits_from(inst, i + 1, t, l)) {
                 continue;
             }
         } else if !simulates(inst, r, &[(r.nidx[i], node as u32)]) {
@@ -174,17 +175,6 @@ impl Span {
     }
 }
 
-/// Departure from a visit started as early as possible after arriving at `t` from `from`.
-#[inline]
-fn depart(inst: &Instance, node: usize, from: usize, t: Time) -> Time {
-    let l = inst.loc[node];
-    let s = inst.earliest(node, t + inst.tt(from, l));
-    if s >= INF {
-        return INF;
-    }
-    s + if l != from { inst.setup[node] } else { 0 } + inst.service[node]
-}
-
 fn shipment(
     inst: &Instance,
     r: &Route,
@@ -207,10 +197,9 @@ fn shipment(
             continue;
         }
         let tp = if fast {
-            let tp = depart(inst, p, a, r.es[i] + r.busy[i]);
-            if tp >= INF {
+            let Some(tp) = depart(inst, p, a, r.es[i] + r.busy[i]) else {
                 continue;
-            }
+            };
             tp
         } else {
             0
@@ -218,10 +207,9 @@ fn shipment(
         // Pickup and delivery next to each other.
         let adjacent = inst.cost(a, lp) + inst.cost(lp, ld) + inst.cost(ld, b) - inst.cost(a, b);
         let adjacent_tt = inst.tt(a, lp) + inst.tt(lp, ld) + inst.tt(ld, b) - inst.tt(a, b);
-        if adjacent < best.delta && r.travel + adjacent_tt <= vd.max_travel {
+        if adjacent < best.delta && limits::travel_fits(vd, r.travel + adjacent_tt) {
             let ok = if fast {
-                let td = depart(inst, d, lp, tp);
-                td < INF && r.fits_from(inst, i + 1, td, ld)
+                depart(inst, d, lp, tp).is_some_and(|td| r.fits_from(inst, i + 1, td, ld))
             } else {
                 simulates(inst, r, &[(r.nidx[i], p as u32), (r.nidx[i], d as u32)])
             };
@@ -254,12 +242,15 @@ fn shipment(
                     }
                     t = s + r.busy[j];
                 } else {
-                    t = depart(inst, x as usize, prev, t);
+                    let Some(next) = depart(inst, x as usize, prev, t) else {
+                        break;
+                    };
+                    t = next;
                     prev = r.locs[j];
                 }
                 // Past the latest departure the rest cannot be kept (valid where the location
                 // before position j is the original one).
-                if t >= INF || (prev == r.locs[j] && t > r.ld[j]) {
+                if prev == r.locs[j] && t > r.ld[j] {
                     break;
                 }
             } else if is_break(x) {
@@ -274,12 +265,11 @@ fn shipment(
                     dtp + inst.tt(c, ld) + inst.tt(ld, e) - r.gap_tt[j],
                 )
             };
-            if delta >= best.delta || r.travel + dt > vd.max_travel {
+            if delta >= best.delta || !limits::travel_fits(vd, r.travel + dt) {
                 continue;
             }
             let ok = if fast {
-                let td = depart(inst, d, prev, t);
-                td < INF && r.fits_from(inst, j + 1, td, ld)
+                depart(inst, d, prev, t).is_some_and(|td| r.fits_from(inst, j + 1, td, ld))
             } else {
                 simulates(inst, r, &[(r.nidx[i], p as u32), (r.nidx[j], d as u32)])
             };
@@ -303,7 +293,7 @@ fn simulates(inst: &Instance, r: &Route, inserts: &[(usize, u32)]) -> bool {
             seq.push(r.nodes[pos]);
         }
     }
-    simulate(inst, r.vehicle, &seq, None).is_some()
+    simulate(inst, r.vehicle, &seq, None).is_ok()
 }
 
 /// Applies a candidate to the route's visit list (caches are refreshed by the caller).
@@ -374,6 +364,6 @@ mod tests {
             rate: 0.0,
         };
         assert!(best_insertion(&inst, &r, 0, i64::MAX, &mut blink).is_none());
-        assert!(simulate(&inst, 0, &[0], None).is_none());
+        assert!(simulate(&inst, 0, &[0], None).is_err());
     }
 }

@@ -1,6 +1,7 @@
 //! A flattened, search-friendly view of a [`Problem`]: visits as numbered nodes, a matrix with a
 //! "ghost" location for open starts and ends, and per-task vehicle eligibility.
 
+use super::constraint::windows::earliest_in;
 use super::problem::{Load, Matrix, Objective, Problem, Time, TimeWindow};
 
 /// "Never feasible" marker for earliest times (and its negation for latest times).
@@ -358,26 +359,4 @@ impl<'p> Instance<'p> {
     pub(crate) fn is_allowed(&self, task: usize, v: usize) -> bool {
         self.allowed[task * self.vehicles.len() + v]
     }
-}
-
-/// Earliest time `>= t` inside one of `w`, or [`INF`].
-#[inline]
-pub(crate) fn earliest_in(w: &[TimeWindow], t: Time) -> Time {
-    for x in w {
-        if t <= x.end {
-            return t.max(x.start);
-        }
-    }
-    INF
-}
-
-/// Latest time `<= t` inside one of `w`, or `-INF`.
-#[inline]
-pub(crate) fn latest_in(w: &[TimeWindow], t: Time) -> Time {
-    for x in w.iter().rev() {
-        if t >= x.start {
-            return t.min(x.end);
-        }
-    }
-    -INF
 }

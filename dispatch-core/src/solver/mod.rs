@@ -100,7 +100,6 @@ mod rng;
 mod route;
 mod ruin;
 mod scarcity;
-mod schedule;
 mod search;
 pub mod solution;
 mod split;

@@ -8,10 +8,10 @@
 
 use std::collections::HashMap;
 
+use super::constraint::schedule::simulate;
 use super::constraint::{capacity, eligibility};
 use super::instance::{Instance, INF};
 use super::problem::{Problem, Time};
-use super::schedule::simulate;
 use super::solution::Reason;
 
 /// Fills `inst.allowed` and `inst.through_a_visit` and returns, per task, the reason it can never be served (if any).
@@ -58,8 +58,7 @@ pub(crate) fn precheck(p: &Problem, inst: &mut Instance) -> Vec<Option<Reason>> 
         verdict.fill(None);
         for &v in &fits {
             let class = inst.vehicles[v].class;
-            let ok =
-                *verdict[class].get_or_insert_with(|| simulate(inst, v, &nodes, None).is_some());
+            let ok = *verdict[class].get_or_insert_with(|| simulate(inst, v, &nodes, None).is_ok());
             if ok {
                 inst.allowed[t * nv + v] = true;
                 any = true;

@@ -8,9 +8,10 @@
 //!
 //! Positions: 0 is the start, `1..=m` the elements (visits and breaks), `m + 1` the end.
 
-use super::instance::{earliest_in, latest_in, Instance, BREAK, INF, NONE};
+use super::constraint::breaks::arrange;
+use super::constraint::windows::{earliest_in, latest_in};
+use super::instance::{Instance, BREAK, INF, NONE};
 use super::problem::{Load, Time, TimeWindow};
-use super::schedule::arrange;
 
 mod plain;
 

@@ -12,8 +12,8 @@
 use super::inter::{Change, InterMove, Pair};
 use crate::solver::constraint::eligibility::allowed;
 use crate::solver::constraint::precedence::whole_tail;
-use crate::solver::constraint::{capacity, feasible};
-use crate::solver::instance::{Instance, INF};
+use crate::solver::constraint::{capacity, feasible, limits};
+use crate::solver::instance::Instance;
 use crate::solver::route::Route;
 use crate::solver::state::State;
 
@@ -110,7 +110,7 @@ pub(crate) fn decide_all(inst: &Instance, s: &State, cached: bool) -> (u64, u64)
 /// times, loads and eligibility hold on either) with no breaks and no duration or travel limit.
 pub(super) fn decidable(inst: &Instance, ra: &Route, rb: &Route) -> bool {
     let (va, vb) = (&inst.vehicles[ra.vehicle], &inst.vehicles[rb.vehicle]);
-    va.class == vb.class && va.breaks.is_empty() && va.fast && va.max_travel >= INF
+    va.class == vb.class && va.breaks.is_empty() && va.fast && limits::no_travel_limit(va)
 }
 
 /// Whether `ra`'s first `i` visits followed by `rb`'s after its first `j` fit on `ra`'s
@@ -119,7 +119,9 @@ pub(super) fn decidable(inst: &Instance, ra: &Route, rb: &Route) -> bool {
 fn fits(inst: &Instance, ra: &Route, i: usize, rb: &Route, j: usize) -> bool {
     let vd = &inst.vehicles[ra.vehicle];
     let mb = rb.len();
-    if i + mb - j > vd.max_tasks || !rb.fits_from(inst, j + 1, ra.es[i] + ra.busy[i], ra.locs[i]) {
+    if !limits::tasks_fit(vd, i + mb - j)
+        || !rb.fits_from(inst, j + 1, ra.es[i] + ra.busy[i], ra.locs[i])
+    {
         return false;
     }
     capacity::fits_exchange(inst, ra, i, rb, j)

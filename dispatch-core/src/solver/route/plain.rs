@@ -2,7 +2,8 @@
 //! classic benchmarks, and most of every search's time).
 
 use super::{is_break, Route};
-use crate::solver::instance::{latest_in, Instance, INF, NONE};
+use crate::solver::constraint::windows::latest_in;
+use crate::solver::instance::{Instance, INF, NONE};
 use crate::solver::problem::Load;
 
 impl Route {

@@ -17,8 +17,8 @@ mod repair;
 mod route;
 mod segment;
 
-use super::constraint::Kind;
-use super::instance::{Instance, INF, NONE};
+use super::constraint::{limits, Kind};
+use super::instance::{Instance, NONE};
 use super::neighbours::Neighbours;
 use super::population::exchanged_routes;
 use super::recreate::RecreateScratch;
@@ -42,9 +42,10 @@ pub(crate) fn applies(inst: &Instance) -> bool {
     inst.dims == 1
         && inst.vehicle_cost == 0
         && inst.tasks.iter().all(|t| t.second == NONE)
-        && inst.vehicles.iter().all(|v| {
-            v.fast && v.breaks.is_empty() && v.max_travel >= INF && v.max_tasks == usize::MAX
-        })
+        && inst
+            .vehicles
+            .iter()
+            .all(|v| limits::unlimited(v) && v.breaks.is_empty())
         && (0..nodes).all(|x| inst.windows(x).len() == 1 && inst.setup[x] == 0)
         && inst.allowed.iter().all(|&a| a)
 }
@@ -101,8 +102,13 @@ impl Penalties {
         match kind {
             Kind::TimeWarp => self.warp,
             Kind::ExcessLoad(_) => self.load,
-            // Never measured by segments: the problems they describe have no shipments.
-            Kind::DeliveryBeforePickup => 0,
+            // Never measured by segments: the problems they describe have no breaks, no limits
+            // and no shipments.
+            Kind::Break(_)
+            | Kind::ExcessTasks
+            | Kind::ExcessTravel
+            | Kind::ExcessDuration
+            | Kind::DeliveryBeforePickup => 0,
         }
     }
 
