@@ -332,7 +332,7 @@ pub enum OptimiseError {
     /// A vehicle starts or ends at the depot, which has no coordinates.
     #[error(
         "vehicle {vehicle_id} starts or ends at the depot, which has no coordinates: {}",
-        crate::service::depots::position_fix(*depot_id)
+        crate::model::organisation::Depot::position_fix(*depot_id)
     )]
     DepotWithoutLocation {
         /// The vehicle.
