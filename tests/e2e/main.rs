@@ -37,6 +37,7 @@ mod first_start;
 mod full_day;
 mod geocoding;
 mod graceful_shutdown;
+mod layering;
 mod memory_limits;
 mod metrics;
 mod notifications;
