@@ -15,7 +15,7 @@
 //! a higher priority for lower ones. The task taken out is then placed elsewhere if it fits.
 //! Deterministic: routes, tasks and candidates in a fixed order, no random choice.
 
-use super::constraint::{capacity, feasible};
+use super::constraint::feasible;
 use super::insertion::{apply, best_insertion, Blink};
 use super::instance::{Instance, NONE};
 use super::rng::Rng;
@@ -169,7 +169,7 @@ fn reset(inst: &Instance, trial: &mut Route, v: usize, nodes: &[u32]) {
 /// job's delivery is on board from the start and its pickup until the end, on every route.
 fn room_for(inst: &Instance, r: &Route, t: usize) -> bool {
     let (start, delta) = inst.loads(inst.tasks[t].first as usize);
-    capacity::room_at_ends(inst, r, start, delta)
+    r.load_caches(inst).room_at_ends(start, delta)
 }
 
 /// Puts the left-out task `p` back at its cheapest place on another used route, if any;

@@ -3,7 +3,6 @@
 //! (a shipment's delivery positions extend the middle segment incrementally); on the others each
 //! candidate is re-simulated.
 
-use super::constraint::capacity;
 use super::constraint::schedule::simulate;
 use super::constraint::windows::{depart, earliest_in};
 use super::constraint::{breaks, limits};
@@ -97,6 +96,7 @@ fn inserts(r: &Route, t: &super::instance::Task, c: Cand) -> Vec<(usize, u32)> {
 fn job(inst: &Instance, r: &Route, node: usize, best: &mut Cand, blink: &mut Blink, fast: bool) {
     let vd = &inst.vehicles[r.vehicle];
     let (sl, dl) = inst.loads(node);
+    let loads = r.load_caches(inst);
     let l = inst.loc[node];
     let span = Span::of(inst, node);
     for i in span.first(r)..span.end(r) {
@@ -108,7 +108,7 @@ fn job(inst: &Instance, r: &Route, node: usize, best: &mut Cand, blink: &mut Bli
         if delta >= best.delta {
             continue;
         }
-        if !capacity::fits_visit(inst, r, i, sl, dl) {
+        if !loads.fits_visit(i, sl, dl) {
             continue;
         }
         let dt = inst.tt(a, l) + inst.tt(l, b) - r.gap_tt[i];
@@ -187,7 +187,8 @@ fn shipment(
     let vd = &inst.vehicles[r.vehicle];
     let (_, amount) = inst.loads(p);
     let (lp, ld) = (inst.loc[p], inst.loc[d]);
-    let over = |k: usize| !capacity::carries(inst, r, k, amount);
+    let loads = r.load_caches(inst);
+    let over = |k: usize| !loads.carries(k, amount);
     let m = r.elements();
     let (span_p, span_d) = (Span::of(inst, p), Span::of(inst, d));
     let (end_p, end_d) = (span_p.end(r), span_d.end(r));

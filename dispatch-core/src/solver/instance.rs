@@ -1,7 +1,6 @@
 //! A flattened, search-friendly view of a [`Problem`]: visits as numbered nodes, a matrix with a
 //! "ghost" location for open starts and ends, and per-task vehicle eligibility.
 
-use super::constraint::windows::earliest_in;
 use super::problem::{Load, Matrix, Objective, Problem, Time, TimeWindow};
 
 /// "Never feasible" marker for earliest times (and its negation for latest times).
@@ -339,12 +338,6 @@ impl<'p> Instance<'p> {
     #[inline]
     pub(crate) fn windows(&self, node: usize) -> &[TimeWindow] {
         &self.tws[self.tw_off[node]..self.tw_off[node + 1]]
-    }
-
-    /// Earliest service start at `node` for an arrival at `t`, or [`INF`].
-    #[inline]
-    pub(crate) fn earliest(&self, node: usize, t: Time) -> Time {
-        earliest_in(self.windows(node), t)
     }
 
     /// Start load and change of load of a node.

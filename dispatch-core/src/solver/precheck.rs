@@ -9,6 +9,7 @@
 use std::collections::HashMap;
 
 use super::constraint::schedule::simulate;
+use super::constraint::windows::earliest;
 use super::constraint::{capacity, eligibility};
 use super::instance::{Instance, INF};
 use super::problem::{Problem, Time};
@@ -95,7 +96,7 @@ fn windows_reachable(inst: &Instance, v: usize, nodes: &[u32]) -> bool {
     let mut prev = vd.start;
     for &n in nodes {
         let n = n as usize;
-        let s = inst.earliest(n, t + inst.tt(prev, inst.loc[n]));
+        let s = earliest(inst, n, t + inst.tt(prev, inst.loc[n]));
         if s >= INF {
             return false;
         }
@@ -132,7 +133,7 @@ fn through_a_stop(
     let mut prev = vd.start;
     for &n in nodes {
         let n = n as usize;
-        let s = inst.earliest(n, t + leg(prev, inst.loc[n]));
+        let s = earliest(inst, n, t + leg(prev, inst.loc[n]));
         if s >= INF {
             return false;
         }

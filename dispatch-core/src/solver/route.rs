@@ -9,7 +9,8 @@
 //! Positions: 0 is the start, `1..=m` the elements (visits and breaks), `m + 1` the end.
 
 use super::constraint::breaks::arrange;
-use super::constraint::windows::{earliest_in, latest_in};
+use super::constraint::capacity::Loads;
+use super::constraint::windows::{earliest, earliest_in, latest_in};
 use super::instance::{Instance, BREAK, INF, NONE};
 use super::problem::{Load, Time, TimeWindow};
 
@@ -121,6 +122,20 @@ impl Route {
         self.nodes.is_empty()
     }
 
+    /// The route's cached loads, for the capacity questions.
+    #[inline]
+    pub(crate) fn load_caches<'a>(&'a self, inst: &'a Instance) -> Loads<'a> {
+        Loads {
+            capacity: &inst.vehicles[self.vehicle].capacity,
+            dims: inst.dims,
+            visits: self.len(),
+            loads: &self.loads,
+            pmax: &self.pmax,
+            smax: &self.smax,
+            starts: &self.starts,
+        }
+    }
+
     /// The windows of the element at position `k` (`1..=m`).
     #[inline]
     pub(crate) fn windows<'a>(&self, inst: &'a Instance, k: usize) -> &'a [TimeWindow] {
@@ -200,7 +215,7 @@ impl Route {
             self.es.push(if x == NONE {
                 depart + tt
             } else {
-                inst.earliest(x as usize, depart + tt)
+                earliest(inst, x as usize, depart + tt)
             });
             self.gap_tt.push(tt);
             self.gap_cost.push(cost);
@@ -336,7 +351,7 @@ impl Route {
                 // Same busy time as before: the cached latest start decides.
                 return arrive <= self.ls[k];
             }
-            let s = inst.earliest(x, arrive);
+            let s = earliest(inst, x, arrive);
             let setup = if l != from { inst.setup[x] } else { 0 };
             return s < INF && s + setup + inst.service[x] <= self.ld[k];
         }

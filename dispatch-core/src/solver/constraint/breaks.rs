@@ -7,7 +7,7 @@
 //! keep them where the simulation takes them ([`arrange`]). With several breaks, a change of
 //! the route may make the simulation place them differently ([`may_move`]).
 
-use super::schedule::{backward, elements, forward, Elem};
+use super::timing::{backward, elements, forward, Elem};
 use super::windows::{earliest_in, warp_in};
 use super::{Kind, Violation};
 use crate::solver::instance::{Instance, VehicleData, BREAK, INF};

@@ -2,13 +2,12 @@
 //!
 //! A job's delivery is on board from the route's start to its visit, its pickup from its visit
 //! to the end; a shipment's amount between its pickup and its delivery. A route's cached loads
-//! ([`Route::loads`], prefix and suffix maxima) answer an insertion or an exchange in O(dims);
+//! ([`Loads`]: loads, prefix and suffix maxima) answer an insertion or an exchange in O(dims);
 //! a visit sequence is measured by one pass over its loads.
 
 use super::{Kind, Violation};
 use crate::solver::instance::Instance;
 use crate::solver::problem::Load;
-use crate::solver::route::Route;
 
 /// Whether `load` plus `extra` stays within `capacity` in every dimension.
 #[inline]
@@ -28,45 +27,6 @@ pub(crate) fn excess(load: Load, capacity: Load) -> Load {
     (load - capacity).max(0)
 }
 
-/// Whether a visit with start load `start` and change of load `delta` fits in the gap after
-/// position `i` of `r`: its start load rides on every position up to `i`, start load plus
-/// change on every position after.
-#[inline]
-pub(crate) fn fits_visit(
-    inst: &Instance,
-    r: &Route,
-    i: usize,
-    start: &[Load],
-    delta: &[Load],
-) -> bool {
-    let dims = inst.dims;
-    let cap = &inst.vehicles[r.vehicle].capacity;
-    (0..dims).all(|d| {
-        r.pmax[i * dims + d] + start[d] <= cap[d]
-            && r.smax[i * dims + d] + start[d] + delta[d] <= cap[d]
-    })
-}
-
-/// Whether `amount` more on board after position `k` of `r` fits (a shipment carried across
-/// that position).
-#[inline]
-pub(crate) fn carries(inst: &Instance, r: &Route, k: usize, amount: &[Load]) -> bool {
-    let dims = inst.dims;
-    let cap = &inst.vehicles[r.vehicle].capacity;
-    (0..dims).all(|d| r.loads[k * dims + d] + amount[d] <= cap[d])
-}
-
-/// Whether the load of `r` at its start and at its end leaves room for a job's own start load
-/// and change of load: necessary for any position on that route.
-pub(crate) fn room_at_ends(inst: &Instance, r: &Route, start: &[Load], delta: &[Load]) -> bool {
-    let dims = inst.dims;
-    let cap = &inst.vehicles[r.vehicle].capacity;
-    let end = r.elements() * dims;
-    (0..dims).all(|d| {
-        r.loads[d] + start[d] <= cap[d] && r.loads[end + d] + start[d] + delta[d] <= cap[d]
-    })
-}
-
 /// Whether the task whose first visit is `node` fits vehicle `v` on its own: its start load,
 /// and its load after the visit.
 pub(crate) fn fits_alone(inst: &Instance, node: usize, v: usize) -> bool {
@@ -75,23 +35,71 @@ pub(crate) fn fits_alone(inst: &Instance, node: usize, v: usize) -> bool {
     (0..inst.dims).all(|d| start[d] <= cap[d] && start[d] + delta[d] <= cap[d])
 }
 
-/// Whether `ra`'s first `i` visits followed by `rb`'s after its first `j` keep `ra`'s capacity,
-/// from the routes' caches (vehicles without breaks: position `k` is the `k`-th visit). The
-/// head loses the start loads of `ra`'s tail and gains those of `rb`'s; along the new tail the
-/// load is `rb`'s less what `rb`'s head added, plus what `ra`'s head carries.
-pub(crate) fn fits_exchange(inst: &Instance, ra: &Route, i: usize, rb: &Route, j: usize) -> bool {
-    let cap = &inst.vehicles[ra.vehicle].capacity;
-    let (ma, mb, dims) = (ra.len(), rb.len(), inst.dims);
-    (0..dims).all(|d| {
-        let out = ra.starts[ma * dims + d] - ra.starts[i * dims + d];
-        let came = rb.starts[mb * dims + d] - rb.starts[j * dims + d];
-        let head = ra.pmax[i * dims + d] - out + came <= cap[d];
-        let tail = j == mb
-            || rb.smax[(j + 1) * dims + d] - (rb.loads[j * dims + d] - came)
-                + (ra.loads[i * dims + d] - out)
-                <= cap[d];
-        head && tail
-    })
+/// A route's cached loads, `dims` values per position (`0` the start, then its elements):
+/// the load after each position, their maxima up to and from each position, and the start
+/// loads of the visits up to each position. The route caches fill them; the questions below
+/// read them in O(dims).
+#[derive(Clone, Copy)]
+pub(crate) struct Loads<'a> {
+    pub capacity: &'a [Load],
+    pub dims: usize,
+    /// Visits of the route (breaks excluded).
+    pub visits: usize,
+    pub loads: &'a [Load],
+    pub pmax: &'a [Load],
+    pub smax: &'a [Load],
+    pub starts: &'a [Load],
+}
+
+impl Loads<'_> {
+    /// Whether a visit with start load `start` and change of load `delta` fits in the gap
+    /// after position `i`: its start load rides on every position up to `i`, start load plus
+    /// change on every position after.
+    #[inline]
+    pub(crate) fn fits_visit(&self, i: usize, start: &[Load], delta: &[Load]) -> bool {
+        let (dims, cap) = (self.dims, self.capacity);
+        (0..dims).all(|d| {
+            self.pmax[i * dims + d] + start[d] <= cap[d]
+                && self.smax[i * dims + d] + start[d] + delta[d] <= cap[d]
+        })
+    }
+
+    /// Whether `amount` more on board after position `k` fits (a shipment carried across
+    /// that position).
+    #[inline]
+    pub(crate) fn carries(&self, k: usize, amount: &[Load]) -> bool {
+        let k = k * self.dims;
+        fits(&self.loads[k..k + self.dims], amount, self.capacity)
+    }
+
+    /// Whether the load at the route's start and at its end leaves room for a job's own start
+    /// load and change of load: necessary for any position on the route.
+    pub(crate) fn room_at_ends(&self, start: &[Load], delta: &[Load]) -> bool {
+        let (dims, cap) = (self.dims, self.capacity);
+        let end = self.loads.len() - dims;
+        (0..dims).all(|d| {
+            self.loads[d] + start[d] <= cap[d]
+                && self.loads[end + d] + start[d] + delta[d] <= cap[d]
+        })
+    }
+
+    /// Whether this route's first `i` visits followed by `b`'s after its first `j` keep this
+    /// route's capacity (routes without breaks: position `k` is the `k`-th visit). The head
+    /// loses the start loads of this route's tail and gains those of `b`'s; along the new tail
+    /// the load is `b`'s less what `b`'s head added, plus what this route's head carries.
+    pub(crate) fn fits_exchange(&self, i: usize, b: &Loads, j: usize) -> bool {
+        let (ma, mb, dims, cap) = (self.visits, b.visits, self.dims, self.capacity);
+        (0..dims).all(|d| {
+            let out = self.starts[ma * dims + d] - self.starts[i * dims + d];
+            let came = b.starts[mb * dims + d] - b.starts[j * dims + d];
+            let head = self.pmax[i * dims + d] - out + came <= cap[d];
+            let tail = j == mb
+                || b.smax[(j + 1) * dims + d] - (b.loads[j * dims + d] - came)
+                    + (self.loads[i * dims + d] - out)
+                    <= cap[d];
+            head && tail
+        })
+    }
 }
 
 /// The load of `nodes` on vehicle `v` above its capacity, one [`Kind::ExcessLoad`] per
@@ -130,6 +138,7 @@ mod tests {
     use super::*;
     use crate::solver::fixtures::{job, plane, vehicle};
     use crate::solver::problem::*;
+    use crate::solver::route::Route;
 
     /// Depot 0 and four customers; jobs 1-4 deliver 1, 2, 3, 1 and pick up 0, 0, 2, 4 in two
     /// dimensions (the second dimension twice the first).
@@ -210,13 +219,13 @@ mod tests {
         let r = route(&inst, &[0, 1, 2]);
         let (start, delta) = inst.loads(3);
         // Job 4 adds 1 from the start (7 > 6 at position 0): nowhere.
-        assert!((0..=3).all(|i| !fits_visit(&inst, &r, i, start, delta)));
+        assert!((0..=3).all(|i| !r.load_caches(&inst).fits_visit(i, start, delta)));
         let light = route(&inst, &[1, 2]);
         // Start 5, then 3, 2; job 4 adds 1 before it and 4 after it: after the last only.
-        assert!(!fits_visit(&inst, &light, 0, start, delta));
-        assert!(fits_visit(&inst, &light, 2, start, delta));
-        assert!(room_at_ends(&inst, &light, start, delta));
-        assert!(!room_at_ends(&inst, &r, start, delta));
+        assert!(!light.load_caches(&inst).fits_visit(0, start, delta));
+        assert!(light.load_caches(&inst).fits_visit(2, start, delta));
+        assert!(light.load_caches(&inst).room_at_ends(start, delta));
+        assert!(!r.load_caches(&inst).room_at_ends(start, delta));
     }
 
     #[test]
@@ -224,9 +233,9 @@ mod tests {
         let p = day(6);
         let inst = Instance::new(&p);
         let r = route(&inst, &[0, 1, 2]);
-        assert!(!carries(&inst, &r, 0, &[1, 0]));
-        assert!(carries(&inst, &r, 3, &[4, 8]));
-        assert!(!carries(&inst, &r, 3, &[5, 0]));
+        assert!(!r.load_caches(&inst).carries(0, &[1, 0]));
+        assert!(r.load_caches(&inst).carries(3, &[4, 8]));
+        assert!(!r.load_caches(&inst).carries(3, &[5, 0]));
     }
 
     #[test]
@@ -251,9 +260,15 @@ mod tests {
         rb.nodes = vec![2, 3];
         rb.update(&inst);
         // Job 1 then jobs 3, 4: start 5, then 4, 3, 6.
-        assert!(fits_exchange(&inst, &ra, 1, &rb, 0));
+        assert!(ra
+            .load_caches(&inst)
+            .fits_exchange(1, &rb.load_caches(&inst), 0));
         // Jobs 1, 2 then jobs 3, 4: start 7.
-        assert!(!fits_exchange(&inst, &ra, 2, &rb, 0));
-        assert!(fits_exchange(&inst, &ra, 2, &rb, 2));
+        assert!(!ra
+            .load_caches(&inst)
+            .fits_exchange(2, &rb.load_caches(&inst), 0));
+        assert!(ra
+            .load_caches(&inst)
+            .fits_exchange(2, &rb.load_caches(&inst), 2));
     }
 }

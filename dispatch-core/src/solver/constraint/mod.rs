@@ -21,6 +21,7 @@ pub(crate) mod eligibility;
 pub(crate) mod limits;
 pub(crate) mod precedence;
 pub(crate) mod schedule;
+mod timing;
 pub(crate) mod windows;
 
 use super::instance::Instance;

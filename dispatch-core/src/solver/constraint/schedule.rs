@@ -16,77 +16,17 @@
 //! that timetable breaks `max_duration` (possible with several windows per visit) is the
 //! least-duration one written instead.
 
-use super::windows::{earliest_in, latest_in, time_warp, warp_in};
+use super::timing::{backward, elem_windows, elements, forward, Elem};
+use super::windows::{time_warp, warp_in};
 use super::{breaks, limits, Violation};
 use crate::solver::instance::{Instance, INF};
-use crate::solver::problem::{Time, TimeWindow};
+use crate::solver::problem::Time;
 use crate::solver::solution::{ScheduledStep, Step};
-
-#[derive(Clone, Copy)]
-pub(super) struct Elem {
-    /// Node index, or `!break_index` for a break.
-    pub id: i64,
-    pub leg: Time,
-    pub busy: Time,
-}
 
 /// The route's start and end time when feasible.
 pub(crate) struct Timing {
     pub start: Time,
     pub end: Time,
-}
-
-fn elem_windows<'a>(inst: &'a Instance, v: usize, e: &Elem) -> &'a [TimeWindow] {
-    if e.id >= 0 {
-        inst.windows(e.id as usize)
-    } else {
-        &inst.vehicles[v].breaks[!e.id as usize].windows
-    }
-}
-
-/// Earliest starts of the elements leaving at `depart` (an element whose windows have all
-/// closed gets [`INF`] and ends the pass); the departure from the last one, or [`INF`].
-pub(super) fn forward(
-    inst: &Instance,
-    v: usize,
-    elems: &[Elem],
-    depart: Time,
-    es: &mut Vec<Time>,
-) -> Time {
-    es.clear();
-    let mut t = depart;
-    for e in elems {
-        let s = earliest_in(elem_windows(inst, v, e), t + e.leg);
-        es.push(s);
-        if s >= INF {
-            return INF;
-        }
-        t = s + e.busy;
-    }
-    t
-}
-
-/// Latest starts of the elements for a route that reaches its end by `end_by`.
-pub(super) fn backward(
-    inst: &Instance,
-    v: usize,
-    elems: &[Elem],
-    end_by: Time,
-    end_leg: Time,
-    ls: &mut Vec<Time>,
-) {
-    let m = elems.len();
-    ls.clear();
-    ls.resize(m, -INF);
-    let mut bound = end_by - end_leg;
-    for k in (0..m).rev() {
-        let s = latest_in(elem_windows(inst, v, &elems[k]), bound - elems[k].busy);
-        ls[k] = s;
-        if s <= -INF {
-            return;
-        }
-        bound = s - elems[k].leg;
-    }
 }
 
 /// The time warp where a forward pass from `depart` (earliest starts `es`) stopped: at the
@@ -110,41 +50,6 @@ fn warp(
             time_warp(warp_in(elem_windows(inst, v, &elems[k]), t + elems[k].leg))
         }
         _ => time_warp(arrive - inst.vehicles[v].shift.end),
-    }
-}
-
-/// The visits as schedule elements, and the last leg to the end; the excess when the visits
-/// break `max_tasks` or `max_travel_time`.
-pub(super) fn elements(
-    inst: &Instance,
-    v: usize,
-    nodes: &[u32],
-) -> Result<(Vec<Elem>, Time), Violation> {
-    let vd = &inst.vehicles[v];
-    if let Some(excess) = limits::excess_tasks(vd, nodes.len()) {
-        return Err(excess);
-    }
-    let mut elems = Vec::with_capacity(nodes.len() + vd.breaks.len());
-    let mut prev = vd.start;
-    let mut travel = 0;
-    for &n in nodes {
-        let n = n as usize;
-        let l = inst.loc[n];
-        let leg = inst.tt(prev, l);
-        let setup = if l != prev { inst.setup[n] } else { 0 };
-        elems.push(Elem {
-            id: n as i64,
-            leg,
-            busy: setup + inst.service[n],
-        });
-        travel += leg;
-        prev = l;
-    }
-    let end_leg = inst.tt(prev, vd.end);
-    travel += end_leg;
-    match limits::excess_travel(vd, travel) {
-        Some(excess) => Err(excess),
-        None => Ok((elems, end_leg)),
     }
 }
 

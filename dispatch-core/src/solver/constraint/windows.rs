@@ -32,6 +32,12 @@ pub(crate) fn latest_in(w: &[TimeWindow], t: Time) -> Time {
     -INF
 }
 
+/// Earliest service start at `node` for an arrival at `t`, or [`INF`].
+#[inline]
+pub(crate) fn earliest(inst: &Instance, node: usize, t: Time) -> Time {
+    earliest_in(inst.windows(node), t)
+}
+
 /// The time warp of starting inside `w` after arriving at `t`: how far `t` is past the last
 /// window's end (zero when a window is still open).
 #[inline]
@@ -52,7 +58,7 @@ pub(crate) fn time_warp(amount: Time) -> Violation {
 #[inline]
 pub(crate) fn depart(inst: &Instance, node: usize, from: usize, t: Time) -> Option<Time> {
     let l = inst.loc[node];
-    let s = inst.earliest(node, t + inst.tt(from, l));
+    let s = earliest(inst, node, t + inst.tt(from, l));
     (s < INF).then(|| s + if l != from { inst.setup[node] } else { 0 } + inst.service[node])
 }
 

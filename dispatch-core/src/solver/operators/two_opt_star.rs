@@ -12,7 +12,7 @@
 use super::inter::{Change, InterMove, Pair};
 use crate::solver::constraint::eligibility::allowed;
 use crate::solver::constraint::precedence::whole_tail;
-use crate::solver::constraint::{capacity, feasible, limits};
+use crate::solver::constraint::{feasible, limits};
 use crate::solver::instance::Instance;
 use crate::solver::route::Route;
 use crate::solver::state::State;
@@ -124,7 +124,8 @@ fn fits(inst: &Instance, ra: &Route, i: usize, rb: &Route, j: usize) -> bool {
     {
         return false;
     }
-    capacity::fits_exchange(inst, ra, i, rb, j)
+    ra.load_caches(inst)
+        .fits_exchange(i, &rb.load_caches(inst), j)
 }
 
 /// Location of the `i`-th visit of `r` (the vehicle's start for 0).
