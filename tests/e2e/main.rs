@@ -32,6 +32,7 @@ mod conformance_rate_limits;
 mod conformance_resources;
 mod connection_limits;
 mod crash_idempotency;
+mod documents;
 mod driver_walkthrough;
 mod first_start;
 mod full_day;
