@@ -4,7 +4,7 @@
 //! candidate is re-simulated.
 
 use super::constraint::schedule::simulate;
-use super::constraint::windows::{depart, earliest_in};
+use super::constraint::windows::depart;
 use super::constraint::{breaks, limits};
 use super::instance::{Instance, INF, NONE};
 use super::problem::Time;
@@ -237,11 +237,10 @@ fn shipment(
             let x = r.pnode[j];
             if fast {
                 if is_break(x) {
-                    let s = earliest_in(r.windows(inst, j), t);
-                    if s >= INF {
+                    let Some(next) = r.leave_break(inst, j, t) else {
                         break;
-                    }
-                    t = s + r.busy[j];
+                    };
+                    t = next;
                 } else {
                     let Some(next) = depart(inst, x as usize, prev, t) else {
                         break;

@@ -136,6 +136,14 @@ impl Route {
         }
     }
 
+    /// Departure from the break at position `k` when the vehicle is free from `t` (the break
+    /// starts in its first window still open), or `None` when its windows have closed.
+    #[inline]
+    pub(crate) fn leave_break(&self, inst: &Instance, k: usize, t: Time) -> Option<Time> {
+        let s = earliest_in(self.windows(inst, k), t);
+        (s < INF).then(|| s + self.busy[k])
+    }
+
     /// The windows of the element at position `k` (`1..=m`).
     #[inline]
     pub(crate) fn windows<'a>(&self, inst: &'a Instance, k: usize) -> &'a [TimeWindow] {
@@ -336,11 +344,10 @@ impl Route {
             }
             let x = self.pnode[k];
             if is_break(x) {
-                let s = earliest_in(self.windows(inst, k), t);
-                if s >= INF {
+                let Some(next) = self.leave_break(inst, k, t) else {
                     return false;
-                }
-                t = s + self.busy[k];
+                };
+                t = next;
                 k += 1;
                 continue;
             }

@@ -106,24 +106,15 @@ impl Loads<'_> {
 /// dimension whose peak load is over it (none when the sequence keeps the capacity).
 pub(crate) fn measure(inst: &Instance, v: usize, nodes: &[u32], out: &mut Vec<Violation>) {
     let cap = &inst.vehicles[v].capacity;
-    let dims = inst.dims;
-    let mut load = vec![0; dims];
-    for &x in nodes {
-        let (start, _) = inst.loads(x as usize);
-        for (l, s) in load.iter_mut().zip(start) {
-            *l += s;
+    // One dimension at a time: no allocation (this runs for every whole-sequence check).
+    for (d, &c) in cap.iter().enumerate() {
+        let mut load: Load = nodes.iter().map(|&x| inst.loads(x as usize).0[d]).sum();
+        let mut peak = load;
+        for &x in nodes {
+            load += inst.loads(x as usize).1[d];
+            peak = peak.max(load);
         }
-    }
-    let mut peak = load.clone();
-    for &x in nodes {
-        let (_, delta) = inst.loads(x as usize);
-        for ((l, d), p) in load.iter_mut().zip(delta).zip(peak.iter_mut()) {
-            *l += d;
-            *p = (*p).max(*l);
-        }
-    }
-    for (d, (&p, &c)) in peak.iter().zip(cap).enumerate() {
-        let amount = excess(p, c);
+        let amount = excess(peak, c);
         if amount > 0 {
             out.push(Violation {
                 kind: Kind::ExcessLoad(d),

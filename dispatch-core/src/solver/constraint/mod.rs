@@ -72,3 +72,69 @@ pub(crate) fn violations(inst: &Instance, v: usize, nodes: &[u32]) -> Vec<Violat
 pub(crate) fn feasible(inst: &Instance, v: usize, nodes: &[u32]) -> bool {
     violations(inst, v, nodes).is_empty()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solver::fixtures::{job, plane, vehicle};
+    use crate::solver::problem::*;
+
+    /// Depot 0 at (0,0); job 1 at (0,10) closing at 5, job 2 at (0,20) (each delivering one
+    /// unit); a shipment of 3 from (0,20) to (0,10); a vehicle of capacity 1.
+    fn day() -> Problem {
+        let mut late = job(1, 1);
+        late.place.time_windows = vec![TimeWindow { start: 0, end: 5 }];
+        let place = |location| Place {
+            location,
+            setup: 0,
+            service: 0,
+            time_windows: vec![],
+        };
+        Problem {
+            name: "all".into(),
+            matrix: plane(&[(0, 0), (0, 10), (0, 20)]),
+            jobs: vec![late, job(2, 2)],
+            shipments: vec![Shipment {
+                pickup_id: 3,
+                delivery_id: 4,
+                pickup: place(2),
+                delivery: place(1),
+                amount: vec![3],
+                skills: Skills::default(),
+                priority: 0,
+                pinned_vehicle: None,
+            }],
+            vehicles: vec![vehicle(1, 1)],
+            dimensions: 1,
+            objective: Objective::Duration,
+        }
+    }
+
+    #[test]
+    fn a_feasible_sequence_breaks_nothing() {
+        let p = day();
+        let inst = Instance::new(&p);
+        assert_eq!(violations(&inst, 0, &[1]), vec![]);
+        assert!(feasible(&inst, 0, &[1]));
+    }
+
+    #[test]
+    fn a_sequence_reports_its_load_its_precedence_and_its_schedule_together() {
+        let p = day();
+        let inst = Instance::new(&p);
+        // Nodes: job 1 (0), job 2 (1), pickup (2), delivery (3). Both jobs' deliveries on
+        // board at the start (2 of capacity 1), the delivery before its pickup, and job 1
+        // reached at 30 after its window closed at 5.
+        let broken = violations(&inst, 0, &[3, 2, 1, 0]);
+        let kinds: Vec<(Kind, i64)> = broken.iter().map(|v| (v.kind, v.amount)).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                (Kind::ExcessLoad(0), 1),
+                (Kind::DeliveryBeforePickup, 1),
+                (Kind::TimeWarp, 25),
+            ]
+        );
+        assert!(!feasible(&inst, 0, &[3, 2, 1, 0]));
+    }
+}

@@ -7,9 +7,9 @@
 //! except on vehicles the caches cannot decide (a duration limit, or several breaks that the
 //! simulation may re-place), where an improving edit is confirmed by [`feasible`].
 
-use crate::solver::constraint::windows::{depart, earliest_in};
+use crate::solver::constraint::windows::depart;
 use crate::solver::constraint::{breaks, capacity, feasible, limits};
-use crate::solver::instance::{Instance, INF};
+use crate::solver::instance::Instance;
 use crate::solver::problem::Time;
 use crate::solver::route::{is_break, Route};
 
@@ -128,11 +128,7 @@ pub(super) fn evaluate(inst: &Instance, r: &Route, edits: &[Edit]) -> Option<i64
         }
         let x = r.pnode[k];
         if is_break(x) {
-            let s = earliest_in(r.windows(inst, k), t);
-            if s >= INF {
-                return None;
-            }
-            t = s + r.busy[k];
+            t = r.leave_break(inst, k, t)?;
         } else {
             let x = x as usize;
             let l = r.locs[k];
