@@ -29,16 +29,40 @@ pub(super) fn place(
     es: &mut Vec<i64>,
     ls: &mut Vec<i64>,
 ) -> Result<(), Violation> {
-    let vd = &inst.vehicles[v];
     if elems.is_empty() {
         return Ok(());
     }
-    let mut order: Vec<usize> = (0..vd.breaks.len()).collect();
-    order.sort_by_key(|&b| (vd.breaks[b].windows.first().map(|w| w.start), b));
-    for b in order {
+    for b in order(&inst.vehicles[v]) {
         place_one(inst, v, elems, end_leg, b, es, ls)?;
     }
     Ok(())
+}
+
+/// [`place`] going on past a break that fits no gap: each such break is left out and
+/// reported in `out`.
+pub(super) fn place_each(
+    inst: &Instance,
+    v: usize,
+    elems: &mut Vec<Elem>,
+    end_leg: i64,
+    out: &mut Vec<Violation>,
+) {
+    if elems.is_empty() {
+        return;
+    }
+    let (mut es, mut ls) = (Vec::new(), Vec::new());
+    for b in order(&inst.vehicles[v]) {
+        if let Err(missed) = place_one(inst, v, elems, end_leg, b, &mut es, &mut ls) {
+            out.push(missed);
+        }
+    }
+}
+
+/// The order in which the breaks are placed: by their first window's start.
+fn order(vd: &VehicleData) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..vd.breaks.len()).collect();
+    order.sort_by_key(|&b| (vd.breaks[b].windows.first().map(|w| w.start), b));
+    order
 }
 
 /// The visits of `nodes` with the vehicle's breaks where the simulation takes them: a visit is

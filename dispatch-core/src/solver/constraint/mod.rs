@@ -25,7 +25,6 @@ mod timing;
 pub(crate) mod windows;
 
 use super::instance::Instance;
-use schedule::simulate;
 
 /// Which constraint a route breaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,15 +55,13 @@ pub(crate) struct Violation {
 }
 
 /// What the visit sequence `nodes` breaks on vehicle `v`: its load above capacity in each
-/// dimension, its deliveries before their pickups, and the first constraint of its schedule it
-/// breaks (see [`simulate`]). Empty when the sequence keeps every constraint but eligibility.
+/// dimension, its deliveries before their pickups, and what its schedule breaks (see
+/// [`schedule::measure`]). Empty when the sequence keeps every constraint but eligibility.
 pub(crate) fn violations(inst: &Instance, v: usize, nodes: &[u32]) -> Vec<Violation> {
     let mut broken = Vec::new();
     capacity::measure(inst, v, nodes, &mut broken);
     broken.extend(precedence::measure(inst, nodes));
-    if let Err(late) = simulate(inst, v, nodes, None) {
-        broken.push(late);
-    }
+    schedule::measure(inst, v, nodes, &mut broken);
     broken
 }
 

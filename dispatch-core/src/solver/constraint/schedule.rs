@@ -16,7 +16,7 @@
 //! that timetable breaks `max_duration` (possible with several windows per visit) is the
 //! least-duration one written instead.
 
-use super::timing::{backward, elem_windows, elements, forward, Elem};
+use super::timing::{self, backward, elem_windows, elements, forward, legs, Elem};
 use super::windows::{time_warp, warp_in};
 use super::{breaks, limits, Violation};
 use crate::solver::instance::{Instance, INF};
@@ -50,6 +50,30 @@ fn warp(
             time_warp(warp_in(elem_windows(inst, v, &elems[k]), t + elems[k].leg))
         }
         _ => time_warp(arrive - inst.vehicles[v].shift.end),
+    }
+}
+
+/// Every constraint of the schedule that `nodes` breaks on vehicle `v`, each with its amount,
+/// into `out`; nothing when [`simulate`] accepts the route. The limits' excesses, each break
+/// that fits no gap (the others taken where they fit), and the total time warp of the visits
+/// and the shift; when none of these is broken, the one [`simulate`] found (the duration, or
+/// a departure the windows rule out).
+pub(crate) fn measure(inst: &Instance, v: usize, nodes: &[u32], out: &mut Vec<Violation>) {
+    let Err(first) = simulate(inst, v, nodes, None) else {
+        return;
+    };
+    let vd = &inst.vehicles[v];
+    let found = out.len();
+    out.extend(limits::excess_tasks(vd, nodes.len()));
+    let (mut elems, end_leg, travel) = legs(inst, v, nodes);
+    out.extend(limits::excess_travel(vd, travel));
+    breaks::place_each(inst, v, &mut elems, end_leg, out);
+    let warp = timing::time_warp(inst, v, &elems, end_leg);
+    if warp > 0 {
+        out.push(time_warp(warp));
+    }
+    if out.len() == found {
+        out.push(first);
     }
 }
 
@@ -196,6 +220,53 @@ mod tests {
         assert_eq!(
             broken(&duration, &[0, 1]),
             violation(Kind::ExcessDuration, 10)
+        );
+    }
+
+    fn measured(p: &Problem, nodes: &[u32]) -> Vec<(Kind, i64)> {
+        let mut out = Vec::new();
+        measure(&Instance::new(p), 0, nodes, &mut out);
+        out.iter().map(|v| (v.kind, v.amount)).collect()
+    }
+
+    #[test]
+    fn a_route_late_at_two_visits_is_measured_by_its_whole_time_warp() {
+        // Job 2 closes at 15 and job 1 at 5: job 2 reached at 20 (5 late, back to 15), job 1
+        // at 25 (20 late). The simulation stops at the first.
+        let mut p = line(vec![TimeWindow { start: 0, end: 5 }], vehicle(1, 5));
+        p.jobs[1].place.time_windows = vec![TimeWindow { start: 0, end: 15 }];
+        assert_eq!(broken(&p, &[1, 0]), violation(Kind::TimeWarp, 5));
+        assert_eq!(measured(&p, &[1, 0]), vec![(Kind::TimeWarp, 25)]);
+        assert_eq!(measured(&p, &[]), vec![]);
+    }
+
+    #[test]
+    fn every_broken_limit_is_measured_beside_the_time_warp() {
+        let v = Vehicle {
+            max_tasks: Some(1),
+            max_travel_time: Some(35),
+            ..vehicle(1, 5)
+        };
+        let p = line(vec![TimeWindow { start: 0, end: 5 }], v);
+        assert_eq!(
+            measured(&p, &[1, 0]),
+            vec![
+                (Kind::ExcessTasks, 1),
+                (Kind::ExcessTravel, 5),
+                (Kind::TimeWarp, 25)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_route_too_long_for_its_duration_limit_reports_the_excess() {
+        let v = Vehicle {
+            max_duration: Some(30),
+            ..vehicle(1, 5)
+        };
+        assert_eq!(
+            measured(&line(vec![], v), &[0, 1]),
+            vec![(Kind::ExcessDuration, 10)]
         );
     }
 }

@@ -3,7 +3,7 @@
 //! starts forwards from a departure, latest starts backwards from an end.
 
 use super::limits;
-use super::windows::{earliest_in, latest_in};
+use super::windows::{earliest_in, latest_in, warp_in};
 use super::Violation;
 use crate::solver::instance::{Instance, INF};
 use crate::solver::problem::{Time, TimeWindow};
@@ -48,6 +48,25 @@ pub(super) fn forward(
     t
 }
 
+/// The least total time warp of the elements leaving at the shift's start: a vehicle that
+/// reaches an element after its windows closed travels back to the last one's end, and one
+/// that reaches its end after the shift travels back to the shift's end.
+pub(super) fn time_warp(inst: &Instance, v: usize, elems: &[Elem], end_leg: Time) -> Time {
+    let vd = &inst.vehicles[v];
+    let (mut t, mut warp) = (vd.shift.start, 0);
+    for e in elems {
+        let w = elem_windows(inst, v, e);
+        let s = earliest_in(w, t + e.leg);
+        t = if s < INF {
+            s
+        } else {
+            warp += warp_in(w, t + e.leg);
+            w[w.len() - 1].end
+        } + e.busy;
+    }
+    warp + (t + end_leg - vd.shift.end).max(0)
+}
+
 /// Latest starts of the elements for a route that reaches its end by `end_by`.
 pub(super) fn backward(
     inst: &Instance,
@@ -82,6 +101,16 @@ pub(super) fn elements(
     if let Some(excess) = limits::excess_tasks(vd, nodes.len()) {
         return Err(excess);
     }
+    let (elems, end_leg, travel) = legs(inst, v, nodes);
+    match limits::excess_travel(vd, travel) {
+        Some(excess) => Err(excess),
+        None => Ok((elems, end_leg)),
+    }
+}
+
+/// The visits as schedule elements, the last leg to the end, and the route's travel time.
+pub(super) fn legs(inst: &Instance, v: usize, nodes: &[u32]) -> (Vec<Elem>, Time, Time) {
+    let vd = &inst.vehicles[v];
     let mut elems = Vec::with_capacity(nodes.len() + vd.breaks.len());
     let mut prev = vd.start;
     let mut travel = 0;
@@ -99,9 +128,5 @@ pub(super) fn elements(
         prev = l;
     }
     let end_leg = inst.tt(prev, vd.end);
-    travel += end_leg;
-    match limits::excess_travel(vd, travel) {
-        Some(excess) => Err(excess),
-        None => Ok((elems, end_leg)),
-    }
+    (elems, end_leg, travel + end_leg)
 }
