@@ -141,8 +141,12 @@ fn a_dispatchers_day_on_the_board_from_optimising_to_a_completed_route() {
         f["small_drag_ms"], f["small_drag_settled_ms"]
     );
     println!(
-        "| a driver's report on the board (s) | {} |",
-        f["live_update_s"]
+        "| a driver's report on the board (s); that update drawn (ms) | {} / {} |",
+        f["live_update_s"], f["live_update_ms"]
+    );
+    println!(
+        "| a live update of the large day, nothing changed (ms) | {} |",
+        f["big_update_ms"]
     );
     // The aim is a drag drawn within 200 ms at 1 000 stops; the limits leave room for a debug
     // build on a busy machine (the figures above say how far inside it a run was).

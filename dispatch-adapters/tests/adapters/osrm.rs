@@ -164,7 +164,15 @@ fn answer(path: &str, max_table: usize, behaviour: Behaviour) -> (u16, Value) {
     )
 }
 
-fn serve_one(mut stream: TcpStream, max_table: usize, behaviour: Behaviour) -> usize {
+/// Answers one request, counting it (and its coordinates) before the answer goes out: a client
+/// that has its answer sees its request counted.
+fn serve_one(
+    mut stream: TcpStream,
+    max_table: usize,
+    behaviour: Behaviour,
+    requests: &AtomicUsize,
+    largest: &AtomicUsize,
+) {
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut request_line = String::new();
     reader.read_line(&mut request_line).unwrap();
@@ -180,6 +188,8 @@ fn serve_one(mut stream: TcpStream, max_table: usize, behaviour: Behaviour) -> u
         .unwrap_or("/")
         .to_owned();
     let coordinates = path.split('?').next().unwrap().split(';').count();
+    requests.fetch_add(1, Ordering::SeqCst);
+    largest.fetch_max(coordinates, Ordering::SeqCst);
     let (status, body) = answer(&path, max_table, behaviour);
     let body = body.to_string();
     let reason = if status == 200 { "OK" } else { "Bad Request" };
@@ -188,7 +198,6 @@ fn serve_one(mut stream: TcpStream, max_table: usize, behaviour: Behaviour) -> u
         "HTTP/1.1 {status} {reason}\r\nContent-Type: application/json; charset=UTF-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
-    coordinates
 }
 
 fn fake_osrm(max_table: usize, behaviour: Behaviour) -> FakeOsrm {
@@ -201,9 +210,7 @@ fn fake_osrm(max_table: usize, behaviour: Behaviour) -> FakeOsrm {
     thread::spawn(move || {
         for stream in listener.incoming() {
             let Ok(stream) = stream else { continue };
-            let n = serve_one(stream, max_table, behaviour);
-            r.fetch_add(1, Ordering::SeqCst);
-            l.fetch_max(n, Ordering::SeqCst);
+            serve_one(stream, max_table, behaviour, &r, &l);
         }
     });
     FakeOsrm {

@@ -49,6 +49,16 @@ pub struct Depot {
 }
 
 impl Depot {
+    /// The sentence that tells an operator how to give depot `depot_id` a position: every
+    /// refusal for want of one names it.
+    pub fn position_fix(depot_id: i64) -> String {
+        format!(
+            "give the depot a position with PUT /v2/depots/{depot_id} (`lat` and `lng`, or an \
+             `address` to geocode), or start `dispatch serve` on a new database with --depot-lat \
+             and --depot-lng (or --depot-address)"
+        )
+    }
+
     /// The scope of this depot's data.
     pub fn scope(&self) -> DepotScope {
         DepotScope {

@@ -103,9 +103,14 @@ pub(crate) fn describe(built: &BuiltDay, task: Step, reason: Reason) -> String {
                 .collect();
             format!("its windows are {}", listed.join("; "))
         }
-        Reason::NoVehicle if p.vehicles.is_empty() => {
-            format!("no vehicle works on {}", built.date)
-        }
+        Reason::NoVehicle if p.vehicles.is_empty() => match built.not_before {
+            Some(start) if !built.shifts_over.is_empty() => format!(
+                "every shift on {} is over by {}, when this plan starts",
+                built.date,
+                start.time_of_day()
+            ),
+            _ => format!("no vehicle works on {}", built.date),
+        },
         _ => return general.to_owned(),
     };
     format!("{general}: {detail}")

@@ -58,6 +58,7 @@ pub(crate) fn day_exclusion(
     req: &DayRequest,
     order: &Order,
     vehicle_index: &HashMap<i64, usize>,
+    shifts_over: &[i64],
 ) -> Option<UnservedOrder> {
     if let Some(u) = missing_location(order) {
         return Some(u);
@@ -107,10 +108,18 @@ pub(crate) fn day_exclusion(
     }
     if let Some(v) = order.vehicle_id {
         if !vehicle_index.contains_key(&v) {
+            let why = match req.not_before {
+                Some(start) if shifts_over.contains(&v) => format!(
+                    "whose shift on {} is over by {}, when this plan starts",
+                    req.date,
+                    start.time_of_day()
+                ),
+                _ => "which is not available for this plan".to_owned(),
+            };
             return Some(unserved(
                 order,
                 UnservedReason::NoVehicle,
-                format!("it is assigned to vehicle {v}, which is not available for this plan"),
+                format!("it is assigned to vehicle {v}, {why}"),
             ));
         }
     }

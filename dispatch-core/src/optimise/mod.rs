@@ -211,6 +211,10 @@ pub struct BuiltDay {
     pub(crate) capacity_names: Vec<String>,
     /// Orders left out before solving, with their reasons.
     pub excluded: Vec<UnservedOrder>,
+    /// Vehicles that work on the date but whose shift is over when the plan starts.
+    pub(crate) shifts_over: Vec<i64>,
+    /// When the plan starts, for a plan made on its own day ([`DayRequest::not_before`]).
+    pub(crate) not_before: Option<DayTime>,
     /// Whether routes keep the request order.
     pub maintain_upload_sequence: bool,
     /// The travel times the matrix holds.
@@ -328,7 +332,7 @@ pub enum OptimiseError {
     /// A vehicle starts or ends at the depot, which has no coordinates.
     #[error(
         "vehicle {vehicle_id} starts or ends at the depot, which has no coordinates: {}",
-        crate::service::depots::position_fix(*depot_id)
+        crate::model::organisation::Depot::position_fix(*depot_id)
     )]
     DepotWithoutLocation {
         /// The vehicle.

@@ -118,7 +118,11 @@ pub(crate) fn build(
         .and_then(|(lat, lng)| Coordinates::new(lat, lng));
     let mut locs = Locations::new(depot);
     let mut skills = SkillIndex::default();
-    let (vehicles, vehicle_ids) = vehicles::build(req, &mut locs, &mut skills)?;
+    let vehicles::Fleet {
+        vehicles,
+        ids: vehicle_ids,
+        shifts_over,
+    } = vehicles::build(req, &mut locs, &mut skills)?;
     let vehicle_index: HashMap<i64, usize> = vehicle_ids
         .iter()
         .enumerate()
@@ -129,7 +133,7 @@ pub(crate) fn build(
     let mut eligible: Vec<(usize, &Order)> = Vec::with_capacity(req.orders.len());
     for (rank, order) in req.orders.iter().enumerate() {
         let left_out = match checks {
-            Checks::Day => day_exclusion(req, order, &vehicle_index),
+            Checks::Day => day_exclusion(req, order, &vehicle_index, &shifts_over),
             Checks::LocationOnly => missing_location(order),
         };
         match left_out {
@@ -188,6 +192,8 @@ pub(crate) fn build(
         skill_names: skills.names(),
         capacity_names: req.capacity_types.iter().map(|t| t.name.clone()).collect(),
         excluded,
+        shifts_over,
+        not_before: req.not_before,
         maintain_upload_sequence: req.maintain_upload_sequence,
         travel,
     })

@@ -172,19 +172,33 @@ pub fn vehicles_at_depot(vehicles: &[Vehicle], date: Date, only_active: bool) ->
         .collect()
 }
 
+/// The vehicles of a request that work on its date, as the solver takes them.
+pub(crate) struct Fleet {
+    /// The solver's vehicles.
+    pub vehicles: Vec<sp::Vehicle>,
+    /// Per solver vehicle: its id.
+    pub ids: Vec<i64>,
+    /// Vehicles that work on the date but whose shift is over when the plan starts
+    /// ([`DayRequest::not_before`]): they get no route, and the sentences of the orders left
+    /// out say so rather than that nobody works.
+    pub shifts_over: Vec<i64>,
+}
+
 /// The vehicles of the request that work on its date, as solver vehicles, with their ids.
 pub(crate) fn build(
     req: &DayRequest,
     locs: &mut Locations,
     skills: &mut SkillIndex,
-) -> Result<(Vec<sp::Vehicle>, Vec<i64>), OptimiseError> {
+) -> Result<Fleet, OptimiseError> {
     let mut out = Vec::new();
     let mut ids = Vec::new();
+    let mut shifts_over = Vec::new();
     for v in req.vehicles {
         let Some(working) = working(v, req.date, req.only_active_vehicles) else {
             continue;
         };
         let Some((shift, breaks)) = from_now(shift_window(&working), breaks(&working), req) else {
+            shifts_over.push(v.id);
             continue;
         };
         let f = &v.fields;
@@ -225,5 +239,9 @@ pub(crate) fn build(
         });
         ids.push(v.id);
     }
-    Ok((out, ids))
+    Ok(Fleet {
+        vehicles: out,
+        ids,
+        shifts_over,
+    })
 }

@@ -33,16 +33,6 @@ pub struct DepotPatch {
     pub lng: Patch<f64>,
 }
 
-/// The sentence that tells an operator how to give the depot a position: every refusal for
-/// want of one names it.
-pub fn position_fix(depot_id: i64) -> String {
-    format!(
-        "give the depot a position with PUT /v2/depots/{depot_id} (`lat` and `lng`, or an \
-         `address` to geocode), or start `dispatch serve` on a new database with --depot-lat and \
-         --depot-lng (or --depot-address)"
-    )
-}
-
 fn issue(
     key: &str,
     code: IssueCode,

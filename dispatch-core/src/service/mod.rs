@@ -21,6 +21,7 @@ pub mod route_day;
 pub mod route_orders;
 pub mod routes;
 pub mod seed;
+pub mod stop_records;
 pub mod tracking;
 pub mod vehicles;
 pub mod zones;

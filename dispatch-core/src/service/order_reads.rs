@@ -2,11 +2,11 @@
 //! order number, and attachments.
 
 use super::customers::catalog;
-use super::driver::view::{RouteDriverRecords, StopDriverView};
 use super::notifications::on_order_deleted;
 use super::orders::statuses;
 use super::plan_reads::StopView;
 use super::route_orders::{retime_route, take_off_routes};
+use super::stop_records::{RouteDriverRecords, StopDriverView};
 use super::ServiceError;
 use crate::model::attachment::{
     display_name, safe_file_name, Attachment, MAX_ATTACHMENTS_PER_ORDER, MAX_ATTACHMENT_BYTES,
@@ -120,7 +120,7 @@ fn stop_views(
     served
         .into_iter()
         .map(|((stop, route), driver)| {
-            let proof = super::pod::stop_proof(tx, scope, &stop)?;
+            let proof = super::stop_records::stop_proof(tx, scope, &stop)?;
             let orders = order.into_iter().cloned().collect();
             let view = StopView {
                 stop,

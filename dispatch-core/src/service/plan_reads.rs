@@ -5,8 +5,7 @@
 use std::collections::HashMap;
 
 use super::customers::catalog;
-use super::driver::view::{DriverReadSettings, RouteDriverRecords, StopDriverView};
-use super::pod::RouteProof;
+use super::stop_records::{DriverReadSettings, RouteDriverRecords, RouteProof, StopDriverView};
 use super::ServiceError;
 use crate::model::optimisation::Optimisation;
 use crate::model::order::Order;

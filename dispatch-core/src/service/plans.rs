@@ -18,7 +18,7 @@ use crate::model::optimisation::{
     JobSpec, JobState, Optimisation, OptimiseSettings, OrderSelection, Queue,
 };
 use crate::model::order::Order;
-use crate::model::organisation::DepotScope;
+use crate::model::organisation::{Depot, DepotScope};
 use crate::model::plan::{NewPlan, Plan, UnservedOrder};
 use crate::optimise::vehicles_at_depot;
 use crate::ports::idempotency::BeforeCommit;
@@ -177,7 +177,7 @@ fn refuse_without_depot_position(
         &format!(
             "the depot has no position and vehicle {first} starts or ends there, so the day \
              cannot be planned: {}",
-            depots::position_fix(depot.id)
+            Depot::position_fix(depot.id)
         ),
     ))
 }

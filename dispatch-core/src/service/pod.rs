@@ -1,16 +1,15 @@
 //! Proof of delivery: what a driver uploads for a stop (signature, photos; here), questionnaire
 //! submissions ([`submissions`]), their reads and the background compression of every
-//! uploaded image ([`reads`]), and what stop reads show of it ([`proof`]).
+//! uploaded image ([`reads`]), and what stop reads show of it
+//! ([`stop_proof`](super::stop_records::stop_proof)).
 //!
 //! Uploads are decoded by the [`ImageCodec`] before a transaction opens (a bad image changes
 //! nothing) and stored as uploaded; [`compress_pending`] later stores the WebP copy. Reads of
 //! an image still pending answer `ImageRead::Pending`.
 
-pub mod proof;
 pub mod reads;
 pub mod submissions;
 
-pub use proof::{stop_proof, RouteProof};
 pub use reads::{compress_pending, get_submission, read_image};
 pub use submissions::{questionnaires, submit, SubmissionInput};
 

@@ -10,6 +10,7 @@ use crate::model::route::{NewRoute, RouteTiming};
 use crate::model::stop::StopVisit;
 use crate::ports::clock::ManualClock;
 use crate::ports::store::{InMemoryStore, NewDepot, StoreError};
+use crate::service::stop_records::stop_proof;
 use crate::time::Date;
 
 /// Accepts `IMG` followed by anything; "encodes" by prefixing `WEBP`, failing on `IMGBAD`.

@@ -7,8 +7,8 @@
 //! moved over from its route (which must stay feasible) or from the left-out list: the task
 //! is placed and nothing is lost.
 
+use super::constraint::feasible;
 use super::instance::{Instance, NONE};
-use super::operators::feasible;
 use super::state::State;
 
 /// Places every such left-out task it can on an unused vehicle beside a job moved there; see

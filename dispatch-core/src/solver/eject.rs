@@ -15,9 +15,9 @@
 //! a higher priority for lower ones. The task taken out is then placed elsewhere if it fits.
 //! Deterministic: routes, tasks and candidates in a fixed order, no random choice.
 
+use super::constraint::feasible;
 use super::insertion::{apply, best_insertion, Blink};
 use super::instance::{Instance, NONE};
-use super::operators::feasible;
 use super::rng::Rng;
 use super::route::Route;
 use super::state::State;
@@ -168,14 +168,8 @@ fn reset(inst: &Instance, trial: &mut Route, v: usize, nodes: &[u32]) {
 /// Whether the route's load at its start and at its end leaves room for task `t`'s own: a
 /// job's delivery is on board from the start and its pickup until the end, on every route.
 fn room_for(inst: &Instance, r: &Route, t: usize) -> bool {
-    let dims = inst.dims;
-    let cap = &inst.vehicles[r.vehicle].capacity;
-    let first = inst.tasks[t].first as usize;
-    let (start, delta) = inst.loads(first);
-    let end = r.elements() * dims;
-    (0..dims).all(|d| {
-        r.loads[d] + start[d] <= cap[d] && r.loads[end + d] + start[d] + delta[d] <= cap[d]
-    })
+    let (start, delta) = inst.loads(inst.tasks[t].first as usize);
+    r.load_caches(inst).room_at_ends(start, delta)
 }
 
 /// Puts the left-out task `p` back at its cheapest place on another used route, if any;

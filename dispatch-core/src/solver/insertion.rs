@@ -3,11 +3,13 @@
 //! (a shipment's delivery positions extend the middle segment incrementally); on the others each
 //! candidate is re-simulated.
 
-use super::instance::{earliest_in, Instance, INF, NONE};
+use super::constraint::schedule::simulate;
+use super::constraint::windows::depart;
+use super::constraint::{breaks, limits};
+use super::instance::{Instance, INF, NONE};
 use super::problem::Time;
 use super::rng::Rng;
 use super::route::{is_break, Route};
-use super::schedule::simulate;
 
 /// Where to insert: the first visit after position `i`, the second (shipments) after original
 /// position `j >= i` (positions of the route's elements, breaks included); `delta` is the change
@@ -43,7 +45,7 @@ pub(crate) fn best_insertion(
     let t = &inst.tasks[task];
     let vd = &inst.vehicles[r.vehicle];
     let extra = if t.second == NONE { 1 } else { 2 };
-    if r.len() + extra > vd.max_tasks {
+    if !limits::tasks_fit(vd, r.len() + extra) {
         return None;
     }
     // An empty route holds no break yet, so its cached arrays would judge a first task without
@@ -53,7 +55,7 @@ pub(crate) fn best_insertion(
     let found = search(inst, r, task, bound, blink, fast)?;
     // With several breaks the cached arrays assume the breaks stay where they are, while the
     // simulation re-places them one by one: confirm, and fall back to exact checks if needed.
-    if fast && vd.breaks.len() > 1 && !simulates(inst, r, &inserts(r, t, found)) {
+    if fast && breaks::may_move(vd) && !simulates(inst, r, &inserts(r, t, found)) {
         return search(inst, r, task, bound, blink, false);
     }
     Some(found)
@@ -93,8 +95,8 @@ fn inserts(r: &Route, t: &super::instance::Task, c: Cand) -> Vec<(usize, u32)> {
 
 fn job(inst: &Instance, r: &Route, node: usize, best: &mut Cand, blink: &mut Blink, fast: bool) {
     let vd = &inst.vehicles[r.vehicle];
-    let dims = inst.dims;
     let (sl, dl) = inst.loads(node);
+    let loads = r.load_caches(inst);
     let l = inst.loc[node];
     let span = Span::of(inst, node);
     for i in span.first(r)..span.end(r) {
@@ -106,20 +108,16 @@ fn job(inst: &Instance, r: &Route, node: usize, best: &mut Cand, blink: &mut Bli
         if delta >= best.delta {
             continue;
         }
-        let cap = &vd.capacity;
-        if (0..dims).any(|d| {
-            r.pmax[i * dims + d] + sl[d] > cap[d] || r.smax[i * dims + d] + sl[d] + dl[d] > cap[d]
-        }) {
+        if !loads.fits_visit(i, sl, dl) {
             continue;
         }
         let dt = inst.tt(a, l) + inst.tt(l, b) - r.gap_tt[i];
-        if r.travel + dt > vd.max_travel {
+        if !limits::travel_fits(vd, r.travel + dt) {
             continue;
         }
         if fast {
-            let s = inst.earliest(node, r.es[i] + r.busy[i] + inst.tt(a, l));
-            let setup = if l != a { inst.setup[node] } else { 0 };
-            if s >= INF || !r.fits_from(inst, i + 1, s + setup + inst.service[node], l) {
+            let t = depart(inst, node, a, r.es[i] + r.busy[i]);
+            if !t.is_some_and(|t| r.fits_from(inst, i + 1, t, l)) {
                 continue;
             }
         } else if !simulates(inst, r, &[(r.nidx[i], node as u32)]) {
@@ -177,17 +175,6 @@ impl Span {
     }
 }
 
-/// Departure from a visit started as early as possible after arriving at `t` from `from`.
-#[inline]
-fn depart(inst: &Instance, node: usize, from: usize, t: Time) -> Time {
-    let l = inst.loc[node];
-    let s = inst.earliest(node, t + inst.tt(from, l));
-    if s >= INF {
-        return INF;
-    }
-    s + if l != from { inst.setup[node] } else { 0 } + inst.service[node]
-}
-
 fn shipment(
     inst: &Instance,
     r: &Route,
@@ -198,11 +185,10 @@ fn shipment(
     fast: bool,
 ) {
     let vd = &inst.vehicles[r.vehicle];
-    let dims = inst.dims;
     let (_, amount) = inst.loads(p);
     let (lp, ld) = (inst.loc[p], inst.loc[d]);
-    let cap = &vd.capacity;
-    let over = |k: usize| (0..dims).any(|x| r.loads[k * dims + x] + amount[x] > cap[x]);
+    let loads = r.load_caches(inst);
+    let over = |k: usize| !loads.carries(k, amount);
     let m = r.elements();
     let (span_p, span_d) = (Span::of(inst, p), Span::of(inst, d));
     let (end_p, end_d) = (span_p.end(r), span_d.end(r));
@@ -212,10 +198,9 @@ fn shipment(
             continue;
         }
         let tp = if fast {
-            let tp = depart(inst, p, a, r.es[i] + r.busy[i]);
-            if tp >= INF {
+            let Some(tp) = depart(inst, p, a, r.es[i] + r.busy[i]) else {
                 continue;
-            }
+            };
             tp
         } else {
             0
@@ -223,10 +208,9 @@ fn shipment(
         // Pickup and delivery next to each other.
         let adjacent = inst.cost(a, lp) + inst.cost(lp, ld) + inst.cost(ld, b) - inst.cost(a, b);
         let adjacent_tt = inst.tt(a, lp) + inst.tt(lp, ld) + inst.tt(ld, b) - inst.tt(a, b);
-        if adjacent < best.delta && r.travel + adjacent_tt <= vd.max_travel {
+        if adjacent < best.delta && limits::travel_fits(vd, r.travel + adjacent_tt) {
             let ok = if fast {
-                let td = depart(inst, d, lp, tp);
-                td < INF && r.fits_from(inst, i + 1, td, ld)
+                depart(inst, d, lp, tp).is_some_and(|td| r.fits_from(inst, i + 1, td, ld))
             } else {
                 simulates(inst, r, &[(r.nidx[i], p as u32), (r.nidx[i], d as u32)])
             };
@@ -253,18 +237,20 @@ fn shipment(
             let x = r.pnode[j];
             if fast {
                 if is_break(x) {
-                    let s = earliest_in(r.windows(inst, j), t);
-                    if s >= INF {
+                    let Some(next) = r.leave_break(inst, j, t) else {
                         break;
-                    }
-                    t = s + r.busy[j];
+                    };
+                    t = next;
                 } else {
-                    t = depart(inst, x as usize, prev, t);
+                    let Some(next) = depart(inst, x as usize, prev, t) else {
+                        break;
+                    };
+                    t = next;
                     prev = r.locs[j];
                 }
                 // Past the latest departure the rest cannot be kept (valid where the location
                 // before position j is the original one).
-                if t >= INF || (prev == r.locs[j] && t > r.ld[j]) {
+                if prev == r.locs[j] && t > r.ld[j] {
                     break;
                 }
             } else if is_break(x) {
@@ -279,12 +265,11 @@ fn shipment(
                     dtp + inst.tt(c, ld) + inst.tt(ld, e) - r.gap_tt[j],
                 )
             };
-            if delta >= best.delta || r.travel + dt > vd.max_travel {
+            if delta >= best.delta || !limits::travel_fits(vd, r.travel + dt) {
                 continue;
             }
             let ok = if fast {
-                let td = depart(inst, d, prev, t);
-                td < INF && r.fits_from(inst, j + 1, td, ld)
+                depart(inst, d, prev, t).is_some_and(|td| r.fits_from(inst, j + 1, td, ld))
             } else {
                 simulates(inst, r, &[(r.nidx[i], p as u32), (r.nidx[j], d as u32)])
             };
@@ -308,7 +293,7 @@ fn simulates(inst: &Instance, r: &Route, inserts: &[(usize, u32)]) -> bool {
             seq.push(r.nodes[pos]);
         }
     }
-    simulate(inst, r.vehicle, &seq, None).is_some()
+    simulate(inst, r.vehicle, &seq, None).is_ok()
 }
 
 /// Applies a candidate to the route's visit list (caches are refreshed by the caller).
@@ -379,6 +364,6 @@ mod tests {
             rate: 0.0,
         };
         assert!(best_insertion(&inst, &r, 0, i64::MAX, &mut blink).is_none());
-        assert!(simulate(&inst, 0, &[0], None).is_none());
+        assert!(simulate(&inst, 0, &[0], None).is_err());
     }
 }

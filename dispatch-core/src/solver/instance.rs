@@ -340,12 +340,6 @@ impl<'p> Instance<'p> {
         &self.tws[self.tw_off[node]..self.tw_off[node + 1]]
     }
 
-    /// Earliest service start at `node` for an arrival at `t`, or [`INF`].
-    #[inline]
-    pub(crate) fn earliest(&self, node: usize, t: Time) -> Time {
-        earliest_in(self.windows(node), t)
-    }
-
     /// Start load and change of load of a node.
     #[inline]
     pub(crate) fn loads(&self, node: usize) -> (&[Load], &[Load]) {
@@ -358,26 +352,4 @@ impl<'p> Instance<'p> {
     pub(crate) fn is_allowed(&self, task: usize, v: usize) -> bool {
         self.allowed[task * self.vehicles.len() + v]
     }
-}
-
-/// Earliest time `>= t` inside one of `w`, or [`INF`].
-#[inline]
-pub(crate) fn earliest_in(w: &[TimeWindow], t: Time) -> Time {
-    for x in w {
-        if t <= x.end {
-            return t.max(x.start);
-        }
-    }
-    INF
-}
-
-/// Latest time `<= t` inside one of `w`, or `-INF`.
-#[inline]
-pub(crate) fn latest_in(w: &[TimeWindow], t: Time) -> Time {
-    for x in w.iter().rev() {
-        if t >= x.start {
-            return t.min(x.end);
-        }
-    }
-    -INF
 }

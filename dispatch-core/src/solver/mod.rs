@@ -79,6 +79,7 @@
 
 pub mod bound;
 pub mod checker;
+mod constraint;
 mod detour;
 mod eject;
 #[cfg(test)]
@@ -99,7 +100,6 @@ mod rng;
 mod route;
 mod ruin;
 mod scarcity;
-mod schedule;
 mod search;
 pub mod solution;
 mod split;

@@ -1,7 +1,7 @@
 //! Turns the search state into the public [`Solution`] with timetables and reasons.
 
+use super::constraint::schedule::simulate;
 use super::instance::Instance;
-use super::schedule::simulate;
 use super::solution::{Reason, Route, Solution, Step, Unassigned};
 use super::state::State;
 
@@ -12,15 +12,15 @@ pub(crate) fn to_solution(inst: &Instance, s: &State, reasons: &[Option<Reason>]
     for r in s.routes.iter().filter(|r| !r.is_empty()) {
         let mut steps = Vec::new();
         match simulate(inst, r.vehicle, &r.nodes, Some(&mut steps)) {
-            Some(t) => routes.push(Route {
+            Ok(t) => routes.push(Route {
                 vehicle: r.vehicle,
                 start_time: t.start,
                 end_time: t.end,
                 steps,
             }),
-            None => {
+            Err(broken) => {
                 // The search only builds routes that simulate; never emit one that does not.
-                debug_assert!(false, "search produced an infeasible route");
+                debug_assert!(false, "search produced an infeasible route: {broken:?}");
                 for &n in &r.nodes {
                     let t = inst.node_task[n as usize] as usize;
                     if inst.tasks[t].first == n {

@@ -8,9 +8,11 @@
 
 use std::collections::HashMap;
 
+use super::constraint::schedule::simulate;
+use super::constraint::windows::earliest;
+use super::constraint::{capacity, eligibility};
 use super::instance::{Instance, INF};
 use super::problem::{Problem, Time};
-use super::schedule::simulate;
 use super::solution::Reason;
 
 /// Fills `inst.allowed` and `inst.through_a_visit` and returns, per task, the reason it can never be served (if any).
@@ -33,9 +35,7 @@ pub(crate) fn precheck(p: &Problem, inst: &mut Instance) -> Vec<Option<Reason>> 
             continue;
         }
         let skilled: Vec<usize> = (0..nv)
-            .filter(|&v| {
-                pinned.is_none_or(|pv| pv == v) && skills.is_subset_of(&p.vehicles[v].skills)
-            })
+            .filter(|&v| eligibility::serves(v, &p.vehicles[v], skills, pinned))
             .collect();
         if skilled.is_empty() {
             reasons.push(Some(Reason::Skills));
@@ -43,7 +43,7 @@ pub(crate) fn precheck(p: &Problem, inst: &mut Instance) -> Vec<Option<Reason>> 
         }
         let fits: Vec<usize> = skilled
             .into_iter()
-            .filter(|&v| fits_capacity(inst, t, v))
+            .filter(|&v| capacity::fits_alone(inst, inst.tasks[t].first as usize, v))
             .collect();
         if fits.is_empty() {
             reasons.push(Some(Reason::Capacity));
@@ -59,8 +59,7 @@ pub(crate) fn precheck(p: &Problem, inst: &mut Instance) -> Vec<Option<Reason>> 
         verdict.fill(None);
         for &v in &fits {
             let class = inst.vehicles[v].class;
-            let ok =
-                *verdict[class].get_or_insert_with(|| simulate(inst, v, &nodes, None).is_some());
+            let ok = *verdict[class].get_or_insert_with(|| simulate(inst, v, &nodes, None).is_ok());
             if ok {
                 inst.allowed[t * nv + v] = true;
                 any = true;
@@ -89,14 +88,6 @@ pub(crate) fn precheck(p: &Problem, inst: &mut Instance) -> Vec<Option<Reason>> 
     reasons
 }
 
-/// Every intermediate load of the task alone stays within the vehicle's capacity.
-fn fits_capacity(inst: &Instance, t: usize, v: usize) -> bool {
-    let cap = &inst.vehicles[v].capacity;
-    let task = &inst.tasks[t];
-    let (start, delta) = inst.loads(task.first as usize);
-    (0..inst.dims).all(|d| start[d] <= cap[d] && start[d] + delta[d] <= cap[d])
-}
-
 /// The visits can start inside their windows when driving straight from the vehicle's start
 /// at the start of its shift (ignoring the shift's end and the route limits).
 fn windows_reachable(inst: &Instance, v: usize, nodes: &[u32]) -> bool {
@@ -105,7 +96,7 @@ fn windows_reachable(inst: &Instance, v: usize, nodes: &[u32]) -> bool {
     let mut prev = vd.start;
     for &n in nodes {
         let n = n as usize;
-        let s = inst.earliest(n, t + inst.tt(prev, inst.loc[n]));
+        let s = earliest(inst, n, t + inst.tt(prev, inst.loc[n]));
         if s >= INF {
             return false;
         }
@@ -142,7 +133,7 @@ fn through_a_stop(
     let mut prev = vd.start;
     for &n in nodes {
         let n = n as usize;
-        let s = inst.earliest(n, t + leg(prev, inst.loc[n]));
+        let s = earliest(inst, n, t + leg(prev, inst.loc[n]));
         if s >= INF {
             return false;
         }

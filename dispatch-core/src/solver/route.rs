@@ -8,9 +8,11 @@
 //!
 //! Positions: 0 is the start, `1..=m` the elements (visits and breaks), `m + 1` the end.
 
-use super::instance::{earliest_in, latest_in, Instance, BREAK, INF, NONE};
+use super::constraint::breaks::arrange;
+use super::constraint::capacity::Loads;
+use super::constraint::windows::{earliest, earliest_in, latest_in};
+use super::instance::{Instance, BREAK, INF, NONE};
 use super::problem::{Load, Time, TimeWindow};
-use super::schedule::arrange;
 
 mod plain;
 
@@ -120,6 +122,28 @@ impl Route {
         self.nodes.is_empty()
     }
 
+    /// The route's cached loads, for the capacity questions.
+    #[inline]
+    pub(crate) fn load_caches<'a>(&'a self, inst: &'a Instance) -> Loads<'a> {
+        Loads {
+            capacity: &inst.vehicles[self.vehicle].capacity,
+            dims: inst.dims,
+            visits: self.len(),
+            loads: &self.loads,
+            pmax: &self.pmax,
+            smax: &self.smax,
+            starts: &self.starts,
+        }
+    }
+
+    /// Departure from the break at position `k` when the vehicle is free from `t` (the break
+    /// starts in its first window still open), or `None` when its windows have closed.
+    #[inline]
+    pub(crate) fn leave_break(&self, inst: &Instance, k: usize, t: Time) -> Option<Time> {
+        let s = earliest_in(self.windows(inst, k), t);
+        (s < INF).then(|| s + self.busy[k])
+    }
+
     /// The windows of the element at position `k` (`1..=m`).
     #[inline]
     pub(crate) fn windows<'a>(&self, inst: &'a Instance, k: usize) -> &'a [TimeWindow] {
@@ -199,7 +223,7 @@ impl Route {
             self.es.push(if x == NONE {
                 depart + tt
             } else {
-                inst.earliest(x as usize, depart + tt)
+                earliest(inst, x as usize, depart + tt)
             });
             self.gap_tt.push(tt);
             self.gap_cost.push(cost);
@@ -320,11 +344,10 @@ impl Route {
             }
             let x = self.pnode[k];
             if is_break(x) {
-                let s = earliest_in(self.windows(inst, k), t);
-                if s >= INF {
+                let Some(next) = self.leave_break(inst, k, t) else {
                     return false;
-                }
-                t = s + self.busy[k];
+                };
+                t = next;
                 k += 1;
                 continue;
             }
@@ -335,7 +358,7 @@ impl Route {
                 // Same busy time as before: the cached latest start decides.
                 return arrive <= self.ls[k];
             }
-            let s = inst.earliest(x, arrive);
+            let s = earliest(inst, x, arrive);
             let setup = if l != from { inst.setup[x] } else { 0 };
             return s < INF && s + setup + inst.service[x] <= self.ld[k];
         }

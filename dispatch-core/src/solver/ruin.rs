@@ -1,11 +1,12 @@
 //! SISR ruin: remove a few strings (runs of consecutive visits), possibly split, from routes
 //! near a random seed visit (Christiaens & Vanden Berghe, "Slack Induction by String Removals").
 
+use super::constraint::schedule::simulate;
+use super::constraint::{limits, windows};
 use super::instance::{Instance, NONE};
 use super::neighbours::Neighbours;
 use super::rng::Rng;
 use super::route::Route;
-use super::schedule::simulate;
 use super::state::State;
 
 /// Ruin parameters.
@@ -131,9 +132,13 @@ pub(crate) fn still_feasible(inst: &Instance, route: &Route) -> bool {
     if route.is_empty() {
         true
     } else if vd.fast && vd.breaks.is_empty() {
-        route.es.last().is_some_and(|&end| end <= vd.shift.end) && route.travel <= vd.max_travel
+        route
+            .es
+            .last()
+            .is_some_and(|&end| windows::ends_in_shift(vd, end))
+            && limits::travel_fits(vd, route.travel)
     } else {
-        simulate(inst, route.vehicle, &route.nodes, None).is_some()
+        simulate(inst, route.vehicle, &route.nodes, None).is_ok()
     }
 }
 

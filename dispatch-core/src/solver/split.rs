@@ -8,8 +8,8 @@
 //! moved at once opens a route at a small cost where the route passes near the depot, and gives
 //! the recreate room in both routes.
 
-use super::instance::{Instance, NONE};
-use super::operators::feasible;
+use super::constraint::{eligibility, feasible, precedence};
+use super::instance::Instance;
 use super::rng::Rng;
 use super::state::State;
 
@@ -45,12 +45,8 @@ pub(crate) fn split(inst: &Instance, s: &mut State, rng: &mut Rng) -> bool {
         let run = &nodes[a..b];
         let mut rest = nodes[..a].to_vec();
         rest.extend_from_slice(&nodes[b..]);
-        let whole = run.iter().all(|&x| {
-            let t = &inst.tasks[task(&x)];
-            t.second == NONE || (run.contains(&t.first) && run.contains(&t.second))
-        });
-        if !whole
-            || !run.iter().all(|x| inst.is_allowed(task(x), vt))
+        if !precedence::whole(inst, run)
+            || !eligibility::allowed(inst, vt, run)
             || !feasible(inst, vt, run)
             || !feasible(inst, vf, &rest)
         {

@@ -5,8 +5,8 @@
 //! construction does. The search only ever replaces its incumbent by a better one, so the
 //! answer is never worse than the (repaired) start.
 
+use super::constraint::feasible;
 use super::instance::Instance;
-use super::operators::feasible;
 use super::solution::Step;
 use super::state::State;
 

@@ -16,22 +16,21 @@
 
 use std::sync::Arc;
 
-use axum::body::{to_bytes, Body, Bytes};
+use axum::body::{to_bytes, Body};
 use axum::extract::{Request, State};
 use axum::http::header::CONTENT_TYPE;
 use axum::http::Method;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use dispatch_core::model::pod::{MAX_IMAGE_BYTES, MAX_PHOTOS_PER_UPLOAD};
-use dispatch_core::ports::idempotency::{Claim, ClaimToken, IdempotencyScope, StoredResponse};
+use dispatch_core::ports::idempotency::{Claim, ClaimToken, IdempotencyScope};
 use sha2::{Digest, Sha256};
 
 use crate::auth::driver::DriverAuth;
 use crate::middleware::idempotency::{
-    blocking, body_mismatch, fingerprint, in_progress, parse_key, release, replay, Idempotency,
-    IDEMPOTENCY_KEY_HEADER,
+    blocking, body_mismatch, execute, fingerprint, in_progress, parse_key, replay, Idempotency,
+    Successes, IDEMPOTENCY_KEY_HEADER,
 };
-use crate::middleware::rate_limit::RateLimited;
 use crate::middleware::RouteKey;
 
 /// The driver's POSTs that honour `idempotency-key`: every one that changes something.
@@ -101,65 +100,12 @@ pub async fn enforce(State(state): State<Arc<Idempotency>>, req: Request, next: 
         Err(e) => crate::error::ApiError::internal(e).into_response(),
         Ok(Claim::Claimed) => {
             let req = Request::from_parts(parts, body);
-            let task = {
-                let (state, scope, token) = (state.clone(), scope.clone(), token.clone());
-                tokio::spawn(async move {
-                    let response = next.run(req).await;
-                    settle(&state, scope, token, response).await
-                })
-            };
-            match task.await {
-                Ok(response) => response,
-                Err(panic) => {
-                    release(&state, scope, token).await;
-                    crate::error::ApiError::internal(format!("request task failed: {panic}"))
-                        .into_response()
-                }
-            }
+            execute(state, scope, token, req, next, Successes::RecordedAfter).await
         }
         Ok(Claim::InProgress) => in_progress(),
         Ok(Claim::BodyMismatch) => body_mismatch(),
         Ok(Claim::Completed(stored)) => replay(stored, false),
     }
-}
-
-/// Records the answer (any but a server error or a rate-limit refusal, which release the key
-/// so the retry runs).
-async fn settle(
-    state: &Idempotency,
-    scope: IdempotencyScope,
-    token: ClaimToken,
-    response: Response,
-) -> Response {
-    let (parts, body) = response.into_parts();
-    let bytes: Bytes = match to_bytes(body, usize::MAX).await {
-        Ok(bytes) => bytes,
-        Err(e) => {
-            release(state, scope, token).await;
-            return crate::error::ApiError::internal(format!("response body failed: {e}"))
-                .into_response();
-        }
-    };
-    if parts.status.is_server_error() || parts.extensions.get::<RateLimited>().is_some() {
-        release(state, scope, token).await;
-    } else {
-        let stored = StoredResponse {
-            status: parts.status.as_u16(),
-            content_type: parts
-                .headers
-                .get(CONTENT_TYPE)
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_owned),
-            body: bytes.to_vec(),
-        };
-        let store = state.store().clone();
-        let (s, t) = (scope.clone(), token.clone());
-        if let Err(e) = blocking(move || store.complete(&s, &t, &stored)).await {
-            tracing::error!(error = %e, "recording a driver's idempotent answer failed");
-            release(state, scope, token).await;
-        }
-    }
-    Response::from_parts(parts, Body::from(bytes))
 }
 
 /// The boundary of a `multipart/...` body.

@@ -158,7 +158,15 @@ pub async fn enforce(State(state): State<Arc<Idempotency>>, req: Request, next: 
             req.extensions_mut()
                 .insert(IdempotencyClaim::new(scope.clone(), token.clone()));
             req.extensions_mut().insert(crate::extract::ReadJson(read));
-            execute(state, scope, token, req, next).await
+            execute(
+                state,
+                scope,
+                token,
+                req,
+                next,
+                Successes::RecordedWithEffect,
+            )
+            .await
         }
         Ok(Claim::InProgress) => in_progress(),
         Ok(Claim::BodyMismatch) => body_mismatch(),
@@ -212,19 +220,31 @@ pub(crate) fn body_mismatch() -> Response {
     .into_response()
 }
 
+/// Where the answer of a success is recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Successes {
+    /// By the handler, in the transaction of its effect (`/v2`): an unrecorded success is a
+    /// fault, logged, and recorded here late.
+    RecordedWithEffect,
+    /// Here, right after the effect committed (the driver's actions, whose rules refuse a
+    /// repeated outcome).
+    RecordedAfter,
+}
+
 /// Runs the claimed request to the end in its own task and records or releases the key.
-async fn execute(
+pub(crate) async fn execute(
     state: Arc<Idempotency>,
     scope: IdempotencyScope,
     token: ClaimToken,
     req: Request,
     next: Next,
+    successes: Successes,
 ) -> Response {
     let task = {
         let (state, scope, token) = (state.clone(), scope.clone(), token.clone());
         tokio::spawn(async move {
             let response = next.run(req).await;
-            settle(&state, scope, token, response).await
+            settle(&state, scope, token, response, successes).await
         })
     };
     match task.await {
@@ -236,11 +256,14 @@ async fn execute(
     }
 }
 
+/// Records the answer (any but a server error or a rate-limit refusal, which release the key
+/// so the retry runs).
 async fn settle(
     state: &Idempotency,
     scope: IdempotencyScope,
     token: ClaimToken,
     response: Response,
+    successes: Successes,
 ) -> Response {
     let (parts, body) = response.into_parts();
     let bytes: Bytes = match to_bytes(body, usize::MAX).await {
@@ -258,7 +281,7 @@ async fn settle(
     } else if parts.status.is_server_error() || parts.extensions.get::<RateLimited>().is_some() {
         release(state, scope, token).await;
     } else {
-        if parts.status.is_success() {
+        if parts.status.is_success() && successes == Successes::RecordedWithEffect {
             // A success reports an effect, which must have recorded its response in its own
             // transaction; recording it only now is not crash-safe.
             tracing::error!(

@@ -4,7 +4,7 @@
 //!
 //! 1. [`request_log`]: every response gets an `x-request-id` and one log line, whatever
 //!    happened further in (including 401s and unknown paths); then the request metrics
-//!    ([`crate::observability::record_request`]), as complete.
+//!    ([`metrics::record_request`]), as complete.
 //! 2. [`features`]: `x-svc-api-features` is parsed before anything can answer, so every response
 //!    (errors included) carries `x-svc-api-features-applied` and the deprecation headers.
 //! 3. authentication ([`crate::auth::require_access_key`]): puts the
@@ -30,6 +30,7 @@ use crate::public_url::PublicUrl;
 
 pub mod features;
 pub mod idempotency;
+pub mod metrics;
 pub mod rate_limit;
 pub mod request_log;
 mod route_key;
@@ -96,9 +97,7 @@ where
             },
             features::negotiate,
         ))
-        .layer(axum::middleware::from_fn(
-            crate::observability::record_request,
-        ))
+        .layer(axum::middleware::from_fn(metrics::record_request))
         .layer(axum::middleware::from_fn(request_log::log_request))
 }
 

@@ -1,7 +1,8 @@
 //! Metrics in the Prometheus text format, served at `GET /metrics` (no key, as
 //! `operator-interface.md` fixes it).
 //!
-//! Everything records through the `metrics` facade (`metrics::counter!` and friends) into one
+//! The request metrics are recorded by a layer of the middleware stack
+//! ([`crate::middleware::metrics`]). Everything records through the `metrics` facade (`metrics::counter!` and friends) into one
 //! process-wide Prometheus recorder, installed by the first [`crate::app`]. The facade costs a
 //! caller no plumbing (the workers and the SQLite store record where things happen) and does
 //! nothing where no recorder is installed (a Rust application linking the crates).
@@ -25,10 +26,8 @@ use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use crate::AppState;
 
 mod bind;
-mod http;
 
 pub use bind::MetricsListener;
-pub use http::record_request;
 
 /// Bounds of the latency histograms (HTTP requests, database transactions), in seconds.
 const LATENCY_BUCKETS: &[f64] = &[

@@ -12,10 +12,10 @@ use dispatch_core::model::order_fields::Catalog;
 use dispatch_core::model::plan::Plan;
 use dispatch_core::model::route::Route;
 use dispatch_core::ports::store::RouteSummary;
-use dispatch_core::service::driver::view::StopDriverView;
 use dispatch_core::service::plan_reads::{
     PlanSummaryView, PlanView, RouteView, StopView, UnservedView,
 };
+use dispatch_core::service::stop_records::StopDriverView;
 use dispatch_core::time::Timestamp;
 
 use super::order_json::render_custom_fields;

@@ -12,6 +12,7 @@ use dispatch_core::service::dispatch::AutoDispatch;
 use tokio::sync::{watch, Notify};
 
 use super::notifier::NotifierArgs;
+use super::positive_seconds;
 use super::travel::TravelArgs;
 use crate::runtime::webhooks::{Retention, WebhookConfig};
 use crate::runtime::{node, Optimiser, OptimiserConfig, Workers};
@@ -34,16 +35,6 @@ fn workers(s: &str) -> Result<WorkersArg, String> {
     s.parse()
         .map(WorkersArg::Jobs)
         .map_err(|_| format!("`{s}` is neither a number of jobs nor `off`"))
-}
-
-/// A number of seconds in (0, 86400] (flags of `serve` and `worker`).
-pub fn positive_seconds(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 && v <= 86_400.0 => Ok(v),
-        _ => Err(format!(
-            "`{s}` is not a number of seconds above 0 and at most 86400"
-        )),
-    }
 }
 
 /// The flags of the background work.

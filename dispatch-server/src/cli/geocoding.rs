@@ -9,7 +9,7 @@ use dispatch_core::ports::clock::Clock;
 use dispatch_core::ports::geocoder::Geocoder;
 use dispatch_core::ports::store::Store;
 
-use super::background::positive_seconds;
+use super::positive_seconds;
 
 /// `serve` flags choosing the geocoder.
 #[derive(Debug, Clone, clap::Args)]

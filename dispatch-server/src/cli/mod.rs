@@ -69,6 +69,16 @@ pub enum Command {
 /// Prefix of the environment variables flags can come from.
 pub const ENV_PREFIX: &str = "DISPATCH_";
 
+/// A number of seconds in (0, 86400] (flags of `serve`, `worker` and their parts).
+pub fn positive_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v <= 86_400.0 => Ok(v),
+        _ => Err(format!(
+            "`{s}` is not a number of seconds above 0 and at most 86400"
+        )),
+    }
+}
+
 /// The variable a flag can come from: `DISPATCH_` and the long name in upper case with `-` as
 /// `_` (`--rate-limits` is `DISPATCH_RATE_LIMITS`), as `operator-interface.md` fixes it.
 pub fn env_name(long: &str) -> String {

@@ -6,7 +6,7 @@ use std::time::Duration;
 use dispatch_adapters::notifications::{SmsGatewaySender, SmtpSender};
 use dispatch_core::ports::notifier::{NotificationSender, RecordingSender};
 
-use super::background::positive_seconds;
+use super::positive_seconds;
 use crate::runtime::notifications::{ChannelSenders, SendConfig};
 
 /// Notification senders of `dispatch serve` (flags, or `DISPATCH_*` variables).

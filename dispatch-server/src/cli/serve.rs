@@ -3,10 +3,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::background::{self, positive_seconds, BackgroundArgs};
+use super::background::{self, BackgroundArgs};
 use super::console::ConsoleArgs;
 use super::database::{Database, DatabaseParser};
 use super::geocoding::GeocoderArgs;
+use super::positive_seconds;
 use dispatch_adapters::images::Codec;
 use dispatch_core::ports::clock::Clock;
 use dispatch_core::service::seed;

@@ -232,6 +232,15 @@ pub(super) fn reason_of(plan: &DayPlan, order_id: i64) -> Option<&'static str> {
         .map(|u| u.reason.code())
 }
 
+/// The sentence of an order left out.
+pub(super) fn description_of(plan: &DayPlan, order_id: i64) -> String {
+    plan.unserved
+        .iter()
+        .find(|u| u.order_id == order_id)
+        .map(|u| u.description.clone())
+        .unwrap()
+}
+
 /// The route serving an order.
 pub(super) fn route_of(plan: &DayPlan, order_id: i64) -> Option<&PlannedRoute> {
     plan.routes

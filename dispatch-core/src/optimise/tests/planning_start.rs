@@ -29,12 +29,30 @@ fn a_plan_made_during_the_shift_plans_nothing_before_that_moment() {
 }
 
 #[test]
-fn a_shift_already_over_plans_no_route() {
-    let mut day = Day::new(vec![delivery(1, 5)], vec![vehicle(10)]);
+fn a_shift_already_over_plans_no_route_and_the_left_out_orders_say_so() {
+    let mut pinned = delivery(2, 5);
+    pinned.vehicle_id = Some(10);
+    let mut day = Day::new(vec![delivery(1, 5), pinned], vec![vehicle(10)]);
     day.not_before = at("18:30");
     let plan = day.plan();
     assert!(plan.routes.is_empty());
-    assert!(reason_of(&plan, 1).is_some());
+    assert_eq!(reason_of(&plan, 1), Some("NO_VEHICLE"));
+    assert!(
+        description_of(&plan, 1)
+            .ends_with("every shift on 2026-11-23 is over by 18:30, when this plan starts"),
+        "{}",
+        description_of(&plan, 1)
+    );
+    assert!(
+        description_of(&plan, 2).ends_with(
+            "it is assigned to vehicle 10, whose shift on 2026-11-23 is over by 18:30, when this plan starts"
+        ),
+        "{}",
+        description_of(&plan, 2)
+    );
+    // Planned ahead, nobody's shift is over.
+    day.not_before = None;
+    assert_eq!(reason_of(&day.plan(), 1), None);
 }
 
 #[test]

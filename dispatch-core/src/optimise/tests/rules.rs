@@ -366,14 +366,6 @@ fn unserved_orders_are_listed_once_in_request_order() {
     assert_eq!(ids, vec![3, 5, 4]);
 }
 
-fn description_of(plan: &DayPlan, order_id: i64) -> String {
-    plan.unserved
-        .iter()
-        .find(|u| u.order_id == order_id)
-        .map(|u| u.description.clone())
-        .unwrap()
-}
-
 #[test]
 fn unserved_descriptions_name_the_order_specifics_that_blocked_it() {
     let mut skilled = delivery(1, 5);

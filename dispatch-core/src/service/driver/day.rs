@@ -1,14 +1,13 @@
 //! The driver's reads: one route dispatched to its vehicle, and the vehicle's day.
 
 use super::access::{owned_route, owned_stop};
-use super::view::RouteDriverRecords;
 use crate::model::driver::Driver;
 use crate::model::order_fields::Catalog;
 use crate::model::route::Route;
 use crate::ports::store::Store;
 use crate::service::customers::catalog;
 use crate::service::plan_reads::{route_view, stop_view, OrderCache, RouteView, StopView};
-use crate::service::pod::RouteProof;
+use crate::service::stop_records::{RouteDriverRecords, RouteProof};
 use crate::service::ServiceError;
 use crate::time::zone::DepotZone;
 use crate::time::{Date, Timestamp};

@@ -17,7 +17,6 @@ pub mod feed;
 pub mod progress;
 pub mod rules;
 pub mod track;
-pub mod view;
 pub mod visits;
 
 pub use access::{owned_route, owned_stop};

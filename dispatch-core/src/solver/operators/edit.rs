@@ -7,8 +7,9 @@
 //! except on vehicles the caches cannot decide (a duration limit, or several breaks that the
 //! simulation may re-place), where an improving edit is confirmed by [`feasible`].
 
-use super::feasible;
-use crate::solver::instance::{earliest_in, Instance, INF};
+use crate::solver::constraint::windows::depart;
+use crate::solver::constraint::{breaks, capacity, feasible, limits};
+use crate::solver::instance::Instance;
 use crate::solver::problem::Time;
 use crate::solver::route::{is_break, Route};
 
@@ -54,7 +55,7 @@ pub(super) fn evaluate(inst: &Instance, r: &Route, edits: &[Edit]) -> Option<i64
         .filter(|e| matches!(e, Edit::Remove(_)))
         .count();
     let inserted = edits.len() - removed;
-    if r.len() + inserted > vd.max_tasks.saturating_add(removed) {
+    if !limits::tasks_fit(vd, r.len() + inserted - removed) {
         return None;
     }
     // Load offset against the cached loads: before the first edit, the start load changes by
@@ -71,7 +72,7 @@ pub(super) fn evaluate(inst: &Instance, r: &Route, edits: &[Edit]) -> Option<i64
         }
     }
     let cap = &vd.capacity;
-    let over = |base: &[i64], off: &[i64]| (0..dims).any(|d| base[d] + off[d] > cap[d]);
+    let over = |base: &[i64], off: &[i64]| !capacity::fits(base, off, cap);
     let start = first.anchor();
     if over(&r.pmax[start * dims..(start + 1) * dims], &offset) {
         return None;
@@ -103,7 +104,7 @@ pub(super) fn evaluate(inst: &Instance, r: &Route, edits: &[Edit]) -> Option<i64
                 offset[d] += delta[d];
                 load[d] += delta[d];
             }
-            if (0..dims).any(|d| load[d] > cap[d]) {
+            if !capacity::within(&load, cap) {
                 return None;
             }
         }
@@ -118,18 +119,16 @@ pub(super) fn evaluate(inst: &Instance, r: &Route, edits: &[Edit]) -> Option<i64
             if k <= m && over(&r.smax[k * dims..(k + 1) * dims], &offset) {
                 return None;
             }
-            if r.travel + new_tt - old_tt > vd.max_travel || !r.fits_from(inst, k, t, from) {
+            if !limits::travel_fits(vd, r.travel + new_tt - old_tt)
+                || !r.fits_from(inst, k, t, from)
+            {
                 return None;
             }
             break;
         }
         let x = r.pnode[k];
         if is_break(x) {
-            let s = earliest_in(r.windows(inst, k), t);
-            if s >= INF {
-                return None;
-            }
-            t = s + r.busy[k];
+            t = r.leave_break(inst, k, t)?;
         } else {
             let x = x as usize;
             let l = r.locs[k];
@@ -150,7 +149,7 @@ pub(super) fn evaluate(inst: &Instance, r: &Route, edits: &[Edit]) -> Option<i64
                 for d in 0..dims {
                     load[d] = r.loads[k * dims + d] + offset[d];
                 }
-                if (0..dims).any(|d| load[d] > cap[d]) {
+                if !capacity::within(&load, cap) {
                     return None;
                 }
             }
@@ -158,22 +157,13 @@ pub(super) fn evaluate(inst: &Instance, r: &Route, edits: &[Edit]) -> Option<i64
         k += 1;
     }
     let delta = new_cost - old_cost;
-    if !vd.fast || vd.breaks.len() > 1 {
+    if !vd.fast || breaks::may_move(vd) {
         let nodes = edited(r, edits);
         if !feasible(inst, r.vehicle, &nodes) {
             return None;
         }
     }
     Some(delta)
-}
-
-/// Departure from visit `x` reached from `from` after leaving there at `t`, or `None` when
-/// none of its windows can be met.
-#[inline]
-fn depart(inst: &Instance, x: usize, from: usize, t: Time) -> Option<Time> {
-    let l = inst.loc[x];
-    let s = inst.earliest(x, t + inst.tt(from, l));
-    (s < INF).then(|| s + if l != from { inst.setup[x] } else { 0 } + inst.service[x])
 }
 
 /// The route's visits with `edits` applied.

@@ -47,13 +47,6 @@ pub(super) fn is_job(inst: &Instance, node: u32) -> bool {
     inst.tasks[inst.node_task[node as usize] as usize].second == NONE
 }
 
-/// Whether every task of `nodes` may go on vehicle `v`.
-pub(super) fn allowed(inst: &Instance, v: usize, nodes: &[u32]) -> bool {
-    nodes
-        .iter()
-        .all(|&x| inst.is_allowed(inst.node_task[x as usize] as usize, v))
-}
-
 fn route_of(inst: &Instance, s: &State, node: u32) -> Option<usize> {
     let r = s.route_of[inst.node_task[node as usize] as usize];
     (r != NONE).then_some(r as usize)
@@ -166,7 +159,11 @@ fn improve_visit(
 pub(super) fn apply(inst: &Instance, s: &mut State, a: usize, b: usize, change: Change) {
     debug_assert!(change.delta < 0);
     for (r, nodes) in [(a, change.a), (b, change.b)] {
-        debug_assert!(super::feasible(inst, s.routes[r].vehicle, &nodes));
+        debug_assert!(crate::solver::constraint::feasible(
+            inst,
+            s.routes[r].vehicle,
+            &nodes
+        ));
         for &x in &nodes {
             s.set_route(inst.node_task[x as usize] as usize, r as u32);
         }

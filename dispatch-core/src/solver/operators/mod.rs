@@ -20,8 +20,7 @@ mod two_opt_star;
 pub(crate) use inter::improve_between;
 pub(crate) use two_opt_star::decide_all;
 
-use super::instance::{Instance, NONE};
-use super::schedule::simulate;
+use super::instance::Instance;
 use super::state::State;
 
 /// Improves each listed route until neither operator finds an improving feasible move.
@@ -53,39 +52,10 @@ fn locations(inst: &Instance, v: usize, nodes: &[u32]) -> Vec<usize> {
     l
 }
 
-/// Whether a visit sequence satisfies every constraint on vehicle `v`.
-pub(crate) fn feasible(inst: &Instance, v: usize, nodes: &[u32]) -> bool {
-    let cap = &inst.vehicles[v].capacity;
-    let dims = inst.dims;
-    let mut load = vec![0; dims];
-    for &x in nodes {
-        let (start, _) = inst.loads(x as usize);
-        for (l, s) in load.iter_mut().zip(start) {
-            *l += s;
-        }
-    }
-    if load.iter().zip(cap).any(|(l, c)| l > c) {
-        return false;
-    }
-    for (k, &x) in nodes.iter().enumerate() {
-        let t = &inst.tasks[inst.node_task[x as usize] as usize];
-        if t.second == x && t.second != NONE && !nodes[..k].contains(&t.first) {
-            return false;
-        }
-        let (_, delta) = inst.loads(x as usize);
-        for ((l, d), c) in load.iter_mut().zip(delta).zip(cap) {
-            *l += d;
-            if *l > *c {
-                return false;
-            }
-        }
-    }
-    simulate(inst, v, nodes, None).is_some()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::solver::constraint::feasible;
     use crate::solver::fixtures::{job, plane, vehicle};
     use crate::solver::problem::*;
 

@@ -1,7 +1,8 @@
 //! Intra-route or-opt: move a run of one to three consecutive visits elsewhere in the route
 //! (order kept) when that shortens it.
 
-use super::{feasible, locations};
+use super::locations;
+use crate::solver::constraint::feasible;
 use crate::solver::instance::Instance;
 
 /// Applies the first improving feasible move; true when one was found.

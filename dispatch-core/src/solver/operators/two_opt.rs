@@ -1,6 +1,7 @@
 //! Intra-route 2-opt: reverse the visits `i..=j` when that shortens the route.
 
-use super::{feasible, locations};
+use super::locations;
+use crate::solver::constraint::feasible;
 use crate::solver::instance::Instance;
 
 /// Applies the first improving feasible reversal; true when one was found.

@@ -9,9 +9,11 @@
 //! for shipments cut apart, on days with shipments). Elsewhere the caches cannot decide (a
 //! tail's breaks and limits change with its vehicle), and both new routes are re-simulated.
 
-use super::feasible;
-use super::inter::{allowed, Change, InterMove, Pair};
-use crate::solver::instance::{Instance, INF, NONE};
+use super::inter::{Change, InterMove, Pair};
+use crate::solver::constraint::eligibility::allowed;
+use crate::solver::constraint::precedence::whole_tail;
+use crate::solver::constraint::{feasible, limits};
+use crate::solver::instance::Instance;
 use crate::solver::route::Route;
 use crate::solver::state::State;
 
@@ -64,7 +66,8 @@ pub(super) fn allows(inst: &Instance, ra: &Route, i: usize, rb: &Route, j: usize
     if decidable(inst, ra, rb) {
         fits(inst, ra, i, rb, j)
             && fits(inst, rb, j, ra, i)
-            && (inst.n_jobs == inst.tasks.len() || (whole(inst, ra, i) && whole(inst, rb, j)))
+            && (inst.n_jobs == inst.tasks.len()
+                || (whole_tail(inst, &ra.nodes[i..]) && whole_tail(inst, &rb.nodes[j..])))
     } else {
         simulated(inst, ra, i, rb, j)
     }
@@ -107,7 +110,7 @@ pub(crate) fn decide_all(inst: &Instance, s: &State, cached: bool) -> (u64, u64)
 /// times, loads and eligibility hold on either) with no breaks and no duration or travel limit.
 pub(super) fn decidable(inst: &Instance, ra: &Route, rb: &Route) -> bool {
     let (va, vb) = (&inst.vehicles[ra.vehicle], &inst.vehicles[rb.vehicle]);
-    va.class == vb.class && va.breaks.is_empty() && va.fast && va.max_travel >= INF
+    va.class == vb.class && va.breaks.is_empty() && va.fast && limits::no_travel_limit(va)
 }
 
 /// Whether `ra`'s first `i` visits followed by `rb`'s after its first `j` fit on `ra`'s
@@ -115,38 +118,14 @@ pub(super) fn decidable(inst: &Instance, ra: &Route, rb: &Route) -> bool {
 /// its `k`-th visit).
 fn fits(inst: &Instance, ra: &Route, i: usize, rb: &Route, j: usize) -> bool {
     let vd = &inst.vehicles[ra.vehicle];
-    let (ma, mb, dims) = (ra.len(), rb.len(), inst.dims);
-    if i + mb - j > vd.max_tasks || !rb.fits_from(inst, j + 1, ra.es[i] + ra.busy[i], ra.locs[i]) {
+    let mb = rb.len();
+    if !limits::tasks_fit(vd, i + mb - j)
+        || !rb.fits_from(inst, j + 1, ra.es[i] + ra.busy[i], ra.locs[i])
+    {
         return false;
     }
-    (0..dims).all(|d| {
-        let cap = vd.capacity[d];
-        // Start loads of the tails: `ra`'s leaves the route, `rb`'s joins it.
-        let out = ra.starts[ma * dims + d] - ra.starts[i * dims + d];
-        let came = rb.starts[mb * dims + d] - rb.starts[j * dims + d];
-        let head = ra.pmax[i * dims + d] - out + came <= cap;
-        // Along the tail, the load is `rb`'s less what `rb`'s head added, plus `ra`'s head's.
-        let tail = j == mb
-            || rb.smax[(j + 1) * dims + d] - (rb.loads[j * dims + d] - came)
-                + (ra.loads[i * dims + d] - out)
-                <= cap;
-        head && tail
-    })
-}
-
-/// True when no shipment of `r` has its pickup among the first `i` visits and its delivery
-/// after them.
-fn whole(inst: &Instance, r: &Route, i: usize) -> bool {
-    // A pickup precedes its delivery on the route, so a shipment is cut iff its delivery lies
-    // in the tail and its pickup does not: the tail holds more deliveries than pickups.
-    let mut open = 0i64;
-    for &x in &r.nodes[i..] {
-        let t = &inst.tasks[inst.node_task[x as usize] as usize];
-        if t.second != NONE {
-            open += if t.first == x { 1 } else { -1 };
-        }
-    }
-    open == 0
+    ra.load_caches(inst)
+        .fits_exchange(i, &rb.load_caches(inst), j)
 }
 
 /// Location of the `i`-th visit of `r` (the vehicle's start for 0).

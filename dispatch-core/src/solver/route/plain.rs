@@ -2,7 +2,8 @@
 //! classic benchmarks, and most of every search's time).
 
 use super::{is_break, Route};
-use crate::solver::instance::{latest_in, Instance, INF, NONE};
+use crate::solver::constraint::windows::{earliest, latest_in};
+use crate::solver::instance::{Instance, INF, NONE};
 use crate::solver::problem::Load;
 
 impl Route {
@@ -54,7 +55,7 @@ impl Route {
             *gap_tt = tt;
             *gap_cost = c;
             let busy = if l != prev { inst.setup[x] } else { 0 } + inst.service[x];
-            let es = inst.earliest(x, depart + tt);
+            let es = earliest(inst, x, depart + tt);
             *loc = l;
             *nidx = k + 1;
             *busy_at = busy;

@@ -17,7 +17,8 @@ mod repair;
 mod route;
 mod segment;
 
-use super::instance::{Instance, INF, NONE};
+use super::constraint::{limits, Kind};
+use super::instance::{Instance, NONE};
 use super::neighbours::Neighbours;
 use super::population::exchanged_routes;
 use super::recreate::RecreateScratch;
@@ -41,9 +42,10 @@ pub(crate) fn applies(inst: &Instance) -> bool {
     inst.dims == 1
         && inst.vehicle_cost == 0
         && inst.tasks.iter().all(|t| t.second == NONE)
-        && inst.vehicles.iter().all(|v| {
-            v.fast && v.breaks.is_empty() && v.max_travel >= INF && v.max_tasks == usize::MAX
-        })
+        && inst
+            .vehicles
+            .iter()
+            .all(|v| limits::unlimited(v) && v.breaks.is_empty())
         && (0..nodes).all(|x| inst.windows(x).len() == 1 && inst.setup[x] == 0)
         && inst.allowed.iter().all(|&a| a)
 }
@@ -94,11 +96,31 @@ impl Penalties {
         }
     }
 
-    /// Penalised cost of a whole route of vehicle capacity `capacity`.
+    /// The weight of one unit of a violation of `kind`.
+    #[inline]
+    fn weight(&self, kind: Kind) -> i64 {
+        match kind {
+            Kind::TimeWarp => self.warp,
+            Kind::ExcessLoad(_) => self.load,
+            // Never measured by segments: the problems they describe have no breaks, no limits
+            // and no shipments.
+            Kind::Break(_)
+            | Kind::ExcessTasks
+            | Kind::ExcessTravel
+            | Kind::ExcessDuration
+            | Kind::DeliveryBeforePickup => 0,
+        }
+    }
+
+    /// Penalised cost of a whole route of vehicle capacity `capacity`: its travel cost plus its
+    /// violations, each at its weight.
     #[inline]
     pub(crate) fn cost(&self, s: &Segment, capacity: i64) -> i64 {
-        let penalty =
-            self.warp as i128 * s.warp as i128 + self.load as i128 * s.excess(capacity) as i128;
+        let penalty: i128 = s
+            .violations(capacity)
+            .iter()
+            .map(|v| self.weight(v.kind) as i128 * v.amount as i128)
+            .sum();
         s.cost
             .saturating_add((penalty / SCALE as i128).min(i64::MAX as i128 / 4) as i64)
     }

@@ -6,9 +6,9 @@
 
 use super::route::WRoute;
 use super::Penalties;
+use crate::solver::constraint::feasible;
 use crate::solver::instance::Instance;
 use crate::solver::neighbours::Neighbours;
-use crate::solver::operators::feasible;
 use crate::solver::recreate::{order, recreate, Recreate, RecreateScratch};
 use crate::solver::rng::Rng;
 use crate::solver::state::State;

@@ -7,6 +7,7 @@
 //! window after arriving late: zero for a route that keeps every window and its shift. Every
 //! figure is an integer of the problem's units: a segment decides feasibility exactly.
 
+use crate::solver::constraint::{capacity, Kind, Violation};
 use crate::solver::instance::Instance;
 use crate::solver::problem::{Load, Time};
 
@@ -95,7 +96,23 @@ impl Segment {
     /// Load above `capacity` at the segment's peak.
     #[inline]
     pub(crate) fn excess(&self, capacity: Load) -> Load {
-        (self.peak - capacity).max(0)
+        capacity::excess(self.peak, capacity)
+    }
+
+    /// What a whole route described by the segment breaks, on a vehicle of `capacity`: its
+    /// time warp and its load above capacity (each zero when kept).
+    #[inline]
+    pub(crate) fn violations(&self, capacity: Load) -> [Violation; 2] {
+        [
+            Violation {
+                kind: Kind::TimeWarp,
+                amount: self.warp,
+            },
+            Violation {
+                kind: Kind::ExcessLoad(0),
+                amount: self.excess(capacity),
+            },
+        ]
     }
 }
 

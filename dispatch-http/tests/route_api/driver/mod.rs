@@ -10,6 +10,7 @@ mod feed;
 mod feed_retention;
 mod input;
 mod outcomes;
+mod retries;
 mod time_order;
 mod track;
 

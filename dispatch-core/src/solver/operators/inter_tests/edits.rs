@@ -4,13 +4,13 @@
 //! elements exactly where the simulation takes them.
 
 use super::random;
+use crate::solver::constraint::feasible;
+use crate::solver::constraint::schedule::simulate;
 use crate::solver::instance::Instance;
 use crate::solver::operators::edit::{edited, evaluate, Edit};
-use crate::solver::operators::feasible;
 use crate::solver::precheck::precheck;
 use crate::solver::rng::Rng;
 use crate::solver::route::{is_break, Route};
-use crate::solver::schedule::simulate;
 use crate::solver::solution::Step;
 use crate::solver::state::State;
 use crate::solver::warm::initial;
@@ -105,7 +105,7 @@ fn break_routes_place_their_break_where_the_simulation_takes_it() {
         for r in s.routes.iter().filter(|r| !r.is_empty()) {
             let mut steps = Vec::new();
             let timing = simulate(inst, r.vehicle, &r.nodes, Some(&mut steps));
-            assert!(timing.is_some(), "seed {seed}: a kept route must simulate");
+            assert!(timing.is_ok(), "seed {seed}: a kept route must simulate");
             let sim_breaks: Vec<usize> = steps
                 .iter()
                 .enumerate()

@@ -1,6 +1,6 @@
 use super::*;
+use crate::solver::constraint::{feasible, violations, Kind, Violation};
 use crate::solver::formats::{self, Format};
-use crate::solver::operators::feasible;
 use crate::solver::precheck::precheck;
 use crate::solver::problem::{Objective, Problem};
 
@@ -36,7 +36,7 @@ fn total(routes: &[WRoute]) -> i64 {
 }
 
 #[test]
-fn segments_judge_feasibility_as_the_full_simulation_does() {
+fn segments_judge_feasibility_and_measure_time_warp_and_load_as_the_constraints_do() {
     for name in ["R101", "C201", "RC105"] {
         let p = solomon(name);
         let mut inst = Instance::new(&p);
@@ -65,6 +65,22 @@ fn segments_judge_feasibility_as_the_full_simulation_does() {
             nodes = keyed.into_iter().map(|(_, x)| x).collect();
             let w = WRoute::new(&inst, 0, nodes.clone(), &pen);
             assert_eq!(w.feasible(), feasible(&inst, 0, &nodes), "{name} {nodes:?}");
+            // The constraints measure what the segments price, by the same amounts.
+            let measured = violations(&inst, 0, &nodes);
+            let priced = w.whole().violations(inst.vehicles[0].capacity[0]);
+            let amount =
+                |vs: &[Violation], kind| vs.iter().find(|v| v.kind == kind).map(|v| v.amount);
+            for kind in [Kind::TimeWarp, Kind::ExcessLoad(0)] {
+                let expected = amount(&priced, kind).filter(|&a| a > 0);
+                assert_eq!(
+                    amount(&measured, kind),
+                    expected,
+                    "{name} {nodes:?} {kind:?}"
+                );
+            }
+            assert!(measured
+                .iter()
+                .all(|v| matches!(v.kind, Kind::TimeWarp | Kind::ExcessLoad(0))));
             if w.feasible() {
                 kept += 1;
             } else {

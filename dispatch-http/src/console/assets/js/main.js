@@ -248,6 +248,47 @@ function redrawRoutes(routes) {
   reselect();
 }
 
+/**
+ * Draws a live update of `state.day`: only the routes whose stops, reports, ETAs, breaks or
+ * van position changed (a quiet board is not redrawn at all); the whole board when routes
+ * came or went, a route changed status or its stop count, or a plan changed. The time it
+ * took and how many routes it drew are kept in body[data-update-ms] and [data-update-routes].
+ */
+function update() {
+  const started = performance.now();
+  const board = buildBoard(state.day, state.board.zone);
+  board.dropped = state.dropped;
+  board.roadWarnings = state.roadWarnings;
+  const changed = changedRoutes(state.board, board);
+  if (changed === null || !timeline.update(board, changed)) {
+    render();
+    document.body.dataset.updateRoutes = "all";
+  } else {
+    state.board = board;
+    map.update(board, changed);
+    updateRouteCards($("panel"), board, changed, (action, id, name) => act(action, id, name, actions), laneTarget);
+    unassigned.show(board, state.refusals, orderSource);
+    reselect();
+    document.body.dataset.updateRoutes = String(changed.length);
+  }
+  document.body.dataset.updateMs = String(Math.round(performance.now() - started));
+}
+
+/** What the whole board shows of a day beyond each route's own lane, card and map layer. */
+function outline(board) {
+  return JSON.stringify([
+    board.plans.map((p) => ({ ...p, routes: p.routes.map((r) => r.id) })),
+    board.routes.map((r) => [r.route.id, r.status, r.stops.length]),
+  ]);
+}
+
+/** The routes of `next` drawn differently from `shown`, or null when the board is to be drawn afresh. */
+function changedRoutes(shown, next) {
+  if (outline(shown) !== outline(next)) return null;
+  const drawn = (r) => JSON.stringify([r.route, r.position, r.breaks, r.stops.map((s) => s.orders)]);
+  return next.routes.filter((r, i) => drawn(r) !== drawn(shown.routes[i]));
+}
+
 /** The live update: plans (stops, reports, ETAs, breaks) and positions, without reloading the page. */
 let timer = null;
 function schedulePoll() {
@@ -265,7 +306,7 @@ async function poll() {
     const breaks = await loadBreaks(state.api, plans.map((p) => p.id));
     if (state.day !== day || mover.busy) return schedulePoll();
     state.day = { ...day, plans, positions, orders, breaks };
-    render();
+    update();
     // Routes changed by someone else (stop ids change with every edit), or whose roads OSRM
     // could not give last time, are asked again.
     if (state.board.routes.some((r) => r.stops.length > 0 && !map.roadOf(r))) followRoads(plans.map((p) => p.id));

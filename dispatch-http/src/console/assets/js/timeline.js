@@ -68,6 +68,7 @@ export class Timeline {
    */
   update(board, routes) {
     if (!this.span || routes.some((r) => !this.lanes.has(r.route.id))) return false;
+    this.board = board;
     const wanted = span(board);
     if (wanted[0] < this.span[0] || wanted[1] > this.span[1]) {
       this.span = [Math.min(wanted[0], this.span[0]), Math.max(wanted[1], this.span[1])];

@@ -7,8 +7,8 @@ use axum::http::Method;
 use axum::middleware::Next;
 use axum::response::Response;
 
-use crate::middleware::idempotency::IDEMPOTENCY_REPLAY_HEADER;
-use crate::middleware::rate_limit::RateLimited;
+use super::idempotency::IDEMPOTENCY_REPLAY_HEADER;
+use super::rate_limit::RateLimited;
 
 /// Route label of a request no route matched: raw paths would make a series per typo.
 const UNMATCHED: &str = "unmatched";
@@ -31,7 +31,7 @@ fn method_label(method: &Method) -> &'static str {
 /// Counts the request by method, route template and status, observes its latency, and counts
 /// rate-limit rejections and idempotent replays (read from the markers the inner layers leave
 /// on the response). Sits outside routing: the template comes from
-/// [`crate::middleware::request_log::expose_route`].
+/// [`super::request_log::expose_route`].
 pub async fn record_request(req: Request, next: Next) -> Response {
     let started = Instant::now();
     let method = method_label(req.method()).to_owned();
