@@ -17,7 +17,7 @@
 
 use super::instance::{Instance, NONE};
 use super::neighbours::Neighbours;
-use super::recreate::{order, recreate, Recreate, RecreateScratch};
+use super::recreate::{complete, RecreateScratch};
 use super::rng::Rng;
 use super::ruin::still_feasible;
 use super::state::State;
@@ -277,20 +277,9 @@ pub(crate) fn crossover(
         }
     }
     for &r in &chosen {
-        let route = out.route_mut(r);
-        route.nodes.clone_from(&b.routes[r].nodes);
-        out.refresh(inst, r);
-        for &x in &b.routes[r].nodes {
-            out.set_route(inst.node_task[x as usize] as usize, r as u32);
-        }
+        out.set_nodes(inst, r, &b.routes[r].nodes);
     }
-    order(inst, nb, &mut pending, rng);
-    let opts = Recreate {
-        blink: 0.01,
-        allow_new: true,
-        full_scan: 1.0,
-    };
-    recreate(inst, nb, out, &pending, rng, opts, scratch);
+    complete(inst, nb, out, &mut pending, rng, scratch);
 }
 
 /// A new individual from nothing: every task of `tasks` inserted in a random order.
@@ -303,12 +292,6 @@ pub(crate) fn construct(
 ) -> State {
     let mut s = State::empty(inst, &[]);
     let mut all = tasks.to_vec();
-    order(inst, nb, &mut all, rng);
-    let opts = Recreate {
-        blink: 0.01,
-        allow_new: true,
-        full_scan: 1.0,
-    };
-    recreate(inst, nb, &mut s, &all, rng, opts, scratch);
+    complete(inst, nb, &mut s, &mut all, rng, scratch);
     s
 }

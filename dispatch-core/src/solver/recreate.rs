@@ -100,6 +100,25 @@ const GRANULAR_ROUTES: usize = 12;
 /// Neighbours whose routes are tried first.
 const NEAR: usize = 30;
 
+/// Orders `tasks` ([`order`]) and inserts them all ([`recreate`]) as a new solution is
+/// completed: with a little blinking and unused vehicles opened where needed.
+pub(crate) fn complete(
+    inst: &Instance,
+    nb: &Neighbours,
+    s: &mut State,
+    tasks: &mut [u32],
+    rng: &mut Rng,
+    scratch: &mut RecreateScratch,
+) {
+    order(inst, nb, tasks, rng);
+    let opts = Recreate {
+        blink: 0.01,
+        allow_new: true,
+        full_scan: 1.0,
+    };
+    recreate(inst, nb, s, tasks, rng, opts, scratch);
+}
+
 /// Inserts each task at its cheapest feasible place (opening at most one vehicle per class
 /// of interchangeable vehicles for the comparison); tasks with no place are left out.
 pub(crate) fn recreate(

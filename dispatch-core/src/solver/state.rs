@@ -163,6 +163,17 @@ impl State {
         }
     }
 
+    /// Gives route `r` the visits `nodes` (their tasks recorded as on it) and recomputes it.
+    pub(crate) fn set_nodes(&mut self, inst: &Instance, r: usize, nodes: &[u32]) {
+        let route = self.route_mut(r);
+        route.nodes.clear();
+        route.nodes.extend_from_slice(nodes);
+        self.refresh(inst, r);
+        for &x in nodes {
+            self.set_route(inst.node_task[x as usize] as usize, r as u32);
+        }
+    }
+
     /// Records that task `t` now belongs to route `r` (or to none).
     pub(crate) fn set_route(&mut self, t: usize, r: u32) {
         if self.journal.active {

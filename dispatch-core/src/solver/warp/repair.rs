@@ -9,7 +9,7 @@ use super::Penalties;
 use crate::solver::constraint::feasible;
 use crate::solver::instance::Instance;
 use crate::solver::neighbours::Neighbours;
-use crate::solver::recreate::{order, recreate, Recreate, RecreateScratch};
+use crate::solver::recreate::{complete, RecreateScratch};
 use crate::solver::rng::Rng;
 use crate::solver::state::State;
 
@@ -40,19 +40,9 @@ pub(crate) fn into_state(
             pending.extend(w.nodes.drain(..).map(|x| inst.node_task[x as usize]));
         }
         debug_assert_eq!(out.routes[r].vehicle, w.vehicle);
-        out.route_mut(r).nodes.clone_from(&w.nodes);
-        out.refresh(inst, r);
-        for &x in &w.nodes {
-            out.set_route(inst.node_task[x as usize] as usize, r as u32);
-        }
+        out.set_nodes(inst, r, &w.nodes);
     }
-    order(inst, nb, &mut pending, rng);
-    let opts = Recreate {
-        blink: 0.01,
-        allow_new: true,
-        full_scan: 1.0,
-    };
-    recreate(inst, nb, out, &pending, rng, opts, scratch);
+    complete(inst, nb, out, &mut pending, rng, scratch);
 }
 
 /// Removes visits from `w` until it is feasible, the one whose removal lowers the penalised
