@@ -332,7 +332,6 @@ impl<C: Connection> Db<C> {
             value_rows(rows, &types, C::DIALECT == Dialect::Postgres),
             C::DIALECT.pick("0", "FALSE"),
         );
-        let ids: Vec<Val> = values.iter().step_by(types.len()).cloned().collect();
         values.push(scope.depot_id.to_val());
         let changed = self
             .0
@@ -342,7 +341,7 @@ impl<C: Connection> Db<C> {
             .st()?;
         if changed != rows {
             return Err(StoreError::Backend(format!(
-                "{} of the orders {ids:?} are not in the depot",
+                "{} of the {rows} orders written together are not in the depot",
                 rows - changed
             )));
         }
