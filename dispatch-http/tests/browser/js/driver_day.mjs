@@ -12,7 +12,7 @@
 //
 // Environment: BASE (the service), KEY (a depot key of permission all), SHOTS (a folder).
 
-import { api, check, launch, noisePng, phone, screenshots, steps, stroke } from './harness.mjs';
+import { api, check, launch, noisePng, phone, screenshots, steps, stroke, tapUntil } from './harness.mjs';
 
 const BASE = process.env.BASE;
 const depot = api(BASE, process.env.KEY);
@@ -102,8 +102,7 @@ try {
   step(`installable: manifest and service worker (${worker.scope})`);
 
   // The van check before the start.
-  await routeCard.tap();
-  await page.getByRole('heading', { name: /Van check/ }).waitFor();
+  await tapUntil(routeCard, page.getByRole('heading', { name: /Van check/ }));
   check(await page.getByRole('button', { name: /^Start the route/ }).count() === 0, 'no start before the check-in');
   await shoot(page, 'check-in');
   await page.getByLabel('Tyres and lights fine? (required)').tap();
@@ -119,13 +118,10 @@ try {
   const openStop = async (address) => {
     drive += 1;
     await context.setGeolocation({ latitude: 51.5 + 0.002 * drive, longitude: -0.118 - 0.001 * drive });
-    await page.getByRole('button', { name: new RegExp(`^Stop \\d: ${address},`) }).tap();
-    await page.getByRole('heading', { name: new RegExp(`^Stop \\d: ${address}`) }).waitFor();
+    await tapUntil(page.getByRole('button', { name: new RegExp(`^Stop \\d: ${address},`) }),
+      page.getByRole('heading', { name: new RegExp(`^Stop \\d: ${address}`) }));
   };
-  const backToRoute = async () => {
-    await page.getByRole('button', { name: 'Back to the route' }).tap();
-    await stopButton(1).waitFor();
-  };
+  const backToRoute = () => tapUntil(page.getByRole('button', { name: 'Back to the route' }), stopButton(1));
   await shoot(page, 'route');
   const address = (label) => label.match(/^Stop \d: ([^,]+),/)[1];
   // Opens the stop still to do that holds `orderNumber`, as a driver finds it on the list.
@@ -210,8 +206,7 @@ try {
   check((await routeCard.innerText()).includes('4 stops, 1 done'), `the route as stored: ${await routeCard.innerText()}`);
   await shoot(page, 'offline-start');
   step('opened again offline: the route from the phone\'s store');
-  await routeCard.tap();
-  await stopButton(1).waitFor();
+  await tapUntil(routeCard, stopButton(1));
   const partial = await stopOf('APP-2');
   await page.getByRole('button', { name: 'I have arrived' }).tap();
   await page.getByLabel('Delivered of TILES (10 ordered)').fill('7');
@@ -291,8 +286,8 @@ try {
   await page.getByText(/^New route for you: /).waitFor({ timeout: 40000 });
   await page.getByRole('button', { name: 'Back to your routes' }).tap().catch(() => {});
   const nextName = (await depot.get(`v2/plans/${next.plan.id}`)).plan.routes[0].name;
-  await page.getByRole('button', { name: new RegExp(`^(?!Today)[^:]+: ${nextName}`) }).tap();
-  await page.getByRole('heading', { name: nextName, exact: true }).waitFor();
+  await tapUntil(page.getByRole('button', { name: new RegExp(`^(?!Today)[^:]+: ${nextName}`) }),
+    page.getByRole('heading', { name: nextName, exact: true }));
   await depot.del(`v2/plans/${next.plan.id}`);
   const takenAway = page.getByRole('alert').filter({ hasText: 'This route was taken off your van by the dispatcher.' }).first();
   await takenAway.waitFor({ timeout: 40000 });

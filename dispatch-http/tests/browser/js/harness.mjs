@@ -74,17 +74,39 @@ export async function stroke(page, locator, points) {
   const cdp = await page.context().newCDPSession(page);
   // The stroke ends when the page has seen its touchend: a tap sent before that would be taken
   // as a second finger (no click).
-  const ended = locator.evaluate((el) => new Promise((resolve) => {
-    el.addEventListener('touchend', () => resolve(true), { once: true });
-    setTimeout(() => resolve(false), 5000);
-  }));
+  // The listener is in place before the first touch (an evaluate not awaited could land after).
+  await locator.evaluate((el) => {
+    el.strokeEnded = new Promise((resolve) => {
+      el.addEventListener('touchend', () => resolve(true), { once: true });
+      setTimeout(() => resolve(false), 5000);
+    });
+  });
   await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [at(points[0])] });
   for (const p of points.slice(1)) {
     await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [at(p)] });
   }
   await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
-  await ended;
+  if (!(await locator.evaluate((el) => el.strokeEnded))) throw new Error('the page saw no touchend for the stroke');
   await cdp.detach();
+}
+
+/**
+ * Taps `target` until `shown` (a locator) appears, as a person taps again when nothing
+ * happened: on a loaded machine the touch's end can reach Chromium so late after its start
+ * that the gesture reads as a long press, which sends no click. A tap that never takes effect
+ * still fails, after `timeout` ms.
+ */
+export async function tapUntil(target, shown, timeout = 30000) {
+  const end = Date.now() + timeout;
+  for (;;) {
+    await target.tap({ timeout: Math.max(1000, end - Date.now()) });
+    const wait = Math.min(5000, end - Date.now());
+    if (await shown.waitFor({ timeout: Math.max(1, wait) }).then(() => true, () => false)) return;
+    if (Date.now() >= end || !(await target.isVisible())) {
+      await shown.waitFor({ timeout: Math.max(1, end - Date.now()) });
+      return;
+    }
+  }
 }
 
 /** A PNG of noise, `width` x `height` (a camera photo compresses about as badly). */

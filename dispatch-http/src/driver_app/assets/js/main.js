@@ -15,6 +15,8 @@ import { go, route, routes, signIn } from './views.js';
 /** How many days ahead the app looks for dispatched routes (today included). */
 const DAYS_AHEAD = 7;
 const FEED_WAIT_SECONDS = 25;
+/** How long a position batch may wait unseen before the outbox panel lists it. */
+const POSITIONS_SHOWN_AFTER_MS = 10000;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const $ = (id) => document.getElementById(id);
@@ -145,7 +147,12 @@ function chrome() {
   $('sign-out').hidden = !credential();
   $('notices').replaceChildren(...state.notices.map((n) => h('div', { class: `notice ${n.kind}`, role: n.kind === 'error' ? 'alert' : 'status' },
     h('span', {}, n.text), h('button', { 'aria-label': `Dismiss: ${n.text}`, onclick: () => dismiss(n.id) }, '×'))));
-  const waiting = state.outbox;
+  // Position batches leave every 30 s on their own; shown only when they wait (offline, or
+  // longer than a send takes) or fail, so the panel does not flash in and shift the screen
+  // under the driver's finger.
+  const now = Date.now();
+  const waiting = state.outbox.filter((a) => a.kind !== 'positions' || a.state === 'failed'
+    || !state.online || now - Date.parse(a.time) > POSITIONS_SHOWN_AFTER_MS);
   const panel = $('outbox');
   panel.hidden = waiting.length === 0;
   $('outbox-count').textContent = `${waiting.length} action${waiting.length === 1 ? '' : 's'} waiting to be sent`;
