@@ -8,7 +8,10 @@ use dispatch_core::status::Status;
 use serde_json::{json, Value};
 
 use super::common::TestApp;
-use super::{delivery, optimise, post_orders, post_vehicle, start_workers, wait_for, DAY};
+use super::{
+    delivery, ended, optimise, optimise_day, post_orders, post_vehicle, start_workers, wait_for,
+    DAY,
+};
 
 fn scope(app: &TestApp) -> DepotScope {
     DepotScope {
@@ -46,13 +49,7 @@ async fn a_finished_optimisation_shows_routes_stops_and_the_reason_of_each_unser
     let workers = start_workers(&app, 300);
     let van = post_vehicle(&app, "Van 1").await;
     let (routed, crane) = day(&app).await;
-    let (job, plan) = optimise(
-        &app,
-        "/v2/plans/optimise/orders",
-        json!({"delivery_date": DAY, "settings": {}}),
-    )
-    .await;
-    wait_for(&app, &job).await;
+    let (job, plan) = optimise_day(&app).await;
     let r = app.get(&format!("/v2/plans/{plan}"), &app.north()).await;
     let p = r.ok()["plan"].clone();
     assert!(p["solution_id"].is_i64(), "{p:#}");
@@ -400,18 +397,7 @@ async fn a_failed_optimisation_says_why_on_its_job_and_its_plan() {
         .await
         .ok();
     let workers = start_workers(&app, 300);
-    let started = std::time::Instant::now();
-    let done = loop {
-        let r = app
-            .get(&format!("/v2/plans/optimise/{job}"), &app.south())
-            .await;
-        let o = r.ok()["optimisation"].clone();
-        if o["in_progress"] == false {
-            break o;
-        }
-        assert!(started.elapsed().as_secs() < 30, "job never ended");
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    };
+    let done = ended(&app, &app.south(), &job).await;
     assert_eq!(done["state"], "failed", "{done:#}");
     let error = done["error"].as_str().unwrap();
     assert!(error.contains("no coordinates"), "{error}");
