@@ -5,7 +5,7 @@
 use serde_json::{json, Value};
 
 use super::common::TestApp;
-use super::{ended, start_workers, DAY};
+use super::{ended, optimise_south, start_workers, DAY};
 
 /// South's id (South is seeded without an address or position).
 fn south(app: &TestApp) -> i64 {
@@ -72,13 +72,7 @@ async fn an_optimisation_that_needs_a_depot_without_a_position_is_refused_at_onc
 async fn vehicles_that_never_touch_the_depot_plan_without_its_position() {
     let app = TestApp::new();
     south_day(&app, "other").await;
-    let r = app
-        .post(
-            "/v2/plans/optimise/orders",
-            &app.south(),
-            json!({"delivery_date": DAY, "settings": {}}),
-        )
-        .await;
+    let r = optimise_south(&app).await;
     r.ok();
 }
 
@@ -120,13 +114,7 @@ async fn a_depot_that_loses_its_position_after_queueing_fails_the_job_with_the_f
     app.put(&depot, &app.south(), json!({"lat": 50.8, "lng": -1.1}))
         .await
         .ok();
-    let r = app
-        .post(
-            "/v2/plans/optimise/orders",
-            &app.south(),
-            json!({"delivery_date": DAY, "settings": {}}),
-        )
-        .await;
+    let r = optimise_south(&app).await;
     let job = r.ok()["optimisation"]["id"].as_str().unwrap().to_owned();
     app.put(&depot, &app.south(), json!({"lat": null, "lng": null}))
         .await

@@ -96,6 +96,16 @@ pub async fn optimise(app: &TestApp, path: &str, body: Value) -> (String, i64) {
     )
 }
 
+/// `POST /plans/optimise/orders` for South's orders of [`DAY`] with the default settings.
+pub async fn optimise_south(app: &TestApp) -> common::Resp {
+    app.post(
+        "/v2/plans/optimise/orders",
+        &app.south(),
+        json!({"delivery_date": DAY, "settings": {}}),
+    )
+    .await
+}
+
 /// Optimises North's orders of [`DAY`] with the default settings and waits for the job to
 /// finish: the job id and the plan id.
 pub async fn optimise_day(app: &TestApp) -> (String, i64) {

@@ -9,8 +9,8 @@ use serde_json::{json, Value};
 
 use super::common::TestApp;
 use super::{
-    delivery, ended, optimise, optimise_day, post_orders, post_vehicle, start_workers, wait_for,
-    DAY,
+    delivery, ended, optimise, optimise_day, optimise_south, post_orders, post_vehicle,
+    start_workers, wait_for, DAY,
 };
 
 fn scope(app: &TestApp) -> DepotScope {
@@ -381,13 +381,7 @@ async fn a_failed_optimisation_says_why_on_its_job_and_its_plan() {
     app.post("/v2/orders", &app.south(), json!([order]))
         .await
         .ok();
-    let r = app
-        .post(
-            "/v2/plans/optimise/orders",
-            &app.south(),
-            json!({"delivery_date": DAY, "settings": {}}),
-        )
-        .await;
+    let r = optimise_south(&app).await;
     let body = r.ok();
     assert_eq!(body["optimisation"]["state"], "queued", "{body:#}");
     assert!(body["optimisation"]["error"].is_null());
