@@ -19,7 +19,7 @@ mod travel_times;
 use std::time::Duration;
 
 use common::TestApp;
-pub use common::{post_orders, post_vehicle, stop_order_ids, DAY};
+pub use common::{first_order_ids, post_orders, post_vehicle, stop_order_ids, DAY};
 use dispatch_core::ports::matrix::GreatCircle;
 use dispatch_core::service::optimisation::NoFollowUp;
 use dispatch_server::runtime::{Optimiser, OptimiserConfig};

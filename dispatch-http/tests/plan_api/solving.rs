@@ -9,8 +9,8 @@ use serde_json::{json, Value};
 
 use super::common::TestApp;
 use super::{
-    delivery, ended, optimise, optimise_day, optimise_south, post_orders, post_vehicle,
-    start_workers, wait_for, DAY,
+    delivery, ended, first_order_ids, optimise, optimise_day, optimise_south, post_orders,
+    post_vehicle, start_workers, wait_for, DAY,
 };
 
 fn scope(app: &TestApp) -> DepotScope {
@@ -74,10 +74,7 @@ async fn a_finished_optimisation_shows_routes_stops_and_the_reason_of_each_unser
         "{route:#}"
     );
     let stops = route["stops"].as_array().unwrap();
-    let mut served: Vec<i64> = stops
-        .iter()
-        .map(|s| s["orders"][0]["id"].as_i64().unwrap())
-        .collect();
+    let mut served = first_order_ids(route);
     served.sort_unstable();
     assert_eq!(served, routed);
     let mut legs = 0;
@@ -254,12 +251,7 @@ async fn re_optimising_replaces_undispatched_routes_and_keeps_dispatched_ones() 
     assert_eq!(routes.len(), 2, "{third:#}");
     assert_eq!(routes[0]["id"], new_route);
     assert_eq!(routes[0]["dispatched"], true);
-    let replanned: Vec<i64> = routes[1]["stops"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["orders"][0]["id"].as_i64().unwrap())
-        .collect();
+    let replanned = first_order_ids(&routes[1]);
     assert_eq!(replanned, vec![extra]);
     assert!(routed.iter().all(|o| !replanned.contains(o)));
     workers.shutdown();
@@ -295,12 +287,7 @@ async fn the_ids_variant_keeps_request_order_and_reports_completed_and_routed_or
         .await
         .ok()["plan"]
         .clone();
-    let visited: Vec<i64> = p["routes"][0]["stops"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["orders"][0]["id"].as_i64().unwrap())
-        .collect();
+    let visited = first_order_ids(&p["routes"][0]);
     assert_eq!(visited, vec![ids[5], ids[3], ids[4], ids[2]]);
     let reasons: Vec<(i64, String)> = p["unserved"]
         .as_array()

@@ -353,6 +353,16 @@ pub fn stop_order_ids(stops: &[Value]) -> Vec<Vec<i64>> {
         .collect()
 }
 
+/// The first order of each stop of `route` (a route read or a plan's route), stop by stop.
+pub fn first_order_ids(route: &Value) -> Vec<i64> {
+    route["stops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["orders"][0]["id"].as_i64().unwrap())
+        .collect()
+}
+
 /// A valid minimal vehicle body.
 pub fn van(name: &str) -> Value {
     json!({"name": name, "availability": "full_day", "start_location": "depot", "end_location": "depot"})
