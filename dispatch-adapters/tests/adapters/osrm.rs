@@ -11,7 +11,7 @@ use std::thread;
 use std::time::Duration;
 
 use dispatch_adapters::travel::{FallbackPolicy, OsrmMatrix, OsrmRoads, WithFallback};
-use dispatch_core::ports::matrix::{GreatCircle, MatrixError, Point, TravelMatrix};
+use dispatch_core::ports::matrix::{GreatCircle, MatrixError, Point, TravelError, TravelMatrix};
 use dispatch_core::ports::roads::{RoadError, RoadGeometry};
 use serde_json::{json, Value};
 
@@ -336,7 +336,10 @@ fn invalid_points_are_refused_before_any_request() {
     let err = client(&osrm.url, 100)
         .matrix(&[Point::new(0.0, 0.0), Point::new(200.0, 0.0)])
         .unwrap_err();
-    assert!(matches!(err, MatrixError::InvalidPoint { index: 1, .. }));
+    assert!(matches!(
+        err,
+        MatrixError::Travel(TravelError::InvalidPoint { index: 1, .. })
+    ));
     assert_eq!(osrm.requests.load(Ordering::SeqCst), 0);
 }
 
