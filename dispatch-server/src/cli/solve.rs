@@ -165,15 +165,6 @@ struct VroomStep {
     arrival: i64,
 }
 
-fn kind(step: Step) -> &'static str {
-    match step {
-        Step::Job(_) => "job",
-        Step::Pickup(_) => "pickup",
-        Step::Delivery(_) => "delivery",
-        Step::Break(_) => "break",
-    }
-}
-
 /// The unassigned tasks as steps: a shipment stands for both its visits.
 fn unassigned_steps(solution: &Solution) -> Vec<(Step, &'static str, &'static str)> {
     let mut out = Vec::new();
@@ -374,7 +365,7 @@ fn render(
             unassigned: left
                 .iter()
                 .map(|&(s, reason, reason_description)| UnassignedEntry {
-                    kind: Some(kind(s)),
+                    kind: Some(vroom_solution::step_type(s)),
                     id: instance.step_id(0, s),
                     reason,
                     reason_description,
@@ -387,7 +378,7 @@ fn render(
                         .steps
                         .iter()
                         .map(|s| VroomStep {
-                            kind: kind(s.step),
+                            kind: vroom_solution::step_type(s.step),
                             id: instance.step_id(r.vehicle, s.step),
                             arrival: s.arrival,
                         })
