@@ -167,15 +167,14 @@ struct VroomStep {
 
 /// The unassigned tasks as steps: a shipment stands for both its visits.
 fn unassigned_steps(solution: &Solution) -> Vec<(Step, &'static str, &'static str)> {
-    let mut out = Vec::new();
-    for u in &solution.unassigned {
-        let (code, text) = (u.reason.code(), u.reason.description());
-        out.push((u.task, code, text));
-        if let Step::Pickup(i) = u.task {
-            out.push((Step::Delivery(i), code, text));
-        }
-    }
-    out
+    solution
+        .unassigned
+        .iter()
+        .flat_map(|u| {
+            u.visits()
+                .map(move |step| (step, u.reason.code(), u.reason.description()))
+        })
+        .collect()
 }
 
 fn read_input(file: &str) -> Result<String, String> {

@@ -422,11 +422,7 @@ pub fn write(instance: &Instance, solution: &Solution, times: ComputingTimes) ->
         .collect();
     let mut unassigned = Vec::new();
     for u in &solution.unassigned {
-        let mut visits = vec![u.task];
-        if let Step::Pickup(i) = u.task {
-            visits.push(Step::Delivery(i));
-        }
-        for step in visits {
+        for step in u.visits() {
             let stop = e.stop(step);
             unassigned.push(Unassigned {
                 id: instance.step_id(0, step),
