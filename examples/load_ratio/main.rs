@@ -11,11 +11,13 @@
 //! and four loads on each: ingest (new orders, batches of 100), upserts (the same orders
 //! rewritten by number), paging (every client lists every order, pages of 100) and single
 //! reads (one order with its line items by id). With `--depots N` (N > 1) batch `b` goes to
-//! depot `b % N` on both sides and only the writes run (named "..., N depots").
+//! depot `b % N` on both sides and only the writes run (named "..., N depots"). With `--nodes N`
+//! (PostgreSQL, N > 1) the service runs N API nodes on the one database, each with its own
+//! store, connections and runtime, and client `c` talks to node `c % N` (named "..., N nodes").
 //!
 //! ```text
 //! cargo run --release --example load_ratio -- [--store sqlite|postgres] [--orders N]
-//!     [--clients 1,4,16] [--depots 1,10] [--loads all|writes] [--rounds R] [--check FILE]
+//!     [--clients 1,4,16] [--depots 1,10] [--nodes 1,3] [--loads all|writes] [--rounds R] [--check FILE]
 //!     [--durable on|off] [--lock-waits on|off]
 //! ```
 //!
@@ -107,6 +109,7 @@ struct Case {
     orders: usize,
     clients: usize,
     depots: usize,
+    nodes: usize,
     reads_too: bool,
     lock_waits: bool,
 }
@@ -157,12 +160,22 @@ fn postgres_pair(cluster: &Cluster, case: &Case) -> Measured {
     let store = Arc::new(PostgresStore::open(&url).expect("open the database"));
     let idempotency =
         Arc::new(PostgresIdempotencyStore::new(&store).expect("open the idempotency store"));
-    let service = service::Service::start(
+    let mut service = service::Service::start(
         slowed::maybe(store.clone()),
         Arc::new(StoreGazetteer::new(store as Arc<dyn Store>)),
         idempotency,
         case.depots,
     );
+    for _ in 1..case.nodes {
+        let store = Arc::new(PostgresStore::open(&url).expect("open the database"));
+        let idempotency =
+            Arc::new(PostgresIdempotencyStore::new(&store).expect("open the idempotency store"));
+        service.add_node(
+            slowed::maybe(store.clone()),
+            Arc::new(StoreGazetteer::new(store as Arc<dyn Store>)),
+            idempotency,
+        );
+    }
     if !case.lock_waits {
         let measured = run(&service, case.orders, case.clients, case.reads_too);
         return (pairs(raw, measured), Vec::new());
@@ -188,6 +201,7 @@ struct Args {
     orders: usize,
     clients: Vec<usize>,
     depots: Vec<usize>,
+    nodes: Vec<usize>,
     writes_only: bool,
     rounds: usize,
     check: Option<String>,
@@ -208,6 +222,7 @@ fn args() -> Args {
         orders: 20_000,
         clients: vec![1, 4, 16],
         depots: vec![1],
+        nodes: vec![1],
         writes_only: false,
         rounds: 1,
         check: None,
@@ -226,6 +241,7 @@ fn args() -> Args {
             "--orders" => a.orders = value.parse().expect("--orders N"),
             "--clients" => a.clients = list(&value, "--clients"),
             "--depots" => a.depots = list(&value, "--depots"),
+            "--nodes" => a.nodes = list(&value, "--nodes"),
             "--loads" if value == "all" || value == "writes" => a.writes_only = value == "writes",
             "--rounds" => a.rounds = value.parse::<usize>().expect("--rounds R").max(1),
             "--check" => a.check = Some(value),
@@ -243,18 +259,23 @@ const HELP: &str = "load_ratio: the service beside its database's own limit (sha
   --orders N                orders per load (default 20000), in batches of 100
   --clients 1,4,16          client counts
   --depots 1,10             depot counts: writes spread over them (more than 1: writes only)
+  --nodes 1,3               postgres: API nodes on the one database, clients spread over them
   --loads all|writes        all four loads (default) or ingest and upserts only
   --rounds R                median of R rounds
   --check FILE              exit 1 when a share is below half of FILE's
   --durable on|off          postgres: fsync and synchronous commit on (default) or off
   --lock-waits on|off       postgres: sample the service's lock waits while it writes (default off)";
 
-/// A load's name in the table: with more than one depot, how many.
-fn load_name(depots: usize, load: usize) -> String {
-    match depots {
-        1 => LOADS[load].to_owned(),
-        n => format!("{}, {n} depots", LOADS[load]),
+/// A load's name in the table: with more than one depot or node, how many.
+fn load_name(nodes: usize, depots: usize, load: usize) -> String {
+    let mut name = LOADS[load].to_owned();
+    if depots > 1 {
+        name.push_str(&format!(", {depots} depots"));
     }
+    if nodes > 1 {
+        name.push_str(&format!(", {nodes} nodes"));
+    }
+    name
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -285,14 +306,17 @@ fn committed_shares(text: &str) -> BTreeMap<(String, String, usize), f64> {
 
 /// The lock-wait table of `--lock-waits on`: per write load, the mean number of the service's
 /// backends waiting for a lock and what that makes per request (medians over the rounds).
-fn print_waits(waits: &BTreeMap<(usize, usize, usize), Vec<lock_waits::Waits>>, orders: usize) {
+fn print_waits(
+    waits: &BTreeMap<(usize, usize, usize, usize), Vec<lock_waits::Waits>>,
+    orders: usize,
+) {
     if waits.is_empty() {
         return;
     }
     let requests = orders.div_ceil(workload::BATCH) as f64;
     println!("\n| load | clients | service seconds | backends waiting for a lock | lock wait per request (ms) |");
     println!("|---|---:|---:|---:|---:|");
-    for ((depots, load, clients), w) in waits {
+    for ((nodes, depots, load, clients), w) in waits {
         let secs = median(w.iter().map(|w| w.secs).collect());
         let waiting = median(w.iter().map(|w| w.waiting).collect());
         let per_request = median(
@@ -302,13 +326,17 @@ fn print_waits(waits: &BTreeMap<(usize, usize, usize), Vec<lock_waits::Waits>>, 
         );
         println!(
             "| {} | {clients} | {secs:.2} | {waiting:.2} | {per_request:.1} |",
-            load_name(*depots, *load)
+            load_name(*nodes, *depots, *load)
         );
     }
 }
 
 fn main() {
     let args = args();
+    assert!(
+        args.store == "postgres" || args.nodes == [1],
+        "--nodes: several API nodes share a PostgreSQL database (--store postgres)"
+    );
     let cluster = (args.store == "postgres").then(|| {
         let started = if args.durable {
             Cluster::start_durable()
@@ -317,31 +345,37 @@ fn main() {
         };
         started.expect("a throwaway PostgreSQL cluster")
     });
-    let mut figures: BTreeMap<(usize, usize, usize), Vec<Pair>> = BTreeMap::new();
-    let mut waits: BTreeMap<(usize, usize, usize), Vec<lock_waits::Waits>> = BTreeMap::new();
+    let mut figures: BTreeMap<(usize, usize, usize, usize), Vec<Pair>> = BTreeMap::new();
+    let mut waits: BTreeMap<(usize, usize, usize, usize), Vec<lock_waits::Waits>> = BTreeMap::new();
     for _ in 0..args.rounds {
-        for &depots in &args.depots {
-            for &clients in &args.clients {
-                let case = Case {
-                    orders: args.orders,
-                    clients,
-                    depots,
-                    reads_too: depots == 1 && !args.writes_only,
-                    lock_waits: args.lock_waits,
-                };
-                let (measured, waited) = match &cluster {
-                    Some(cluster) => postgres_pair(cluster, &case),
-                    None => sqlite_pair(&case),
-                };
-                for (load, w) in waited.into_iter().enumerate() {
-                    waits.entry((depots, load, clients)).or_default().push(w);
-                }
-                for (load, pair) in measured.into_iter().enumerate() {
-                    if let Some(pair) = pair {
-                        figures
-                            .entry((depots, load, clients))
+        for &nodes in &args.nodes {
+            for &depots in &args.depots {
+                for &clients in &args.clients {
+                    let case = Case {
+                        orders: args.orders,
+                        clients,
+                        depots,
+                        nodes,
+                        reads_too: depots == 1 && !args.writes_only,
+                        lock_waits: args.lock_waits,
+                    };
+                    let (measured, waited) = match &cluster {
+                        Some(cluster) => postgres_pair(cluster, &case),
+                        None => sqlite_pair(&case),
+                    };
+                    for (load, w) in waited.into_iter().enumerate() {
+                        waits
+                            .entry((nodes, depots, load, clients))
                             .or_default()
-                            .push(pair);
+                            .push(w);
+                    }
+                    for (load, pair) in measured.into_iter().enumerate() {
+                        if let Some(pair) = pair {
+                            figures
+                                .entry((nodes, depots, load, clients))
+                                .or_default()
+                                .push(pair);
+                        }
                     }
                 }
             }
@@ -357,8 +391,8 @@ fn main() {
     println!("| store | load | clients | database alone | service | share |");
     println!("|---|---|---:|---:|---:|---:|");
     let mut failed = Vec::new();
-    for ((depots, load, clients), pairs) in &figures {
-        let name = load_name(*depots, *load);
+    for ((nodes, depots, load, clients), pairs) in &figures {
+        let name = load_name(*nodes, *depots, *load);
         let store = &args.store;
         let raw = median(pairs.iter().map(|p| p.raw).collect());
         let service = median(pairs.iter().map(|p| p.service).collect());
@@ -377,9 +411,13 @@ fn main() {
     if let Some(file) = &args.check {
         let compared = figures
             .keys()
-            .filter(|(depots, load, clients)| {
+            .filter(|(nodes, depots, load, clients)| {
                 committed.as_ref().is_some_and(|c| {
-                    c.contains_key(&(args.store.clone(), load_name(*depots, *load), *clients))
+                    c.contains_key(&(
+                        args.store.clone(),
+                        load_name(*nodes, *depots, *load),
+                        *clients,
+                    ))
                 })
             })
             .count();

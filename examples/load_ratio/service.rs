@@ -61,11 +61,12 @@ struct ListedOrder {
     id: i64,
 }
 
-/// A service listening on loopback until dropped.
+/// A service listening on loopback until dropped: one API node or several on one database,
+/// client `c` talking to node `c % nodes`.
 pub struct Service {
-    addr: SocketAddr,
+    addrs: Vec<SocketAddr>,
     keys: Vec<String>,
-    _runtime: tokio::runtime::Runtime,
+    _runtimes: Vec<tokio::runtime::Runtime>,
 }
 
 impl Service {
@@ -77,6 +78,23 @@ impl Service {
         depots: usize,
     ) -> Service {
         let keys = seed(&*store, depots);
+        let mut service = Service {
+            addrs: Vec::new(),
+            keys,
+            _runtimes: Vec::new(),
+        };
+        service.add_node(store, geocoder, idempotency);
+        service
+    }
+
+    /// Another API node on the same database, with its own store (its own connections) and
+    /// runtime, as another `dispatch serve` process would have.
+    pub fn add_node(
+        &mut self,
+        store: Arc<dyn Store>,
+        geocoder: Arc<dyn Geocoder>,
+        idempotency: Arc<dyn IdempotencyStore>,
+    ) {
         let state = AppState::new(
             store,
             Arc::new(SystemClock),
@@ -88,17 +106,19 @@ impl Service {
         let listener = runtime
             .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
             .expect("bind loopback");
-        let addr = listener.local_addr().expect("the bound address");
+        self.addrs
+            .push(listener.local_addr().expect("the bound address"));
         runtime.spawn(dispatch_http::serve(
             listener,
             state,
             std::future::pending(),
         ));
-        Service {
-            addr,
-            keys,
-            _runtime: runtime,
-        }
+        self._runtimes.push(runtime);
+    }
+
+    /// The node client `c` talks to.
+    fn node(&self, c: usize) -> SocketAddr {
+        self.addrs[c % self.addrs.len()]
     }
 
     /// Sends a request as depot `depot`'s key.
@@ -127,7 +147,7 @@ impl crate::Side for Service {
     /// `clients` connections; returns the seconds taken.
     fn write(&self, orders: usize, clients: usize, round: usize) -> f64 {
         timed::clients(clients, |c| {
-            let mut conn = Conn::open(self.addr);
+            let mut conn = Conn::open(self.node(c));
             for (b, batch) in timed::batches(c, clients, orders) {
                 let body = post_body(batch, round);
                 self.send(&mut conn, b % self.keys.len(), "POST", "/v2/orders", &body);
@@ -140,7 +160,7 @@ impl crate::Side for Service {
     /// seen).
     fn page(&self, clients: usize) -> (usize, f64, Vec<i64>) {
         timed::paging(clients, |c| {
-            let mut conn = Conn::open(self.addr);
+            let mut conn = Conn::open(self.node(c));
             let mut target = Some(format!("/v2/orders?limit={PAGE}"));
             let (mut rows, mut ids) = (0, Vec::new());
             while let Some(t) = target {
@@ -159,7 +179,7 @@ impl crate::Side for Service {
     /// `reads` GET /v2/orders/{id} per client of ids picked from `ids`; returns the seconds.
     fn read(&self, ids: &[i64], clients: usize, reads: usize) -> f64 {
         timed::clients(clients, |c| {
-            let mut conn = Conn::open(self.addr);
+            let mut conn = Conn::open(self.node(c));
             let mut picks = Picks::new(c);
             for _ in 0..reads {
                 let id = ids[picks.next(ids.len())];
