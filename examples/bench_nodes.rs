@@ -2,18 +2,23 @@
 //! loopback, SQLite and a throwaway PostgreSQL side by side.
 //!
 //! `cargo run --release --example bench_nodes -- [ORDERS] [JOBS]` (defaults 3000 and 8) prints:
-//! 1. Order ingest (POST /v2/orders, batches of 50, 6 client threads spread over the nodes)
-//!    and paging (GET /v2/orders?limit=100 through every page, 6 clients) on SQLite with one
-//!    API node, PostgreSQL with one and PostgreSQL with three (`serve --workers off`), with
-//!    the API processes' CPU seconds per 1000 orders and per 100 pages.
+//! 1. Order ingest (POST /v2/orders, batches of 50, 6 client threads spread over the nodes,
+//!    batch `b` to depot `b % depots`) and paging (GET /v2/orders?limit=100 through every page,
+//!    6 clients, one depot) on SQLite with one API node and on PostgreSQL with one and three
+//!    (`serve --workers off`), writers in one depot and spread over ten; for each, the API
+//!    processes' CPU seconds and the database server's (PostgreSQL: the postmaster and its
+//!    backends) per 1000 orders and per 100 pages, and the statements PostgreSQL ran per
+//!    request (`pg_stat_statements`, utility commands such as BEGIN and COMMIT included: each
+//!    is one round trip from the node). PostgreSQL runs durable (fsync and synchronous commit
+//!    on), as in production.
 //! 2. Optimisation jobs per minute with one and with two `dispatch worker`s (one job at a time
 //!    each, one solver thread, a fixed 2 s budget): JOBS jobs of 40 orders queued at once,
 //!    how many each worker ran (the job's holder in the store), and the workers' CPU seconds
 //!    per job.
 //!
 //! On one small machine all processes share the same cores: the figures show that several
-//! nodes are correct and what each costs, not a speed-up. See benches/README.md for the sizing
-//! model drawn from them.
+//! nodes are correct and what each request costs (the sizing model of benches/README.md), not a
+//! speed-up.
 
 #[path = "../tests/support/mod.rs"]
 mod support;
@@ -27,7 +32,7 @@ use dispatch_store_postgres::throwaway::Cluster;
 use dispatch_store_postgres::PostgresStore;
 use serde_json::{json, Value};
 use support::worker::{cpu_seconds, Worker};
-use support::{Fixture, Server};
+use support::{seed, Fixture, Server};
 
 const CLIENTS: usize = 6;
 const BATCH: usize = 50;
@@ -44,40 +49,190 @@ fn cpu_of(nodes: &[Server]) -> f64 {
     nodes.iter().map(|n| cpu_seconds(n.pid())).sum()
 }
 
-/// (orders/s, CPU s per 1000 orders, pages/s, CPU s per 100 pages).
-fn api_run(db: &Path, nodes: usize, orders: usize) -> (f64, f64, f64, f64) {
-    let fx = Fixture::seed(db);
-    let key = fx.key.as_str();
+/// One organisation with `depots` depots, a key each; returns the keys.
+fn seed_depots(db: &Path, depots: usize) -> Vec<String> {
+    let file = json!({"organisations": [{"name": "Bench", "depots": (0..depots)
+        .map(|d| json!({"name": format!("Depot {d}"), "lat": 51.5, "lng": -0.12,
+                        "settings": {"allow_orders_without_customer": true},
+                        "access_keys": [{"name": "bench", "permission": "all"}]}))
+        .collect::<Vec<_>>()}]});
+    let seeded = seed(db, &file);
+    (0..depots)
+        .map(|d| {
+            seeded["organisations"][0]["depots"][d]["access_keys"][0]["key"]
+                .as_str()
+                .expect("key printed")
+                .to_owned()
+        })
+        .collect()
+}
+
+/// The database server's side of a PostgreSQL run: its CPU and the statements it ran.
+struct Database<'a> {
+    cluster: &'a Cluster,
+    client: postgres::Client,
+}
+
+impl<'a> Database<'a> {
+    fn open(cluster: &'a Cluster, url: &str) -> Database<'a> {
+        let mut client = postgres::Client::connect(url, postgres::NoTls).expect("connect");
+        client
+            .batch_execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+            .expect("pg_stat_statements (the cluster preloads it)");
+        Database { cluster, client }
+    }
+
+    /// CPU seconds of the server: the postmaster with its exited children, and the live ones
+    /// (the backends of the nodes' pools, the background processes).
+    fn cpu(&self) -> f64 {
+        let Some(server) = self.cluster.server_pid() else {
+            return 0.0;
+        };
+        let mut total = process_cpu(server, true);
+        for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            if parent(pid) == Some(server) {
+                total += process_cpu(pid, false);
+            }
+        }
+        total
+    }
+
+    /// Statements this database ran since the last call (the counters are reset).
+    fn statements(&mut self) -> i64 {
+        let row = self
+            .client
+            .query_one(
+                "SELECT coalesce(sum(s.calls), 0)::bigint FROM pg_stat_statements s \
+                 JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = current_database()",
+                &[],
+            )
+            .expect("pg_stat_statements");
+        self.client
+            .batch_execute("SELECT pg_stat_statements_reset()")
+            .expect("reset");
+        // The query above and the reset are this reader's own, not the nodes'.
+        row.get::<_, i64>(0) - 1
+    }
+}
+
+/// The fields of `/proc/PID/stat` after the command name.
+fn stat_fields(pid: u32) -> Vec<String> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    rest.split_whitespace().map(str::to_owned).collect()
+}
+
+fn parent(pid: u32) -> Option<u32> {
+    stat_fields(pid).get(1)?.parse().ok()
+}
+
+/// User and system CPU seconds of `pid`, with its reaped children's when `children`.
+fn process_cpu(pid: u32, children: bool) -> f64 {
+    let fields = stat_fields(pid);
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    let own = ticks(11) + ticks(12);
+    let reaped = if children { ticks(13) + ticks(14) } else { 0.0 };
+    (own + reaped) / 100.0
+}
+
+/// What one run of ingest and paging measured.
+struct ApiRun {
+    ingest: f64,
+    ingest_cpu: f64,
+    ingest_db_cpu: Option<f64>,
+    ingest_statements: Option<f64>,
+    /// Paging figures (pages/s, node CPU and database CPU per 100 pages, statements per
+    /// page), for runs in one depot.
+    paging: Option<(f64, f64, Option<f64>, Option<f64>)>,
+}
+
+fn api_run(
+    db: &Path,
+    nodes: usize,
+    depots: usize,
+    orders: usize,
+    mut database: Option<Database>,
+) -> ApiRun {
+    let keys = seed_depots(db, depots);
     let servers: Vec<Server> = (0..nodes)
         .map(|_| Server::start_with(db, &["--rate-limits", "off", "--workers", "off"]))
         .collect();
     let batches = orders / BATCH;
-    let cpu = cpu_of(&servers);
+    let db_cpu = |d: &Option<Database>| d.as_ref().map(Database::cpu);
+    if let Some(d) = database.as_mut() {
+        d.statements();
+    }
+    let (cpu, server_cpu) = (cpu_of(&servers), db_cpu(&database));
     let start = Instant::now();
     std::thread::scope(|s| {
         for c in 0..CLIENTS {
-            let servers = &servers;
+            let (servers, keys) = (&servers, &keys);
             s.spawn(move || {
                 for b in (c..batches).step_by(CLIENTS) {
                     let batch: Vec<Value> = (0..BATCH)
                         .map(|i| order(&format!("B{b}-{i}"), "2026-12-01", i))
                         .collect();
-                    let r =
-                        servers[b % servers.len()].post("/v2/orders", key, &Value::Array(batch));
+                    let (node, key) = (&servers[b % servers.len()], &keys[b % keys.len()]);
+                    let r = node.post("/v2/orders", key, &Value::Array(batch));
                     assert_eq!(r.status, 200, "{}", r.text());
                 }
             });
         }
     });
     let ingest = start.elapsed().as_secs_f64();
-    let ingest_cpu = cpu_of(&servers) - cpu;
-    let cpu = cpu_of(&servers);
     let expected = batches * BATCH;
-    let start = Instant::now();
-    let pages: usize = std::thread::scope(|s| {
+    let per_1000 = |seconds: f64| seconds / expected as f64 * 1000.0;
+    let ingest_cpu = per_1000(cpu_of(&servers) - cpu);
+    let ingest_db_cpu = db_cpu(&database)
+        .zip(server_cpu)
+        .map(|(b, a)| per_1000(b - a));
+    let ingest_statements = database
+        .as_mut()
+        .map(|d| d.statements() as f64 / batches as f64);
+    let paging = (depots == 1).then(|| {
+        let (cpu, server_cpu) = (cpu_of(&servers), db_cpu(&database));
+        let start = Instant::now();
+        let pages = page_all(&servers, &keys[0], expected);
+        let paging = start.elapsed().as_secs_f64();
+        let per_100 = |seconds: f64| seconds / pages as f64 * 100.0;
+        (
+            pages as f64 / paging,
+            per_100(cpu_of(&servers) - cpu),
+            db_cpu(&database)
+                .zip(server_cpu)
+                .map(|(b, a)| per_100(b - a)),
+            database
+                .as_mut()
+                .map(|d| d.statements() as f64 / pages as f64),
+        )
+    });
+    ApiRun {
+        ingest: expected as f64 / ingest,
+        ingest_cpu,
+        ingest_db_cpu,
+        ingest_statements,
+        paging,
+    }
+}
+
+/// Every client pages through every order of the depot, each through one node; returns the
+/// pages read.
+fn page_all(servers: &[Server], key: &str, expected: usize) -> usize {
+    std::thread::scope(|s| {
         let clients: Vec<_> = (0..CLIENTS)
             .map(|c| {
-                let servers = &servers;
                 s.spawn(move || {
                     let node = &servers[c % servers.len()];
                     let mut path = "/v2/orders?limit=100".to_owned();
@@ -101,15 +256,7 @@ fn api_run(db: &Path, nodes: usize, orders: usize) -> (f64, f64, f64, f64) {
             })
             .collect();
         clients.into_iter().map(|c| c.join().unwrap()).sum()
-    });
-    let paging = start.elapsed().as_secs_f64();
-    let paging_cpu = cpu_of(&servers) - cpu;
-    (
-        expected as f64 / ingest,
-        ingest_cpu / expected as f64 * 1000.0,
-        pages as f64 / paging,
-        paging_cpu / pages as f64 * 100.0,
-    )
+    })
 }
 
 /// (jobs/min, jobs per worker, worker CPU s per job).
@@ -200,7 +347,8 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let orders: usize = args.next().map_or(3000, |a| a.parse().expect("ORDERS"));
     let jobs: usize = args.next().map_or(8, |a| a.parse().expect("JOBS"));
-    let cluster = Cluster::shared().expect("a throwaway PostgreSQL (apt-get install postgresql)");
+    let cluster = Cluster::start_durable_with("-c shared_preload_libraries=pg_stat_statements")
+        .expect("a throwaway PostgreSQL (apt-get install postgresql)");
     let profile = if cfg!(debug_assertions) {
         "debug"
     } else {
@@ -210,22 +358,44 @@ fn main() {
         "bench_nodes: {orders} orders, {jobs} jobs, {} cores, {profile} build\n",
         std::thread::available_parallelism().map_or(1, |n| n.get())
     );
-    println!("| store | API nodes | ingest orders/s | CPU s / 1000 orders | paging pages/s | CPU s / 100 pages |");
-    println!("|---|---|---|---|---|---|");
+    println!("| store | API nodes | depots | ingest orders/s | node CPU s / 1000 orders | database CPU s / 1000 orders | statements / request | paging pages/s | node CPU s / 100 pages | database CPU s / 100 pages | statements / page |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let sqlite = tempfile::tempdir().unwrap();
-    let runs: Vec<(&str, usize, String)> = vec![
-        (
-            "SQLite",
-            1,
-            sqlite.path().join("bench.db").display().to_string(),
-        ),
-        ("PostgreSQL", 1, cluster.create_empty_database().unwrap()),
-        ("PostgreSQL", 3, cluster.create_empty_database().unwrap()),
-    ];
-    for (store, nodes, db) in runs {
-        let (ingest, ingest_cpu, paging, paging_cpu) = api_run(Path::new(&db), nodes, orders);
+    let mut runs: Vec<(&str, usize, usize, String)> = vec![(
+        "SQLite",
+        1,
+        1,
+        sqlite.path().join("bench.db").display().to_string(),
+    )];
+    for (nodes, depots) in [(1, 1), (3, 1), (1, 10), (3, 10)] {
+        runs.push((
+            "PostgreSQL",
+            nodes,
+            depots,
+            cluster.create_empty_database().unwrap(),
+        ));
+    }
+    let figure =
+        |f: Option<f64>, digits: usize| f.map_or("—".to_owned(), |v| format!("{v:.digits$}"));
+    for (store, nodes, depots, db) in runs {
+        let database = db
+            .starts_with("postgres")
+            .then(|| Database::open(&cluster, &db));
+        let run = api_run(Path::new(&db), nodes, depots, orders, database);
+        let (pages, pages_cpu, pages_db_cpu, page_statements) = match run.paging {
+            Some((p, c, d, s)) => (Some(p), Some(c), d, s),
+            None => (None, None, None, None),
+        };
         println!(
-            "| {store} | {nodes} | {ingest:.0} | {ingest_cpu:.2} | {paging:.0} | {paging_cpu:.2} |"
+            "| {store} | {nodes} | {depots} | {:.0} | {:.2} | {} | {} | {} | {} | {} | {} |",
+            run.ingest,
+            run.ingest_cpu,
+            figure(run.ingest_db_cpu, 2),
+            figure(run.ingest_statements, 1),
+            figure(pages, 0),
+            figure(pages_cpu, 2),
+            figure(pages_db_cpu, 2),
+            figure(page_statements, 1),
         );
     }
     println!("\n| workers | jobs | jobs/min | jobs per worker | worker CPU s / job |");

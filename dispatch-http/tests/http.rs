@@ -13,7 +13,7 @@ mod common;
 #[allow(dead_code)]
 #[path = "contract/mod.rs"]
 mod contract;
-use common::test_db;
+use common::{exchange, test_db};
 
 mod api;
 mod middleware;

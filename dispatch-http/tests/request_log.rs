@@ -6,6 +6,8 @@
 #[allow(dead_code)]
 #[path = "contract/mod.rs"]
 mod contract;
+#[path = "shared/exchange.rs"]
+mod exchange;
 #[allow(dead_code)]
 #[path = "middleware/harness.rs"]
 mod harness;

@@ -50,6 +50,20 @@ impl Cluster {
         Self::start_with("")
     }
 
+    /// [`Cluster::start_durable`] with more server settings (`-c name=value ...`), e.g. a
+    /// benchmark's `-c shared_preload_libraries=pg_stat_statements` to count statements.
+    pub fn start_durable_with(settings: &str) -> Result<Cluster, String> {
+        Self::start_with(settings)
+    }
+
+    /// The server's process id (the postmaster's, from its pid file): the database's own CPU
+    /// is this process's and its children's.
+    pub fn server_pid(&self) -> Option<u32> {
+        let pid_file =
+            std::fs::read_to_string(self.dir.join("data").join("postmaster.pid")).ok()?;
+        pid_file.lines().next()?.trim().parse().ok()
+    }
+
     fn start_with(durability: &str) -> Result<Cluster, String> {
         let bin = binaries()?;
         let as_postgres = running_as_root();

@@ -5,7 +5,6 @@
 
 use crate::support;
 use std::process::Command;
-use std::time::Duration;
 
 use serde_json::{json, Value};
 
@@ -44,14 +43,7 @@ fn serve_places_the_default_depot_so_a_fresh_install_plans_a_day() {
     let order = json!([{"order_number": "F-1", "type": "delivery", "delivery_date": "2026-12-02",
                         "delivery_lat": 51.52, "delivery_lng": -0.10}]);
     assert_eq!(server.post("/v2/orders", &key, &order).status, 200);
-    let r = server.post(
-        "/v2/plans/optimise/orders",
-        &key,
-        &json!({"delivery_date": "2026-12-02", "settings": {}}),
-    );
-    assert_eq!(r.status, 200, "{}", r.text());
-    let job = r.json()["optimisation"]["id"].as_str().unwrap().to_owned();
-    server.await_job(&key, &job, Duration::from_secs(60), "the first plan");
+    let job = server.optimise_and_wait(&key, "2026-12-02");
     let read = server
         .get(&format!("/v2/plans/optimise/{job}"), &key)
         .json();

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 use serde_json::{json, Value};
-use support::{binary, db_arg, seed, serve_command, Fixture, Server, Serving};
+use support::{binary, db_arg, run_seed, seed, serve_command, Fixture, Server, Serving};
 
 fn dispatch(args: &[&str], db: &Path) -> Output {
     Command::new(binary())
@@ -276,17 +276,7 @@ fn the_first_key_is_printed_by_the_first_start_that_succeeds_with_a_pointer_to_k
 }
 
 fn seed_failure(db: &Path, file: &str) -> String {
-    let mut child = Command::new(binary())
-        .args(["seed", "--db"])
-        .arg(db_arg(db))
-        .arg("-")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::io::Write::write_all(&mut child.stdin.take().unwrap(), file.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = run_seed(db, file);
     assert!(!out.status.success(), "{file} was accepted");
     assert!(out.stdout.is_empty());
     stderr(&out)

@@ -29,7 +29,8 @@ fn raw(addr: &str, bytes: Vec<u8>) -> Vec<u8> {
     out
 }
 
-fn refused(addr: &str, what: &str, bytes: Vec<u8>, code: &str) -> Reply {
+/// The answer to `bytes` sent as they are: 400 INVALID_INPUT in the spec's envelope.
+fn invalid(addr: &str, what: &str, bytes: Vec<u8>) -> Reply {
     let answer = raw(addr, bytes);
     assert!(!answer.is_empty(), "{what}: no answer at all");
     let reply = parse_reply(&answer);
@@ -42,6 +43,13 @@ fn refused(addr: &str, what: &str, bytes: Vec<u8>, code: &str) -> Reply {
     assert_envelope_shape(&reply);
     let body = reply.json();
     assert_eq!(body["name"], "INVALID_INPUT", "{what}: {body}");
+    reply
+}
+
+/// [`invalid`], its first validation issue of `code`.
+fn refused(addr: &str, what: &str, bytes: Vec<u8>, code: &str) -> Reply {
+    let reply = invalid(addr, what, bytes);
+    let body = reply.json();
     assert_eq!(
         body["details"]["validationErrors"][0]["code"], code,
         "{what}: {body}"
@@ -170,17 +178,7 @@ fn a_malformed_chunked_body_is_answered_with_the_envelope() {
              connection: close\r\n\r\n{body}",
             fx.key
         );
-        let answer = raw(&server.addr, request.into_bytes());
-        assert!(!answer.is_empty(), "{what}: no answer");
-        let reply = parse_reply(&answer);
-        assert_eq!(
-            reply.status,
-            400,
-            "{what}: {}",
-            String::from_utf8_lossy(&answer)
-        );
-        assert_envelope_shape(&reply);
-        assert_eq!(reply.json()["name"], "INVALID_INPUT", "{what}");
+        invalid(&server.addr, what, request.into_bytes());
     }
     let statuses = support::send(
         &server.addr,

@@ -138,14 +138,7 @@ fn an_optimisation_on_a_clock_a_thousand_times_as_fast_keeps_its_lease_and_succe
         })
         .collect();
     assert_eq!(server.post("/v2/orders", &key, &json!(orders)).status, 200);
-    let r = server.post(
-        "/v2/plans/optimise/orders",
-        &key,
-        &json!({"delivery_date": "2026-12-02", "settings": {}}),
-    );
-    assert_eq!(r.status, 200, "{}", r.text());
-    let job = r.json()["optimisation"]["id"].as_str().unwrap().to_owned();
-    server.await_job(&key, &job, Duration::from_secs(60), "the job");
+    let job = server.optimise_and_wait(&key, "2026-12-02");
     let read = server
         .get(&format!("/v2/plans/optimise/{job}"), &key)
         .json();

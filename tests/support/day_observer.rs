@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::day_checker::{Observation, Order, Route, Stop, Vehicle};
 use crate::receiver::Receiver;
-use crate::support::Server;
+use crate::support::{json_ok, Server};
 
 /// Seconds after midnight of `HH:MM` or `HH:MM:SS`.
 pub fn seconds(time: &str) -> Option<i64> {
@@ -21,17 +21,6 @@ pub fn seconds(time: &str) -> Option<i64> {
     let m = parts.next()??;
     let s = parts.next().flatten().unwrap_or(0);
     Some(h * 3600 + m * 60 + s)
-}
-
-/// The reply's JSON after asserting a 2xx.
-pub fn json_ok(reply: crate::support::Reply, what: &str) -> Value {
-    assert!(
-        (200..300).contains(&reply.status),
-        "{what}: {} {}",
-        reply.status,
-        String::from_utf8_lossy(&reply.raw)
-    );
-    reply.json()
 }
 
 fn list<'a>(v: &'a Value, field: &str) -> impl Iterator<Item = &'a Value> {

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::driver_day_pod::{self as pod, ProofReads, StopProof};
-use crate::support::{Reply, Server};
+use crate::support::{json_ok, Server};
 
 /// One order of the day: its number, its line items as (code, quantity), what the driver does.
 pub type DayOrder = (&'static str, &'static [(&'static str, i64)], Outcome);
@@ -120,17 +120,6 @@ impl Day {
     }
 }
 
-/// The reply's JSON, after asserting a 2xx status.
-pub fn ok(reply: Reply, what: &str) -> Value {
-    assert!(
-        (200..300).contains(&reply.status),
-        "{what}: {} {}",
-        reply.status,
-        String::from_utf8_lossy(&reply.raw)
-    );
-    reply.json()
-}
-
 fn now() -> String {
     let ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -146,7 +135,7 @@ pub fn play(server: &Server, key: &str) -> Day {
         started: Some(Instant::now()),
         ..Day::default()
     };
-    let vehicle = ok(
+    let vehicle = json_ok(
         server.post(
             "/v2/vehicles",
             key,
@@ -177,7 +166,7 @@ pub fn play(server: &Server, key: &str) -> Day {
             o
         })
         .collect();
-    let created = ok(
+    let created = json_ok(
         server.post("/v2/orders", key, &Value::Array(orders)),
         "orders",
     );
@@ -193,7 +182,7 @@ pub fn play(server: &Server, key: &str) -> Day {
         day.date
     ));
 
-    let started = ok(
+    let started = json_ok(
         server.post(
             "/v2/plans/optimise/orders",
             key,
@@ -209,7 +198,7 @@ pub fn play(server: &Server, key: &str) -> Day {
         Duration::from_secs(60),
         "the optimisation never ended",
     );
-    let plan = ok(
+    let plan = json_ok(
         server.get(&format!("/v2/plans/{}", day.plan_id), key),
         "plan",
     );
@@ -218,7 +207,7 @@ pub fn play(server: &Server, key: &str) -> Day {
         "plan {} optimised: route {}",
         day.plan_id, day.route_id
     ));
-    ok(
+    json_ok(
         server.post(
             &format!("/v2/plans/{}/dispatch", day.plan_id),
             key,
@@ -228,7 +217,7 @@ pub fn play(server: &Server, key: &str) -> Day {
     );
     day.note("plan dispatched".into());
 
-    let credential = ok(
+    let credential = json_ok(
         server.post(
             &format!("/v2/vehicles/{vehicle}/driver-credentials"),
             key,
@@ -240,13 +229,13 @@ pub fn play(server: &Server, key: &str) -> Day {
         .unwrap()
         .to_owned();
     let driver = credential.as_str();
-    let feed = ok(server.get("/driver/feed?after=0&wait=0", driver), "feed");
+    let feed = json_ok(server.get("/driver/feed?after=0&wait=0", driver), "feed");
     day.pushed = feed["messages"][0].clone();
     day.note(format!(
         "driver feed: {} {}",
         day.pushed["kind"], day.pushed["route_id"]
     ));
-    let today = ok(
+    let today = json_ok(
         server.get(&format!("/driver/day?date={}", day.date), driver),
         "day",
     );
@@ -268,7 +257,7 @@ pub fn play(server: &Server, key: &str) -> Day {
         stops.len()
     ));
 
-    ok(
+    json_ok(
         server.post(
             &format!("/driver/routes/{}/start", day.route_id),
             driver,
@@ -278,7 +267,7 @@ pub fn play(server: &Server, key: &str) -> Day {
     );
     let route_id = day.route_id;
     let report = |lat: f64, lng: f64| {
-        ok(
+        json_ok(
             server.post(
                 &format!("/driver/routes/{route_id}/positions"),
                 driver,
@@ -296,13 +285,13 @@ pub fn play(server: &Server, key: &str) -> Day {
     for (stop, order_id) in &stops {
         let index = day.orders.iter().position(|o| o == order_id).unwrap();
         let (number, _, outcome) = ORDERS[index];
-        let read = ok(server.get(&format!("/v2/orders/{order_id}"), key), "order");
+        let read = json_ok(server.get(&format!("/v2/orders/{order_id}"), key), "order");
         let read = if read["order"].is_object() {
             read["order"].clone()
         } else {
             read
         };
-        ok(
+        json_ok(
             server.post(&format!("/driver/stops/{stop}/arrive"), driver, &json!({})),
             "arrive",
         );
@@ -323,7 +312,7 @@ pub fn play(server: &Server, key: &str) -> Day {
             ));
         }
         let answer = match outcome {
-            Outcome::Full => ok(
+            Outcome::Full => json_ok(
                 server.post(
                     &format!("/driver/stops/{stop}/complete"),
                     driver,
@@ -333,7 +322,7 @@ pub fn play(server: &Server, key: &str) -> Day {
             ),
             Outcome::Partial => {
                 let items = read["line_items"].as_array().unwrap();
-                ok(
+                json_ok(
                     server.post(
                         &format!("/driver/stops/{stop}/complete"),
                         driver,
@@ -346,7 +335,7 @@ pub fn play(server: &Server, key: &str) -> Day {
                 )
             }
             Outcome::Fail => {
-                ok(
+                json_ok(
                     server.put(
                         &format!("/driver/stops/{stop}/notes"),
                         driver,
@@ -354,7 +343,7 @@ pub fn play(server: &Server, key: &str) -> Day {
                     ),
                     "notes",
                 );
-                ok(
+                json_ok(
                     server.post(
                         &format!("/driver/stops/{stop}/phone-calls"),
                         driver,
@@ -362,7 +351,7 @@ pub fn play(server: &Server, key: &str) -> Day {
                     ),
                     "call",
                 );
-                ok(
+                json_ok(
                     server.post(
                         &format!("/driver/stops/{stop}/fail"),
                         driver,
@@ -377,7 +366,7 @@ pub fn play(server: &Server, key: &str) -> Day {
             .push((number.to_owned(), answer["stop"].clone()));
         day.position_reports.push(report(51.502, -0.118));
     }
-    day.completed = ok(
+    day.completed = json_ok(
         server.post(
             &format!("/driver/routes/{}/complete", day.route_id),
             driver,
@@ -391,18 +380,18 @@ pub fn play(server: &Server, key: &str) -> Day {
         day.completed["completed_ts"]
     ));
 
-    day.route = ok(
+    day.route = json_ok(
         server.get(&format!("/v2/routes/{}", day.route_id), key),
         "route",
     )["route"]
         .clone();
-    day.plan = ok(
+    day.plan = json_ok(
         server.get(&format!("/v2/plans/{}", day.plan_id), key),
         "plan",
     )["plan"]
         .clone();
     for id in &day.orders {
-        let read = ok(server.get(&format!("/v2/orders/{id}"), key), "order");
+        let read = json_ok(server.get(&format!("/v2/orders/{id}"), key), "order");
         day.order_reads.push(if read["order"].is_object() {
             read["order"].clone()
         } else {

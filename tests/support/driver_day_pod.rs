@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use base64::Engine;
 use serde_json::{json, Value};
 
-use crate::support::{Reply, Request, Server};
+use crate::support::{json_ok, Reply, Request, Server};
 
 /// The depot's questionnaires: a VISIT one with a question of every type, and a check-in.
 pub fn questionnaires() -> Value {
@@ -91,10 +91,6 @@ fn multipart(texts: &[(&str, &str)], files: &[(&str, &[u8])]) -> Vec<u8> {
     body
 }
 
-fn ok(reply: Reply, what: &str) -> Value {
-    crate::driver_day::ok(reply, what)
-}
-
 fn upload(server: &Server, driver: &str, path: &str, body: Vec<u8>) -> Reply {
     server.send(Request::new("POST", path, Some(driver)).raw(body).header(
         "content-type",
@@ -104,7 +100,7 @@ fn upload(server: &Server, driver: &str, path: &str, body: Vec<u8>) -> Reply {
 
 /// The driver's questionnaires by type: (VISIT id, ROUTE_VEHICLE_CHECKIN id).
 pub fn questionnaire_ids(server: &Server, driver: &str) -> (i64, i64) {
-    let list = ok(
+    let list = json_ok(
         server.get("/driver/questionnaires", driver),
         "questionnaires",
     );
@@ -122,7 +118,7 @@ pub fn questionnaire_ids(server: &Server, driver: &str) -> (i64, i64) {
 
 /// The route's check-in submission, as created.
 pub fn check_in(server: &Server, driver: &str, questionnaire: i64, route: i64) -> Value {
-    ok(
+    json_ok(
         server.post(
             "/driver/questionnaire-submissions",
             driver,
@@ -190,9 +186,9 @@ pub fn at_stop(server: &Server, driver: &str, questionnaire: i64, stop: i64) -> 
     );
     StopProof {
         stop_id: stop,
-        signature: ok(sig, "signature")["signature"].clone(),
-        photos: ok(photos, "photos")["photos"].clone(),
-        submission: ok(submission, "submission")["driver_questionnaire_submission"].clone(),
+        signature: json_ok(sig, "signature")["signature"].clone(),
+        photos: json_ok(photos, "photos")["photos"].clone(),
+        submission: json_ok(submission, "submission")["driver_questionnaire_submission"].clone(),
         photo_bytes: big.len(),
         answer_photo_bytes: in_answer.len(),
     }
@@ -238,7 +234,7 @@ pub fn read_image(server: &Server, key: &str, url: &str) -> ImageRead {
         assert!(Instant::now() < deadline, "{url} never compressed");
         std::thread::sleep(Duration::from_secs(wait));
     };
-    let base64 = ok(server.get(&format!("{url}?encoding=base64"), key), "base64");
+    let base64 = json_ok(server.get(&format!("{url}?encoding=base64"), key), "base64");
     let decoded = base64::engine::general_purpose::STANDARD
         .decode(base64["data"].as_str().unwrap_or_default())
         .expect("standard base64");
@@ -281,7 +277,7 @@ pub struct ProofReads {
 /// Reads back what the driver uploaded, as the depot.
 pub fn read_back(server: &Server, key: &str, proof: &StopProof, checkin: &Value) -> ProofReads {
     let submission = |id: &Value| {
-        ok(
+        json_ok(
             server.get(&format!("/v2/driver-questionnaire-submission/{id}"), key),
             "submission read",
         )["driver_questionnaire_submission"]

@@ -92,6 +92,17 @@ pub struct Reply {
     pub raw: Vec<u8>,
 }
 
+/// The reply's JSON after asserting a 2xx status; `what` names the step when it is not.
+pub fn json_ok(reply: Reply, what: &str) -> Value {
+    assert!(
+        (200..300).contains(&reply.status),
+        "{what}: {} {}",
+        reply.status,
+        String::from_utf8_lossy(&reply.raw)
+    );
+    reply.json()
+}
+
 impl Reply {
     /// The first value of header `name` (case-insensitive).
     pub fn header(&self, name: &str) -> Option<&str> {
@@ -330,6 +341,24 @@ impl Server {
         }
     }
 
+    /// Optimises the open orders of `date` with the default settings and waits (a minute at
+    /// most) until the job ends: the job's id.
+    pub fn optimise_and_wait(&self, key: &str, date: &str) -> String {
+        let queued = self.post(
+            "/v2/plans/optimise/orders",
+            key,
+            &json!({"delivery_date": date, "settings": {}}),
+        );
+        assert_eq!(queued.status, 200, "{}", queued.text());
+        let job = queued.json()["optimisation"]["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let what = format!("the job for {date} never ended");
+        self.await_job(key, &job, Duration::from_secs(60), &what);
+        job
+    }
+
     pub fn post(&self, path: &str, key: &str, body: &Value) -> Reply {
         self.call("POST", path, Some(key), Some(body))
     }
@@ -540,8 +569,8 @@ fn dechunk(mut data: &[u8]) -> Vec<u8> {
     out
 }
 
-/// `dispatch seed --db DB -` with `file` on stdin; the printed JSON.
-pub fn seed(db: &Path, file: &Value) -> Value {
+/// `dispatch seed --db DB -` with `file` on stdin, run to its end.
+pub fn run_seed(db: &Path, file: &str) -> std::process::Output {
     let mut child = Command::new(binary())
         .args(["seed", "--db"])
         .arg(db_arg(db))
@@ -555,9 +584,14 @@ pub fn seed(db: &Path, file: &Value) -> Value {
         .stdin
         .take()
         .unwrap()
-        .write_all(file.to_string().as_bytes())
+        .write_all(file.as_bytes())
         .unwrap();
-    let out = child.wait_with_output().expect("seed output");
+    child.wait_with_output().expect("seed output")
+}
+
+/// `dispatch seed --db DB -` with `file` on stdin; the printed JSON.
+pub fn seed(db: &Path, file: &Value) -> Value {
+    let out = run_seed(db, &file.to_string());
     assert!(
         out.status.success(),
         "seed failed: {}",

@@ -15,11 +15,11 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::day_checker::{Checker, Findings};
-use crate::day_observer::{json_ok, Observer};
+use crate::day_observer::Observer;
 use crate::receiver::Receiver;
 use crate::simulated_day_setup::{order, Report, Size, DATE, H, NEXT_DAY};
 use crate::simulated_drivers::{clock_now, wait_until, Fleet};
-use crate::support::Server;
+use crate::support::{json_ok, Server};
 
 struct Day<'a> {
     server: &'a Server,

@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::day_observer::{json_ok, seconds};
-use crate::support::Server;
+use crate::day_observer::seconds;
+use crate::support::{json_ok, Server};
 
 /// The service's clock, as `/healthz` shows it under `serve --simulate`: seconds after midnight
 /// of the simulated day `DATE` (past 86400 once the clock ran into the next day).

@@ -11,7 +11,7 @@ use std::thread;
 use std::time::Duration;
 
 use dispatch_adapters::travel::{FallbackPolicy, OsrmMatrix, OsrmRoads, WithFallback};
-use dispatch_core::ports::matrix::{GreatCircle, MatrixError, Point, TravelMatrix};
+use dispatch_core::ports::matrix::{GreatCircle, MatrixError, Point, TravelError, TravelMatrix};
 use dispatch_core::ports::roads::{RoadError, RoadGeometry};
 use serde_json::{json, Value};
 
@@ -43,6 +43,17 @@ fn road(a: (f64, f64), b: (f64, f64)) -> [(f64, f64); 2] {
     [(b.0, a.1), b]
 }
 
+/// The points of a request path's `lng,lat;lng,lat;...`.
+fn path_points(coords: &str) -> Vec<(f64, f64)> {
+    coords
+        .split(';')
+        .map(|c| {
+            let (x, y) = c.split_once(',').unwrap();
+            (x.parse().unwrap(), y.parse().unwrap())
+        })
+        .collect()
+}
+
 /// A `/route` answer: the line through every point, `overview=full`, GeoJSON.
 fn route_answer(
     coords: &str,
@@ -50,13 +61,7 @@ fn route_answer(
     max_points: usize,
     behaviour: Behaviour,
 ) -> (u16, Value) {
-    let points: Vec<(f64, f64)> = coords
-        .split(';')
-        .map(|c| {
-            let (x, y) = c.split_once(',').unwrap();
-            (x.parse().unwrap(), y.parse().unwrap())
-        })
-        .collect();
+    let points = path_points(coords);
     if points.len() > max_points {
         return (
             400,
@@ -103,13 +108,7 @@ fn answer(path: &str, max_table: usize, behaviour: Behaviour) -> (u16, Value) {
             json!({"code": "InvalidUrl", "message": "URL string malformed"}),
         );
     };
-    let points: Vec<(f64, f64)> = coords
-        .split(';')
-        .map(|c| {
-            let (x, y) = c.split_once(',').unwrap();
-            (x.parse().unwrap(), y.parse().unwrap())
-        })
-        .collect();
+    let points = path_points(coords);
     if points.len() > max_table {
         return (
             400,
@@ -337,7 +336,10 @@ fn invalid_points_are_refused_before_any_request() {
     let err = client(&osrm.url, 100)
         .matrix(&[Point::new(0.0, 0.0), Point::new(200.0, 0.0)])
         .unwrap_err();
-    assert!(matches!(err, MatrixError::InvalidPoint { index: 1, .. }));
+    assert!(matches!(
+        err,
+        MatrixError::Travel(TravelError::InvalidPoint { index: 1, .. })
+    ));
     assert_eq!(osrm.requests.load(Ordering::SeqCst), 0);
 }
 

@@ -25,6 +25,27 @@ pub struct DriverCredential {
 }
 
 impl DriverCredential {
+    /// The credential `id` just issued to `vehicle_id` of `scope`'s depot: not revoked.
+    pub fn issued(
+        id: i64,
+        scope: DepotScope,
+        vehicle_id: i64,
+        name: &str,
+        key_hash: [u8; 32],
+        now: Timestamp,
+    ) -> DriverCredential {
+        DriverCredential {
+            id,
+            depot_id: scope.depot_id,
+            organisation_id: scope.organisation_id,
+            vehicle_id,
+            name: name.to_owned(),
+            key_hash,
+            created: now,
+            revoked: None,
+        }
+    }
+
     /// Who requests made with this credential act for.
     pub fn driver(&self) -> Driver {
         Driver {

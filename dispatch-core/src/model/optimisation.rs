@@ -237,6 +237,17 @@ impl Optimisation {
         }
     }
 
+    /// A worker takes the job: it runs, one more attempt is counted, and the worker holds it
+    /// until `lease_until`. Every store's claim and the claim use case make this one change, so
+    /// the attempt count that fails a job after [`MAX_ATTEMPTS`] starts means the same
+    /// everywhere.
+    pub fn start_attempt(&mut self, now: Timestamp, lease_until: Timestamp) {
+        self.state = JobState::Running;
+        self.attempts += 1;
+        self.lease_until = Some(lease_until);
+        self.updated = now;
+    }
+
     /// The spec's `in_progress`.
     pub fn in_progress(&self) -> bool {
         self.state.in_progress()

@@ -2,7 +2,7 @@
 //! serves one order end (or both orders of an exchange pair at one location); its address and
 //! contact are the served end's at planning time.
 
-use crate::model::order::Side;
+use crate::model::order::{Order, Side};
 use crate::time::{Date, Timestamp};
 
 /// One visit of a route.
@@ -55,6 +55,16 @@ pub struct StopVisit {
 }
 
 impl StopVisit {
+    /// Takes the address, postcode and contact number of `first`'s end that this visit serves.
+    /// A stop shared by several orders shows those of its first order, so a stop that loses
+    /// orders takes them from the first one left.
+    pub fn show_contact_of(&mut self, first: &Order) {
+        let end = first.endpoint(self.side);
+        self.address = end.address.clone();
+        self.postcode = end.postcode.clone();
+        self.phone = end.contact_number.clone();
+    }
+
     /// The planned time from arrival to departure, seconds (the wait included): departure minus
     /// arrival, counting the days between their dates (a visit planned across midnight departs
     /// "earlier" in the day than it arrives). Never negative.

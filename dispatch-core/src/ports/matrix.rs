@@ -20,16 +20,11 @@ pub use crate::solver::travel::{
 /// Why a matrix could not be produced.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum MatrixError {
-    /// A coordinate is not finite or, for geographic points, out of range.
-    #[error("point {index} has invalid coordinates ({x}, {y})")]
-    InvalidPoint {
-        /// Position of the point in the request.
-        index: usize,
-        /// Its x (longitude) value.
-        x: f64,
-        /// Its y (latitude) value.
-        y: f64,
-    },
+    /// The points themselves: a coordinate that is not finite or, for geographic points, out
+    /// of range, or a value beyond the solver's integer units (the solver's own error, so the
+    /// planar and great-circle matrices answer as the solver's geometry does).
+    #[error(transparent)]
+    Travel(#[from] TravelError),
     /// A [`Precomputed`] matrix does not know the point.
     #[error("point {index} ({x}, {y}) is not in the precomputed matrix")]
     UnknownPoint {
@@ -40,26 +35,9 @@ pub enum MatrixError {
         /// Its y (latitude) value.
         y: f64,
     },
-    /// A value does not fit the integer units.
-    #[error("travel value between points {from} and {to} is out of range")]
-    OutOfRange {
-        /// Origin position in the request.
-        from: usize,
-        /// Destination position in the request.
-        to: usize,
-    },
     /// The source of travel data failed (for adapters over outside services).
     #[error("travel matrix unavailable: {0}")]
     Unavailable(String),
-}
-
-impl From<TravelError> for MatrixError {
-    fn from(e: TravelError) -> MatrixError {
-        match e {
-            TravelError::InvalidPoint { index, x, y } => MatrixError::InvalidPoint { index, x, y },
-            TravelError::OutOfRange { from, to } => MatrixError::OutOfRange { from, to },
-        }
-    }
 }
 
 /// Produces the durations (seconds) and distances (metres) between every ordered pair of
@@ -180,7 +158,10 @@ mod tests {
         let err = gc
             .matrix(&[Point::new(0.0, 0.0), Point::new(0.0, 95.0)])
             .unwrap_err();
-        assert!(matches!(err, MatrixError::InvalidPoint { index: 1, .. }));
+        assert!(matches!(
+            err,
+            MatrixError::Travel(TravelError::InvalidPoint { index: 1, .. })
+        ));
         let m = gc
             .matrix(&[Point::new(0.0, 0.0), Point::new(0.0, 1.0)])
             .unwrap();

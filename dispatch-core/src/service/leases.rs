@@ -46,10 +46,7 @@ pub fn claim_job(
         let Some(mut job) = tx.lock_next_queued_optimisation()? else {
             return Ok(None);
         };
-        job.state = JobState::Running;
-        job.attempts += 1;
-        job.lease_until = Some(until);
-        job.updated = now;
+        job.start_attempt(now, until);
         tx.update_optimisation(&job)?;
         tx.set_optimisation_holder(&job.id, Some(holder))?;
         let checkpoint = tx.optimisation_checkpoint(&job.id)?;

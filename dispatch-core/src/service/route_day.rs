@@ -322,10 +322,7 @@ pub(crate) fn live_visits(
         };
         if kept.len() < visit.order_ids.len() {
             if let Some(first) = orders.get(first) {
-                let end = first.endpoint(visit.side);
-                visit.address = end.address.clone();
-                visit.postcode = end.postcode.clone();
-                visit.phone = end.contact_number.clone();
+                visit.show_contact_of(first);
             }
             visit.order_ids = kept;
         }

@@ -110,6 +110,17 @@ pub struct Unassigned {
     pub reason: Reason,
 }
 
+impl Unassigned {
+    /// The visits left out: the job, or the shipment's pickup and then its delivery.
+    pub fn visits(&self) -> impl Iterator<Item = Step> {
+        let delivery = match self.task {
+            Step::Pickup(i) => Some(Step::Delivery(i)),
+            _ => None,
+        };
+        std::iter::once(self.task).chain(delivery)
+    }
+}
+
 /// A solution: routes of the used vehicles and the tasks left out.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Solution {
@@ -117,4 +128,23 @@ pub struct Solution {
     pub routes: Vec<Route>,
     /// Tasks not served, each with its reason.
     pub unassigned: Vec<Unassigned>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unassigned_shipment_leaves_out_its_pickup_then_its_delivery() {
+        let left = |task| {
+            Unassigned {
+                task,
+                reason: Reason::Capacity,
+            }
+            .visits()
+            .collect::<Vec<_>>()
+        };
+        assert_eq!(left(Step::Pickup(3)), [Step::Pickup(3), Step::Delivery(3)]);
+        assert_eq!(left(Step::Job(2)), [Step::Job(2)]);
+    }
 }

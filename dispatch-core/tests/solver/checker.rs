@@ -43,19 +43,11 @@ fn job(id: u64, location: usize, end: i64, delivery: i64) -> Job {
 
 fn vehicle(id: u64, capacity: i64) -> Vehicle {
     Vehicle {
-        id,
-        start: Some(0),
-        end: Some(0),
-        capacity: vec![capacity],
-        skills: Skills::default(),
         shift: TimeWindow {
             start: 0,
             end: 1000,
         },
-        breaks: Vec::new(),
-        max_duration: None,
-        max_travel_time: None,
-        max_tasks: None,
+        ..crate::solver_engine_common::vehicle(id, 0, capacity)
     }
 }
 
@@ -349,7 +341,7 @@ fn waiting_for_a_later_window_is_allowed() {
 fn the_plane_recheck_sums_double_and_truncated_arcs() {
     // Depot (0,0), customers (1,1) and (3,4): arcs sqrt 2, sqrt 13, 5.
     let text = "T\nVEHICLE\nNUMBER CAPACITY\n1 10\nCUSTOMER\nCUST NO. X Y D R DUE S\n0 0 0 0 0 100 0\n1 1 1 1 0 100 0\n2 3 4 1 0 100 0\n";
-    let inst = formats::solomon::read(text, Objective::Distance).unwrap();
+    let inst = formats::solomon::read(text, Objective::Distance, Convention::Exact).unwrap();
     let s = one_route(&inst.problem, &[Step::Job(0), Step::Job(1)]);
     let plane: &Plane = inst.plane.as_ref().unwrap();
     let r = check_plane(&inst.problem, &s, plane);
@@ -363,7 +355,7 @@ fn the_plane_recheck_sums_double_and_truncated_arcs() {
 fn the_plane_recheck_uses_exact_travel_times() {
     // Customer at (1,1) due at 1: exact travel sqrt 2 > 1 is late; the integer model says so too.
     let text = "T\nVEHICLE\nNUMBER CAPACITY\n1 10\nCUSTOMER\nCUST NO. X Y D R DUE S\n0 0 0 0 0 100 0\n1 1 1 1 0 1 0\n";
-    let inst = formats::solomon::read(text, Objective::Distance).unwrap();
+    let inst = formats::solomon::read(text, Objective::Distance, Convention::Exact).unwrap();
     let s = one_route(&inst.problem, &[Step::Job(0)]);
     let r = check_plane(&inst.problem, &s, inst.plane.as_ref().unwrap());
     assert_eq!(

@@ -52,19 +52,11 @@ fn job(id: u64, location: usize) -> Job {
 
 fn vehicle(id: u64) -> Vehicle {
     Vehicle {
-        id,
-        start: Some(0),
-        end: Some(0),
-        capacity: vec![10],
-        skills: Skills::default(),
         shift: TimeWindow {
             start: 0,
             end: 1000,
         },
-        breaks: Vec::new(),
-        max_duration: None,
-        max_travel_time: None,
-        max_tasks: None,
+        ..crate::solver_engine_common::vehicle(id, 0, 10)
     }
 }
 

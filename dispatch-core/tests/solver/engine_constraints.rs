@@ -233,6 +233,17 @@ fn max_tasks_limits_each_route() {
     assert_eq!(sol.routes.len(), 2);
 }
 
+/// Unit jobs at 1, 2 and 3 of [`line`] for the one vehicle `v`: the limits of 45 below let it
+/// serve two of them.
+fn three_jobs_for(v: Vehicle) -> Problem {
+    problem(
+        line(),
+        vec![job(1, 1, 1), job(2, 2, 1), job(3, 3, 1)],
+        vec![],
+        vec![v],
+    )
+}
+
 #[test]
 fn max_duration_counts_from_a_late_departure_and_leaves_out_what_does_not_fit() {
     let mut late = job(1, 1, 1);
@@ -247,12 +258,7 @@ fn max_duration_counts_from_a_late_departure_and_leaves_out_what_does_not_fit() 
     assert!(sol.unassigned.is_empty());
     assert_eq!(sol.routes[0].end_time - sol.routes[0].start_time, 20);
     v.max_duration = Some(45);
-    let p = problem(
-        line(),
-        vec![job(1, 1, 1), job(2, 2, 1), job(3, 3, 1)],
-        vec![],
-        vec![v],
-    );
+    let p = three_jobs_for(v);
     let sol = solve_checked(&p, 1, 1, 200);
     assert_eq!(sol.unassigned.len(), 1);
     assert_eq!(sol.unassigned[0].reason, Reason::NotPlaced);
@@ -262,12 +268,7 @@ fn max_duration_counts_from_a_late_departure_and_leaves_out_what_does_not_fit() 
 fn max_travel_time_limits_the_route() {
     let mut v = vehicle(1, 0, 10);
     v.max_travel_time = Some(45);
-    let p = problem(
-        line(),
-        vec![job(1, 1, 1), job(2, 2, 1), job(3, 3, 1)],
-        vec![],
-        vec![v],
-    );
+    let p = three_jobs_for(v);
     let sol = solve_checked(&p, 1, 1, 200);
     assert_eq!(sol.unassigned.len(), 1);
     assert!(checker::check(&p, &sol).travel_time <= 45);

@@ -37,19 +37,11 @@ fn job(id: u64, location: usize, service: Time, delivery: Load, pickup: Load) ->
 
 fn vehicle(id: u64, capacity: Load, shift_end: Time) -> Vehicle {
     Vehicle {
-        id,
-        start: Some(0),
-        end: Some(0),
-        capacity: vec![capacity],
-        skills: Skills::default(),
         shift: TimeWindow {
             start: 0,
             end: shift_end,
         },
-        breaks: vec![],
-        max_duration: None,
-        max_travel_time: None,
-        max_tasks: None,
+        ..crate::solver_engine_common::vehicle(id, 0, capacity)
     }
 }
 

@@ -52,16 +52,8 @@ fn job(id: u64, location: usize, windows: Vec<TimeWindow>) -> Job {
 
 fn vehicle(shift: TimeWindow) -> Vehicle {
     Vehicle {
-        id: 1,
-        start: Some(0),
-        end: Some(0),
-        capacity: vec![10],
-        skills: Skills::default(),
         shift,
-        breaks: Vec::new(),
-        max_duration: None,
-        max_travel_time: None,
-        max_tasks: None,
+        ..crate::solver_engine_common::vehicle(1, 0, 10)
     }
 }
 

@@ -89,26 +89,9 @@ pub(super) async fn breaks(
     Caller(p): Caller,
     Query(query): Query<Vec<(String, String)>>,
 ) -> Result<Json<ConsoleBreaks>, ApiError> {
-    query::only(&query, &["plan"])?;
-    let plan_id = query::required(&query, "plan", "a plan id", |v| query::id("plan", v))?;
-    let routes = state
-        .blocking(move |s| {
-            Ok(s.store.read(move |tx| {
-                let scope = p.scope();
-                let Some(plan) = tx.get_plan(scope, plan_id)? else {
-                    return Ok(None);
-                };
-                let routes = tx.routes_of_plan(scope, plan_id)?;
-                Ok::<_, dispatch_core::ports::store::StoreError>(Some(
-                    routes
-                        .iter()
-                        .filter(|r| plan.shows_route(r))
-                        .map(route_breaks)
-                        .collect(),
-                ))
-            })?)
-        })
-        .await?
-        .ok_or_else(|| ApiError::not_found(&format!("plan {plan_id}")))?;
+    let (plan_id, routes) = query::plan_routes_read(&state, p, &query, |_, _, routes| {
+        Ok(routes.iter().map(route_breaks).collect())
+    })
+    .await?;
     Ok(Json(ConsoleBreaks { plan_id, routes }))
 }

@@ -1,11 +1,18 @@
 //! The query strings of the board's reads: every parameter must be known and every value
-//! valid, else 400 INVALID_INPUT in the spec's envelope naming the parameter.
+//! valid, else 400 INVALID_INPUT in the spec's envelope naming the parameter. Also the read
+//! the per-plan parts of the board share: the routes of the plan `?plan=ID` names.
 
 use dispatch_core::error::{IssueCode, ValidationErrors, ValidationIssue};
+use dispatch_core::model::organisation::DepotScope;
+use dispatch_core::model::route::Route;
+use dispatch_core::ports::store::{StoreError, StoreTx};
+use dispatch_core::service::plan_reads::plan_routes;
 use dispatch_core::time::Date;
 
+use crate::auth::Principal;
 use crate::error::ApiError;
 use crate::rejection::invalid;
+use crate::AppState;
 
 /// A query string as axum reads it: every `key=value` pair, in order.
 pub(super) type Pairs = [(String, String)];
@@ -86,4 +93,33 @@ pub(super) fn id(key: &str, value: &str) -> Result<i64, ApiError> {
                 format!("{key} must be an id"),
             )
         })
+}
+
+/// For a query of exactly `plan=ID`: the plan id and what `work` makes, in one store read, of
+/// the routes that plan shows (as `GET /plans/{id}` does). A plan the caller's depot does not
+/// have is 404, like any id of another depot.
+pub(super) async fn plan_routes_read<T: Send + 'static>(
+    state: &AppState,
+    caller: Principal,
+    query: &Pairs,
+    work: impl FnOnce(&mut dyn StoreTx, DepotScope, Vec<Route>) -> Result<T, StoreError>
+        + Send
+        + 'static,
+) -> Result<(i64, T), ApiError> {
+    only(query, &["plan"])?;
+    let plan_id = required(query, "plan", "a plan id", |v| id("plan", v))?;
+    let read = state
+        .blocking(move |s| {
+            Ok(s.store.read(move |tx| {
+                let scope = caller.scope();
+                let Some(plan) = tx.get_plan(scope, plan_id)? else {
+                    return Ok(None);
+                };
+                let routes = plan_routes(tx, scope, &plan)?;
+                work(tx, scope, routes).map(Some)
+            })?)
+        })
+        .await?
+        .ok_or_else(|| ApiError::not_found(&format!("plan {plan_id}")))?;
+    Ok((plan_id, read))
 }

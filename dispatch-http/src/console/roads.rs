@@ -162,47 +162,34 @@ pub(super) async fn roads(
     Caller(p): Caller,
     Query(query): Query<Vec<(String, String)>>,
 ) -> Result<Json<ConsoleRoads>, ApiError> {
-    query::only(&query, &["plan"])?;
-    let plan_id = query::required(&query, "plan", "a plan id", |v| query::id("plan", v))?;
-    let routes = state
-        .blocking(move |s| {
-            Ok(s.store.read(move |tx| {
-                let scope = p.scope();
-                let Some(plan) = tx.get_plan(scope, plan_id)? else {
-                    return Ok(None);
-                };
-                let depot = tx
-                    .get_depot(scope)?
-                    .and_then(|d| Coordinates::new(d.lat?, d.lng?));
-                let mut out = Vec::new();
-                for route in tx.routes_of_plan(scope, plan_id)? {
-                    if !plan.shows_route(&route) {
-                        continue;
-                    }
-                    let vehicle = match route.vehicle_id {
-                        Some(v) => tx.get_vehicle(scope, v)?,
-                        None => None,
-                    };
-                    let (start, end) = match &vehicle {
-                        Some(v) => route_ends(v, depot),
-                        None => (depot, depot),
-                    };
-                    let stops = tx.list_stops(scope, route.id)?;
-                    let at: Vec<Coordinates> = stops
-                        .iter()
-                        .filter_map(|s| Coordinates::new(s.visit.lat?, s.visit.lng?))
-                        .collect();
-                    out.push(Line {
-                        route_id: route.id,
-                        stop_ids: stops.iter().map(|s| s.id).collect(),
-                        points: route_points(start, &at, end),
-                    });
-                }
-                Ok::<_, dispatch_core::ports::store::StoreError>(Some(out))
-            })?)
-        })
-        .await?
-        .ok_or_else(|| ApiError::not_found(&format!("plan {plan_id}")))?;
+    let (plan_id, routes) = query::plan_routes_read(&state, p, &query, |tx, scope, routes| {
+        let depot = tx
+            .get_depot(scope)?
+            .and_then(|d| Coordinates::new(d.lat?, d.lng?));
+        let mut out = Vec::new();
+        for route in routes {
+            let vehicle = match route.vehicle_id {
+                Some(v) => tx.get_vehicle(scope, v)?,
+                None => None,
+            };
+            let (start, end) = match &vehicle {
+                Some(v) => route_ends(v, depot),
+                None => (depot, depot),
+            };
+            let stops = tx.list_stops(scope, route.id)?;
+            let at: Vec<Coordinates> = stops
+                .iter()
+                .filter_map(|s| Coordinates::new(s.visit.lat?, s.visit.lng?))
+                .collect();
+            out.push(Line {
+                route_id: route.id,
+                stop_ids: stops.iter().map(|s| s.id).collect(),
+                points: route_points(start, &at, end),
+            });
+        }
+        Ok(out)
+    })
+    .await?;
     let Some(network) = state.routing.roads.clone() else {
         return Ok(Json(ConsoleRoads {
             plan_id,

@@ -12,7 +12,7 @@
 
 use std::io;
 use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::task::{ready, Context, Poll};
 
 use dispatch_core::error::{IssueCode, ValidationErrors, ValidationIssue};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
@@ -91,11 +91,7 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for EnvelopeParseErrors<S> {
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
         let this = self.get_mut();
-        match this.drain(cx) {
-            Poll::Ready(Ok(())) => {}
-            Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
-            Poll::Pending => return Poll::Pending,
-        }
+        ready!(this.drain(cx))?;
         if this.replaced(buf) {
             return Poll::Ready(Ok(buf.len()));
         }
@@ -108,11 +104,7 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for EnvelopeParseErrors<S> {
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
         let this = self.get_mut();
-        match this.drain(cx) {
-            Poll::Ready(Ok(())) => {}
-            Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
-            Poll::Pending => return Poll::Pending,
-        }
+        ready!(this.drain(cx))?;
         let mut filled = bufs.iter().filter(|b| !b.is_empty());
         if let (Some(only), None) = (filled.next(), filled.next()) {
             if this.replaced(only) {
@@ -128,18 +120,14 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for EnvelopeParseErrors<S> {
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let this = self.get_mut();
-        match this.drain(cx) {
-            Poll::Ready(Ok(())) => Pin::new(&mut this.inner).poll_flush(cx),
-            other => other,
-        }
+        ready!(this.drain(cx))?;
+        Pin::new(&mut this.inner).poll_flush(cx)
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let this = self.get_mut();
-        match this.drain(cx) {
-            Poll::Ready(Ok(())) => Pin::new(&mut this.inner).poll_shutdown(cx),
-            other => other,
-        }
+        ready!(this.drain(cx))?;
+        Pin::new(&mut this.inner).poll_shutdown(cx)
     }
 }
 

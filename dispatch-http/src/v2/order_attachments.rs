@@ -3,7 +3,7 @@
 //! length over the limit is refused before the body is read, and a body that turns out longer
 //! is cut off at the limit while streaming, so no more than the limit is ever held in memory.
 
-use axum::extract::multipart::{Multipart, MultipartRejection};
+use axum::extract::multipart::{Multipart, MultipartError, MultipartRejection};
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::Json;
@@ -34,6 +34,17 @@ pub fn routes() -> ApiRoutes {
 
 fn too_large() -> ApiError {
     crate::rejection::body_too_large("10 MB (an attachment)")
+}
+
+/// A body that could not be read as multipart: over the body limit, or malformed.
+fn unreadable(e: MultipartError) -> ApiError {
+    if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        return too_large();
+    }
+    bad(
+        "a malformed multipart body",
+        &format!("unreadable multipart body: {e}"),
+    )
 }
 
 /// A refused upload; `received` says what came instead of one `attachment` file field.
@@ -71,18 +82,7 @@ async fn upload(
         bad(sent, &format!("the body must be multipart/form-data: {e}"))
     })?;
     let mut file: Option<(String, Vec<u8>)> = None;
-    loop {
-        let field = match multipart.next_field().await {
-            Ok(Some(f)) => f,
-            Ok(None) => break,
-            Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => return Err(too_large()),
-            Err(e) => {
-                return Err(bad(
-                    "a malformed multipart body",
-                    &format!("unreadable multipart body: {e}"),
-                ))
-            }
-        };
+    while let Some(mut field) = multipart.next_field().await.map_err(unreadable)? {
         if field.name() != Some("attachment") {
             let sent = field.name().map_or_else(
                 || "a field without a name".to_owned(),
@@ -94,25 +94,12 @@ async fn upload(
             return Err(bad("a second `attachment` field", "one file per request"));
         }
         let name = field.file_name().unwrap_or("attachment").to_owned();
-        let mut field = field;
         let mut content = Vec::new();
-        loop {
-            match field.chunk().await {
-                Ok(Some(chunk)) => {
-                    if (content.len() + chunk.len()) as u64 > MAX_ATTACHMENT_BYTES {
-                        return Err(too_large());
-                    }
-                    content.extend_from_slice(&chunk);
-                }
-                Ok(None) => break,
-                Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => return Err(too_large()),
-                Err(e) => {
-                    return Err(bad(
-                        "a malformed multipart body",
-                        &format!("unreadable multipart body: {e}"),
-                    ))
-                }
+        while let Some(chunk) = field.chunk().await.map_err(unreadable)? {
+            if (content.len() + chunk.len()) as u64 > MAX_ATTACHMENT_BYTES {
+                return Err(too_large());
             }
+            content.extend_from_slice(&chunk);
         }
         file = Some((name, content));
     }

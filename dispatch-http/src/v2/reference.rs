@@ -10,7 +10,7 @@ use utoipa::ToSchema;
 use utoipa_axum::routes;
 
 use super::shapes::Num;
-use super::wire::{object, ts_text, Reader};
+use super::wire::{closed_body, ts_text};
 use crate::error::ApiError;
 use crate::extract::{Caller, IdPath, JsonBody};
 use crate::AppState;
@@ -108,21 +108,12 @@ async fn read_depot(
 
 /// Reads a depot write; type errors at their path, the rules by the core.
 fn depot_patch(body: &Value) -> Result<DepotPatch, ValidationErrors> {
-    let obj = object(body)?;
-    let mut errors = ValidationErrors::default();
-    super::request_shapes::refuse_undocumented::<super::request_shapes::DepotBody>(
-        obj,
-        &[],
-        &mut errors,
-    );
-    let mut r = Reader::new(obj, vec![], &mut errors);
-    let patch = DepotPatch {
+    closed_body::<super::request_shapes::DepotBody, _>(body, |r| DepotPatch {
         name: r.string("name"),
         address: r.string("address"),
         lat: r.number("lat"),
         lng: r.number("lng"),
-    };
-    errors.into_result().map(|()| patch)
+    })
 }
 
 /// Sets the caller's depot's name, address and position.

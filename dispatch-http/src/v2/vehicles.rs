@@ -17,7 +17,7 @@ use utoipa::ToSchema;
 
 use super::registry::ApiRoutes;
 use super::shapes::{to_json, Num};
-use super::wire::{object, ts_text, Reader};
+use super::wire::{closed_body, ts_text};
 use crate::error::ApiError;
 use crate::extract::{Caller, IdPath, JsonBody};
 use crate::middleware::idempotency::IdempotencyClaim;
@@ -34,15 +34,7 @@ pub fn routes() -> ApiRoutes {
 
 /// Reads a vehicle write; type errors are reported at their path, the rules by the core.
 fn patch(body: &Value) -> Result<VehiclePatch, ValidationErrors> {
-    let obj = object(body)?;
-    let mut errors = ValidationErrors::default();
-    super::request_shapes::refuse_undocumented::<super::request_shapes::VehicleBody>(
-        obj,
-        &[],
-        &mut errors,
-    );
-    let mut r = Reader::new(obj, vec![], &mut errors);
-    let patch = VehiclePatch {
+    closed_body::<super::request_shapes::VehicleBody, _>(body, |r| VehiclePatch {
         name: r.string("name"),
         active: r.boolean("active"),
         availability: r.string("availability"),
@@ -65,8 +57,7 @@ fn patch(body: &Value) -> Result<VehiclePatch, ValidationErrors> {
             id: c.integer("id").value().copied(),
             capacity: c.number("capacity").value().copied(),
         }),
-    };
-    errors.into_result().map(|()| patch)
+    })
 }
 
 /// Which fields a rendering carries.

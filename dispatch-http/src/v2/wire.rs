@@ -191,6 +191,21 @@ pub fn object(body: &Value) -> Result<&Map<String, Value>, ValidationErrors> {
     })
 }
 
+/// Reads a whole body of the closed schema `T` with `read`: every property `T` does not
+/// document is refused and type errors are reported at their path; the value read only when
+/// there were none (the field rules are the core's).
+pub fn closed_body<T: utoipa::ToSchema, R>(
+    body: &Value,
+    read: impl FnOnce(&mut Reader<'_>) -> R,
+) -> Result<R, ValidationErrors> {
+    let obj = object(body)?;
+    let mut errors = ValidationErrors::default();
+    let mut reader = Reader::new(obj, vec![], &mut errors);
+    reader.refuse_undocumented::<T>();
+    let value = read(&mut reader);
+    errors.into_result().map(|()| value)
+}
+
 /// A number, as an integer when it has no fraction.
 pub fn num(x: f64) -> Value {
     if x.fract() == 0.0 && x.abs() < 9.0e15 {

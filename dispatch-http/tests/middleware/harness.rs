@@ -10,9 +10,7 @@ use dispatch_core::service::seed;
 use dispatch_core::time::Timestamp;
 use dispatch_http::keys::DerivedKeys;
 use dispatch_http::{app, AppState};
-use http_body_util::BodyExt;
 use serde_json::{json, Value};
-use tower::ServiceExt;
 
 /// 2026-11-22T08:00:00.000Z
 pub const START: i64 = 1_795_334_400_000;
@@ -23,7 +21,7 @@ pub const OPT_IN: (&str, &str) = ("x-svc-api-features", "rate-limit-429");
 pub const DOCS_LINK: &str =
     "<http://dispatch.test/docs/features/rate-limit-429>; rel=\"deprecation\"";
 
-// The crate root provides the shared test database module (once per test binary).
+// The crate root provides the shared test database and exchange modules (once per test binary).
 use crate::test_db;
 
 /// A running service: its database (a SQLite file, or PostgreSQL with `DISPATCH_TEST_DB`), its
@@ -128,22 +126,8 @@ impl Service {
                 .body(Body::from(body.to_string())),
             None => b.body(Body::empty()),
         };
-        let response = self
-            .router
-            .clone()
-            .oneshot(request.expect("request"))
-            .await
-            .expect("infallible");
-        let status = response.status();
-        let headers = response.headers().clone();
-        let bytes = response
-            .into_body()
-            .collect()
-            .await
-            .expect("body")
-            .to_bytes();
-        let content_type = headers.get("content-type").and_then(|v| v.to_str().ok());
-        crate::contract::check_bytes(method, path, status.as_u16(), content_type, &bytes);
+        let (status, headers, bytes) =
+            crate::exchange::exchange(&self.router, request.expect("request")).await;
         Resp {
             status,
             headers,

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use axum::routing::get;
-use serde_json::{json, Value};
+use serde_json::json;
 
 use dispatch_http::console::{ConsoleConfig, TileUrl};
 use dispatch_http::{app_with, AppOptions};
@@ -19,7 +19,7 @@ use dispatch_http::{app_with, AppOptions};
 use super::browser::chromium_for;
 use super::common::TestApp;
 use super::console_page::{optimised_day, report, serve, serve_with, stops_of};
-use super::DAY;
+use super::{first_order_ids, DAY};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_console_draws_an_optimised_day_on_the_map() {
@@ -138,15 +138,7 @@ async fn the_consoles_dispatch_and_reverse_buttons_call_the_api() {
         .iter()
         .map(|r| r["id"].as_i64().unwrap())
         .collect();
-    let orders_of = |route: &Value| -> Vec<i64> {
-        route["stops"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| s["orders"][0]["id"].as_i64().unwrap())
-            .collect()
-    };
-    let before = orders_of(&plan["routes"][1]);
+    let before = first_order_ids(&plan["routes"][1]);
     let (base, server) = serve(&app, "actions", &routes).await;
     let dir = tempfile::tempdir().unwrap();
     let out = report(&browser, &base, dir.path(), &[]).await;
@@ -174,7 +166,7 @@ async fn the_consoles_dispatch_and_reverse_buttons_call_the_api() {
     let second = app
         .get(&format!("/v2/routes/{}", routes[1]), &app.north())
         .await;
-    let mut reversed = orders_of(&second.ok()["route"]);
+    let mut reversed = first_order_ids(&second.ok()["route"]);
     reversed.reverse();
     assert_eq!(reversed, before, "the page's reverse reversed the route");
     assert_eq!(

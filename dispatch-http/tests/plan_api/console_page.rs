@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 use super::browser::{run_chromium, OutsideWorld};
 use super::common::TestApp;
-use super::{delivery, optimise, post_orders, start_workers, wait_for, DAY};
+use super::{delivery, optimise_day, post_orders, start_workers, DAY};
 
 const HARNESS: &str = include_str!("console_harness.html");
 
@@ -40,13 +40,7 @@ pub async fn optimised_day(app: &TestApp) -> Value {
     orders.push(crane);
     post_orders(app, orders).await;
     let workers = start_workers(app, 300);
-    let (job, plan) = optimise(
-        app,
-        "/v2/plans/optimise/orders",
-        json!({"delivery_date": DAY, "settings": {}}),
-    )
-    .await;
-    wait_for(app, &job).await;
+    let (_, plan) = optimise_day(app).await;
     workers.shutdown();
     let plan = app
         .get(&format!("/v2/plans/{plan}"), &app.north())

@@ -5,7 +5,7 @@
 use serde_json::{json, Value};
 
 use super::common::TestApp;
-use super::{start_workers, DAY};
+use super::{ended, optimise_south, start_workers, DAY};
 
 /// South's id (South is seeded without an address or position).
 fn south(app: &TestApp) -> i64 {
@@ -61,18 +61,8 @@ async fn an_optimisation_that_needs_a_depot_without_a_position_is_refused_at_onc
         .await;
     let job = r.ok()["optimisation"]["id"].as_str().unwrap().to_owned();
     let plan = r.body["plan"]["id"].as_i64().unwrap();
-    let started = std::time::Instant::now();
-    loop {
-        let o = app
-            .get(&format!("/v2/plans/optimise/{job}"), &app.south())
-            .await;
-        if o.ok()["optimisation"]["in_progress"] == false {
-            assert_eq!(o.body["optimisation"]["state"], "succeeded", "{:#}", o.body);
-            break;
-        }
-        assert!(started.elapsed().as_secs() < 30, "job never ended");
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    let done = ended(&app, &app.south(), &job).await;
+    assert_eq!(done["state"], "succeeded", "{done:#}");
     workers.shutdown();
     let p = app.get(&format!("/v2/plans/{plan}"), &app.south()).await;
     assert_eq!(p.ok()["plan"]["routes"].as_array().map(Vec::len), Some(1));
@@ -82,13 +72,7 @@ async fn an_optimisation_that_needs_a_depot_without_a_position_is_refused_at_onc
 async fn vehicles_that_never_touch_the_depot_plan_without_its_position() {
     let app = TestApp::new();
     south_day(&app, "other").await;
-    let r = app
-        .post(
-            "/v2/plans/optimise/orders",
-            &app.south(),
-            json!({"delivery_date": DAY, "settings": {}}),
-        )
-        .await;
+    let r = optimise_south(&app).await;
     r.ok();
 }
 
@@ -130,29 +114,13 @@ async fn a_depot_that_loses_its_position_after_queueing_fails_the_job_with_the_f
     app.put(&depot, &app.south(), json!({"lat": 50.8, "lng": -1.1}))
         .await
         .ok();
-    let r = app
-        .post(
-            "/v2/plans/optimise/orders",
-            &app.south(),
-            json!({"delivery_date": DAY, "settings": {}}),
-        )
-        .await;
+    let r = optimise_south(&app).await;
     let job = r.ok()["optimisation"]["id"].as_str().unwrap().to_owned();
     app.put(&depot, &app.south(), json!({"lat": null, "lng": null}))
         .await
         .ok();
     let workers = start_workers(&app, 300);
-    let started = std::time::Instant::now();
-    let done = loop {
-        let o = app
-            .get(&format!("/v2/plans/optimise/{job}"), &app.south())
-            .await;
-        if o.ok()["optimisation"]["in_progress"] == false {
-            break o.body["optimisation"].clone();
-        }
-        assert!(started.elapsed().as_secs() < 30, "job never ended");
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    };
+    let done = ended(&app, &app.south(), &job).await;
     workers.shutdown();
     assert_eq!(done["state"], "failed", "{done:#}");
     names_the_fix(&done, south(&app));

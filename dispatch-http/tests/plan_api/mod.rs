@@ -19,7 +19,7 @@ mod travel_times;
 use std::time::Duration;
 
 use common::TestApp;
-pub use common::{post_orders, post_vehicle, stop_order_ids, DAY};
+pub use common::{first_order_ids, post_orders, post_vehicle, stop_order_ids, DAY};
 use dispatch_core::ports::matrix::GreatCircle;
 use dispatch_core::service::optimisation::NoFollowUp;
 use dispatch_server::runtime::{Optimiser, OptimiserConfig};
@@ -63,15 +63,15 @@ pub fn start_workers_on(
     )
 }
 
-/// Polls `GET /plans/optimise/{id}` until the job stops; panics after 30 s.
-pub async fn wait_for(app: &TestApp, job: &str) {
+/// Polls `GET /plans/optimise/{id}` with `key` until the job stops: its optimisation object.
+/// Panics after 30 s.
+pub async fn ended(app: &TestApp, key: &str, job: &str) -> Value {
     let started = std::time::Instant::now();
     loop {
-        let r = app
-            .get(&format!("/v2/plans/optimise/{job}"), &app.north())
-            .await;
-        if r.ok()["optimisation"]["in_progress"] == false {
-            return;
+        let r = app.get(&format!("/v2/plans/optimise/{job}"), key).await;
+        let optimisation = &r.ok()["optimisation"];
+        if optimisation["in_progress"] == false {
+            return optimisation.clone();
         }
         assert!(
             started.elapsed() < Duration::from_secs(30),
@@ -79,6 +79,11 @@ pub async fn wait_for(app: &TestApp, job: &str) {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+/// Waits until North's job `job` stops ([`ended`]).
+pub async fn wait_for(app: &TestApp, job: &str) {
+    ended(app, &app.north(), job).await;
 }
 
 /// Posts an optimisation to North; returns (job id, plan id).
@@ -89,4 +94,27 @@ pub async fn optimise(app: &TestApp, path: &str, body: Value) -> (String, i64) {
         body["optimisation"]["id"].as_str().unwrap().to_owned(),
         body["plan"]["id"].as_i64().unwrap(),
     )
+}
+
+/// `POST /plans/optimise/orders` for South's orders of [`DAY`] with the default settings.
+pub async fn optimise_south(app: &TestApp) -> common::Resp {
+    app.post(
+        "/v2/plans/optimise/orders",
+        &app.south(),
+        json!({"delivery_date": DAY, "settings": {}}),
+    )
+    .await
+}
+
+/// Optimises North's orders of [`DAY`] with the default settings and waits for the job to
+/// finish: the job id and the plan id.
+pub async fn optimise_day(app: &TestApp) -> (String, i64) {
+    let (job, plan) = optimise(
+        app,
+        "/v2/plans/optimise/orders",
+        json!({"delivery_date": DAY, "settings": {}}),
+    )
+    .await;
+    wait_for(app, &job).await;
+    (job, plan)
 }

@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use tower::ServiceExt;
 
 use super::common::{fixture_seed, TestApp};
-use super::{delivery, optimise, post_orders, post_vehicle, start_workers, wait_for, DAY};
+use super::{delivery, optimise_day, post_orders, post_vehicle, start_workers};
 
 /// North's "On the way" SMS becomes its planned-start template rendering `{eta}` and
 /// `{tracking_link}`; its id.
@@ -73,13 +73,7 @@ async fn a_van_that_waits_for_the_window_is_promised_at_the_service_start() {
         ],
     )
     .await;
-    let (job, plan) = optimise(
-        &app,
-        "/v2/plans/optimise/orders",
-        json!({"delivery_date": DAY, "settings": {}}),
-    )
-    .await;
-    wait_for(&app, &job).await;
+    let (_, plan) = optimise_day(&app).await;
     workers.shutdown();
     let p = app.get(&format!("/v2/plans/{plan}"), &app.north()).await;
     let stops = p.ok()["plan"]["routes"][0]["stops"]

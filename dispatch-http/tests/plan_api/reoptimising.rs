@@ -8,7 +8,9 @@ use dispatch_core::service::plans::cancel_plan_jobs;
 use serde_json::{json, Value};
 
 use super::common::TestApp;
-use super::{delivery, optimise, post_orders, post_vehicle, start_workers, wait_for, DAY};
+use super::{
+    delivery, optimise, optimise_day, post_orders, post_vehicle, start_workers, wait_for, DAY,
+};
 
 async fn plan_read(app: &TestApp, plan: i64) -> Value {
     app.get(&format!("/v2/plans/{plan}"), &app.north())
@@ -44,13 +46,7 @@ async fn a_queued_re_optimisation_reads_as_empty_until_its_job_ends() {
     orders.push(crane);
     post_orders(&app, orders).await;
     let workers = start_workers(&app, 200);
-    let (job, plan) = optimise(
-        &app,
-        "/v2/plans/optimise/orders",
-        json!({"delivery_date": DAY, "settings": {}}),
-    )
-    .await;
-    wait_for(&app, &job).await;
+    let (_, plan) = optimise_day(&app).await;
     // No worker runs from here on, so the next job stays queued.
     workers.shutdown();
     let first = plan_read(&app, plan).await;
@@ -141,13 +137,7 @@ async fn a_vehicle_with_a_dispatched_route_is_left_out_of_a_re_optimisation() {
     )
     .await;
     let workers = start_workers(&app, 200);
-    let (job, plan) = optimise(
-        &app,
-        "/v2/plans/optimise/orders",
-        json!({"delivery_date": DAY, "settings": {}}),
-    )
-    .await;
-    wait_for(&app, &job).await;
+    let (_, plan) = optimise_day(&app).await;
     let first = plan_read(&app, plan).await;
     let on = |read: &Value, vehicle: &str| -> Vec<Value> {
         read["routes"]

@@ -8,7 +8,10 @@ use dispatch_core::status::Status;
 use serde_json::{json, Value};
 
 use super::common::TestApp;
-use super::{delivery, optimise, post_orders, post_vehicle, start_workers, wait_for, DAY};
+use super::{
+    delivery, ended, first_order_ids, optimise, optimise_day, optimise_south, post_orders,
+    post_vehicle, start_workers, wait_for, DAY,
+};
 
 fn scope(app: &TestApp) -> DepotScope {
     DepotScope {
@@ -46,13 +49,7 @@ async fn a_finished_optimisation_shows_routes_stops_and_the_reason_of_each_unser
     let workers = start_workers(&app, 300);
     let van = post_vehicle(&app, "Van 1").await;
     let (routed, crane) = day(&app).await;
-    let (job, plan) = optimise(
-        &app,
-        "/v2/plans/optimise/orders",
-        json!({"delivery_date": DAY, "settings": {}}),
-    )
-    .await;
-    wait_for(&app, &job).await;
+    let (job, plan) = optimise_day(&app).await;
     let r = app.get(&format!("/v2/plans/{plan}"), &app.north()).await;
     let p = r.ok()["plan"].clone();
     assert!(p["solution_id"].is_i64(), "{p:#}");
@@ -77,10 +74,7 @@ async fn a_finished_optimisation_shows_routes_stops_and_the_reason_of_each_unser
         "{route:#}"
     );
     let stops = route["stops"].as_array().unwrap();
-    let mut served: Vec<i64> = stops
-        .iter()
-        .map(|s| s["orders"][0]["id"].as_i64().unwrap())
-        .collect();
+    let mut served = first_order_ids(route);
     served.sort_unstable();
     assert_eq!(served, routed);
     let mut legs = 0;
@@ -257,12 +251,7 @@ async fn re_optimising_replaces_undispatched_routes_and_keeps_dispatched_ones() 
     assert_eq!(routes.len(), 2, "{third:#}");
     assert_eq!(routes[0]["id"], new_route);
     assert_eq!(routes[0]["dispatched"], true);
-    let replanned: Vec<i64> = routes[1]["stops"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["orders"][0]["id"].as_i64().unwrap())
-        .collect();
+    let replanned = first_order_ids(&routes[1]);
     assert_eq!(replanned, vec![extra]);
     assert!(routed.iter().all(|o| !replanned.contains(o)));
     workers.shutdown();
@@ -298,12 +287,7 @@ async fn the_ids_variant_keeps_request_order_and_reports_completed_and_routed_or
         .await
         .ok()["plan"]
         .clone();
-    let visited: Vec<i64> = p["routes"][0]["stops"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["orders"][0]["id"].as_i64().unwrap())
-        .collect();
+    let visited = first_order_ids(&p["routes"][0]);
     assert_eq!(visited, vec![ids[5], ids[3], ids[4], ids[2]]);
     let reasons: Vec<(i64, String)> = p["unserved"]
         .as_array()
@@ -384,13 +368,7 @@ async fn a_failed_optimisation_says_why_on_its_job_and_its_plan() {
     app.post("/v2/orders", &app.south(), json!([order]))
         .await
         .ok();
-    let r = app
-        .post(
-            "/v2/plans/optimise/orders",
-            &app.south(),
-            json!({"delivery_date": DAY, "settings": {}}),
-        )
-        .await;
+    let r = optimise_south(&app).await;
     let body = r.ok();
     assert_eq!(body["optimisation"]["state"], "queued", "{body:#}");
     assert!(body["optimisation"]["error"].is_null());
@@ -400,18 +378,7 @@ async fn a_failed_optimisation_says_why_on_its_job_and_its_plan() {
         .await
         .ok();
     let workers = start_workers(&app, 300);
-    let started = std::time::Instant::now();
-    let done = loop {
-        let r = app
-            .get(&format!("/v2/plans/optimise/{job}"), &app.south())
-            .await;
-        let o = r.ok()["optimisation"].clone();
-        if o["in_progress"] == false {
-            break o;
-        }
-        assert!(started.elapsed().as_secs() < 30, "job never ended");
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    };
+    let done = ended(&app, &app.south(), &job).await;
     assert_eq!(done["state"], "failed", "{done:#}");
     let error = done["error"].as_str().unwrap();
     assert!(error.contains("no coordinates"), "{error}");

@@ -14,9 +14,7 @@ use serde_json::{json, Value};
 use tower::ServiceExt;
 
 use super::common::TestApp;
-use super::{
-    delivery, optimise, post_orders, post_vehicle, start_workers, start_workers_on, wait_for, DAY,
-};
+use super::{delivery, optimise_day, post_orders, post_vehicle, start_workers, start_workers_on};
 
 /// A loopback address nothing listens on.
 fn dead_osrm() -> String {
@@ -48,13 +46,7 @@ async fn plan_a_day(app: &TestApp) -> (Value, Value) {
         ],
     )
     .await;
-    let (job, plan) = optimise(
-        app,
-        "/v2/plans/optimise/orders",
-        json!({"delivery_date": DAY, "settings": {}}),
-    )
-    .await;
-    wait_for(app, &job).await;
+    let (job, plan) = optimise_day(app).await;
     let read = app
         .get(&format!("/v2/plans/optimise/{job}"), &app.north())
         .await;

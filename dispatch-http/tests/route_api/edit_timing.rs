@@ -174,12 +174,7 @@ async fn adding_with_reoptimize_to_an_overloaded_route_declines_the_addition_ins
     let route = app
         .get(&format!("/v2/routes/{}", laid.routes[0]), &app.north())
         .await;
-    let served: Vec<i64> = route.ok()["route"]["stops"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["orders"][0]["id"].as_i64().unwrap())
-        .collect();
+    let served = first_order_ids(&route.ok()["route"]);
     assert_eq!(served.len(), 3, "only the present orders: {served:?}");
     assert!(!served.contains(&light), "{served:?}");
 }

@@ -24,7 +24,9 @@ mod superseded;
 mod tracking;
 mod tracking_browser;
 
-pub use common::{delivery, post_orders, post_vehicle as vehicle, stop_order_ids, DAY};
+pub use common::{
+    delivery, first_order_ids, post_orders, post_vehicle as vehicle, stop_order_ids, DAY,
+};
 use common::{Resp, TestApp};
 use dispatch_core::events::DomainEvent;
 use dispatch_core::model::optimisation::{JobSpec, Optimisation, Queue};

@@ -13,9 +13,7 @@ use dispatch_core::model::driver::Driver;
 use dispatch_core::service::pod::{self, SignatureInput};
 use dispatch_core::service::seed;
 use dispatch_http::keys::DerivedKeys;
-use http_body_util::BodyExt;
 use serde_json::json;
-use tower::ServiceExt;
 
 use super::*;
 
@@ -90,20 +88,9 @@ pub async fn raw_get(
     if let Some(k) = key {
         b = b.header("x-access-key", k);
     }
-    let response = app
-        .router
-        .clone()
-        .oneshot(b.body(Body::empty()).unwrap())
-        .await
-        .unwrap();
-    let (parts, body) = response.into_parts();
-    let bytes = body.collect().await.unwrap().to_bytes().to_vec();
-    let content_type = parts
-        .headers
-        .get("content-type")
-        .and_then(|v| v.to_str().ok());
-    crate::contract::check_bytes("GET", path, parts.status.as_u16(), content_type, &bytes);
-    (parts.status, parts.headers, bytes)
+    let (status, headers, bytes) =
+        crate::exchange::exchange(&app.router, b.body(Body::empty()).unwrap()).await;
+    (status, headers, bytes.to_vec())
 }
 
 pub fn compress_all(app: &TestApp) -> usize {

@@ -165,6 +165,20 @@ fn page_path(stop: &Value) -> String {
         .to_owned()
 }
 
+/// The tracking page's promise for the one order of [`one_stop_morning`], planned at 09:00.
+const PLANNED: &str = "between <time>08:30</time> and <time>09:30</time>";
+
+/// A morning with one order on a dispatched route: the driver's key, the route, the order and
+/// the path of its stop's tracking page.
+async fn one_stop_morning(app: &TestApp) -> (String, i64, i64, String) {
+    morning(app);
+    let (v, o, laid) = dispatched_day(app, 1).await;
+    let key = credential(app, v).await;
+    let route = laid.routes[0];
+    let path = page_path(&route_stops(app, route).await[0]);
+    (key, route, o[0], path)
+}
+
 async fn page(app: &TestApp, path: &str) -> String {
     let (status, _, body) = raw_get(app, path, None).await;
     assert_eq!(status, StatusCode::OK);
@@ -174,11 +188,7 @@ async fn page(app: &TestApp, path: &str) -> String {
 #[tokio::test]
 async fn a_stop_the_driver_completed_shows_the_completion_time_on_the_tracking_page() {
     let app = TestApp::new();
-    morning(&app);
-    let (v, _, laid) = dispatched_day(&app, 1).await;
-    let key = credential(&app, v).await;
-    let route = laid.routes[0];
-    let path = page_path(&route_stops(&app, route).await[0]);
+    let (key, route, _, path) = one_stop_morning(&app).await;
     // Started and completed before the service heard of either (a device sending its queue).
     let started = now(&app).add_millis(-120_000);
     app.post(
@@ -209,17 +219,11 @@ async fn a_stop_the_driver_completed_shows_the_completion_time_on_the_tracking_p
 #[tokio::test]
 async fn the_tracking_window_follows_the_live_eta_once_the_driver_reports_positions() {
     let app = TestApp::new();
-    morning(&app);
-    let (v, o, laid) = dispatched_day(&app, 1).await;
-    let key = credential(&app, v).await;
-    let route = laid.routes[0];
-    let path = page_path(&route_stops(&app, route).await[0]);
-    // Planned at 09:00.
-    let planned = "between <time>08:30</time> and <time>09:30</time>";
-    assert!(page(&app, &path).await.contains(planned));
+    let (key, route, order, path) = one_stop_morning(&app).await;
+    assert!(page(&app, &path).await.contains(PLANNED));
     start(&app, &key, route).await;
     // At 08:00 the driver is at the stop's door: the live ETA is now, an hour early.
-    let order = app.get(&format!("/v2/orders/{}", o[0]), &app.north()).await;
+    let order = app.get(&format!("/v2/orders/{order}"), &app.north()).await;
     let order = &order.ok()["order"];
     app.post(
         &format!("/driver/routes/{route}/positions"),
@@ -239,17 +243,12 @@ async fn the_tracking_window_follows_the_live_eta_once_the_driver_reports_positi
 #[tokio::test]
 async fn a_late_running_route_moves_the_promise_and_says_so() {
     let app = TestApp::new();
-    morning(&app);
-    let (v, o, laid) = dispatched_day(&app, 1).await;
-    let key = credential(&app, v).await;
-    let route = laid.routes[0];
-    let path = page_path(&route_stops(&app, route).await[0]);
-    let planned = "between <time>08:30</time> and <time>09:30</time>";
-    assert!(page(&app, &path).await.contains(planned));
+    let (key, route, order, path) = one_stop_morning(&app).await;
+    assert!(page(&app, &path).await.contains(PLANNED));
     start(&app, &key, route).await;
     // At 09:20 the van is still about 11 km away: service starts well after the planned 09:00.
     app.clock.advance_millis(80 * 60_000);
-    let order = app.get(&format!("/v2/orders/{}", o[0]), &app.north()).await;
+    let order = app.get(&format!("/v2/orders/{order}"), &app.north()).await;
     let lat = order.ok()["order"]["delivery_lat"].as_f64().unwrap() + 0.1;
     let lng = order.body["order"]["delivery_lng"].clone();
     let r = app
@@ -266,7 +265,7 @@ async fn a_late_running_route_moves_the_promise_and_says_so() {
     );
     let html = page(&app, &path).await;
     assert!(html.contains("Running late"), "{html}");
-    assert!(!html.contains(planned), "the promise moved: {html}");
+    assert!(!html.contains(PLANNED), "the promise moved: {html}");
     assert!(
         html.contains("between <time>09:00</time> and <time>10:15</time>"),
         "a window around the late service start (about 09:33): {html}"

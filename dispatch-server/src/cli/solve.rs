@@ -165,26 +165,16 @@ struct VroomStep {
     arrival: i64,
 }
 
-fn kind(step: Step) -> &'static str {
-    match step {
-        Step::Job(_) => "job",
-        Step::Pickup(_) => "pickup",
-        Step::Delivery(_) => "delivery",
-        Step::Break(_) => "break",
-    }
-}
-
 /// The unassigned tasks as steps: a shipment stands for both its visits.
 fn unassigned_steps(solution: &Solution) -> Vec<(Step, &'static str, &'static str)> {
-    let mut out = Vec::new();
-    for u in &solution.unassigned {
-        let (code, text) = (u.reason.code(), u.reason.description());
-        out.push((u.task, code, text));
-        if let Step::Pickup(i) = u.task {
-            out.push((Step::Delivery(i), code, text));
-        }
-    }
-    out
+    solution
+        .unassigned
+        .iter()
+        .flat_map(|u| {
+            u.visits()
+                .map(move |step| (step, u.reason.code(), u.reason.description()))
+        })
+        .collect()
 }
 
 fn read_input(file: &str) -> Result<String, String> {
@@ -374,7 +364,7 @@ fn render(
             unassigned: left
                 .iter()
                 .map(|&(s, reason, reason_description)| UnassignedEntry {
-                    kind: Some(kind(s)),
+                    kind: Some(vroom_solution::step_type(s)),
                     id: instance.step_id(0, s),
                     reason,
                     reason_description,
@@ -387,7 +377,7 @@ fn render(
                         .steps
                         .iter()
                         .map(|s| VroomStep {
-                            kind: kind(s.step),
+                            kind: vroom_solution::step_type(s.step),
                             id: instance.step_id(r.vehicle, s.step),
                             arrival: s.arrival,
                         })

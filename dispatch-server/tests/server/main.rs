@@ -2,6 +2,7 @@
 //! `POST /vroom`, and the middleware through the real process.
 
 mod middleware_e2e;
+mod serve;
 mod solve_cli;
 mod solve_interrupt;
 mod vroom_api;

@@ -2,105 +2,55 @@
 //! `DISPATCH_VROOM_API`), VROOM's answers to VROOM's problems, VROOM's `{code, error}` for every
 //! failure, the access key and the strict rate tier.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::ffi::OsStr;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::Duration;
 
 use serde_json::Value;
 
-/// A running `dispatch serve`, killed on drop.
-struct Server {
-    child: Child,
-    addr: String,
+use crate::serve::Server;
+
+/// `dispatch serve` with `POST /vroom`'s flags, on a database of its own.
+struct Vroom {
+    server: Server,
     key: String,
     _dir: tempfile::TempDir,
 }
 
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
+/// A `POST /vroom` answer with its JSON body.
 struct Reply {
     status: u16,
     head: String,
     json: Value,
 }
 
-impl Server {
-    fn start(flags: &[&str], env: &[(&str, &str)]) -> Server {
+impl Vroom {
+    fn start(flags: &[&str], env: &[(&str, &str)]) -> Vroom {
         let dir = tempfile::tempdir().expect("temp dir");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_dispatch"))
-            .args([
-                "serve",
-                "--listen",
-                "127.0.0.1:0",
-                "--vroom-time-limit",
-                "0.5",
-            ])
-            .args(flags)
-            .arg("--db")
-            .arg(dir.path().join("dispatch.db"))
-            .envs(env.iter().copied())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn dispatch serve");
-        let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
-        let mut key = String::new();
-        let addr = loop {
-            let mut line = String::new();
-            assert!(
-                stdout.read_line(&mut line).expect("stdout") > 0,
-                "serve exited"
-            );
-            let line = line.trim_end();
-            if let Some(k) = line.strip_prefix("access key: ") {
-                key = k.to_owned();
-            } else if let Some(url) = line.strip_prefix("listening on http://") {
-                break url.trim_end_matches("/v2").to_owned();
-            }
-        };
-        Server {
-            child,
-            addr,
-            key,
+        let db = dir.path().join("dispatch.db");
+        let mut args = vec![OsStr::new("--vroom-time-limit"), OsStr::new("0.5")];
+        args.extend(flags.iter().map(OsStr::new));
+        args.extend([OsStr::new("--db"), db.as_os_str()]);
+        let server = Server::start(&args, env);
+        Vroom {
+            key: server.key.clone().expect("a first start prints the key"),
+            server,
             _dir: dir,
         }
     }
 
     fn post(&self, body: &str, key: Option<&str>) -> Reply {
-        let mut stream = TcpStream::connect(&self.addr).expect("connect");
-        stream
-            .set_read_timeout(Some(Duration::from_secs(60)))
-            .expect("timeout");
-        let mut request = format!(
-            "POST /vroom HTTP/1.1\r\nhost: {}\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: {}\r\n",
-            self.addr,
-            body.len()
-        );
-        if let Some(key) = key {
-            request.push_str(&format!("x-access-key: {key}\r\n"));
-        }
-        request.push_str("\r\n");
-        request.push_str(body);
-        stream.write_all(request.as_bytes()).expect("send");
-        let mut raw = String::new();
-        stream.read_to_string(&mut raw).expect("receive");
-        let (head, body) = raw.split_once("\r\n\r\n").expect("a header block");
+        let headers: Vec<(&str, &str)> = key.map(|k| ("x-access-key", k)).into_iter().collect();
+        let reply = self.server.call("POST", "/vroom", &headers, body);
         Reply {
-            status: head[9..12].parse().expect("a status code"),
-            head: head.to_ascii_lowercase(),
-            json: serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body}")),
+            status: reply.status,
+            head: reply.head,
+            json: serde_json::from_str(&reply.body)
+                .unwrap_or_else(|e| panic!("{e}: {}", reply.body)),
         }
     }
 
     fn post_keyed(&self, body: &str) -> Reply {
-        self.post(body, Some(&self.key.clone()))
+        self.post(body, Some(&self.key))
     }
 }
 
@@ -133,7 +83,7 @@ fn assert_vroom_error(reply: &Reply, status: u16, code: u64) {
 
 #[test]
 fn a_vroom_problem_gets_vroom_s_answer_with_the_access_key() {
-    let server = Server::start(&["--vroom-api", "on", "--rate-limits", "off"], &[]);
+    let server = Vroom::start(&["--vroom-api", "on", "--rate-limits", "off"], &[]);
     let (body, theirs) = problem("shipments");
     // vroom-express's options object rides along.
     let mut with_options: Value = serde_json::from_str(&body).unwrap();
@@ -158,7 +108,7 @@ fn a_vroom_problem_gets_vroom_s_answer_with_the_access_key() {
 
 #[test]
 fn failures_are_vroom_errors_with_vroom_express_s_statuses() {
-    let server = Server::start(&["--vroom-api", "on", "--rate-limits", "off"], &[]);
+    let server = Vroom::start(&["--vroom-api", "on", "--rate-limits", "off"], &[]);
     let (body, _) = problem("tw-jobs");
     assert_vroom_error(&server.post(&body, None), 401, 2);
     assert_vroom_error(&server.post(&body, Some("not-a-key")), 401, 2);
@@ -190,9 +140,9 @@ fn failures_are_vroom_errors_with_vroom_express_s_statuses() {
 #[test]
 fn the_endpoint_is_off_unless_switched_on_by_flag_or_variable() {
     let (body, _) = problem("tight");
-    let off = Server::start(&["--rate-limits", "off"], &[]);
+    let off = Vroom::start(&["--rate-limits", "off"], &[]);
     assert_eq!(off.post_keyed(&body).status, 404);
-    let on = Server::start(&["--rate-limits", "off"], &[("DISPATCH_VROOM_API", "on")]);
+    let on = Vroom::start(&["--rate-limits", "off"], &[("DISPATCH_VROOM_API", "on")]);
     let reply = on.post_keyed(&body);
     assert_eq!(reply.status, 200, "{}", reply.json);
     assert_eq!(reply.json["code"], 0);
@@ -200,7 +150,7 @@ fn the_endpoint_is_off_unless_switched_on_by_flag_or_variable() {
 
 #[test]
 fn the_strict_rate_tier_answers_in_vroom_s_shape() {
-    let server = Server::start(&["--vroom-api", "on", "--rate-limits", "on"], &[]);
+    let server = Vroom::start(&["--vroom-api", "on", "--rate-limits", "on"], &[]);
     // The strict tier allows two calls in 15 s: the third at once is refused.
     let bad = r#"{"vehicles": [{"id": 1}], "jobs": [{"id": 1, "location_index": 5}]}"#;
     let replies: Vec<Reply> = (0..3).map(|_| server.post_keyed(bad)).collect();

@@ -75,16 +75,9 @@ impl<C: Connection> DriverRepo for Db<C> {
                 now.millis()
             ], |r| r.get(0))
             .st()?;
-        Ok(DriverCredential {
-            id,
-            depot_id: scope.depot_id,
-            organisation_id: scope.organisation_id,
-            vehicle_id,
-            name: name.to_owned(),
-            key_hash,
-            created: now,
-            revoked: None,
-        })
+        Ok(DriverCredential::issued(
+            id, scope, vehicle_id, name, key_hash, now,
+        ))
     }
 
     fn driver_credentials_by_lookup(

@@ -444,10 +444,7 @@ impl<C: Connection> OptimisationRepo for Db<C> {
         else {
             return Ok(None);
         };
-        job.state = JobState::Running;
-        job.attempts += 1;
-        job.lease_until = Some(lease_until);
-        job.updated = now;
+        job.start_attempt(now, lease_until);
         self.update_optimisation(&job)?;
         Ok(Some(job))
     }

@@ -9,8 +9,6 @@ use crate::support;
 mod outcomes;
 mod scrape;
 
-use std::time::Duration;
-
 use scrape::Scrape;
 use serde_json::{json, Value};
 use support::worker::Worker;
@@ -31,20 +29,10 @@ fn day_orders(prefix: &str, n: u32) -> Value {
         .collect()
 }
 
-/// Optimises the open orders of 2026-11-24 and waits for the job to end; the job's id.
+/// Optimises the open orders of the day [`day_orders`] makes and waits for the job to end;
+/// the job's id.
 fn optimise_day(server: &Server, key: &str) -> String {
-    let queued = server.post(
-        "/v2/plans/optimise/orders",
-        key,
-        &json!({"delivery_date": "2026-11-24", "settings": {}}),
-    );
-    assert_eq!(queued.status, 200, "{}", queued.text());
-    let job = queued.json()["optimisation"]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    server.await_job(key, &job, Duration::from_secs(60), "job never ended");
-    job
+    server.optimise_and_wait(key, "2026-11-24")
 }
 
 /// The `metrics_addr` a node logged (JSON lines) when its metrics listener started.

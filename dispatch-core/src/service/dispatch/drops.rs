@@ -142,10 +142,7 @@ fn route_draft(
         if visit.order_ids.len() < before {
             // A shared stop takes the address and contact of its first order left.
             if let Some(first) = tx.get_order(scope, first)? {
-                let end = first.endpoint(visit.side);
-                visit.address = end.address.clone();
-                visit.postcode = end.postcode.clone();
-                visit.phone = end.contact_number.clone();
+                visit.show_contact_of(&first);
             }
         }
         kept.push(visit);

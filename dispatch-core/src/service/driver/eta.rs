@@ -367,6 +367,19 @@ mod tests {
     use crate::model::driver_visit::LatLng;
     use crate::ports::matrix::GreatCircle;
 
+    /// A stop `deg` degrees east of (0, 0) with `service_s` of service: not reached yet, no
+    /// window, no break before it.
+    fn stop_east(stop_id: i64, deg: f64, service_s: i64) -> Ahead {
+        Ahead {
+            stop_id,
+            point: Point::new(deg, 0.0),
+            service_s,
+            arrived: None,
+            windows: vec![],
+            pause_before: None,
+        }
+    }
+
     #[test]
     fn etas_add_the_drive_and_the_planned_service_of_each_stop_ahead() {
         let speed = GreatCircle::new(36.0).unwrap(); // 10 m/s
@@ -377,24 +390,7 @@ mod tests {
         let east = |deg: f64| Point::new(deg, 0.0);
         let input = EtaInput {
             from,
-            ahead: vec![
-                Ahead {
-                    stop_id: 1,
-                    point: east(0.01),
-                    service_s: 300,
-                    arrived: None,
-                    windows: vec![],
-                    pause_before: None,
-                },
-                Ahead {
-                    stop_id: 2,
-                    point: east(0.02),
-                    service_s: 300,
-                    arrived: None,
-                    windows: vec![],
-                    pause_before: None,
-                },
-            ],
+            ahead: vec![stop_east(1, 0.01, 300), stop_east(2, 0.02, 300)],
         };
         let etas = estimate(&input, &speed).unwrap();
         let leg = speed
@@ -432,21 +428,10 @@ mod tests {
             },
             ahead: vec![
                 Ahead {
-                    stop_id: 1,
-                    point: Point::new(0.01, 0.0),
-                    service_s: 600,
                     arrived: Some(arrived),
-                    windows: vec![],
-                    pause_before: None,
+                    ..stop_east(1, 0.01, 600)
                 },
-                Ahead {
-                    stop_id: 2,
-                    point: Point::new(0.01, 0.0),
-                    service_s: 300,
-                    arrived: None,
-                    windows: vec![],
-                    pause_before: None,
-                },
+                stop_east(2, 0.01, 300),
             ],
         };
         let etas = estimate(&input, &speed).unwrap();
@@ -470,21 +455,10 @@ mod tests {
             from,
             ahead: vec![
                 Ahead {
-                    stop_id: 1,
-                    point: Point::new(0.01, 0.0),
-                    service_s: 600,
-                    arrived: None,
                     windows: vec![window.clone()],
-                    pause_before: None,
+                    ..stop_east(1, 0.01, 600)
                 },
-                Ahead {
-                    stop_id: 2,
-                    point: Point::new(0.01, 0.0),
-                    service_s: 300,
-                    arrived: None,
-                    windows: vec![],
-                    pause_before: None,
-                },
+                stop_east(2, 0.01, 300),
             ],
         };
         let etas = estimate(&input, &speed).unwrap();
@@ -522,17 +496,15 @@ mod tests {
     }
 
     fn two_stops_east(pause: Pause, from: TrackPoint) -> EtaInput {
-        let stop = |stop_id, deg, pause_before| Ahead {
-            stop_id,
-            point: Point::new(deg, 0.0),
-            service_s: 300,
-            arrived: None,
-            windows: vec![],
-            pause_before,
-        };
         EtaInput {
             from,
-            ahead: vec![stop(1, 0.01, None), stop(2, 0.02, Some(pause))],
+            ahead: vec![
+                stop_east(1, 0.01, 300),
+                Ahead {
+                    pause_before: Some(pause),
+                    ..stop_east(2, 0.02, 300)
+                },
+            ],
         }
     }
 
@@ -582,15 +554,11 @@ mod tests {
         let input = EtaInput {
             from,
             ahead: vec![Ahead {
-                stop_id: 2,
-                point: Point::new(0.02, 0.0),
-                service_s: 300,
-                arrived: None,
-                windows: vec![],
                 pause_before: Some(Pause {
                     planned_start: began,
                     length_s: 1800,
                 }),
+                ..stop_east(2, 0.02, 300)
             }],
         };
         let leg = speed

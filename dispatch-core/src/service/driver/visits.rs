@@ -102,14 +102,23 @@ fn save(
     Ok(())
 }
 
-fn not_finished(visits: &[DriverVisit]) -> Result<(), ServiceError> {
-    match visits.iter().find_map(|v| v.outcome) {
-        Some(outcome) => Err(state_error(
+/// The driver's stop `stop_id` with its route and visit records, when the stop can still be
+/// visited: arriving and ending a visit both need the route under way and no outcome yet.
+fn open_visits(
+    tx: &mut dyn StoreTx,
+    driver: &Driver,
+    stop_id: i64,
+) -> Result<(Route, Stop, Vec<DriverVisit>), ServiceError> {
+    let (route, stop) = owned_stop(tx, driver, stop_id)?;
+    on_the_road(&route)?;
+    let visits = visits_of(tx, driver, &route, &stop)?;
+    if let Some(outcome) = visits.iter().find_map(|v| v.outcome) {
+        return Err(state_error(
             outcome.as_str(),
             &format!("the stop is already {}", outcome.as_str()),
-        )),
-        None => Ok(()),
+        ));
     }
+    Ok((route, stop, visits))
 }
 
 /// Records the arrival at a stop of a started route (`actual_arrival_time`). The first
@@ -123,10 +132,7 @@ pub fn arrive(
 ) -> Result<i64, ServiceError> {
     let time = reported.checked(now)?;
     store.transaction_in(driver.scope, |tx| {
-        let (route, stop) = owned_stop(tx, driver, stop_id)?;
-        on_the_road(&route)?;
-        let mut visits = visits_of(tx, driver, &route, &stop)?;
-        not_finished(&visits)?;
+        let (route, _, mut visits) = open_visits(tx, driver, stop_id)?;
         let started = route.started_ts.map(|t| (t, "the route's start"));
         let time = not_before(&reported, time, started)?;
         for v in &mut visits {
@@ -297,10 +303,7 @@ fn finish(
     outcomes: impl FnOnce(&mut dyn StoreTx, &Stop) -> Result<Vec<(i64, Vec<ItemOutcome>)>, ServiceError>,
 ) -> Result<i64, ServiceError> {
     store.transaction_in(driver.scope, |tx| {
-        let (route, stop) = owned_stop(tx, driver, stop_id)?;
-        on_the_road(&route)?;
-        let mut visits = visits_of(tx, driver, &route, &stop)?;
-        not_finished(&visits)?;
+        let (route, stop, mut visits) = open_visits(tx, driver, stop_id)?;
         let started = route.started_ts.map(|t| (t, "the route's start"));
         let arrived = visits.iter().filter_map(|v| v.arrived).max();
         let earliest = arrived.map(|t| (t, "the arrival at the stop")).or(started);

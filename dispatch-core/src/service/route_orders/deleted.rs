@@ -44,10 +44,7 @@ pub(crate) fn take_off_routes(
                 continue;
             };
             if let Some(first) = tx.get_order(scope, first)? {
-                let end = first.endpoint(visit.side);
-                visit.address = end.address.clone();
-                visit.postcode = end.postcode.clone();
-                visit.phone = end.contact_number.clone();
+                visit.show_contact_of(&first);
             }
             kept.push(visit);
         }

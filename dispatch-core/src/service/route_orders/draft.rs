@@ -388,10 +388,7 @@ pub(super) fn remove(
         if !hit.is_empty() {
             // Rebuilt for the remaining orders: contact and address of the first of them.
             if let Some(first) = tx.get_order(scope, rest[0])? {
-                let end = first.endpoint(visit.side);
-                visit.address = end.address.clone();
-                visit.postcode = end.postcode.clone();
-                visit.phone = end.contact_number.clone();
+                visit.show_contact_of(&first);
             }
             visit.order_ids = rest;
         }

@@ -14,10 +14,11 @@
 use std::collections::HashMap;
 
 use super::text::{
-    coordinate, depot_fleet, duration, error, fleet_size, node_line, token_lines, window, NodeLine,
+    coordinate, depot_fleet, error, fleet_size, node_lines, node_place, token_lines, window,
+    NodeLine,
 };
 use super::{Convention, Format, FormatError, Instance};
-use crate::solver::problem::{Objective, Place, Problem, Shipment, Skills};
+use crate::solver::problem::{Objective, Problem, Shipment, Skills};
 
 /// The columns of a task line.
 const COLUMNS: &str = "NO X Y DEMAND READY DUE SERVICE PICKUP DELIVERY";
@@ -29,22 +30,8 @@ fn links(t: &Task) -> (i64, i64) {
     (t.rest[0], t.rest[1])
 }
 
-fn place(location: usize, t: &Task) -> Result<Place, FormatError> {
-    Ok(Place {
-        location,
-        setup: 0,
-        service: duration(t.service, t.line, "service time")?,
-        time_windows: vec![window(t.ready, t.due, t.line)?],
-    })
-}
-
-/// Reads a Li & Lim file in the exact convention.
-pub fn read(text: &str, objective: Objective) -> Result<Instance, FormatError> {
-    read_with(text, objective, Convention::Exact)
-}
-
 /// Reads a Li & Lim file, travel in the given convention.
-pub fn read_with(
+pub fn read(
     text: &str,
     objective: Objective,
     convention: Convention,
@@ -59,9 +46,7 @@ pub fn read_with(
     }
     let (count, capacity) = fleet_size(head[0], head[1], head_line)?;
     coordinate(head[2], head_line, "speed")?;
-    let tasks = lines
-        .map(|(line, tokens)| node_line(line, &tokens, COLUMNS))
-        .collect::<Result<Vec<_>, _>>()?;
+    let tasks = node_lines(lines, COLUMNS)?;
     let depot = tasks
         .first()
         .ok_or_else(|| error(head_line, "no depot line after the header"))?;
@@ -111,8 +96,8 @@ pub fn read_with(
                 shipments.push(Shipment {
                     pickup_id: t.number as u64,
                     delivery_id: del.number as u64,
-                    pickup: place(i, t)?,
-                    delivery: place(j, del)?,
+                    pickup: node_place(i, t)?,
+                    delivery: node_place(j, del)?,
                     amount: vec![t.demand],
                     skills: Skills::default(),
                     priority: 0,
@@ -167,7 +152,7 @@ mod tests {
 
     #[test]
     fn pairs_become_shipments_with_node_number_ids() {
-        let inst = read(SMALL, Objective::VehiclesThenDistance).unwrap();
+        let inst = read(SMALL, Objective::VehiclesThenDistance, Convention::Exact).unwrap();
         let p = &inst.problem;
         assert_eq!(p.shipments.len(), 1);
         assert_eq!(p.shipments[0].pickup_id, 2);
@@ -181,7 +166,7 @@ mod tests {
     #[test]
     fn a_delivery_that_does_not_point_back_is_an_error_on_its_line() {
         let bad = SMALL.replace("1\t3\t4\t-5\t0\t50\t1\t2\t0", "1\t3\t4\t-5\t0\t50\t1\t7\t0");
-        let err = read(&bad, Objective::Distance).unwrap_err();
+        let err = read(&bad, Objective::Distance, Convention::Exact).unwrap_err();
         assert!(matches!(err, FormatError::Line { line: 3, .. }), "{err}");
     }
 
@@ -190,9 +175,10 @@ mod tests {
         let zero = read(
             &SMALL.replacen("2\t10\t1", "2\t10\t0", 1),
             Objective::Distance,
+            Convention::Exact,
         )
         .unwrap();
-        let one = read(SMALL, Objective::Distance).unwrap();
+        let one = read(SMALL, Objective::Distance, Convention::Exact).unwrap();
         assert_eq!(zero.problem.matrix, one.problem.matrix);
         assert_eq!(
             one.problem.matrix.duration(0, 1),
@@ -203,7 +189,7 @@ mod tests {
     #[test]
     fn mismatched_demands_are_an_error() {
         let bad = SMALL.replace("-5", "-4");
-        let err = read(&bad, Objective::Distance).unwrap_err();
+        let err = read(&bad, Objective::Distance, Convention::Exact).unwrap_err();
         assert!(err.to_string().contains("negated"), "{err}");
     }
 }

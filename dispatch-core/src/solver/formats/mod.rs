@@ -201,8 +201,8 @@ pub fn read_with(
     convention: Convention,
 ) -> Result<Instance, FormatError> {
     match format.map_or_else(|| detect(text), Ok)? {
-        Format::Solomon => solomon::read_with(text, objective, convention),
-        Format::LiLim => lilim::read_with(text, objective, convention),
+        Format::Solomon => solomon::read(text, objective, convention),
+        Format::LiLim => lilim::read(text, objective, convention),
         Format::Vroom => vroom::read(text, objective),
     }
 }

@@ -11,21 +11,16 @@
 use std::collections::HashSet;
 
 use super::text::{
-    depot_fleet, duration, error, fleet_size, is_numeric, node_line, token_lines, window,
+    depot_fleet, error, fleet_size, is_numeric, node_lines, node_place, token_lines, window,
 };
 use super::{Convention, Format, FormatError, Instance};
-use crate::solver::problem::{Job, Objective, Place, Problem, Skills};
+use crate::solver::problem::{Job, Objective, Problem, Skills};
 
 /// The columns of a node line.
 const COLUMNS: &str = "CUST_NO XCOORD YCOORD DEMAND READY_TIME DUE_DATE SERVICE_TIME";
 
-/// Reads a Solomon or Gehring-Homberger file in the exact convention.
-pub fn read(text: &str, objective: Objective) -> Result<Instance, FormatError> {
-    read_with(text, objective, Convention::Exact)
-}
-
 /// Reads a Solomon or Gehring-Homberger file, travel in the given convention.
-pub fn read_with(
+pub fn read(
     text: &str,
     objective: Objective,
     convention: Convention,
@@ -61,9 +56,7 @@ pub fn read_with(
         .ok_or_else(|| error(fleet_line, "no CUSTOMER section after the VEHICLE section"))?;
     // Header lines (`CUST NO. XCOORD. ...`) precede the first data line.
     while lines.next_if(|(_, t)| !is_numeric(t)).is_some() {}
-    let nodes = lines
-        .map(|(line, tokens)| node_line(line, &tokens, COLUMNS))
-        .collect::<Result<Vec<_>, _>>()?;
+    let nodes = node_lines(lines, COLUMNS)?;
     let depot = nodes
         .first()
         .ok_or_else(|| error(customer_line, "the CUSTOMER section has no depot line"))?;
@@ -88,12 +81,7 @@ pub fn read_with(
         .map(|(i, n)| {
             Ok(Job {
                 id: n.number as u64,
-                place: Place {
-                    location: i + 1,
-                    setup: 0,
-                    service: duration(n.service, n.line, "service time")?,
-                    time_windows: vec![window(n.ready, n.due, n.line)?],
-                },
+                place: node_place(i + 1, n)?,
                 delivery: vec![n.demand],
                 pickup: vec![0],
                 skills: Skills::default(),
@@ -130,7 +118,7 @@ mod tests {
 
     #[test]
     fn reads_fleet_depot_window_and_scaled_customers() {
-        let inst = read(SMALL, Objective::Distance).unwrap();
+        let inst = read(SMALL, Objective::Distance, Convention::Exact).unwrap();
         let p = &inst.problem;
         assert_eq!(p.name, "TINY");
         assert_eq!(p.vehicles.len(), 2);
@@ -147,13 +135,18 @@ mod tests {
     #[test]
     fn a_short_node_line_names_its_line() {
         let bad = SMALL.replace("20        0        60         3", "20        0");
-        let err = read(&bad, Objective::Distance).unwrap_err();
+        let err = read(&bad, Objective::Distance, Convention::Exact).unwrap_err();
         assert!(matches!(err, FormatError::Line { line: 12, .. }), "{err}");
     }
 
     #[test]
     fn a_missing_vehicle_section_is_an_error() {
-        let err = read("X\nCUSTOMER\n0 0 0 0 0 1 0\n", Objective::Distance).unwrap_err();
+        let err = read(
+            "X\nCUSTOMER\n0 0 0 0 0 1 0\n",
+            Objective::Distance,
+            Convention::Exact,
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("VEHICLE"), "{err}");
     }
 }

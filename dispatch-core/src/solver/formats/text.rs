@@ -1,7 +1,7 @@
 //! Shared pieces of the whitespace-separated text formats.
 
 use super::{Convention, FormatError, Plane, SCALE};
-use crate::solver::problem::{Matrix, Skills, Time, TimeWindow, Vehicle};
+use crate::solver::problem::{Matrix, Place, Skills, Time, TimeWindow, Vehicle};
 use crate::solver::travel::{Euclidean, Point};
 
 /// Largest absolute time, demand or coordinate accepted from a file, so that scaled values and
@@ -58,11 +58,7 @@ pub(super) struct NodeLine {
 
 /// Reads a node line laid out as `columns` (the column names, space-separated, the first seven
 /// being the common ones); a value that does not parse is named after its column.
-pub(super) fn node_line(
-    line: usize,
-    tokens: &[&str],
-    columns: &str,
-) -> Result<NodeLine, FormatError> {
+fn node_line(line: usize, tokens: &[&str], columns: &str) -> Result<NodeLine, FormatError> {
     let names: Vec<&str> = columns.split_whitespace().collect();
     if tokens.len() != names.len() {
         return Err(error(
@@ -85,6 +81,27 @@ pub(super) fn node_line(
         due: int_at(5)?,
         service: int_at(6)?,
         rest: (7..names.len()).map(int_at).collect::<Result<_, _>>()?,
+    })
+}
+
+/// The node lines that follow a layout's header, each laid out as `columns`.
+pub(super) fn node_lines<'a>(
+    lines: impl Iterator<Item = (usize, Vec<&'a str>)>,
+    columns: &str,
+) -> Result<Vec<NodeLine>, FormatError> {
+    lines
+        .map(|(line, tokens)| node_line(line, &tokens, columns))
+        .collect()
+}
+
+/// Where and when a node is served: matrix `location`, its window and service time scaled, no
+/// set-up (the layouts have none).
+pub(super) fn node_place(location: usize, n: &NodeLine) -> Result<Place, FormatError> {
+    Ok(Place {
+        location,
+        setup: 0,
+        service: duration(n.service, n.line, "service time")?,
+        time_windows: vec![window(n.ready, n.due, n.line)?],
     })
 }
 

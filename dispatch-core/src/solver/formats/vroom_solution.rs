@@ -58,6 +58,15 @@ struct Summary {
     cost: i64,
     routes: usize,
     unassigned: usize,
+    #[serde(flatten)]
+    totals: Totals,
+    violations: [(); 0],
+    computing_times: Computing,
+}
+
+/// The figures VROOM gives per route and, summed over the routes, in the summary.
+#[derive(Serialize)]
+struct Totals {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     delivery: Vec<Load>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -71,8 +80,37 @@ struct Summary {
     priority: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     distance: Option<i64>,
-    violations: [(); 0],
-    computing_times: Computing,
+}
+
+impl Totals {
+    /// Nothing yet, in `dims` load dimensions; a distance only when the problem has distances.
+    fn zero(dims: usize, distances: bool) -> Totals {
+        Totals {
+            delivery: vec![0; dims],
+            amount: vec![0; dims],
+            pickup: vec![0; dims],
+            setup: 0,
+            service: 0,
+            duration: 0,
+            waiting_time: 0,
+            priority: 0,
+            distance: distances.then_some(0),
+        }
+    }
+
+    fn add(&mut self, other: &Totals) {
+        add(&mut self.delivery, &other.delivery, 1);
+        add(&mut self.amount, &other.amount, 1);
+        add(&mut self.pickup, &other.pickup, 1);
+        self.setup += other.setup;
+        self.service += other.service;
+        self.duration += other.duration;
+        self.waiting_time += other.waiting_time;
+        self.priority += other.priority;
+        if let (Some(sum), Some(d)) = (&mut self.distance, other.distance) {
+            *sum += d;
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -102,19 +140,8 @@ struct RouteOut {
     cost: i64,
     #[serde(skip_serializing_if = "Option::is_none")]
     description: Option<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    delivery: Vec<Load>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    amount: Vec<Load>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pickup: Vec<Load>,
-    setup: Time,
-    service: Time,
-    duration: Time,
-    waiting_time: Time,
-    priority: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    distance: Option<i64>,
+    #[serde(flatten)]
+    totals: Totals,
     steps: Vec<StepOut>,
     violations: [(); 0],
 }
@@ -196,7 +223,8 @@ impl Echoed<'_> {
     }
 }
 
-fn kind(step: Step) -> &'static str {
+/// VROOM's `type` of a task or break step: `job`, `pickup`, `delivery` or `break`.
+pub fn step_type(step: Step) -> &'static str {
     match step {
         Step::Job(_) => "job",
         Step::Pickup(_) => "pickup",
@@ -315,7 +343,7 @@ fn route(e: &Echoed, r: &Route, distances: bool) -> RouteOut {
         let stop = e.stop(s.step);
         let id = e.instance.step_id(r.vehicle, s.step);
         steps.push(StepOut {
-            kind: kind(s.step),
+            kind: step_type(s.step),
             description: stop.description,
             location: stop.location,
             location_index: stop.location_index,
@@ -361,15 +389,17 @@ fn route(e: &Echoed, r: &Route, distances: bool) -> RouteOut {
         description: e
             .echo
             .and_then(|x| x.vehicles[r.vehicle].description.clone()),
-        amount: delivery.clone(),
-        delivery,
-        pickup,
-        setup: setup_sum,
-        service: service_sum,
-        duration: travel,
-        waiting_time: waiting_sum,
-        priority,
-        distance: dist(distance),
+        totals: Totals {
+            amount: delivery.clone(),
+            delivery,
+            pickup,
+            setup: setup_sum,
+            service: service_sum,
+            duration: travel,
+            waiting_time: waiting_sum,
+            priority,
+            distance: dist(distance),
+        },
         steps,
         violations: [],
     }
@@ -392,44 +422,28 @@ pub fn write(instance: &Instance, solution: &Solution, times: ComputingTimes) ->
         .collect();
     let mut unassigned = Vec::new();
     for u in &solution.unassigned {
-        let mut visits = vec![u.task];
-        if let Step::Pickup(i) = u.task {
-            visits.push(Step::Delivery(i));
-        }
-        for step in visits {
+        for step in u.visits() {
             let stop = e.stop(step);
             unassigned.push(Unassigned {
                 id: instance.step_id(0, step),
                 location: stop.location,
                 location_index: stop.location_index,
-                kind: kind(step),
+                kind: step_type(step),
                 description: stop.description,
                 reason: u.reason.code(),
                 reason_description: u.reason.description(),
             });
         }
     }
-    let dims = p.dimensions;
-    let sum = |f: &dyn Fn(&RouteOut) -> &[Load]| -> Vec<Load> {
-        let mut total = vec![0; dims];
-        for r in &routes {
-            add(&mut total, f(r), 1);
-        }
-        total
-    };
+    let mut totals = Totals::zero(p.dimensions, distances);
+    for r in &routes {
+        totals.add(&r.totals);
+    }
     let summary = Summary {
         cost: routes.iter().map(|r| r.cost).sum(),
         routes: routes.len(),
         unassigned: unassigned.len(),
-        delivery: sum(&|r| &r.delivery),
-        amount: sum(&|r| &r.delivery),
-        pickup: sum(&|r| &r.pickup),
-        setup: routes.iter().map(|r| r.setup).sum(),
-        service: routes.iter().map(|r| r.service).sum(),
-        duration: routes.iter().map(|r| r.duration).sum(),
-        waiting_time: routes.iter().map(|r| r.waiting_time).sum(),
-        priority: routes.iter().map(|r| r.priority).sum(),
-        distance: distances.then(|| routes.iter().filter_map(|r| r.distance).sum()),
+        totals,
         violations: [],
         computing_times: Computing {
             loading: times.loading,

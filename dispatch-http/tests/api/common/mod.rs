@@ -15,10 +15,10 @@ use dispatch_core::time::Timestamp;
 use dispatch_http::keys::DerivedKeys;
 use dispatch_http::{app, AppState};
 use dispatch_server::cli::database::Database;
-use http_body_util::BodyExt;
 use serde_json::{json, Value};
-use tower::ServiceExt;
 
+#[path = "../../shared/exchange.rs"]
+pub mod exchange;
 #[path = "../../shared/test_db.rs"]
 pub mod test_db;
 #[path = "../../shared/test_sql.rs"]
@@ -241,23 +241,7 @@ impl TestApp {
 
     /// Sends a request as built.
     pub async fn send(&self, request: Request<Body>) -> Resp {
-        let (method, uri) = (request.method().clone(), request.uri().to_string());
-        let response = self
-            .router
-            .clone()
-            .oneshot(request)
-            .await
-            .expect("infallible");
-        let status = response.status();
-        let headers = response.headers().clone();
-        let bytes = response
-            .into_body()
-            .collect()
-            .await
-            .expect("body")
-            .to_bytes();
-        let content_type = headers.get("content-type").and_then(|v| v.to_str().ok());
-        crate::contract::check_bytes(method.as_str(), &uri, status.as_u16(), content_type, &bytes);
+        let (status, headers, bytes) = exchange::exchange(&self.router, request).await;
         let body = if bytes.is_empty() {
             Value::Null
         } else {
@@ -366,6 +350,16 @@ pub fn stop_order_ids(stops: &[Value]) -> Vec<Vec<i64>> {
                 .map(|o| o["id"].as_i64().unwrap())
                 .collect()
         })
+        .collect()
+}
+
+/// The first order of each stop of `route` (a route read or a plan's route), stop by stop.
+pub fn first_order_ids(route: &Value) -> Vec<i64> {
+    route["stops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["orders"][0]["id"].as_i64().unwrap())
         .collect()
 }
 

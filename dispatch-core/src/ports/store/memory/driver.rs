@@ -35,16 +35,8 @@ impl DriverRepo for State {
         key_hash: [u8; 32],
         now: Timestamp,
     ) -> Result<DriverCredential, StoreError> {
-        let credential = DriverCredential {
-            id: self.id(),
-            depot_id: scope.depot_id,
-            organisation_id: scope.organisation_id,
-            vehicle_id,
-            name: name.to_owned(),
-            key_hash,
-            created: now,
-            revoked: None,
-        };
+        let credential =
+            DriverCredential::issued(self.id(), scope, vehicle_id, name, key_hash, now);
         self.driver.credentials.push(credential.clone());
         Ok(credential)
     }

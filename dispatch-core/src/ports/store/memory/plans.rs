@@ -250,10 +250,7 @@ impl OptimisationRepo for State {
         else {
             return Ok(None);
         };
-        job.state = JobState::Running;
-        job.attempts += 1;
-        job.lease_until = Some(lease_until);
-        job.updated = now;
+        job.start_attempt(now, lease_until);
         Ok(Some(job.clone()))
     }
 
