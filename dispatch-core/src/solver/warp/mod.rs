@@ -152,11 +152,13 @@ impl Penalties {
 }
 
 /// A child of `a` and `b` into `out` (feasible: see the module's documentation); `tasks` are
-/// every task the search places.
+/// every task the search places. The route exchange picks nearby routes by `nb`; the
+/// penalised local search tries the moves of each visit with its first neighbours in `ls_nb`.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn offspring(
     inst: &Instance,
     nb: &Neighbours,
+    ls_nb: &Neighbours,
     tasks: &[u32],
     a: &State,
     b: &State,
@@ -200,7 +202,7 @@ pub(crate) fn offspring(
         local::insert_cheapest(inst, &mut routes, inst.tasks[t as usize].first, pen);
     }
     let mut ls = local::Search::new(inst, &routes);
-    ls.run(inst, nb, &mut routes, pen, rng);
+    ls.run(inst, ls_nb, &mut routes, pen, rng);
     let (warp_free, load_free) = (
         routes.iter().all(|r| r.whole().warp == 0),
         routes.iter().all(|r| r.excess() == 0),
@@ -214,7 +216,7 @@ pub(crate) fn offspring(
         for r in &mut routes {
             r.reprice(&heavy);
         }
-        ls.run(inst, nb, &mut routes, &heavy, rng);
+        ls.run(inst, ls_nb, &mut routes, &heavy, rng);
     }
     let heaviest = pen.heavier(REPAIR[REPAIR.len() - 1]);
     repair::into_state(inst, nb, &routes, &heaviest, rng, scratch, out);
