@@ -8,7 +8,9 @@
 //! - Write transactions run at READ COMMITTED behind advisory locks: a depot's writes
 //!   (`run_depot_write`, almost every write) behind that depot's lock ([`DEPOT_LOCKS`]), so
 //!   writers of one depot on every node are serialised as SQLite's single writer serialised
-//!   them and writers of different depots run in parallel; writes of the whole store
+//!   them and writers of different depots run in parallel; writes of orders by number
+//!   (`run_order_write`, the bulk POST /orders) hold the depot's lock shared and run side by
+//!   side, ordered by the rows they lock; writes of the whole store
 //!   (`run_write`) behind [`WRITE_LOCK`] held exclusively, which depot writers hold shared.
 //!   Every rule that relied on the serial order (order numbers unique per depot, a route
 //!   dispatched once, an order on one active route) holds across nodes. Claims of background work (`run_claim`) skip that lock
@@ -159,6 +161,17 @@ fn begin_depot_write(depot: i64) -> String {
     )
 }
 
+/// How a write of orders by number starts ([`Store::run_order_write`]): as a depot's write,
+/// with the depot's lock shared: such writers of one depot run side by side, every other
+/// writer of the depot (which holds it exclusively) waits for them and they for it.
+fn begin_order_write(depot: i64) -> String {
+    format!(
+        "BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock_shared({WRITE_LOCK}); \
+         SELECT pg_advisory_xact_lock_shared({DEPOT_LOCKS}, {})",
+        depot.rem_euclid(i64::from(i32::MAX)) as i32
+    )
+}
+
 impl Store for PostgresStore {
     fn run_write(
         &self,
@@ -177,6 +190,23 @@ impl Store for PostgresStore {
     ) -> Result<(), StoreError> {
         self.outbox_observers
             .write(|| self.run(&begin_depot_write(depot.depot_id), "write", work))
+    }
+
+    /// Beside the depot's other writes of orders by number: the orders a writer finds are
+    /// locked (`FOR UPDATE`, `repo/order_batch.rs`), a number two writers insert is refused
+    /// to the second by the unique index, a deadlock is broken by PostgreSQL; both fail with
+    /// a conflict the caller runs again.
+    fn run_order_write(
+        &self,
+        depot: DepotScope,
+        work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        self.outbox_observers
+            .write(|| self.run(&begin_order_write(depot.depot_id), "write", work))
+    }
+
+    fn order_writes_side_by_side(&self) -> bool {
+        true
     }
 
     fn run_read(

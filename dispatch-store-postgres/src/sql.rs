@@ -121,10 +121,11 @@ impl RawRow for PgRow<'_> {
 }
 
 /// The error of a failed statement: `SQLSTATE: message`, integrity constraint violations
-/// (class 23) apart.
+/// (class 23) and transactions another got in the way of (serialization failures, deadlocks:
+/// run again, they may succeed) apart.
 pub fn error(e: postgres::Error) -> Error {
     match e.as_db_error() {
-        Some(db) if db.code().code().starts_with("23") => {
+        Some(db) if db.code().code().starts_with("23") || CONTENDED.contains(&db.code().code()) => {
             Error::Constraint(format!("{}: {}", db.code().code(), db.message()))
         }
         Some(db) => Error::Backend(format!("{}: {}", db.code().code(), db.message())),
@@ -134,6 +135,10 @@ pub fn error(e: postgres::Error) -> Error {
         },
     }
 }
+
+/// SQLSTATEs of a transaction a concurrent one got in the way of: `serialization_failure`,
+/// `deadlock_detected`.
+const CONTENDED: [&str; 2] = ["40001", "40P01"];
 
 /// Rewrites SQLite placeholders (`?N`, `?`) to PostgreSQL's (`$N`), outside string literals.
 pub fn translate(sql: &str) -> String {

@@ -27,6 +27,15 @@ impl Store for Slowed {
         self.store.run_depot_write(depot, work)
     }
 
+    fn run_order_write(&self, depot: DepotScope, work: Work<'_>) -> Result<(), StoreError> {
+        std::thread::sleep(self.pause);
+        self.store.run_order_write(depot, work)
+    }
+
+    fn order_writes_side_by_side(&self) -> bool {
+        self.store.order_writes_side_by_side()
+    }
+
     fn run_read(&self, work: Work<'_>) -> Result<(), StoreError> {
         self.store.run_read(work)
     }

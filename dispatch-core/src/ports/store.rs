@@ -62,7 +62,9 @@ use crate::time::Timestamp;
 /// methods return `Option`/`bool` and the use case decides.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum StoreError {
-    /// A uniqueness rule of the data was broken (e.g. a concurrent insert of the same name).
+    /// A uniqueness rule of the data was broken (e.g. a concurrent insert of the same name), or
+    /// a concurrent transaction got in the way (a deadlock): run again, the transaction may
+    /// succeed.
     #[error("conflict: {0}")]
     Conflict(String),
     /// The backend failed (I/O, corruption, busy beyond the timeout ...).
@@ -97,6 +99,31 @@ pub trait Store: Send + Sync {
     ) -> Result<(), StoreError> {
         let _ = depot;
         self.run_write(work)
+    }
+
+    /// Runs `work` in a write transaction of one depot that writes orders by their numbers and
+    /// nothing else of the depot's: their rows and line items, their status events and the
+    /// request's idempotency record (POST /orders for a batch that names no customer and no
+    /// exchange pair). A store may run writers of this kind side by side in one depot, never
+    /// beside another write of the depot (PostgreSQL: the depot's lock shared), if its
+    /// [`OrderRepo::find_orders_by_numbers`] locks the orders it finds until commit (a second
+    /// writer of one order waits, then reads the first one's commit) and a write a concurrent
+    /// one got in the way of (one number inserted by both, a deadlock) fails with
+    /// [`StoreError::Conflict`]: run again, it finds the other's commit. By default, a write
+    /// of the depot ([`Store::run_depot_write`]). `work` is called exactly once.
+    fn run_order_write(
+        &self,
+        depot: DepotScope,
+        work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        self.run_depot_write(depot, work)
+    }
+
+    /// Whether [`Store::run_order_write`] runs writers of one depot side by side (so that a
+    /// caller runs one again when it fails with a conflict). `false` (the default) where it
+    /// is an ordinary write of the depot.
+    fn order_writes_side_by_side(&self) -> bool {
+        false
     }
 
     /// Runs `work` in a read-only snapshot.
@@ -183,6 +210,23 @@ impl dyn Store + '_ {
             last.before_commit(tx, &result)?;
             Ok(result)
         })
+    }
+
+    /// `transaction_with` in a write of orders by number ([`Store::run_order_write`]).
+    pub fn order_transaction_with_in<R, E: From<StoreError>>(
+        &self,
+        depot: DepotScope,
+        last: &dyn BeforeCommit<R>,
+        work: impl FnOnce(&mut dyn StoreTx) -> Result<R, E>,
+    ) -> Result<R, E> {
+        run(
+            |tx| {
+                let result = work(tx)?;
+                last.before_commit(tx, &result)?;
+                Ok(result)
+            },
+            |w| self.run_order_write(depot, w),
+        )
     }
 
     /// Runs `work` in a claim transaction ([`Store::run_claim`]) and returns its result; any

@@ -16,7 +16,7 @@ use crate::model::order_merge::{apply_order_update, merge_posted_order, OrderCon
 use crate::model::order_validate::{validate_order, validate_order_batch};
 use crate::model::organisation::DepotScope;
 use crate::ports::geocoder::{GeocodeError, GeocodeQuery, Geocoder};
-use crate::ports::idempotency::BeforeCommit;
+use crate::ports::idempotency::{BeforeCommit, CLAIM_LOST};
 use crate::ports::store::{Store, StoreError, StoreTx};
 use crate::service::Found;
 use crate::status::{transition, OrderEvent, OrderState, OrderStatusChanged, Status, StatusSet};
@@ -76,12 +76,91 @@ pub fn upsert_batch(
     }
     let customer_located = locate_new_customers(geocoder, scope, &all, &located);
     let starting = Status::from_stored(settings.starting_status.clone());
-    store.transaction_with_in(scope, last, |tx| {
+    // A batch of orders only (no customer, no exchange pair) is a write of orders by number,
+    // which PostgreSQL runs beside the depot's other such writes; one that a concurrent write
+    // got in the way of fails with a conflict and runs again (see Store::run_order_write).
+    let orders_only = all
+        .iter()
+        .all(|c| c.customer.is_none() && c.exchange_reference.is_none());
+    let side_by_side = orders_only && store.order_writes_side_by_side();
+    let mut order: Vec<usize> = (0..all.len()).collect();
+    if side_by_side {
+        // Writers beside each other lock and insert their orders in one order (by number),
+        // so two batches sharing numbers rarely deadlock.
+        order.sort_by_key(|&i| all[i].order_number.as_deref());
+    }
+    let batch = Batch {
+        scope,
+        all: &all,
+        order,
+        statuses: &statuses,
+        starting: &starting,
+        located: &located,
+        customer_located: &customer_located,
+        now,
+    };
+    if !side_by_side {
+        return store.transaction_with_in(scope, last, |tx| batch.write(tx, true));
+    }
+    for _ in 0..ORDER_WRITE_ATTEMPTS {
+        match store.order_transaction_with_in(scope, last, |tx| batch.write(tx, false)) {
+            // A status change writes an event: the depot's events are appended one writer at
+            // a time, so their ids grow in commit order (webhooks read them by id).
+            Err(ServiceError::Store(StoreError::Conflict(message))) if message == WRITES_EVENTS => {
+                break;
+            }
+            Err(ServiceError::Store(StoreError::Conflict(message))) if message != CLAIM_LOST => {}
+            result => return result,
+        }
+    }
+    // Alone in the depot (its lock held exclusively), nothing gets in the way.
+    store.transaction_with_in(scope, last, |tx| batch.write(tx, true))
+}
+
+/// How many times a write of orders by number runs beside others when concurrent writes of
+/// the same numbers get in its way (each run after the first sees the others' commits)
+/// before it runs as a write of the depot.
+const ORDER_WRITE_ATTEMPTS: u32 = 3;
+
+/// Why a write of orders by number stopped: an order's status changed, which writes an event.
+const WRITES_EVENTS: &str = "a status change writes an event: a write of the depot";
+
+/// A checked POST /orders batch with what was looked up for it before its transaction.
+struct Batch<'a> {
+    scope: DepotScope,
+    all: &'a [OrderChanges],
+    /// The places in `all` in the order they are written.
+    order: Vec<usize>,
+    statuses: &'a StatusSet,
+    starting: &'a Status,
+    located: &'a Located,
+    customer_located: &'a HashMap<usize, Coordinates>,
+    now: Timestamp,
+}
+
+impl Batch<'_> {
+    /// Merges and writes every order of the batch in `tx`; without `events_allowed`, stops with a
+    /// [`WRITES_EVENTS`] conflict before writing an event.
+    fn write(
+        &self,
+        tx: &mut dyn StoreTx,
+        events_allowed: bool,
+    ) -> Result<Vec<WrittenOrder>, ServiceError> {
+        let Batch {
+            scope,
+            all,
+            ref order,
+            statuses,
+            starting,
+            located,
+            customer_located,
+            now,
+        } = *self;
         let catalog = catalog(tx, scope)?;
         let ctx = OrderContext {
             catalog: &catalog,
-            statuses: &statuses,
-            starting_status: &starting,
+            statuses,
+            starting_status: starting,
             now,
         };
         let mut written: Vec<WrittenOrder> = Vec::with_capacity(all.len());
@@ -95,15 +174,16 @@ pub fn upsert_batch(
         // orders are written when the run ends and then dropped, so a batch never holds its
         // text twice (a batch that updates large stored orders would otherwise hold them all
         // beside the posted ones).
-        let numbers: Vec<&str> = all
+        let numbers: Vec<&str> = order
             .iter()
-            .map(|c| c.order_number.as_deref().unwrap_or_default())
+            .map(|&i| all[i].order_number.as_deref().unwrap_or_default())
             .collect();
         let mut stored = HashMap::new();
-        for (i, changes) in all.iter().enumerate() {
-            if i % LOOKUP_RUN == 0 {
+        for (at, &i) in order.iter().enumerate() {
+            let changes = &all[i];
+            if at % LOOKUP_RUN == 0 {
                 run.write(tx, scope, &mut written)?;
-                let numbers = &numbers[i..numbers.len().min(i + LOOKUP_RUN)];
+                let numbers = &numbers[at..numbers.len().min(at + LOOKUP_RUN)];
                 stored = tx.find_orders_by_numbers(scope, numbers)?;
             }
             let customer_id = match &changes.customer {
@@ -117,7 +197,7 @@ pub fn upsert_batch(
                 None => None,
             };
             check_references(tx, scope, changes).map_err(|e| under(e, i))?;
-            let existing = stored.remove(numbers[i]);
+            let existing = stored.remove(numbers[at]);
             let merged = merge_posted_order(
                 existing.as_ref().map(|n| &n.order),
                 changes,
@@ -132,6 +212,9 @@ pub fn upsert_batch(
             } = merged;
             let geocoding_failed =
                 apply_geocoding(&mut order, &geocode, |side| located.get(&(i, side)));
+            if !events_allowed && !events.is_empty() {
+                return Err(StoreError::Conflict(WRITES_EVENTS.to_owned()).into());
+            }
             write_events(tx, scope, &events, now)?;
             if let Some(reference) = &changes.exchange_reference {
                 references.push((written.len(), reference));
@@ -157,8 +240,11 @@ pub fn upsert_batch(
                 tx.link_exchange(scope, [a, b], reference)?;
             }
         }
-        Ok(written)
-    })
+        // Back to the posted order.
+        let mut posted: Vec<(usize, WrittenOrder)> = order.iter().copied().zip(written).collect();
+        posted.sort_by_key(|(i, _)| *i);
+        Ok(posted.into_iter().map(|(_, w)| w).collect())
+    }
 }
 
 /// The merged orders of one run of [`upsert_batch`], not yet written.

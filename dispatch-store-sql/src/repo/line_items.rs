@@ -9,9 +9,9 @@ use dispatch_core::model::line_item::LineItem;
 use dispatch_core::model::order_value::{Money, UnitPrice};
 use dispatch_core::ports::store::StoreError;
 
-use super::order_batch::{in_statements, marks, value_rows};
+use super::order_batch::{in_json_array, in_statements, value_rows};
 use super::order_codec as codec;
-use super::{Db, Sql, IN_CHUNK};
+use super::{Db, Sql};
 
 /// The written columns of a line item after its id, in [`item_values`] order, with their
 /// PostgreSQL types (which a `VALUES` list in a `FROM` clause cannot infer).
@@ -102,14 +102,16 @@ impl<C: Connection> Db<C> {
             .map(|(_, id)| *id)
             .filter(|id| !kept.contains(id))
             .collect();
-        for chunk in removed.chunks(IN_CHUNK) {
+        if !removed.is_empty() {
             self.0
-                .prepare(&format!(
-                    "DELETE FROM order_line_items WHERE id IN ({})",
-                    marks(chunk.len())
+                .prepare_cached(&format!(
+                    "DELETE FROM order_line_items WHERE id {}",
+                    in_json_array(C::DIALECT, 1, true)
                 ))
                 .st()?
-                .execute(params_from_iter(chunk.iter().copied()))
+                .execute(params![
+                    serde_json::to_string(&removed).expect("integers encode")
+                ])
                 .st()?;
         }
         in_statements(
@@ -150,22 +152,23 @@ impl<C: Connection> Db<C> {
     ) -> Result<HashSet<(i64, i64)>, StoreError> {
         let orders: Vec<i64> = orders.collect();
         let mut stored = HashSet::new();
-        for chunk in orders.chunks(IN_CHUNK) {
-            let mut q = self
-                .0
-                .prepare_cached(&format!(
-                    "SELECT order_id, id FROM order_line_items WHERE order_id IN ({})",
-                    marks(chunk.len())
-                ))
-                .st()?;
-            for row in q
-                .query_map(params_from_iter(chunk.iter().copied()), |r| {
-                    Ok((r.get(0)?, r.get(1)?))
-                })
-                .st()?
-            {
-                stored.insert(row.st()?);
-            }
+        if orders.is_empty() {
+            return Ok(stored);
+        }
+        // The ids as one JSON array: one cached statement for any number of orders.
+        let mut q = self
+            .0
+            .prepare_cached(&format!(
+                "SELECT order_id, id FROM order_line_items WHERE order_id {}",
+                in_json_array(C::DIALECT, 1, true)
+            ))
+            .st()?;
+        let listed = serde_json::to_string(&orders).expect("integers encode");
+        for row in q
+            .query_map(params![listed], |r| Ok((r.get(0)?, r.get(1)?)))
+            .st()?
+        {
+            stored.insert(row.st()?);
         }
         Ok(stored)
     }

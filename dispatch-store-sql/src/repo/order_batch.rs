@@ -5,7 +5,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::sql::{params_from_iter, Connection, Dialect, Statement, ToSql as _, Val};
+use crate::sql::{params, params_from_iter, Connection, Dialect, Statement, ToSql as _, Val};
 use dispatch_core::model::line_item::LineItem;
 use dispatch_core::model::order::Order;
 use dispatch_core::model::order_value::Money;
@@ -16,19 +16,25 @@ use super::order_codec as codec;
 use super::order_rows::{
     decode, decode_item, item_row, order_row, OrderRow, COLUMNS, ITEM_COLUMNS,
 };
-use super::{Db, Sql, IN_CHUNK};
+use super::{Db, Sql};
 
 /// Rows per multi-row statement: 22 parameters an order row, well under PostgreSQL's 65 535
 /// and SQLite's 32 766.
 const ROWS_PER_STATEMENT: usize = 500;
 
-/// `?, ?, ...` for `n` parameters.
-pub(super) fn marks(n: usize) -> String {
-    let mut s = String::with_capacity(n * 3);
-    for i in 0..n {
-        s.push_str(if i == 0 { "?" } else { ", ?" });
+/// Membership in the JSON array bound at parameter `?param` (texts, or integers with
+/// `integers`), spelt so that an index answers it: one statement for a list of any length,
+/// prepared once per connection. PostgreSQL hash-joins `IN (SELECT ...)` over a set-returning
+/// function with a scan of the whole table (it guesses 100 elements); `= ANY (ARRAY(...))` is
+/// an index condition.
+pub(super) fn in_json_array(dialect: Dialect, param: usize, integers: bool) -> String {
+    match dialect {
+        Dialect::Sqlite => format!("IN (SELECT value FROM json_each(?{param}))"),
+        Dialect::Postgres => format!(
+            "= ANY (ARRAY(SELECT value{} FROM json_array_elements_text(?{param}::json)))",
+            if integers { "::bigint" } else { "" }
+        ),
     }
-    s
 }
 
 /// `(?1, ?2, ...), (...)`: `rows` rows of numbered parameters, one a column of `types`; with
@@ -96,21 +102,31 @@ impl<C: Connection> Db<C> {
         scope: DepotScope,
         numbers: &[&str],
     ) -> Result<HashMap<String, NumberedOrder>, StoreError> {
-        let mut rows: Vec<OrderRow> = Vec::new();
-        for chunk in numbers.chunks(IN_CHUNK) {
-            let mut q = self
-                .0
-                .prepare(&format!(
-                    "SELECT {COLUMNS} FROM orders WHERE depot_id = ? AND order_number IN ({})",
-                    marks(chunk.len())
-                ))
-                .st()?;
-            let args = std::iter::once(Val::Int(scope.depot_id))
-                .chain(chunk.iter().map(|n| Val::Text((*n).to_owned())));
-            for row in q.query_map(params_from_iter(args), order_row).st()? {
-                rows.push(row.st()?);
-            }
+        // The numbers travel as one JSON array: a list of any length is one statement,
+        // prepared once per connection (a list of placeholders was a statement per length,
+        // parsed and planned again on SQLite and a round trip more on PostgreSQL every time).
+        // On PostgreSQL the orders found stay locked until commit: writers of orders by
+        // number run side by side in a depot (`Store::run_order_write`), and a second writer
+        // of an order waits here for the first one's commit, then reads it.
+        // Locked in number order, the order writers beside each other write their batches in
+        // (`upsert_batch`), so that two of them sharing numbers do not deadlock.
+        let lock = C::DIALECT.pick("", " ORDER BY order_number FOR UPDATE");
+        let mut rows: Vec<OrderRow> = Vec::with_capacity(numbers.len());
+        let mut q = self
+            .0
+            .prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM orders WHERE depot_id = ?1 AND order_number {}{lock}",
+                in_json_array(C::DIALECT, 2, false)
+            ))
+            .st()?;
+        let numbers = serde_json::to_string(numbers).expect("strings encode");
+        for row in q
+            .query_map(params![scope.depot_id, numbers], order_row)
+            .st()?
+        {
+            rows.push(row.st()?);
         }
+        drop(q);
         let mut items = self.line_items_of(&rows.iter().map(|r| r.id).collect::<Vec<_>>())?;
         rows.into_iter()
             .map(|r| {
@@ -134,24 +150,26 @@ impl<C: Connection> Db<C> {
     /// The line items of these orders in position order, by order id.
     fn line_items_of(&self, orders: &[i64]) -> Result<HashMap<i64, Vec<LineItem>>, StoreError> {
         let mut items: HashMap<i64, Vec<LineItem>> = HashMap::new();
-        for chunk in orders.chunks(IN_CHUNK) {
-            let mut q = self
-                .0
-                .prepare(&format!(
-                    "SELECT order_id, {ITEM_COLUMNS} FROM order_line_items \
-                     WHERE order_id IN ({}) ORDER BY order_id, position",
-                    marks(chunk.len())
-                ))
-                .st()?;
-            let rows = q
-                .query_map(params_from_iter(chunk.iter().copied()), |r| {
-                    Ok((r.get::<_, i64>(0)?, item_row(r, 1)?))
-                })
-                .st()?;
-            for row in rows {
-                let (order, item) = row.st()?;
-                items.entry(order).or_default().push(decode_item(item)?);
-            }
+        if orders.is_empty() {
+            return Ok(items);
+        }
+        let mut q = self
+            .0
+            .prepare_cached(&format!(
+                "SELECT order_id, {ITEM_COLUMNS} FROM order_line_items \
+                 WHERE order_id {} ORDER BY order_id, position",
+                in_json_array(C::DIALECT, 1, true)
+            ))
+            .st()?;
+        let listed = serde_json::to_string(orders).expect("integers encode");
+        let rows = q
+            .query_map(params![listed], |r| {
+                Ok((r.get::<_, i64>(0)?, item_row(r, 1)?))
+            })
+            .st()?;
+        for row in rows {
+            let (order, item) = row.st()?;
+            items.entry(order).or_default().push(decode_item(item)?);
         }
         Ok(items)
     }

@@ -40,7 +40,8 @@ impl Dialect {
 pub enum Error {
     /// `query_row` found no row.
     QueryReturnedNoRows,
-    /// An integrity constraint refused the statement (unique, foreign key, check, not null).
+    /// An integrity constraint refused the statement (unique, foreign key, check, not null), or
+    /// a concurrent transaction got in the way of it (a deadlock, a serialization failure).
     Constraint(String),
     /// The database (or the connection to it) failed otherwise.
     Backend(String),

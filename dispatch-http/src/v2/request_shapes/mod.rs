@@ -166,7 +166,7 @@ pub fn refuse_undocumented<T: ToSchema>(
         "{} documents no property",
         T::name()
     );
-    refuse_in_object(schemas, &parts, obj, prefix.to_vec(), errors);
+    refuse_in_object(schemas, &parts, obj, &At::Root(prefix), errors);
 }
 
 /// `schema` and every schema its `$ref`, `allOf`, `oneOf` and `anyOf` lead to.
@@ -187,11 +187,42 @@ fn schema_parts<'a>(schemas: &'a Value, schema: &'a Value) -> Vec<&'a Value> {
     out
 }
 
+/// Where a value sits in the body: a chain of frames on the walk's own stack, turned into a
+/// path only when an issue is reported there (a valid body of 100 orders has thousands of
+/// properties and no issue: no path of theirs is ever built).
+#[derive(Clone, Copy)]
+enum At<'a> {
+    /// The object the walk started at, under the caller's prefix.
+    Root(&'a [PathSegment]),
+    /// A property of the object at the first.
+    Key(&'a At<'a>, &'a str),
+    /// An entry of the array at the first.
+    Index(&'a At<'a>, usize),
+}
+
+impl At<'_> {
+    fn path(&self) -> Vec<PathSegment> {
+        match *self {
+            At::Root(prefix) => prefix.to_vec(),
+            At::Key(parent, key) => {
+                let mut path = parent.path();
+                path.push(key.into());
+                path
+            }
+            At::Index(parent, i) => {
+                let mut path = parent.path();
+                path.push(i.into());
+                path
+            }
+        }
+    }
+}
+
 fn refuse_in_object(
     schemas: &Value,
     parts: &[&Value],
     obj: &Map<String, Value>,
-    path: Vec<PathSegment>,
+    at: &At<'_>,
     errors: &mut ValidationErrors,
 ) {
     // Checked where the document closes the object (`additionalProperties: false`, or
@@ -208,29 +239,40 @@ fn refuse_in_object(
         return;
     }
     for (key, value) in obj {
-        let mut at = path.clone();
-        at.push(key.as_str().into());
+        let here = At::Key(at, key);
+        // Only objects and arrays hold properties of their own to check; a scalar needs its
+        // name to be documented, nothing more.
+        if !matches!(value, Value::Object(_) | Value::Array(_)) {
+            if !properties.iter().any(|m| m.contains_key(key)) {
+                refuse_key(&here, key, errors);
+            }
+            continue;
+        }
         // A property may be described by several parts (a body that adds requirements to
         // another's property): its value is checked against all of them.
         let described: Vec<&Value> = properties.iter().filter_map(|m| m.get(key)).collect();
         match described.is_empty() {
-            false => refuse_in_value(schemas, &described, value, at, errors),
-            true => {
-                let known = errors
-                    .0
-                    .iter()
-                    .any(|i| i.code == IssueCode::UnrecognizedKeys && i.path == at);
-                if !known {
-                    errors.push(ValidationIssue::new(
-                        IssueCode::UnrecognizedKeys,
-                        at,
-                        "a known property",
-                        key.as_str(),
-                        format!("unrecognised property `{key}`"),
-                    ));
-                }
-            }
+            false => refuse_in_value(schemas, &described, value, &here, errors),
+            true => refuse_key(&here, key, errors),
         }
+    }
+}
+
+/// Reports the undocumented property `key` at `at`, unless an issue of the kind is there already.
+fn refuse_key(at: &At<'_>, key: &str, errors: &mut ValidationErrors) {
+    let at = at.path();
+    let known = errors
+        .0
+        .iter()
+        .any(|i| i.code == IssueCode::UnrecognizedKeys && i.path == at);
+    if !known {
+        errors.push(ValidationIssue::new(
+            IssueCode::UnrecognizedKeys,
+            at,
+            "a known property",
+            key,
+            format!("unrecognised property `{key}`"),
+        ));
     }
 }
 
@@ -238,24 +280,25 @@ fn refuse_in_value(
     schemas: &Value,
     described: &[&Value],
     value: &Value,
-    path: Vec<PathSegment>,
+    at: &At<'_>,
     errors: &mut ValidationErrors,
 ) {
+    if !matches!(value, Value::Object(_) | Value::Array(_)) {
+        return;
+    }
     let parts: Vec<&Value> = described
         .iter()
         .flat_map(|schema| schema_parts(schemas, schema))
         .collect();
     match value {
-        Value::Object(obj) => refuse_in_object(schemas, &parts, obj, path, errors),
+        Value::Object(obj) => refuse_in_object(schemas, &parts, obj, at, errors),
         Value::Array(items) => {
             let item: Vec<&Value> = parts.iter().filter_map(|p| p.get("items")).collect();
             if item.is_empty() {
                 return;
             }
             for (i, value) in items.iter().enumerate() {
-                let mut at = path.clone();
-                at.push(i.into());
-                refuse_in_value(schemas, &item, value, at, errors);
+                refuse_in_value(schemas, &item, value, &At::Index(at, i), errors);
             }
         }
         _ => {}
