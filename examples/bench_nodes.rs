@@ -31,7 +31,7 @@ use dispatch_core::ports::store::Store;
 use dispatch_store_postgres::throwaway::Cluster;
 use dispatch_store_postgres::PostgresStore;
 use serde_json::{json, Value};
-use support::worker::{cpu_seconds, Worker};
+use support::worker::{cpu_seconds, cpu_seconds_with_reaped_children, parent_pid, Worker};
 use support::{seed, Fixture, Server};
 
 const CLIENTS: usize = 6;
@@ -88,7 +88,7 @@ impl<'a> Database<'a> {
         let Some(server) = self.cluster.server_pid() else {
             return 0.0;
         };
-        let mut total = process_cpu(server, true);
+        let mut total = cpu_seconds_with_reaped_children(server);
         for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
             let Some(pid) = entry
                 .file_name()
@@ -97,8 +97,8 @@ impl<'a> Database<'a> {
             else {
                 continue;
             };
-            if parent(pid) == Some(server) {
-                total += process_cpu(pid, false);
+            if parent_pid(pid) == Some(server) {
+                total += cpu_seconds(pid);
             }
         }
         total
@@ -120,31 +120,6 @@ impl<'a> Database<'a> {
         // The query above and the reset are this reader's own, not the nodes'.
         row.get::<_, i64>(0) - 1
     }
-}
-
-/// The fields of `/proc/PID/stat` after the command name.
-fn stat_fields(pid: u32) -> Vec<String> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    rest.split_whitespace().map(str::to_owned).collect()
-}
-
-fn parent(pid: u32) -> Option<u32> {
-    stat_fields(pid).get(1)?.parse().ok()
-}
-
-/// User and system CPU seconds of `pid`, with its reaped children's when `children`.
-fn process_cpu(pid: u32, children: bool) -> f64 {
-    let fields = stat_fields(pid);
-    let ticks = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|f| f.parse::<f64>().ok())
-            .unwrap_or(0.0)
-    };
-    let own = ticks(11) + ticks(12);
-    let reaped = if children { ticks(13) + ticks(14) } else { 0.0 };
-    (own + reaped) / 100.0
 }
 
 /// What one run of ingest and paging measured.

@@ -66,7 +66,8 @@ struct ListedOrder {
 pub struct Service {
     addrs: Vec<SocketAddr>,
     keys: Vec<String>,
-    _runtimes: Vec<tokio::runtime::Runtime>,
+    /// The nodes' runtimes, which serve until dropped with the service.
+    runtimes: Vec<tokio::runtime::Runtime>,
 }
 
 impl Service {
@@ -81,7 +82,7 @@ impl Service {
         let mut service = Service {
             addrs: Vec::new(),
             keys,
-            _runtimes: Vec::new(),
+            runtimes: Vec::new(),
         };
         service.add_node(store, geocoder, idempotency);
         service
@@ -113,7 +114,7 @@ impl Service {
             state,
             std::future::pending(),
         ));
-        self._runtimes.push(runtime);
+        self.runtimes.push(runtime);
     }
 
     /// The node client `c` talks to.

@@ -90,19 +90,36 @@ pub fn job_log(log: &Path) -> String {
         .join("\n")
 }
 
+/// The fields of `/proc/PID/stat` after the parenthesised command name (none where the
+/// process or `/proc` is missing): the state is field 0, the parent's pid field 1.
+fn stat_fields(pid: u32) -> Vec<String> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    rest.split_whitespace().map(str::to_owned).collect()
+}
+
+/// Clock ticks in field `i` of `fields` (0 where absent).
+fn ticks(fields: &[String], i: usize) -> f64 {
+    fields
+        .get(i)
+        .and_then(|f| f.parse::<f64>().ok())
+        .unwrap_or(0.0)
+}
+
 /// CPU seconds (user + system) the process `pid` has used so far (Linux `/proc`; 0 elsewhere).
 pub fn cpu_seconds(pid: u32) -> f64 {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-        return 0.0;
-    };
-    // Fields after the parenthesised command name; utime and stime are the 14th and 15th.
-    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|f| f.parse::<f64>().ok())
-            .unwrap_or(0.0)
-    };
-    (ticks(11) + ticks(12)) / 100.0
+    let fields = stat_fields(pid);
+    (ticks(&fields, 11) + ticks(&fields, 12)) / 100.0
+}
+
+/// [`cpu_seconds`] with the CPU of the children `pid` has reaped (a server whose worker
+/// processes come and go).
+pub fn cpu_seconds_with_reaped_children(pid: u32) -> f64 {
+    let fields = stat_fields(pid);
+    (ticks(&fields, 11) + ticks(&fields, 12) + ticks(&fields, 13) + ticks(&fields, 14)) / 100.0
+}
+
+/// The parent of process `pid`, if it is running.
+pub fn parent_pid(pid: u32) -> Option<u32> {
+    stat_fields(pid).get(1)?.parse().ok()
 }
