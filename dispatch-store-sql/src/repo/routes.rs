@@ -11,6 +11,7 @@ use dispatch_core::paging::{Cursor, Page, PageRequest};
 use dispatch_core::ports::store::{RouteRepo, RouteSummary, StoreError};
 use dispatch_core::time::{Date, Timestamp};
 
+use super::order_batch::in_json_array;
 use super::order_rows::{corrupt, keyset};
 use super::{ts, Db, Sql};
 
@@ -324,16 +325,14 @@ impl<C: Connection> RouteRepo for Db<C> {
         order_ids: &[i64],
     ) -> Result<HashSet<i64>, StoreError> {
         // The ids travel as one JSON array, so a list of any length is the same statement,
-        // prepared and planned once per connection.
-        let ids = C::DIALECT.pick(
-            "SELECT value FROM json_each(?2)",
-            "SELECT value::bigint FROM json_array_elements_text(?2::json)",
-        );
+        // prepared and planned once per connection, spelt so that the index on
+        // `stop_orders.order_id` answers it.
         let mut q = self
             .0
             .prepare_cached(&format!(
                 "SELECT DISTINCT so.order_id FROM stop_orders so JOIN stops s ON s.id = so.stop_id \
-                 JOIN routes r ON r.id = s.route_id WHERE r.depot_id = ?1 AND so.order_id IN ({ids})"
+                 JOIN routes r ON r.id = s.route_id WHERE r.depot_id = ?1 AND so.order_id {}",
+                in_json_array(C::DIALECT, 2, true)
             ))
             .st()?;
         let listed = serde_json::to_string(order_ids).expect("integers encode");
