@@ -11,7 +11,7 @@ use drops::{DispatchDraft, Timing};
 
 use super::notifications::on_dispatch;
 use super::optimisation::JobFollowUp;
-use super::orders::apply_status_event_to;
+use super::order_events::apply_status_event_to;
 use super::plans::cancel_plan_jobs;
 use super::route_day::{clock_text, route_order, write_planned, write_untimed, EDIT_ATTEMPTS};
 use super::ServiceError;

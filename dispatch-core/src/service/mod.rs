@@ -9,6 +9,8 @@ pub mod driver;
 pub mod leases;
 pub mod notifications;
 pub mod optimisation;
+pub mod order_events;
+mod order_geocoding;
 pub mod order_reads;
 mod order_references;
 pub mod order_statuses;

@@ -3,7 +3,7 @@
 
 use super::customers::catalog;
 use super::notifications::on_order_deleted;
-use super::orders::statuses;
+use super::order_statuses::statuses;
 use super::plan_reads::StopView;
 use super::route_orders::{retime_route, take_off_routes};
 use super::stop_records::{RouteDriverRecords, StopDriverView};

@@ -2,7 +2,8 @@
 
 use super::ServiceError;
 use crate::error::{IssueCode, ValidationErrors, ValidationIssue};
-use crate::ports::store::Store;
+use crate::model::organisation::DepotScope;
+use crate::ports::store::{Store, StoreError, StoreTx};
 use crate::status::{StatusEntry, StatusRejection, StatusSet};
 use crate::time::Timestamp;
 
@@ -58,4 +59,11 @@ fn rejection(r: StatusRejection, status: &str) -> ServiceError {
         status,
         r.to_string(),
     )]))
+}
+
+/// The organisation's statuses, read in the caller's transaction.
+pub fn statuses(tx: &mut dyn StoreTx, scope: DepotScope) -> Result<StatusSet, StoreError> {
+    Ok(StatusSet::new(
+        tx.list_custom_order_statuses(scope.organisation_id)?,
+    ))
 }

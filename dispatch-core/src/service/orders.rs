@@ -5,21 +5,23 @@
 use std::collections::HashMap;
 
 use super::customers::catalog;
-use super::order_references::{check_references, new_customer_source, resolve_customer};
+use super::order_events::write_events;
+use super::order_geocoding::{apply_geocoding, geocode_end, locate_new_customers, Located};
+use super::order_references::{check_references, resolve_customer};
+use super::order_statuses::statuses;
 use super::ServiceError;
 use crate::error::{ValidationErrors, ValidationIssue};
-use crate::events::DomainEvent;
 use crate::model::location::Coordinates;
 use crate::model::order::{Order, Side};
-use crate::model::order_input::{EndpointFields, OrderChanges, OrderInput, OrderWrite};
+use crate::model::order_input::{OrderChanges, OrderInput, OrderWrite};
 use crate::model::order_merge::{apply_order_update, merge_posted_order, OrderContext, OrderMerge};
 use crate::model::order_validate::{validate_order, validate_order_batch};
 use crate::model::organisation::DepotScope;
-use crate::ports::geocoder::{GeocodeError, GeocodeQuery, Geocoder};
+use crate::ports::geocoder::Geocoder;
 use crate::ports::idempotency::{BeforeCommit, CLAIM_LOST};
 use crate::ports::store::{Store, StoreError, StoreTx};
 use crate::service::Found;
-use crate::status::{transition, OrderEvent, OrderState, OrderStatusChanged, Status, StatusSet};
+use crate::status::{Status, StatusSet};
 use crate::time::Timestamp;
 
 /// One order written by POST /orders.
@@ -34,8 +36,6 @@ pub struct WrittenOrder {
     /// Whether an address could not be geocoded (the order was saved without coordinates).
     pub geocoding_failed: bool,
 }
-
-type Located = HashMap<(usize, Side), Result<Coordinates, GeocodeError>>;
 
 /// How many orders of a batch are looked up in one question: few enough that their stored
 /// text stays small beside the posted batch, enough to keep the questions few.
@@ -354,157 +354,6 @@ pub fn update(
             geocoding_failed,
         })
     })
-}
-
-/// Runs one status event (route or plan dispatch, removal from a route, plan deletion, a
-/// driver's outcome ...) for a live order inside the caller's transaction: the transition
-/// function decides, the new order and line-item statuses are stored, and the `orders.status`
-/// events go to the outbox in the same transaction. Returns the events written; a refused
-/// transition is 400 INVALID_INPUT at path `status` (callers that skip such orders match on it).
-pub fn apply_status_event(
-    tx: &mut dyn StoreTx,
-    scope: DepotScope,
-    order_id: i64,
-    event: OrderEvent,
-    now: Timestamp,
-) -> Result<Vec<OrderStatusChanged>, ServiceError> {
-    let order = tx.get_order(scope, order_id).found("order")?;
-    apply_status_event_to(tx, scope, order, event, now)
-}
-
-/// [`apply_status_event`] for an order the caller has just read in the same transaction.
-pub fn apply_status_event_to(
-    tx: &mut dyn StoreTx,
-    scope: DepotScope,
-    mut order: Order,
-    event: OrderEvent,
-    now: Timestamp,
-) -> Result<Vec<OrderStatusChanged>, ServiceError> {
-    let state = OrderState {
-        order_id: order.id,
-        order_number: order.order_number.clone(),
-        status: order.status.clone(),
-        line_items: order.line_items.iter().map(|i| i.status.clone()).collect(),
-    };
-    let t = transition(&state, event).map_err(|e| {
-        ServiceError::invalid(
-            vec!["status".into()],
-            "a status change this order allows",
-            order.status.as_str(),
-            &e.to_string(),
-        )
-    })?;
-    if t.events.is_empty() {
-        return Ok(Vec::new());
-    }
-    order.status = t.state.status;
-    for (item, status) in order.line_items.iter_mut().zip(t.state.line_items) {
-        item.status = status;
-    }
-    order.updated = now;
-    tx.update_order(scope, &order)?;
-    write_events(tx, scope, &t.events, now)?;
-    Ok(t.events)
-}
-
-/// The organisation's statuses.
-pub fn statuses(tx: &mut dyn StoreTx, scope: DepotScope) -> Result<StatusSet, StoreError> {
-    Ok(StatusSet::new(
-        tx.list_custom_order_statuses(scope.organisation_id)?,
-    ))
-}
-
-/// Writes `orders.status` events to the outbox.
-pub(crate) fn write_events(
-    tx: &mut dyn StoreTx,
-    scope: DepotScope,
-    events: &[OrderStatusChanged],
-    now: Timestamp,
-) -> Result<(), StoreError> {
-    for e in events {
-        tx.append_event(scope, &DomainEvent::from(e), now)?;
-    }
-    Ok(())
-}
-
-/// Coordinates for the customers an order may create (by account, without coordinates): the
-/// customer's own address geocoded, or the order end it falls back to. Looked up before the
-/// write transaction, like the orders' own ends; only successes are kept.
-fn locate_new_customers(
-    geocoder: &dyn Geocoder,
-    scope: DepotScope,
-    all: &[OrderChanges],
-    located: &Located,
-) -> HashMap<usize, Coordinates> {
-    let mut found = HashMap::new();
-    for (i, changes) in all.iter().enumerate() {
-        let Some(c) = changes.customer.as_ref().filter(|c| c.id.is_none()) else {
-            continue;
-        };
-        let coordinates = match new_customer_source(c, changes) {
-            Some(side) => located
-                .get(&(i, side))
-                .and_then(|r| r.as_ref().ok())
-                .copied(),
-            None if c.lat.is_some() && c.lng.is_some() => None,
-            None => geocoder
-                .geocode(&GeocodeQuery {
-                    scope,
-                    address: c.address.as_deref(),
-                    postcode: c.postcode.as_deref(),
-                    country: c.country_code.as_deref(),
-                })
-                .ok(),
-        };
-        if let Some(coordinates) = coordinates {
-            found.insert(i, coordinates);
-        }
-    }
-    found
-}
-
-fn geocode_end(
-    geocoder: &dyn Geocoder,
-    scope: DepotScope,
-    end: &EndpointFields,
-) -> Option<Result<Coordinates, GeocodeError>> {
-    let address = end.address.clone().flatten();
-    let postcode = end.postcode.clone().flatten();
-    if (address.is_none() && postcode.is_none())
-        || (end.lat.flatten().is_some() && end.lng.flatten().is_some())
-    {
-        return None;
-    }
-    let country = end.country_code.clone().flatten();
-    Some(geocoder.geocode(&GeocodeQuery {
-        scope,
-        address: address.as_deref(),
-        postcode: postcode.as_deref(),
-        country: country.as_deref(),
-    }))
-}
-
-/// Puts geocoded coordinates on the ends that asked for them; true when one failed.
-fn apply_geocoding<'a>(
-    order: &mut Order,
-    sides: &[Side],
-    located: impl Fn(Side) -> Option<&'a Result<Coordinates, GeocodeError>>,
-) -> bool {
-    let mut failed = false;
-    for side in sides {
-        let end = match side {
-            Side::Delivery => &mut order.delivery,
-            Side::Pickup => &mut order.pickup,
-        };
-        match located(*side) {
-            Some(Ok(c)) => {
-                end.lat = Some(c.lat);
-                end.lng = Some(c.lng);
-            }
-            _ => failed = true,
-        }
-    }
-    failed
 }
 
 fn under(e: ServiceError, i: usize) -> ServiceError {

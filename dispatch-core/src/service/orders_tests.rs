@@ -1,4 +1,5 @@
 use super::*;
+use crate::events::DomainEvent;
 use crate::model::line_item::LineItemInput;
 use crate::model::test_fixtures::delivery as order;
 use crate::paging::PageRequest;
@@ -6,6 +7,7 @@ use crate::ports::geocoder::InMemoryGazetteer;
 use crate::ports::matrix::GreatCircle;
 use crate::ports::store::InMemoryStore;
 use crate::service::customers::tests::setup;
+use crate::service::order_events::apply_status_event;
 use crate::service::order_reads::{self, OrderQuery};
 
 fn at(ms: i64) -> Timestamp {

@@ -8,7 +8,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::notifications::DispatchedOrder;
-use super::orders::apply_status_event_to;
+use super::order_events::apply_status_event_to;
 use super::tracking::issue_link;
 use super::{Found, ServiceError};
 use crate::model::customer::Customer;

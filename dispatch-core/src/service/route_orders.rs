@@ -25,7 +25,7 @@ pub(crate) use deleted::{retime_route, take_off_routes};
 use draft::{record, served_side, AddDraft, RemoveDraft};
 
 use super::notifications::on_dispatch;
-use super::orders::apply_status_event_to;
+use super::order_events::apply_status_event_to;
 pub use super::route_day::EDIT_ATTEMPTS;
 use super::route_day::{
     clock_text, resolve_config, route_order, stop_visits, write_planned, write_untimed, ToBudget,

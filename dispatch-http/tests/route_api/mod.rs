@@ -36,7 +36,7 @@ use dispatch_core::model::plan::NewPlan;
 use dispatch_core::model::route::{NewRoute, RouteTiming};
 use dispatch_core::model::stop::StopVisit;
 use dispatch_core::ports::store::Store;
-use dispatch_core::service::orders::apply_status_event;
+use dispatch_core::service::order_events::apply_status_event;
 use dispatch_core::service::ServiceError;
 use dispatch_core::status::{OrderEvent, Status};
 use dispatch_core::time::{Date, Timestamp};

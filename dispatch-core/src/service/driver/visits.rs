@@ -15,7 +15,7 @@ use crate::model::driver_visit::{DriverVisit, ItemOutcome, PhoneCall, VisitOutco
 use crate::model::route::Route;
 use crate::model::stop::Stop;
 use crate::ports::store::{Store, StoreTx};
-use crate::service::orders::apply_status_event;
+use crate::service::order_events::apply_status_event;
 use crate::service::Found;
 use crate::service::ServiceError;
 use crate::status::{OrderEvent, Status, DELIVERED, UNDELIVERED};
