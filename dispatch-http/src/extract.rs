@@ -121,7 +121,7 @@ pub enum TypedOrValue<T> {
 const TYPED_BODY_BYTES: usize = MAX_JSON_VALUES;
 
 /// A JSON body that must be there, as [`JsonBody`] takes it, handed first to `typed`: a body
-/// read by no outer layer, within [`TYPED_BODY_BYTES`] and free of escaped NUL characters, that
+/// read by no outer layer, within `TYPED_BODY_BYTES` and free of escaped NUL characters, that
 /// `typed` accepts is its typed form, without a JSON value built; any other body is read as
 /// [`JsonBody`] reads it (with the same refusals). `typed` must accept only bodies the readers
 /// of the value accept without an issue, and read them into what those readers give.
@@ -137,7 +137,8 @@ pub async fn typed_json<T>(
     let bytes = read_bounded(&parts.headers, body).await?;
     if let Some(text) = bytes.contiguous() {
         // A NUL can only be sent escaped (raw control characters are malformed JSON); its
-        // refusal, and a bare `\\u0000` that is no NUL, are left to the value's reader.
+        // refusal is left to the value's reader, as is text that only looks like one (an
+        // escaped backslash before `u0000`).
         let nul = text.windows(6).any(|w| w == b"\\u0000");
         if text.len() <= TYPED_BODY_BYTES && !nul {
             if let Some(value) = typed(text) {

@@ -165,15 +165,12 @@ fn the_typed_batch_accepts_only_what_the_reader_accepts_and_reads_the_same_order
     for order in &variants {
         let body = json!([order, {"order_number": "B", "type": "delivery"}]);
         let (inputs, errors) = read(&body);
-        match typed_batch(body.to_string().as_bytes()) {
-            Some(fast) => {
-                typed += 1;
-                assert!(errors.0.is_empty(), "typed, but the reader refuses: {body}");
-                assert_eq!(fast, inputs, "{body}");
-            }
-            // Left to the reader, which may accept it: a read-only property sent back, or an
-            // exchange whose reference is no string (read as none).
-            None => {}
+        // A body left to the reader may be one it accepts: a read-only property sent back,
+        // or an exchange whose reference is no string (read as none).
+        if let Some(fast) = typed_batch(body.to_string().as_bytes()) {
+            typed += 1;
+            assert!(errors.0.is_empty(), "typed, but the reader refuses: {body}");
+            assert_eq!(fast, inputs, "{body}");
         }
     }
     assert!(typed > 100, "{typed} of {} read typed", variants.len());
