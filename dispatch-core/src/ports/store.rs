@@ -30,10 +30,13 @@ mod leases;
 mod memory;
 mod notifications;
 mod orders;
+mod organisation;
 mod outbox;
 mod plans;
 mod pod;
+mod reference;
 mod route_log;
+mod vehicles;
 
 pub use customers::CustomerRepo;
 pub use driver::DriverRepo;
@@ -41,22 +44,16 @@ pub use leases::{JobCheckpoint, Lease, LeaseRepo, SendLease};
 pub use memory::InMemoryStore;
 pub use notifications::{DueTask, NewTask, NotificationRepo, TaskFilter};
 pub use orders::{NewAttachment, NumberedOrder, OrderFilter, OrderRepo, OrderSummary};
+pub use organisation::{NewDepot, OrganisationRepo};
 pub use outbox::{DeliveryOutcome, DeliveryRecord, DeliveryState, OutboxEvent, OutboxRepo};
 pub use plans::{OptimisationRepo, PlanRepo, RouteRepo, RouteSummary, KEPT_PROBLEMS};
 pub use pod::{NewImage, PendingImage, PodRepo, ProofPlace, QuestionnaireRepo, TrackingRepo};
+pub use reference::ReferenceRepo;
 pub use route_log::{RouteAuditEntry, RouteLogRepo};
+pub use vehicles::VehicleRepo;
 
-use crate::model::location::Coordinates;
-use crate::model::notification::{Channel, NotificationTemplate};
-use crate::model::organisation::{
-    AccessKey, Depot, DepotScope, DepotSettings, KeyPermission, Organisation,
-};
-use crate::model::reference::{CapacityType, CustomField, Skill, Tag, ThirdParty};
-use crate::model::vehicle::{Vehicle, VehicleFields};
-use crate::model::zone::{Polygon, Zone, ZoneGroup};
-use crate::ports::geocoder::{CachedAnswer, GazetteerEntry};
+use crate::model::organisation::DepotScope;
 use crate::ports::idempotency::{BeforeCommit, IdempotencyRepo};
-use crate::time::Timestamp;
 
 /// Failures of the storage backend. Domain outcomes (not found, invalid) are not errors here:
 /// methods return `Option`/`bool` and the use case decides.
@@ -321,256 +318,4 @@ impl<
             + ?Sized,
     > StoreTx for T
 {
-}
-
-/// A depot to create.
-#[derive(Debug, Clone, PartialEq)]
-pub struct NewDepot {
-    /// Name, unique within the organisation.
-    pub name: String,
-    /// Street address.
-    pub address: Option<String>,
-    /// Coordinates of the depot.
-    pub location: Option<Coordinates>,
-    /// Settings.
-    pub settings: DepotSettings,
-}
-
-/// Organisations, depots, access keys and installation secrets.
-pub trait OrganisationRepo {
-    /// The organisation of that name.
-    fn find_organisation_by_name(&mut self, name: &str)
-        -> Result<Option<Organisation>, StoreError>;
-    /// Creates an organisation.
-    fn insert_organisation(
-        &mut self,
-        name: &str,
-        now: Timestamp,
-    ) -> Result<Organisation, StoreError>;
-    /// How many depots exist in the whole store.
-    fn count_depots(&mut self) -> Result<u64, StoreError>;
-    /// The depot of the scope.
-    fn get_depot(&mut self, scope: DepotScope) -> Result<Option<Depot>, StoreError>;
-    /// The depot of that name in the organisation.
-    fn find_depot_by_name(
-        &mut self,
-        organisation_id: i64,
-        name: &str,
-    ) -> Result<Option<Depot>, StoreError>;
-    /// Creates a depot.
-    fn insert_depot(
-        &mut self,
-        organisation_id: i64,
-        depot: &NewDepot,
-        now: Timestamp,
-    ) -> Result<Depot, StoreError>;
-    /// Overwrites a depot's name, address, location and settings (`updated` becomes `now`).
-    fn update_depot(
-        &mut self,
-        scope: DepotScope,
-        depot: &NewDepot,
-        now: Timestamp,
-    ) -> Result<(), StoreError>;
-    /// Access keys whose digest starts with `lookup` (the first 8 digest bytes, big-endian);
-    /// the caller compares the full digest in constant time.
-    fn access_keys_by_lookup(&mut self, lookup: i64) -> Result<Vec<AccessKey>, StoreError>;
-    /// The key of that name in the depot.
-    fn find_access_key_by_name(
-        &mut self,
-        scope: DepotScope,
-        name: &str,
-    ) -> Result<Option<AccessKey>, StoreError>;
-    /// Stores a key (its digest only).
-    fn insert_access_key(
-        &mut self,
-        scope: DepotScope,
-        name: &str,
-        permission: KeyPermission,
-        key_hash: [u8; 32],
-        now: Timestamp,
-    ) -> Result<AccessKey, StoreError>;
-    /// Changes a key's permission.
-    fn set_access_key_permission(
-        &mut self,
-        scope: DepotScope,
-        id: i64,
-        permission: KeyPermission,
-    ) -> Result<(), StoreError>;
-    /// The installation secret named `name`; stores `fresh` first when none exists yet.
-    fn installation_secret(&mut self, name: &str, fresh: [u8; 32]) -> Result<[u8; 32], StoreError>;
-    /// Every organisation, by id.
-    fn list_organisations(&mut self) -> Result<Vec<Organisation>, StoreError>;
-    /// The organisation's depots, by id.
-    fn list_depots(&mut self, organisation_id: i64) -> Result<Vec<Depot>, StoreError>;
-    /// The depot's keys in force, by name.
-    fn list_access_keys(&mut self, scope: DepotScope) -> Result<Vec<AccessKey>, StoreError>;
-    /// Revokes the depot's key of that name: it stops authenticating with the commit, and the
-    /// name's generation (see [`OrganisationRepo::access_key_generation`]) goes up by one.
-    /// `false` when the depot has no key of that name.
-    fn revoke_access_key(
-        &mut self,
-        scope: DepotScope,
-        name: &str,
-        now: Timestamp,
-    ) -> Result<bool, StoreError>;
-    /// How many times a key of that name was revoked in the depot (0 when never). Keys are
-    /// derived from it, so a key created again under a revoked name is a new key.
-    fn access_key_generation(&mut self, scope: DepotScope, name: &str) -> Result<u32, StoreError>;
-}
-
-/// Reference data of a depot (and organisation-wide third parties and order statuses).
-pub trait ReferenceRepo {
-    /// Capacity types of the depot, by id.
-    fn list_capacity_types(&mut self, scope: DepotScope) -> Result<Vec<CapacityType>, StoreError>;
-    /// Creates the capacity type named `name` or updates its default.
-    fn upsert_capacity_type(
-        &mut self,
-        scope: DepotScope,
-        name: &str,
-        default: &str,
-        now: Timestamp,
-    ) -> Result<CapacityType, StoreError>;
-    /// Custom fields of the depot, by id.
-    fn list_custom_fields(&mut self, scope: DepotScope) -> Result<Vec<CustomField>, StoreError>;
-    /// Creates the custom field named `name` unless it exists.
-    fn upsert_custom_field(
-        &mut self,
-        scope: DepotScope,
-        name: &str,
-        now: Timestamp,
-    ) -> Result<CustomField, StoreError>;
-    /// Tags of the depot, by id.
-    fn list_tags(&mut self, scope: DepotScope) -> Result<Vec<Tag>, StoreError>;
-    /// Creates the tag named `name` unless it exists.
-    fn upsert_tag(
-        &mut self,
-        scope: DepotScope,
-        name: &str,
-        now: Timestamp,
-    ) -> Result<Tag, StoreError>;
-    /// Skills of the depot, by id.
-    fn list_skills(&mut self, scope: DepotScope) -> Result<Vec<Skill>, StoreError>;
-    /// The skill named exactly `name` (case-sensitive), created when missing.
-    fn upsert_skill(
-        &mut self,
-        scope: DepotScope,
-        name: &str,
-        now: Timestamp,
-    ) -> Result<Skill, StoreError>;
-    /// Zone groups of the depot, by id.
-    fn list_zone_groups(&mut self, scope: DepotScope) -> Result<Vec<ZoneGroup>, StoreError>;
-    /// One zone group of the depot.
-    fn get_zone_group(
-        &mut self,
-        scope: DepotScope,
-        id: i64,
-    ) -> Result<Option<ZoneGroup>, StoreError>;
-    /// Creates the zone group named `name` unless it exists.
-    fn upsert_zone_group(
-        &mut self,
-        scope: DepotScope,
-        name: &str,
-        now: Timestamp,
-    ) -> Result<ZoneGroup, StoreError>;
-    /// Zones of one group of the depot, by id.
-    fn list_zones(
-        &mut self,
-        scope: DepotScope,
-        zone_group_id: i64,
-    ) -> Result<Vec<Zone>, StoreError>;
-    /// Creates the zone named `name` in the group or replaces its polygon.
-    fn upsert_zone(
-        &mut self,
-        scope: DepotScope,
-        zone_group_id: i64,
-        name: &str,
-        polygon: &Polygon,
-        now: Timestamp,
-    ) -> Result<Zone, StoreError>;
-    /// Third parties of the organisation, by id.
-    fn list_third_parties(&mut self, organisation_id: i64) -> Result<Vec<ThirdParty>, StoreError>;
-    /// Creates the third party named `name` unless it exists.
-    fn upsert_third_party(
-        &mut self,
-        organisation_id: i64,
-        name: &str,
-        now: Timestamp,
-    ) -> Result<ThirdParty, StoreError>;
-    /// Custom order statuses of the organisation, in creation order.
-    fn list_custom_order_statuses(
-        &mut self,
-        organisation_id: i64,
-    ) -> Result<Vec<String>, StoreError>;
-    /// Adds a custom order status; false when it already exists.
-    fn insert_custom_order_status(
-        &mut self,
-        organisation_id: i64,
-        status: &str,
-        now: Timestamp,
-    ) -> Result<bool, StoreError>;
-    /// Notification templates of the depot, by id.
-    fn list_notification_templates(
-        &mut self,
-        scope: DepotScope,
-    ) -> Result<Vec<NotificationTemplate>, StoreError>;
-    /// Creates the template named `name` or updates its channel and body.
-    fn upsert_notification_template(
-        &mut self,
-        scope: DepotScope,
-        channel: Channel,
-        name: &str,
-        body: &str,
-        now: Timestamp,
-    ) -> Result<NotificationTemplate, StoreError>;
-    /// The depot's gazetteer (offline geocoder table).
-    fn list_gazetteer(&mut self, scope: DepotScope) -> Result<Vec<GazetteerEntry>, StoreError>;
-    /// Adds a gazetteer entry, or moves the one with the same address and postcode.
-    fn upsert_gazetteer_entry(
-        &mut self,
-        scope: DepotScope,
-        entry: &GazetteerEntry,
-    ) -> Result<(), StoreError>;
-    /// The organisation's remembered answer of an outside geocoder to the question `query`
-    /// (a [`GeocodeQuery::cache_key`](crate::ports::geocoder::GeocodeQuery::cache_key)).
-    fn find_geocode_answer(
-        &mut self,
-        organisation_id: i64,
-        query: &str,
-    ) -> Result<Option<CachedAnswer>, StoreError>;
-    /// Remembers an outside geocoder's answer to `query`, replacing an older one.
-    fn put_geocode_answer(
-        &mut self,
-        organisation_id: i64,
-        query: &str,
-        answer: &CachedAnswer,
-    ) -> Result<(), StoreError>;
-}
-
-/// Vehicles of a depot.
-pub trait VehicleRepo {
-    /// All vehicles of the depot (inactive included), by id.
-    fn list_vehicles(&mut self, scope: DepotScope) -> Result<Vec<Vehicle>, StoreError>;
-    /// One vehicle of the depot.
-    fn get_vehicle(&mut self, scope: DepotScope, id: i64) -> Result<Option<Vehicle>, StoreError>;
-    /// Stores a new vehicle. Its skills must exist in the depot (see
-    /// [`ReferenceRepo::upsert_skill`]) and its capacities name capacity types of the depot.
-    fn insert_vehicle(
-        &mut self,
-        scope: DepotScope,
-        fields: &VehicleFields,
-        now: Timestamp,
-    ) -> Result<i64, StoreError>;
-    /// Overwrites a vehicle; false when it is not in the depot.
-    fn update_vehicle(
-        &mut self,
-        scope: DepotScope,
-        id: i64,
-        fields: &VehicleFields,
-        now: Timestamp,
-    ) -> Result<bool, StoreError>;
-    /// Deletes a vehicle with its skills, capacities and every assignment of it; false when it
-    /// is not in the depot.
-    fn delete_vehicle(&mut self, scope: DepotScope, id: i64) -> Result<bool, StoreError>;
-    /// How many vehicles the organisation holds across its depots.
-    fn count_vehicles_in_organisation(&mut self, organisation_id: i64) -> Result<u64, StoreError>;
 }

@@ -6,6 +6,7 @@ mod driver;
 mod leases;
 mod line_items;
 mod notifications;
+mod optimisations;
 mod order_batch;
 mod order_codec;
 mod order_rows;
