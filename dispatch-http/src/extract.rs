@@ -66,9 +66,9 @@ impl<S: Send + Sync> FromRequest<S> for ImageJsonBody {
     }
 }
 
-/// A JSON body that must be there, with at most `item_text` bytes of text per item.
-async fn required_json(req: Request, item_text: usize) -> Result<Value, ApiError> {
-    if let Some(ct) = req.headers().get(header::CONTENT_TYPE) {
+/// A content type other than JSON is 400 INVALID_INPUT; none at all is accepted.
+fn json_content_type(headers: &HeaderMap) -> Result<(), ApiError> {
+    if let Some(ct) = headers.get(header::CONTENT_TYPE) {
         let ct = ct.to_str().unwrap_or("").to_ascii_lowercase();
         let essence = ct.split(';').next().unwrap_or("").trim();
         if essence != "application/json" && !essence.ends_with("+json") {
@@ -81,17 +81,74 @@ async fn required_json(req: Request, item_text: usize) -> Result<Value, ApiError
             ));
         }
     }
+    Ok(())
+}
+
+/// The refusal of a request without a body.
+fn body_required() -> ApiError {
+    one_issue(
+        IssueCode::Required,
+        vec![],
+        "a JSON body",
+        "empty body",
+        "a JSON body is required",
+    )
+}
+
+/// A JSON body that must be there, with at most `item_text` bytes of text per item.
+async fn required_json(req: Request, item_text: usize) -> Result<Value, ApiError> {
+    json_content_type(req.headers())?;
     let (mut parts, body) = req.into_parts();
-    match bounded_body(&mut parts, body, item_text).await? {
-        Some(value) => Ok(value),
-        None => Err(one_issue(
-            IssueCode::Required,
-            vec![],
-            "a JSON body",
-            "empty body",
-            "a JSON body is required",
-        )),
+    bounded_body(&mut parts, body, item_text)
+        .await?
+        .ok_or_else(body_required)
+}
+
+/// What [`typed_json`] read: the body deserialised straight into its typed form, or, where
+/// that was not possible, the JSON value the property-by-property readers take (they report
+/// every issue at its path).
+pub enum TypedOrValue<T> {
+    /// The typed form.
+    Typed(T),
+    /// The body as a JSON value, read as [`JsonBody`] reads it.
+    Value(Value),
+}
+
+/// Bodies of at most this many bytes may go straight into a typed form: every value and key
+/// the bounds of [`bounded_json`] count starts at a byte of its own and unescaping never
+/// lengthens text, so such a body is within the bounds on values and on an item's text (the
+/// number of batch items the typed form bounds itself).
+const TYPED_BODY_BYTES: usize = MAX_JSON_VALUES;
+
+/// A JSON body that must be there, as [`JsonBody`] takes it, handed first to `typed`: a body
+/// read by no outer layer, within `TYPED_BODY_BYTES` and free of escaped NUL characters, that
+/// `typed` accepts is its typed form, without a JSON value built; any other body is read as
+/// [`JsonBody`] reads it (with the same refusals). `typed` must accept only bodies the readers
+/// of the value accept without an issue, and read them into what those readers give.
+pub async fn typed_json<T>(
+    req: Request,
+    typed: impl FnOnce(&[u8]) -> Option<T>,
+) -> Result<TypedOrValue<T>, ApiError> {
+    json_content_type(req.headers())?;
+    let (mut parts, body) = req.into_parts();
+    if let Some(ReadJson(read)) = parts.extensions.remove::<ReadJson>() {
+        return read?.map(TypedOrValue::Value).ok_or_else(body_required);
     }
+    let bytes = read_bounded(&parts.headers, body).await?;
+    if let Some(text) = bytes.contiguous() {
+        // A NUL can only be sent escaped (raw control characters are malformed JSON); its
+        // refusal is left to the value's reader, as is text that only looks like one (an
+        // escaped backslash before `u0000`).
+        let nul = text.windows(6).any(|w| w == b"\\u0000");
+        if text.len() <= TYPED_BODY_BYTES && !nul {
+            if let Some(value) = typed(text) {
+                return Ok(TypedOrValue::Typed(value));
+            }
+        }
+    }
+    json_within(bytes, MAX_ITEM_TEXT_BYTES, &mut |_| {})?
+        .map(TypedOrValue::Value)
+        .ok_or_else(body_required)
 }
 
 /// A JSON body that may be absent (nothing or only whitespace: `None`), for actions whose every

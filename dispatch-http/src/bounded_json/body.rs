@@ -55,6 +55,16 @@ impl BodyBytes {
         self.len == 0
     }
 
+    /// All its bytes as one slice, when they lie in one segment (a body sent with its
+    /// `Content-Length` and within a segment's size does).
+    pub fn contiguous(&self) -> Option<&[u8]> {
+        match self.segments.len() {
+            0 => Some(&[]),
+            1 => self.segments.front().map(Vec::as_slice),
+            _ => None,
+        }
+    }
+
     /// Whether it is empty or only whitespace.
     pub fn is_blank(&self) -> bool {
         self.segments

@@ -10,6 +10,7 @@ pub mod driver_credentials;
 pub mod notification_wire;
 pub mod notifications;
 pub mod order_attachments;
+pub mod order_batch;
 pub mod order_json;
 pub mod order_render;
 pub mod order_shapes;

@@ -15,6 +15,7 @@ use dispatch_core::service::orders::{self, WrittenOrder};
 use dispatch_core::service::ServiceError;
 use serde_json::{json, Value};
 
+use super::order_batch::PostOrdersBody;
 use super::order_json::body_issue;
 use super::order_render::{render_order, render_summary};
 use super::order_shapes::{
@@ -26,7 +27,7 @@ use super::registry::ApiRoutes;
 use super::shapes::{to_json, ItemError};
 use super::wire::type_name;
 use crate::error::ApiError;
-use crate::extract::{Caller, IdPath, JsonBody, PathText};
+use crate::extract::{Caller, IdPath, JsonBody, PathText, TypedOrValue};
 use crate::links::Links;
 use crate::middleware::idempotency::IdempotencyClaim;
 use crate::paging::PageParams;
@@ -119,9 +120,12 @@ async fn create(
     State(state): State<AppState>,
     caller: Caller,
     claim: IdempotencyClaim,
-    JsonBody(body): JsonBody,
+    PostOrdersBody(body): PostOrdersBody,
 ) -> Result<Response, ApiError> {
-    let inputs = batch(body, OrderBody::Post)?;
+    let inputs = match body {
+        TypedOrValue::Typed(inputs) => inputs,
+        TypedOrValue::Value(body) => batch(body, OrderBody::Post)?,
+    };
     write(state, caller, claim, inputs).await
 }
 

@@ -1,6 +1,8 @@
 //! The request bodies as the document describes them. The handlers read bodies property by
 //! property (`wire::Reader`, so a type error is reported at its path and absent, null and a
-//! value stay apart), not by deserialising these types; what keeps the two together:
+//! value stay apart), not by deserialising these types (`POST /orders` first tries a typed form
+//! of its own, `v2::order_batch`, which takes only bodies the reader accepts without an issue);
+//! what keeps the two together:
 //! - where an endpoint refuses unknown properties, the accepted names are read from these
 //!   schemas ([`refuse_undocumented`]), so nothing undocumented can be accepted there, and the
 //!   schema is documented closed (`additionalProperties: false`, [`CLOSED`]);
