@@ -164,12 +164,14 @@ impl<C: Connection> Db<C> {
             ))
             .st()?;
         let numbers = serde_json::to_string(numbers).expect("strings encode");
-        let found = q
+        let mut found = HashSet::new();
+        for number in q
             .query_map(params![scope.depot_id, numbers], |r| r.get(0))
             .st()?
-            .collect::<Result<_, _>>()
-            .st();
-        found
+        {
+            found.insert(number.st()?);
+        }
+        Ok(found)
     }
 
     /// The line items of these orders in position order, by order id.
