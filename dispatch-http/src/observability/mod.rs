@@ -98,6 +98,7 @@ fn zero() {
         "dispatch_solver_iterations_total",
         "dispatch_webhook_attempt_failures_total",
         "dispatch_webhook_leases_lost_total",
+        "dispatch_webhook_late_commits_total",
         "dispatch_notification_claims_total",
         "dispatch_db_connections_opened_total",
         "dispatch_travel_fallbacks_total",
@@ -223,6 +224,10 @@ fn describe() {
     describe_counter!(
         "dispatch_webhook_leases_lost_total",
         "Depots whose webhook deliveries another process took over from this one."
+    );
+    describe_counter!(
+        "dispatch_webhook_late_commits_total",
+        "Times a depot's webhook events were found committed after the outbox scan had passed their ids (writers of different depots commit in parallel on PostgreSQL) and read from the depot's own backlog."
     );
     describe_counter!(
         "dispatch_notifications_total",

@@ -8,7 +8,8 @@ use crate::sql::{params, Connection, OptionalExtension, Row, Statement};
 use dispatch_core::events::DomainEvent;
 use dispatch_core::model::organisation::DepotScope;
 use dispatch_core::ports::store::{
-    DeliveryOutcome, DeliveryRecord, DeliveryState, OutboxEvent, OutboxRepo, StoreError,
+    DeliveryOutcome, DeliveryRecord, DeliveryState, OutboxEvent, OutboxRepo, PendingDepot,
+    StoreError,
 };
 use dispatch_core::time::Timestamp;
 use serde_json::Value;
@@ -211,6 +212,47 @@ impl<C: Connection> OutboxRepo for Db<C> {
             "WHERE e.outcome IS NULL AND e.depot_id = ?1 AND e.id > ?2 ORDER BY e.id LIMIT ?3",
             params![depot_id, after, limit(limit_to)],
         )
+    }
+
+    fn pending_depots(&mut self, up_to: i64) -> Result<Vec<PendingDepot>, StoreError> {
+        // A walk of the partial index on pending rows `(depot_id, id)`, one probe per depot
+        // (neither SQLite nor PostgreSQL skips through an index for DISTINCT), then each
+        // depot's newest pending row at or below `up_to`: the cost follows the depots with
+        // pending events, not a backlog's length.
+        let rows: Vec<(i64, i64, Option<i64>)> = self
+            .0
+            .prepare_cached(
+                "WITH RECURSIVE pending(depot_id) AS (\
+                 SELECT (SELECT depot_id FROM event_outbox WHERE outcome IS NULL \
+                         ORDER BY depot_id LIMIT 1) \
+                 UNION ALL \
+                 SELECT (SELECT e.depot_id FROM event_outbox e \
+                         WHERE e.outcome IS NULL AND e.depot_id > p.depot_id \
+                         ORDER BY e.depot_id LIMIT 1) \
+                 FROM pending p WHERE p.depot_id IS NOT NULL) \
+                 SELECT p.depot_id, d.organisation_id, \
+                        (SELECT e.id FROM event_outbox e \
+                         WHERE e.outcome IS NULL AND e.depot_id = p.depot_id AND e.id <= ?1 \
+                         ORDER BY e.id DESC LIMIT 1) \
+                 FROM pending p JOIN depots d ON d.id = p.depot_id ORDER BY p.depot_id",
+            )
+            .st()?
+            .query_map([up_to], |r| r.columns())
+            .st()?
+            .collect::<Result<_, _>>()
+            .st()?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|(depot_id, organisation_id, newest)| {
+                Some(PendingDepot {
+                    scope: DepotScope {
+                        organisation_id,
+                        depot_id,
+                    },
+                    newest: newest?,
+                })
+            })
+            .collect())
     }
 
     fn mark_deliveries(&mut self, outcomes: &[DeliveryOutcome]) -> Result<(), StoreError> {

@@ -190,6 +190,7 @@ fn the_first_scrape_has_every_counter_with_known_labels_at_zero() {
         "dispatch_solver_iterations_total",
         "dispatch_webhook_attempt_failures_total",
         "dispatch_webhook_leases_lost_total",
+        "dispatch_webhook_late_commits_total",
         "dispatch_notification_claims_total",
     ]
     .map(str::to_owned)

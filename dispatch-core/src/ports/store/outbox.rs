@@ -26,6 +26,15 @@ pub struct OutboxEvent {
     pub created: Timestamp,
 }
 
+/// A depot with pending events at or below an id, as [`OutboxRepo::pending_depots`] finds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PendingDepot {
+    /// The depot.
+    pub scope: DepotScope,
+    /// Its newest pending event at or below the id asked about.
+    pub newest: i64,
+}
+
 /// Where a delivery stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DeliveryState {
@@ -123,6 +132,11 @@ pub trait OutboxRepo {
         after: i64,
         limit: usize,
     ) -> Result<Vec<OutboxEvent>, StoreError>;
+    /// The depots with pending events at or below `up_to`, each with its newest such event, in
+    /// depot order. With writers of different depots committing in parallel, an event can commit
+    /// after a later id of another depot was read; a reader going by id finds it here (within one
+    /// depot, ids are taken and committed in one order).
+    fn pending_depots(&mut self, up_to: i64) -> Result<Vec<PendingDepot>, StoreError>;
     /// Records finished deliveries. Rows that are no longer pending keep their first outcome.
     fn mark_deliveries(&mut self, outcomes: &[DeliveryOutcome]) -> Result<(), StoreError>;
     /// Deletes at most `limit` finished deliveries that are old enough: DELIVERED and SKIPPED ones

@@ -10,6 +10,11 @@
 //!   full (its receiver is slow or dead) the dispatcher stops reading that depot's events from
 //!   the shared scan and reads them from the depot's own backlog once there is room, so other
 //!   depots' events keep flowing. Attempts in flight are bounded overall.
+//! - Commit order: the shared scan reads by id, and on PostgreSQL an event can commit after a
+//!   later id of another depot was read. Every scan also asks, in the same snapshot, which
+//!   depots have pending events at or below its position; a depot with one it did not hand
+//!   out is read from its own backlog, whose ids do grow in commit order (`catch_up`). Such an
+//!   event goes out within one scan after its commit, before anything later of its depot.
 //! - The API never waits for a receiver: requests only append to the outbox.
 //! - Wake-up: a commit of this process that appended events wakes the dispatcher at once
 //!   (`SqliteStore::on_outbox_commit`); commits of other processes (`dispatch seed`,
@@ -32,7 +37,7 @@ use std::time::{Duration, Instant};
 use dispatch_adapters::webhook::WebhookClient;
 use dispatch_core::model::organisation::{DepotScope, Webhook};
 use dispatch_core::ports::clock::Clock;
-use dispatch_core::ports::store::{OutboxEvent, Store, StoreError};
+use dispatch_core::ports::store::{OutboxEvent, PendingDepot, Store, StoreError};
 use dispatch_core::webhook::{RetryPolicy, ATTEMPT_TIMEOUT_MS};
 use tokio::sync::{mpsc, watch, Notify, Semaphore};
 use tokio::task::JoinHandle;
@@ -239,9 +244,14 @@ impl Dispatcher {
         }
         let batch = self.context.config.batch;
         let after = self.scanned;
-        let events = self
-            .blocking(move |store| store.read(|tx| tx.pending_events(after, batch)))
+        // One snapshot for both reads: an event of a depot in this batch committed after every
+        // event of that depot below it, so one the scan passed over is visible here as well.
+        let (events, passed_over) = self
+            .blocking(move |store| {
+                store.read(|tx| Ok((tx.pending_events(after, batch)?, tx.pending_depots(after)?)))
+            })
             .await?;
+        self.catch_up(passed_over).await?;
         let full = events.len() == batch;
         for event in events {
             self.scanned = event.id;
@@ -273,6 +283,35 @@ impl Dispatcher {
                 depot = depot.scope.depot_id,
                 "webhook lanes full; reading the depot's backlog separately"
             );
+        }
+        Ok(())
+    }
+
+    /// Depots with pending events at or below the scan's position that were not handed out.
+    /// Ids come from one sequence, but on PostgreSQL writers of different depots commit in
+    /// parallel: an event can commit after the scan read a later id of another depot, and the
+    /// scan by id never comes back to it. Within one depot ids are taken and committed in one
+    /// order, so such an event lies above the depot's `handed`: a held depot with one is read
+    /// from its own backlog from there, oldest first, before the scan hands it anything
+    /// later. A depot no node holds (its events all passed over, or its node gone) is taken.
+    async fn catch_up(&mut self, found: Vec<PendingDepot>) -> Result<(), StoreError> {
+        for PendingDepot { scope, newest } in found {
+            match self.leases.take(scope).await? {
+                Take::Other => {}
+                Take::Acquired => self.read_from_start(scope).await?,
+                Take::Held => {
+                    let depot = self.depot(scope).await?;
+                    if !depot.backlogged && newest > depot.handed {
+                        depot.backlogged = true;
+                        metrics::counter!("dispatch_webhook_late_commits_total").increment(1);
+                        tracing::debug!(
+                            depot = scope.depot_id,
+                            delivery = newest,
+                            "webhook events committed after the outbox scan passed their ids; reading the depot's backlog"
+                        );
+                    }
+                }
+            }
         }
         Ok(())
     }

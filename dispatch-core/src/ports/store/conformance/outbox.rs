@@ -2,7 +2,8 @@
 
 use super::{at, two_depots};
 use crate::events::DomainEvent;
-use crate::ports::store::{DeliveryOutcome, DeliveryState, Store, StoreError};
+use crate::model::organisation::DepotScope;
+use crate::ports::store::{DeliveryOutcome, DeliveryState, PendingDepot, Store, StoreError};
 
 /// One event of every webhook type.
 pub fn every_event_type() -> Vec<DomainEvent> {
@@ -77,6 +78,21 @@ pub fn outbox_delivery(store: &dyn Store) {
             let of_b = tx.pending_events_of_depot(b.depot_id, 0, 100)?;
             assert_eq!(of_b.len(), 4);
             assert!(of_b.iter().all(|p| p.scope == b));
+            // Each depot's newest pending event at or below an id; a depot with none there is
+            // left out.
+            let newest = |depot: DepotScope, newest: i64| PendingDepot {
+                scope: depot,
+                newest,
+            };
+            assert_eq!(
+                tx.pending_depots(pending[4].id)?,
+                [newest(a, pending[4].id), newest(b, pending[3].id)]
+            );
+            assert_eq!(
+                tx.pending_depots(pending[0].id)?,
+                [newest(a, pending[0].id)]
+            );
+            assert_eq!(tx.pending_depots(0)?, []);
 
             let ids: Vec<i64> = pending.iter().map(|p| p.id).collect();
             tx.mark_deliveries(&[
@@ -99,6 +115,12 @@ pub fn outbox_delivery(store: &dyn Store) {
             let left = tx.pending_events(0, 100)?;
             assert_eq!(left.len(), events.len() - 3);
             assert_eq!(left[0].id, ids[3]);
+            assert_eq!(
+                tx.pending_depots(ids[2])?,
+                [],
+                "finished events are not pending"
+            );
+            assert_eq!(tx.pending_depots(ids[3])?, [newest(b, ids[3])]);
 
             let failed = tx.list_deliveries(DeliveryState::Error, None, 10)?;
             assert_eq!(failed.len(), 1);

@@ -1,10 +1,13 @@
 //! The in-memory event outbox.
 
+use std::collections::BTreeMap;
+
 use super::State;
 use crate::events::DomainEvent;
 use crate::model::organisation::DepotScope;
 use crate::ports::store::{
-    DeliveryOutcome, DeliveryRecord, DeliveryState, OutboxEvent, OutboxRepo, StoreError,
+    DeliveryOutcome, DeliveryRecord, DeliveryState, OutboxEvent, OutboxRepo, PendingDepot,
+    StoreError,
 };
 use crate::time::Timestamp;
 
@@ -95,6 +98,23 @@ impl OutboxRepo for State {
         limit: usize,
     ) -> Result<Vec<OutboxEvent>, StoreError> {
         Ok(self.outbox.pending(after, Some(depot_id), limit))
+    }
+
+    fn pending_depots(&mut self, up_to: i64) -> Result<Vec<PendingDepot>, StoreError> {
+        let mut newest = BTreeMap::new();
+        // Rows are in id order: the last one seen of a depot is its newest.
+        for r in &self.outbox.rows {
+            if r.id <= up_to && r.state == DeliveryState::Pending {
+                newest.insert(
+                    r.scope.depot_id,
+                    PendingDepot {
+                        scope: r.scope,
+                        newest: r.id,
+                    },
+                );
+            }
+        }
+        Ok(newest.into_values().collect())
     }
 
     fn mark_deliveries(&mut self, outcomes: &[DeliveryOutcome]) -> Result<(), StoreError> {
