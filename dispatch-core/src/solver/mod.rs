@@ -43,7 +43,7 @@
 //! child may first be late or overloaded: the displaced visits go where they cost least under
 //! adaptive penalties on time warp and excess load, a local search on that penalised cost
 //! (O(1) per move by segment concatenation) improves it, and a repair makes it feasible before
-//! the annealing takes it, at a quarter of its temperatures. That local search tries each
+//! the annealing takes it, at half its temperatures. That local search tries each
 //! visit's moves with its nearest visits by a proximity that counts waiting and lateness
 //! between their windows, not by distance alone.
 //!
