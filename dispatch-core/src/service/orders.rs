@@ -12,7 +12,8 @@ use super::order_statuses::statuses;
 use super::ServiceError;
 use crate::error::{ValidationErrors, ValidationIssue};
 use crate::model::location::Coordinates;
-use crate::model::order::{Order, Side};
+use crate::model::order::{Endpoint, Order, Side};
+use crate::model::order_fields::CustomFieldValue;
 use crate::model::order_input::{OrderChanges, OrderInput, OrderWrite};
 use crate::model::order_merge::{apply_order_update, merge_posted_order, OrderContext, OrderMerge};
 use crate::model::order_validate::{validate_order, validate_order_batch};
@@ -37,9 +38,47 @@ pub struct WrittenOrder {
     pub geocoding_failed: bool,
 }
 
-/// How many orders of a batch are looked up in one question: few enough that their stored
+/// How many stored orders of a batch are read in one question: few enough that their stored
 /// text stays small beside the posted batch, enough to keep the questions few.
 const LOOKUP_RUN: usize = 16;
+
+/// The text of the new orders a run of a batch holds before they are written: a batch of
+/// ordinary orders goes in with one statement per table on PostgreSQL (each is a round trip),
+/// one of large orders a few at a time, as the stored ones are read.
+const RUN_TEXT_BYTES: usize = 1 << 20;
+
+/// About how many bytes of text an order holds (its strings; numbers and ids aside).
+fn text_bytes(o: &Order) -> usize {
+    let opt = |s: &Option<String>| s.as_ref().map_or(0, String::len);
+    let end = |e: &Endpoint| {
+        [
+            &e.contact_name,
+            &e.contact_number,
+            &e.contact_email,
+            &e.address,
+            &e.country_code,
+            &e.postcode,
+            &e.notes,
+        ]
+        .into_iter()
+        .map(opt)
+        .sum::<usize>()
+    };
+    let list = |l: &[String]| l.iter().map(String::len).sum::<usize>();
+    let fields = |f: &[CustomFieldValue]| f.iter().map(|f| f.value.len()).sum::<usize>();
+    o.order_number.len()
+        + end(&o.delivery)
+        + end(&o.pickup)
+        + opt(&o.exchange_reference)
+        + list(&o.emails)
+        + list(&o.tags)
+        + list(&o.skills)
+        + fields(&o.custom_fields)
+        + o.line_items
+            .iter()
+            .map(|li| li.product_code.len() + li.product_name.len() + fields(&li.custom_fields))
+            .sum::<usize>()
+}
 
 /// POST /orders: checks the whole batch (400 on any problem, 403 PERMISSION for an order
 /// without a customer where the depot requires one), then creates or updates every order by
@@ -167,24 +206,31 @@ impl Batch<'_> {
         let mut references: Vec<(usize, &str)> = Vec::new();
         // The orders of the current run, written together when it ends (one statement per
         // table where the store allows): new ones with their places in `written`, and
-        // updated or restored ones.
-        let mut run = Run::default();
-        // Order numbers are unique within a batch (validated), so the stored state of a run of
-        // orders is known before its first write, in one question. Runs are short and their
-        // orders are written when the run ends and then dropped, so a batch never holds its
-        // text twice (a batch that updates large stored orders would otherwise hold them all
-        // beside the posted ones).
+        // updated or restored ones. Which orders are stored is asked once for the batch;
+        // the stored ones are read LOOKUP_RUN at a time, a run ending before each read, and
+        // new ones end a run when their text reaches RUN_TEXT_BYTES: runs are written and
+        // dropped as they end, so a batch never holds its text twice (a batch that updates
+        // large stored orders would otherwise hold them all beside the posted ones).
         let numbers: Vec<&str> = order
             .iter()
             .map(|&i| all[i].order_number.as_deref().unwrap_or_default())
             .collect();
+        let stored_numbers = tx.stored_order_numbers(scope, &numbers)?;
+        let mut run = Run::default();
         let mut stored = HashMap::new();
+        let mut new_text = 0;
         for (at, &i) in order.iter().enumerate() {
             let changes = &all[i];
-            if at % LOOKUP_RUN == 0 {
+            if stored_numbers.contains(numbers[at]) && !stored.contains_key(numbers[at]) {
                 run.write(tx, scope, &mut written)?;
-                let numbers = &numbers[at..numbers.len().min(at + LOOKUP_RUN)];
-                stored = tx.find_orders_by_numbers(scope, numbers)?;
+                new_text = 0;
+                let next: Vec<&str> = numbers[at..]
+                    .iter()
+                    .filter(|n| stored_numbers.contains(**n))
+                    .take(LOOKUP_RUN)
+                    .copied()
+                    .collect();
+                stored = tx.find_orders_by_numbers(scope, &next)?;
             }
             let customer_id = match &changes.customer {
                 Some(c) => {
@@ -227,7 +273,14 @@ impl Batch<'_> {
             });
             match &existing {
                 Some(_) => run.updated.push(order),
-                None => run.new.push((written.len() - 1, order)),
+                None => {
+                    new_text += text_bytes(&order);
+                    run.new.push((written.len() - 1, order));
+                    if new_text >= RUN_TEXT_BYTES {
+                        run.write(tx, scope, &mut written)?;
+                        new_text = 0;
+                    }
+                }
             }
         }
         run.write(tx, scope, &mut written)?;

@@ -147,6 +147,33 @@ impl<C: Connection> Db<C> {
             .collect()
     }
 
+    /// Which of these numbers name an order of the depot, deleted ones included; on
+    /// PostgreSQL the orders found stay locked until commit, locked in number order as
+    /// [`Db::orders_by_numbers`] locks them.
+    pub(super) fn stored_numbers(
+        &self,
+        scope: DepotScope,
+        numbers: &[&str],
+    ) -> Result<HashSet<String>, StoreError> {
+        let lock = C::DIALECT.pick("", " ORDER BY order_number FOR UPDATE");
+        let mut q = self
+            .0
+            .prepare_cached(&format!(
+                "SELECT order_number FROM orders WHERE depot_id = ?1 AND order_number {}{lock}",
+                in_json_array(C::DIALECT, 2, false)
+            ))
+            .st()?;
+        let numbers = serde_json::to_string(numbers).expect("strings encode");
+        let mut found = HashSet::new();
+        for number in q
+            .query_map(params![scope.depot_id, numbers], |r| r.get(0))
+            .st()?
+        {
+            found.insert(number.st()?);
+        }
+        Ok(found)
+    }
+
     /// The line items of these orders in position order, by order id.
     fn line_items_of(&self, orders: &[i64]) -> Result<HashMap<i64, Vec<LineItem>>, StoreError> {
         let mut items: HashMap<i64, Vec<LineItem>> = HashMap::new();

@@ -37,6 +37,14 @@ impl<C: Connection> OrderRepo for Db<C> {
         self.orders_by_numbers(scope, numbers)
     }
 
+    fn stored_order_numbers(
+        &mut self,
+        scope: DepotScope,
+        numbers: &[&str],
+    ) -> Result<HashSet<String>, StoreError> {
+        self.stored_numbers(scope, numbers)
+    }
+
     fn find_order_by_id(
         &mut self,
         scope: DepotScope,

@@ -96,6 +96,20 @@ pub trait OrderRepo {
         }
         Ok(found)
     }
+    /// Which of these numbers name an order of the depot, deleted ones included: asked once
+    /// for a whole POST /orders batch, so that only the stored orders are read (a few at a
+    /// time) and the new ones go in without a question per run. Where
+    /// [`OrderRepo::find_orders_by_numbers`] locks the orders it finds, this locks them too.
+    fn stored_order_numbers(
+        &mut self,
+        scope: DepotScope,
+        numbers: &[&str],
+    ) -> Result<HashSet<String>, StoreError> {
+        Ok(self
+            .find_orders_by_numbers(scope, numbers)?
+            .into_keys()
+            .collect())
+    }
     /// One order of the depot, deleted ones included.
     fn find_order_by_id(
         &mut self,
