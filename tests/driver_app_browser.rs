@@ -36,10 +36,11 @@ use browser_day::BrowserDay;
 use receiver::{Behaviour, Receiver};
 use serde_json::{json, Value};
 
-fn seed_file(receiver: &str) -> Value {
+fn seed_file(receiver: &str, timezone: &str) -> Value {
     json!({"organisations": [{"name": "Acme", "depots": [{
         "name": "North", "address": "1 Depot Way", "lat": 51.50, "lng": -0.12,
         "settings": {
+            "timezone": timezone,
             "partial_orders": true,
             "webhook": {"url": receiver, "username": "hook", "password": "secret"}
         },
@@ -72,14 +73,20 @@ fn a_drivers_day_in_the_app_offline_and_through_a_reversal_shows_once_at_the_dep
     let hooks = Receiver::start(Behaviour::Ok);
     // Rate limits stay on: the app keeps to the tiers and waits out Retry-After.
     let flags = ["--solve-time", "1", "--solve-time-min", "1"];
-    let Some(phone) = BrowserDay::start(test, &seed_file(&hooks.url()), &flags) else {
+    let zone = support::midday_zone();
+    let seed = seed_file(&hooks.url(), &zone.name);
+    let Some(phone) = BrowserDay::start(test, &seed, &flags) else {
         return;
     };
     let (server, key) = (&phone.server, phone.key(0));
     let (day, took) = phone.run(
         "driver_day.mjs",
         "driver-app-screens",
-        &[("KEY", &key)],
+        &[
+            ("KEY", &key),
+            ("TODAY", &zone.today),
+            ("TOMORROW", &zone.tomorrow),
+        ],
         Duration::from_secs(150),
     );
     let shots_taken = day["screenshots"].as_array().unwrap();

@@ -12,7 +12,9 @@
 
 use std::path::Path;
 
-use crate::support::binary;
+use serde_json::json;
+
+use crate::support::{self, binary};
 use crate::walkthroughs::{free_port, run, tools};
 
 /// The document's block.
@@ -29,8 +31,9 @@ fn walkthrough() -> String {
     rest[open..close].to_owned()
 }
 
-/// A depot with today's dispatched route of three stops; defines KEY and ROUTE.
-fn setup(binary: &Path, port: u16) -> String {
+/// A depot with today's dispatched route of three stops; defines KEY and ROUTE. The depot
+/// (seeded in `demo/walk.db` with `key`) is where it is about noon, so the day has hours left.
+fn setup(binary: &Path, port: u16, key: &str, today: &str) -> String {
     let bin = binary.display();
     let line_item =
         r#""line_items": [{"product_code": "BOX", "product_name": "Box", "product_quantity": 2}]"#;
@@ -49,11 +52,10 @@ fn setup(binary: &Path, port: u16) -> String {
         r#"mkdir -p demo
 {bin} serve --db demo/walk.db --listen 127.0.0.1:{port} --rate-limits off > demo/serve.out 2> demo/serve.log &
 until grep -q listening demo/serve.out; do sleep 1; done
-KEY=$(sed -n 's/^access key: //p' demo/serve.out)
+KEY={key}
 V2=http://127.0.0.1:{port}/v2
-TODAY=$(date -u +%F)
+TODAY={today}
 json() {{ curl -sf "$@" -H "x-access-key: $KEY" -H 'content-type: application/json'; }}
-json -X PUT $V2/depots/1 -d '{{"lat": 51.50, "lng": -0.12}}' > /dev/null
 json -X POST $V2/vehicles -d '{{"name": "Van 1", "availability": "always", "start_location": "depot", "end_location": "depot"}}' > /dev/null
 json -X POST $V2/orders -d '[{orders}]' > /dev/null
 json -X POST $V2/plans/optimise/orders -d '{{"delivery_date": "'$TODAY'", "settings": {{}}}}' > demo/job.json
@@ -93,11 +95,24 @@ fn the_driver_walkthrough_works_a_route_from_start_to_a_revoked_credential() {
     let dir = tempfile::tempdir().unwrap();
     let port = free_port();
     let bin = binary();
+    std::fs::create_dir(dir.path().join("demo")).unwrap();
+    let zone = support::midday_zone();
+    let seeded = support::seed(
+        &dir.path().join("demo/walk.db"),
+        &json!({"organisations": [{"name": "Walk", "depots": [{
+            "name": "North", "lat": 51.50, "lng": -0.12,
+            "settings": {"timezone": zone.name},
+            "access_keys": [{"name": "walk", "permission": "all"}]
+        }]}]}),
+    );
+    let key = seeded["organisations"][0]["depots"][0]["access_keys"][0]["key"]
+        .as_str()
+        .expect("the seeded key");
     let script = format!(
         "set -euo pipefail\ntrap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n{}{}\n\
          echo; echo '--- after ---'\n\
          curl -s -o /dev/null -w '%{{http_code}}' $API/driver/me -H \"x-access-key: $DRV\"\n",
-        setup(&bin, port),
+        setup(&bin, port, key, &zone.today),
         adapted(&walkthrough(), port)
     );
     let ran = run(&script, dir.path());

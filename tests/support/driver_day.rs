@@ -61,12 +61,14 @@ pub fn serve(db: &Path, receiver: &str) -> (Server, String) {
     (Server::start_with(db, &flags), key)
 }
 
-/// The seed of the day's depot: North at (51.50, -0.12), UTC, webhooks to `receiver`, SMS
+/// The seed of the day's depot: North at (51.50, -0.12), where it is about noon
+/// ([`crate::support::midday_zone`]), webhooks to `receiver`, SMS
 /// on-delivery notifications within an hour, partial orders, the driver questionnaires.
 pub fn seed_file(receiver: &str) -> Value {
     json!({"organisations": [{"name": "Acme", "depots": [{
         "name": "North", "address": "1 Depot Way", "lat": 51.50, "lng": -0.12,
         "settings": {
+            "timezone": crate::support::midday_zone().name,
             "partial_orders": true,
             "webhook": {"url": receiver, "username": "hook", "password": "secret"},
             "notifications": {"on_delivery_template": "On the way", "on_delivery_window_minutes": 60}
@@ -82,7 +84,7 @@ pub fn seed_file(receiver: &str) -> Value {
 /// Everything the day showed.
 #[derive(Debug, Default)]
 pub struct Day {
-    /// The date played (today, UTC).
+    /// The date played (the depot's today).
     pub date: String,
     /// What happened, one line per step, for people.
     pub log: Vec<String>,
@@ -131,7 +133,7 @@ fn now() -> String {
 /// Plays the day on `server` with North's `key`.
 pub fn play(server: &Server, key: &str) -> Day {
     let mut day = Day {
-        date: now()[..10].to_owned(),
+        date: crate::support::midday_zone().today.clone(),
         started: Some(Instant::now()),
         ..Day::default()
     };

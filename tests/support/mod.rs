@@ -699,3 +699,38 @@ pub fn encode(s: &str) -> String {
         })
         .collect()
 }
+
+/// A depot time zone where it is about noon while the tests run, with its dates: a day played
+/// "today" with working-hours windows or shifts has its hours ahead whenever the tests run.
+pub struct MiddayZone {
+    /// Its name (`UTC` or `Etc/GMT±N`).
+    pub name: String,
+    /// Today there, `YYYY-MM-DD`.
+    pub today: String,
+    /// Tomorrow there.
+    pub tomorrow: String,
+}
+
+/// The [`MiddayZone`] of this test process (chosen once, so every test of a run agrees).
+pub fn midday_zone() -> &'static MiddayZone {
+    static ZONE: OnceLock<MiddayZone> = OnceLock::new();
+    ZONE.get_or_init(|| {
+        let ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .expect("a clock after 1970")
+            .as_millis() as i64;
+        let now = dispatch_core::time::Timestamp::from_millis(ms);
+        // Etc/GMT-N is N hours east of Greenwich (POSIX signs).
+        let name = match 12 - ms.rem_euclid(86_400_000) / 3_600_000 {
+            0 => "UTC".to_owned(),
+            east if east > 0 => format!("Etc/GMT-{east}"),
+            west => format!("Etc/GMT+{}", -west),
+        };
+        let zone = dispatch_core::time::zone::DepotZone::parse(&name).expect("a known zone");
+        MiddayZone {
+            today: zone.date_of(now).to_string(),
+            tomorrow: zone.date_of(now.add_millis(86_400_000)).to_string(),
+            name,
+        }
+    })
+}

@@ -52,11 +52,12 @@ pub(crate) enum Strategy {
 const CHILD_ITERATIONS: u64 = 400;
 /// The annealing's temperatures, times this, while it educates the penalised children (module
 /// `warp`): the crossover and the penalised search bring the diversity, and a child educated
-/// hot drifts away from what its parents gave it. Measured together with the time-window
-/// proximity lists of the penalised search (8 Gehring-Homberger R1 and RC1 instances of 200
-/// customers, 300 000 iterations, 3 seeds: mean gap 0.63 -> 0.45 %); either alone made no
-/// difference beyond the seeds' spread.
-const EDUCATION_TEMPERATURE: f64 = 0.25;
+/// hot drifts away from what its parents gave it. A quarter, with the time-window proximity
+/// lists of the penalised search, was best at 300 000 iterations (8 Gehring-Homberger R1 and
+/// RC1 instances of 200 customers, 3 seeds: 0.63 -> 0.45 %), but at 1 500 000 (a 30 s run of
+/// one core) it left RC1 behind; half is level there overall (2 seeds: 0.38 -> 0.35 %) and
+/// trades R1 (0.28 -> 0.34 %) for RC1 (0.48 -> 0.36 %), the class that was behind PyVRP's.
+const EDUCATION_TEMPERATURE: f64 = 0.5;
 /// Individuals made from nothing before children are made by crossover.
 const INITIAL: usize = 4;
 /// Length of the time-window proximity lists (as the spatial ones).

@@ -10,7 +10,8 @@
 // revokes the phone. Prints the day's ids as JSON on stdout; the Rust
 // test (tests/driver_app_browser.rs) checks the depot's reads and webhooks against them.
 //
-// Environment: BASE (the service), KEY (a depot key of permission all), SHOTS (a folder).
+// Environment: BASE (the service), KEY (a depot key of permission all), TODAY and TOMORROW (the
+// depot's dates, YYYY-MM-DD), SHOTS (a folder).
 
 import { api, check, launch, noisePng, phone, screenshots, steps, stroke, tapUntil } from './harness.mjs';
 
@@ -18,7 +19,7 @@ const BASE = process.env.BASE;
 const depot = api(BASE, process.env.KEY);
 const shoot = screenshots(process.env.SHOTS || 'shots');
 const step = steps();
-const today = new Date().toISOString().slice(0, 10);
+const today = process.env.TODAY;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // The dispatcher's side: a van, four orders, an optimised and dispatched plan, a credential.
@@ -273,7 +274,7 @@ try {
 
   // Tomorrow's route reaches the van, and the dispatcher takes it away again while the driver
   // looks at it.
-  const tomorrow = new Date(Date.now() + 86400000).toISOString().slice(0, 10);
+  const tomorrow = process.env.TOMORROW;
   await depot.post('v2/orders', [{ order_number: 'APP-5', type: 'delivery', delivery_address: '9 High St', delivery_date: tomorrow,
     delivery_lat: 51.51, delivery_lng: -0.11, delivery_duration: 5 }]);
   const next = await depot.post('v2/plans/optimise/orders', { delivery_date: tomorrow, settings: {} });

@@ -73,6 +73,8 @@ async function loadAll() {
     state.questionnaires = questionnaires;
     await cache.set('questionnaires', questionnaires);
     const first = await call('GET', 'driver/day');
+    state.today = first.date;
+    await cache.set('today', first.date);
     const found = [...first.routes];
     const start = new Date(`${first.date}T12:00:00Z`);
     for (let i = 1; i < DAYS_AHEAD; i += 1) {
@@ -227,6 +229,7 @@ async function boot() {
     positions();
   });
   state.me = (await cache.get('me')) || null;
+  state.today = (await cache.get('today')) || null;
   state.questionnaires = (await cache.get('questionnaires')) || [];
   for (const r of (await cache.get('routes')) || []) state.routes.set(r.id, r);
   takeCredentialFromLink();

@@ -5,6 +5,9 @@ import { cache } from './db.js';
 
 export const state = {
   me: null,
+  // The depot's date today (in its time zone) as the service last said, for "Today" labels:
+  // the phone's own date may be another day where the depot's day starts or ends.
+  today: null,
   routes: new Map(),
   questionnaires: [],
   outbox: [],

@@ -32,7 +32,7 @@ export function signIn(onCredential, message) {
 }
 
 function day(date) {
-  const today = new Date().toISOString().slice(0, 10);
+  const today = state.today || new Date().toISOString().slice(0, 10);
   return date === today ? 'Today' : new Date(`${date}T12:00:00Z`).toLocaleDateString(undefined,
     { weekday: 'long', day: 'numeric', month: 'long', timeZone: 'UTC' });
 }
