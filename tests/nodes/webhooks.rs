@@ -2,7 +2,7 @@
 //! commit in parallel: ids come from one sequence, so an event can commit after a later id of
 //! another depot was read and delivered, when the outbox scan has passed its id. Such an event
 //! still reaches the receiver within a scan of its commit, once, and before anything later of
-//! its own depot.
+//! its own depot; and a day of deliveries in four depots through two nodes keeps that.
 
 use std::path::Path;
 use std::sync::{mpsc, Arc};
@@ -28,6 +28,12 @@ const MARGIN: Duration = Duration::from_millis(1750);
 /// A fresh database with one organisation whose depots `names` all post to `hook`; its address
 /// and the depots' scopes in the order named.
 fn depots(names: &[&str], hook: &Receiver) -> (String, Vec<DepotScope>) {
+    let (url, depots) = depots_with_keys(names, hook);
+    (url, depots.into_iter().map(|(scope, _)| scope).collect())
+}
+
+/// As [`depots`], with each depot's access key.
+fn depots_with_keys(names: &[&str], hook: &Receiver) -> (String, Vec<(DepotScope, String)>) {
     let url = Cluster::shared().unwrap().create_empty_database().unwrap();
     let depots: Vec<Value> = names
         .iter()
@@ -42,13 +48,20 @@ fn depots(names: &[&str], hook: &Receiver) -> (String, Vec<DepotScope>) {
         &json!({"organisations": [{"name": "Acme", "depots": depots}]}),
     );
     let organisation = &seeded["organisations"][0];
-    let scopes = (0..names.len())
-        .map(|i| DepotScope {
-            organisation_id: organisation["id"].as_i64().unwrap(),
-            depot_id: organisation["depots"][i]["id"].as_i64().unwrap(),
+    let depots = (0..names.len())
+        .map(|i| {
+            let depot = &organisation["depots"][i];
+            let scope = DepotScope {
+                organisation_id: organisation["id"].as_i64().unwrap(),
+                depot_id: depot["id"].as_i64().unwrap(),
+            };
+            (
+                scope,
+                depot["access_keys"][0]["key"].as_str().unwrap().to_owned(),
+            )
         })
         .collect();
-    (url, scopes)
+    (url, depots)
 }
 
 fn start_node(url: &str) -> Server {
@@ -230,4 +243,99 @@ fn a_depots_first_event_committed_out_of_id_order_goes_out_once_from_one_of_two_
     );
     std::thread::sleep(POLL * 4);
     assert_eq!(hook.count(), 3, "each event once: {:?}", hook.hits());
+}
+
+/// Creates an order with two line items through `node`; its id.
+fn order(node: &Server, key: &str, number: &str) -> i64 {
+    let reply = node.post(
+        "/v2/orders",
+        key,
+        &json!([{"order_number": number, "type": "delivery", "delivery_lat": 51.5, "delivery_lng": -0.1,
+                  "line_items": [{"product_code": "P1", "product_name": "a", "product_quantity": 1},
+                                 {"product_code": "P2", "product_name": "b", "product_quantity": 1}]}]),
+    );
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    reply.json()["orders"][0]["id"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+/// Marks the order's line items `delivered` DELIVERED through `node` (one status change).
+fn deliver(node: &Server, key: &str, id: i64, delivered: &[&str]) {
+    let items: Vec<Value> = ["P1", "P2"]
+        .iter()
+        .map(|code| match delivered.contains(code) {
+            true => json!({"product_code": code, "status": "DELIVERED"}),
+            false => json!({"product_code": code}),
+        })
+        .collect();
+    let reply = node.put(
+        &format!("/v2/orders/{id}"),
+        key,
+        &json!({ "line_items": items }),
+    );
+    assert_eq!(reply.status, 200, "{}", reply.text());
+}
+
+#[test]
+fn a_day_of_deliveries_in_four_depots_through_two_nodes_reaches_the_receiver_once_in_order() {
+    const ORDERS: usize = 10;
+    let hook = Receiver::start(Behaviour::Ok);
+    let (url, depots) = depots_with_keys(&["North", "South", "East", "West"], &hook);
+    let nodes = [start_node(&url), start_node(&url)];
+    // Each depot's drivers report through either node while the other depots' do the same:
+    // the depots' writes commit side by side on both nodes.
+    let orders: Vec<Vec<i64>> = std::thread::scope(|s| {
+        let writers: Vec<_> = depots
+            .iter()
+            .enumerate()
+            .map(|(d, (_, key))| {
+                let nodes = &nodes;
+                s.spawn(move || {
+                    (0..ORDERS)
+                        .map(|i| {
+                            let (one, other) = (&nodes[(d + i) % 2], &nodes[(d + i + 1) % 2]);
+                            let id = order(one, key, &format!("D{d}-{i}"));
+                            deliver(other, key, id, &["P1"]);
+                            deliver(one, key, id, &["P1", "P2"]);
+                            id
+                        })
+                        .collect()
+                })
+            })
+            .collect();
+        writers.into_iter().map(|w| w.join().unwrap()).collect()
+    });
+    let written = Instant::now();
+    let expected = depots.len() * ORDERS * 2;
+    let hits = hook.wait_for(expected, Duration::from_secs(20));
+    assert_eq!(hits.len(), expected, "every status change delivered");
+    let last = hits.iter().map(|h| h.at).max().unwrap();
+    let took = last.saturating_duration_since(written);
+    assert!(
+        took <= POLL + MARGIN,
+        "the last event arrived {took:?} after the last change (scan every {POLL:?})"
+    );
+    for id in orders.iter().flatten() {
+        let of = of_order(&hook, *id);
+        assert_eq!(
+            statuses(&of),
+            ["PARTIALLY_DELIVERED", "DELIVERED"],
+            "order {id}: its events once, in order"
+        );
+    }
+    // The receiver got exactly what the outbox holds, each delivery once.
+    let store = support::test_db::open_store(Path::new(&url));
+    let in_outbox: usize = depots
+        .iter()
+        .map(|(scope, _)| store.read(|tx| tx.list_events(*scope)).unwrap().len())
+        .sum();
+    assert_eq!(in_outbox, expected);
+    std::thread::sleep(POLL * 4);
+    let mut ids: Vec<i64> = hook.hits().iter().map(Hit::delivery).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!((ids.len(), hook.count()), (expected, expected));
 }

@@ -218,10 +218,26 @@ impl<C: Connection> OutboxRepo for Db<C> {
         // A walk of the partial index on pending rows `(depot_id, id)`, one probe per depot
         // (neither SQLite nor PostgreSQL skips through an index for DISTINCT), then each
         // depot's newest pending row at or below `up_to`: the cost follows the depots with
-        // pending events, not a backlog's length.
+        // pending events, never a backlog's length. Each planner is held to that index: SQLite
+        // would take `(outcome, id)` for `outcome IS NULL` (every pending row, sorted), and
+        // PostgreSQL may walk the pending ids back from `up_to` through other depots' backlogs,
+        // which a row comparison on `(depot_id, id)` rules out.
         let rows: Vec<(i64, i64, Option<i64>)> = self
             .0
-            .prepare_cached(
+            .prepare_cached(C::DIALECT.pick(
+                "WITH RECURSIVE pending(depot_id) AS (\
+                 SELECT (SELECT depot_id FROM event_outbox INDEXED BY event_outbox_open_by_depot \
+                         WHERE outcome IS NULL ORDER BY depot_id LIMIT 1) \
+                 UNION ALL \
+                 SELECT (SELECT e.depot_id FROM event_outbox e INDEXED BY event_outbox_open_by_depot \
+                         WHERE e.outcome IS NULL AND e.depot_id > p.depot_id \
+                         ORDER BY e.depot_id LIMIT 1) \
+                 FROM pending p WHERE p.depot_id IS NOT NULL) \
+                 SELECT p.depot_id, d.organisation_id, \
+                        (SELECT e.id FROM event_outbox e INDEXED BY event_outbox_open_by_depot \
+                         WHERE e.outcome IS NULL AND e.depot_id = p.depot_id AND e.id <= ?1 \
+                         ORDER BY e.id DESC LIMIT 1) \
+                 FROM pending p JOIN depots d ON d.id = p.depot_id ORDER BY p.depot_id",
                 "WITH RECURSIVE pending(depot_id) AS (\
                  SELECT (SELECT depot_id FROM event_outbox WHERE outcome IS NULL \
                          ORDER BY depot_id LIMIT 1) \
@@ -231,11 +247,12 @@ impl<C: Connection> OutboxRepo for Db<C> {
                          ORDER BY e.depot_id LIMIT 1) \
                  FROM pending p WHERE p.depot_id IS NOT NULL) \
                  SELECT p.depot_id, d.organisation_id, \
-                        (SELECT e.id FROM event_outbox e \
-                         WHERE e.outcome IS NULL AND e.depot_id = p.depot_id AND e.id <= ?1 \
-                         ORDER BY e.id DESC LIMIT 1) \
+                        (SELECT CASE WHEN e.depot_id = p.depot_id THEN e.id END \
+                         FROM event_outbox e \
+                         WHERE e.outcome IS NULL AND (e.depot_id, e.id) <= (p.depot_id, ?1) \
+                         ORDER BY e.depot_id DESC, e.id DESC LIMIT 1) \
                  FROM pending p JOIN depots d ON d.id = p.depot_id ORDER BY p.depot_id",
-            )
+            ))
             .st()?
             .query_map([up_to], |r| r.columns())
             .st()?
