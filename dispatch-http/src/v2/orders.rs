@@ -24,7 +24,7 @@ use super::order_shapes::{
 use super::order_wire::{read_order, OrderBody};
 use super::plan_render::render_stop;
 use super::registry::ApiRoutes;
-use super::shapes::{to_json, ItemError};
+use super::shapes::ItemError;
 use super::wire::type_name;
 use crate::error::ApiError;
 use crate::extract::{Caller, IdPath, JsonBody, PathText, TypedOrValue};
@@ -74,7 +74,7 @@ async fn write(
     let p = caller.0;
     state
         .blocking(move |s| {
-            let reply = claim.reply(StatusCode::OK, |w: &Vec<_>| to_json(written(w)));
+            let reply = claim.reply(StatusCode::OK, |w: &Vec<_>| written(w));
             orders::upsert_batch(
                 &*s.store,
                 &*s.geocoder,

@@ -1,6 +1,8 @@
 //! Writing the line items of many orders at once: their stored ids asked in one question,
 //! removed ones deleted, kept ones updated and new ones inserted with multi-row statements
-//! ([`in_statements`]), new ids on SQLite reserved in one move of the allocator.
+//! on PostgreSQL ([`in_statements`]: one round trip for many rows) and one row a statement on
+//! SQLite (no round trips to save there, and a one-row write keeps no statement journal),
+//! new ids on SQLite reserved in one move of the allocator.
 
 use std::collections::HashSet;
 
@@ -42,6 +44,13 @@ fn item_values(order_id: i64, position: usize, item: &LineItem) -> [Val; 12] {
         codec::custom_fields(&item.custom_fields).to_val(),
     ]
 }
+
+/// One new line item under its reserved id (SQLite): a one-row insert, which keeps no
+/// statement journal where a multi-row one does.
+const INSERT_ONE_WITH_ID: &str = "INSERT INTO order_line_items (id, order_id, position, \
+    product_code, product_name, quantity, unit_price_micros, manual_value_cents, \
+    quantity_outstanding, status, date, capacities, custom_fields) \
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)";
 
 /// New line-item ids reserved for one write ([`Db::reserve_line_item_ids`]), handed out in turn.
 struct ReservedIds {
@@ -114,35 +123,44 @@ impl<C: Connection> Db<C> {
                 ])
                 .st()?;
         }
-        in_statements(
-            &updated,
-            |&(order_id, position, item)| {
-                let mut row = vec![item.id.to_val()];
-                row.extend(item_values(order_id, position, item));
-                Ok(row)
-            },
-            |chunk, values| self.update_line_item_rows(chunk.len(), values),
-        )?;
+        if C::DIALECT == Dialect::Sqlite {
+            for &(order_id, position, item) in &updated {
+                self.update_line_item_row(order_id, position, item)?;
+            }
+        } else {
+            in_statements(
+                &updated,
+                |&(order_id, position, item)| {
+                    let mut row = vec![item.id.to_val()];
+                    row.extend(item_values(order_id, position, item));
+                    Ok(row)
+                },
+                |chunk, values| self.update_line_item_rows(chunk.len(), values),
+            )?;
+        }
         // Explicit ids before generated ones: the allocator has moved past them when the new
         // ids are handed out, so a new id never collides with one named in the same write.
         for &(order_id, position, item) in &explicit {
             self.insert_explicit_line_item(order_id, position, item)?;
         }
-        let mut reserved = self.reserve_line_item_ids(fresh.len())?;
-        let with_id = C::DIALECT == Dialect::Sqlite;
+        if C::DIALECT == Dialect::Sqlite {
+            let mut reserved = self.reserve_line_item_ids(fresh.len())?;
+            for &(order_id, position, item) in &fresh {
+                let values = std::iter::once(reserved.take()?.to_val())
+                    .chain(item_values(order_id, position, item));
+                self.0
+                    .prepare_cached(INSERT_ONE_WITH_ID)
+                    .st()?
+                    .execute(params_from_iter(values))
+                    .st()?;
+            }
+            return Ok(());
+        }
         in_statements(
             &fresh,
-            |&(order_id, position, item)| {
-                let mut row = Vec::with_capacity(ITEM_TYPES.len() + 1);
-                if with_id {
-                    row.push(reserved.take()?.to_val());
-                }
-                row.extend(item_values(order_id, position, item));
-                Ok(row)
-            },
+            |&(order_id, position, item)| Ok(Vec::from(item_values(order_id, position, item))),
             |chunk, values| self.insert_line_item_rows(chunk.len(), values),
-        )?;
-        Ok(())
+        )
     }
 
     /// The stored line items of these orders, as `(order id, item id)`.
@@ -178,6 +196,37 @@ impl<C: Connection> Db<C> {
         Ok(stored)
     }
 
+    /// Overwrites one stored line item of `order_id` (SQLite): by its id, its order left as
+    /// it is, so the statement changes one row by its rowid, checks no foreign key and keeps
+    /// no statement journal (a multi-row `UPDATE ... FROM` copies every page it changes to
+    /// one first).
+    fn update_line_item_row(
+        &self,
+        order_id: i64,
+        position: usize,
+        item: &LineItem,
+    ) -> Result<(), StoreError> {
+        let values = std::iter::once(item.id.to_val()).chain(item_values(order_id, position, item));
+        let changed = self
+            .0
+            .prepare_cached(
+                "UPDATE order_line_items SET position = ?3, product_code = ?4, product_name = ?5, \
+                 quantity = ?6, unit_price_micros = ?7, manual_value_cents = ?8, \
+                 quantity_outstanding = ?9, status = ?10, date = ?11, capacities = ?12, \
+                 custom_fields = ?13 WHERE id = ?1 AND order_id = ?2",
+            )
+            .st()?
+            .execute(params_from_iter(values))
+            .st()?;
+        if changed != 1 {
+            return Err(StoreError::Backend(format!(
+                "line item {} of order {order_id} not updated",
+                item.id
+            )));
+        }
+        Ok(())
+    }
+
     /// Overwrites `rows` stored line items (`values`: each one's id, then its columns) in one
     /// statement (`UPDATE ... FROM (VALUES ...)`).
     fn update_line_item_rows(&self, rows: usize, values: Vec<Val>) -> Result<(), StoreError> {
@@ -207,19 +256,12 @@ impl<C: Connection> Db<C> {
         Ok(())
     }
 
-    /// Inserts `rows` new line items (`values`: each one's columns, led on SQLite by its
-    /// reserved id; PostgreSQL's identity column gives theirs) in one statement.
+    /// Inserts `rows` new line items (`values`: each one's columns; the identity column gives
+    /// their ids) in one statement (PostgreSQL).
     fn insert_line_item_rows(&self, rows: usize, values: Vec<Val>) -> Result<(), StoreError> {
-        let with_id = C::DIALECT == Dialect::Sqlite;
-        let mut types = Vec::with_capacity(ITEM_TYPES.len() + 1);
-        if with_id {
-            types.push("bigint");
-        }
-        types.extend(ITEM_TYPES);
         let sql = format!(
-            "INSERT INTO order_line_items ({}{ITEM_WRITTEN}) VALUES {}",
-            if with_id { "id, " } else { "" },
-            value_rows(rows, &types, false)
+            "INSERT INTO order_line_items ({ITEM_WRITTEN}) VALUES {}",
+            value_rows(rows, &ITEM_TYPES, false)
         );
         self.0
             .prepare_cached(&sql)

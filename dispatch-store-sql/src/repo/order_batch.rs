@@ -84,6 +84,21 @@ const ORDER_TYPES: [&str; 20] = [
     "bigint", "text", "bigint", "text", "text", "text", "text", "bigint", "bigint",
 ];
 
+/// SQLite's overwrite of a stored order (parameters as in [`Db::update_order_row`]'s full
+/// statement: the depot, the id, then [`ORDER_WRITTEN`]) for an order that keeps its number,
+/// its references (customer, vehicle, third party) and its exchange pair: it matches no row
+/// otherwise. Those columns are not set, so SQLite neither updates the unique index of the
+/// number nor checks foreign keys, and the statement, which changes one row by its id, keeps
+/// no statement journal (an update that sets a foreign key's column is compiled as one that
+/// may change several rows and abort half-way, whose pages are copied to the statement
+/// journal first: a fifth of an update's time).
+const UPDATE_KEEPING_KEYS: &str = "UPDATE orders SET type = ?4, status = ?5, priority = ?6, \
+    delivery = ?8, pickup = ?9, delivery_date = ?10, time_windows = ?11, \
+    exchange_reference = ?12, parts = ?13, emails = ?15, tags = ?17, skills = ?18, \
+    capacities = ?19, custom_fields = ?20, order_value_cents = ?21, updated = ?22, deleted = 0 \
+    WHERE id = ?2 AND depot_id = ?1 AND order_number = ?3 AND customer_id IS ?7 \
+    AND vehicle_id IS ?14 AND third_party_id IS ?16 AND (?12 IS NOT NULL OR exchange_id IS NULL)";
+
 /// The values of [`ORDER_WRITTEN`] for one order.
 pub(super) fn order_values(o: &Order) -> [Val; 20] {
     [
@@ -354,10 +369,29 @@ impl<C: Connection> Db<C> {
 
     /// Overwrites the row of one stored order and restores it if deleted; an order whose
     /// `exchange_reference` is `None` leaves its exchange pair.
+    ///
+    /// On SQLite, an order that keeps its number, references and exchange pair (every write
+    /// of an order by its number, most others) is written by a statement that leaves those
+    /// columns alone ([`UPDATE_KEEPING_KEYS`]); only when that finds no such row is the
+    /// statement that sets every column run.
     pub(super) fn update_order_row(&self, scope: DepotScope, o: &Order) -> Result<(), StoreError> {
-        let values = [scope.depot_id.to_val(), o.id.to_val()]
-            .into_iter()
-            .chain(order_values(o));
+        let values = || {
+            [scope.depot_id.to_val(), o.id.to_val()]
+                .into_iter()
+                .chain(order_values(o))
+        };
+        if C::DIALECT == Dialect::Sqlite
+            && self
+                .0
+                .prepare_cached(UPDATE_KEEPING_KEYS)
+                .st()?
+                .execute(params_from_iter(values()))
+                .st()?
+                == 1
+        {
+            return Ok(());
+        }
+        let values = values();
         let changed = self
             .0
             .prepare_cached(C::DIALECT.pick(

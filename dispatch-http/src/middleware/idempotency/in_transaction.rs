@@ -33,7 +33,7 @@ use dispatch_core::ports::idempotency::{
     BeforeCommit, ClaimToken, IdempotencyScope, StoredResponse,
 };
 use dispatch_core::ports::store::{StoreError, StoreTx};
-use serde_json::Value;
+use serde::Serialize;
 
 use crate::error::ApiError;
 
@@ -53,8 +53,9 @@ impl IdempotencyClaim {
     }
 
     /// A JSON reply with `status`, rendered by `render` from the use case's result inside its
-    /// write transaction and recorded there under this claim.
-    pub fn reply<R, F: Fn(&R) -> Value>(
+    /// write transaction and recorded there under this claim. `render` returns any serialisable
+    /// shape: a typed one is encoded straight to bytes, without a JSON value tree in between.
+    pub fn reply<R, T: Serialize, F: Fn(&R) -> T>(
         self,
         status: StatusCode,
         render: F,
@@ -94,7 +95,7 @@ pub struct InTransaction<R, F> {
     result: PhantomData<fn(&R)>,
 }
 
-impl<R, F: Fn(&R) -> Value> BeforeCommit<R> for InTransaction<R, F> {
+impl<R, T: Serialize, F: Fn(&R) -> T> BeforeCommit<R> for InTransaction<R, F> {
     fn before_commit(&self, tx: &mut dyn StoreTx, result: &R) -> Result<(), StoreError> {
         let body = serde_json::to_vec(&(self.render)(result))
             .map_err(|e| StoreError::Backend(format!("rendering the response: {e}")))?;
