@@ -54,7 +54,7 @@ fn clear_key(tx: &mut dyn StoreTx, scope: DepotScope, name: &str) -> Result<Stri
 /// The access key presented as `x-access-key`, if it is valid.
 pub fn authenticate(store: &dyn Store, presented: &str) -> Result<Option<AccessKey>, StoreError> {
     let hash = digest(presented);
-    let candidates = store.read(|tx| tx.access_keys_by_lookup(key_lookup(&hash)))?;
+    let candidates = store.read_single(|tx| tx.access_keys_by_lookup(key_lookup(&hash)))?;
     Ok(candidates
         .into_iter()
         .find(|k| bool::from(k.key_hash.ct_eq(&hash))))

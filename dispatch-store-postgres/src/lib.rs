@@ -110,6 +110,13 @@ impl PostgresStore {
         catalog::read(&conn)
     }
 
+    /// How many round trips to the database this store's connections have made since it was
+    /// opened (statements, preparations, BEGIN and COMMIT): what a request costs in waits on
+    /// the network, for sizing nodes and for counting a change's effect.
+    pub fn round_trips(&self) -> u64 {
+        self.pool.round_trips()
+    }
+
     pub(crate) fn url(&self) -> &str {
         self.pool.url()
     }
@@ -173,6 +180,20 @@ fn begin_order_write(depot: i64) -> String {
 }
 
 impl Store for PostgresStore {
+    /// One statement needs no transaction: it runs on its own (one round trip, where BEGIN,
+    /// the statement and COMMIT are three) and sees one consistent state.
+    fn run_single_read(
+        &self,
+        work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        let conn = self.pool.get()?;
+        let started = Instant::now();
+        let result = conn.single_statement(|| work(&mut dispatch_store_sql::Db(sql::Pg(&conn))));
+        let outcome = if result.is_ok() { "commit" } else { "rollback" };
+        dispatch_store_sql::record_transaction("read", outcome, started);
+        result
+    }
+
     fn run_write(
         &self,
         work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,

@@ -1,6 +1,8 @@
 //! The connection pool: r2d2 over [`Connection`]s that keep their prepared statements.
 
 use std::str::FromStr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use dispatch_core::ports::store::StoreError;
@@ -25,6 +27,7 @@ const SESSION: &str = "SET lock_timeout = '30s'; SET TIME ZONE 'UTC'";
 #[derive(Debug)]
 pub struct Manager {
     config: postgres::Config,
+    round_trips: Arc<AtomicU64>,
 }
 
 impl r2d2::ManageConnection for Manager {
@@ -35,7 +38,7 @@ impl r2d2::ManageConnection for Manager {
         metrics::counter!("dispatch_db_connections_opened_total").increment(1);
         let mut client = self.config.connect(postgres::NoTls)?;
         client.batch_execute(SESSION)?;
-        Ok(Connection::new(client))
+        Ok(Connection::new(client, self.round_trips.clone()))
     }
 
     fn is_valid(&self, conn: &mut Connection) -> Result<(), postgres::Error> {
@@ -52,6 +55,7 @@ impl r2d2::ManageConnection for Manager {
 pub struct Pool {
     inner: r2d2::Pool<Manager>,
     config: postgres::Config,
+    round_trips: Arc<AtomicU64>,
     url: String,
     target: String,
 }
@@ -74,6 +78,7 @@ impl Pool {
             config.connect_timeout(Duration::from_secs(10));
         }
         let target = describe(&config);
+        let round_trips = Arc::new(AtomicU64::new(0));
         let inner = r2d2::Pool::builder()
             .max_size(size.max(1))
             .min_idle(Some(0))
@@ -81,10 +86,12 @@ impl Pool {
             .test_on_check_out(false)
             .build_unchecked(Manager {
                 config: config.clone(),
+                round_trips: round_trips.clone(),
             });
         Ok(Pool {
             inner,
             config,
+            round_trips,
             url: url.to_owned(),
             target,
         })
@@ -108,10 +115,17 @@ impl Pool {
     pub fn connect_now(&self) -> Result<Connection, StoreError> {
         let manager = Manager {
             config: self.config.clone(),
+            round_trips: self.round_trips.clone(),
         };
         r2d2::ManageConnection::connect(&manager).map_err(|e| {
             StoreError::Backend(format!("PostgreSQL at {}: {}", self.target, reason(&e)))
         })
+    }
+
+    /// The round trips to the server the pool's connections made so far (each statement, each
+    /// preparation, each batch of statements without parameters such as a BEGIN with its lock).
+    pub fn round_trips(&self) -> u64 {
+        self.round_trips.load(Ordering::Relaxed)
     }
 
     /// The address the pool was made from (with its password: never log it).

@@ -12,6 +12,8 @@
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::error::Error as StdError;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use bytes::{BufMut, BytesMut};
 use dispatch_store_sql::sql::{
@@ -187,29 +189,42 @@ pub struct Connection {
     client: RefCell<Option<postgres::Client>>,
     statements: RefCell<HashMap<String, postgres::Statement>>,
     in_transaction: Cell<bool>,
+    /// Counts every exchange with the server that waits for its answer (shared by a pool).
+    round_trips: Arc<AtomicU64>,
+    /// Statements the current work may still run outside a transaction (`None`: any number,
+    /// inside one); see [`Connection::single_statement`].
+    outside_transaction: Cell<Option<u32>>,
 }
 
 impl Connection {
     fn client(&self) -> std::cell::RefMut<'_, postgres::Client> {
+        self.round_trips.fetch_add(1, Ordering::Relaxed);
         std::cell::RefMut::map(self.client.borrow_mut(), |c| {
             c.as_mut()
                 .expect("the client lives as long as the connection")
         })
     }
 
-    /// Wraps a connected client.
-    pub fn new(client: postgres::Client) -> Self {
+    /// Wraps a connected client; its round trips add to `round_trips`.
+    pub fn new(client: postgres::Client, round_trips: Arc<AtomicU64>) -> Self {
         Connection {
             client: RefCell::new(Some(client)),
             statements: RefCell::new(HashMap::new()),
             in_transaction: Cell::new(false),
+            round_trips,
+            outside_transaction: Cell::new(None),
         }
     }
 
     /// Whether the connection can no longer be reused: the server is gone, or a transaction
     /// was left open (its work panicked).
     pub fn is_broken(&self) -> bool {
-        self.in_transaction.get() || self.client().is_closed()
+        self.in_transaction.get()
+            || self
+                .client
+                .borrow()
+                .as_ref()
+                .is_none_or(postgres::Client::is_closed)
     }
 
     /// Starts a transaction with `begin` (statements without parameters).
@@ -228,6 +243,30 @@ impl Connection {
         }
         self.in_transaction.set(false);
         result
+    }
+
+    /// Runs `work` with no transaction around it, allowing it one statement (which sees one
+    /// consistent state by itself): a second one fails without running, since it would see
+    /// another state than the first.
+    pub fn single_statement<T>(&self, work: impl FnOnce() -> T) -> T {
+        self.outside_transaction.set(Some(1));
+        let out = work();
+        self.outside_transaction.set(None);
+        out
+    }
+
+    /// Counts a statement against [`Connection::single_statement`]'s allowance.
+    fn run_statement(&self) -> Result<()> {
+        match self.outside_transaction.get() {
+            None => Ok(()),
+            Some(0) => Err(Error::Backend(
+                "a single read ran a second statement, outside the first one's snapshot".into(),
+            )),
+            Some(n) => {
+                self.outside_transaction.set(Some(n - 1));
+                Ok(())
+            }
+        }
     }
 
     /// Whether the server answers.
@@ -259,6 +298,7 @@ impl Connection {
     }
 
     fn rows(&self, stmt: &postgres::Statement, params: Vec<Val>) -> Result<Vec<postgres::Row>> {
+        self.run_statement()?;
         let binds: Vec<Bind<'_>> = params.iter().map(Bind).collect();
         let refs: Vec<&(dyn PgToSql + Sync)> =
             binds.iter().map(|v| v as &(dyn PgToSql + Sync)).collect();
@@ -280,6 +320,7 @@ impl SqlStatement for Statement<'_> {
         if !self.stmt.columns().is_empty() {
             return Ok(self.conn.rows(&self.stmt, params)?.len());
         }
+        self.conn.run_statement()?;
         let binds: Vec<Bind<'_>> = params.iter().map(Bind).collect();
         let refs: Vec<&(dyn PgToSql + Sync)> =
             binds.iter().map(|v| v as &(dyn PgToSql + Sync)).collect();

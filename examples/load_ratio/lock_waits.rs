@@ -4,13 +4,14 @@
 //! table locks); the mean count over a load is the waiting backend-seconds per second, and
 //! with the load's duration and requests it is the lock wait per request.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
 use postgres::{Client, NoTls};
 
-use crate::Side;
+use crate::{Key, Side};
 
 /// Time between two samples.
 const EVERY: Duration = Duration::from_millis(5);
@@ -60,6 +61,7 @@ impl Side for Sampled<'_> {
                     samples += 1;
                     std::thread::sleep(EVERY);
                 }
+                crate::costs::count_own_thread();
                 (sum, samples)
             });
             let secs = self.inner.write(orders, clients, round);
@@ -82,5 +84,29 @@ impl Side for Sampled<'_> {
 
     fn read(&self, ids: &[i64], clients: usize, reads: usize) -> f64 {
         self.inner.read(ids, clients, reads)
+    }
+}
+
+/// The lock-wait table of `--lock-waits on`: per write load, the mean number of the service's
+/// backends waiting for a lock and what that makes per request (medians over the rounds).
+pub fn print(waits: &BTreeMap<Key, Vec<Waits>>, orders: usize) {
+    if waits.is_empty() {
+        return;
+    }
+    let requests = orders.div_ceil(crate::workload::BATCH) as f64;
+    println!("\n| load | clients | service seconds | backends waiting for a lock | lock wait per request (ms) |");
+    println!("|---|---:|---:|---:|---:|");
+    for ((nodes, depots, load, clients), w) in waits {
+        let secs = crate::median(w.iter().map(|w| w.secs).collect());
+        let waiting = crate::median(w.iter().map(|w| w.waiting).collect());
+        let per_request = crate::median(
+            w.iter()
+                .map(|w| w.waiting * w.secs / requests * 1e3)
+                .collect(),
+        );
+        println!(
+            "| {} | {clients} | {secs:.2} | {waiting:.2} | {per_request:.1} |",
+            crate::load_name(*nodes, *depots, *load)
+        );
     }
 }

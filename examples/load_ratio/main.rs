@@ -18,7 +18,7 @@
 //! ```text
 //! cargo run --release --example load_ratio -- [--store sqlite|postgres] [--orders N]
 //!     [--clients 1,4,16] [--depots 1,10] [--nodes 1,3] [--loads all|writes] [--rounds R] [--check FILE]
-//!     [--durable on|off] [--lock-waits on|off]
+//!     [--durable on|off] [--lock-waits on|off] [--costs on|off]
 //! ```
 //!
 //! `--store postgres` runs both sides on a throwaway cluster (Debian's server binaries, as the
@@ -30,10 +30,14 @@
 //! `--lock-waits on` (PostgreSQL) samples how many of the service's backends wait for a lock
 //! while it writes (`lock_waits.rs`) and prints a second table: the lock wait per request, which
 //! goes to near zero when writers spread over depots.
+//! `--costs on` (PostgreSQL) prints what each write request cost (`costs.rs`): the service's
+//! round trips to the database, its CPU time and the database's, the figures that size nodes
+//! and database for a load.
 //! `DISPATCH_LOAD_RATIO_SLOW_MS` (for the guard's own test only) makes the service's store wait
 //! that long before every write transaction: a deliberately slowed store.
 
 mod client;
+mod costs;
 mod lock_waits;
 mod raw_postgres;
 mod raw_sqlite;
@@ -60,6 +64,9 @@ const LOADS: [&str; 4] = [
     "paging (rows/s)",
     "single reads (reads/s)",
 ];
+
+/// A measurement's place in the tables: (nodes, depots, load, clients).
+pub(crate) type Key = (usize, usize, usize, usize);
 
 /// One load's figures per second on both sides.
 #[derive(Clone, Copy)]
@@ -112,6 +119,7 @@ struct Case {
     nodes: usize,
     reads_too: bool,
     lock_waits: bool,
+    costs: bool,
 }
 
 fn sqlite_pair(case: &Case) -> Measured {
@@ -137,12 +145,21 @@ fn sqlite_pair(case: &Case) -> Measured {
         case.depots,
     );
     let measured = run(&service, case.orders, case.clients, case.reads_too);
-    (pairs(raw, measured), Vec::new())
+    Measured {
+        pairs: pairs(raw, measured),
+        waits: Vec::new(),
+        costs: Vec::new(),
+    }
 }
 
-/// What one case measured: the pairs of [`LOADS`] and, with `--lock-waits on`, the service's
-/// lock waits in ingest and upserts.
-type Measured = ([Option<Pair>; 4], Vec<lock_waits::Waits>);
+/// What one case measured: the pairs of [`LOADS`] and, with `--lock-waits on` and `--costs
+/// on`, the service's lock waits and costs in ingest and upserts.
+struct Measured {
+    pairs: [Option<Pair>; 4],
+    waits: Vec<lock_waits::Waits>,
+    /// The database alone's and the service's.
+    costs: Vec<(costs::Costs, costs::Costs)>,
+}
 
 fn postgres_pair(cluster: &Cluster, case: &Case) -> Measured {
     let url = cluster.create_database().expect("a raw database");
@@ -150,43 +167,59 @@ fn postgres_pair(cluster: &Cluster, case: &Case) -> Measured {
         &PostgresStore::open(&url).expect("migrate the raw database"),
         case.depots,
     );
+    let raw_side = raw_postgres::Raw::new(url.clone());
+    let raw_costed = case.costs.then(|| {
+        let server = cluster.server_pid().expect("the server's process id");
+        costs::Costed::new(&raw_side, Vec::new(), server, &url)
+    });
     let raw = run(
-        &raw_postgres::Raw::new(url),
+        raw_costed.as_ref().map_or(&raw_side, |c| c as &dyn Side),
         case.orders,
         case.clients,
         case.reads_too,
     );
+    let raw_costs = raw_costed.map_or_else(Vec::new, |c| {
+        c.costs.into_inner().unwrap_or_else(|e| e.into_inner())
+    });
     let url = cluster.create_database().expect("a service database");
-    let store = Arc::new(PostgresStore::open(&url).expect("open the database"));
-    let idempotency =
-        Arc::new(PostgresIdempotencyStore::new(&store).expect("open the idempotency store"));
-    let mut service = service::Service::start(
-        slowed::maybe(store.clone()),
-        Arc::new(StoreGazetteer::new(store as Arc<dyn Store>)),
-        idempotency,
-        case.depots,
-    );
-    for _ in 1..case.nodes {
-        let store = Arc::new(PostgresStore::open(&url).expect("open the database"));
-        let idempotency =
-            Arc::new(PostgresIdempotencyStore::new(&store).expect("open the idempotency store"));
-        service.add_node(
+    let stores: Vec<Arc<PostgresStore>> = (0..case.nodes)
+        .map(|_| Arc::new(PostgresStore::open(&url).expect("open the database")))
+        .collect();
+    let node = |store: &Arc<PostgresStore>| {
+        (
             slowed::maybe(store.clone()),
-            Arc::new(StoreGazetteer::new(store as Arc<dyn Store>)),
-            idempotency,
-        );
+            Arc::new(StoreGazetteer::new(store.clone() as Arc<dyn Store>)),
+            Arc::new(PostgresIdempotencyStore::new(store).expect("open the idempotency store")),
+        )
+    };
+    let (store, gazetteer, idempotency) = node(&stores[0]);
+    let mut service = service::Service::start(store, gazetteer, idempotency, case.depots);
+    for store in &stores[1..] {
+        let (store, gazetteer, idempotency) = node(store);
+        service.add_node(store, gazetteer, idempotency);
     }
-    if !case.lock_waits {
-        let measured = run(&service, case.orders, case.clients, case.reads_too);
-        return (pairs(raw, measured), Vec::new());
+    let sampled = case
+        .lock_waits
+        .then(|| lock_waits::Sampled::new(&service, url.clone()));
+    let measured_side: &dyn Side = sampled.as_ref().map_or(&service, |s| s as &dyn Side);
+    let costed = case.costs.then(|| {
+        let server = cluster.server_pid().expect("the server's process id");
+        costs::Costed::new(measured_side, stores, server, &url)
+    });
+    let measured_side: &dyn Side = costed.as_ref().map_or(measured_side, |c| c as &dyn Side);
+    let measured = run(measured_side, case.orders, case.clients, case.reads_too);
+    let costs = costed.map_or_else(Vec::new, |c| {
+        c.costs.into_inner().unwrap_or_else(|e| e.into_inner())
+    });
+    let costs = raw_costs.into_iter().zip(costs).collect();
+    let waits = sampled.map_or_else(Vec::new, |s| {
+        s.waits.into_inner().unwrap_or_else(|e| e.into_inner())
+    });
+    Measured {
+        pairs: pairs(raw, measured),
+        waits,
+        costs,
     }
-    let sampled = lock_waits::Sampled::new(&service, url);
-    let measured = run(&sampled, case.orders, case.clients, case.reads_too);
-    let waits = sampled
-        .waits
-        .into_inner()
-        .unwrap_or_else(|e| e.into_inner());
-    (pairs(raw, measured), waits)
 }
 
 fn pairs(raw: [Option<f64>; 4], service: [Option<f64>; 4]) -> [Option<Pair>; 4] {
@@ -207,6 +240,7 @@ struct Args {
     check: Option<String>,
     durable: bool,
     lock_waits: bool,
+    costs: bool,
 }
 
 fn list(value: &str, flag: &str) -> Vec<usize> {
@@ -228,6 +262,7 @@ fn args() -> Args {
         check: None,
         durable: true,
         lock_waits: false,
+        costs: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -247,6 +282,7 @@ fn args() -> Args {
             "--check" => a.check = Some(value),
             "--durable" if value == "on" || value == "off" => a.durable = value == "on",
             "--lock-waits" if value == "on" || value == "off" => a.lock_waits = value == "on",
+            "--costs" if value == "on" || value == "off" => a.costs = value == "on",
             other => panic!("unknown flag or value: {other} {value}"),
         }
     }
@@ -264,10 +300,11 @@ const HELP: &str = "load_ratio: the service beside its database's own limit (sha
   --rounds R                median of R rounds
   --check FILE              exit 1 when a share is below half of FILE's
   --durable on|off          postgres: fsync and synchronous commit on (default) or off
-  --lock-waits on|off       postgres: sample the service's lock waits while it writes (default off)";
+  --lock-waits on|off       postgres: sample the service's lock waits while it writes (default off)
+  --costs on|off            postgres: round trips and CPU per write request (default off)";
 
 /// A load's name in the table: with more than one depot or node, how many.
-fn load_name(nodes: usize, depots: usize, load: usize) -> String {
+pub(crate) fn load_name(nodes: usize, depots: usize, load: usize) -> String {
     let mut name = LOADS[load].to_owned();
     if depots > 1 {
         name.push_str(&format!(", {depots} depots"));
@@ -278,7 +315,7 @@ fn load_name(nodes: usize, depots: usize, load: usize) -> String {
     name
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
+pub(crate) fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
 }
@@ -304,33 +341,6 @@ fn committed_shares(text: &str) -> BTreeMap<(String, String, usize), f64> {
         .collect()
 }
 
-/// The lock-wait table of `--lock-waits on`: per write load, the mean number of the service's
-/// backends waiting for a lock and what that makes per request (medians over the rounds).
-fn print_waits(
-    waits: &BTreeMap<(usize, usize, usize, usize), Vec<lock_waits::Waits>>,
-    orders: usize,
-) {
-    if waits.is_empty() {
-        return;
-    }
-    let requests = orders.div_ceil(workload::BATCH) as f64;
-    println!("\n| load | clients | service seconds | backends waiting for a lock | lock wait per request (ms) |");
-    println!("|---|---:|---:|---:|---:|");
-    for ((nodes, depots, load, clients), w) in waits {
-        let secs = median(w.iter().map(|w| w.secs).collect());
-        let waiting = median(w.iter().map(|w| w.waiting).collect());
-        let per_request = median(
-            w.iter()
-                .map(|w| w.waiting * w.secs / requests * 1e3)
-                .collect(),
-        );
-        println!(
-            "| {} | {clients} | {secs:.2} | {waiting:.2} | {per_request:.1} |",
-            load_name(*nodes, *depots, *load)
-        );
-    }
-}
-
 fn main() {
     let args = args();
     assert!(
@@ -338,15 +348,19 @@ fn main() {
         "--nodes: several API nodes share a PostgreSQL database (--store postgres)"
     );
     let cluster = (args.store == "postgres").then(|| {
-        let started = if args.durable {
-            Cluster::start_durable()
-        } else {
-            Cluster::start()
-        };
+        let mut settings = String::new();
+        if !args.durable {
+            settings.push_str("-c fsync=off -c synchronous_commit=off -c full_page_writes=off ");
+        }
+        if args.costs {
+            settings.push_str(costs::SERVER_SETTINGS);
+        }
+        let started = Cluster::start_durable_with(&settings);
         started.expect("a throwaway PostgreSQL cluster")
     });
-    let mut figures: BTreeMap<(usize, usize, usize, usize), Vec<Pair>> = BTreeMap::new();
-    let mut waits: BTreeMap<(usize, usize, usize, usize), Vec<lock_waits::Waits>> = BTreeMap::new();
+    let mut figures: BTreeMap<Key, Vec<Pair>> = BTreeMap::new();
+    let mut waits: BTreeMap<Key, Vec<lock_waits::Waits>> = BTreeMap::new();
+    let mut costs: BTreeMap<Key, Vec<(costs::Costs, costs::Costs)>> = BTreeMap::new();
     for _ in 0..args.rounds {
         for &nodes in &args.nodes {
             for &depots in &args.depots {
@@ -358,23 +372,22 @@ fn main() {
                         nodes,
                         reads_too: depots == 1 && !args.writes_only,
                         lock_waits: args.lock_waits,
+                        costs: args.costs,
                     };
-                    let (measured, waited) = match &cluster {
+                    let measured = match &cluster {
                         Some(cluster) => postgres_pair(cluster, &case),
                         None => sqlite_pair(&case),
                     };
-                    for (load, w) in waited.into_iter().enumerate() {
-                        waits
-                            .entry((nodes, depots, load, clients))
-                            .or_default()
-                            .push(w);
+                    let key = |load| (nodes, depots, load, clients);
+                    for (load, w) in measured.waits.into_iter().enumerate() {
+                        waits.entry(key(load)).or_default().push(w);
                     }
-                    for (load, pair) in measured.into_iter().enumerate() {
+                    for (load, c) in measured.costs.into_iter().enumerate() {
+                        costs.entry(key(load)).or_default().push(c);
+                    }
+                    for (load, pair) in measured.pairs.into_iter().enumerate() {
                         if let Some(pair) = pair {
-                            figures
-                                .entry((nodes, depots, load, clients))
-                                .or_default()
-                                .push(pair);
+                            figures.entry(key(load)).or_default().push(pair);
                         }
                     }
                 }
@@ -407,7 +420,8 @@ fn main() {
             }
         }
     }
-    print_waits(&waits, args.orders);
+    lock_waits::print(&waits, args.orders);
+    costs::print(&costs, args.orders);
     if let Some(file) = &args.check {
         let compared = figures
             .keys()

@@ -12,7 +12,15 @@ pub fn clients<T: Send>(clients: usize, client: impl Fn(usize) -> T + Sync) -> (
     let started = Instant::now();
     let client = &client;
     let out = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..clients).map(|c| s.spawn(move || client(c))).collect();
+        let handles: Vec<_> = (0..clients)
+            .map(|c| {
+                s.spawn(move || {
+                    let out = client(c);
+                    crate::costs::count_own_thread();
+                    out
+                })
+            })
+            .collect();
         handles
             .into_iter()
             .map(|h| h.join().expect("a client thread"))

@@ -131,6 +131,18 @@ pub trait Store: Send + Sync {
         work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
     ) -> Result<(), StoreError>;
 
+    /// Runs `work`, which asks the store one question (one repository call that reads, one
+    /// statement), as a read. One statement sees one consistent state by itself, so a store may
+    /// run it without a transaction around it (PostgreSQL: one round trip instead of three); a
+    /// `work` that asks a second question fails there. By default, a read snapshot
+    /// ([`Store::run_read`]).
+    fn run_single_read(
+        &self,
+        work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        self.run_read(work)
+    }
+
     /// Runs `work` in a write transaction of background-work bookkeeping: claims and leases,
     /// which order themselves by the rows [`LeaseRepo`]'s `lock_*` methods lock and touch only
     /// those rows and the lease tables. A store that serialises its writers with one lock may
@@ -243,6 +255,15 @@ impl dyn Store + '_ {
         work: impl FnOnce(&mut dyn StoreTx) -> Result<R, E>,
     ) -> Result<R, E> {
         run(work, |w| self.run_read(w))
+    }
+
+    /// Runs `work`, one question to the store ([`Store::run_single_read`]), and returns its
+    /// result.
+    pub fn read_single<R, E: From<StoreError>>(
+        &self,
+        work: impl FnOnce(&mut dyn StoreTx) -> Result<R, E>,
+    ) -> Result<R, E> {
+        run(work, |w| self.run_single_read(w))
     }
 }
 

@@ -10,7 +10,7 @@ use crate::model::customer::{
 };
 use crate::model::customer_validate::{validate_customer, CustomerInput};
 use crate::model::location::Coordinates;
-use crate::model::order_fields::{custom, Catalog, NamedRef};
+use crate::model::order_fields::{custom, Catalog};
 use crate::model::organisation::DepotScope;
 use crate::paging::{Page, PageRequest};
 use crate::ports::geocoder::{GeocodeError, GeocodeQuery, Geocoder};
@@ -196,32 +196,7 @@ pub fn list(
 
 /// The depot's reference data as the customer and order rules need it.
 pub fn catalog(tx: &mut dyn StoreTx, scope: DepotScope) -> Result<Catalog, StoreError> {
-    let named = |id, name: &str| NamedRef {
-        id,
-        name: name.to_owned(),
-    };
-    Ok(Catalog {
-        capacity_types: tx
-            .list_capacity_types(scope)?
-            .iter()
-            .map(|c| named(c.id, &c.name))
-            .collect(),
-        skills: tx
-            .list_skills(scope)?
-            .iter()
-            .map(|s| named(s.id, &s.name))
-            .collect(),
-        tags: tx
-            .list_tags(scope)?
-            .iter()
-            .map(|t| named(t.id, &t.name))
-            .collect(),
-        custom_fields: tx
-            .list_custom_fields(scope)?
-            .iter()
-            .map(|f| named(f.id, &f.name))
-            .collect(),
-    })
+    tx.reference_catalog(scope)
 }
 
 /// Geocodes an address unless both coordinates were sent.

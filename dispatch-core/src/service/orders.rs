@@ -92,10 +92,12 @@ pub fn upsert_batch(
     now: Timestamp,
     last: &dyn BeforeCommit<Vec<WrittenOrder>>,
 ) -> Result<Vec<WrittenOrder>, ServiceError> {
-    let (statuses, settings) = store.read(|tx| {
-        let depot = tx.get_depot(scope).found("depot")?;
-        Ok::<_, ServiceError>((statuses(tx, scope)?, depot.settings))
-    })?;
+    // Two single reads (one round trip each on PostgreSQL): neither needs the other's
+    // snapshot, and the write runs in a transaction of its own after both anyway.
+    let settings = store
+        .read_single(|tx| tx.get_depot(scope).found("depot"))?
+        .settings;
+    let statuses = store.read_single(|tx| statuses(tx, scope))?;
     let all = validate_order_batch(inputs, &statuses)?;
     if !settings.allow_orders_without_customer && all.iter().any(|c| c.customer.is_none()) {
         return Err(ServiceError::Permission(

@@ -4,6 +4,7 @@
 
 use std::sync::{Arc, Barrier};
 
+use dispatch_core::model::order_fields::NamedRef;
 use dispatch_core::model::organisation::DepotScope;
 use dispatch_core::ports::idempotency::conformance::claim;
 use dispatch_core::ports::idempotency::Claim;
@@ -191,4 +192,89 @@ fn a_transaction_that_panicked_leaves_no_connection_behind_in_it() {
         depot_id: a.depot_id + 100,
     };
     assert_eq!(s.read(|tx| tx.list_tags(other)).unwrap(), vec![]);
+}
+
+#[test]
+fn a_single_read_is_one_round_trip_and_refuses_a_second_statement() {
+    let url = cluster().create_database().unwrap();
+    let store = PostgresStore::open_with_pool_size(&url, 1).unwrap();
+    let (a, _, _) = reference::setup(&store);
+    let s: &dyn Store = &store;
+    s.transaction(|tx| tx.upsert_tag(a, "fragile", at(1)))
+        .unwrap();
+    // The first run prepares the statement on the connection (a round trip of its own).
+    s.read_single(|tx| tx.list_tags(a)).unwrap();
+    let before = store.round_trips();
+    let tags = s.read_single(|tx| tx.list_tags(a)).unwrap();
+    assert_eq!(tags.len(), 1);
+    assert_eq!(store.round_trips() - before, 1, "no BEGIN, no COMMIT");
+
+    let second: Result<_, StoreError> = s.read_single(|tx| {
+        tx.list_tags(a)?;
+        tx.list_skills(a)
+    });
+    assert!(
+        matches!(&second, Err(StoreError::Backend(m)) if m.contains("second statement")),
+        "{second:?}"
+    );
+    // The one connection is whole again: a transaction after it sees every list.
+    let read = s.read(|tx| Ok::<_, StoreError>((tx.list_tags(a)?, tx.list_skills(a)?)));
+    assert_eq!(read.unwrap().0.len(), 1);
+}
+
+#[test]
+fn the_reference_catalog_is_the_four_lists_in_one_round_trip() {
+    let url = cluster().create_database().unwrap();
+    let store = PostgresStore::open(&url).unwrap();
+    let (a, b, _) = reference::setup(&store);
+    let s: &dyn Store = &store;
+    s.transaction(|tx| {
+        tx.upsert_capacity_type(a, "weight", "0", at(1))?;
+        tx.upsert_skill(a, "forklift", at(1))?;
+        tx.upsert_tag(a, "fragile", at(1))?;
+        tx.upsert_tag(a, "cold", at(1))?;
+        tx.upsert_custom_field(a, "door code", at(1))?;
+        tx.upsert_tag(b, "elsewhere", at(1))?;
+        Ok::<_, StoreError>(())
+    })
+    .unwrap();
+    let (lists, one) = s
+        .read(|tx| {
+            let lists: [Vec<(i64, String)>; 4] = [
+                tx.list_capacity_types(a)?
+                    .into_iter()
+                    .map(|c| (c.id, c.name))
+                    .collect(),
+                tx.list_skills(a)?
+                    .into_iter()
+                    .map(|c| (c.id, c.name))
+                    .collect(),
+                tx.list_tags(a)?
+                    .into_iter()
+                    .map(|c| (c.id, c.name))
+                    .collect(),
+                tx.list_custom_fields(a)?
+                    .into_iter()
+                    .map(|c| (c.id, c.name))
+                    .collect(),
+            ];
+            Ok::<_, StoreError>((lists, tx.reference_catalog(a)?))
+        })
+        .unwrap();
+    let pairs = |v: &[NamedRef]| -> Vec<(i64, String)> {
+        v.iter().map(|n| (n.id, n.name.clone())).collect()
+    };
+    assert_eq!(
+        [
+            pairs(&one.capacity_types),
+            pairs(&one.skills),
+            pairs(&one.tags),
+            pairs(&one.custom_fields)
+        ],
+        lists
+    );
+    assert_eq!(one.tags.len(), 2, "another depot's tag is not in it");
+    let before = store.round_trips();
+    s.read_single(|tx| tx.reference_catalog(a)).unwrap();
+    assert_eq!(store.round_trips() - before, 1);
 }

@@ -11,7 +11,7 @@ use dispatch_core::model::line_item::LineItem;
 use dispatch_core::model::order_value::{Money, UnitPrice};
 use dispatch_core::ports::store::StoreError;
 
-use super::order_batch::{in_json_array, in_statements, value_rows};
+use super::order_batch::{each_of_json_array, in_json_array, in_statements, value_rows};
 use super::order_codec as codec;
 use super::{Db, Sql};
 
@@ -174,13 +174,18 @@ impl<C: Connection> Db<C> {
             return Ok(stored);
         }
         // The ids as one JSON array: one cached statement for any number of orders.
-        let mut q = self
-            .0
-            .prepare_cached(&format!(
+        let sql = match C::DIALECT {
+            Dialect::Sqlite => format!(
                 "SELECT order_id, id FROM order_line_items WHERE order_id {}",
                 in_json_array(C::DIALECT, 1, true)
-            ))
-            .st()?;
+            ),
+            Dialect::Postgres => each_of_json_array(
+                1,
+                true,
+                "SELECT order_id, id FROM order_line_items WHERE order_id = k.key ORDER BY position",
+            ),
+        };
+        let mut q = self.0.prepare_cached(&sql).st()?;
         let listed = serde_json::to_string(&orders).expect("integers encode");
         for row in q
             .query_map(params![listed], |r| Ok((r.get(0)?, r.get(1)?)))

@@ -37,6 +37,21 @@ pub(super) fn in_json_array(dialect: Dialect, param: usize, integers: bool) -> S
     }
 }
 
+/// On PostgreSQL, the rows `lookup` finds for each distinct element of the JSON array bound at
+/// `?param` (texts, or integers with `integers`), taken in the elements' order: `lookup` is a
+/// `SELECT` naming the element `k.key`, run once per element (a `LATERAL` subquery that an
+/// `ORDER BY` or `FOR UPDATE` keeps from being merged into a join). Each element is found
+/// through the index its equality names, whatever the statistics: a join would be planned
+/// from them, and without them (a table filled since its last `ANALYZE`) PostgreSQL takes a
+/// depot's rows for a handful and reads them all through the depot's index.
+pub(super) fn each_of_json_array(param: usize, integers: bool, lookup: &str) -> String {
+    format!(
+        "SELECT l.* FROM (SELECT DISTINCT value{} AS key FROM json_array_elements_text(?{param}::json) \
+         ORDER BY 1) k, LATERAL ({lookup}) l",
+        if integers { "::bigint" } else { "" }
+    )
+}
+
 /// `(?1, ?2, ...), (...)`: `rows` rows of numbered parameters, one a column of `types`; with
 /// `cast`, each parameter is cast to its column's PostgreSQL type (a `VALUES` list that does
 /// not feed an INSERT types nothing itself).
@@ -125,15 +140,22 @@ impl<C: Connection> Db<C> {
         // of an order waits here for the first one's commit, then reads it.
         // Locked in number order, the order writers beside each other write their batches in
         // (`upsert_batch`), so that two of them sharing numbers do not deadlock.
-        let lock = C::DIALECT.pick("", " ORDER BY order_number FOR UPDATE");
-        let mut rows: Vec<OrderRow> = Vec::with_capacity(numbers.len());
-        let mut q = self
-            .0
-            .prepare_cached(&format!(
-                "SELECT {COLUMNS} FROM orders WHERE depot_id = ?1 AND order_number {}{lock}",
+        let sql = match C::DIALECT {
+            Dialect::Sqlite => format!(
+                "SELECT {COLUMNS} FROM orders WHERE depot_id = ?1 AND order_number {}",
                 in_json_array(C::DIALECT, 2, false)
-            ))
-            .st()?;
+            ),
+            Dialect::Postgres => each_of_json_array(
+                2,
+                false,
+                &format!(
+                    "SELECT {COLUMNS} FROM orders WHERE depot_id = ?1 AND order_number = k.key \
+                     FOR UPDATE"
+                ),
+            ),
+        };
+        let mut rows: Vec<OrderRow> = Vec::with_capacity(numbers.len());
+        let mut q = self.0.prepare_cached(&sql).st()?;
         let numbers = serde_json::to_string(numbers).expect("strings encode");
         for row in q
             .query_map(params![scope.depot_id, numbers], order_row)
@@ -170,14 +192,19 @@ impl<C: Connection> Db<C> {
         scope: DepotScope,
         numbers: &[&str],
     ) -> Result<HashSet<String>, StoreError> {
-        let lock = C::DIALECT.pick("", " ORDER BY order_number FOR UPDATE");
-        let mut q = self
-            .0
-            .prepare_cached(&format!(
-                "SELECT order_number FROM orders WHERE depot_id = ?1 AND order_number {}{lock}",
+        let sql = match C::DIALECT {
+            Dialect::Sqlite => format!(
+                "SELECT order_number FROM orders WHERE depot_id = ?1 AND order_number {}",
                 in_json_array(C::DIALECT, 2, false)
-            ))
-            .st()?;
+            ),
+            Dialect::Postgres => each_of_json_array(
+                2,
+                false,
+                "SELECT order_number FROM orders WHERE depot_id = ?1 AND order_number = k.key \
+                 FOR UPDATE",
+            ),
+        };
+        let mut q = self.0.prepare_cached(&sql).st()?;
         let numbers = serde_json::to_string(numbers).expect("strings encode");
         let mut found = HashSet::new();
         for number in q
@@ -195,14 +222,22 @@ impl<C: Connection> Db<C> {
         if orders.is_empty() {
             return Ok(items);
         }
-        let mut q = self
-            .0
-            .prepare_cached(&format!(
+        let sql = match C::DIALECT {
+            Dialect::Sqlite => format!(
                 "SELECT order_id, {ITEM_COLUMNS} FROM order_line_items \
                  WHERE order_id {} ORDER BY order_id, position",
                 in_json_array(C::DIALECT, 1, true)
-            ))
-            .st()?;
+            ),
+            Dialect::Postgres => each_of_json_array(
+                1,
+                true,
+                &format!(
+                    "SELECT order_id, {ITEM_COLUMNS} FROM order_line_items \
+                     WHERE order_id = k.key ORDER BY position"
+                ),
+            ),
+        };
+        let mut q = self.0.prepare_cached(&sql).st()?;
         let listed = serde_json::to_string(orders).expect("integers encode");
         let rows = q
             .query_map(params![listed], |r| {
@@ -316,12 +351,13 @@ impl<C: Connection> Db<C> {
             Dialect::Postgres => in_statements(
                 orders,
                 |o| {
-                    let mut row = Vec::with_capacity(ORDER_TYPES.len() + 1);
+                    let mut row = Vec::with_capacity(ORDER_TYPES.len() + 2);
                     row.push(o.id.to_val());
+                    row.push(scope.depot_id.to_val());
                     row.extend(order_values(o));
                     Ok(row)
                 },
-                |chunk, values| self.update_order_rows(scope, chunk.len(), values),
+                |chunk, values| self.update_order_rows(chunk.len(), values),
             )?,
         }
         let items: Vec<(i64, &[LineItem])> = orders
@@ -384,20 +420,17 @@ impl<C: Connection> Db<C> {
         Ok(())
     }
 
-    /// Overwrites the rows of `rows` stored orders (`values`: each one's id, then its
+    /// Overwrites the rows of `rows` stored orders (`values`: each one's id and depot, then its
     /// [`ORDER_WRITTEN`]) in one statement and restores deleted ones; an order whose
-    /// `exchange_reference` is `None` leaves its exchange pair.
-    fn update_order_rows(
-        &self,
-        scope: DepotScope,
-        rows: usize,
-        mut values: Vec<Val>,
-    ) -> Result<(), StoreError> {
-        let mut types = vec!["bigint"];
+    /// `exchange_reference` is `None` leaves its exchange pair. The depot travels with each
+    /// row, not as one parameter: a row is then found by its id (the primary key) and its
+    /// depot checked, where a parameter would let the planner read the depot's rows through
+    /// the depot's index (all of them, when statistics are missing).
+    fn update_order_rows(&self, rows: usize, values: Vec<Val>) -> Result<(), StoreError> {
+        let mut types = vec!["bigint", "bigint"];
         types.extend(ORDER_TYPES);
-        let depot = rows * types.len() + 1;
         let sql = format!(
-            "WITH v(id, {ORDER_WRITTEN}) AS (VALUES {}) \
+            "WITH v(id, depot_id, {ORDER_WRITTEN}) AS (VALUES {}) \
              UPDATE orders SET order_number = v.order_number, type = v.type, status = v.status, \
              priority = v.priority, customer_id = v.customer_id, delivery = v.delivery, \
              pickup = v.pickup, delivery_date = v.delivery_date, time_windows = v.time_windows, \
@@ -407,11 +440,10 @@ impl<C: Connection> Db<C> {
              third_party_id = v.third_party_id, tags = v.tags, skills = v.skills, \
              capacities = v.capacities, custom_fields = v.custom_fields, \
              order_value_cents = v.order_value_cents, updated = v.updated, deleted = {} \
-             FROM v WHERE orders.depot_id = ?{depot} AND orders.id = v.id",
+             FROM v WHERE orders.id = v.id AND orders.depot_id = v.depot_id",
             value_rows(rows, &types, C::DIALECT == Dialect::Postgres),
             C::DIALECT.pick("0", "FALSE"),
         );
-        values.push(scope.depot_id.to_val());
         let changed = self
             .0
             .prepare_cached(&sql)

@@ -2,6 +2,7 @@
 
 use super::StoreError;
 use crate::model::notification::{Channel, NotificationTemplate};
+use crate::model::order_fields::{Catalog, NamedRef};
 use crate::model::organisation::DepotScope;
 use crate::model::reference::{CapacityType, CustomField, Skill, Tag, ThirdParty};
 use crate::model::zone::{Polygon, Zone, ZoneGroup};
@@ -40,6 +41,37 @@ pub trait ReferenceRepo {
     ) -> Result<Tag, StoreError>;
     /// Skills of the depot, by id.
     fn list_skills(&mut self, scope: DepotScope) -> Result<Vec<Skill>, StoreError>;
+    /// The depot's capacity types, skills, tags and custom fields by id and name, each list by
+    /// id: what order and customer writes resolve names against. By default the four lists
+    /// one after the other; a store may ask for them in one question.
+    fn reference_catalog(&mut self, scope: DepotScope) -> Result<Catalog, StoreError> {
+        let named = |id, name: &str| NamedRef {
+            id,
+            name: name.to_owned(),
+        };
+        Ok(Catalog {
+            capacity_types: self
+                .list_capacity_types(scope)?
+                .iter()
+                .map(|c| named(c.id, &c.name))
+                .collect(),
+            skills: self
+                .list_skills(scope)?
+                .iter()
+                .map(|s| named(s.id, &s.name))
+                .collect(),
+            tags: self
+                .list_tags(scope)?
+                .iter()
+                .map(|t| named(t.id, &t.name))
+                .collect(),
+            custom_fields: self
+                .list_custom_fields(scope)?
+                .iter()
+                .map(|f| named(f.id, &f.name))
+                .collect(),
+        })
+    }
     /// The skill named exactly `name` (case-sensitive), created when missing.
     fn upsert_skill(
         &mut self,
