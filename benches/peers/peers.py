@@ -55,9 +55,9 @@ def check(instance, solution, convention):
     return json.loads(p.stdout)
 
 
-def ours(instance, seconds, threads, extra=()):
+def ours(instance, seconds, threads, extra=(), seed=1):
     cmd = [str(DISPATCH), "solve", str(instance), "--time-limit", str(seconds),
-           "--threads", str(threads), "--seed", "1", *extra]
+           "--threads", str(threads), "--seed", str(seed), *extra]
     out, err, wall, rss = run_child(cmd)
     sol = json.loads(out)
     sol["elapsed_s"] = wall
@@ -143,9 +143,9 @@ def classic(args):
         bks = bks_of(f, objective)
         results = {}
         flags = ["--objective", "distance", "--convention", args.ours_convention]
-        for key, fn in [("ours1", lambda: ours(f, args.time_limit, 1, flags)),
-                        ("ours2", lambda: ours(f, args.time_limit, 2, flags)),
-                        ("pyvrp", lambda: models.solve_pyvrp(str(f), args.time_limit)),
+        for key, fn in [("ours1", lambda: ours(f, args.time_limit, 1, flags, args.seed)),
+                        ("ours2", lambda: ours(f, args.time_limit, 2, flags, args.seed)),
+                        ("pyvrp", lambda: models.solve_pyvrp(str(f), args.time_limit, args.seed)),
                         ("ortools", lambda: models.solve_ortools(str(f), args.time_limit))]:
             if key not in args.solvers:
                 continue
@@ -281,6 +281,8 @@ def main():
     ap.add_argument("suite", choices=["classic", "depots"])
     ap.add_argument("files", nargs="+")
     ap.add_argument("--time-limit", type=float, default=10)
+    ap.add_argument("--seed", type=int, default=1,
+                    help="classic: the seed of dispatch and PyVRP (single runs rank loosely)")
     ap.add_argument("--threads", type=int, default=2, help="depots: ours' and VROOM's threads")
     ap.add_argument("--vroom-x", type=int, default=5)
     ap.add_argument("--vroom-cap", type=float, default=None,
