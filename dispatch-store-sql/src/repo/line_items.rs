@@ -39,9 +39,9 @@ fn item_values(order_id: i64, position: usize, item: &LineItem) -> [Val; 12] {
         item.manual_value.map(Money::cents).to_val(),
         item.quantity_outstanding.to_val(),
         item.status.as_str().to_val(),
-        item.date.map(|d| d.to_string()).to_val(),
-        codec::capacities(&item.capacities).to_val(),
-        codec::custom_fields(&item.custom_fields).to_val(),
+        item.date.map(|d| d.to_string()).into_val(),
+        codec::capacities(&item.capacities).into_val(),
+        codec::custom_fields(&item.custom_fields).into_val(),
     ]
 }
 
