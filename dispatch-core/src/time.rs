@@ -48,8 +48,14 @@ impl Date {
 }
 
 impl fmt::Display for Date {
+    /// Field by field for four-digit years (every date [`Date::parse`] reads): chrono's
+    /// formatter reads its format string again for every date, two a stored order.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0.format("%Y-%m-%d"))
+        let year = self.0.year();
+        if !(0..=9999).contains(&year) {
+            return write!(f, "{}", self.0.format("%Y-%m-%d"));
+        }
+        write!(f, "{year:04}-{:02}-{:02}", self.0.month(), self.0.day())
     }
 }
 
@@ -231,6 +237,9 @@ mod tests {
     #[test]
     fn date_accepts_only_the_exact_format_of_real_dates() {
         assert_eq!(Date::parse("2026-11-22").unwrap().to_string(), "2026-11-22");
+        assert_eq!(Date::parse("0999-01-05").unwrap().to_string(), "0999-01-05");
+        let far = Date(NaiveDate::from_ymd_opt(12345, 6, 7).unwrap());
+        assert_eq!(far.to_string(), far.0.format("%Y-%m-%d").to_string());
         for bad in [
             "2026-2-01",
             "2026-02-30",

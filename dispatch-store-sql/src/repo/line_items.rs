@@ -39,9 +39,9 @@ fn item_values(order_id: i64, position: usize, item: &LineItem) -> [Val; 12] {
         item.manual_value.map(Money::cents).to_val(),
         item.quantity_outstanding.to_val(),
         item.status.as_str().to_val(),
-        item.date.map(|d| d.to_string()).to_val(),
-        codec::capacities(&item.capacities).to_val(),
-        codec::custom_fields(&item.custom_fields).to_val(),
+        item.date.map(|d| d.to_string()).into_val(),
+        codec::capacities(&item.capacities).into_val(),
+        codec::custom_fields(&item.custom_fields).into_val(),
     ]
 }
 
@@ -73,17 +73,17 @@ impl ReservedIds {
 impl<C: Connection> Db<C> {
     /// Writes the line items of `orders` (`(order id, its items)` each): kept ids update, ids
     /// 0 insert with new ids, stored items missing from the list are removed; an item naming
-    /// an id its order does not hold is inserted under that id. `new_orders` says none of
-    /// the orders has stored items yet (nothing to ask).
+    /// an id its order does not hold is inserted under that id. `stored` is what the orders
+    /// hold now, as `(order id, item id)`, when the caller knows it (none for new orders),
+    /// else it is asked.
     pub(super) fn write_line_items(
         &self,
         orders: &[(i64, &[LineItem])],
-        new_orders: bool,
+        stored: Option<HashSet<(i64, i64)>>,
     ) -> Result<(), StoreError> {
-        let stored = if new_orders {
-            HashSet::new()
-        } else {
-            self.stored_line_items(orders.iter().map(|(id, _)| *id))?
+        let stored = match stored {
+            Some(stored) => stored,
+            None => self.stored_line_items(orders.iter().map(|(id, _)| *id))?,
         };
         let (mut updated, mut fresh, mut explicit) = (Vec::new(), Vec::new(), Vec::new());
         let mut kept = HashSet::new();

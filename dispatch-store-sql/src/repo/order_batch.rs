@@ -107,19 +107,19 @@ pub(super) fn order_values(o: &Order) -> [Val; 20] {
         o.status.as_str().to_val(),
         o.priority.map(|p| p.as_str()).to_val(),
         o.customer_id.to_val(),
-        codec::endpoint(&o.delivery).to_val(),
-        codec::endpoint(&o.pickup).to_val(),
-        o.delivery_date.map(|d| d.to_string()).to_val(),
-        codec::order_windows(&o.time_windows).to_val(),
+        codec::endpoint(&o.delivery).into_val(),
+        codec::endpoint(&o.pickup).into_val(),
+        o.delivery_date.map(|d| d.to_string()).into_val(),
+        codec::order_windows(&o.time_windows).into_val(),
         o.exchange_reference.as_deref().to_val(),
         o.parts.to_val(),
         o.vehicle_id.to_val(),
-        codec::names(&o.emails).to_val(),
+        codec::names(&o.emails).into_val(),
         o.third_party_id.to_val(),
-        codec::names(&o.tags).to_val(),
-        codec::names(&o.skills).to_val(),
-        codec::capacities(&o.capacities).to_val(),
-        codec::custom_fields(&o.custom_fields).to_val(),
+        codec::names(&o.tags).into_val(),
+        codec::names(&o.skills).into_val(),
+        codec::capacities(&o.capacities).into_val(),
+        codec::custom_fields(&o.custom_fields).into_val(),
         o.manual_value.map(Money::cents).to_val(),
         o.updated.millis().to_val(),
     ]
@@ -287,7 +287,7 @@ impl<C: Connection> Db<C> {
             .zip(orders)
             .map(|(&id, o)| (id, o.line_items.as_slice()))
             .collect();
-        self.write_line_items(&items, true)?;
+        self.write_line_items(&items, Some(HashSet::new()))?;
         Ok(ids)
     }
 
@@ -342,29 +342,37 @@ impl<C: Connection> Db<C> {
             }
             return Ok(());
         }
-        match C::DIALECT {
+        let stored = match C::DIALECT {
             Dialect::Sqlite => {
                 for o in orders {
                     self.update_order_row(scope, o)?;
                 }
+                None
             }
-            Dialect::Postgres => in_statements(
-                orders,
-                |o| {
-                    let mut row = Vec::with_capacity(ORDER_TYPES.len() + 2);
-                    row.push(o.id.to_val());
-                    row.push(scope.depot_id.to_val());
-                    row.extend(order_values(o));
-                    Ok(row)
-                },
-                |chunk, values| self.update_order_rows(chunk.len(), values),
-            )?,
-        }
+            Dialect::Postgres => {
+                let mut stored = HashSet::new();
+                in_statements(
+                    orders,
+                    |o| {
+                        let mut row = Vec::with_capacity(ORDER_TYPES.len() + 2);
+                        row.push(o.id.to_val());
+                        row.push(scope.depot_id.to_val());
+                        row.extend(order_values(o));
+                        Ok(row)
+                    },
+                    |chunk, values| {
+                        stored.extend(self.update_order_rows(chunk.len(), values)?);
+                        Ok(())
+                    },
+                )?;
+                Some(stored)
+            }
+        };
         let items: Vec<(i64, &[LineItem])> = orders
             .iter()
             .map(|o| (o.id, o.line_items.as_slice()))
             .collect();
-        self.write_line_items(&items, false)
+        self.write_line_items(&items, stored)
     }
 
     /// Overwrites the row of one stored order and restores it if deleted; an order whose
@@ -425,8 +433,15 @@ impl<C: Connection> Db<C> {
     /// `exchange_reference` is `None` leaves its exchange pair. The depot travels with each
     /// row, not as one parameter: a row is then found by its id (the primary key) and its
     /// depot checked, where a parameter would let the planner read the depot's rows through
-    /// the depot's index (all of them, when statistics are missing).
-    fn update_order_rows(&self, rows: usize, values: Vec<Val>) -> Result<(), StoreError> {
+    /// the depot's index (all of them, when statistics are missing). PostgreSQL only (SQLite
+    /// writes one row at a time, [`Db::update_order_row`]). Returns the line items
+    /// the orders hold, as `(order id, item id)`: asked in the same statement, one round trip
+    /// less than asking after it.
+    fn update_order_rows(
+        &self,
+        rows: usize,
+        values: Vec<Val>,
+    ) -> Result<Vec<(i64, i64)>, StoreError> {
         let mut types = vec!["bigint", "bigint"];
         types.extend(ORDER_TYPES);
         let sql = format!(
@@ -440,23 +455,36 @@ impl<C: Connection> Db<C> {
              third_party_id = v.third_party_id, tags = v.tags, skills = v.skills, \
              capacities = v.capacities, custom_fields = v.custom_fields, \
              order_value_cents = v.order_value_cents, updated = v.updated, deleted = {} \
-             FROM v WHERE orders.id = v.id AND orders.depot_id = v.depot_id",
+             FROM v WHERE orders.id = v.id AND orders.depot_id = v.depot_id \
+             RETURNING orders.id, (SELECT string_agg(i.id::text, ',') FROM order_line_items i \
+             WHERE i.order_id = orders.id)",
             value_rows(rows, &types, C::DIALECT == Dialect::Postgres),
             C::DIALECT.pick("0", "FALSE"),
         );
-        let changed = self
-            .0
-            .prepare_cached(&sql)
+        let mut q = self.0.prepare_cached(&sql).st()?;
+        let (mut changed, mut stored) = (0, Vec::new());
+        for row in q
+            .query_map(params_from_iter(values), |r| {
+                Ok((r.get::<_, i64>(0)?, r.get::<_, Option<String>>(1)?))
+            })
             .st()?
-            .execute(params_from_iter(values))
-            .st()?;
+        {
+            let (order, items) = row.st()?;
+            changed += 1;
+            for item in items.iter().flat_map(|ids| ids.split(',')) {
+                let id = item
+                    .parse()
+                    .map_err(|_| StoreError::Backend("a line item id that is no number".into()))?;
+                stored.push((order, id));
+            }
+        }
         if changed != rows {
             return Err(StoreError::Backend(format!(
                 "{} of the {rows} orders written together are not in the depot",
                 rows - changed
             )));
         }
-        Ok(())
+        Ok(stored)
     }
 }
 

@@ -102,7 +102,7 @@ impl<C: Connection> OrderRepo for Db<C> {
 
     fn update_order(&mut self, scope: DepotScope, o: &Order) -> Result<(), StoreError> {
         self.update_order_row(scope, o)?;
-        self.write_line_items(&[(o.id, &o.line_items)], false)
+        self.write_line_items(&[(o.id, &o.line_items)], None)
     }
 
     fn update_orders(&mut self, scope: DepotScope, orders: &[Order]) -> Result<(), StoreError> {

@@ -69,6 +69,10 @@ impl ToSql for String {
     fn to_val(&self) -> Val {
         Val::Text(self.clone())
     }
+
+    fn into_val(self) -> Val {
+        Val::Text(self)
+    }
 }
 impl ToSql for [u8] {
     fn to_val(&self) -> Val {
@@ -92,6 +96,10 @@ impl ToSql for Val {
 impl<T: ToSql> ToSql for Option<T> {
     fn to_val(&self) -> Val {
         self.as_ref().map_or(Val::Null, ToSql::to_val)
+    }
+
+    fn into_val(self) -> Val {
+        self.map_or(Val::Null, ToSql::into_val)
     }
 }
 impl<T: ToSql + ?Sized> ToSql for &T {
