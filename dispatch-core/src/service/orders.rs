@@ -38,9 +38,34 @@ pub struct WrittenOrder {
     pub geocoding_failed: bool,
 }
 
-/// How many stored orders of a batch are read in one question: few enough that their stored
-/// text stays small beside the posted batch, enough to keep the questions few.
-const LOOKUP_RUN: usize = 16;
+/// The stored text a batch reads in one question: the stored orders it updates are read in
+/// runs whose text stays within this (a run holds at least one order), small beside the
+/// posted batch, so a batch that updates large stored orders never holds them all at once,
+/// and a batch of ordinary ones is one question.
+const STORED_RUN_BYTES: usize = 1 << 20;
+
+/// What an order whose size the store does not tell counts against [`STORED_RUN_BYTES`]:
+/// sixteen of them to a run.
+const UNSIZED_ORDER_BYTES: usize = STORED_RUN_BYTES / 16;
+
+/// The next run of stored orders to read: the stored ones among `numbers` (the batch's from
+/// the current order on, in the order it writes them), from the first, while their text fits
+/// in [`STORED_RUN_BYTES`]; at least one.
+fn stored_run<'a>(numbers: &[&'a str], stored: &HashMap<String, Option<usize>>) -> Vec<&'a str> {
+    let (mut run, mut bytes) = (Vec::new(), 0);
+    for &number in numbers {
+        let Some(size) = stored.get(number) else {
+            continue;
+        };
+        let size = size.unwrap_or(UNSIZED_ORDER_BYTES);
+        if !run.is_empty() && bytes + size > STORED_RUN_BYTES {
+            break;
+        }
+        run.push(number);
+        bytes += size;
+    }
+    run
+}
 
 /// The text of the new orders a run of a batch holds before they are written: a batch of
 /// ordinary orders goes in with one statement per table on PostgreSQL (each is a round trip),
@@ -209,7 +234,7 @@ impl Batch<'_> {
         // The orders of the current run, written together when it ends (one statement per
         // table where the store allows): new ones with their places in `written`, and
         // updated or restored ones. Which orders are stored is asked once for the batch;
-        // the stored ones are read LOOKUP_RUN at a time, a run ending before each read, and
+        // the stored ones are read in runs of STORED_RUN_BYTES, a run ending before each read, and
         // new ones end a run when their text reaches RUN_TEXT_BYTES: runs are written and
         // dropped as they end, so a batch never holds its text twice (a batch that updates
         // large stored orders would otherwise hold them all beside the posted ones).
@@ -217,21 +242,16 @@ impl Batch<'_> {
             .iter()
             .map(|&i| all[i].order_number.as_deref().unwrap_or_default())
             .collect();
-        let stored_numbers = tx.stored_order_numbers(scope, &numbers)?;
+        let stored_numbers = tx.stored_order_sizes(scope, &numbers)?;
         let mut run = Run::default();
         let mut stored = HashMap::new();
         let mut new_text = 0;
         for (at, &i) in order.iter().enumerate() {
             let changes = &all[i];
-            if stored_numbers.contains(numbers[at]) && !stored.contains_key(numbers[at]) {
+            if stored_numbers.contains_key(numbers[at]) && !stored.contains_key(numbers[at]) {
                 run.write(tx, scope, &mut written)?;
                 new_text = 0;
-                let next: Vec<&str> = numbers[at..]
-                    .iter()
-                    .filter(|n| stored_numbers.contains(**n))
-                    .take(LOOKUP_RUN)
-                    .copied()
-                    .collect();
+                let next = stored_run(&numbers[at..], &stored_numbers);
                 stored = tx.find_orders_by_numbers(scope, &next)?;
             }
             let customer_id = match &changes.customer {

@@ -314,3 +314,33 @@ fn a_read_carries_the_reference_data_exactly_when_its_order_names_some() {
     assert_eq!(names(catalog(1)), ["Weight", "Gate code"]);
     assert_eq!(names(catalog(2)), ["Weight", "Gate code"]);
 }
+
+#[test]
+fn stored_orders_are_read_in_runs_of_bounded_text_the_first_always_taken() {
+    let sizes: HashMap<String, Option<usize>> = [
+        ("A", Some(400_000)),
+        ("B", Some(400_000)),
+        ("C", Some(400_000)),
+        ("D", Some(3_000_000)),
+        ("E", Some(10)),
+    ]
+    .into_iter()
+    .map(|(n, s)| (n.to_owned(), s))
+    .collect();
+    let batch = ["A", "new", "B", "C", "D", "E"];
+    // New orders are skipped; the run stops before the order that would pass the bound.
+    assert_eq!(stored_run(&batch, &sizes), ["A", "B"]);
+    assert_eq!(stored_run(&batch[3..], &sizes), ["C"]);
+    // An order larger than the bound is a run of its own.
+    assert_eq!(stored_run(&batch[4..], &sizes), ["D"]);
+    assert_eq!(stored_run(&batch[5..], &sizes), ["E"]);
+    // A hundred small orders are one run.
+    let small: HashMap<String, Option<usize>> =
+        (0..100).map(|i| (format!("S{i}"), Some(500))).collect();
+    let numbers: Vec<String> = (0..100).map(|i| format!("S{i}")).collect();
+    let numbers: Vec<&str> = numbers.iter().map(String::as_str).collect();
+    assert_eq!(stored_run(&numbers, &small).len(), 100);
+    // Orders of a store that tells no sizes are read sixteen at a time.
+    let untold: HashMap<String, Option<usize>> = small.keys().map(|n| (n.clone(), None)).collect();
+    assert_eq!(stored_run(&numbers, &untold).len(), 16);
+}

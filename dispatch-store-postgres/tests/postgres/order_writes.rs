@@ -183,3 +183,135 @@ fn page() -> dispatch_core::paging::PageRequest {
         updated_at_min: None,
     }
 }
+
+/// Orders `from..from + 100`, each with one line item.
+fn hundred(from: usize) -> Vec<OrderInput> {
+    (from..from + 100)
+        .map(|i| order(&format!("R-{i:04}"), "P1"))
+        .collect()
+}
+
+/// A POST of 100 new orders is eight round trips (the depot and its statuses read alone;
+/// BEGIN with its locks, the catalog, which numbers are stored, the orders, their line items,
+/// COMMIT) and one of 100 stored orders nine: the stored ones are read with their line items
+/// in one statement, then overwritten with one statement per table.
+#[test]
+fn a_post_of_a_hundred_stored_orders_reads_them_with_their_line_items_in_one_statement() {
+    let url = crate::store::cluster().create_database().unwrap();
+    // One connection, so the statements prepared by the first posts are those the next reuse.
+    let store = PostgresStore::open_with_pool_size(&url, 1).unwrap();
+    let scope = depot(&store);
+    let geo = InMemoryGazetteer::new();
+    let post = |batch: Vec<OrderInput>, t: i64| {
+        let before = store.round_trips();
+        upsert_batch(&store, &geo, scope, batch, at(t), &()).unwrap();
+        store.round_trips() - before
+    };
+    post(hundred(0), 1);
+    assert_eq!(post(hundred(100), 2), 8, "a hundred new orders");
+    post(hundred(0), 3);
+    assert_eq!(post(hundred(100), 4), 9, "a hundred stored orders");
+    let s: &dyn Store = &store;
+    let found = s
+        .read(|tx| tx.find_order_by_number(scope, "R-0150"))
+        .unwrap()
+        .unwrap();
+    assert_eq!(found.order.updated, at(4));
+    assert_eq!(found.order.line_items.len(), 1);
+}
+
+/// The line items read with their orders in one statement (aggregated as JSON) are the ones
+/// read on their own, texts and numbers exactly as stored.
+#[test]
+fn stored_orders_read_with_their_line_items_hold_them_exactly_as_stored() {
+    let url = crate::store::cluster().create_database().unwrap();
+    let store = PostgresStore::open(&url).unwrap();
+    let scope = depot(&store);
+    let geo = InMemoryGazetteer::new();
+    // Within the 20 characters of a product code.
+    let awkward = "a\"b\\c é\u{1F600}\n\t'";
+    let mut posted = order("J-1", awkward);
+    posted.line_items = Some(vec![
+        LineItemInput {
+            product_code: Some(awkward.into()),
+            product_name: Some(format!("{awkward} name")),
+            product_quantity: Some(3.0),
+            product_unit_price: Some(Some(0.1)),
+            quantity_outstanding: Some(Some(0.1 + 0.2)),
+            date: Some(Some("2026-12-01".into())),
+            ..LineItemInput::default()
+        },
+        LineItemInput {
+            product_code: Some("second".into()),
+            product_name: Some("Second".into()),
+            product_quantity: Some(1.0),
+            product_value: Some(Some(12.34)),
+            ..LineItemInput::default()
+        },
+    ]);
+    upsert_batch(
+        &store,
+        &geo,
+        scope,
+        vec![posted, order("J-2", "P")],
+        at(1),
+        &(),
+    )
+    .unwrap();
+    let s: &dyn Store = &store;
+    let (together, alone) = s
+        .transaction_in(scope, |tx| {
+            let together = tx.find_orders_by_numbers(scope, &["J-1", "J-2", "J-3"])?;
+            let mut alone = Vec::new();
+            for n in ["J-1", "J-2"] {
+                let o = tx.find_order_by_number(scope, n)?.unwrap();
+                alone.push(tx.get_order(scope, o.order.id)?.unwrap());
+            }
+            Ok::<_, StoreError>((together, alone))
+        })
+        .unwrap();
+    assert_eq!(together.len(), 2, "J-3 is not stored");
+    assert_eq!(together["J-1"].order, alone[0]);
+    assert_eq!(together["J-2"].order, alone[1]);
+    let items = &together["J-1"].order.line_items;
+    assert_eq!(items.len(), 2);
+    assert_eq!(items[0].product_code, awkward);
+    assert_eq!(items[0].quantity_outstanding, Some(0.1 + 0.2));
+}
+
+/// Which numbers are stored, with the text each stored order holds: its row's and its line
+/// items', so that a batch reads large stored orders a few at a time.
+#[test]
+fn stored_order_sizes_count_the_text_of_the_row_and_of_the_line_items() {
+    let url = crate::store::cluster().create_database().unwrap();
+    let store = PostgresStore::open(&url).unwrap();
+    let scope = depot(&store);
+    let geo = InMemoryGazetteer::new();
+    let mut large = order("L-1", "P");
+    large.delivery.fields.notes = Some(Some("n".repeat(300_000)));
+    let mut items = order("L-2", "P");
+    items.line_items = Some(
+        (0..200)
+            .map(|i| LineItemInput {
+                product_code: Some(format!("{i:03}{}", "c".repeat(17))),
+                product_name: Some("n".repeat(75)),
+                product_quantity: Some(1.0),
+                ..LineItemInput::default()
+            })
+            .collect(),
+    );
+    let batch = vec![large, items, order("L-3", "P")];
+    upsert_batch(&store, &geo, scope, batch, at(1), &()).unwrap();
+    let s: &dyn Store = &store;
+    let sizes = s
+        .transaction_in(scope, |tx| {
+            tx.stored_order_sizes(scope, &["L-1", "L-2", "L-3", "L-4"])
+        })
+        .unwrap();
+    assert_eq!(sizes.len(), 3, "L-4 is not stored");
+    let size = |n: &str| sizes[n].unwrap();
+    assert!((300_000..310_000).contains(&size("L-1")), "{}", size("L-1"));
+    // 200 items of 103 bytes each (code, name, status, no capacities, no custom fields).
+    assert!((20_600..22_000).contains(&size("L-2")), "{}", size("L-2"));
+    assert!(size("L-3") < 2_000, "{}", size("L-3"));
+}

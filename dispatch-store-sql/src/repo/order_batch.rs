@@ -8,13 +8,15 @@ use std::collections::{HashMap, HashSet};
 use crate::sql::{params, params_from_iter, Connection, Dialect, Statement, ToSql as _, Val};
 use dispatch_core::model::line_item::LineItem;
 use dispatch_core::model::order::Order;
-use dispatch_core::model::order_value::Money;
+use dispatch_core::model::order_value::{Money, UnitPrice};
 use dispatch_core::model::organisation::DepotScope;
 use dispatch_core::ports::store::{NumberedOrder, StoreError};
+use dispatch_core::status::Status;
+use dispatch_core::time::Date;
 
 use super::order_codec as codec;
 use super::order_rows::{
-    decode, decode_item, item_row, order_row, OrderRow, COLUMNS, ITEM_COLUMNS,
+    corrupt, decode, decode_item, item_row, order_row, OrderRow, COLUMNS, ITEM_COLUMNS,
 };
 use super::{Db, Sql};
 
@@ -84,6 +86,59 @@ const ORDER_TYPES: [&str; 20] = [
     "bigint", "text", "bigint", "text", "text", "text", "text", "bigint", "bigint",
 ];
 
+/// The line items of the order aliased `o`, in position order, as one JSON array of
+/// [`ITEM_COLUMNS`] arrays (null when it has none): a column beside the order's row, so that
+/// the orders of a batch and their items are one statement (one index probe per order).
+/// PostgreSQL writes a float's shortest exact text in JSON (since 12), so values read back
+/// as written.
+const ITEMS_AS_JSON: &str = "(SELECT json_agg(json_build_array(id, product_code, product_name, \
+    quantity, unit_price_micros, manual_value_cents, quantity_outstanding, status, date, \
+    capacities, custom_fields) ORDER BY position) FROM order_line_items WHERE order_id = o.id)";
+
+/// One line item as [`ITEMS_AS_JSON`] writes it, [`ITEM_COLUMNS`] order.
+type ItemJson = (
+    i64,
+    String,
+    String,
+    i64,
+    Option<i64>,
+    Option<i64>,
+    Option<f64>,
+    String,
+    Option<String>,
+    String,
+    String,
+);
+
+/// The line items [`ITEMS_AS_JSON`] aggregated.
+fn items_from_json(json: &str) -> Result<Vec<LineItem>, StoreError> {
+    let items: Vec<ItemJson> = serde_json::from_str(json).map_err(|_| corrupt("line items"))?;
+    items
+        .into_iter()
+        .map(
+            |(id, code, name, quantity, price, manual, outstanding, status, date, caps, fields)| {
+                decode_item((
+                    LineItem {
+                        id,
+                        product_code: code,
+                        product_name: name,
+                        quantity,
+                        unit_price: price.map(UnitPrice::from_micros),
+                        manual_value: manual.map(Money::from_cents),
+                        quantity_outstanding: outstanding,
+                        status: Status::from_stored(status),
+                        date: date.as_deref().and_then(Date::parse),
+                        capacities: Vec::new(),
+                        custom_fields: Vec::new(),
+                    },
+                    caps,
+                    fields,
+                ))
+            },
+        )
+        .collect()
+}
+
 /// SQLite's overwrite of a stored order (parameters as in [`Db::update_order_row`]'s full
 /// statement: the depot, the id, then [`ORDER_WRITTEN`]) for an order that keeps its number,
 /// its references (customer, vehicle, third party) and its exchange pair: it matches no row
@@ -126,7 +181,9 @@ pub(super) fn order_values(o: &Order) -> [Val; 20] {
 }
 
 impl<C: Connection> Db<C> {
-    /// The orders of the depot with these numbers, deleted ones included, by number.
+    /// The orders of the depot with these numbers, deleted ones included, by number, with
+    /// their line items: on PostgreSQL in one statement (each order's items aggregated into
+    /// one JSON column beside its row, [`ITEMS_AS_JSON`]), on SQLite in two.
     pub(super) fn orders_by_numbers(
         &self,
         scope: DepotScope,
@@ -149,37 +206,42 @@ impl<C: Connection> Db<C> {
                 2,
                 false,
                 &format!(
-                    "SELECT {COLUMNS} FROM orders WHERE depot_id = ?1 AND order_number = k.key \
-                     FOR UPDATE"
+                    "SELECT {COLUMNS}, {ITEMS_AS_JSON} FROM orders o \
+                     WHERE depot_id = ?1 AND order_number = k.key FOR UPDATE"
                 ),
             ),
         };
-        let mut rows: Vec<OrderRow> = Vec::with_capacity(numbers.len());
+        let mut rows: Vec<(OrderRow, Option<String>)> = Vec::with_capacity(numbers.len());
         let mut q = self.0.prepare_cached(&sql).st()?;
         let numbers = serde_json::to_string(numbers).expect("strings encode");
         for row in q
-            .query_map(params![scope.depot_id, numbers], order_row)
+            .query_map(params![scope.depot_id, numbers], |r| {
+                let items = match C::DIALECT {
+                    Dialect::Sqlite => None,
+                    Dialect::Postgres => r.get(23)?,
+                };
+                Ok((order_row(r)?, items))
+            })
             .st()?
         {
             rows.push(row.st()?);
         }
         drop(q);
-        let mut items = self.line_items_of(&rows.iter().map(|r| r.id).collect::<Vec<_>>())?;
+        let mut items = match C::DIALECT {
+            Dialect::Sqlite => {
+                self.line_items_of(&rows.iter().map(|(r, _)| r.id).collect::<Vec<_>>())?
+            }
+            Dialect::Postgres => HashMap::new(),
+        };
         rows.into_iter()
-            .map(|r| {
+            .map(|(r, json)| {
                 let deleted = r.deleted;
-                let order = decode(r, Vec::new())?;
-                let line_items = items.remove(&order.id).unwrap_or_default();
-                Ok((
-                    order.order_number.clone(),
-                    NumberedOrder {
-                        order: Order {
-                            line_items,
-                            ..order
-                        },
-                        deleted,
-                    },
-                ))
+                let line_items = match json {
+                    Some(json) => items_from_json(&json)?,
+                    None => items.remove(&r.id).unwrap_or_default(),
+                };
+                let order = decode(r, line_items)?;
+                Ok((order.order_number.clone(), NumberedOrder { order, deleted }))
             })
             .collect()
     }
@@ -212,6 +274,44 @@ impl<C: Connection> Db<C> {
             .st()?
         {
             found.insert(number.st()?);
+        }
+        Ok(found)
+    }
+
+    /// Which of these numbers name an order of the depot, deleted ones included, with the
+    /// bytes of text each holds (its row's and its line items'); PostgreSQL only (SQLite
+    /// tells no sizes). The orders found stay locked until commit, locked in number order as
+    /// [`Db::orders_by_numbers`] locks them. `octet_length` reads a stored value's length
+    /// from its header, without reading the value itself.
+    pub(super) fn stored_sizes(
+        &self,
+        scope: DepotScope,
+        numbers: &[&str],
+    ) -> Result<HashMap<String, Option<usize>>, StoreError> {
+        let sql = each_of_json_array(
+            2,
+            false,
+            "SELECT order_number, octet_length(order_number) + octet_length(delivery) \
+             + octet_length(pickup) + coalesce(octet_length(delivery_date), 0) \
+             + octet_length(time_windows) + coalesce(octet_length(exchange_reference), 0) \
+             + octet_length(emails) + octet_length(tags) + octet_length(skills) \
+             + octet_length(capacities) + octet_length(custom_fields) \
+             + coalesce((SELECT sum(octet_length(product_code) + octet_length(product_name) \
+             + octet_length(status) + coalesce(octet_length(date), 0) + octet_length(capacities) \
+             + octet_length(custom_fields)) FROM order_line_items WHERE order_id = o.id), 0) \
+             FROM orders o WHERE depot_id = ?1 AND order_number = k.key FOR UPDATE",
+        );
+        let mut q = self.0.prepare_cached(&sql).st()?;
+        let numbers = serde_json::to_string(numbers).expect("strings encode");
+        let mut found = HashMap::new();
+        for row in q
+            .query_map(params![scope.depot_id, numbers], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?))
+            })
+            .st()?
+        {
+            let (number, bytes) = row.st()?;
+            found.insert(number, Some(usize::try_from(bytes).unwrap_or(usize::MAX)));
         }
         Ok(found)
     }

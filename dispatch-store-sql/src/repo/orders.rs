@@ -3,7 +3,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::sql::{params, params_from_iter, Connection, OptionalExtension, Statement, ToSql as _};
+use crate::sql::{
+    params, params_from_iter, Connection, Dialect, OptionalExtension, Statement, ToSql as _,
+};
 use dispatch_core::model::attachment::Attachment;
 use dispatch_core::model::order::{Order, OrderType};
 use dispatch_core::model::organisation::DepotScope;
@@ -43,6 +45,22 @@ impl<C: Connection> OrderRepo for Db<C> {
         numbers: &[&str],
     ) -> Result<HashSet<String>, StoreError> {
         self.stored_numbers(scope, numbers)
+    }
+
+    fn stored_order_sizes(
+        &mut self,
+        scope: DepotScope,
+        numbers: &[&str],
+    ) -> Result<HashMap<String, Option<usize>>, StoreError> {
+        match C::DIALECT {
+            // Reads are local: runs of sixteen cost no round trips.
+            Dialect::Sqlite => Ok(self
+                .stored_numbers(scope, numbers)?
+                .into_iter()
+                .map(|n| (n, None))
+                .collect()),
+            Dialect::Postgres => self.stored_sizes(scope, numbers),
+        }
     }
 
     fn find_order_by_id(

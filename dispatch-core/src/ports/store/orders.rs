@@ -110,6 +110,21 @@ pub trait OrderRepo {
             .into_keys()
             .collect())
     }
+    /// [`OrderRepo::stored_order_numbers`], each with the text its order holds where the
+    /// store tells it (the bytes of its row's and its line items' text; `None` where it does
+    /// not): a POST /orders batch reads its stored orders in runs of bounded text, so a store
+    /// that tells sizes reads a batch of small orders in one question. By default, no sizes.
+    fn stored_order_sizes(
+        &mut self,
+        scope: DepotScope,
+        numbers: &[&str],
+    ) -> Result<HashMap<String, Option<usize>>, StoreError> {
+        Ok(self
+            .stored_order_numbers(scope, numbers)?
+            .into_iter()
+            .map(|n| (n, None))
+            .collect())
+    }
     /// One order of the depot, deleted ones included.
     fn find_order_by_id(
         &mut self,
