@@ -30,7 +30,8 @@
 //! checks are O(1) from cached forward times, latest departures and load maxima (breaks are
 //! elements of the route where the simulation places them) on vehicles without a duration
 //! limit, and full re-simulations otherwise. Workers (rayon)
-//! meet every 500 iterations to share the best solution. [`solve_from`] starts the same search
+//! share their best every 500 iterations, each taking the others' bests of its previous
+//! 500 (so none waits for a slower one unless it falls a whole epoch behind). [`solve_from`] starts the same search
 //! from given routes instead of the construction.
 //!
 //! Under [`Strategy::Population`] (chosen by [`Strategy::Auto`] for the classic time-window

@@ -1,6 +1,12 @@
 //! The main loop: SISR ruin-and-recreate under simulated annealing, run by several workers in
-//! epochs. Workers meet only at epoch boundaries (fixed iteration counts) and ties break by
-//! worker index, so an iteration budget gives the same result for a seed and thread count.
+//! epochs of a fixed iteration count. After its epoch `e` a worker posts its best and takes the
+//! best of the others' posts of epoch `e - 1` (ties to the lowest worker index): what it reads
+//! is fixed by the seed and the thread count, so an iteration budget gives the same result,
+//! and a worker waits only for one more than an epoch behind.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
 
 use super::eject::eject;
 use super::fleet::{Fleet, Scratch};
@@ -156,6 +162,8 @@ struct Ctx<'a> {
     /// The time-window proximity lists of the penalised children's local search, where the
     /// population makes such children (module `warp`).
     timed: Option<Neighbours>,
+    /// Set when a worker stops early: the others stop too.
+    halt: AtomicBool,
 }
 
 impl Ctx<'_> {
@@ -178,7 +186,7 @@ impl Worker {
         let inst = ctx.inst;
         let p = ctx.params;
         for it in 0..count {
-            if ctx.control.should_stop() {
+            if ctx.control.should_stop() || ctx.halt.load(Ordering::Relaxed) {
                 self.stopped = true;
                 return it;
             }
@@ -418,7 +426,7 @@ pub(crate) fn run(
         }
         recreate(inst, nb, &mut init, chunk, &mut rng, opts, &mut scratch);
     }
-    let mut best_score = init.score(inst);
+    let best_score = init.score(inst);
     report(inst, control, 0, &init);
     let threads = config.threads.max(1);
     let mut workers: Vec<Worker> = (0..threads)
@@ -458,7 +466,7 @@ pub(crate) fn run(
         }
     }
     tasks.sort_unstable();
-    let mut best = init;
+    let posted = Arc::new(init.clone());
     let ctx = Ctx {
         inst,
         nb,
@@ -468,10 +476,22 @@ pub(crate) fn run(
         threads: threads as u64,
         tasks,
         timed: penalised.then(|| Neighbours::timed(inst, NEIGHBOURS)),
+        halt: AtomicBool::new(false),
     };
-    // The first worker runs on the calling thread, the others on a pool: a meeting then wakes
-    // one thread fewer, and nothing waits for a thread to be scheduled just to hand the
-    // first worker its epoch.
+    let board = Board::new(threads, &posted, best_score);
+    let mut paces: Vec<Pace> = (0..threads)
+        .map(|_| Pace {
+            epoch: 0,
+            done: 0,
+            posted: Arc::clone(&posted),
+            finished: !searchable,
+        })
+        .collect();
+    drop(posted);
+    let mut reported = best_score;
+    // The first worker runs on the calling thread (it reports progress), the others on a pool,
+    // each on a thread of its own for the whole search: they wait for each other only when one
+    // is more than an epoch ahead.
     let pool = (threads > 1)
         .then(|| {
             rayon::ThreadPoolBuilder::new()
@@ -480,72 +500,286 @@ pub(crate) fn run(
                 .ok()
         })
         .flatten();
-    let mut done = 0u64;
-    loop {
-        let per = match config.max_iterations {
-            Some(max) if done >= max => break,
-            Some(max) => EPOCH.min((max - done).div_ceil(threads as u64)),
-            None => EPOCH,
-        };
-        if !searchable {
-            break;
+    match (&pool, workers.split_first_mut(), paces.split_first_mut()) {
+        (Some(pool), Some((first, others)), Some((pace, paces))) => {
+            let (ctx, board) = (&ctx, &board);
+            pool.in_place_scope(|scope| {
+                for (i, (w, pace)) in others.iter_mut().zip(paces).enumerate() {
+                    scope.spawn(move |_| {
+                        let _leave = Leave(board, i + 1, &ctx.halt);
+                        while w.epoch(ctx, board, i + 1, pace, None) {}
+                    });
+                }
+                let _leave = Leave(board, 0, &ctx.halt);
+                while first.epoch(ctx, board, 0, pace, Some(&mut reported)) {}
+            });
         }
-        let run = |w: &mut Worker| w.run(&ctx, per, done);
-        let mut counts = vec![0u64; threads];
-        match (&pool, workers.split_first_mut()) {
-            (Some(pool), Some((first, others))) => {
-                let (count, rest) = counts.split_first_mut().expect("a worker");
-                let run = &run;
-                pool.in_place_scope(|scope| {
-                    for (w, c) in others.iter_mut().zip(rest) {
-                        scope.spawn(move |_| *c = run(w));
+        _ => {
+            // One thread (or no pool): the workers take turns, epoch by epoch, which reads
+            // the same posts as running them side by side.
+            while paces.iter().any(|p| !p.finished) {
+                for (i, (w, pace)) in workers.iter_mut().zip(&mut paces).enumerate() {
+                    if !pace.finished {
+                        let lead = (i == 0).then_some(&mut reported);
+                        w.epoch(&ctx, &board, i, pace, lead);
                     }
-                    *count = run(first);
-                });
-            }
-            _ => {
-                for (w, c) in workers.iter_mut().zip(&mut counts) {
-                    *c = run(w);
                 }
             }
         }
-        done += counts.iter().sum::<u64>();
-        control.on_iterations(done);
-        let (idx, w) = workers
-            .iter()
-            .enumerate()
-            .min_by_key(|(i, w)| (w.best_score, *i))
-            .expect("at least one worker");
-        if w.best_score < best_score {
-            best = w.best.clone();
-            polish(inst, nb, &mut best, control);
-            best_score = best.score(inst);
-            report(inst, control, done, &best);
-        }
-        let _ = idx;
-        let stopped = workers.iter().any(|w| w.stopped);
-        for w in &mut workers {
-            if w.best_score > best_score {
-                w.state.clone_from(&best);
-                w.score = best_score;
-                w.best.clone_from(&best);
-                w.best_score = best_score;
-                w.fleet = None;
-            }
-        }
-        if stopped {
-            break;
-        }
+    }
+    let done = board.iterations();
+    let (_, w) = workers
+        .iter_mut()
+        .enumerate()
+        .min_by_key(|(i, w)| (w.best_score, *i))
+        .expect("at least one worker");
+    let best = std::mem::replace(&mut w.best, State::empty(inst, &[]));
+    if w.best_score < reported {
+        report(inst, control, done, &best);
     }
     control.on_iterations(done);
     best
 }
 
+/// Marks a worker run beside others stopped however it ends (a panic included), so that no other waits
+/// for it.
+struct Leave<'a>(&'a Board, usize, &'a AtomicBool);
+
+impl Drop for Leave<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.2.store(true, Ordering::Relaxed);
+        }
+        self.0.lock()[self.1].stopped = true;
+        self.0.posted.notify_all();
+    }
+}
+
+/// Where a worker stands in its sequence of epochs.
+struct Pace {
+    /// Epochs finished.
+    epoch: u64,
+    /// Iterations of every worker before the next epoch, had none stopped early.
+    done: u64,
+    /// The best this worker last posted.
+    posted: Arc<State>,
+    finished: bool,
+}
+
+/// A worker's best after one of its epochs.
+struct Post {
+    epoch: u64,
+    best: Arc<State>,
+    score: i128,
+}
+
+/// Posts kept per worker: a worker reads the others' posts of its previous epoch, and no
+/// worker is more than two epochs past another's read.
+const POSTS_KEPT: usize = 4;
+
+/// What one worker has posted.
+struct Slot {
+    posts: VecDeque<Post>,
+    /// Epochs finished.
+    epochs: u64,
+    iterations: u64,
+    stopped: bool,
+}
+
+/// Where the workers meet: after its epoch `e` a worker posts its best and takes the best of
+/// the others' posts of epoch `e - 1`. What it reads is fixed by the seed and the thread count
+/// (their posts of that epoch, not whatever they hold at the time), so an iteration budget stays
+/// deterministic, and a worker waits only for one that is more than an epoch behind, not for
+/// the slower one at every meeting.
+struct Board {
+    slots: Mutex<Vec<Slot>>,
+    posted: Condvar,
+}
+
+impl Board {
+    fn new(threads: usize, init: &Arc<State>, score: i128) -> Board {
+        let slot = || Slot {
+            posts: VecDeque::from([Post {
+                epoch: u64::MAX,
+                best: Arc::clone(init),
+                score,
+            }]),
+            epochs: 0,
+            iterations: 0,
+            stopped: false,
+        };
+        Board {
+            slots: Mutex::new((0..threads).map(|_| slot()).collect()),
+            posted: Condvar::new(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Slot>> {
+        self.slots.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Worker `i` finished epoch `post.epoch` after `count` more iterations.
+    fn post(&self, i: usize, post: Post, count: u64, stopped: bool) {
+        let mut slots = self.lock();
+        let slot = &mut slots[i];
+        slot.epochs = post.epoch + 1;
+        slot.posts.push_back(post);
+        if slot.posts.len() > POSTS_KEPT {
+            slot.posts.pop_front();
+        }
+        slot.iterations += count;
+        slot.stopped |= stopped;
+        drop(slots);
+        self.posted.notify_all();
+    }
+
+    /// The best (lowest score, then lowest worker) of the other workers' posts of `epoch`,
+    /// once they are all there, and the iterations posted so far. A worker that stopped early
+    /// gives its last post instead; `halt` ends the wait.
+    fn others(&self, i: usize, epoch: u64, halt: &AtomicBool) -> (Option<(i128, Arc<State>)>, u64) {
+        let mut slots = self.lock();
+        loop {
+            let ready = slots
+                .iter()
+                .enumerate()
+                .all(|(j, s)| j == i || s.epochs > epoch || s.stopped);
+            if ready || halt.load(Ordering::Relaxed) {
+                break;
+            }
+            slots = self.posted.wait(slots).unwrap_or_else(|e| e.into_inner());
+        }
+        let mut best: Option<(i128, Arc<State>)> = None;
+        for (j, s) in slots.iter().enumerate() {
+            if j == i {
+                continue;
+            }
+            let post = s
+                .posts
+                .iter()
+                .find(|p| p.epoch == epoch)
+                .or(s.posts.back())
+                .expect("a post");
+            if best.as_ref().is_none_or(|(b, _)| post.score < *b) {
+                best = Some((post.score, Arc::clone(&post.best)));
+            }
+        }
+        (best, slots.iter().map(|s| s.iterations).sum())
+    }
+
+    fn iterations(&self) -> u64 {
+        self.lock().iter().map(|s| s.iterations).sum()
+    }
+}
+
+impl Worker {
+    /// Worker `i`'s next epoch: its iterations, the polish of a new best (ejections and local
+    /// search on a copy: the trajectory goes on from the polished copy only when it is
+    /// better), its post, and the others' best of the previous epoch taken when better. `lead`
+    /// (the calling thread's worker) reports progress. False once the search is over.
+    fn epoch(
+        &mut self,
+        ctx: &Ctx,
+        board: &Board,
+        i: usize,
+        pace: &mut Pace,
+        lead: Option<&mut i128>,
+    ) -> bool {
+        if pace.finished {
+            return false;
+        }
+        let inst = ctx.inst;
+        let per = match ctx.max_iterations {
+            Some(max) if pace.done >= max => 0,
+            Some(max) => EPOCH.min((max - pace.done).div_ceil(ctx.threads)),
+            None => EPOCH,
+        };
+        if per == 0 {
+            pace.finished = true;
+            board.post(
+                i,
+                Post {
+                    epoch: pace.epoch,
+                    best: Arc::clone(&pace.posted),
+                    score: self.best_score,
+                },
+                0,
+                true,
+            );
+            return false;
+        }
+        let before = self.best_score;
+        let count = self.run(ctx, per, pace.done);
+        pace.done += per * ctx.threads;
+        if self.best_score < before {
+            let mut best = self.best.clone();
+            polish(inst, ctx.nb, &mut best, ctx.control);
+            let score = best.score(inst);
+            if score < self.best_score {
+                self.adopt(&best, score);
+            }
+            pace.posted = Arc::new(best);
+        }
+        let stopped = self.stopped || ctx.halt.load(Ordering::Relaxed);
+        if stopped {
+            ctx.halt.store(true, Ordering::Relaxed);
+        }
+        let post = Post {
+            epoch: pace.epoch,
+            best: Arc::clone(&pace.posted),
+            score: self.best_score,
+        };
+        board.post(i, post, count, stopped);
+        let mut total = None;
+        if !stopped && ctx.threads > 1 && pace.epoch > 0 {
+            let (other, iterations) = board.others(i, pace.epoch - 1, &ctx.halt);
+            if let Some((score, best)) = other.filter(|(s, _)| *s < self.best_score) {
+                self.adopt(&best, score);
+                pace.posted = best;
+            }
+            total = Some(iterations);
+        }
+        pace.epoch += 1;
+        if let Some(reported) = lead {
+            let total = total.unwrap_or_else(|| board.iterations());
+            if self.best_score < *reported {
+                *reported = self.best_score;
+                report(inst, ctx.control, total, &self.best);
+            }
+            ctx.control.on_iterations(total);
+        }
+        if stopped || ctx.halt.load(Ordering::Relaxed) {
+            pace.finished = true;
+            if !stopped {
+                board.post(
+                    i,
+                    Post {
+                        epoch: pace.epoch,
+                        best: Arc::clone(&pace.posted),
+                        score: self.best_score,
+                    },
+                    0,
+                    true,
+                );
+            }
+        }
+        !pace.finished
+    }
+
+    /// The search goes on from `best`.
+    fn adopt(&mut self, best: &State, score: i128) {
+        self.state.clone_from(best);
+        self.score = score;
+        self.best.clone_from(best);
+        self.best_score = score;
+        self.fleet = None;
+    }
+}
+
 /// Ejections (left-out tasks traded in), then inter-route and intra-route local search on a
-/// new best solution, at the workers' meeting: the annealing's own trajectory stays as it was
-/// (on 12 Homberger 200 instances, searching every worker's new best this way made the mean
-/// gap worse, 0.63 -> 0.79 %), and the workers restart from the polished best like from any
-/// better one.
+/// worker's new best, on a copy at the end of its epoch: the annealing's own trajectory stays as
+/// it was (on 12 Homberger 200 instances, searching every worker's new best in the trajectory
+/// made the mean gap worse, 0.63 -> 0.79 %), and it goes on from the polished copy only when
+/// that is better, like from any better best.
 fn polish(inst: &Instance, nb: &Neighbours, best: &mut State, control: &dyn Control) {
     let stop = || control.should_stop();
     let ejected = eject(inst, best, &stop);

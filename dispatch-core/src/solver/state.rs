@@ -20,7 +20,7 @@ pub(crate) struct State {
 
 /// A copy starts with an empty journal: states are copied between moves, never during one.
 /// [`State::clone_from`] reuses every buffer of the target (routes, lists, the journal's spare
-/// routes): the search copies the best solution into its workers at every meeting.
+/// routes): a worker copies a better best into its state when the workers meet.
 impl Clone for State {
     fn clone(&self) -> State {
         State {

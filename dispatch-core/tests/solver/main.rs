@@ -17,3 +17,4 @@ mod timetable;
 mod vroom_answers;
 mod vroom_keys;
 mod warm_start;
+mod workers;

@@ -68,8 +68,8 @@ impl Signals {
 /// set-up on a 5 000-order day (0.10-0.18 s after 6.3 s), and 10 % leaves room for the load to
 /// rise between the two.
 const TAIL_PER_SETUP: f64 = 0.1;
-/// A worker finishes the iteration it is in when told to stop, and the search may polish a new
-/// best at the workers' last meeting: this many mean iterations (of one worker) are kept free.
+/// A worker finishes the iteration it is in when told to stop, and may then polish a new best
+/// at the end of its last epoch: this many mean iterations (of one worker) are kept free.
 const ITERATIONS_IN_FLIGHT: f64 = 2.0;
 
 /// Stops at a wall-clock deadline or a stop signal and reports improvements to stderr.
