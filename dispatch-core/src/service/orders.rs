@@ -117,12 +117,12 @@ pub fn upsert_batch(
     now: Timestamp,
     last: &dyn BeforeCommit<Vec<WrittenOrder>>,
 ) -> Result<Vec<WrittenOrder>, ServiceError> {
-    // Two single reads (one round trip each on PostgreSQL): neither needs the other's
-    // snapshot, and the write runs in a transaction of its own after both anyway.
-    let settings = store
-        .read_single(|tx| tx.get_depot(scope).found("depot"))?
-        .settings;
-    let statuses = store.read_single(|tx| statuses(tx, scope))?;
+    // One single read (one round trip on PostgreSQL); the write runs in a transaction of its
+    // own after it anyway.
+    let (depot, custom) =
+        store.read_single(|tx| tx.get_depot_with_statuses(scope).found("depot"))?;
+    let settings = depot.settings;
+    let statuses = StatusSet::new(custom);
     let all = validate_order_batch(inputs, &statuses)?;
     if !settings.allow_orders_without_customer && all.iter().any(|c| c.customer.is_none()) {
         return Err(ServiceError::Permission(

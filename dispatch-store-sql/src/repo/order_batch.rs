@@ -14,6 +14,7 @@ use dispatch_core::ports::store::{NumberedOrder, StoreError};
 use dispatch_core::status::Status;
 use dispatch_core::time::Date;
 
+use super::line_items::{new_items_from_json, new_items_json};
 use super::order_codec as codec;
 use super::order_rows::{
     corrupt, decode, decode_item, item_row, order_row, OrderRow, COLUMNS, ITEM_COLUMNS,
@@ -367,6 +368,29 @@ impl<C: Connection> Db<C> {
                     ids.push(self.insert_order_row(scope, o)?);
                 }
             }
+            // Orders whose line items are all new go in with their items, one statement.
+            Dialect::Postgres
+                if orders
+                    .iter()
+                    .all(|o| o.line_items.iter().all(|i| i.id == 0)) =>
+            {
+                in_statements(
+                    orders,
+                    |o| {
+                        let mut row = Vec::with_capacity(ORDER_TYPES.len() + 3);
+                        row.push(scope.depot_id.to_val());
+                        row.extend(order_values(o));
+                        row.push(o.created.millis().to_val());
+                        row.push(Val::Text(new_items_json(&o.order_number, &o.line_items)));
+                        Ok(row)
+                    },
+                    |chunk, values| {
+                        ids.extend(self.insert_orders_with_items(chunk, values)?);
+                        Ok(())
+                    },
+                )?;
+                return Ok(ids);
+            }
             Dialect::Postgres => in_statements(
                 orders,
                 |o| {
@@ -391,6 +415,45 @@ impl<C: Connection> Db<C> {
         Ok(ids)
     }
 
+    /// Inserts several new orders and their line items (`values`: each order's row, then its
+    /// items as [`new_items_json`] wrote them) in one statement (PostgreSQL); returns their
+    /// ids in order.
+    fn insert_orders_with_items(
+        &self,
+        orders: &[Order],
+        values: Vec<Val>,
+    ) -> Result<Vec<i64>, StoreError> {
+        let width = ORDER_TYPES.len() + 2;
+        let mut rows = Vec::with_capacity(orders.len() * width + 1);
+        let mut items = String::from("[");
+        for (i, value) in values.into_iter().enumerate() {
+            if i % (width + 1) < width {
+                rows.push(value);
+                continue;
+            }
+            if let Val::Text(json) = value {
+                if !json.is_empty() {
+                    if items.len() > 1 {
+                        items.push(',');
+                    }
+                    items.push_str(&json);
+                }
+            }
+        }
+        items.push(']');
+        let mut types = vec!["bigint"];
+        types.extend(ORDER_TYPES);
+        types.push("bigint");
+        let sql = format!(
+            "WITH o AS (INSERT INTO orders (depot_id, {ORDER_WRITTEN}, created) VALUES {} \
+             RETURNING id, order_number), {} SELECT id, order_number FROM o",
+            value_rows(orders.len(), &types, false),
+            new_items_from_json(rows.len() + 1),
+        );
+        rows.push(Val::Text(items));
+        self.returned_ids(orders, &sql, rows)
+    }
+
     /// Inserts the rows of several new orders (`values`, theirs in order) in one statement;
     /// returns their ids in order.
     fn insert_order_rows(
@@ -406,10 +469,21 @@ impl<C: Connection> Db<C> {
              RETURNING id, order_number",
             value_rows(orders.len(), &types, false)
         );
+        self.returned_ids(orders, &sql, values)
+    }
+
+    /// Runs `sql`, which returns the id and number of each of `orders` it inserted; returns
+    /// their ids in order.
+    fn returned_ids(
+        &self,
+        orders: &[Order],
+        sql: &str,
+        values: Vec<Val>,
+    ) -> Result<Vec<i64>, StoreError> {
         // RETURNING names no row order: ids are matched by number (unique in the depot).
         let mut ids: HashMap<String, i64> = self
             .0
-            .prepare_cached(&sql)
+            .prepare_cached(sql)
             .st()?
             .query_map(params_from_iter(values), |r| Ok((r.get(1)?, r.get(0)?)))
             .st()?

@@ -1,12 +1,13 @@
 //! Organisations, depots, access keys, installation secrets.
 
 use crate::sql::{
-    params, params_from_iter, Connection, OptionalExtension, ParamsFromIter, Row, Statement, ToSql,
+    params, params_from_iter, Connection, Dialect, OptionalExtension, ParamsFromIter, Row,
+    Statement, ToSql,
 };
 use dispatch_core::model::organisation::{
     key_lookup, AccessKey, Depot, DepotScope, DepotSettings, KeyPermission, Organisation, Webhook,
 };
-use dispatch_core::ports::store::{NewDepot, OrganisationRepo, StoreError};
+use dispatch_core::ports::store::{NewDepot, OrganisationRepo, ReferenceRepo, StoreError};
 use dispatch_core::time::Timestamp;
 
 use super::{ts, Db, Sql};
@@ -137,6 +138,43 @@ impl<C: Connection> OrganisationRepo for Db<C> {
             )
             .optional()
             .st()
+    }
+
+    /// On PostgreSQL one statement (one round trip): the statuses aggregated as a JSON array
+    /// beside the depot's row.
+    fn get_depot_with_statuses(
+        &mut self,
+        scope: DepotScope,
+    ) -> Result<Option<(Depot, Vec<String>)>, StoreError> {
+        if C::DIALECT == Dialect::Sqlite {
+            let Some(depot) = self.get_depot(scope)? else {
+                return Ok(None);
+            };
+            let statuses = self.list_custom_order_statuses(scope.organisation_id)?;
+            return Ok(Some((depot, statuses)));
+        }
+        let found = self
+            .0
+            .query_row(
+                &format!(
+                    "SELECT {DEPOT_COLUMNS}, (SELECT json_agg(c.status ORDER BY c.id) \
+                     FROM custom_order_statuses c WHERE c.organisation_id = d.organisation_id) \
+                     FROM depots d WHERE id = ?1 AND organisation_id = ?2"
+                ),
+                params![scope.depot_id, scope.organisation_id],
+                |r| Ok((depot(r)?, r.get::<_, Option<String>>(15)?)),
+            )
+            .optional()
+            .st()?;
+        let Some((depot, statuses)) = found else {
+            return Ok(None);
+        };
+        let statuses = match statuses {
+            Some(json) => serde_json::from_str(&json)
+                .map_err(|_| StoreError::Backend("corrupt stored order statuses".into()))?,
+            None => Vec::new(),
+        };
+        Ok(Some((depot, statuses)))
     }
 
     fn find_depot_by_name(

@@ -35,6 +35,12 @@ pub trait OrganisationRepo {
     fn count_depots(&mut self) -> Result<u64, StoreError>;
     /// The depot of the scope.
     fn get_depot(&mut self, scope: DepotScope) -> Result<Option<Depot>, StoreError>;
+    /// The depot of the scope with its organisation's custom order statuses (in creation
+    /// order): what a write of orders reads before its transaction, one question for both.
+    fn get_depot_with_statuses(
+        &mut self,
+        scope: DepotScope,
+    ) -> Result<Option<(Depot, Vec<String>)>, StoreError>;
     /// The depot of that name in the organisation.
     fn find_depot_by_name(
         &mut self,

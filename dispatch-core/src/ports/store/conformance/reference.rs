@@ -261,6 +261,31 @@ pub fn organisation_reference_and_vehicles(store: &dyn Store) {
     assert!(!store
         .transaction(|tx| tx.insert_custom_order_status(a.organisation_id, "RETURNED", at(1)))
         .unwrap());
+    // The depot with its organisation's statuses, in creation order, in one question.
+    store
+        .transaction(|tx| tx.insert_custom_order_status(a.organisation_id, "ARRIVED", at(2)))
+        .unwrap();
+    let (depot_a, statuses) = store
+        .read_single(|tx| tx.get_depot_with_statuses(b))
+        .unwrap()
+        .unwrap();
+    assert_eq!(depot_a.scope(), b);
+    assert_eq!(statuses, ["RETURNED", "ARRIVED"]);
+    let (_, others) = store
+        .read_single(|tx| tx.get_depot_with_statuses(c))
+        .unwrap()
+        .unwrap();
+    assert!(others.is_empty(), "{others:?}");
+    let elsewhere = DepotScope {
+        organisation_id: c.organisation_id,
+        depot_id: a.depot_id,
+    };
+    assert_eq!(
+        store
+            .read_single(|tx| tx.get_depot_with_statuses(elsewhere))
+            .unwrap(),
+        None
+    );
     let entry = GazetteerEntry {
         address: Some("1 High St".into()),
         postcode: None,

@@ -4,7 +4,7 @@ use super::State;
 use crate::model::organisation::{
     key_lookup, AccessKey, Depot, DepotScope, KeyPermission, Organisation,
 };
-use crate::ports::store::{NewDepot, OrganisationRepo, StoreError};
+use crate::ports::store::{NewDepot, OrganisationRepo, ReferenceRepo, StoreError};
 use crate::time::Timestamp;
 
 impl OrganisationRepo for State {
@@ -39,6 +39,19 @@ impl OrganisationRepo for State {
 
     fn get_depot(&mut self, scope: DepotScope) -> Result<Option<Depot>, StoreError> {
         Ok(self.depots.iter().find(|d| d.scope() == scope).cloned())
+    }
+
+    fn get_depot_with_statuses(
+        &mut self,
+        scope: DepotScope,
+    ) -> Result<Option<(Depot, Vec<String>)>, StoreError> {
+        let Some(depot) = self.get_depot(scope)? else {
+            return Ok(None);
+        };
+        Ok(Some((
+            depot,
+            self.list_custom_order_statuses(scope.organisation_id)?,
+        )))
     }
 
     fn find_depot_by_name(
