@@ -23,7 +23,7 @@ pub mod schema;
 pub mod sql;
 
 pub use observers::OutboxObservers;
-pub use repo::{db_err, Db, Sql};
+pub use repo::{db_err, prepare_new_orders, Db, Sql};
 
 /// Records for GET /metrics how long a transaction waited, from `started`, for its connection:
 /// an idle one of the pool, one newly opened, or (PostgreSQL, every connection busy) the next

@@ -21,7 +21,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use dispatch_core::ports::store::{Store, StoreError, StoreTx};
+use dispatch_core::model::order::Order;
+use dispatch_core::model::organisation::DepotScope;
+use dispatch_core::ports::store::{PreparedOrders, Store, StoreError, StoreTx};
 use dispatch_store_sql::OutboxObservers;
 use rusqlite::Connection;
 
@@ -183,6 +185,11 @@ impl Store for SqliteStore {
         work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
         self.run(BEGIN_READ, work)
+    }
+
+    /// Writers run one at a time: a batch's rows are encoded before its transaction.
+    fn prepare_new_orders(&self, depot: DepotScope, orders: Vec<Order>) -> PreparedOrders {
+        dispatch_store_sql::prepare_new_orders(depot, orders)
     }
 
     /// A read takes an idle connection of this process and reads pages of a local file; in WAL

@@ -6,8 +6,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use dispatch_core::model::order::Order;
 use dispatch_core::model::organisation::DepotScope;
-use dispatch_core::ports::store::{Store, StoreError, StoreTx};
+use dispatch_core::ports::store::{PreparedOrders, Store, StoreError, StoreTx};
 
 type Work<'a> = &'a mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>;
 
@@ -34,6 +35,10 @@ impl Store for Slowed {
 
     fn order_writes_side_by_side(&self) -> bool {
         self.store.order_writes_side_by_side()
+    }
+
+    fn prepare_new_orders(&self, depot: DepotScope, orders: Vec<Order>) -> PreparedOrders {
+        self.store.prepare_new_orders(depot, orders)
     }
 
     fn run_read(&self, work: Work<'_>) -> Result<(), StoreError> {

@@ -127,6 +127,24 @@ pub fn merge_posted_order(
     })
 }
 
+/// Whether [`merge_posted_order`] of these changes reads the catalog: only the reference data
+/// they name (tags, skills, capacities and custom fields of the order or of a line item) is
+/// looked up in it, so changes naming none merge alike whatever the depot's catalog holds.
+pub fn merge_reads_catalog(changes: &OrderChanges) -> bool {
+    fn named<T>(list: &Option<Vec<T>>) -> bool {
+        list.as_ref().is_some_and(|l| !l.is_empty())
+    }
+    named(&changes.tags)
+        || named(&changes.skills)
+        || named(&changes.capacities)
+        || named(&changes.custom_fields)
+        || changes
+            .line_items
+            .iter()
+            .flatten()
+            .any(|item| named(&item.capacities) || named(&item.custom_fields))
+}
+
 /// PUT /orders/{id}: only sent fields change. `order_number_taken` says whether a changed
 /// order_number already belongs to another order of the depot.
 pub fn apply_order_update(

@@ -43,7 +43,9 @@ pub use driver::DriverRepo;
 pub use leases::{JobCheckpoint, Lease, LeaseRepo, SendLease};
 pub use memory::InMemoryStore;
 pub use notifications::{DueTask, NewTask, NotificationRepo, TaskFilter};
-pub use orders::{NewAttachment, NumberedOrder, OrderFilter, OrderRepo, OrderSummary};
+pub use orders::{
+    NewAttachment, NumberedOrder, OrderFilter, OrderRepo, OrderSummary, PreparedOrders,
+};
 pub use organisation::{NewDepot, OrganisationRepo};
 pub use outbox::{
     DeliveryOutcome, DeliveryRecord, DeliveryState, OutboxEvent, OutboxRepo, PendingDepot,
@@ -54,6 +56,7 @@ pub use reference::ReferenceRepo;
 pub use route_log::{RouteAuditEntry, RouteLogRepo};
 pub use vehicles::VehicleRepo;
 
+use crate::model::order::Order;
 use crate::model::organisation::DepotScope;
 use crate::ports::idempotency::{BeforeCommit, IdempotencyRepo};
 
@@ -123,6 +126,15 @@ pub trait Store: Send + Sync {
     /// is an ordinary write of the depot.
     fn order_writes_side_by_side(&self) -> bool {
         false
+    }
+
+    /// Makes new orders of `depot` ready for [`OrderRepo::insert_prepared_orders`] in a later
+    /// write transaction: a store whose writers run one at a time does here, outside the
+    /// transaction, what it can of the insert (encoding the rows), so that its writers hold the
+    /// write lock for the statements alone. By default, the orders as they are.
+    fn prepare_new_orders(&self, depot: DepotScope, orders: Vec<Order>) -> PreparedOrders {
+        let _ = depot;
+        PreparedOrders::new(orders)
     }
 
     /// Runs `work` in a read-only snapshot.

@@ -13,9 +13,11 @@ use super::ServiceError;
 use crate::error::{ValidationErrors, ValidationIssue};
 use crate::model::location::Coordinates;
 use crate::model::order::{Endpoint, Order, Side};
-use crate::model::order_fields::CustomFieldValue;
+use crate::model::order_fields::{Catalog, CustomFieldValue};
 use crate::model::order_input::{OrderChanges, OrderInput, OrderWrite};
-use crate::model::order_merge::{apply_order_update, merge_posted_order, OrderContext, OrderMerge};
+use crate::model::order_merge::{
+    apply_order_update, merge_posted_order, merge_reads_catalog, OrderContext, OrderMerge,
+};
 use crate::model::order_validate::{validate_order, validate_order_batch};
 use crate::model::organisation::DepotScope;
 use crate::ports::geocoder::Geocoder;
@@ -166,6 +168,13 @@ pub fn upsert_batch(
         now,
     };
     if !side_by_side {
+        // Writers of the depot's orders run one at a time: a batch of new orders is merged
+        // and made ready before the write transaction, which then only checks and inserts.
+        if orders_only {
+            if let Some(written) = batch.write_new(store, last)? {
+                return Ok(written);
+            }
+        }
         return store.transaction_with_in(scope, last, |tx| batch.write(tx, true));
     }
     for _ in 0..ORDER_WRITE_ATTEMPTS {
@@ -315,11 +324,129 @@ impl Batch<'_> {
                 tx.link_exchange(scope, [a, b], reference)?;
             }
         }
-        // Back to the posted order.
-        let mut posted: Vec<(usize, WrittenOrder)> = order.iter().copied().zip(written).collect();
-        posted.sort_by_key(|(i, _)| *i);
-        Ok(posted.into_iter().map(|(_, w)| w).collect())
+        Ok(back_to_posted(order, written))
     }
+}
+
+/// Why a batch of new orders made ready before its transaction goes the ordinary way after all.
+enum NewOrders {
+    /// The depot changed under it: another write stored one of its numbers first, or the
+    /// catalog its orders name changed.
+    Stale,
+    /// The write failed.
+    Failed(ServiceError),
+}
+
+impl From<StoreError> for NewOrders {
+    fn from(e: StoreError) -> Self {
+        NewOrders::Failed(e.into())
+    }
+}
+
+impl Batch<'_> {
+    /// Writes a batch of new orders (no customer, no exchange pair, no number the depot holds)
+    /// with the work of the write transaction done before it where writers run one at a time:
+    /// the stored numbers (and the catalog, if the batch names any of it) read in a snapshot of
+    /// their own, every order merged and its rows made ready by the store
+    /// ([`Store::prepare_new_orders`]), so the transaction only checks the references, reads
+    /// the catalog again if the batch names any of it and inserts. `None` when the batch is not one of ordinary new orders (a number is stored,
+    /// a merge fails, its text is large) or the depot changed in between (a number inserted
+    /// by another write first, which the unique index refuses; another catalog): the caller
+    /// writes it the ordinary way, which answers alike, problems in the batch's order.
+    fn write_new(
+        &self,
+        store: &dyn Store,
+        last: &dyn BeforeCommit<Vec<WrittenOrder>>,
+    ) -> Result<Option<Vec<WrittenOrder>>, ServiceError> {
+        let Batch {
+            scope,
+            all,
+            ref order,
+            statuses,
+            starting,
+            located,
+            now,
+            ..
+        } = *self;
+        let numbers: Vec<&str> = order
+            .iter()
+            .map(|&i| all[i].order_number.as_deref().unwrap_or_default())
+            .collect();
+        // Orders that name no reference data merge alike whatever the catalog holds.
+        let reads_catalog = order.iter().any(|&i| merge_reads_catalog(&all[i]));
+        let (known, stored) = store.read(|tx| {
+            let known = match reads_catalog {
+                true => catalog(tx, scope)?,
+                false => Catalog::default(),
+            };
+            Ok::<_, StoreError>((known, tx.stored_order_numbers(scope, &numbers)?))
+        })?;
+        if !stored.is_empty() {
+            return Ok(None);
+        }
+        let ctx = OrderContext {
+            catalog: &known,
+            statuses,
+            starting_status: starting,
+            now,
+        };
+        let mut written = Vec::with_capacity(order.len());
+        let mut orders = Vec::with_capacity(order.len());
+        let mut text = 0;
+        for &i in order {
+            let Ok(OrderMerge {
+                order: mut merged,
+                events,
+                geocode,
+            }) = merge_posted_order(None, &all[i], None, ctx)
+            else {
+                return Ok(None);
+            };
+            text += text_bytes(&merged);
+            if !events.is_empty() || text >= RUN_TEXT_BYTES {
+                return Ok(None);
+            }
+            let geocoding_failed =
+                apply_geocoding(&mut merged, &geocode, |side| located.get(&(i, side)));
+            written.push(WrittenOrder {
+                id: 0,
+                order_number: merged.order_number.clone(),
+                is_created: true,
+                geocoding_failed,
+            });
+            orders.push(merged);
+        }
+        let prepared = store.prepare_new_orders(scope, orders);
+        let outcome = store.transaction_in(scope, |tx| {
+            if reads_catalog && catalog(tx, scope)? != known {
+                return Err(NewOrders::Stale);
+            }
+            for &i in order {
+                check_references(tx, scope, &all[i]).map_err(|e| NewOrders::Failed(under(e, i)))?;
+            }
+            let ids = match tx.insert_prepared_orders(scope, prepared) {
+                Err(StoreError::Conflict(_)) => return Err(NewOrders::Stale),
+                ids => ids?,
+            };
+            for (w, id) in written.iter_mut().zip(ids) {
+                w.id = id;
+            }
+            last.before_commit(tx, &written)?;
+            Ok(written)
+        });
+        match outcome {
+            Ok(written) => Ok(Some(back_to_posted(order, written))),
+            Err(NewOrders::Stale) => Ok(None),
+            Err(NewOrders::Failed(e)) => Err(e),
+        }
+    }
+}
+
+/// `written` (in `order`'s order) back in the posted order.
+fn back_to_posted(order: &[usize], written: Vec<WrittenOrder>) -> Vec<WrittenOrder> {
+    let mut posted: Vec<(usize, WrittenOrder)> = order.iter().copied().zip(written).collect();
+    posted.sort_by_key(|(i, _)| *i);
+    posted.into_iter().map(|(_, w)| w).collect()
 }
 
 /// The merged orders of one run of [`upsert_batch`], not yet written.

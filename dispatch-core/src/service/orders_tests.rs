@@ -344,3 +344,113 @@ fn stored_orders_are_read_in_runs_of_bounded_text_the_first_always_taken() {
     let untold: HashMap<String, Option<usize>> = small.keys().map(|n| (n.clone(), None)).collect();
     assert_eq!(stored_run(&numbers, &untold).len(), 16);
 }
+
+/// A store where another write gets in between a batch's reads and its write transaction:
+/// `between` runs on the store when the batch's new orders are made ready for it.
+struct Raced<'a> {
+    store: &'a InMemoryStore,
+    between: Box<dyn Fn(&InMemoryStore) + Send + Sync + 'a>,
+}
+
+impl Store for Raced<'_> {
+    fn run_write(
+        &self,
+        work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        self.store.run_write(work)
+    }
+
+    fn run_read(
+        &self,
+        work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        self.store.run_read(work)
+    }
+
+    fn prepare_new_orders(
+        &self,
+        depot: DepotScope,
+        orders: Vec<Order>,
+    ) -> crate::ports::store::PreparedOrders {
+        (self.between)(self.store);
+        self.store.prepare_new_orders(depot, orders)
+    }
+}
+
+#[test]
+fn a_number_another_write_stores_first_is_updated_not_inserted_twice() {
+    let (store, geo, a, _) = setup();
+    let racer = std::sync::Mutex::new(None);
+    let raced = Raced {
+        store: &store,
+        between: Box::new(|s| {
+            let w = post(s, &geo, a, &[order("B")]);
+            *racer.lock().unwrap() = Some(w[0].id);
+        }),
+    };
+    let mut b = order("B");
+    b.priority = Some(Some("P1".into()));
+    let w = upsert_batch(&raced, &geo, a, vec![order("A"), b], at(2), &()).unwrap();
+    let racer = racer.lock().unwrap().expect("the other write ran");
+    assert_eq!(
+        w.iter()
+            .map(|w| (w.order_number.as_str(), w.is_created))
+            .collect::<Vec<_>>(),
+        [("A", true), ("B", false)]
+    );
+    assert_eq!(w[1].id, racer);
+    let stored = order_reads::get(&store, a, racer).unwrap().order;
+    assert_eq!(stored.priority.map(|p| p.as_str()), Some("P1"));
+    let listed = order_reads::list(&store, a, &OrderQuery::default(), &first_page()).unwrap();
+    assert_eq!(listed.page.items.len(), 2, "each number stored once");
+}
+
+#[test]
+fn a_tag_created_between_the_batchs_read_and_its_write_is_resolved_on_its_orders() {
+    let (store, geo, a, _) = setup();
+    let raced = Raced {
+        store: &store,
+        between: Box::new(|s| {
+            let s: &dyn Store = s;
+            s.transaction(|tx| tx.upsert_tag(a, "Heavy", at(1)).map(drop))
+                .unwrap();
+        }),
+    };
+    let mut heavy = order("H");
+    heavy.tags = Some(vec!["heavy".into()]);
+    let w = upsert_batch(&raced, &geo, a, vec![order("A"), heavy], at(2), &()).unwrap();
+    let stored = order_reads::get(&store, a, w[1].id).unwrap().order;
+    assert_eq!(stored.tags, ["Heavy"]);
+}
+
+#[test]
+fn new_orders_naming_a_missing_vehicle_are_refused_at_the_first_such_order() {
+    let (store, geo, a, _) = setup();
+    let mut assigned = order("V");
+    assigned.vehicle_id = Some(Some(999));
+    let refused = upsert_batch(
+        &store,
+        &geo,
+        a,
+        vec![
+            order("A"),
+            assigned.clone(),
+            OrderInput {
+                order_number: Some(Some("W".into())),
+                ..assigned
+            },
+        ],
+        at(2),
+        &(),
+    );
+    let Err(ServiceError::Invalid(issues)) = refused else {
+        panic!("{refused:?}");
+    };
+    assert_eq!(issues.0.len(), 1);
+    assert_eq!(issues.0[0].path[0], crate::error::PathSegment::Index(1));
+    let listed = order_reads::list(&store, a, &OrderQuery::default(), &first_page()).unwrap();
+    assert!(
+        listed.page.items.is_empty(),
+        "a refused batch writes nothing"
+    );
+}

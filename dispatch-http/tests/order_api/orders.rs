@@ -511,3 +511,54 @@ async fn order_list_takes_updated_at_min_in_both_forms() {
     let ignored = api.get("/v2/orders?updated_at_min=yesterday").await;
     assert_eq!(numbers(&ignored), ["NEW", "OLD"]);
 }
+
+#[tokio::test]
+async fn concurrent_batches_of_the_same_new_numbers_store_each_number_once() {
+    let api = Api::start();
+    let batch = |from: usize| {
+        json!((from..from + 20)
+            .map(|n| delivery(&format!("C{n:03}")))
+            .collect::<Vec<_>>())
+    };
+    // Four writers at once, each pair sharing half its numbers with the next.
+    let (a, b, c, d) = tokio::join!(
+        api.post("/v2/orders", batch(0)),
+        api.post("/v2/orders", batch(10)),
+        api.post("/v2/orders", batch(20)),
+        api.post("/v2/orders", batch(0)),
+    );
+    let mut ids = std::collections::HashMap::new();
+    for r in [a, b, c, d] {
+        assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+        for o in r.body["orders"].as_array().unwrap() {
+            let number = o["order_number"].as_str().unwrap().to_owned();
+            let id = o["id"].as_str().unwrap().to_owned();
+            assert_eq!(
+                ids.entry(number.clone()).or_insert_with(|| id.clone()),
+                &id,
+                "{number} answered under one id"
+            );
+        }
+    }
+    assert_eq!(ids.len(), 40);
+    let listed = api.get("/v2/orders?limit=100").await;
+    assert_eq!(
+        listed.body["orders"].as_array().unwrap().len(),
+        40,
+        "each number stored once"
+    );
+}
+
+#[tokio::test]
+async fn a_batch_of_new_orders_naming_an_unknown_vehicle_is_refused_at_that_order_and_writes_nothing(
+) {
+    let api = Api::start();
+    let mut assigned = delivery("V");
+    assigned["vehicle_assignment"] = json!({"vehicle_id": 999_999});
+    let r = api
+        .post("/v2/orders", json!([delivery("A"), assigned]))
+        .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.body);
+    assert_eq!(r.paths(), ["1.vehicle_assignment.vehicle_id"]);
+    assert_eq!(api.get("/v2/orders").await.body["orders"], json!([]));
+}

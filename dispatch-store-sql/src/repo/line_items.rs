@@ -28,7 +28,7 @@ const ITEM_WRITTEN: &str = "order_id, position, product_code, product_name, quan
     custom_fields";
 
 /// The values of [`ITEM_WRITTEN`] for one line item.
-fn item_values(order_id: i64, position: usize, item: &LineItem) -> [Val; 12] {
+pub(super) fn item_values(order_id: i64, position: usize, item: &LineItem) -> [Val; 12] {
     [
         order_id.to_val(),
         (position as i64).to_val(),
@@ -116,19 +116,20 @@ pub(super) fn new_items_from_json(param: usize) -> String {
 
 /// One new line item under its reserved id (SQLite): a one-row insert, which keeps no
 /// statement journal where a multi-row one does.
-const INSERT_ONE_WITH_ID: &str = "INSERT INTO order_line_items (id, order_id, position, \
+pub(super) const INSERT_ONE_WITH_ID: &str =
+    "INSERT INTO order_line_items (id, order_id, position, \
     product_code, product_name, quantity, unit_price_micros, manual_value_cents, \
     quantity_outstanding, status, date, capacities, custom_fields) \
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)";
 
 /// New line-item ids reserved for one write ([`Db::reserve_line_item_ids`]), handed out in turn.
-struct ReservedIds {
+pub(super) struct ReservedIds {
     next: i64,
     end: i64,
 }
 
 impl ReservedIds {
-    fn take(&mut self) -> Result<i64, StoreError> {
+    pub(super) fn take(&mut self) -> Result<i64, StoreError> {
         if self.next >= self.end {
             return Err(StoreError::Backend(
                 "more new line items than ids reserved".to_owned(),
@@ -383,7 +384,7 @@ impl<C: Connection> Db<C> {
     /// hands them out): one move of the allocator for a whole write instead of a row in it per
     /// line item. The allocator is `line_item_ids`' AUTOINCREMENT sequence, which never goes
     /// back, so an id is never handed out again, even once its line item is removed.
-    fn reserve_line_item_ids(&self, n: usize) -> Result<ReservedIds, StoreError> {
+    pub(super) fn reserve_line_item_ids(&self, n: usize) -> Result<ReservedIds, StoreError> {
         if C::DIALECT != Dialect::Sqlite || n == 0 {
             return Ok(ReservedIds { next: 0, end: 0 });
         }

@@ -5,6 +5,7 @@ mod customers;
 mod driver;
 mod leases;
 mod line_items;
+mod new_orders;
 mod notifications;
 mod optimisations;
 mod order_batch;
@@ -20,6 +21,8 @@ mod reference;
 mod route_log;
 mod routes;
 mod vehicle;
+
+pub use new_orders::prepare_new_orders;
 
 use crate::sql::Connection;
 use dispatch_core::ports::store::StoreError;

@@ -155,6 +155,13 @@ const UPDATE_KEEPING_KEYS: &str = "UPDATE orders SET type = ?4, status = ?5, pri
     WHERE id = ?2 AND depot_id = ?1 AND order_number = ?3 AND customer_id IS ?7 \
     AND vehicle_id IS ?14 AND third_party_id IS ?16 AND (?12 IS NOT NULL OR exchange_id IS NULL)";
 
+/// The one-row insert of a new order: the depot, [`ORDER_WRITTEN`], its creation time.
+pub(super) const INSERT_ORDER_ROW: &str = "INSERT INTO orders (depot_id, order_number, type, \
+    status, priority, customer_id, delivery, pickup, delivery_date, time_windows, \
+    exchange_reference, parts, vehicle_id, emails, third_party_id, tags, skills, capacities, \
+    custom_fields, order_value_cents, updated, created) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, \
+    ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22) RETURNING id";
+
 /// The values of [`ORDER_WRITTEN`] for one order.
 pub(super) fn order_values(o: &Order) -> [Val; 20] {
     [

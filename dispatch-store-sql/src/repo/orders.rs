@@ -11,12 +11,12 @@ use dispatch_core::model::order::{Order, OrderType};
 use dispatch_core::model::organisation::DepotScope;
 use dispatch_core::paging::{Cursor, Page, PageRequest};
 use dispatch_core::ports::store::{
-    NewAttachment, NumberedOrder, OrderFilter, OrderRepo, OrderSummary, StoreError,
+    NewAttachment, NumberedOrder, OrderFilter, OrderRepo, OrderSummary, PreparedOrders, StoreError,
 };
 use dispatch_core::status::Status;
 use dispatch_core::time::Timestamp;
 
-use super::order_batch::order_values;
+use super::order_batch::{order_values, INSERT_ORDER_ROW};
 use super::order_rows::{corrupt, keyset};
 use super::{ts, Db, Sql, IN_CHUNK};
 
@@ -116,6 +116,14 @@ impl<C: Connection> OrderRepo for Db<C> {
         orders: &[Order],
     ) -> Result<Vec<i64>, StoreError> {
         self.insert_new_orders(scope, orders)
+    }
+
+    fn insert_prepared_orders(
+        &mut self,
+        scope: DepotScope,
+        orders: PreparedOrders,
+    ) -> Result<Vec<i64>, StoreError> {
+        self.insert_prepared(scope, orders)
     }
 
     fn update_order(&mut self, scope: DepotScope, o: &Order) -> Result<(), StoreError> {
@@ -371,14 +379,9 @@ impl<C: Connection> Db<C> {
         let values = std::iter::once(scope.depot_id.to_val())
             .chain(order_values(o))
             .chain([o.created.millis().to_val()]);
-        let id: i64 = self.0
-            .prepare_cached(
-                "INSERT INTO orders (depot_id, order_number, type, status, priority, customer_id, delivery, \
-                 pickup, delivery_date, time_windows, exchange_reference, parts, vehicle_id, emails, \
-                 third_party_id, tags, skills, capacities, custom_fields, order_value_cents, updated, created) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, \
-                 ?20, ?21, ?22) RETURNING id",
-            )
+        let id: i64 = self
+            .0
+            .prepare_cached(INSERT_ORDER_ROW)
             .st()?
             .query_row(params_from_iter(values), |r| r.get(0))
             .st()?;

@@ -137,6 +137,13 @@ impl<T: ToSql, const N: usize> Params for &[T; N] {
     }
 }
 
+/// Values bound as they are, in placeholder order: moved into the statement, not copied.
+impl Params for Vec<Val> {
+    fn into_vals(self) -> Vec<Val> {
+        self
+    }
+}
+
 /// Parameters from an iterator (dynamic SQL).
 pub struct ParamsFromIter(Vec<Val>);
 

@@ -15,7 +15,10 @@ pub mod send_leases;
 
 pub use active_routes::one_active_route_per_order;
 pub use leases::{concurrent_claims_take_each_job_once, job_leases, named_leases};
-pub use orders::{customers_and_orders, live_orders_of_many_ids_at_once, orders_updated_together};
+pub use orders::{
+    customers_and_orders, live_orders_of_many_ids_at_once, orders_updated_together,
+    prepared_orders_inserted_or_refused,
+};
 pub use outbox::{ids_grow_across_purges, outbox_delivery, outbox_retention};
 pub use plans::{planning, vehicle_deletion_keeps_routes};
 pub use proof::{driver_feed_pruning, route_proof_reads, track_point_retention};
@@ -77,6 +80,7 @@ macro_rules! store_conformance {
             customers_and_orders,
             live_orders_of_many_ids_at_once,
             orders_updated_together,
+            prepared_orders_inserted_or_refused,
             outbox_delivery,
             outbox_retention,
             ids_grow_across_purges,

@@ -2,6 +2,7 @@
 //! pairs; attachments; the organisation's custom statuses. Status changes write their events
 //! through [`super::OutboxRepo`] in the same transaction.
 
+use std::any::Any;
 use std::collections::{HashMap, HashSet};
 
 use super::StoreError;
@@ -19,6 +20,38 @@ pub struct NumberedOrder {
     pub order: Order,
     /// Whether it was deleted (POST /orders restores it under its id).
     pub deleted: bool,
+}
+
+/// New orders of a depot made ready for [`OrderRepo::insert_prepared_orders`] before the write
+/// transaction that inserts them ([`super::Store::prepare_new_orders`]): a store whose writers run
+/// one at a time encodes their rows here, outside the transaction, so that the transaction only
+/// runs its statements. By default the orders as they are.
+pub struct PreparedOrders(Box<dyn Any + Send>);
+
+impl PreparedOrders {
+    /// The orders, to be inserted as [`OrderRepo::insert_orders`] inserts them.
+    pub fn new(orders: Vec<Order>) -> PreparedOrders {
+        PreparedOrders(Box::new(orders))
+    }
+
+    /// What a store made of the orders (its own type, which only it reads back).
+    pub fn encoded<T: Any + Send>(encoded: T) -> PreparedOrders {
+        PreparedOrders(Box::new(encoded))
+    }
+
+    /// What the store made of them when it is a `T`, else the prepared orders back.
+    pub fn take<T: Any>(self) -> Result<T, PreparedOrders> {
+        match self.0.downcast::<T>() {
+            Ok(t) => Ok(*t),
+            Err(other) => Err(PreparedOrders(other)),
+        }
+    }
+}
+
+impl std::fmt::Debug for PreparedOrders {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("PreparedOrders")
+    }
 }
 
 /// Filters of the order list; they combine.
@@ -150,6 +183,21 @@ pub trait OrderRepo {
         orders: &[Order],
     ) -> Result<Vec<i64>, StoreError> {
         orders.iter().map(|o| self.insert_order(scope, o)).collect()
+    }
+    /// Stores new orders made ready by [`super::Store::prepare_new_orders`] as
+    /// [`OrderRepo::insert_orders`] stores them; returns their ids in order. An order number
+    /// the depot already holds fails with [`StoreError::Conflict`].
+    fn insert_prepared_orders(
+        &mut self,
+        scope: DepotScope,
+        orders: PreparedOrders,
+    ) -> Result<Vec<i64>, StoreError> {
+        match orders.take::<Vec<Order>>() {
+            Ok(orders) => self.insert_orders(scope, &orders),
+            Err(_) => Err(StoreError::Backend(
+                "orders prepared by another store".to_owned(),
+            )),
+        }
     }
     /// Overwrites a stored order and restores it when deleted. Line items with id 0 are new,
     /// stored ones missing from `order.line_items` are removed. An order whose

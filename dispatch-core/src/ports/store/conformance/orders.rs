@@ -419,3 +419,76 @@ pub fn orders_updated_together(store: &dyn Store) {
         .unwrap();
     assert_eq!(stored(a, o1).order, last);
 }
+
+/// New orders made ready before their transaction ([`Store::prepare_new_orders`]) are stored
+/// as [`insert_orders`](crate::ports::store::OrderRepo::insert_orders) stores them, ids in
+/// order and line items with new ids; a number the depot already holds (deleted or not) fails
+/// the insert with a conflict and the transaction writes none of them, while the same number
+/// in another depot is no conflict.
+pub fn prepared_orders_inserted_or_refused(store: &dyn Store) {
+    let (a, b) = two_depots(store);
+    let mut two_items = order("P2", 2);
+    two_items.line_items.push(LineItem {
+        product_code: "P2".into(),
+        ..two_items.line_items[0].clone()
+    });
+    let (theirs, deleted) = store
+        .transaction(|tx| {
+            let theirs = tx.insert_order(b, &order("P1", 1))?;
+            let deleted = tx.insert_order(a, &order("D1", 1))?;
+            tx.delete_order(a, deleted)?;
+            Ok::<_, StoreError>((theirs, deleted))
+        })
+        .unwrap();
+    let prepared = store.prepare_new_orders(a, vec![order("P1", 1), two_items.clone()]);
+    let ids = store
+        .transaction(|tx| tx.insert_prepared_orders(a, prepared))
+        .unwrap();
+    assert_eq!(ids.len(), 2);
+    let got: Vec<Order> = ids
+        .iter()
+        .map(|&id| store.read(|tx| tx.get_order(a, id)).unwrap().unwrap())
+        .collect();
+    let expected = [order("P1", 1), two_items];
+    for (got, (expected, id)) in got.iter().zip(expected.into_iter().zip(&ids)) {
+        assert_eq!(
+            *got,
+            with_new_item_ids(
+                Order {
+                    id: *id,
+                    ..expected
+                },
+                got
+            )
+        );
+    }
+    let items: HashSet<i64> = got
+        .iter()
+        .flat_map(|o| o.line_items.iter().map(|i| i.id))
+        .collect();
+    assert_eq!(items.len(), 3, "every new line item gets an id of its own");
+    assert_eq!(
+        store
+            .read(|tx| tx.get_order(b, theirs))
+            .unwrap()
+            .unwrap()
+            .order_number,
+        "P1"
+    );
+
+    for taken in ["P2", "D1"] {
+        let prepared = store.prepare_new_orders(a, vec![order("P3", 3), order(taken, 3)]);
+        let refused = store.transaction(|tx| tx.insert_prepared_orders(a, prepared));
+        assert!(
+            matches!(refused, Err(StoreError::Conflict(_))),
+            "{taken}: {refused:?}"
+        );
+        assert_eq!(
+            store.read(|tx| tx.find_order_by_number(a, "P3")).unwrap(),
+            None,
+            "a refused insert writes none of its orders"
+        );
+    }
+    let restored = store.read(|tx| tx.find_order_by_id(a, deleted)).unwrap();
+    assert!(restored.is_some_and(|o| o.deleted));
+}
