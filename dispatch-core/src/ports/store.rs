@@ -43,7 +43,7 @@ pub use driver::DriverRepo;
 pub use leases::{JobCheckpoint, Lease, LeaseRepo, SendLease};
 pub use memory::InMemoryStore;
 pub use notifications::{DueTask, NewTask, NotificationRepo, TaskFilter};
-pub use orders::{NewAttachment, NumberedOrder, OrderFilter, OrderRepo, OrderSummary};
+pub use orders::{NewAttachment, NumberedOrder, OrderFilter, OrderRepo, OrderSummary, StoredSizes};
 pub use organisation::{NewDepot, OrganisationRepo};
 pub use outbox::{
     DeliveryOutcome, DeliveryRecord, DeliveryState, OutboxEvent, OutboxRepo, PendingDepot,
