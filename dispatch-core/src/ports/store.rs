@@ -44,7 +44,7 @@ pub use leases::{JobCheckpoint, Lease, LeaseRepo, SendLease};
 pub use memory::InMemoryStore;
 pub use notifications::{DueTask, NewTask, NotificationRepo, TaskFilter};
 pub use orders::{
-    NewAttachment, NumberedOrder, OrderFilter, OrderRepo, OrderSummary, PreparedOrders,
+    NewAttachment, NumberedOrder, OrderFilter, OrderRepo, OrderSummary, PreparedOrders, StoredSizes,
 };
 pub use organisation::{NewDepot, OrganisationRepo};
 pub use outbox::{

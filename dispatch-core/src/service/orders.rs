@@ -22,7 +22,7 @@ use crate::model::order_validate::{validate_order, validate_order_batch};
 use crate::model::organisation::DepotScope;
 use crate::ports::geocoder::Geocoder;
 use crate::ports::idempotency::{BeforeCommit, CLAIM_LOST};
-use crate::ports::store::{Store, StoreError, StoreTx};
+use crate::ports::store::{Store, StoreError, StoreTx, StoredSizes};
 use crate::service::Found;
 use crate::status::{Status, StatusSet};
 use crate::time::Timestamp;
@@ -53,7 +53,7 @@ const UNSIZED_ORDER_BYTES: usize = STORED_RUN_BYTES / 16;
 /// The next run of stored orders to read: the stored ones among `numbers` (the batch's from
 /// the current order on, in the order it writes them), from the first, while their text fits
 /// in [`STORED_RUN_BYTES`]; at least one.
-fn stored_run<'a>(numbers: &[&'a str], stored: &HashMap<String, Option<usize>>) -> Vec<&'a str> {
+fn stored_run<'a>(numbers: &[&'a str], stored: &StoredSizes) -> Vec<&'a str> {
     let (mut run, mut bytes) = (Vec::new(), 0);
     for &number in numbers {
         let Some(size) = stored.get(number) else {
@@ -231,7 +231,14 @@ impl Batch<'_> {
             customer_located,
             now,
         } = *self;
-        let catalog = catalog(tx, scope)?;
+        let numbers: Vec<&str> = order
+            .iter()
+            .map(|&i| all[i].order_number.as_deref().unwrap_or_default())
+            .collect();
+        let (catalog, stored_numbers) = match tx.catalog_with_stored_order_sizes(scope, &numbers)? {
+            Some(both) => both,
+            None => (catalog(tx, scope)?, tx.stored_order_sizes(scope, &numbers)?),
+        };
         let ctx = OrderContext {
             catalog: &catalog,
             statuses,
@@ -247,11 +254,6 @@ impl Batch<'_> {
         // new ones end a run when their text reaches RUN_TEXT_BYTES: runs are written and
         // dropped as they end, so a batch never holds its text twice (a batch that updates
         // large stored orders would otherwise hold them all beside the posted ones).
-        let numbers: Vec<&str> = order
-            .iter()
-            .map(|&i| all[i].order_number.as_deref().unwrap_or_default())
-            .collect();
-        let stored_numbers = tx.stored_order_sizes(scope, &numbers)?;
         let mut run = Run::default();
         let mut stored = HashMap::new();
         let mut new_text = 0;

@@ -8,9 +8,10 @@ use std::collections::{HashMap, HashSet};
 use crate::sql::{params, params_from_iter, Connection, Dialect, Statement, ToSql as _, Val};
 use dispatch_core::model::line_item::LineItem;
 use dispatch_core::model::order::Order;
+use dispatch_core::model::order_fields::{Catalog, NamedRef};
 use dispatch_core::model::order_value::{Money, UnitPrice};
 use dispatch_core::model::organisation::DepotScope;
-use dispatch_core::ports::store::{NumberedOrder, StoreError};
+use dispatch_core::ports::store::{NumberedOrder, StoreError, StoredSizes};
 use dispatch_core::status::Status;
 use dispatch_core::time::Date;
 
@@ -95,6 +96,29 @@ const ORDER_TYPES: [&str; 20] = [
 const ITEMS_AS_JSON: &str = "(SELECT json_agg(json_build_array(id, product_code, product_name, \
     quantity, unit_price_micros, manual_value_cents, quantity_outstanding, status, date, \
     capacities, custom_fields) ORDER BY position) FROM order_line_items WHERE order_id = o.id)";
+
+/// `FROM` the stored orders of the depot bound at `?{depot}` whose numbers are in the JSON
+/// array bound at `?{numbers}`, as `l` with `l.order_number` and `l.size`: the bytes of text
+/// each holds, its row's and its line items' (`octet_length` reads a stored value's length
+/// from its header, without reading the value). The orders found stay locked until commit,
+/// locked in number order (PostgreSQL).
+fn stored_sizes_from(depot: usize, numbers: usize) -> String {
+    let lookup = format!(
+        "SELECT order_number, octet_length(order_number) + octet_length(delivery) \
+         + octet_length(pickup) + coalesce(octet_length(delivery_date), 0) \
+         + octet_length(time_windows) + coalesce(octet_length(exchange_reference), 0) \
+         + octet_length(emails) + octet_length(tags) + octet_length(skills) \
+         + octet_length(capacities) + octet_length(custom_fields) \
+         + coalesce((SELECT sum(octet_length(product_code) + octet_length(product_name) \
+         + octet_length(status) + coalesce(octet_length(date), 0) + octet_length(capacities) \
+         + octet_length(custom_fields)) FROM order_line_items WHERE order_id = o.id), 0) AS size \
+         FROM orders o WHERE depot_id = ?{depot} AND order_number = k.key FOR UPDATE"
+    );
+    format!(
+        "FROM (SELECT DISTINCT value AS key FROM json_array_elements_text(?{numbers}::json) \
+         ORDER BY 1) k, LATERAL ({lookup}) l"
+    )
+}
 
 /// One line item as [`ITEMS_AS_JSON`] writes it, [`ITEM_COLUMNS`] order.
 type ItemJson = (
@@ -289,26 +313,13 @@ impl<C: Connection> Db<C> {
     /// Which of these numbers name an order of the depot, deleted ones included, with the
     /// bytes of text each holds (its row's and its line items'); PostgreSQL only (SQLite
     /// tells no sizes). The orders found stay locked until commit, locked in number order as
-    /// [`Db::orders_by_numbers`] locks them. `octet_length` reads a stored value's length
-    /// from its header, without reading the value itself.
+    /// [`Db::orders_by_numbers`] locks them.
     pub(super) fn stored_sizes(
         &self,
         scope: DepotScope,
         numbers: &[&str],
-    ) -> Result<HashMap<String, Option<usize>>, StoreError> {
-        let sql = each_of_json_array(
-            2,
-            false,
-            "SELECT order_number, octet_length(order_number) + octet_length(delivery) \
-             + octet_length(pickup) + coalesce(octet_length(delivery_date), 0) \
-             + octet_length(time_windows) + coalesce(octet_length(exchange_reference), 0) \
-             + octet_length(emails) + octet_length(tags) + octet_length(skills) \
-             + octet_length(capacities) + octet_length(custom_fields) \
-             + coalesce((SELECT sum(octet_length(product_code) + octet_length(product_name) \
-             + octet_length(status) + coalesce(octet_length(date), 0) + octet_length(capacities) \
-             + octet_length(custom_fields)) FROM order_line_items WHERE order_id = o.id), 0) \
-             FROM orders o WHERE depot_id = ?1 AND order_number = k.key FOR UPDATE",
-        );
+    ) -> Result<StoredSizes, StoreError> {
+        let sql = format!("SELECT l.order_number, l.size {}", stored_sizes_from(1, 2));
         let mut q = self.0.prepare_cached(&sql).st()?;
         let numbers = serde_json::to_string(numbers).expect("strings encode");
         let mut found = HashMap::new();
@@ -322,6 +333,54 @@ impl<C: Connection> Db<C> {
             found.insert(number, Some(usize::try_from(bytes).unwrap_or(usize::MAX)));
         }
         Ok(found)
+    }
+
+    /// The depot's reference catalog and [`Db::stored_sizes`] in one statement (PostgreSQL):
+    /// the catalog's four lists and the stored orders as rows of one `UNION ALL`, told apart by
+    /// their first column.
+    pub(super) fn catalog_with_stored_sizes(
+        &self,
+        scope: DepotScope,
+        numbers: &[&str],
+    ) -> Result<(Catalog, StoredSizes), StoreError> {
+        let sql = format!(
+            "SELECT 0, id, name FROM capacity_types WHERE depot_id = ?1 \
+             UNION ALL SELECT 1, id, name FROM skills WHERE depot_id = ?1 \
+             UNION ALL SELECT 2, id, name FROM tags WHERE depot_id = ?1 \
+             UNION ALL SELECT 3, id, name FROM custom_fields WHERE depot_id = ?1 \
+             UNION ALL SELECT 4, l.size, l.order_number {} \
+             ORDER BY 1, 2",
+            stored_sizes_from(1, 2)
+        );
+        let mut q = self.0.prepare_cached(&sql).st()?;
+        let numbers = serde_json::to_string(numbers).expect("strings encode");
+        let (mut catalog, mut stored) = (Catalog::default(), HashMap::new());
+        for row in q
+            .query_map(params![scope.depot_id, numbers], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, i64>(1)?,
+                    r.get::<_, String>(2)?,
+                ))
+            })
+            .st()?
+        {
+            let (list, id, name) = row.st()?;
+            let named = || NamedRef {
+                id,
+                name: name.clone(),
+            };
+            match list {
+                0 => catalog.capacity_types.push(named()),
+                1 => catalog.skills.push(named()),
+                2 => catalog.tags.push(named()),
+                3 => catalog.custom_fields.push(named()),
+                _ => {
+                    stored.insert(name, Some(usize::try_from(id).unwrap_or(usize::MAX)));
+                }
+            }
+        }
+        Ok((catalog, stored))
     }
 
     /// The line items of these orders in position order, by order id.

@@ -8,10 +8,12 @@ use crate::sql::{
 };
 use dispatch_core::model::attachment::Attachment;
 use dispatch_core::model::order::{Order, OrderType};
+use dispatch_core::model::order_fields::Catalog;
 use dispatch_core::model::organisation::DepotScope;
 use dispatch_core::paging::{Cursor, Page, PageRequest};
 use dispatch_core::ports::store::{
     NewAttachment, NumberedOrder, OrderFilter, OrderRepo, OrderSummary, PreparedOrders, StoreError,
+    StoredSizes,
 };
 use dispatch_core::status::Status;
 use dispatch_core::time::Timestamp;
@@ -51,7 +53,7 @@ impl<C: Connection> OrderRepo for Db<C> {
         &mut self,
         scope: DepotScope,
         numbers: &[&str],
-    ) -> Result<HashMap<String, Option<usize>>, StoreError> {
+    ) -> Result<StoredSizes, StoreError> {
         match C::DIALECT {
             // Reads are local: runs of sixteen cost no round trips.
             Dialect::Sqlite => Ok(self
@@ -60,6 +62,18 @@ impl<C: Connection> OrderRepo for Db<C> {
                 .map(|n| (n, None))
                 .collect()),
             Dialect::Postgres => self.stored_sizes(scope, numbers),
+        }
+    }
+
+    /// One statement on PostgreSQL; SQLite asks for each (reads are local).
+    fn catalog_with_stored_order_sizes(
+        &mut self,
+        scope: DepotScope,
+        numbers: &[&str],
+    ) -> Result<Option<(Catalog, StoredSizes)>, StoreError> {
+        match C::DIALECT {
+            Dialect::Sqlite => Ok(None),
+            Dialect::Postgres => self.catalog_with_stored_sizes(scope, numbers).map(Some),
         }
     }
 

@@ -8,10 +8,15 @@ use std::collections::{HashMap, HashSet};
 use super::StoreError;
 use crate::model::attachment::Attachment;
 use crate::model::order::{Order, OrderType};
+use crate::model::order_fields::Catalog;
 use crate::model::organisation::DepotScope;
 use crate::paging::{Page, PageRequest};
 use crate::status::Status;
 use crate::time::{Date, Timestamp};
+
+/// Stored orders of a batch by number, each with the bytes of text it holds where the store
+/// tells it ([`OrderRepo::stored_order_sizes`]).
+pub type StoredSizes = HashMap<String, Option<usize>>;
 
 /// An order found by its number, possibly soft-deleted.
 #[derive(Debug, Clone, PartialEq)]
@@ -151,12 +156,26 @@ pub trait OrderRepo {
         &mut self,
         scope: DepotScope,
         numbers: &[&str],
-    ) -> Result<HashMap<String, Option<usize>>, StoreError> {
+    ) -> Result<StoredSizes, StoreError> {
         Ok(self
             .stored_order_numbers(scope, numbers)?
             .into_iter()
             .map(|n| (n, None))
             .collect())
+    }
+    /// The depot's reference catalog ([`ReferenceRepo::reference_catalog`]) and
+    /// [`OrderRepo::stored_order_sizes`] in one question, where the store can ask them so
+    /// (what a POST /orders batch reads first); `None` where it cannot: the caller asks for
+    /// each. By default `None`.
+    ///
+    /// [`ReferenceRepo::reference_catalog`]: super::ReferenceRepo::reference_catalog
+    fn catalog_with_stored_order_sizes(
+        &mut self,
+        scope: DepotScope,
+        numbers: &[&str],
+    ) -> Result<Option<(Catalog, StoredSizes)>, StoreError> {
+        let _ = (scope, numbers);
+        Ok(None)
     }
     /// One order of the depot, deleted ones included.
     fn find_order_by_id(
