@@ -15,10 +15,10 @@ use dispatch_core::ports::store::{NumberedOrder, StoreError, StoredSizes};
 use dispatch_core::status::Status;
 use dispatch_core::time::Date;
 
-use super::line_items::{new_items_from_json, new_items_json};
 use super::order_codec as codec;
 use super::order_rows::{
     corrupt, decode, decode_item, item_row, order_row, OrderRow, COLUMNS, ITEM_COLUMNS,
+    ITEM_WRITTEN,
 };
 use super::{Db, Sql};
 
@@ -117,6 +117,75 @@ fn stored_sizes_from(depot: usize, numbers: usize) -> String {
     format!(
         "FROM (SELECT DISTINCT value AS key FROM json_array_elements_text(?{numbers}::json) \
          ORDER BY 1) k, LATERAL ({lookup}) l"
+    )
+}
+
+/// A new line item of a new order, as [`new_items_from_json`] reads it: the order by its
+/// number (the statement inserting the order gives its id), then [`ITEM_WRITTEN`] after
+/// `order_id`.
+#[derive(serde::Serialize)]
+struct NewItem<'a> {
+    order_number: &'a str,
+    position: usize,
+    product_code: &'a str,
+    product_name: &'a str,
+    quantity: i64,
+    unit_price_micros: Option<i64>,
+    manual_value_cents: Option<i64>,
+    quantity_outstanding: Option<f64>,
+    status: &'a str,
+    date: Option<String>,
+    capacities: String,
+    custom_fields: String,
+}
+
+/// The line items of a new order, `order_number`, as the members of [`new_items_from_json`]'s
+/// array (comma-separated objects, no brackets; empty without items). Every item must be new
+/// (id 0): the statement gives each a new id.
+fn new_items_json(order_number: &str, items: &[LineItem]) -> String {
+    let mut json = String::new();
+    for (position, item) in items.iter().enumerate() {
+        if position > 0 {
+            json.push(',');
+        }
+        let row = NewItem {
+            order_number,
+            position,
+            product_code: &item.product_code,
+            product_name: &item.product_name,
+            quantity: item.quantity,
+            unit_price_micros: item.unit_price.map(UnitPrice::micros),
+            manual_value_cents: item.manual_value.map(Money::cents),
+            quantity_outstanding: item.quantity_outstanding,
+            status: item.status.as_str(),
+            date: item.date.map(|d| d.to_string()),
+            capacities: codec::capacities(&item.capacities),
+            custom_fields: codec::custom_fields(&item.custom_fields),
+        };
+        json.push_str(&serde_json::to_string(&row).expect("line items encode"));
+    }
+    json
+}
+
+/// Inserts the line items of new orders inserted by the same statement (PostgreSQL): a
+/// data-modifying `WITH` clause after the one named `o` that inserted the orders (`RETURNING
+/// id, order_number`), the items in one JSON array bound at `?{param}` ([`new_items_json`]),
+/// in their order (the identity column numbers them as before, by order and position). The
+/// foreign key on the order is checked at the statement's end, when the orders are there.
+fn new_items_from_json(param: usize) -> String {
+    format!(
+        "i AS (INSERT INTO order_line_items ({ITEM_WRITTEN}) \
+         SELECT o.id, v.position, v.product_code, v.product_name, v.quantity, \
+         v.unit_price_micros, v.manual_value_cents, v.quantity_outstanding, v.status, v.date, \
+         v.capacities, v.custom_fields \
+         FROM ROWS FROM (json_to_recordset(?{param}::json) AS (order_number text, \
+         position bigint, product_code text, product_name text, quantity bigint, \
+         unit_price_micros bigint, manual_value_cents bigint, quantity_outstanding float8, \
+         status text, date text, capacities text, custom_fields text)) WITH ORDINALITY \
+         AS v(order_number, position, product_code, product_name, quantity, \
+         unit_price_micros, manual_value_cents, quantity_outstanding, status, date, \
+         capacities, custom_fields, n) \
+         JOIN o ON o.order_number = v.order_number ORDER BY v.n)"
     )
 }
 

@@ -106,6 +106,12 @@ pub(super) fn decode(r: OrderRow, line_items: Vec<LineItem>) -> Result<Order, St
     })
 }
 
+/// The written columns of a line item (all but its id), in the order of the line-item
+/// writes' values (`line_items.rs`, `order_batch.rs`).
+pub(super) const ITEM_WRITTEN: &str = "order_id, position, product_code, product_name, \
+    quantity, unit_price_micros, manual_value_cents, quantity_outstanding, status, date, \
+    capacities, custom_fields";
+
 /// The line-item columns [`item_row`] reads.
 pub(super) const ITEM_COLUMNS: &str =
     "id, product_code, product_name, quantity, unit_price_micros, manual_value_cents, \
