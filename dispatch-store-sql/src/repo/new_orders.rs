@@ -25,7 +25,7 @@ struct EncodedOrder {
     items: Vec<Vec<Val>>,
 }
 
-/// New orders of `scope` encoded for SQLite's [`Db::insert_prepared`]; orders whose line items
+/// New orders of `scope` encoded for SQLite's `Db::insert_prepared`; orders whose line items
 /// name their ids (never new orders of POST /orders) stay as they are, inserted the ordinary
 /// way.
 pub fn prepare_new_orders(scope: DepotScope, orders: Vec<Order>) -> PreparedOrders {
