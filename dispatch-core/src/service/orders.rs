@@ -214,6 +214,14 @@ struct Batch<'a> {
 }
 
 impl Batch<'_> {
+    /// The batch's order numbers in the order they are written.
+    fn numbers(&self) -> Vec<&str> {
+        self.order
+            .iter()
+            .map(|&i| self.all[i].order_number.as_deref().unwrap_or_default())
+            .collect()
+    }
+
     /// Merges and writes every order of the batch in `tx`; without `events_allowed`, stops with a
     /// [`WRITES_EVENTS`] conflict before writing an event.
     fn write(
@@ -231,10 +239,7 @@ impl Batch<'_> {
             customer_located,
             now,
         } = *self;
-        let numbers: Vec<&str> = order
-            .iter()
-            .map(|&i| all[i].order_number.as_deref().unwrap_or_default())
-            .collect();
+        let numbers = self.numbers();
         let (catalog, stored_numbers) = match tx.catalog_with_stored_order_sizes(scope, &numbers)? {
             Some(both) => both,
             None => (catalog(tx, scope)?, tx.stored_order_sizes(scope, &numbers)?),
@@ -370,10 +375,7 @@ impl Batch<'_> {
             now,
             ..
         } = *self;
-        let numbers: Vec<&str> = order
-            .iter()
-            .map(|&i| all[i].order_number.as_deref().unwrap_or_default())
-            .collect();
+        let numbers = self.numbers();
         // Orders that name no reference data merge alike whatever the catalog holds.
         let reads_catalog = order.iter().any(|&i| merge_reads_catalog(&all[i]));
         let (known, stored) = store.read(|tx| {

@@ -566,6 +566,17 @@ struct Pace {
     finished: bool,
 }
 
+impl Pace {
+    /// What this worker posts after its current epoch, with its best's `score`.
+    fn post(&self, score: i128) -> Post {
+        Post {
+            epoch: self.epoch,
+            best: Arc::clone(&self.posted),
+            score,
+        }
+    }
+}
+
 /// A worker's best after one of its epochs.
 struct Post {
     epoch: u64,
@@ -695,16 +706,7 @@ impl Worker {
         };
         if per == 0 {
             pace.finished = true;
-            board.post(
-                i,
-                Post {
-                    epoch: pace.epoch,
-                    best: Arc::clone(&pace.posted),
-                    score: self.best_score,
-                },
-                0,
-                true,
-            );
+            board.post(i, pace.post(self.best_score), 0, true);
             return false;
         }
         let before = self.best_score;
@@ -723,11 +725,7 @@ impl Worker {
         if stopped {
             ctx.halt.store(true, Ordering::Relaxed);
         }
-        let post = Post {
-            epoch: pace.epoch,
-            best: Arc::clone(&pace.posted),
-            score: self.best_score,
-        };
+        let post = pace.post(self.best_score);
         board.post(i, post, count, stopped);
         let mut total = None;
         if !stopped && ctx.threads > 1 && pace.epoch > 0 {
@@ -750,16 +748,7 @@ impl Worker {
         if stopped || ctx.halt.load(Ordering::Relaxed) {
             pace.finished = true;
             if !stopped {
-                board.post(
-                    i,
-                    Post {
-                        epoch: pace.epoch,
-                        best: Arc::clone(&pace.posted),
-                        score: self.best_score,
-                    },
-                    0,
-                    true,
-                );
+                board.post(i, pace.post(self.best_score), 0, true);
             }
         }
         !pace.finished
