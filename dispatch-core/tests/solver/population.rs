@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use crate::solver_support::solomon;
 use dispatch_core::solver::checker;
 use dispatch_core::solver::formats::{self, Format};
 use dispatch_core::solver::problem::{Objective, Problem};
@@ -29,16 +30,6 @@ fn vroom_problem(name: &str) -> Problem {
         .join(format!("{name}.json"));
     let text = std::fs::read_to_string(path).unwrap();
     formats::read(&text, Some(Format::Vroom), Objective::Duration)
-        .unwrap()
-        .problem
-}
-
-fn solomon(name: &str) -> Problem {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../instances/solomon")
-        .join(format!("{name}.txt"));
-    let text = std::fs::read_to_string(path).unwrap();
-    formats::read(&text, Some(Format::Solomon), Objective::Distance)
         .unwrap()
         .problem
 }

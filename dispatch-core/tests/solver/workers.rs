@@ -3,12 +3,11 @@
 //! scheduled, every answer passes the independent checker, and progress (from the calling
 //! thread) only improves and ends at the solution's cost.
 
-use std::path::PathBuf;
 use std::sync::Mutex;
 
+use crate::solver_support::solomon;
 use dispatch_core::solver::checker;
-use dispatch_core::solver::formats::{self, Format};
-use dispatch_core::solver::problem::{Objective, Problem};
+use dispatch_core::solver::problem::Problem;
 use dispatch_core::solver::solution::Solution;
 use dispatch_core::solver::{solve_with, Config, Control, Progress, Strategy};
 
@@ -28,16 +27,6 @@ impl Control for Recorder {
     fn on_iterations(&self, total: u64) {
         self.iterations.lock().unwrap().push(total);
     }
-}
-
-fn solomon(name: &str) -> Problem {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../instances/solomon")
-        .join(format!("{name}.txt"));
-    let text = std::fs::read_to_string(path).unwrap();
-    formats::read(&text, Some(Format::Solomon), Objective::Distance)
-        .unwrap()
-        .problem
 }
 
 fn solve_checked(

@@ -6,7 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use dispatch_core::solver::checker;
-use dispatch_core::solver::formats::Instance;
+use dispatch_core::solver::formats::{self, Format, Instance};
+use dispatch_core::solver::problem::{Objective, Problem};
 use dispatch_core::solver::solution::Solution;
 
 /// The benchmark instances shipped in the repository (`instances/` at its root).
@@ -18,6 +19,14 @@ pub fn instances() -> PathBuf {
         dir.display()
     );
     dir
+}
+
+/// A Solomon instance of the repository (`instances/solomon/NAME.txt`), distance objective.
+pub fn solomon(name: &str) -> Problem {
+    let text = read_text(&instances().join("solomon").join(format!("{name}.txt")));
+    formats::read(&text, Some(Format::Solomon), Objective::Distance)
+        .unwrap()
+        .problem
 }
 
 pub fn read_text(path: &Path) -> String {
