@@ -356,10 +356,11 @@ impl Batch<'_> {
     /// the stored numbers (and the catalog, if the batch names any of it) read in a snapshot of
     /// their own, every order merged and its rows made ready by the store
     /// ([`Store::prepare_new_orders`]), so the transaction only checks the references, reads
-    /// the catalog again if the batch names any of it and inserts. `None` when the batch is not one of ordinary new orders (a number is stored,
-    /// a merge fails, its text is large) or the depot changed in between (a number inserted
-    /// by another write first, which the unique index refuses; another catalog): the caller
-    /// writes it the ordinary way, which answers alike, problems in the batch's order.
+    /// the catalog again if the batch names any of it and inserts. `None` when the batch is not
+    /// one of ordinary new orders (a number is stored, a merge fails, its text is large) or the
+    /// depot changed in between (a number inserted by another write first, which the unique
+    /// index refuses; another catalog): the caller writes it the ordinary way, which answers
+    /// alike, problems in the batch's order.
     fn write_new(
         &self,
         store: &dyn Store,
