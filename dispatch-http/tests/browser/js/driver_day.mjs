@@ -82,6 +82,16 @@ try {
   await shoot(page, 'routes');
   step('the routes screen');
 
+  // A refresh that changes nothing leaves the cards where they are: a tap under way lands.
+  const cardBefore = await routeCard.elementHandle();
+  const lastDay = new Date(Date.parse(`${today}T12:00:00Z`) + 6 * 86400000).toISOString().slice(0, 10);
+  const refreshed = page.waitForResponse((r) => r.url().includes(`driver/day?date=${lastDay}`));
+  await page.evaluate(() => window.dispatchEvent(new Event('online')));
+  await refreshed;
+  await sleep(1000);
+  check(await cardBefore.evaluate((el) => el.isConnected), 'a refresh that changed nothing replaced the route card');
+  step('a refresh keeps the unchanged cards');
+
   // Installable: the manifest as Chromium reads it, a service worker in control of the app.
   const cdp = await context.newCDPSession(page);
   const { url: manifestUrl, errors: manifestErrors, data: manifestText } = await cdp.send('Page.getAppManifest');

@@ -4,7 +4,7 @@
 
 import { ApiError, Offline, call, credential, isCredential, setCredential } from './api.js';
 import { cache, outbox as box } from './db.js';
-import { h } from './html.js';
+import { h, patch } from './html.js';
 import { LABELS, discard, kick, refresh } from './outbox.js';
 import { available as positionsAvailable, follow } from './position.js';
 import { changed, dismiss, mark, notice, onChange, setOnline, setRoute, state } from './state.js';
@@ -147,7 +147,7 @@ function chrome() {
   net.className = state.online ? 'online' : 'offline';
   $('who').textContent = state.me?.vehicle ? state.me.vehicle.name : '';
   $('sign-out').hidden = !credential();
-  $('notices').replaceChildren(...state.notices.map((n) => h('div', { class: `notice ${n.kind}`, role: n.kind === 'error' ? 'alert' : 'status' },
+  patch($('notices'), ...state.notices.map((n) => h('div', { 'data-notice': n.id, class: `notice ${n.kind}`, role: n.kind === 'error' ? 'alert' : 'status' },
     h('span', {}, n.text), h('button', { 'aria-label': `Dismiss: ${n.text}`, onclick: () => dismiss(n.id) }, '×'))));
   // Position batches leave every 30 s on their own; shown only when they wait (offline, or
   // longer than a send takes) or fail, so the panel does not flash in and shift the screen
@@ -158,7 +158,7 @@ function chrome() {
   const panel = $('outbox');
   panel.hidden = waiting.length === 0;
   $('outbox-count').textContent = `${waiting.length} action${waiting.length === 1 ? '' : 's'} waiting to be sent`;
-  $('outbox-list').replaceChildren(...waiting.map((a) => h('li', { class: a.state },
+  patch($('outbox-list'), ...waiting.map((a) => h('li', { 'data-seq': a.seq, class: a.state },
     `${a.label || LABELS[a.kind]} · ${new Date(a.time).toLocaleTimeString()}`,
     a.state === 'failed' ? [h('span', { class: 'error' }, ` — not accepted: ${a.error}`),
       h('button', { onclick: () => discard(a.seq), 'aria-label': `Discard: ${a.label || LABELS[a.kind]}` }, 'Discard')]

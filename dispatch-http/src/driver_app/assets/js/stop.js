@@ -2,7 +2,7 @@
 // per line item) or fail, a signature, photos and the depot's stop questionnaire. Every
 // action is queued (outbox.js) and shows at once.
 
-import { h } from './html.js';
+import { h, patch } from './html.js';
 import { enqueue } from './outbox.js';
 import { downscaleAll, photoInput, questionnaireForm, signaturePad } from './forms.js';
 import { flush } from './position.js';
@@ -170,7 +170,7 @@ export function stop(routeId, key) {
     const position = r.stops.indexOf(s) + 1;
     const st = stopStatus(s);
     const orders = s.orders || [];
-    info.replaceChildren(...[
+    patch(info, ...[
       h('h2', { id: 'stop-title' }, `Stop ${position}: ${s.address || '(no address)'}`),
       h('p', { role: 'status' }, `Status: ${st.text}`),
       h('dl', {},
@@ -190,7 +190,7 @@ export function stop(routeId, key) {
         },
       }, `Call ${s.phone}`)) : null,
       navigation(s)].filter(Boolean));
-    actions.replaceChildren(st.arrived ? h('p', {}, st.done ? 'This stop is finished.' : 'You are at this stop.')
+    patch(actions, st.arrived ? h('p', {}, st.done ? 'This stop is finished.' : 'You are at this stop.')
       : h('button', { class: 'primary', onclick: async () => queue('arrive', { body: await here() }) }, 'I have arrived'));
     forms.hidden = st.done && st.failed;
   }

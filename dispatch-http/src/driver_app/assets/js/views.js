@@ -2,7 +2,7 @@
 // Each screen is built once when shown and keeps its inputs; `update()` refreshes what the
 // service or the outbox changed.
 
-import { h } from './html.js';
+import { h, patch } from './html.js';
 import { enqueue } from './outbox.js';
 import { questionnaireForm } from './forms.js';
 import { changed, routesInOrder, state, stopKey } from './state.js';
@@ -42,10 +42,10 @@ export function routes() {
   const node = h('section', { 'aria-labelledby': 'routes-title' }, h('h2', { id: 'routes-title' }, 'Your routes'), list);
   function update() {
     const all = routesInOrder();
-    list.replaceChildren(...(all.length ? all.map((r) => {
+    patch(list, ...(all.length ? all.map((r) => {
       const stops = r.stops || [];
       const done = stops.filter((s) => stopStatus(s).done).length;
-      return h('li', {}, h('button', { class: 'card', onclick: () => go({ name: 'route', id: r.id }) },
+      return h('li', {}, h('button', { class: 'card', 'data-route': r.id, onclick: () => go({ name: 'route', id: r.id }) },
         h('strong', {}, `${day(r.date)}: ${r.name}`),
         h('span', {}, `${stops.length} stops, ${done} done · ${r.start_time}–${r.end_time}`),
         h('span', { class: 'muted' }, routeStatus(r).text)));
@@ -84,7 +84,7 @@ export function route(id) {
       return;
     }
     const status = routeStatus(r);
-    head.replaceChildren(h('h2', { id: 'route-title' }, `${r.name}`),
+    patch(head, h('h2', { id: 'route-title' }, `${r.name}`),
       h('p', {}, `${day(r.date)}, ${r.start_time}–${r.end_time} · ${status.text}`));
     const needsCheckin = form && !status.checkedIn;
     const want = status.started ? 'started' : needsCheckin ? 'checkin' : 'ready';
@@ -122,10 +122,11 @@ export function route(id) {
         start.replaceChildren();
       }
     }
-    list.replaceChildren(...(r.stops || []).map((s, i) => {
+    patch(list, ...(r.stops || []).map((s, i) => {
       const st = stopStatus(s);
       return h('li', { class: st.done ? 'done' : '' }, h('button', {
         class: 'card',
+        'data-stop': stopKey(s),
         'aria-label': `Stop ${i + 1}: ${s.address || 'no address'}, ${st.text}`,
         onclick: () => go({ name: 'stop', route: id, key: stopKey(s) }),
       }, h('strong', {}, `${i + 1}. ${s.address || '(no address)'}`),
@@ -133,7 +134,7 @@ export function route(id) {
       h('span', { class: 'muted' }, st.text)));
     }));
     const allDone = (r.stops || []).every((s) => stopStatus(s).done);
-    end.replaceChildren(...[status.started && !status.completed
+    patch(end, ...[status.started && !status.completed
       ? h('button', {
         class: 'primary', disabled: !allDone,
         onclick: async () => enqueue('finish', { route_id: id, label: 'End of the route', body: await here() }),
