@@ -13,6 +13,7 @@
 //! cargo run --release --example bench_solver -- --set solomon --time-limit 1 --threads 2 --objective distance
 //! cargo run --release --example bench_solver -- --set homberger --size 200 --sample 12 --time-limit 30
 //! cargo run --release --example bench_solver -- --smoke
+//! cargo run --release --example bench_solver -- --set homberger --size 400 --threads 1 --time-limit 60 --clock cpu
 //! cargo run --release --example bench_solver -- --instances-dir ../shared/instances --set homberger --size 600
 //! ```
 //!
@@ -52,6 +53,17 @@ enum StrategyArg {
     Population,
 }
 
+/// What the time limit counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ClockArg {
+    /// Wall-clock seconds: what a user waits; needs free cores to compare runs.
+    Wall,
+    /// CPU seconds of the process divided by the threads: a run's search is close to what it
+    /// gets in the same wall time on free cores, so variants can be screened on a busy machine
+    /// (caches and memory are still shared with the other load).
+    Cpu,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum ObjectiveArg {
     Distance,
@@ -78,6 +90,9 @@ struct Args {
     /// Wall-clock seconds per instance.
     #[arg(long, default_value_t = 10.0)]
     time_limit: f64,
+    /// What the time limit counts.
+    #[arg(long, value_enum, default_value = "wall")]
+    clock: ClockArg,
     /// Iteration budget per instance (deterministic runs).
     #[arg(long)]
     iterations: Option<u64>,
@@ -106,18 +121,83 @@ struct Args {
     smoke: bool,
 }
 
-/// A wall-clock deadline that also counts the search's iterations.
-struct Deadline(Instant, Duration, AtomicU64);
+/// A deadline on the wall clock or on the process's CPU time, that also counts the search's
+/// iterations.
+struct Deadline {
+    started: Instant,
+    limit: Duration,
+    iterations: AtomicU64,
+    /// With `--clock cpu`: the threads the CPU time is shared by, the process's CPU time at the
+    /// start, and the last reading with the wall time it was taken at (both in nanoseconds).
+    cpu: Option<CpuClock>,
+}
+
+/// The process's CPU time as the deadline reads it.
+struct CpuClock {
+    threads: u64,
+    start: u64,
+    read_at: AtomicU64,
+    used: AtomicU64,
+}
+
+/// Wall time between two readings of the CPU time: a system call per iteration would cost the
+/// search a few percent.
+const CPU_READ_EVERY: Duration = Duration::from_millis(5);
+
+/// CPU time (user and system) of every thread of the process, in nanoseconds.
+#[allow(unsafe_code)]
+fn process_cpu_nanos() -> u64 {
+    // SAFETY: getrusage writes the struct it is given and nothing else.
+    let usage = unsafe {
+        let mut usage = std::mem::zeroed::<libc::rusage>();
+        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        usage
+    };
+    let nanos = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1_000;
+    nanos(usage.ru_utime) + nanos(usage.ru_stime)
+}
+
+impl Deadline {
+    fn new(limit: Duration, clock: ClockArg, threads: usize) -> Deadline {
+        Deadline {
+            started: Instant::now(),
+            limit,
+            iterations: AtomicU64::new(0),
+            cpu: (clock == ClockArg::Cpu).then(|| CpuClock {
+                threads: threads.max(1) as u64,
+                start: process_cpu_nanos(),
+                read_at: AtomicU64::new(0),
+                used: AtomicU64::new(0),
+            }),
+        }
+    }
+
+    /// The time counted so far.
+    fn elapsed(&self) -> Duration {
+        let wall = self.started.elapsed();
+        let Some(cpu) = &self.cpu else {
+            return wall;
+        };
+        let now = wall.as_nanos() as u64;
+        let last = cpu.read_at.load(Ordering::Relaxed);
+        if now >= last + CPU_READ_EVERY.as_nanos() as u64 || last == 0 {
+            cpu.read_at.store(now.max(1), Ordering::Relaxed);
+            let used = process_cpu_nanos().saturating_sub(cpu.start) / cpu.threads;
+            cpu.used.store(used, Ordering::Relaxed);
+        }
+        Duration::from_nanos(cpu.used.load(Ordering::Relaxed))
+    }
+}
 
 impl Control for Deadline {
     fn should_stop(&self) -> bool {
-        self.0.elapsed() >= self.1
+        self.elapsed() >= self.limit
     }
     fn on_iterations(&self, total: u64) {
-        self.2.store(total, Ordering::Relaxed);
+        self.iterations.store(total, Ordering::Relaxed);
     }
     fn elapsed_fraction(&self) -> Option<f64> {
-        Some((self.0.elapsed().as_secs_f64() / self.1.as_secs_f64().max(1e-9)).min(1.0))
+        Some((self.elapsed().as_secs_f64() / self.limit.as_secs_f64().max(1e-9)).min(1.0))
     }
 }
 
@@ -237,11 +317,10 @@ fn run_one(path: &Path, args: &Args) -> Result<Row, String> {
         threads: args.threads,
         max_iterations: args.iterations,
     };
-    let started = Instant::now();
-    let control = Deadline(
-        started,
+    let control = Deadline::new(
         Duration::from_secs_f64(args.time_limit),
-        AtomicU64::new(0),
+        args.clock,
+        args.threads,
     );
     let strategy = match args.strategy {
         StrategyArg::Auto => Strategy::Auto,
@@ -249,8 +328,8 @@ fn run_one(path: &Path, args: &Args) -> Result<Row, String> {
         StrategyArg::Population => Strategy::Population,
     };
     let solution = solve_with(&inst.problem, &config, strategy, &control);
-    let time = started.elapsed().as_secs_f64();
-    let iterations = control.2.load(Ordering::Relaxed);
+    let time = control.elapsed().as_secs_f64();
+    let iterations = control.iterations.load(Ordering::Relaxed);
     let report = checker::check(&inst.problem, &solution);
     let exact = check_plane(&inst.problem, &solution, plane);
     let mut note: Vec<String> = report
@@ -379,12 +458,13 @@ fn main() -> Result<(), String> {
     }
     let header = "| instance   | veh |   distance |     DIMACS | BKS veh |   BKS dist | ref    |   gap % | time s |   iter/s | feasible |";
     let mut out = format!(
-        "commit {}{}; objective {:?}, convention {:?}, time limit {} s, iterations {:?}, threads {}, seed {}; load average at start {}\n\n{header}\n|---|---|---|---|---|---|---|---|---|---|---|\n",
+        "commit {}{}; objective {:?}, convention {:?}, time limit {} s ({:?} clock), iterations {:?}, threads {}, seed {}; load average at start {}\n\n{header}\n|---|---|---|---|---|---|---|---|---|---|---|\n",
         git(&["rev-parse", "--short", "HEAD"]),
         if git(&["status", "--porcelain", "--untracked-files=no"]).is_empty() { "" } else { " (dirty)" },
         args.objective,
         args.convention,
         args.time_limit,
+        args.clock,
         args.iterations,
         args.threads,
         args.seed,
