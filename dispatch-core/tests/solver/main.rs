@@ -13,6 +13,7 @@ mod placement_bound;
 mod population;
 mod precheck;
 mod properties;
+mod strategy;
 mod timetable;
 mod vroom_answers;
 mod vroom_keys;

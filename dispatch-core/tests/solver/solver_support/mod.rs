@@ -29,6 +29,15 @@ pub fn solomon(name: &str) -> Problem {
         .problem
 }
 
+/// A Gehring-Homberger instance of the repository (`instances/homberger/NAME.txt`, Solomon's
+/// format), distance objective.
+pub fn homberger(name: &str) -> Problem {
+    let text = read_text(&instances().join("homberger").join(format!("{name}.txt")));
+    formats::read(&text, Some(Format::Solomon), Objective::Distance)
+        .unwrap()
+        .problem
+}
+
 pub fn read_text(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }

@@ -1,0 +1,72 @@
+//! Which search `Strategy::Auto` runs by the problem's size: the population for distance-only
+//! problems without shipments or breaks of up to 1 000 tasks, the annealing beyond. Each
+//! strategy's routes are fixed by the seed and the budget, so Auto must give the routes of the
+//! one it picks; every solution passes the independent checker.
+
+use std::collections::BTreeSet;
+
+use crate::solver_support::homberger;
+use dispatch_core::solver::checker;
+use dispatch_core::solver::problem::Problem;
+use dispatch_core::solver::solution::Solution;
+use dispatch_core::solver::{solve_with, Config, Control, Strategy};
+
+struct Unlimited;
+
+impl Control for Unlimited {
+    fn should_stop(&self) -> bool {
+        false
+    }
+}
+
+fn solved(p: &Problem, strategy: Strategy, iterations: u64) -> Solution {
+    let config = Config {
+        seed: 7,
+        threads: 1,
+        max_iterations: Some(iterations),
+    };
+    let s = solve_with(p, &config, strategy, &Unlimited);
+    let report = checker::check(p, &s);
+    assert!(
+        report.is_feasible(),
+        "{strategy:?}: {:?}",
+        report.violations
+    );
+    assert!(s.unassigned.is_empty(), "{strategy:?}: {:?}", s.unassigned);
+    s
+}
+
+#[test]
+fn auto_takes_the_population_at_four_hundred_customers() {
+    let p = homberger("r1_4_1");
+    let auto = solved(&p, Strategy::Auto, 1_200);
+    assert!(
+        auto == solved(&p, Strategy::Population, 1_200),
+        "the population's routes"
+    );
+    assert!(
+        auto != solved(&p, Strategy::Annealing, 1_200),
+        "not the annealing's"
+    );
+}
+
+#[test]
+fn auto_keeps_the_annealing_beyond_a_thousand_tasks() {
+    let mut p = homberger("r1_10_1");
+    assert_eq!(p.jobs.len(), 1_000);
+    // One more customer, beside the first, with a new id.
+    let ids: BTreeSet<u64> = p.jobs.iter().map(|j| j.id).collect();
+    let mut extra = p.jobs[0].clone();
+    extra.id = ids.last().expect("jobs") + 1;
+    p.jobs.push(extra);
+    // Past the first child's education (400 iterations), where the two searches part.
+    let auto = solved(&p, Strategy::Auto, 1_000);
+    assert!(
+        auto == solved(&p, Strategy::Annealing, 1_000),
+        "the annealing's routes"
+    );
+    assert!(
+        auto != solved(&p, Strategy::Population, 1_000),
+        "not the population's"
+    );
+}
