@@ -2,7 +2,8 @@
 //!
 //! - Parameters are [`Val`]s encoded for the type PostgreSQL inferred for the placeholder (an
 //!   integer bound to a `BOOLEAN` column is a boolean, to a `TEXT` one its decimal text), the
-//!   way SQLite's dynamic typing accepted them.
+//!   way SQLite's dynamic typing accepted them; a [`Val::List`] is an array of its element
+//!   type, each element encoded alike.
 //! - Columns are read into [`Val`]s (`count(*)` into an integer, `JSONB` into its text).
 //! - Placeholders are SQLite's: `?N` and bare `?` (numbered after the largest so far) are
 //!   rewritten to `$N` once per statement, which is then prepared and cached per connection.
@@ -20,7 +21,7 @@ use dispatch_store_sql::sql::{
     Connection as SqlConnection, Dialect, Error, Params, RawRow, Result, Row,
     Statement as SqlStatement, Val,
 };
-use postgres::types::{FromSql as PgFromSql, IsNull, ToSql as PgToSql, Type};
+use postgres::types::{FromSql as PgFromSql, IsNull, Kind, ToSql as PgToSql, Type};
 
 /// Statements kept prepared per connection before the cache is emptied (dynamic SQL varies).
 const STATEMENT_CACHE: usize = 512;
@@ -57,6 +58,10 @@ impl PgToSql for Bind<'_> {
             (Val::Bool(b), t) if *t == Type::BOOL => b.to_sql(ty, out)?,
             (Val::Bool(b), t) if *t == Type::INT8 => i64::from(*b).to_sql(ty, out)?,
             (Val::Bool(b), t) if *t == Type::INT4 => i32::from(*b).to_sql(ty, out)?,
+            // Each element encoded for the array's element type, as a parameter of it would be.
+            (Val::List(items), t) if matches!(t.kind(), Kind::Array(_)) => {
+                items.iter().map(Bind).collect::<Vec<_>>().to_sql(ty, out)?
+            }
             (v, t) => return Err(format!("cannot bind {v:?} as {t}").into()),
         };
         Ok(IsNull::No)

@@ -32,6 +32,11 @@ struct Bind<'a>(&'a Val);
 impl rusqlite::ToSql for Bind<'_> {
     fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
         Ok(ToSqlOutput::Borrowed(match self.0 {
+            Val::List(_) => {
+                return Err(rusqlite::Error::ToSqlConversionFailure(
+                    "SQLite binds no arrays".into(),
+                ))
+            }
             Val::Null => ValueRef::Null,
             Val::Int(i) => ValueRef::Integer(*i),
             Val::Real(f) => ValueRef::Real(*f),

@@ -220,6 +220,59 @@ fn a_post_of_a_hundred_stored_orders_reads_them_with_their_line_items_in_one_sta
     assert_eq!(found.order.line_items.len(), 1);
 }
 
+/// The multi-row writes bind one array a column (`unnest`): a statement's text does not
+/// depend on how many rows it writes, so a batch of any size reuses the statements an earlier
+/// batch of another size prepared (each preparation would be a round trip more): new orders,
+/// stored ones, and stored ones whose line items are replaced (removed, inserted) or kept.
+#[test]
+fn batches_of_any_size_reuse_the_statements_prepared_for_another_size() {
+    let url = crate::store::cluster().create_database().unwrap();
+    // One connection, so the statements prepared by the first posts are those the next reuse.
+    let store = PostgresStore::open_with_pool_size(&url, 1).unwrap();
+    let scope = depot(&store);
+    let geo = InMemoryGazetteer::new();
+    let post = |from: usize, n: usize, product: &str, t: i64| {
+        let batch = (from..from + n)
+            .map(|i| order(&format!("S-{i:04}"), product))
+            .collect();
+        let before = store.round_trips();
+        upsert_batch(&store, &geo, scope, batch, at(t), &()).unwrap();
+        store.round_trips() - before
+    };
+    post(0, 100, "P1", 1);
+    let new = post(100, 100, "P1", 2);
+    assert_eq!(post(200, 37, "P1", 3), new, "37 new orders after 100");
+    post(0, 100, "P1", 4);
+    let kept = post(0, 100, "P1", 5);
+    assert_eq!(post(0, 63, "P1", 6), kept, "63 stored orders after 100");
+    post(0, 100, "P2", 7);
+    let replaced = post(0, 100, "P3", 8);
+    assert_eq!(
+        post(0, 11, "P4", 9),
+        replaced,
+        "11 stored orders with new line items after 100"
+    );
+    let s: &dyn Store = &store;
+    for (number, product, updated) in [
+        ("S-0005", "P4", 9),
+        ("S-0050", "P3", 8),
+        ("S-0236", "P1", 3),
+    ] {
+        let found = s
+            .read(|tx| tx.find_order_by_number(scope, number))
+            .unwrap()
+            .unwrap();
+        assert_eq!(found.order.updated, at(updated), "{number}");
+        let codes: Vec<&str> = found
+            .order
+            .line_items
+            .iter()
+            .map(|i| i.product_code.as_str())
+            .collect();
+        assert_eq!(codes, [product], "{number}");
+    }
+}
+
 /// The line items read with their orders in one statement (aggregated as JSON) are the ones
 /// read on their own, texts and numbers exactly as stored.
 #[test]

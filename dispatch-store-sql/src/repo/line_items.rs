@@ -11,14 +11,14 @@ use dispatch_core::model::line_item::LineItem;
 use dispatch_core::model::order_value::{Money, UnitPrice};
 use dispatch_core::ports::store::StoreError;
 
-use super::order_batch::{each_of_json_array, in_json_array, in_statements, value_rows};
+use super::order_batch::{columns, each_of_json_array, in_json_array, in_statements, unnest};
 use super::order_codec as codec;
 use super::order_rows::ITEM_WRITTEN;
 use super::{Db, Sql};
 
-/// The written columns of a line item after its id, in [`item_values`] order, with their
-/// PostgreSQL types (which a `VALUES` list in a `FROM` clause cannot infer).
-const ITEM_TYPES: [&str; 12] = [
+/// The PostgreSQL types of the written columns of a line item after its id, in
+/// [`item_values`] order (the arrays of a multi-row statement, [`unnest`]).
+pub(super) const ITEM_TYPES: [&str; 12] = [
     "bigint", "bigint", "text", "text", "bigint", "bigint", "bigint", "float8", "text", "text",
     "text", "text",
 ];
@@ -156,7 +156,7 @@ impl<C: Connection> Db<C> {
         in_statements(
             &fresh,
             |&(order_id, position, item)| Ok(Vec::from(item_values(order_id, position, item))),
-            |chunk, values| self.insert_line_item_rows(chunk.len(), values),
+            |_, values| self.insert_line_item_rows(values),
         )
     }
 
@@ -225,25 +225,24 @@ impl<C: Connection> Db<C> {
     }
 
     /// Overwrites `rows` stored line items (`values`: each one's id, then its columns) in one
-    /// statement (`UPDATE ... FROM (VALUES ...)`).
+    /// statement (`UPDATE ... FROM unnest(...)`, one array a column).
     fn update_line_item_rows(&self, rows: usize, values: Vec<Val>) -> Result<(), StoreError> {
         let mut types = vec!["bigint"];
         types.extend(ITEM_TYPES);
         let sql = format!(
-            "WITH v(id, {ITEM_WRITTEN}) AS (VALUES {}) \
-             UPDATE order_line_items SET order_id = v.order_id, position = v.position, \
+            "UPDATE order_line_items SET order_id = v.order_id, position = v.position, \
              product_code = v.product_code, product_name = v.product_name, quantity = v.quantity, \
              unit_price_micros = v.unit_price_micros, manual_value_cents = v.manual_value_cents, \
              quantity_outstanding = v.quantity_outstanding, status = v.status, date = v.date, \
              capacities = v.capacities, custom_fields = v.custom_fields \
-             FROM v WHERE order_line_items.id = v.id",
-            value_rows(rows, &types, C::DIALECT == Dialect::Postgres)
+             FROM {} AS v(id, {ITEM_WRITTEN}) WHERE order_line_items.id = v.id",
+            unnest(1, &types)
         );
         let changed = self
             .0
             .prepare_cached(&sql)
             .st()?
-            .execute(params_from_iter(values))
+            .execute(columns(values, types.len()))
             .st()?;
         if changed != rows {
             return Err(StoreError::Backend(format!(
@@ -253,17 +252,18 @@ impl<C: Connection> Db<C> {
         Ok(())
     }
 
-    /// Inserts `rows` new line items (`values`: each one's columns; the identity column gives
-    /// their ids) in one statement (PostgreSQL).
-    fn insert_line_item_rows(&self, rows: usize, values: Vec<Val>) -> Result<(), StoreError> {
+    /// Inserts new line items (`values`: each one's columns; the identity column gives their
+    /// ids, in their order) in one statement (PostgreSQL).
+    fn insert_line_item_rows(&self, values: Vec<Val>) -> Result<(), StoreError> {
         let sql = format!(
-            "INSERT INTO order_line_items ({ITEM_WRITTEN}) VALUES {}",
-            value_rows(rows, &ITEM_TYPES, false)
+            "INSERT INTO order_line_items ({ITEM_WRITTEN}) SELECT {ITEM_WRITTEN} \
+             FROM {} WITH ORDINALITY AS v({ITEM_WRITTEN}, n) ORDER BY n",
+            unnest(1, &ITEM_TYPES)
         );
         self.0
             .prepare_cached(&sql)
             .st()?
-            .execute(params_from_iter(values))
+            .execute(columns(values, ITEM_TYPES.len()))
             .st()?;
         Ok(())
     }

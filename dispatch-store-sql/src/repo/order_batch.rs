@@ -15,6 +15,7 @@ use dispatch_core::ports::store::{NumberedOrder, StoreError, StoredSizes};
 use dispatch_core::status::Status;
 use dispatch_core::time::Date;
 
+use super::line_items::{item_values, ITEM_TYPES};
 use super::order_codec as codec;
 use super::order_rows::{
     corrupt, decode, decode_item, item_row, order_row, OrderRow, COLUMNS, ITEM_COLUMNS,
@@ -22,8 +23,8 @@ use super::order_rows::{
 };
 use super::{Db, Sql};
 
-/// Rows per multi-row statement: 22 parameters an order row, well under PostgreSQL's 65 535
-/// and SQLite's 32 766.
+/// Rows per multi-row statement (PostgreSQL), beside the bound on their text
+/// ([`TEXT_PER_STATEMENT`]).
 const ROWS_PER_STATEMENT: usize = 500;
 
 /// Membership in the JSON array bound at parameter `?param` (texts, or integers with
@@ -56,27 +57,29 @@ pub(super) fn each_of_json_array(param: usize, integers: bool, lookup: &str) -> 
     )
 }
 
-/// `(?1, ?2, ...), (...)`: `rows` rows of numbered parameters, one a column of `types`; with
-/// `cast`, each parameter is cast to its column's PostgreSQL type (a `VALUES` list that does
-/// not feed an INSERT types nothing itself).
-pub(super) fn value_rows(rows: usize, types: &[&str], cast: bool) -> String {
-    let mut sql = String::with_capacity(rows * types.len() * if cast { 14 } else { 6 });
-    for row in 0..rows {
-        sql.push_str(if row == 0 { "(" } else { ", (" });
-        for (c, ty) in types.iter().enumerate() {
-            if c > 0 {
-                sql.push_str(", ");
-            }
-            sql.push('?');
-            sql.push_str(&(row * types.len() + c + 1).to_string());
-            if cast {
-                sql.push_str("::");
-                sql.push_str(ty);
-            }
-        }
-        sql.push(')');
+/// `unnest(?{first}::{type}[], ...)`: the rows of a multi-row statement (PostgreSQL) as one
+/// array parameter per column of `types`, numbered from `first`, bound as [`columns`] makes
+/// them. One statement text for any number of rows (prepared once per connection, where a
+/// `VALUES` list of one parameter a value was a text, a preparation and a plan per row count),
+/// and one parameter a column for both sides to encode and receive.
+pub(super) fn unnest(first: usize, types: &[&str]) -> String {
+    let arrays: Vec<String> = types
+        .iter()
+        .enumerate()
+        .map(|(c, ty)| format!("?{}::{ty}[]", first + c))
+        .collect();
+    format!("unnest({})", arrays.join(", "))
+}
+
+/// `values`, rows of `width` values each in row order, as one array per column ([`Val::List`]),
+/// the parameters of an [`unnest`]: the values are moved, not copied.
+pub(super) fn columns(values: Vec<Val>, width: usize) -> Vec<Val> {
+    let rows = values.len() / width;
+    let mut columns: Vec<Vec<Val>> = (0..width).map(|_| Vec::with_capacity(rows)).collect();
+    for (i, value) in values.into_iter().enumerate() {
+        columns[i % width].push(value);
     }
-    sql
+    columns.into_iter().map(Val::List).collect()
 }
 
 /// The order columns written by insert and update, [`ORDER_TYPES`] order.
@@ -87,6 +90,14 @@ const ORDER_TYPES: [&str; 20] = [
     "text", "text", "text", "text", "bigint", "text", "text", "text", "text", "text", "float8",
     "bigint", "text", "bigint", "text", "text", "text", "text", "bigint", "bigint",
 ];
+
+/// `before`, [`ORDER_TYPES`], then `after`: the types of a statement's order rows.
+fn order_types<'a>(before: &[&'a str], after: &[&'a str]) -> Vec<&'a str> {
+    let mut types = before.to_vec();
+    types.extend(ORDER_TYPES);
+    types.extend(after);
+    types
+}
 
 /// The line items of the order aliased `o`, in position order, as one JSON array of
 /// [`ITEM_COLUMNS`] arrays (null when it has none): a column beside the order's row, so that
@@ -120,72 +131,39 @@ fn stored_sizes_from(depot: usize, numbers: usize) -> String {
     )
 }
 
-/// A new line item of a new order, as [`new_items_from_json`] reads it: the order by its
-/// number (the statement inserting the order gives its id), then [`ITEM_WRITTEN`] after
-/// `order_id`.
-#[derive(serde::Serialize)]
-struct NewItem<'a> {
-    order_number: &'a str,
-    position: usize,
-    product_code: &'a str,
-    product_name: &'a str,
-    quantity: i64,
-    unit_price_micros: Option<i64>,
-    manual_value_cents: Option<i64>,
-    quantity_outstanding: Option<f64>,
-    status: &'a str,
-    date: Option<String>,
-    capacities: String,
-    custom_fields: String,
-}
-
-/// The line items of a new order, `order_number`, as the members of [`new_items_from_json`]'s
-/// array (comma-separated objects, no brackets; empty without items). Every item must be new
+/// The line items of a new order, `order_number`, as [`new_items`] reads them, one after the
+/// other in one list (empty without items): each its order's number (the statement inserting
+/// the order gives its id), then [`ITEM_WRITTEN`] after `order_id`. Every item must be new
 /// (id 0): the statement gives each a new id.
-fn new_items_json(order_number: &str, items: &[LineItem]) -> String {
-    let mut json = String::new();
+fn new_item_rows(order_number: &str, items: &[LineItem]) -> Val {
+    let mut rows = Vec::with_capacity(items.len() * ITEM_TYPES.len());
     for (position, item) in items.iter().enumerate() {
-        if position > 0 {
-            json.push(',');
-        }
-        let row = NewItem {
-            order_number,
-            position,
-            product_code: &item.product_code,
-            product_name: &item.product_name,
-            quantity: item.quantity,
-            unit_price_micros: item.unit_price.map(UnitPrice::micros),
-            manual_value_cents: item.manual_value.map(Money::cents),
-            quantity_outstanding: item.quantity_outstanding,
-            status: item.status.as_str(),
-            date: item.date.map(|d| d.to_string()),
-            capacities: codec::capacities(&item.capacities),
-            custom_fields: codec::custom_fields(&item.custom_fields),
-        };
-        json.push_str(&serde_json::to_string(&row).expect("line items encode"));
+        let [_, rest @ ..] = item_values(0, position, item);
+        rows.push(order_number.to_val());
+        rows.extend(rest);
     }
-    json
+    Val::List(rows)
 }
 
 /// Inserts the line items of new orders inserted by the same statement (PostgreSQL): a
 /// data-modifying `WITH` clause after the one named `o` that inserted the orders (`RETURNING
-/// id, order_number`), the items in one JSON array bound at `?{param}` ([`new_items_json`]),
-/// in their order (the identity column numbers them as before, by order and position). The
-/// foreign key on the order is checked at the statement's end, when the orders are there.
-fn new_items_from_json(param: usize) -> String {
+/// id, order_number`), the items as the arrays of [`new_item_rows`] bound from `?{first}`
+/// on, in their order (the identity column numbers them as before, by order and position).
+/// The foreign key on the order is checked at the statement's end, when the orders are there.
+fn new_items(first: usize) -> String {
+    let mut types = vec!["text"];
+    types.extend(&ITEM_TYPES[1..]);
     format!(
         "i AS (INSERT INTO order_line_items ({ITEM_WRITTEN}) \
          SELECT o.id, v.position, v.product_code, v.product_name, v.quantity, \
          v.unit_price_micros, v.manual_value_cents, v.quantity_outstanding, v.status, v.date, \
          v.capacities, v.custom_fields \
-         FROM ROWS FROM (json_to_recordset(?{param}::json) AS (order_number text, \
-         position bigint, product_code text, product_name text, quantity bigint, \
-         unit_price_micros bigint, manual_value_cents bigint, quantity_outstanding float8, \
-         status text, date text, capacities text, custom_fields text)) WITH ORDINALITY \
+         FROM {} WITH ORDINALITY \
          AS v(order_number, position, product_code, product_name, quantity, \
          unit_price_micros, manual_value_cents, quantity_outstanding, status, date, \
          capacities, custom_fields, n) \
-         JOIN o ON o.order_number = v.order_number ORDER BY v.n)"
+         JOIN o ON o.order_number = v.order_number ORDER BY v.n)",
+        unnest(first, &types)
     )
 }
 
@@ -512,15 +490,14 @@ impl<C: Connection> Db<C> {
                 in_statements(
                     orders,
                     |o| {
-                        let mut row = Vec::with_capacity(ORDER_TYPES.len() + 3);
-                        row.push(scope.depot_id.to_val());
+                        let mut row = Vec::with_capacity(ORDER_TYPES.len() + 2);
                         row.extend(order_values(o));
                         row.push(o.created.millis().to_val());
-                        row.push(Val::Text(new_items_json(&o.order_number, &o.line_items)));
+                        row.push(new_item_rows(&o.order_number, &o.line_items));
                         Ok(row)
                     },
                     |chunk, values| {
-                        ids.extend(self.insert_orders_with_items(chunk, values)?);
+                        ids.extend(self.insert_orders_with_items(scope, chunk, values)?);
                         Ok(())
                     },
                 )?;
@@ -529,14 +506,13 @@ impl<C: Connection> Db<C> {
             Dialect::Postgres => in_statements(
                 orders,
                 |o| {
-                    let mut row = Vec::with_capacity(ORDER_TYPES.len() + 2);
-                    row.push(scope.depot_id.to_val());
+                    let mut row = Vec::with_capacity(ORDER_TYPES.len() + 1);
                     row.extend(order_values(o));
                     row.push(o.created.millis().to_val());
                     Ok(row)
                 },
                 |chunk, values| {
-                    ids.extend(self.insert_order_rows(chunk, values)?);
+                    ids.extend(self.insert_order_rows(scope, chunk, values)?);
                     Ok(())
                 },
             )?,
@@ -550,61 +526,52 @@ impl<C: Connection> Db<C> {
         Ok(ids)
     }
 
-    /// Inserts several new orders and their line items (`values`: each order's row, then its
-    /// items as [`new_items_json`] wrote them) in one statement (PostgreSQL); returns their
-    /// ids in order.
+    /// Inserts several new orders of the depot and their line items (`values`: each order's
+    /// [`ORDER_WRITTEN`] and creation time, then its items as [`new_item_rows`] listed them)
+    /// in one statement (PostgreSQL); returns their ids in order.
     fn insert_orders_with_items(
         &self,
+        scope: DepotScope,
         orders: &[Order],
         values: Vec<Val>,
     ) -> Result<Vec<i64>, StoreError> {
         let width = ORDER_TYPES.len() + 2;
-        let mut rows = Vec::with_capacity(orders.len() * width + 1);
-        let mut items = String::from("[");
+        let (mut rows, mut items) = (Vec::with_capacity(orders.len() * width), Vec::new());
         for (i, value) in values.into_iter().enumerate() {
-            if i % (width + 1) < width {
-                rows.push(value);
-                continue;
-            }
-            if let Val::Text(json) = value {
-                if !json.is_empty() {
-                    if items.len() > 1 {
-                        items.push(',');
-                    }
-                    items.push_str(&json);
-                }
+            match value {
+                Val::List(listed) if i % width == width - 1 => items.extend(listed),
+                value => rows.push(value),
             }
         }
-        items.push(']');
-        let mut types = vec!["bigint"];
-        types.extend(ORDER_TYPES);
-        types.push("bigint");
         let sql = format!(
-            "WITH o AS (INSERT INTO orders (depot_id, {ORDER_WRITTEN}, created) VALUES {} \
-             RETURNING id, order_number), {} SELECT id, order_number FROM o",
-            value_rows(orders.len(), &types, false),
-            new_items_from_json(rows.len() + 1),
+            "WITH o AS (INSERT INTO orders (depot_id, {ORDER_WRITTEN}, created) \
+             SELECT ?1::bigint, * FROM {} RETURNING id, order_number), {} \
+             SELECT id, order_number FROM o",
+            unnest(2, &order_types(&[], &["bigint"])),
+            new_items(ORDER_TYPES.len() + 3),
         );
-        rows.push(Val::Text(items));
-        self.returned_ids(orders, &sql, rows)
+        let mut params = vec![scope.depot_id.to_val()];
+        params.extend(columns(rows, width - 1));
+        params.extend(columns(items, ITEM_TYPES.len()));
+        self.returned_ids(orders, &sql, params)
     }
 
-    /// Inserts the rows of several new orders (`values`, theirs in order) in one statement;
-    /// returns their ids in order.
+    /// Inserts the rows of several new orders of the depot (`values`: each order's
+    /// [`ORDER_WRITTEN`] and creation time) in one statement; returns their ids in order.
     fn insert_order_rows(
         &self,
+        scope: DepotScope,
         orders: &[Order],
         values: Vec<Val>,
     ) -> Result<Vec<i64>, StoreError> {
-        let mut types = vec!["bigint"];
-        types.extend(ORDER_TYPES);
-        types.push("bigint");
         let sql = format!(
-            "INSERT INTO orders (depot_id, {ORDER_WRITTEN}, created) VALUES {} \
-             RETURNING id, order_number",
-            value_rows(orders.len(), &types, false)
+            "INSERT INTO orders (depot_id, {ORDER_WRITTEN}, created) \
+             SELECT ?1::bigint, * FROM {} RETURNING id, order_number",
+            unnest(2, &order_types(&[], &["bigint"]))
         );
-        self.returned_ids(orders, &sql, values)
+        let mut params = vec![scope.depot_id.to_val()];
+        params.extend(columns(values, ORDER_TYPES.len() + 1));
+        self.returned_ids(orders, &sql, params)
     }
 
     /// Runs `sql`, which returns the id and number of each of `orders` it inserted; returns
@@ -636,7 +603,7 @@ impl<C: Connection> Db<C> {
     /// Overwrites stored orders of the depot with their line items: SQLite one row at a time
     /// (as it inserts: a multi-row UPDATE keeps a statement journal and a copy of its
     /// `VALUES`, several times the text it writes), PostgreSQL with one `UPDATE ... FROM
-    /// (VALUES ...)` per [`in_statements`] run; then their line items together. A slice
+    /// unnest(...)` per [`in_statements`] run; then their line items together. A slice
     /// naming an order twice is written one order at a time, in turn (the last write of it
     /// wins, as with one call per order).
     pub(super) fn update_stored_orders(
@@ -738,7 +705,8 @@ impl<C: Connection> Db<C> {
     }
 
     /// Overwrites the rows of `rows` stored orders (`values`: each one's id and depot, then its
-    /// [`ORDER_WRITTEN`]) in one statement and restores deleted ones; an order whose
+    /// [`ORDER_WRITTEN`]) in one statement (one array a column, [`unnest`]) and restores
+    /// deleted ones; an order whose
     /// `exchange_reference` is `None` leaves its exchange pair. The depot travels with each
     /// row, not as one parameter: a row is then found by its id (the primary key) and its
     /// depot checked, where a parameter would let the planner read the depot's rows through
@@ -751,11 +719,8 @@ impl<C: Connection> Db<C> {
         rows: usize,
         values: Vec<Val>,
     ) -> Result<Vec<(i64, i64)>, StoreError> {
-        let mut types = vec!["bigint", "bigint"];
-        types.extend(ORDER_TYPES);
         let sql = format!(
-            "WITH v(id, depot_id, {ORDER_WRITTEN}) AS (VALUES {}) \
-             UPDATE orders SET order_number = v.order_number, type = v.type, status = v.status, \
+            "UPDATE orders SET order_number = v.order_number, type = v.type, status = v.status, \
              priority = v.priority, customer_id = v.customer_id, delivery = v.delivery, \
              pickup = v.pickup, delivery_date = v.delivery_date, time_windows = v.time_windows, \
              exchange_reference = v.exchange_reference, \
@@ -763,13 +728,14 @@ impl<C: Connection> Db<C> {
              parts = v.parts, vehicle_id = v.vehicle_id, emails = v.emails, \
              third_party_id = v.third_party_id, tags = v.tags, skills = v.skills, \
              capacities = v.capacities, custom_fields = v.custom_fields, \
-             order_value_cents = v.order_value_cents, updated = v.updated, deleted = {} \
-             FROM v WHERE orders.id = v.id AND orders.depot_id = v.depot_id \
+             order_value_cents = v.order_value_cents, updated = v.updated, deleted = FALSE \
+             FROM {} AS v(id, depot_id, {ORDER_WRITTEN}) \
+             WHERE orders.id = v.id AND orders.depot_id = v.depot_id \
              RETURNING orders.id, (SELECT string_agg(i.id::text, ',') FROM order_line_items i \
              WHERE i.order_id = orders.id)",
-            value_rows(rows, &types, C::DIALECT == Dialect::Postgres),
-            C::DIALECT.pick("0", "FALSE"),
+            unnest(1, &order_types(&["bigint", "bigint"], &[])),
         );
+        let values = columns(values, ORDER_TYPES.len() + 2);
         let mut q = self.0.prepare_cached(&sql).st()?;
         let (mut changed, mut stored) = (0, Vec::new());
         for row in q
@@ -797,6 +763,19 @@ impl<C: Connection> Db<C> {
     }
 }
 
+/// Bytes of text and blobs in `values`, lists' elements included.
+fn text_size(values: &[Val]) -> usize {
+    values
+        .iter()
+        .map(|v| match v {
+            Val::Text(s) => s.len(),
+            Val::Blob(b) => b.len(),
+            Val::List(l) => text_size(l),
+            _ => 0,
+        })
+        .sum()
+}
+
 /// Bytes of text a statement may bind beyond its first row: enough for hundreds of ordinary
 /// orders, while a batch of orders carrying the largest notes is split into statements
 /// whose parameters (copied by the driver into its message) stay a small part of the batch.
@@ -815,14 +794,7 @@ pub(super) fn in_statements<T>(
     let (mut start, mut text, mut values) = (0, 0, Vec::new());
     for (i, item) in items.iter().enumerate() {
         let row = row(item)?;
-        let size: usize = row
-            .iter()
-            .map(|v| match v {
-                Val::Text(s) => s.len(),
-                Val::Blob(b) => b.len(),
-                _ => 0,
-            })
-            .sum();
+        let size = text_size(&row);
         if i > start && (i - start == ROWS_PER_STATEMENT || text + size > TEXT_PER_STATEMENT) {
             write(&items[start..i], std::mem::take(&mut values))?;
             (start, text) = (i, 0);

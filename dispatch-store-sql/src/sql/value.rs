@@ -17,6 +17,9 @@ pub enum Val {
     Blob(Vec<u8>),
     /// A boolean (SQLite stores it as the integer 0 or 1).
     Bool(bool),
+    /// A PostgreSQL array of these values, one element a row of a multi-row statement that
+    /// reads its parameters with `unnest` (SQLite binds no arrays).
+    List(Vec<Val>),
 }
 
 /// A value that can be bound as a parameter.
