@@ -58,7 +58,7 @@ pub fn validate_customer(
     let mut out = CustomerChanges::default();
     match (input.account, write) {
         (Some(Some(account)), _) => {
-            check_len(&mut errs, key_path(&["account"]), &account, 1, 100);
+            check_len(&mut errs, || key_path(&["account"]), &account, 1, 100);
             out.account = Some(account);
         }
         (None, CustomerWrite::Update) => {}
@@ -73,25 +73,25 @@ pub fn validate_customer(
     out.phone = text(&mut errs, "phone", input.phone, 30);
     out.notes = text(&mut errs, "notes", input.notes, 40_000);
     if let Some(Some(email)) = &input.email {
-        check_email(&mut errs, key_path(&["email"]), email);
+        check_email(&mut errs, || key_path(&["email"]), email);
     }
     out.email = input.email;
     check_coordinates(
         &mut errs,
-        (key_path(&["lat"]), input.lat.flatten()),
-        (key_path(&["lng"]), input.lng.flatten()),
+        (|| key_path(&["lat"]), input.lat.flatten()),
+        (|| key_path(&["lng"]), input.lng.flatten()),
     );
     out.lat = input.lat;
     out.lng = input.lng;
     // Minutes as a `number` (the spec's type), so fractions are allowed.
     if let Some(Some(minutes)) = input.duration {
-        check_range(&mut errs, key_path(&["duration"]), minutes, 1.0, 9999.0);
+        check_range(&mut errs, || key_path(&["duration"]), minutes, 1.0, 9999.0);
     }
     out.duration = input.duration;
     if let Some(caps) = &input.capacities {
         for (i, cap) in caps.iter().enumerate() {
             match cap.capacity {
-                Some(v) => check_range(&mut errs, cap_path(i), v, 0.0, f64::MAX),
+                Some(v) => check_range(&mut errs, || cap_path(i), v, 0.0, f64::MAX),
                 None => errs.push(required(cap_path(i), "number")),
             }
         }
@@ -123,7 +123,7 @@ fn cap_path(i: usize) -> Vec<crate::error::PathSegment> {
 
 fn text(errs: &mut ValidationErrors, key: &str, value: Sent<String>, max: usize) -> Sent<String> {
     if let Some(Some(v)) = &value {
-        check_len(errs, key_path(&[key]), v, 0, max);
+        check_len(errs, || key_path(&[key]), v, 0, max);
     }
     value
 }
@@ -150,14 +150,14 @@ fn time_windows(
             p
         };
         let from = match &w.from {
-            Some(s) => parse_time(errs, at("from"), s),
+            Some(s) => parse_time(errs, || at("from"), s),
             None => {
                 errs.push(required(at("from"), "time of day HH:mm"));
                 None
             }
         };
         let to = match (&w.to, write) {
-            (Some(s), _) => parse_time(errs, at("to"), s),
+            (Some(s), _) => parse_time(errs, || at("to"), s),
             (None, CustomerWrite::Upsert) => None,
             (None, CustomerWrite::Update) => {
                 errs.push(required(at("to"), "time of day HH:mm"));

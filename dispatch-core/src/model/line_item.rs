@@ -89,17 +89,29 @@ pub fn validate_line_item(
         p
     };
     match &item.product_code {
-        Some(code) => check_len(errs, path("product_code"), code, 1, MAX_PRODUCT_CODE_CHARS),
+        Some(code) => check_len(
+            errs,
+            || path("product_code"),
+            code,
+            1,
+            MAX_PRODUCT_CODE_CHARS,
+        ),
         None => errs.push(required(
             path("product_code"),
             "string of at most 20 characters",
         )),
     }
     if let Some(name) = &item.product_name {
-        check_len(errs, path("product_name"), name, 0, MAX_PRODUCT_NAME_CHARS);
+        check_len(
+            errs,
+            || path("product_name"),
+            name,
+            0,
+            MAX_PRODUCT_NAME_CHARS,
+        );
     }
     if let Some(q) = item.product_quantity {
-        check_whole(errs, path("product_quantity"), q);
+        check_whole(errs, || path("product_quantity"), q);
     }
     if let Some(Some(p)) = item.product_unit_price {
         if let Err(e) = UnitPrice::parse(p) {
@@ -112,7 +124,7 @@ pub fn validate_line_item(
         }
     }
     if let Some(Some(q)) = item.quantity_outstanding {
-        check_range(errs, path("quantity_outstanding"), q, 0.0, f64::MAX);
+        check_range(errs, || path("quantity_outstanding"), q, 0.0, f64::MAX);
     }
     if let Some(s) = &item.status {
         if let Err(e) = statuses.resolve_settable(s) {
@@ -137,12 +149,15 @@ pub fn validate_line_item(
         }
     }
     for (i, cap) in item.capacities.iter().flatten().enumerate() {
-        let mut p = path("capacities");
-        p.push(i.into());
-        p.push("capacity".into());
+        let p = || {
+            let mut p = path("capacities");
+            p.push(i.into());
+            p.push("capacity".into());
+            p
+        };
         match cap.capacity {
             Some(v) => check_range(errs, p, v, 0.0, f64::MAX),
-            None => errs.push(required(p, "number")),
+            None => errs.push(required(p(), "number")),
         }
     }
     for (i, f) in item.custom_fields.iter().flatten().enumerate() {
@@ -155,11 +170,11 @@ pub fn validate_line_item(
     }
 }
 
-fn check_whole(errs: &mut ValidationErrors, path: Vec<PathSegment>, q: f64) {
+fn check_whole(errs: &mut ValidationErrors, path: impl FnOnce() -> Vec<PathSegment>, q: f64) {
     if q.fract() != 0.0 || !q.is_finite() {
         errs.push(ValidationIssue::new(
             IssueCode::InvalidType,
-            path,
+            path(),
             "integer",
             q.to_string(),
             "product_quantity must be an integer",

@@ -196,16 +196,19 @@ pub fn custom(
     ValidationIssue::new(IssueCode::Custom, path, expected, received, message)
 }
 
-/// Checks a string's length in characters against `min..=max`.
+/// Checks a string's length in characters against `min..=max`. Like every `check_` helper
+/// here, it takes the field's path as a closure, called only when there is an issue to
+/// report: a batch of valid orders builds none of its fields' paths.
 pub fn check_len(
     errs: &mut ValidationErrors,
-    path: Vec<PathSegment>,
+    path: impl FnOnce() -> Vec<PathSegment>,
     value: &str,
     min: usize,
     max: usize,
 ) {
     let n = value.chars().count();
     if n > max {
+        let path = path();
         let message = format!("{} must be at most {max} characters", render_path(&path));
         errs.push(ValidationIssue::new(
             IssueCode::TooBig,
@@ -215,6 +218,7 @@ pub fn check_len(
             message,
         ));
     } else if n < min {
+        let path = path();
         let message = format!("{} must be at least {min} characters", render_path(&path));
         errs.push(ValidationIssue::new(
             IssueCode::TooSmall,
@@ -232,12 +236,13 @@ pub const MAX_VISIT_MINUTES: f64 = 1e6;
 /// Checks a number against `min..=max` (`max` of `f64::MAX`: no upper bound).
 pub fn check_range(
     errs: &mut ValidationErrors,
-    path: Vec<PathSegment>,
+    path: impl FnOnce() -> Vec<PathSegment>,
     value: f64,
     min: f64,
     max: f64,
 ) {
     if !value.is_finite() || value < min || value > max {
+        let path = path();
         let code = if value < min {
             IssueCode::TooSmall
         } else {
@@ -267,8 +272,13 @@ pub fn check_range(
 }
 
 /// Checks an e-mail address (see [`is_email`]).
-pub fn check_email(errs: &mut ValidationErrors, path: Vec<PathSegment>, value: &str) {
+pub fn check_email(
+    errs: &mut ValidationErrors,
+    path: impl FnOnce() -> Vec<PathSegment>,
+    value: &str,
+) {
     if !is_email(value) {
+        let path = path();
         let message = format!(
             "{} must be an e-mail address such as name@example.com",
             render_path(&path)
@@ -315,8 +325,13 @@ pub fn is_email(value: &str) -> bool {
 }
 
 /// Checks a two-letter country code.
-pub fn check_country(errs: &mut ValidationErrors, path: Vec<PathSegment>, value: &str) {
+pub fn check_country(
+    errs: &mut ValidationErrors,
+    path: impl FnOnce() -> Vec<PathSegment>,
+    value: &str,
+) {
     if value.len() != 2 || !value.chars().all(|c| c.is_ascii_alphabetic()) {
+        let path = path();
         let message = format!("{} must be a two-letter country code", render_path(&path));
         errs.push(ValidationIssue::new(
             IssueCode::InvalidString,
@@ -331,11 +346,12 @@ pub fn check_country(errs: &mut ValidationErrors, path: Vec<PathSegment>, value:
 /// Parses an `HH:mm` value, reporting a bad one.
 pub fn parse_time(
     errs: &mut ValidationErrors,
-    path: Vec<PathSegment>,
+    path: impl FnOnce() -> Vec<PathSegment>,
     value: &str,
 ) -> Option<TimeOfDay> {
     let parsed = TimeOfDay::parse(value);
     if parsed.is_none() {
+        let path = path();
         let message = format!("{} must be a time of day HH:mm", render_path(&path));
         errs.push(ValidationIssue::new(
             IssueCode::InvalidString,
@@ -358,8 +374,8 @@ pub fn bad_enum(path: Vec<PathSegment>, allowed: &[&str], value: &str) -> Valida
 /// Checks latitude and longitude ranges.
 pub fn check_coordinates(
     errs: &mut ValidationErrors,
-    lat: (Vec<PathSegment>, Option<f64>),
-    lng: (Vec<PathSegment>, Option<f64>),
+    lat: (impl FnOnce() -> Vec<PathSegment>, Option<f64>),
+    lng: (impl FnOnce() -> Vec<PathSegment>, Option<f64>),
 ) {
     if let Some(v) = lat.1 {
         check_range(errs, lat.0, v, -90.0, 90.0);

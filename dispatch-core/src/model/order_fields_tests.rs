@@ -122,3 +122,29 @@ fn an_email_is_a_plain_dot_atom_address_at_a_dotted_domain() {
         assert!(!is_email(bad), "{bad}");
     }
 }
+
+#[test]
+fn a_field_path_is_built_only_for_an_issue() {
+    let mut errs = ValidationErrors::default();
+    let unbuilt = || -> Vec<PathSegment> { panic!("a path built for a valid value") };
+    check_len(&mut errs, unbuilt, "LOAD-1", 1, 20);
+    check_range(&mut errs, unbuilt, 5.0, 0.0, MAX_VISIT_MINUTES);
+    check_email(&mut errs, unbuilt, "ann@example.com");
+    check_country(&mut errs, unbuilt, "GB");
+    assert!(parse_time(&mut errs, unbuilt, "08:00").is_some());
+    check_coordinates(&mut errs, (unbuilt, Some(51.5)), (unbuilt, Some(-0.1)));
+    assert!(errs.0.is_empty());
+
+    check_len(&mut errs, || key_path(&["order_number"]), "", 1, 20);
+    check_coordinates(
+        &mut errs,
+        (unbuilt, Some(51.5)),
+        (|| key_path(&["delivery_lng"]), Some(200.0)),
+    );
+    let paths: Vec<String> = errs.0.iter().map(|i| render_path(&i.path)).collect();
+    assert_eq!(paths, ["order_number", "delivery_lng"]);
+    assert_eq!(
+        errs.0[1].message,
+        "delivery_lng must be between -180 and 180"
+    );
+}

@@ -39,7 +39,7 @@ pub fn validate_order(
     ];
     match input.order_number {
         Some(Some(n)) => {
-            check_len(&mut errs, key_path(&["order_number"]), &n, 1, usize::MAX);
+            check_len(&mut errs, || key_path(&["order_number"]), &n, 1, usize::MAX);
             out.order_number = Some(n);
         }
         None if write == OrderWrite::Update => {}
@@ -92,7 +92,7 @@ pub fn validate_order(
         Some(Some(r)) => {
             check_len(
                 &mut errs,
-                key_path(&["order_exchange", "reference"]),
+                || key_path(&["order_exchange", "reference"]),
                 &r,
                 1,
                 usize::MAX,
@@ -106,7 +106,7 @@ pub fn validate_order(
         None => {}
     }
     if let Some(Some(p)) = input.parts {
-        check_range(&mut errs, key_path(&["parts"]), p, 0.0, 1e9);
+        check_range(&mut errs, || key_path(&["parts"]), p, 0.0, 1e9);
     }
     out.parts = input.parts;
     out.vehicle_id = input.vehicle_id;
@@ -115,7 +115,7 @@ pub fn validate_order(
         for (i, e) in emails.iter().enumerate() {
             check_email(
                 &mut errs,
-                vec!["emails".into(), i.into(), "email".into()],
+                || vec!["emails".into(), i.into(), "email".into()],
                 e,
             );
         }
@@ -124,10 +124,10 @@ pub fn validate_order(
     out.tags = input.tags;
     out.skills = input.skills;
     for (i, cap) in input.capacities.iter().flatten().enumerate() {
-        let p: Vec<PathSegment> = vec!["capacities".into(), i.into(), "capacity".into()];
+        let p = || -> Vec<PathSegment> { vec!["capacities".into(), i.into(), "capacity".into()] };
         match cap.capacity {
             Some(v) => check_range(&mut errs, p, v, 0.0, f64::MAX),
-            None => errs.push(required(p, "number")),
+            None => errs.push(required(p(), "number")),
         }
     }
     out.capacities = input.capacities;
@@ -260,7 +260,7 @@ fn check_customer(errs: &mut ValidationErrors, c: &OrderCustomerInput) {
         ));
     }
     if let Some(a) = &c.account {
-        check_len(errs, at("account"), a, 1, 100);
+        check_len(errs, || at("account"), a, 1, 100);
     }
     for (key, value, max) in [
         ("name", &c.name, 100),
@@ -269,16 +269,20 @@ fn check_customer(errs: &mut ValidationErrors, c: &OrderCustomerInput) {
         ("phone", &c.phone, 30),
     ] {
         if let Some(v) = value {
-            check_len(errs, at(key), v, 0, max);
+            check_len(errs, || at(key), v, 0, max);
         }
     }
     if let Some(e) = &c.email {
-        check_email(errs, at("email"), e);
+        check_email(errs, || at("email"), e);
     }
     if let Some(cc) = &c.country_code {
-        check_country(errs, at("country_code"), cc);
+        check_country(errs, || at("country_code"), cc);
     }
-    crate::model::order_fields::check_coordinates(errs, (at("lat"), c.lat), (at("lng"), c.lng));
+    crate::model::order_fields::check_coordinates(
+        errs,
+        (|| at("lat"), c.lat),
+        (|| at("lng"), c.lng),
+    );
 }
 
 fn endpoint(errs: &mut ValidationErrors, side: &str, e: EndpointInput) -> EndpointChanges {
@@ -286,18 +290,18 @@ fn endpoint(errs: &mut ValidationErrors, side: &str, e: EndpointInput) -> Endpoi
     let at = |k: &str| vec![PathSegment::Key(key(k))];
     let f = &e.fields;
     if let Some(Some(v)) = &f.contact_email {
-        check_email(errs, at("contact_email"), v);
+        check_email(errs, || at("contact_email"), v);
     }
     if let Some(Some(v)) = &f.country_code {
-        check_country(errs, at("country_code"), v);
+        check_country(errs, || at("country_code"), v);
     }
     crate::model::order_fields::check_coordinates(
         errs,
-        (at("lat"), f.lat.flatten()),
-        (at("lng"), f.lng.flatten()),
+        (|| at("lat"), f.lat.flatten()),
+        (|| at("lng"), f.lng.flatten()),
     );
     if let Some(Some(d)) = f.duration {
-        check_range(errs, at("duration"), d, 0.0, MAX_VISIT_MINUTES);
+        check_range(errs, || at("duration"), d, 0.0, MAX_VISIT_MINUTES);
     }
     let available_days = e.available_days.as_ref().map(|days| {
         days.iter()
@@ -353,8 +357,8 @@ fn time_windows(
                     None
                 }
             };
-            let from = time_field(errs, at("from"), w.from.as_deref());
-            let to = time_field(errs, at("to"), w.to.as_deref());
+            let from = time_field(errs, || at("from"), w.from.as_deref());
+            let to = time_field(errs, || at("to"), w.to.as_deref());
             if let (Some(side), Some(from), Some(to)) = (side, from, to) {
                 if to < from {
                     let path = at("to");
@@ -375,13 +379,13 @@ fn time_windows(
 
 fn time_field(
     errs: &mut ValidationErrors,
-    path: Vec<PathSegment>,
+    path: impl FnOnce() -> Vec<PathSegment>,
     value: Option<&str>,
 ) -> Option<crate::time::TimeOfDay> {
     match value {
         Some(s) => parse_time(errs, path, s),
         None => {
-            errs.push(required(path, "time of day HH:mm"));
+            errs.push(required(path(), "time of day HH:mm"));
             None
         }
     }

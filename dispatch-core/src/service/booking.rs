@@ -69,13 +69,13 @@ impl Candidate {
         for (side, end) in [("delivery", &self.delivery), ("pickup", &self.pickup)] {
             check_coordinates(
                 &mut errs,
-                (at(format!("{side}_lat")), end.lat),
-                (at(format!("{side}_lng")), end.lng),
+                (|| at(format!("{side}_lat")), end.lat),
+                (|| at(format!("{side}_lng")), end.lng),
             );
             if let Some(d) = end.duration {
                 check_range(
                     &mut errs,
-                    at(format!("{side}_duration")),
+                    || at(format!("{side}_duration")),
                     d,
                     0.0,
                     MAX_VISIT_MINUTES,
@@ -83,12 +83,14 @@ impl Candidate {
             }
         }
         for (i, c) in self.capacities.iter().enumerate() {
-            let path = vec![
-                "order".into(),
-                "capacities".into(),
-                i.into(),
-                "capacity".into(),
-            ];
+            let path = || {
+                vec![
+                    "order".into(),
+                    "capacities".into(),
+                    i.into(),
+                    "capacity".into(),
+                ]
+            };
             check_range(&mut errs, path, c.amount, 0.0, f64::MAX);
         }
         errs
