@@ -59,7 +59,6 @@ fn auto_keeps_the_annealing_beyond_a_thousand_tasks() {
     let mut extra = p.jobs[0].clone();
     extra.id = ids.last().expect("jobs") + 1;
     p.jobs.push(extra);
-    // Past the first child's education (400 iterations), where the two searches part.
     let auto = solved(&p, Strategy::Auto, 1_000);
     assert!(
         auto == solved(&p, Strategy::Annealing, 1_000),
@@ -68,5 +67,17 @@ fn auto_keeps_the_annealing_beyond_a_thousand_tasks() {
     assert!(
         auto != solved(&p, Strategy::Population, 1_000),
         "not the population's"
+    );
+}
+
+#[test]
+fn children_educated_longer_at_four_hundred_customers_keep_the_rules() {
+    // 800 education iterations a child here (two per task): the budget spans the first child,
+    // new individuals and children of the route exchange.
+    let p = homberger("rc2_4_1");
+    let a = solved(&p, Strategy::Population, 4_000);
+    assert!(
+        a == solved(&p, Strategy::Population, 4_000),
+        "same seed, same routes"
     );
 }
