@@ -71,10 +71,10 @@ fn auto_keeps_the_annealing_beyond_a_thousand_tasks() {
 }
 
 #[test]
-fn children_educated_longer_at_four_hundred_customers_keep_the_rules() {
-    // 800 education iterations a child here (two per task): the budget spans the first child,
-    // new individuals and children of the route exchange.
-    let p = homberger("rc2_4_1");
+fn children_educated_longer_at_a_thousand_customers_keep_the_rules() {
+    // 2 000 education iterations a child here: the budget spans the first child, new
+    // individuals and children of the route exchange.
+    let p = homberger("rc2_10_1");
     let a = solved(&p, Strategy::Population, 4_000);
     assert!(
         a == solved(&p, Strategy::Population, 4_000),
