@@ -8,38 +8,11 @@ use std::collections::HashSet;
 
 use crate::sql::{params, params_from_iter, Connection, Dialect, Statement, ToSql as _, Val};
 use dispatch_core::model::line_item::LineItem;
-use dispatch_core::model::order_value::{Money, UnitPrice};
 use dispatch_core::ports::store::StoreError;
 
 use super::order_batch::{columns, each_of_json_array, in_json_array, in_statements, unnest};
-use super::order_codec as codec;
-use super::order_rows::ITEM_WRITTEN;
+use super::order_rows::{item_values, ITEM_TYPES, ITEM_WRITTEN};
 use super::{Db, Sql};
-
-/// The PostgreSQL types of the written columns of a line item after its id, in
-/// [`item_values`] order (the arrays of a multi-row statement, [`unnest`]).
-pub(super) const ITEM_TYPES: [&str; 12] = [
-    "bigint", "bigint", "text", "text", "bigint", "bigint", "bigint", "float8", "text", "text",
-    "text", "text",
-];
-
-/// The values of [`ITEM_WRITTEN`] for one line item.
-pub(super) fn item_values(order_id: i64, position: usize, item: &LineItem) -> [Val; 12] {
-    [
-        order_id.to_val(),
-        (position as i64).to_val(),
-        item.product_code.to_val(),
-        item.product_name.to_val(),
-        item.quantity.to_val(),
-        item.unit_price.map(UnitPrice::micros).to_val(),
-        item.manual_value.map(Money::cents).to_val(),
-        item.quantity_outstanding.to_val(),
-        item.status.as_str().to_val(),
-        item.date.map(|d| d.to_string()).into_val(),
-        codec::capacities(&item.capacities).into_val(),
-        codec::custom_fields(&item.custom_fields).into_val(),
-    ]
-}
 
 /// One new line item under its reserved id (SQLite): a one-row insert, which keeps no
 /// statement journal where a multi-row one does.

@@ -15,11 +15,10 @@ use dispatch_core::ports::store::{NumberedOrder, StoreError, StoredSizes};
 use dispatch_core::status::Status;
 use dispatch_core::time::Date;
 
-use super::line_items::{item_values, ITEM_TYPES};
 use super::order_codec as codec;
 use super::order_rows::{
-    corrupt, decode, decode_item, item_row, order_row, OrderRow, COLUMNS, ITEM_COLUMNS,
-    ITEM_WRITTEN,
+    corrupt, decode, decode_item, item_row, item_values, order_row, OrderRow, COLUMNS,
+    ITEM_COLUMNS, ITEM_TYPES, ITEM_WRITTEN,
 };
 use super::{Db, Sql};
 

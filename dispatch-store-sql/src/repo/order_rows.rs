@@ -1,7 +1,7 @@
 //! Order rows: the columns, decoding a row with its line items, and the
 //! keyset conditions shared by the customer and order lists.
 
-use crate::sql::{params, Connection, OptionalExtension, Row, Statement};
+use crate::sql::{params, Connection, OptionalExtension, Row, Statement, ToSql as _, Val};
 use dispatch_core::model::line_item::LineItem;
 use dispatch_core::model::order::{Order, OrderType, Priority};
 use dispatch_core::model::order_value::{Money, UnitPrice};
@@ -111,6 +111,31 @@ pub(super) fn decode(r: OrderRow, line_items: Vec<LineItem>) -> Result<Order, St
 pub(super) const ITEM_WRITTEN: &str = "order_id, position, product_code, product_name, \
     quantity, unit_price_micros, manual_value_cents, quantity_outstanding, status, date, \
     capacities, custom_fields";
+
+/// The PostgreSQL types of the written columns of a line item after its id, in
+/// [`item_values`] order (the arrays of a multi-row statement, `order_batch::unnest`).
+pub(super) const ITEM_TYPES: [&str; 12] = [
+    "bigint", "bigint", "text", "text", "bigint", "bigint", "bigint", "float8", "text", "text",
+    "text", "text",
+];
+
+/// The values of [`ITEM_WRITTEN`] for one line item.
+pub(super) fn item_values(order_id: i64, position: usize, item: &LineItem) -> [Val; 12] {
+    [
+        order_id.to_val(),
+        (position as i64).to_val(),
+        item.product_code.to_val(),
+        item.product_name.to_val(),
+        item.quantity.to_val(),
+        item.unit_price.map(UnitPrice::micros).to_val(),
+        item.manual_value.map(Money::cents).to_val(),
+        item.quantity_outstanding.to_val(),
+        item.status.as_str().to_val(),
+        item.date.map(|d| d.to_string()).into_val(),
+        codec::capacities(&item.capacities).into_val(),
+        codec::custom_fields(&item.custom_fields).into_val(),
+    ]
+}
 
 /// The line-item columns [`item_row`] reads.
 pub(super) const ITEM_COLUMNS: &str =
