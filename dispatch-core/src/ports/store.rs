@@ -44,7 +44,8 @@ pub use leases::{JobCheckpoint, Lease, LeaseRepo, SendLease};
 pub use memory::InMemoryStore;
 pub use notifications::{DueTask, NewTask, NotificationRepo, TaskFilter};
 pub use orders::{
-    NewAttachment, NumberedOrder, OrderFilter, OrderRepo, OrderSummary, PreparedOrders, StoredSizes,
+    insert_orders_not_held, NewAttachment, NumberedOrder, OrderFilter, OrderRepo, OrderSummary,
+    PreparedOrders, StoredSizes,
 };
 pub use organisation::{NewDepot, OrganisationRepo};
 pub use outbox::{
@@ -109,8 +110,10 @@ pub trait Store: Send + Sync {
     /// exchange pair). A store may run writers of this kind side by side in one depot, never
     /// beside another write of the depot (PostgreSQL: the depot's lock shared), if its
     /// [`OrderRepo::find_orders_by_numbers`] locks the orders it finds until commit (a second
-    /// writer of one order waits, then reads the first one's commit) and a write a concurrent
-    /// one got in the way of (one number inserted by both, a deadlock) fails with
+    /// writer of one order waits, then reads the first one's commit), its
+    /// [`OrderRepo::insert_orders_where_new`] waits for a concurrent insert of a number and
+    /// leaves the number to it once committed, and a write a concurrent one got in the way of
+    /// (one number inserted by both with [`OrderRepo::insert_orders`], a deadlock) fails with
     /// [`StoreError::Conflict`]: run again, it finds the other's commit. By default, a write
     /// of the depot ([`Store::run_depot_write`]). `work` is called exactly once.
     fn run_order_write(

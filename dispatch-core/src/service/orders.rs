@@ -166,6 +166,7 @@ pub fn upsert_batch(
         located: &located,
         customer_located: &customer_located,
         now,
+        where_new: side_by_side,
     };
     if !side_by_side {
         // Writers of the depot's orders run one at a time: a batch of new orders is merged
@@ -211,6 +212,10 @@ struct Batch<'a> {
     located: &'a Located,
     customer_located: &'a HashMap<usize, Coordinates>,
     now: Timestamp,
+    /// Whether its new orders are inserted where their numbers are free, without asking
+    /// first which are stored ([`Batch::insert_where_new`]): a batch of orders only, written
+    /// beside the depot's other writers of orders.
+    where_new: bool,
 }
 
 impl Batch<'_> {
@@ -222,6 +227,16 @@ impl Batch<'_> {
             .collect()
     }
 
+    /// The context orders of the batch merge in, with the depot's `catalog`.
+    fn context<'c>(&'c self, catalog: &'c Catalog) -> OrderContext<'c> {
+        OrderContext {
+            catalog,
+            statuses: self.statuses,
+            starting_status: self.starting,
+            now: self.now,
+        }
+    }
+
     /// Merges and writes every order of the batch in `tx`; without `events_allowed`, stops with a
     /// [`WRITES_EVENTS`] conflict before writing an event.
     fn write(
@@ -229,27 +244,49 @@ impl Batch<'_> {
         tx: &mut dyn StoreTx,
         events_allowed: bool,
     ) -> Result<Vec<WrittenOrder>, ServiceError> {
+        let (scope, numbers) = (self.scope, self.numbers());
+        // A batch inserted where its numbers are free asks which are stored only when its
+        // first number is: one that looks new is inserted without a question per number.
+        let (catalog, stored) =
+            match tx.catalog_with_stored_order_sizes(scope, &numbers, self.where_new)? {
+                Some(both) => both,
+                None => (catalog(tx, scope)?, tx.stored_order_sizes(scope, &numbers)?),
+            };
+        let stored = match self.where_new && stored.is_empty() {
+            true => {
+                if let Some(written) = self.insert_where_new(tx, &catalog, events_allowed)? {
+                    return Ok(written);
+                }
+                // Not every order merges as a new one alone: which are stored, asked for each.
+                tx.stored_order_sizes(scope, &numbers)?
+            }
+            false => stored,
+        };
+        let written = self.merge_and_write(tx, events_allowed, &catalog, &stored)?;
+        Ok(back_to_posted(&self.order, written))
+    }
+
+    /// Merges every order of the batch with its stored one (`stored_numbers`: which are
+    /// stored, with their sizes) and writes them in `tx`, in the batch's order; without
+    /// `events_allowed`, stops with a [`WRITES_EVENTS`] conflict before writing an event.
+    fn merge_and_write(
+        &self,
+        tx: &mut dyn StoreTx,
+        events_allowed: bool,
+        catalog: &Catalog,
+        stored_numbers: &StoredSizes,
+    ) -> Result<Vec<WrittenOrder>, ServiceError> {
         let Batch {
             scope,
             all,
             ref order,
-            statuses,
-            starting,
             located,
             customer_located,
             now,
+            ..
         } = *self;
         let numbers = self.numbers();
-        let (catalog, stored_numbers) = match tx.catalog_with_stored_order_sizes(scope, &numbers)? {
-            Some(both) => both,
-            None => (catalog(tx, scope)?, tx.stored_order_sizes(scope, &numbers)?),
-        };
-        let ctx = OrderContext {
-            catalog: &catalog,
-            statuses,
-            starting_status: starting,
-            now,
-        };
+        let ctx = self.context(catalog);
         let mut written: Vec<WrittenOrder> = Vec::with_capacity(all.len());
         let mut references: Vec<(usize, &str)> = Vec::new();
         // The orders of the current run, written together when it ends (one statement per
@@ -267,7 +304,7 @@ impl Batch<'_> {
             if stored_numbers.contains_key(numbers[at]) && !stored.contains_key(numbers[at]) {
                 run.write(tx, scope, &mut written)?;
                 new_text = 0;
-                let next = stored_run(&numbers[at..], &stored_numbers);
+                let next = stored_run(&numbers[at..], stored_numbers);
                 stored = tx.find_orders_by_numbers(scope, &next)?;
             }
             let customer_id = match &changes.customer {
@@ -331,7 +368,7 @@ impl Batch<'_> {
                 tx.link_exchange(scope, [a, b], reference)?;
             }
         }
-        Ok(back_to_posted(order, written))
+        Ok(written)
     }
 }
 
@@ -573,6 +610,8 @@ fn under(e: ServiceError, i: usize) -> ServiceError {
         other => other,
     }
 }
+
+mod where_new;
 
 #[cfg(test)]
 #[path = "orders_tests.rs"]

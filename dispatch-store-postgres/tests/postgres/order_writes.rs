@@ -12,7 +12,7 @@ use dispatch_core::ports::geocoder::InMemoryGazetteer;
 use dispatch_core::ports::store::conformance::{at, reference};
 use dispatch_core::ports::store::{Store, StoreError};
 use dispatch_core::service::order_reads;
-use dispatch_core::service::orders::upsert_batch;
+use dispatch_core::service::orders::{upsert_batch, WrittenOrder};
 use dispatch_store_postgres::PostgresStore;
 
 fn depot(store: &dyn Store) -> DepotScope {
@@ -449,7 +449,7 @@ fn the_catalog_with_the_stored_order_sizes_is_each_question_answered_alone() {
     let numbers = ["C-2", "C-9", "C-1"];
     let (together, catalog, sizes) = s
         .transaction_in(scope, |tx| {
-            let together = tx.catalog_with_stored_order_sizes(scope, &numbers)?;
+            let together = tx.catalog_with_stored_order_sizes(scope, &numbers, false)?;
             Ok::<_, StoreError>((
                 together,
                 tx.reference_catalog(scope)?,
@@ -462,4 +462,130 @@ fn the_catalog_with_the_stored_order_sizes_is_each_question_answered_alone() {
     assert_eq!(together_catalog.tags.len(), 2);
     assert_eq!(together_sizes, sizes);
     assert_eq!(sizes.len(), 2, "C-9 is not stored");
+    // Unless the first number is new: then the stored ones are not looked up.
+    let ask = |numbers: [&str; 3]| {
+        s.transaction_in(scope, |tx| {
+            tx.catalog_with_stored_order_sizes(scope, &numbers, true)
+        })
+        .unwrap()
+        .expect("one question on PostgreSQL")
+    };
+    assert_eq!(ask(numbers), (catalog.clone(), sizes));
+    let (first_new_catalog, first_new_sizes) = ask(["C-9", "C-1", "C-2"]);
+    assert_eq!(first_new_catalog, catalog);
+    assert!(first_new_sizes.is_empty(), "{first_new_sizes:?}");
+}
+
+/// A batch whose first number is new is inserted where its numbers are free, without a
+/// question per number; the stored ones among them are then read and updated as stored
+/// orders: the same answer and the same stored orders as a batch that found them first.
+#[test]
+fn a_batch_whose_first_number_is_new_inserts_the_new_orders_and_updates_the_stored_ones() {
+    let url = crate::store::cluster().create_database().unwrap();
+    let store = PostgresStore::open(&url).unwrap();
+    let scope = depot(&store);
+    let geo = InMemoryGazetteer::new();
+    let before = upsert_batch(
+        &store,
+        &geo,
+        scope,
+        vec![order("M-2", "P1"), order("M-3", "P1")],
+        at(1),
+        &(),
+    )
+    .unwrap();
+    let s: &dyn Store = &store;
+    let deleted = s
+        .transaction_in(scope, |tx| tx.delete_order(scope, before[1].id))
+        .unwrap();
+    assert_eq!(deleted, Some(1));
+    let batch = ["M-4", "M-3", "M-1", "M-2"]
+        .map(|n| order(n, "P2"))
+        .to_vec();
+    let written = upsert_batch(&store, &geo, scope, batch, at(2), &()).unwrap();
+    let answer: Vec<(&str, bool)> = written
+        .iter()
+        .map(|w| (w.order_number.as_str(), w.is_created))
+        .collect();
+    assert_eq!(
+        answer,
+        [("M-4", true), ("M-3", false), ("M-1", true), ("M-2", false)]
+    );
+    assert_eq!((written[3].id, written[1].id), (before[0].id, before[1].id));
+    for w in &written {
+        let stored = order_reads::get(s, scope, w.id).unwrap().order;
+        assert_eq!(stored.order_number, w.order_number);
+        assert_eq!(stored.updated, at(2), "{}", w.order_number);
+        let codes: Vec<&str> = stored
+            .line_items
+            .iter()
+            .map(|i| i.product_code.as_str())
+            .collect();
+        assert_eq!(codes, ["P2"], "{}", w.order_number);
+    }
+    let listed = s
+        .read(|tx| tx.list_orders(scope, &Default::default(), &page()))
+        .unwrap();
+    assert_eq!(listed.items.len(), 4, "M-3 restored, each number once");
+}
+
+/// Writers on three nodes post the same batches of new numbers to one depot at once, each
+/// with a line item of its own: every request succeeds; each number is one order with one
+/// line item; each number is answered created to exactly one writer, and every writer's
+/// answer names the order stored under the number.
+#[test]
+fn concurrent_writers_of_the_same_new_numbers_store_each_once_and_answer_what_is_stored() {
+    let url = crate::store::cluster().create_database().unwrap();
+    let nodes: Vec<PostgresStore> = (0..3).map(|_| PostgresStore::open(&url).unwrap()).collect();
+    let scope = depot(&nodes[0]);
+    const WRITERS: usize = 6;
+    const ROUNDS: usize = 4;
+    let start = std::sync::Barrier::new(WRITERS);
+    let answers: Vec<Vec<Vec<WrittenOrder>>> = std::thread::scope(|s| {
+        let writers: Vec<_> = (0..WRITERS)
+            .map(|w| {
+                let (node, start): (&dyn Store, _) = (&nodes[w % nodes.len()], &start);
+                s.spawn(move || {
+                    let geo = InMemoryGazetteer::new();
+                    (0..ROUNDS)
+                        .map(|r| {
+                            let batch = (0..50)
+                                .map(|k| order(&format!("N-{r}-{k:02}"), &format!("P{w}")))
+                                .collect();
+                            start.wait();
+                            upsert_batch(node, &geo, scope, batch, at(10 + r as i64), &())
+                                .unwrap_or_else(|e| panic!("writer {w}, round {r}: {e}"))
+                        })
+                        .collect()
+                })
+            })
+            .collect();
+        writers.into_iter().map(|w| w.join().unwrap()).collect()
+    });
+    let s: &dyn Store = &nodes[1];
+    for r in 0..ROUNDS {
+        for k in 0..50 {
+            let number = format!("N-{r}-{k:02}");
+            let stored = s
+                .read(|tx| tx.find_order_by_number(scope, &number))
+                .unwrap()
+                .unwrap_or_else(|| panic!("{number} was lost"));
+            let mut created = 0;
+            for written in answers.iter().map(|a| &a[r][k]) {
+                assert_eq!(written.order_number, number);
+                assert_eq!(
+                    written.id, stored.order.id,
+                    "{number}: another order answered"
+                );
+                created += usize::from(written.is_created);
+            }
+            assert_eq!(created, 1, "{number} answered created to {created} writers");
+            let detail = order_reads::get(s, scope, stored.order.id).unwrap();
+            assert_eq!(detail.order.line_items.len(), 1, "{number}");
+        }
+    }
+    let listed = s
+        .read(|tx| tx.list_orders(scope, &Default::default(), &page()))
+        .unwrap();
+    assert_eq!(listed.items.len(), ROUNDS * 50, "a number is stored twice");
 }

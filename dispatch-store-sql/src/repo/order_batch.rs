@@ -383,26 +383,38 @@ impl<C: Connection> Db<C> {
 
     /// The depot's reference catalog and [`Db::stored_sizes`] in one statement (PostgreSQL):
     /// the catalog's four lists and the stored orders as rows of one `UNION ALL`, told apart by
-    /// their first column.
+    /// their first column. With `unless_first_new`, the stored orders are looked up only when
+    /// the depot holds the first number (a one-time filter, evaluated once before the
+    /// look-ups: a batch of new numbers costs one index probe, not one per number).
     pub(super) fn catalog_with_stored_sizes(
         &self,
         scope: DepotScope,
         numbers: &[&str],
+        unless_first_new: bool,
     ) -> Result<(Catalog, StoredSizes), StoreError> {
+        let gate = match unless_first_new {
+            true => "WHERE EXISTS (SELECT 1 FROM orders WHERE depot_id = ?1 AND order_number = ?3)",
+            false => "",
+        };
         let sql = format!(
             "SELECT 0, id, name FROM capacity_types WHERE depot_id = ?1 \
              UNION ALL SELECT 1, id, name FROM skills WHERE depot_id = ?1 \
              UNION ALL SELECT 2, id, name FROM tags WHERE depot_id = ?1 \
              UNION ALL SELECT 3, id, name FROM custom_fields WHERE depot_id = ?1 \
-             UNION ALL SELECT 4, l.size, l.order_number {} \
+             UNION ALL SELECT 4, l.size, l.order_number {} {gate} \
              ORDER BY 1, 2",
             stored_sizes_from(1, 2)
         );
         let mut q = self.0.prepare_cached(&sql).st()?;
+        let first = numbers.first().copied().unwrap_or_default();
         let numbers = serde_json::to_string(numbers).expect("strings encode");
+        let mut values = vec![scope.depot_id.to_val(), numbers.into_val()];
+        if unless_first_new {
+            values.push(first.to_val());
+        }
         let (mut catalog, mut stored) = (Catalog::default(), HashMap::new());
         for row in q
-            .query_map(params![scope.depot_id, numbers], |r| {
+            .query_map(params_from_iter(values), |r| {
                 Ok((
                     r.get::<_, i64>(0)?,
                     r.get::<_, i64>(1)?,
@@ -473,48 +485,18 @@ impl<C: Connection> Db<C> {
         scope: DepotScope,
         orders: &[Order],
     ) -> Result<Vec<i64>, StoreError> {
+        if C::DIALECT == Dialect::Postgres {
+            return self
+                .insert_orders_in_statements(scope, orders, false)?
+                .into_iter()
+                .map(|id| {
+                    id.ok_or_else(|| StoreError::Backend("an inserted order returned no id".into()))
+                })
+                .collect();
+        }
         let mut ids = Vec::with_capacity(orders.len());
-        match C::DIALECT {
-            Dialect::Sqlite => {
-                for o in orders {
-                    ids.push(self.insert_order_row(scope, o)?);
-                }
-            }
-            // Orders whose line items are all new go in with their items, one statement.
-            Dialect::Postgres
-                if orders
-                    .iter()
-                    .all(|o| o.line_items.iter().all(|i| i.id == 0)) =>
-            {
-                in_statements(
-                    orders,
-                    |o| {
-                        let mut row = Vec::with_capacity(ORDER_TYPES.len() + 2);
-                        row.extend(order_values(o));
-                        row.push(o.created.millis().to_val());
-                        row.push(new_item_rows(&o.order_number, &o.line_items));
-                        Ok(row)
-                    },
-                    |chunk, values| {
-                        ids.extend(self.insert_orders_with_items(scope, chunk, values)?);
-                        Ok(())
-                    },
-                )?;
-                return Ok(ids);
-            }
-            Dialect::Postgres => in_statements(
-                orders,
-                |o| {
-                    let mut row = Vec::with_capacity(ORDER_TYPES.len() + 1);
-                    row.extend(order_values(o));
-                    row.push(o.created.millis().to_val());
-                    Ok(row)
-                },
-                |chunk, values| {
-                    ids.extend(self.insert_order_rows(scope, chunk, values)?);
-                    Ok(())
-                },
-            )?,
+        for o in orders {
+            ids.push(self.insert_order_row(scope, o)?);
         }
         let items: Vec<(i64, &[LineItem])> = ids
             .iter()
@@ -525,15 +507,85 @@ impl<C: Connection> Db<C> {
         Ok(ids)
     }
 
+    /// [`OrderRepo::insert_orders_where_new`] on PostgreSQL: the orders inserted as
+    /// [`Db::insert_new_orders`] inserts them, each statement `ON CONFLICT (depot_id,
+    /// order_number) DO NOTHING`: a number the depot holds is skipped by the unique index
+    /// itself (one probe each, the one any insert makes), and one a concurrent writer has
+    /// inserted is waited for and skipped once that writer commits. No number is looked up
+    /// before.
+    ///
+    /// [`OrderRepo::insert_orders_where_new`]: dispatch_core::ports::store::OrderRepo::insert_orders_where_new
+    pub(super) fn insert_where_new(
+        &self,
+        scope: DepotScope,
+        orders: &[Order],
+    ) -> Result<Vec<Option<i64>>, StoreError> {
+        self.insert_orders_in_statements(scope, orders, true)
+    }
+
+    /// The multi-row inserts of new orders (PostgreSQL): their ids in order, `None` for an
+    /// order `where_new` skipped because its number is held.
+    fn insert_orders_in_statements(
+        &self,
+        scope: DepotScope,
+        orders: &[Order],
+        where_new: bool,
+    ) -> Result<Vec<Option<i64>>, StoreError> {
+        let mut ids = Vec::with_capacity(orders.len());
+        // Orders whose line items are all new go in with their items, one statement.
+        if orders
+            .iter()
+            .all(|o| o.line_items.iter().all(|i| i.id == 0))
+        {
+            in_statements(
+                orders,
+                |o| {
+                    let mut row = Vec::with_capacity(ORDER_TYPES.len() + 2);
+                    row.extend(order_values(o));
+                    row.push(o.created.millis().to_val());
+                    row.push(new_item_rows(&o.order_number, &o.line_items));
+                    Ok(row)
+                },
+                |chunk, values| {
+                    ids.extend(self.insert_orders_with_items(scope, chunk, values, where_new)?);
+                    Ok(())
+                },
+            )?;
+            return Ok(ids);
+        }
+        in_statements(
+            orders,
+            |o| {
+                let mut row = Vec::with_capacity(ORDER_TYPES.len() + 1);
+                row.extend(order_values(o));
+                row.push(o.created.millis().to_val());
+                Ok(row)
+            },
+            |chunk, values| {
+                ids.extend(self.insert_order_rows(scope, chunk, values, where_new)?);
+                Ok(())
+            },
+        )?;
+        let items: Vec<(i64, &[LineItem])> = ids
+            .iter()
+            .zip(orders)
+            .filter_map(|(&id, o)| Some((id?, o.line_items.as_slice())))
+            .collect();
+        self.write_line_items(&items, Some(HashSet::new()))?;
+        Ok(ids)
+    }
+
     /// Inserts several new orders of the depot and their line items (`values`: each order's
     /// [`ORDER_WRITTEN`] and creation time, then its items as [`new_item_rows`] listed them)
-    /// in one statement (PostgreSQL); returns their ids in order.
+    /// in one statement (PostgreSQL), skipping those whose numbers are held with `where_new`
+    /// (their items too: they join only inserted orders); returns their ids in order.
     fn insert_orders_with_items(
         &self,
         scope: DepotScope,
         orders: &[Order],
         values: Vec<Val>,
-    ) -> Result<Vec<i64>, StoreError> {
+        where_new: bool,
+    ) -> Result<Vec<Option<i64>>, StoreError> {
         let width = ORDER_TYPES.len() + 2;
         let (mut rows, mut items) = (Vec::with_capacity(orders.len() * width), Vec::new());
         for (i, value) in values.into_iter().enumerate() {
@@ -544,9 +596,10 @@ impl<C: Connection> Db<C> {
         }
         let sql = format!(
             "WITH o AS (INSERT INTO orders (depot_id, {ORDER_WRITTEN}, created) \
-             SELECT ?1::bigint, * FROM {} RETURNING id, order_number), {} \
+             SELECT ?1::bigint, * FROM {} {} RETURNING id, order_number), {} \
              SELECT id, order_number FROM o",
             unnest(2, &order_types(&[], &["bigint"])),
+            on_conflict(where_new),
             new_items(ORDER_TYPES.len() + 3),
         );
         let mut params = vec![scope.depot_id.to_val()];
@@ -556,17 +609,20 @@ impl<C: Connection> Db<C> {
     }
 
     /// Inserts the rows of several new orders of the depot (`values`: each order's
-    /// [`ORDER_WRITTEN`] and creation time) in one statement; returns their ids in order.
+    /// [`ORDER_WRITTEN`] and creation time) in one statement, skipping those whose numbers
+    /// are held with `where_new`; returns their ids in order.
     fn insert_order_rows(
         &self,
         scope: DepotScope,
         orders: &[Order],
         values: Vec<Val>,
-    ) -> Result<Vec<i64>, StoreError> {
+        where_new: bool,
+    ) -> Result<Vec<Option<i64>>, StoreError> {
         let sql = format!(
             "INSERT INTO orders (depot_id, {ORDER_WRITTEN}, created) \
-             SELECT ?1::bigint, * FROM {} RETURNING id, order_number",
-            unnest(2, &order_types(&[], &["bigint"]))
+             SELECT ?1::bigint, * FROM {} {} RETURNING id, order_number",
+            unnest(2, &order_types(&[], &["bigint"])),
+            on_conflict(where_new),
         );
         let mut params = vec![scope.depot_id.to_val()];
         params.extend(columns(values, ORDER_TYPES.len() + 1));
@@ -574,13 +630,13 @@ impl<C: Connection> Db<C> {
     }
 
     /// Runs `sql`, which returns the id and number of each of `orders` it inserted; returns
-    /// their ids in order.
+    /// their ids in order, `None` for an order it did not insert.
     fn returned_ids(
         &self,
         orders: &[Order],
         sql: &str,
         values: Vec<Val>,
-    ) -> Result<Vec<i64>, StoreError> {
+    ) -> Result<Vec<Option<i64>>, StoreError> {
         // RETURNING names no row order: ids are matched by number (unique in the depot).
         let mut ids: HashMap<String, i64> = self
             .0
@@ -590,13 +646,7 @@ impl<C: Connection> Db<C> {
             .st()?
             .collect::<Result<_, _>>()
             .st()?;
-        orders
-            .iter()
-            .map(|o| {
-                ids.remove(&o.order_number)
-                    .ok_or_else(|| StoreError::Backend("an inserted order returned no id".into()))
-            })
-            .collect()
+        Ok(orders.iter().map(|o| ids.remove(&o.order_number)).collect())
     }
 
     /// Overwrites stored orders of the depot with their line items: SQLite one row at a time
@@ -759,6 +809,16 @@ impl<C: Connection> Db<C> {
             )));
         }
         Ok(stored)
+    }
+}
+
+/// The conflict clause of a multi-row insert of new orders: with `where_new`, a row whose
+/// number the depot holds is skipped (the unique index on the depot and number decides, after
+/// waiting for a concurrent insert of it); without, it fails the statement.
+fn on_conflict(where_new: bool) -> &'static str {
+    match where_new {
+        true => "ON CONFLICT (depot_id, order_number) DO NOTHING",
+        false => "",
     }
 }
 

@@ -12,8 +12,8 @@ use dispatch_core::model::order_fields::Catalog;
 use dispatch_core::model::organisation::DepotScope;
 use dispatch_core::paging::{Cursor, Page, PageRequest};
 use dispatch_core::ports::store::{
-    NewAttachment, NumberedOrder, OrderFilter, OrderRepo, OrderSummary, PreparedOrders, StoreError,
-    StoredSizes,
+    insert_orders_not_held, NewAttachment, NumberedOrder, OrderFilter, OrderRepo, OrderSummary,
+    PreparedOrders, StoreError, StoredSizes,
 };
 use dispatch_core::status::Status;
 use dispatch_core::time::Timestamp;
@@ -70,10 +70,13 @@ impl<C: Connection> OrderRepo for Db<C> {
         &mut self,
         scope: DepotScope,
         numbers: &[&str],
+        unless_first_new: bool,
     ) -> Result<Option<(Catalog, StoredSizes)>, StoreError> {
         match C::DIALECT {
             Dialect::Sqlite => Ok(None),
-            Dialect::Postgres => self.catalog_with_stored_sizes(scope, numbers).map(Some),
+            Dialect::Postgres => self
+                .catalog_with_stored_sizes(scope, numbers, unless_first_new)
+                .map(Some),
         }
     }
 
@@ -130,6 +133,19 @@ impl<C: Connection> OrderRepo for Db<C> {
         orders: &[Order],
     ) -> Result<Vec<i64>, StoreError> {
         self.insert_new_orders(scope, orders)
+    }
+
+    /// PostgreSQL skips held numbers by its unique index as it inserts; SQLite, whose writers
+    /// run one at a time, asks first.
+    fn insert_orders_where_new(
+        &mut self,
+        scope: DepotScope,
+        orders: &[Order],
+    ) -> Result<Vec<Option<i64>>, StoreError> {
+        match C::DIALECT {
+            Dialect::Sqlite => insert_orders_not_held(self, scope, orders),
+            Dialect::Postgres => self.insert_where_new(scope, orders),
+        }
     }
 
     fn insert_prepared_orders(

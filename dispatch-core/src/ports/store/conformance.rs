@@ -7,6 +7,7 @@
 pub mod active_routes;
 pub mod leases;
 pub mod orders;
+pub mod orders_where_new;
 pub mod outbox;
 pub mod plans;
 pub mod proof;
@@ -19,6 +20,7 @@ pub use orders::{
     customers_and_orders, live_orders_of_many_ids_at_once, orders_updated_together,
     prepared_orders_inserted_or_refused,
 };
+pub use orders_where_new::orders_inserted_where_new;
 pub use outbox::{ids_grow_across_purges, outbox_delivery, outbox_retention};
 pub use plans::{planning, vehicle_deletion_keeps_routes};
 pub use proof::{driver_feed_pruning, route_proof_reads, track_point_retention};
@@ -81,6 +83,7 @@ macro_rules! store_conformance {
             live_orders_of_many_ids_at_once,
             orders_updated_together,
             prepared_orders_inserted_or_refused,
+            orders_inserted_where_new,
             outbox_delivery,
             outbox_retention,
             ids_grow_across_purges,

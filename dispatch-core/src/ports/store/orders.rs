@@ -166,15 +166,20 @@ pub trait OrderRepo {
     /// The depot's reference catalog ([`ReferenceRepo::reference_catalog`]) and
     /// [`OrderRepo::stored_order_sizes`] in one question, where the store can ask them so
     /// (what a POST /orders batch reads first); `None` where it cannot: the caller asks for
-    /// each. By default `None`.
+    /// each. With `unless_first_new`, the sizes are asked only when the depot holds the first
+    /// of `numbers`, and are empty when it does not, whatever the others: a batch that looks
+    /// new, which the caller inserts where its numbers are free
+    /// ([`OrderRepo::insert_orders_where_new`]) instead of asking for each number. By default
+    /// `None`.
     ///
     /// [`ReferenceRepo::reference_catalog`]: super::ReferenceRepo::reference_catalog
     fn catalog_with_stored_order_sizes(
         &mut self,
         scope: DepotScope,
         numbers: &[&str],
+        unless_first_new: bool,
     ) -> Result<Option<(Catalog, StoredSizes)>, StoreError> {
-        let _ = (scope, numbers);
+        let _ = (scope, numbers, unless_first_new);
         Ok(None)
     }
     /// One order of the depot, deleted ones included.
@@ -202,6 +207,19 @@ pub trait OrderRepo {
         orders: &[Order],
     ) -> Result<Vec<i64>, StoreError> {
         orders.iter().map(|o| self.insert_order(scope, o)).collect()
+    }
+    /// Stores those of `orders` (new orders, as [`OrderRepo::insert_orders`] stores them) whose
+    /// numbers the depot does not hold, deleted orders included, and leaves the others alone;
+    /// returns each one's id in order, `None` where its number is held. A number a concurrent
+    /// writer has inserted and not yet committed is waited for: held if that writer commits,
+    /// free if it rolls back; the call does not fail for it. By default the held numbers are
+    /// asked first ([`OrderRepo::stored_order_numbers`]), then the others inserted.
+    fn insert_orders_where_new(
+        &mut self,
+        scope: DepotScope,
+        orders: &[Order],
+    ) -> Result<Vec<Option<i64>>, StoreError> {
+        insert_orders_not_held(self, scope, orders)
     }
     /// Stores new orders made ready by [`super::Store::prepare_new_orders`] as
     /// [`OrderRepo::insert_orders`] stores them; returns their ids in order. An order number
@@ -266,4 +284,30 @@ pub trait OrderRepo {
         organisation_id: i64,
         status: &str,
     ) -> Result<bool, StoreError>;
+}
+
+/// [`OrderRepo::insert_orders_where_new`] by asking which numbers are held, then inserting the
+/// others: right where writers of the depot's orders run one at a time, or where
+/// [`OrderRepo::stored_order_numbers`] locks what it finds and a concurrent insert of a number
+/// fails the transaction.
+pub fn insert_orders_not_held<R: OrderRepo + ?Sized>(
+    repo: &mut R,
+    scope: DepotScope,
+    orders: &[Order],
+) -> Result<Vec<Option<i64>>, StoreError> {
+    let numbers: Vec<&str> = orders.iter().map(|o| o.order_number.as_str()).collect();
+    let held = repo.stored_order_numbers(scope, &numbers)?;
+    let new: Vec<Order> = orders
+        .iter()
+        .filter(|o| !held.contains(&o.order_number))
+        .cloned()
+        .collect();
+    let mut ids = repo.insert_orders(scope, &new)?.into_iter();
+    Ok(orders
+        .iter()
+        .map(|o| match held.contains(&o.order_number) {
+            true => None,
+            false => ids.next(),
+        })
+        .collect())
 }
