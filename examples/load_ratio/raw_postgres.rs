@@ -4,6 +4,8 @@
 //! orders written with multi-row statements (`UNNEST` arrays), each client on its own
 //! connection with nothing between the writers but the database itself.
 
+use std::ops::Range;
+
 use postgres::{Client, NoTls};
 
 use crate::timed;
@@ -70,13 +72,13 @@ impl Raw {
 impl crate::Side for Raw {
     /// Writes orders `0..orders` (round 0 inserts, round 1 updates) in transactions of
     /// [`BATCH`](crate::workload::BATCH), batch `b` to depot `b % depots`, spread over
-    /// `clients` connections; returns the seconds taken.
+    /// `clients` connections, the rows built before the clock starts; returns the seconds taken.
     fn write(&self, orders: usize, clients: usize, round: usize) -> f64 {
-        timed::clients(clients, |c| {
+        let rows = |batch: Range<usize>| batch.map(|n| row(n, round)).collect::<Vec<_>>();
+        timed::writes(clients, orders, rows, |_, batches| {
             let mut conn = connect(&self.url);
-            for (b, batch) in timed::batches(c, clients, orders) {
+            for (b, rows) in batches {
                 let depot = self.depots[b % self.depots.len()];
-                let rows: Vec<_> = batch.map(|n| row(n, round)).collect();
                 let numbers: Vec<&str> = rows.iter().map(|r| r.number.as_str()).collect();
                 let deliveries: Vec<&str> = rows.iter().map(|r| r.delivery.as_str()).collect();
                 let (pickup, windows) = (rows[0].pickup, rows[0].windows);
@@ -112,7 +114,6 @@ impl crate::Side for Raw {
                 tx.commit().expect("commit");
             }
         })
-        .1
     }
 
     /// Every client pages through the first depot's list (keyset pages of [`PAGE`], the

@@ -5,6 +5,7 @@
 //! client's writers queue on a mutex (as the store's do) rather than on the busy handler's
 //! sleeps.
 
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -82,19 +83,19 @@ impl Raw {
 impl crate::Side for Raw {
     /// Writes orders `0..orders` (round 0 inserts, round 1 updates) in transactions of
     /// [`BATCH`](crate::workload::BATCH), batch `b` to depot `b % depots`, spread over
-    /// `clients` connections; returns the seconds taken.
+    /// `clients` connections, the rows built before the clock starts; returns the seconds taken.
     fn write(&self, orders: usize, clients: usize, round: usize) -> f64 {
-        timed::clients(clients, |c| {
+        let rows = |batch: Range<usize>| batch.map(|n| row(n, round)).collect::<Vec<_>>();
+        timed::writes(clients, orders, rows, |_, batches| {
             let mut conn = connect(&self.path);
-            for (b, batch) in timed::batches(c, clients, orders) {
+            for (b, rows) in batches {
                 let depot = self.depots[b % self.depots.len()];
-                let rows: Vec<_> = batch.map(|n| row(n, round)).collect();
                 let _writer = self.writers.lock().unwrap_or_else(|e| e.into_inner());
                 let tx = conn
                     .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
                     .expect("begin");
                 let now = now_millis();
-                for r in &rows {
+                for r in rows {
                     if round == 0 {
                         tx.prepare_cached(INSERT_ORDER)
                             .and_then(|mut st| {
@@ -123,7 +124,6 @@ impl crate::Side for Raw {
                 tx.commit().expect("commit");
             }
         })
-        .1
     }
 
     /// Every client pages through the first depot's list (keyset pages of [`PAGE`], the service's

@@ -145,16 +145,16 @@ impl Service {
 impl crate::Side for Service {
     /// Writes orders `0..orders` (round 0 creates, round 1 updates them) in POSTs of
     /// [`BATCH`](crate::workload::BATCH), batch `b` to depot `b % depots`, spread over
-    /// `clients` connections; returns the seconds taken.
+    /// `clients` connections, the bodies built before the clock starts; returns the seconds
+    /// taken.
     fn write(&self, orders: usize, clients: usize, round: usize) -> f64 {
-        timed::clients(clients, |c| {
+        let body = |batch| post_body(batch, round);
+        timed::writes(clients, orders, body, |c, bodies| {
             let mut conn = Conn::open(self.node(c));
-            for (b, batch) in timed::batches(c, clients, orders) {
-                let body = post_body(batch, round);
-                self.send(&mut conn, b % self.keys.len(), "POST", "/v2/orders", &body);
+            for (b, body) in bodies {
+                self.send(&mut conn, b % self.keys.len(), "POST", "/v2/orders", body);
             }
         })
-        .1
     }
 
     /// Every client pages through the first depot's list; returns (rows read, seconds, the ids

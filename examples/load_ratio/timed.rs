@@ -1,5 +1,8 @@
 //! The one timing loop every side runs its loads in: all clients start together on threads of
-//! their own, and a load takes until the last of them is done.
+//! their own, and a load takes until the last of them is done. A write load's inputs (the
+//! service's request bodies, the database alone's rows) are built before the clock starts, as
+//! a load tool with prepared bodies sends them: the time is the service's and the database's,
+//! not the generator's, which would otherwise compete with them for the same cores.
 
 use std::ops::Range;
 use std::time::Instant;
@@ -31,14 +34,27 @@ pub fn clients<T: Send>(clients: usize, client: impl Fn(usize) -> T + Sync) -> (
 
 /// The batches client `c` of `clients` writes of orders `0..orders`: every `clients`-th batch
 /// of [`BATCH`] from the `c`-th, as (batch number, the orders in it).
-pub fn batches(
-    c: usize,
-    clients: usize,
-    orders: usize,
-) -> impl Iterator<Item = (usize, Range<usize>)> {
+fn batches(c: usize, clients: usize, orders: usize) -> impl Iterator<Item = (usize, Range<usize>)> {
     (c..orders.div_ceil(BATCH))
         .step_by(clients)
         .map(move |b| (b, b * BATCH..((b + 1) * BATCH).min(orders)))
+}
+
+/// Runs a write load: first every client's batches with their inputs (`build` of the batch's
+/// orders), built on the clients' threads outside the timed section, then `client(c, inputs)`
+/// for every client at once; returns the seconds of the second part only.
+pub fn writes<T: Send + Sync>(
+    clients: usize,
+    orders: usize,
+    build: impl Fn(Range<usize>) -> T + Sync,
+    client: impl Fn(usize, &[(usize, T)]) + Sync,
+) -> f64 {
+    let (inputs, _) = self::clients(clients, |c| {
+        batches(c, clients, orders)
+            .map(|(b, batch)| (b, build(batch)))
+            .collect::<Vec<_>>()
+    });
+    self::clients(clients, |c| client(c, &inputs[c])).1
 }
 
 /// Runs a paging load: `client(c)` reads every page and returns (rows read, the ids seen);
