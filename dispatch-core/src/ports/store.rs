@@ -44,8 +44,8 @@ pub use leases::{JobCheckpoint, Lease, LeaseRepo, SendLease};
 pub use memory::InMemoryStore;
 pub use notifications::{DueTask, NewTask, NotificationRepo, TaskFilter};
 pub use orders::{
-    insert_orders_not_held, NewAttachment, NumberedOrder, OrderFilter, OrderRepo, OrderSummary,
-    PreparedOrders, StoredSizes,
+    insert_orders_not_held, BatchStart, NewAttachment, NumberedOrder, OrderFilter, OrderRepo,
+    OrderSummary, PreparedOrders, StoredSizes,
 };
 pub use organisation::{NewDepot, OrganisationRepo};
 pub use outbox::{

@@ -14,7 +14,7 @@ use crate::error::{ValidationErrors, ValidationIssue};
 use crate::model::location::Coordinates;
 use crate::model::order::{Endpoint, Order, Side};
 use crate::model::order_fields::{Catalog, CustomFieldValue};
-use crate::model::order_input::{OrderChanges, OrderInput, OrderWrite};
+use crate::model::order_input::{EndpointFields, OrderChanges, OrderInput, OrderWrite};
 use crate::model::order_merge::{
     apply_order_update, merge_posted_order, merge_reads_catalog, OrderContext, OrderMerge,
 };
@@ -119,6 +119,12 @@ pub fn upsert_batch(
     now: Timestamp,
     last: &dyn BeforeCommit<Vec<WrittenOrder>>,
 ) -> Result<Vec<WrittenOrder>, ServiceError> {
+    // A batch whose checks wait for nothing outside the store, written beside the depot's
+    // other writers of orders, is checked in its write transaction, after a first statement
+    // that reads the depot with the rest (one round trip fewer than a read before it).
+    if store.order_writes_side_by_side() && inputs.iter().all(needs_nothing_first) {
+        return in_write::upsert_checked_in_write(store, scope, inputs, now, last);
+    }
     // One single read (one round trip on PostgreSQL); the write runs in a transaction of its
     // own after it anyway.
     let (depot, custom) =
@@ -178,8 +184,39 @@ pub fn upsert_batch(
         }
         return store.transaction_with_in(scope, last, |tx| batch.write(tx, true));
     }
+    write_side_by_side(store, scope, last, &mut |tx, events_allowed| {
+        batch.write(tx, events_allowed)
+    })
+}
+
+/// Whether a posted order needs nothing done before its batch's write transaction: no
+/// customer (found or created, and geocoded, first), no exchange pair, and no end to geocode
+/// (one with an address or postcode but not both coordinates, as [`geocode_end`] decides).
+fn needs_nothing_first(o: &OrderInput) -> bool {
+    let located = |e: &EndpointFields| {
+        (!matches!(e.address, Some(Some(_))) && !matches!(e.postcode, Some(Some(_))))
+            || (e.lat.flatten().is_some() && e.lng.flatten().is_some())
+    };
+    o.customer.is_none()
+        && o.order_exchange.is_none()
+        && located(&o.delivery.fields)
+        && located(&o.pickup.fields)
+}
+
+/// A batch's write in a transaction, told whether it may write events.
+type BatchWrite<'a> =
+    dyn FnMut(&mut dyn StoreTx, bool) -> Result<Vec<WrittenOrder>, ServiceError> + 'a;
+
+/// Runs `write` as a write of orders by number beside the depot's other such writes, again
+/// when a concurrent write got in its way, and at last alone in the depot.
+fn write_side_by_side(
+    store: &dyn Store,
+    scope: DepotScope,
+    last: &dyn BeforeCommit<Vec<WrittenOrder>>,
+    write: &mut BatchWrite<'_>,
+) -> Result<Vec<WrittenOrder>, ServiceError> {
     for _ in 0..ORDER_WRITE_ATTEMPTS {
-        match store.order_transaction_with_in(scope, last, |tx| batch.write(tx, false)) {
+        match store.order_transaction_with_in(scope, last, |tx| write(tx, false)) {
             // A status change writes an event: the depot's events are appended one writer at
             // a time, so their ids grow in commit order (webhooks read them by id).
             Err(ServiceError::Store(StoreError::Conflict(message))) if message == WRITES_EVENTS => {
@@ -190,7 +227,7 @@ pub fn upsert_batch(
         }
     }
     // Alone in the depot (its lock held exclusively), nothing gets in the way.
-    store.transaction_with_in(scope, last, |tx| batch.write(tx, true))
+    store.transaction_with_in(scope, last, |tx| write(tx, true))
 }
 
 /// How many times a write of orders by number runs beside others when concurrent writes of
@@ -252,17 +289,31 @@ impl Batch<'_> {
                 Some(both) => both,
                 None => (catalog(tx, scope)?, tx.stored_order_sizes(scope, &numbers)?),
             };
+        self.write_from(tx, events_allowed, &catalog, stored)
+    }
+
+    /// [`Batch::write`] after its first statement: the depot's `catalog`, and the `stored`
+    /// orders among the batch's numbers as
+    /// [`OrderRepo::catalog_with_stored_order_sizes`](crate::ports::store::OrderRepo::catalog_with_stored_order_sizes)
+    /// tells them with `unless_first_new` set to `where_new`.
+    fn write_from(
+        &self,
+        tx: &mut dyn StoreTx,
+        events_allowed: bool,
+        catalog: &Catalog,
+        stored: StoredSizes,
+    ) -> Result<Vec<WrittenOrder>, ServiceError> {
         let stored = match self.where_new && stored.is_empty() {
             true => {
-                if let Some(written) = self.insert_where_new(tx, &catalog, events_allowed)? {
+                if let Some(written) = self.insert_where_new(tx, catalog, events_allowed)? {
                     return Ok(written);
                 }
                 // Not every order merges as a new one alone: which are stored, asked for each.
-                tx.stored_order_sizes(scope, &numbers)?
+                tx.stored_order_sizes(self.scope, &self.numbers())?
             }
             false => stored,
         };
-        let written = self.merge_and_write(tx, events_allowed, &catalog, &stored)?;
+        let written = self.merge_and_write(tx, events_allowed, catalog, &stored)?;
         Ok(back_to_posted(&self.order, written))
     }
 
@@ -611,6 +662,7 @@ fn under(e: ServiceError, i: usize) -> ServiceError {
     }
 }
 
+mod in_write;
 mod where_new;
 
 #[cfg(test)]

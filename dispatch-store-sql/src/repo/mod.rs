@@ -9,6 +9,7 @@ mod new_orders;
 mod notifications;
 mod optimisations;
 mod order_batch;
+mod order_batch_start;
 mod order_codec;
 mod order_rows;
 mod orders;

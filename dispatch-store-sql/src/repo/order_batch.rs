@@ -130,6 +130,65 @@ fn stored_sizes_from(depot: usize, numbers: usize) -> String {
     )
 }
 
+/// The depot's catalog (lists 0-3: capacity types, skills, tags, custom fields, as `id,
+/// name`) and the stored orders among the numbers (list 4, as `size, number`), rows `(list, id,
+/// name)` of one `UNION ALL`: the depot bound at `?1`, the numbers as a JSON array at `?2` and,
+/// with `unless_first_new`, the first of them at `?3`, whose absence skips the look-ups of the
+/// stored orders (a one-time filter, evaluated once before them: a batch of new numbers costs
+/// one index probe, not one per number). [`catalog_values`] binds them.
+pub(super) fn catalog_with_sizes(unless_first_new: bool) -> String {
+    let gate = match unless_first_new {
+        true => "WHERE EXISTS (SELECT 1 FROM orders WHERE depot_id = ?1 AND order_number = ?3)",
+        false => "",
+    };
+    format!(
+        "SELECT 0, id, name FROM capacity_types WHERE depot_id = ?1 \
+         UNION ALL SELECT 1, id, name FROM skills WHERE depot_id = ?1 \
+         UNION ALL SELECT 2, id, name FROM tags WHERE depot_id = ?1 \
+         UNION ALL SELECT 3, id, name FROM custom_fields WHERE depot_id = ?1 \
+         UNION ALL SELECT 4, l.size, l.order_number {} {gate}",
+        stored_sizes_from(1, 2)
+    )
+}
+
+/// The parameters of [`catalog_with_sizes`].
+pub(super) fn catalog_values(
+    scope: DepotScope,
+    numbers: &[&str],
+    unless_first_new: bool,
+) -> Vec<Val> {
+    let first = numbers.first().copied().unwrap_or_default();
+    let mut values = vec![
+        scope.depot_id.to_val(),
+        serde_json::to_string(numbers)
+            .expect("strings encode")
+            .into_val(),
+    ];
+    if unless_first_new {
+        values.push(first.to_val());
+    }
+    values
+}
+
+/// One row of [`catalog_with_sizes`] put where it belongs.
+pub(super) fn catalog_row(
+    catalog: &mut Catalog,
+    stored: &mut StoredSizes,
+    list: i64,
+    id: i64,
+    name: String,
+) {
+    match list {
+        0 => catalog.capacity_types.push(NamedRef { id, name }),
+        1 => catalog.skills.push(NamedRef { id, name }),
+        2 => catalog.tags.push(NamedRef { id, name }),
+        3 => catalog.custom_fields.push(NamedRef { id, name }),
+        _ => {
+            stored.insert(name, Some(usize::try_from(id).unwrap_or(usize::MAX)));
+        }
+    }
+}
+
 /// The line items of a new order, `order_number`, as [`new_items`] reads them, one after the
 /// other in one list (empty without items): each its order's number (the statement inserting
 /// the order gives its id), then [`ITEM_WRITTEN`] after `order_id`. Every item must be new
@@ -392,51 +451,24 @@ impl<C: Connection> Db<C> {
         numbers: &[&str],
         unless_first_new: bool,
     ) -> Result<(Catalog, StoredSizes), StoreError> {
-        let gate = match unless_first_new {
-            true => "WHERE EXISTS (SELECT 1 FROM orders WHERE depot_id = ?1 AND order_number = ?3)",
-            false => "",
-        };
-        let sql = format!(
-            "SELECT 0, id, name FROM capacity_types WHERE depot_id = ?1 \
-             UNION ALL SELECT 1, id, name FROM skills WHERE depot_id = ?1 \
-             UNION ALL SELECT 2, id, name FROM tags WHERE depot_id = ?1 \
-             UNION ALL SELECT 3, id, name FROM custom_fields WHERE depot_id = ?1 \
-             UNION ALL SELECT 4, l.size, l.order_number {} {gate} \
-             ORDER BY 1, 2",
-            stored_sizes_from(1, 2)
-        );
+        let sql = format!("{} ORDER BY 1, 2", catalog_with_sizes(unless_first_new));
         let mut q = self.0.prepare_cached(&sql).st()?;
-        let first = numbers.first().copied().unwrap_or_default();
-        let numbers = serde_json::to_string(numbers).expect("strings encode");
-        let mut values = vec![scope.depot_id.to_val(), numbers.into_val()];
-        if unless_first_new {
-            values.push(first.to_val());
-        }
         let (mut catalog, mut stored) = (Catalog::default(), HashMap::new());
         for row in q
-            .query_map(params_from_iter(values), |r| {
-                Ok((
-                    r.get::<_, i64>(0)?,
-                    r.get::<_, i64>(1)?,
-                    r.get::<_, String>(2)?,
-                ))
-            })
+            .query_map(
+                params_from_iter(catalog_values(scope, numbers, unless_first_new)),
+                |r| {
+                    Ok((
+                        r.get::<_, i64>(0)?,
+                        r.get::<_, i64>(1)?,
+                        r.get::<_, String>(2)?,
+                    ))
+                },
+            )
             .st()?
         {
             let (list, id, name) = row.st()?;
-            let named = || NamedRef {
-                id,
-                name: name.clone(),
-            };
-            match list {
-                0 => catalog.capacity_types.push(named()),
-                1 => catalog.skills.push(named()),
-                2 => catalog.tags.push(named()),
-                3 => catalog.custom_fields.push(named()),
-                _ => {
-                    stored.insert(name, Some(usize::try_from(id).unwrap_or(usize::MAX)));
-                }
-            }
+            catalog_row(&mut catalog, &mut stored, list, id, name);
         }
         Ok((catalog, stored))
     }

@@ -12,8 +12,8 @@ use dispatch_core::model::order_fields::Catalog;
 use dispatch_core::model::organisation::DepotScope;
 use dispatch_core::paging::{Cursor, Page, PageRequest};
 use dispatch_core::ports::store::{
-    insert_orders_not_held, NewAttachment, NumberedOrder, OrderFilter, OrderRepo, OrderSummary,
-    PreparedOrders, StoreError, StoredSizes,
+    insert_orders_not_held, BatchStart, NewAttachment, NumberedOrder, OrderFilter, OrderRepo,
+    OrderSummary, PreparedOrders, StoreError, StoredSizes,
 };
 use dispatch_core::status::Status;
 use dispatch_core::time::Timestamp;
@@ -77,6 +77,19 @@ impl<C: Connection> OrderRepo for Db<C> {
             Dialect::Postgres => self
                 .catalog_with_stored_sizes(scope, numbers, unless_first_new)
                 .map(Some),
+        }
+    }
+
+    /// One statement on PostgreSQL; SQLite asks for each (reads are local).
+    fn order_batch_start(
+        &mut self,
+        scope: DepotScope,
+        numbers: &[&str],
+        unless_first_new: bool,
+    ) -> Result<Option<BatchStart>, StoreError> {
+        match C::DIALECT {
+            Dialect::Sqlite => Ok(None),
+            Dialect::Postgres => self.batch_start(scope, numbers, unless_first_new),
         }
     }
 

@@ -12,10 +12,12 @@ use dispatch_core::time::Timestamp;
 
 use super::{ts, Db, Sql};
 
-const DEPOT_COLUMNS: &str = "id, organisation_id, name, address, lat, lng, allow_orders_without_customer, \
+/// The columns [`depot`] reads, in its order.
+pub(super) const DEPOT_COLUMNS: &str = "id, organisation_id, name, address, lat, lng, allow_orders_without_customer, \
      starting_status, partial_orders, timezone, webhook_url, webhook_username, webhook_password, created, updated";
 
-fn depot(r: &Row<'_>) -> crate::sql::Result<Depot> {
+/// The depot in a row that starts with [`DEPOT_COLUMNS`].
+pub(super) fn depot(r: &Row<'_>) -> crate::sql::Result<Depot> {
     let url: Option<String> = r.get(10)?;
     Ok(Depot {
         id: r.get(0)?,

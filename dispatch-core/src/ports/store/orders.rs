@@ -9,7 +9,7 @@ use super::StoreError;
 use crate::model::attachment::Attachment;
 use crate::model::order::{Order, OrderType};
 use crate::model::order_fields::Catalog;
-use crate::model::organisation::DepotScope;
+use crate::model::organisation::{Depot, DepotScope};
 use crate::paging::{Page, PageRequest};
 use crate::status::Status;
 use crate::time::{Date, Timestamp};
@@ -17,6 +17,19 @@ use crate::time::{Date, Timestamp};
 /// Stored orders of a batch by number, each with the bytes of text it holds where the store
 /// tells it ([`OrderRepo::stored_order_sizes`]).
 pub type StoredSizes = HashMap<String, Option<usize>>;
+
+/// What [`OrderRepo::order_batch_start`] reads.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BatchStart {
+    /// The depot with its organisation's custom order statuses; `None` when the depot is not
+    /// there (nothing else is read then).
+    pub depot: Option<(Depot, Vec<String>)>,
+    /// The depot's reference catalog.
+    pub catalog: Catalog,
+    /// The stored orders among the numbers, as
+    /// [`OrderRepo::catalog_with_stored_order_sizes`] tells them.
+    pub stored: StoredSizes,
+}
 
 /// An order found by its number, possibly soft-deleted.
 #[derive(Debug, Clone, PartialEq)]
@@ -179,6 +192,22 @@ pub trait OrderRepo {
         numbers: &[&str],
         unless_first_new: bool,
     ) -> Result<Option<(Catalog, StoredSizes)>, StoreError> {
+        let _ = (scope, numbers, unless_first_new);
+        Ok(None)
+    }
+    /// The depot with its organisation's custom order statuses
+    /// ([`OrganisationRepo::get_depot_with_statuses`]) and
+    /// [`OrderRepo::catalog_with_stored_order_sizes`], in one question where the store can ask
+    /// them so: what a POST /orders batch that is checked in its write transaction reads
+    /// first. `None` where it cannot: the caller asks for each. By default `None`.
+    ///
+    /// [`OrganisationRepo::get_depot_with_statuses`]: super::OrganisationRepo::get_depot_with_statuses
+    fn order_batch_start(
+        &mut self,
+        scope: DepotScope,
+        numbers: &[&str],
+        unless_first_new: bool,
+    ) -> Result<Option<BatchStart>, StoreError> {
         let _ = (scope, numbers, unless_first_new);
         Ok(None)
     }
