@@ -458,10 +458,6 @@ impl Batch<'_> {
             scope,
             all,
             ref order,
-            statuses,
-            starting,
-            located,
-            now,
             ..
         } = *self;
         let numbers = self.numbers();
@@ -477,38 +473,9 @@ impl Batch<'_> {
         if !stored.is_empty() {
             return Ok(None);
         }
-        let ctx = OrderContext {
-            catalog: &known,
-            statuses,
-            starting_status: starting,
-            now,
+        let Some((mut written, orders)) = self.merge_as_new(self.context(&known)) else {
+            return Ok(None);
         };
-        let mut written = Vec::with_capacity(order.len());
-        let mut orders = Vec::with_capacity(order.len());
-        let mut text = 0;
-        for &i in order {
-            let Ok(OrderMerge {
-                order: mut merged,
-                events,
-                geocode,
-            }) = merge_posted_order(None, &all[i], None, ctx)
-            else {
-                return Ok(None);
-            };
-            text += text_bytes(&merged);
-            if !events.is_empty() || text >= RUN_TEXT_BYTES {
-                return Ok(None);
-            }
-            let geocoding_failed =
-                apply_geocoding(&mut merged, &geocode, |side| located.get(&(i, side)));
-            written.push(WrittenOrder {
-                id: 0,
-                order_number: merged.order_number.clone(),
-                is_created: true,
-                geocoding_failed,
-            });
-            orders.push(merged);
-        }
         let prepared = store.prepare_new_orders(scope, orders);
         let outcome = store.transaction_in(scope, |tx| {
             if reads_catalog && catalog(tx, scope)? != known {

@@ -8,8 +8,9 @@
 //! [`OrderRepo::insert_orders_where_new`]: crate::ports::store::OrderRepo::insert_orders_where_new
 
 use super::{back_to_posted, text_bytes, under, Batch, WrittenOrder, RUN_TEXT_BYTES};
+use crate::model::order::Order;
 use crate::model::order_fields::Catalog;
-use crate::model::order_merge::{merge_posted_order, OrderMerge};
+use crate::model::order_merge::{merge_posted_order, OrderContext, OrderMerge};
 use crate::ports::store::StoreTx;
 use crate::service::order_geocoding::apply_geocoding;
 use crate::service::order_references::check_references;
@@ -29,35 +30,10 @@ impl Batch<'_> {
         catalog: &Catalog,
         events_allowed: bool,
     ) -> Result<Option<Vec<WrittenOrder>>, ServiceError> {
-        let (scope, order, located) = (self.scope, &self.order, self.located);
-        let ctx = self.context(catalog);
-        let mut written = Vec::with_capacity(order.len());
-        let mut orders = Vec::with_capacity(order.len());
-        let mut text = 0;
-        for &i in order {
-            let Ok(OrderMerge {
-                order: mut merged,
-                events,
-                geocode,
-            }) = merge_posted_order(None, &self.all[i], None, ctx)
-            else {
-                return Ok(None);
-            };
-            // A large batch is written in runs, which the ordinary way bounds.
-            text += text_bytes(&merged);
-            if !events.is_empty() || text >= RUN_TEXT_BYTES {
-                return Ok(None);
-            }
-            let geocoding_failed =
-                apply_geocoding(&mut merged, &geocode, |side| located.get(&(i, side)));
-            written.push(WrittenOrder {
-                id: 0,
-                order_number: merged.order_number.clone(),
-                is_created: true,
-                geocoding_failed,
-            });
-            orders.push(merged);
-        }
+        let (scope, order) = (self.scope, &self.order);
+        let Some((mut written, orders)) = self.merge_as_new(self.context(catalog)) else {
+            return Ok(None);
+        };
         for &i in order {
             check_references(tx, scope, &self.all[i]).map_err(|e| under(e, i))?;
         }
@@ -88,5 +64,39 @@ impl Batch<'_> {
             }
         }
         Ok(Some(back_to_posted(order, written)))
+    }
+
+    /// The batch's orders merged as new ones, with what is written of each (ids still 0), in
+    /// the batch's order; `None` when an order does not merge as a new one alone (a merge fails,
+    /// or writes an event) or the batch's text reaches [`RUN_TEXT_BYTES`]: a large batch is
+    /// written in runs, which the ordinary way bounds.
+    pub(super) fn merge_as_new(
+        &self,
+        ctx: OrderContext<'_>,
+    ) -> Option<(Vec<WrittenOrder>, Vec<Order>)> {
+        let mut written = Vec::with_capacity(self.order.len());
+        let mut orders = Vec::with_capacity(self.order.len());
+        let mut text = 0;
+        for &i in &self.order {
+            let OrderMerge {
+                order: mut merged,
+                events,
+                geocode,
+            } = merge_posted_order(None, &self.all[i], None, ctx).ok()?;
+            text += text_bytes(&merged);
+            if !events.is_empty() || text >= RUN_TEXT_BYTES {
+                return None;
+            }
+            let geocoding_failed =
+                apply_geocoding(&mut merged, &geocode, |side| self.located.get(&(i, side)));
+            written.push(WrittenOrder {
+                id: 0,
+                order_number: merged.order_number.clone(),
+                is_created: true,
+                geocoding_failed,
+            });
+            orders.push(merged);
+        }
+        Some((written, orders))
     }
 }
