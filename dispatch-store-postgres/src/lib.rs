@@ -214,7 +214,7 @@ impl Store for PostgresStore {
     }
 
     /// Beside the depot's other writes of orders by number: the orders a writer finds are
-    /// locked (`FOR UPDATE`, `repo/order_batch.rs`), a number two writers insert is refused
+    /// locked (`FOR UPDATE`, `repo/order_lookup.rs`), a number two writers insert is refused
     /// to the second by the unique index, a deadlock is broken by PostgreSQL; both fail with
     /// a conflict the caller runs again.
     fn run_order_write(

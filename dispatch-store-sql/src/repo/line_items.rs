@@ -10,7 +10,7 @@ use crate::sql::{params, params_from_iter, Connection, Dialect, Statement, ToSql
 use dispatch_core::model::line_item::LineItem;
 use dispatch_core::ports::store::StoreError;
 
-use super::order_batch::{columns, each_of_json_array, in_json_array, in_statements, unnest};
+use super::batch_sql::{columns, each_of_json_array, in_json_array, in_statements, unnest};
 use super::order_rows::{item_values, ITEM_TYPES, ITEM_WRITTEN};
 use super::{Db, Sql};
 

@@ -1,6 +1,7 @@
 //! Repository implementations, one file per aggregate, all on [`Db`]: a connection inside an
 //! open transaction, of either store.
 
+mod batch_sql;
 mod customers;
 mod driver;
 mod leases;
@@ -8,10 +9,12 @@ mod line_items;
 mod new_orders;
 mod notifications;
 mod optimisations;
-mod order_batch;
 mod order_batch_start;
 mod order_codec;
+mod order_inserts;
+mod order_lookup;
 mod order_rows;
+mod order_updates;
 mod orders;
 mod organisation;
 pub mod outbox;

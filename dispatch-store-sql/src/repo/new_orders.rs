@@ -9,8 +9,8 @@ use dispatch_core::model::organisation::DepotScope;
 use dispatch_core::ports::store::{PreparedOrders, StoreError};
 
 use super::line_items::INSERT_ONE_WITH_ID;
-use super::order_batch::{order_values, INSERT_ORDER_ROW};
 use super::order_rows::item_values;
+use super::order_rows::{order_values, INSERT_ORDER_ROW};
 use super::{Db, Sql};
 
 /// The encoded rows of new orders of one depot.

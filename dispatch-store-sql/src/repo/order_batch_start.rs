@@ -8,7 +8,7 @@ use dispatch_core::model::order_fields::Catalog;
 use dispatch_core::model::organisation::DepotScope;
 use dispatch_core::ports::store::{BatchStart, StoreError};
 
-use super::order_batch::{catalog_row, catalog_values, catalog_with_sizes};
+use super::order_lookup::{catalog_row, catalog_values, catalog_with_sizes};
 use super::organisation::{depot, DEPOT_COLUMNS};
 use super::{Db, Sql};
 

@@ -106,14 +106,64 @@ pub(super) fn decode(r: OrderRow, line_items: Vec<LineItem>) -> Result<Order, St
     })
 }
 
+/// The order columns written by insert and update, [`ORDER_TYPES`] order.
+pub(super) const ORDER_WRITTEN: &str = "order_number, type, status, priority, customer_id, delivery,     pickup, delivery_date, time_windows, exchange_reference, parts, vehicle_id, emails,     third_party_id, tags, skills, capacities, custom_fields, order_value_cents, updated";
+
+/// The PostgreSQL types of [`ORDER_WRITTEN`].
+pub(super) const ORDER_TYPES: [&str; 20] = [
+    "text", "text", "text", "text", "bigint", "text", "text", "text", "text", "text", "float8",
+    "bigint", "text", "bigint", "text", "text", "text", "text", "bigint", "bigint",
+];
+
+/// `before`, [`ORDER_TYPES`], then `after`: the types of a statement's order rows.
+pub(super) fn order_types<'a>(before: &[&'a str], after: &[&'a str]) -> Vec<&'a str> {
+    let mut types = before.to_vec();
+    types.extend(ORDER_TYPES);
+    types.extend(after);
+    types
+}
+
+/// The one-row insert of a new order: the depot, [`ORDER_WRITTEN`], its creation time.
+pub(super) const INSERT_ORDER_ROW: &str = "INSERT INTO orders (depot_id, order_number, type, \
+    status, priority, customer_id, delivery, pickup, delivery_date, time_windows, \
+    exchange_reference, parts, vehicle_id, emails, third_party_id, tags, skills, capacities, \
+    custom_fields, order_value_cents, updated, created) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, \
+    ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22) RETURNING id";
+
+/// The values of [`ORDER_WRITTEN`] for one order.
+pub(super) fn order_values(o: &Order) -> [Val; 20] {
+    [
+        o.order_number.to_val(),
+        o.kind.as_str().to_val(),
+        o.status.as_str().to_val(),
+        o.priority.map(|p| p.as_str()).to_val(),
+        o.customer_id.to_val(),
+        codec::endpoint(&o.delivery).into_val(),
+        codec::endpoint(&o.pickup).into_val(),
+        o.delivery_date.map(|d| d.to_string()).into_val(),
+        codec::order_windows(&o.time_windows).into_val(),
+        o.exchange_reference.as_deref().to_val(),
+        o.parts.to_val(),
+        o.vehicle_id.to_val(),
+        codec::names(&o.emails).into_val(),
+        o.third_party_id.to_val(),
+        codec::names(&o.tags).into_val(),
+        codec::names(&o.skills).into_val(),
+        codec::capacities(&o.capacities).into_val(),
+        codec::custom_fields(&o.custom_fields).into_val(),
+        o.manual_value.map(Money::cents).to_val(),
+        o.updated.millis().to_val(),
+    ]
+}
+
 /// The written columns of a line item (all but its id), in the order of the line-item
-/// writes' values (`line_items.rs`, `order_batch.rs`).
+/// writes' values (`line_items.rs`, `order_inserts.rs`).
 pub(super) const ITEM_WRITTEN: &str = "order_id, position, product_code, product_name, \
     quantity, unit_price_micros, manual_value_cents, quantity_outstanding, status, date, \
     capacities, custom_fields";
 
 /// The PostgreSQL types of the written columns of a line item after its id, in
-/// [`item_values`] order (the arrays of a multi-row statement, `order_batch::unnest`).
+/// [`item_values`] order (the arrays of a multi-row statement, `batch_sql::unnest`).
 pub(super) const ITEM_TYPES: [&str; 12] = [
     "bigint", "bigint", "text", "text", "bigint", "bigint", "bigint", "float8", "text", "text",
     "text", "text",

@@ -18,8 +18,8 @@ use dispatch_core::ports::store::{
 use dispatch_core::status::Status;
 use dispatch_core::time::Timestamp;
 
-use super::order_batch::{order_values, INSERT_ORDER_ROW};
 use super::order_rows::{corrupt, keyset};
+use super::order_rows::{order_values, INSERT_ORDER_ROW};
 use super::{ts, Db, Sql, IN_CHUNK};
 
 impl<C: Connection> OrderRepo for Db<C> {

@@ -11,7 +11,7 @@ use dispatch_core::paging::{Cursor, Page, PageRequest};
 use dispatch_core::ports::store::{RouteRepo, RouteSummary, StoreError};
 use dispatch_core::time::{Date, Timestamp};
 
-use super::order_batch::in_json_array;
+use super::batch_sql::in_json_array;
 use super::order_rows::{corrupt, keyset};
 use super::{ts, Db, Sql};
 
