@@ -11,6 +11,11 @@ use crate::time::{Date, TimeOfDay, Timestamp, Weekday};
 /// Most orders one POST /orders carries.
 pub const MAX_ORDERS_PER_REQUEST: usize = 100;
 
+/// Longest order_number, in characters. The interface sets no limit; the number is the key of
+/// a unique index, and an index entry has a size limit (PostgreSQL refuses entries of about
+/// 2.7 kB), so a limit that every store can hold is part of the rules, not a storage failure.
+pub const MAX_ORDER_NUMBER_CHARS: usize = 255;
+
 /// An order's type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum OrderType {

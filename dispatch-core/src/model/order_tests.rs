@@ -65,6 +65,21 @@ fn order_number_and_type_are_required_on_create() {
 }
 
 #[test]
+fn an_order_number_is_at_most_255_characters_on_create_and_update() {
+    let long = "\u{1F680}".repeat(256);
+    assert_eq!(
+        batch_paths(&[delivery(&"\u{1F680}".repeat(255)), delivery(&long)]),
+        ["1.order_number"]
+    );
+    let stored = create(&delivery("A"), 1);
+    let renamed = OrderInput {
+        order_number: Some(Some(long)),
+        ..OrderInput::default()
+    };
+    assert_eq!(put(&stored, &renamed, false).unwrap_err(), ["order_number"]);
+}
+
+#[test]
 fn a_repeated_order_number_rejects_the_batch() {
     assert_eq!(
         batch_paths(&[delivery("A"), delivery("B"), delivery("A")]),

@@ -6,7 +6,8 @@
 use crate::error::{render_path, IssueCode, PathSegment, ValidationErrors, ValidationIssue};
 use crate::model::line_item::{check_unique_codes, validate_line_item};
 use crate::model::order::{
-    missing_locations, Endpoint, OrderTimeWindow, OrderType, Priority, Side, MAX_ORDERS_PER_REQUEST,
+    missing_locations, Endpoint, OrderTimeWindow, OrderType, Priority, Side,
+    MAX_ORDERS_PER_REQUEST, MAX_ORDER_NUMBER_CHARS,
 };
 use crate::model::order_fields::{
     bad_enum, check_country, check_email, check_len, check_range, custom, key_path, parse_time,
@@ -39,7 +40,13 @@ pub fn validate_order(
     ];
     match input.order_number {
         Some(Some(n)) => {
-            check_len(&mut errs, || key_path(&["order_number"]), &n, 1, usize::MAX);
+            check_len(
+                &mut errs,
+                || key_path(&["order_number"]),
+                &n,
+                1,
+                MAX_ORDER_NUMBER_CHARS,
+            );
             out.order_number = Some(n);
         }
         None if write == OrderWrite::Update => {}

@@ -3,6 +3,11 @@
 
 use crate::time::Timestamp;
 
+/// Longest name of a reference-data entry created through the service or a seed file (a skill,
+/// tag, capacity type, custom field, zone, third party, ...), in characters: names are keys of
+/// unique indexes, whose entries have a size limit (PostgreSQL's is about 2.7 kB).
+pub const MAX_REFERENCE_NAME_CHARS: usize = 255;
+
 /// A kind of load a vehicle carries and an order needs (weight, volume, ...).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CapacityType {

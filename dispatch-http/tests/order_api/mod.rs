@@ -6,6 +6,7 @@ use crate::common::{test_db, test_sql};
 
 mod attachments;
 mod customers;
+mod key_lengths;
 mod order_statuses;
 mod orders;
 mod orders_put;

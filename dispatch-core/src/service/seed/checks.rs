@@ -11,6 +11,8 @@ use super::{SeedError, SeedFile, SeedSettings};
 use crate::model::location::Coordinates;
 use crate::model::notification::Channel;
 use crate::model::organisation::KeyPermission;
+use crate::model::reference::MAX_REFERENCE_NAME_CHARS;
+use crate::service::depots::MAX_ADDRESS_CHARS;
 use crate::status::{StatusSet, MAX_STATUS_CHARS};
 use crate::time::zone::DepotZone;
 
@@ -20,6 +22,10 @@ pub(super) fn validate(seed: &SeedFile) -> Result<(), SeedError> {
     let name = |problems: &mut Vec<String>, what: String, n: &str| {
         if n.trim().is_empty() {
             problems.push(format!("{what}: name must not be empty"));
+        } else if n.chars().count() > MAX_REFERENCE_NAME_CHARS {
+            problems.push(format!(
+                "{what}: name must be at most {MAX_REFERENCE_NAME_CHARS} characters"
+            ));
         }
     };
     for (oi, o) in seed.organisations.iter().enumerate() {
@@ -110,6 +116,16 @@ pub(super) fn validate(seed: &SeedFile) -> Result<(), SeedError> {
                 {
                     problems.push(format!(
                         "{at}.gazetteer[{i}]: needs an address or postcode and lat/lng in range"
+                    ));
+                }
+                let long = |t: &Option<String>| {
+                    t.as_ref()
+                        .is_some_and(|t| t.chars().count() > MAX_ADDRESS_CHARS)
+                };
+                if long(&p.address) || long(&p.postcode) {
+                    problems.push(format!(
+                        "{at}.gazetteer[{i}]: address and postcode must be at most \
+                         {MAX_ADDRESS_CHARS} characters"
                     ));
                 }
             }
@@ -209,4 +225,34 @@ pub(super) fn starting_status(
                 "depot {depot}: settings.starting_status: {e} (a default or custom order status of the organisation)"
             ))
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::service::seed::parse;
+
+    fn seed_with(tag: &str, address: &str) -> SeedFile {
+        let doc = serde_json::json!({"organisations": [{"name": "Org", "depots": [{
+            "name": "Depot", "tags": [tag],
+            "gazetteer": [{"address": address, "lat": 51.5, "lng": -0.1}]}]}]});
+        parse(&doc.to_string()).unwrap()
+    }
+
+    #[test]
+    fn names_and_gazetteer_addresses_longer_than_the_index_limit_are_refused_with_their_place() {
+        assert!(validate(&seed_with(&"t".repeat(255), &"a".repeat(255))).is_ok());
+        let Err(SeedError::Invalid(why)) = validate(&seed_with(&"t".repeat(256), &"a".repeat(256)))
+        else {
+            panic!("a 256-character tag and address were accepted");
+        };
+        assert!(
+            why.contains("depots[0].tags[0]: name must be at most 255"),
+            "{why}"
+        );
+        assert!(
+            why.contains("depots[0].gazetteer[0]: address and postcode"),
+            "{why}"
+        );
+    }
 }

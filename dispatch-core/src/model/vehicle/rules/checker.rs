@@ -3,7 +3,7 @@
 
 use crate::error::{IssueCode, PathSegment, ValidationErrors, ValidationIssue};
 use crate::model::location::{valid_lat, valid_lng};
-use crate::model::reference::CapacityAmount;
+use crate::model::reference::{CapacityAmount, MAX_REFERENCE_NAME_CHARS};
 use crate::model::vehicle::{CapacityWrite, Place};
 use crate::patch::Patch;
 use crate::time::TimeOfDay;
@@ -251,6 +251,17 @@ impl Checker {
                             "non-empty skill name",
                             "empty string",
                             "skill names must not be empty",
+                        );
+                    } else if name.chars().count() > MAX_REFERENCE_NAME_CHARS {
+                        // Unknown names become skills of the depot: keys of a unique index.
+                        self.issue_at(
+                            IssueCode::TooBig,
+                            vec!["skills".into(), i.into()],
+                            &format!("skill name of at most {MAX_REFERENCE_NAME_CHARS} characters"),
+                            "a longer name",
+                            &format!(
+                                "skill names must be at most {MAX_REFERENCE_NAME_CHARS} characters"
+                            ),
                         );
                     } else if !out.contains(name) {
                         out.push(name.clone());
