@@ -160,10 +160,12 @@ pub(crate) fn begin_write() -> String {
 /// How a write of one depot starts: READ COMMITTED, the store's write lock shared (writes of
 /// the whole store wait for it, other depots' writers do not), then the depot's own lock. Depot
 /// ids beyond 32 bits fold onto the same keys: two depots sharing a key only wait for each other.
+/// Both locks are taken by one `SELECT`, left to right (its columns are evaluated in order):
+/// one statement fewer for the server to parse, plan and answer at every write's start.
 fn begin_depot_write(depot: i64) -> String {
     format!(
-        "BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock_shared({WRITE_LOCK}); \
-         SELECT pg_advisory_xact_lock({DEPOT_LOCKS}, {})",
+        "BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock_shared({WRITE_LOCK}), \
+         pg_advisory_xact_lock({DEPOT_LOCKS}, {})",
         depot.rem_euclid(i64::from(i32::MAX)) as i32
     )
 }
@@ -173,8 +175,8 @@ fn begin_depot_write(depot: i64) -> String {
 /// writer of the depot (which holds it exclusively) waits for them and they for it.
 fn begin_order_write(depot: i64) -> String {
     format!(
-        "BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock_shared({WRITE_LOCK}); \
-         SELECT pg_advisory_xact_lock_shared({DEPOT_LOCKS}, {})",
+        "BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock_shared({WRITE_LOCK}), \
+         pg_advisory_xact_lock_shared({DEPOT_LOCKS}, {})",
         depot.rem_euclid(i64::from(i32::MAX)) as i32
     )
 }

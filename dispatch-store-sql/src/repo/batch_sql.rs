@@ -1,5 +1,5 @@
 //! Building blocks of the statements that read or write many rows at once: lists of keys
-//! bound as one parameter ([`in_json_array`], [`each_of_json_array`]), rows bound as one
+//! bound as one parameter ([`in_list`], [`each_of_list`]), rows bound as one
 //! array a column ([`unnest`], [`columns`]) and runs of rows cut to a statement's bounds
 //! ([`in_statements`]).
 
@@ -10,34 +10,65 @@ use dispatch_core::ports::store::StoreError;
 /// ([`TEXT_PER_STATEMENT`]).
 const ROWS_PER_STATEMENT: usize = 500;
 
-/// Membership in the JSON array bound at parameter `?param` (texts, or integers with
-/// `integers`), spelt so that an index answers it: one statement for a list of any length,
-/// prepared once per connection. PostgreSQL hash-joins `IN (SELECT ...)` over a set-returning
-/// function with a scan of the whole table (it guesses 100 elements); `= ANY (ARRAY(...))` is
-/// an index condition.
-pub(super) fn in_json_array(dialect: Dialect, param: usize, integers: bool) -> String {
+/// Membership in the list bound at parameter `?param` (texts, or integers with `integers`; bound
+/// as [`text_list`] or [`integer_list`] make it), spelt so that an index answers it: one
+/// statement for a list of any length, prepared once per connection. SQLite reads a JSON array
+/// (`json_each`); PostgreSQL an array of the column's type (`= ANY (?::text[])`, an index
+/// condition; `IN (SELECT ...)` over a set-returning function is hash-joined with a scan of the
+/// whole table, as the planner guesses 100 elements).
+pub(super) fn in_list(dialect: Dialect, param: usize, integers: bool) -> String {
     match dialect {
         Dialect::Sqlite => format!("IN (SELECT value FROM json_each(?{param}))"),
-        Dialect::Postgres => format!(
-            "= ANY (ARRAY(SELECT value{} FROM json_array_elements_text(?{param}::json)))",
-            if integers { "::bigint" } else { "" }
-        ),
+        Dialect::Postgres => format!("= ANY (?{param}::{})", array_type(integers)),
     }
 }
 
-/// On PostgreSQL, the rows `lookup` finds for each distinct element of the JSON array bound at
+/// On PostgreSQL, the rows `lookup` finds for each distinct element of the array bound at
 /// `?param` (texts, or integers with `integers`), taken in the elements' order: `lookup` is a
 /// `SELECT` naming the element `k.key`, run once per element (a `LATERAL` subquery that an
 /// `ORDER BY` or `FOR UPDATE` keeps from being merged into a join). Each element is found
 /// through the index its equality names, whatever the statistics: a join would be planned
 /// from them, and without them (a table filled since its last `ANALYZE`) PostgreSQL takes a
 /// depot's rows for a handful and reads them all through the depot's index.
-pub(super) fn each_of_json_array(param: usize, integers: bool, lookup: &str) -> String {
+pub(super) fn each_of_list(param: usize, integers: bool, lookup: &str) -> String {
     format!(
-        "SELECT l.* FROM (SELECT DISTINCT value{} AS key FROM json_array_elements_text(?{param}::json) \
-         ORDER BY 1) k, LATERAL ({lookup}) l",
-        if integers { "::bigint" } else { "" }
+        "SELECT l.* FROM {}, LATERAL ({lookup}) l",
+        keys(param, integers)
     )
+}
+
+/// `(SELECT DISTINCT key ... ORDER BY 1) k`: the distinct elements of the array bound at
+/// `?param` as `k.key`, in order (PostgreSQL).
+pub(super) fn keys(param: usize, integers: bool) -> String {
+    format!(
+        "(SELECT DISTINCT u.key FROM unnest(?{param}::{}) AS u(key) ORDER BY 1) k",
+        array_type(integers)
+    )
+}
+
+fn array_type(integers: bool) -> &'static str {
+    match integers {
+        true => "bigint[]",
+        false => "text[]",
+    }
+}
+
+/// Texts as the one parameter of an [`in_list`] or [`each_of_list`]: a JSON array on SQLite,
+/// an array on PostgreSQL (sent in binary, each element as it is: nothing to encode as JSON
+/// nor to parse back).
+pub(super) fn text_list(dialect: Dialect, texts: &[&str]) -> Val {
+    match dialect {
+        Dialect::Sqlite => Val::Text(serde_json::to_string(texts).expect("strings encode")),
+        Dialect::Postgres => Val::List(texts.iter().map(|&t| Val::Text(t.to_owned())).collect()),
+    }
+}
+
+/// Integers as the one parameter of an [`in_list`] or [`each_of_list`], as [`text_list`].
+pub(super) fn integer_list(dialect: Dialect, integers: &[i64]) -> Val {
+    match dialect {
+        Dialect::Sqlite => Val::Text(serde_json::to_string(integers).expect("integers encode")),
+        Dialect::Postgres => Val::List(integers.iter().map(|&i| Val::Int(i)).collect()),
+    }
 }
 
 /// `unnest(?{first}::{type}[], ...)`: the rows of a multi-row statement (PostgreSQL) as one

@@ -10,7 +10,7 @@ use crate::sql::{params, params_from_iter, Connection, Dialect, Statement, ToSql
 use dispatch_core::model::line_item::LineItem;
 use dispatch_core::ports::store::StoreError;
 
-use super::batch_sql::{columns, each_of_json_array, in_json_array, in_statements, unnest};
+use super::batch_sql::{columns, each_of_list, in_list, in_statements, integer_list, unnest};
 use super::order_rows::{item_values, ITEM_TYPES, ITEM_WRITTEN};
 use super::{Db, Sql};
 
@@ -85,12 +85,10 @@ impl<C: Connection> Db<C> {
             self.0
                 .prepare_cached(&format!(
                     "DELETE FROM order_line_items WHERE id {}",
-                    in_json_array(C::DIALECT, 1, true)
+                    in_list(C::DIALECT, 1, true)
                 ))
                 .st()?
-                .execute(params![
-                    serde_json::to_string(&removed).expect("integers encode")
-                ])
+                .execute(params![integer_list(C::DIALECT, &removed)])
                 .st()?;
         }
         if C::DIALECT == Dialect::Sqlite {
@@ -143,20 +141,20 @@ impl<C: Connection> Db<C> {
         if orders.is_empty() {
             return Ok(stored);
         }
-        // The ids as one JSON array: one cached statement for any number of orders.
+        // The ids as one parameter: one cached statement for any number of orders.
         let sql = match C::DIALECT {
             Dialect::Sqlite => format!(
                 "SELECT order_id, id FROM order_line_items WHERE order_id {}",
-                in_json_array(C::DIALECT, 1, true)
+                in_list(C::DIALECT, 1, true)
             ),
-            Dialect::Postgres => each_of_json_array(
+            Dialect::Postgres => each_of_list(
                 1,
                 true,
                 "SELECT order_id, id FROM order_line_items WHERE order_id = k.key ORDER BY position",
             ),
         };
         let mut q = self.0.prepare_cached(&sql).st()?;
-        let listed = serde_json::to_string(&orders).expect("integers encode");
+        let listed = integer_list(C::DIALECT, &orders);
         for row in q
             .query_map(params![listed], |r| Ok((r.get(0)?, r.get(1)?)))
             .st()?

@@ -13,7 +13,7 @@ use dispatch_core::ports::store::{NumberedOrder, StoreError, StoredSizes};
 use dispatch_core::status::Status;
 use dispatch_core::time::Date;
 
-use super::batch_sql::{each_of_json_array, in_json_array};
+use super::batch_sql::{each_of_list, in_list, integer_list, keys, text_list};
 use super::order_rows::{
     corrupt, decode, decode_item, item_row, order_row, OrderRow, COLUMNS, ITEM_COLUMNS,
 };
@@ -28,8 +28,8 @@ const ITEMS_AS_JSON: &str = "(SELECT json_agg(json_build_array(id, product_code,
     quantity, unit_price_micros, manual_value_cents, quantity_outstanding, status, date, \
     capacities, custom_fields) ORDER BY position) FROM order_line_items WHERE order_id = o.id)";
 
-/// `FROM` the stored orders of the depot bound at `?{depot}` whose numbers are in the JSON
-/// array bound at `?{numbers}`, as `l` with `l.order_number` and `l.size`: the bytes of text
+/// `FROM` the stored orders of the depot bound at `?{depot}` whose numbers are in the array
+/// bound at `?{numbers}`, as `l` with `l.order_number` and `l.size`: the bytes of text
 /// each holds, its row's and its line items' (`octet_length` reads a stored value's length
 /// from its header, without reading the value). The orders found stay locked until commit,
 /// locked in number order (PostgreSQL).
@@ -45,15 +45,12 @@ fn stored_sizes_from(depot: usize, numbers: usize) -> String {
          + octet_length(custom_fields)) FROM order_line_items WHERE order_id = o.id), 0) AS size \
          FROM orders o WHERE depot_id = ?{depot} AND order_number = k.key FOR UPDATE"
     );
-    format!(
-        "FROM (SELECT DISTINCT value AS key FROM json_array_elements_text(?{numbers}::json) \
-         ORDER BY 1) k, LATERAL ({lookup}) l"
-    )
+    format!("FROM {}, LATERAL ({lookup}) l", keys(numbers, false))
 }
 
 /// The depot's catalog (lists 0-3: capacity types, skills, tags, custom fields, as `id,
 /// name`) and the stored orders among the numbers (list 4, as `size, number`), rows `(list, id,
-/// name)` of one `UNION ALL`: the depot bound at `?1`, the numbers as a JSON array at `?2` and,
+/// name)` of one `UNION ALL`: the depot bound at `?1`, the numbers as an array at `?2` and,
 /// with `unless_first_new`, the first of them at `?3`, whose absence skips the look-ups of the
 /// stored orders (a one-time filter, evaluated once before them: a batch of new numbers costs
 /// one index probe, not one per number). [`catalog_values`] binds them.
@@ -81,9 +78,7 @@ pub(super) fn catalog_values(
     let first = numbers.first().copied().unwrap_or_default();
     let mut values = vec![
         scope.depot_id.to_val(),
-        serde_json::to_string(numbers)
-            .expect("strings encode")
-            .into_val(),
+        text_list(Dialect::Postgres, numbers),
     ];
     if unless_first_new {
         values.push(first.to_val());
@@ -163,7 +158,7 @@ impl<C: Connection> Db<C> {
         scope: DepotScope,
         numbers: &[&str],
     ) -> Result<HashMap<String, NumberedOrder>, StoreError> {
-        // The numbers travel as one JSON array: a list of any length is one statement,
+        // The numbers travel as one parameter: a list of any length is one statement,
         // prepared once per connection (a list of placeholders was a statement per length,
         // parsed and planned again on SQLite and a round trip more on PostgreSQL every time).
         // On PostgreSQL the orders found stay locked until commit: writers of orders by
@@ -174,9 +169,9 @@ impl<C: Connection> Db<C> {
         let sql = match C::DIALECT {
             Dialect::Sqlite => format!(
                 "SELECT {COLUMNS} FROM orders WHERE depot_id = ?1 AND order_number {}",
-                in_json_array(C::DIALECT, 2, false)
+                in_list(C::DIALECT, 2, false)
             ),
-            Dialect::Postgres => each_of_json_array(
+            Dialect::Postgres => each_of_list(
                 2,
                 false,
                 &format!(
@@ -187,7 +182,7 @@ impl<C: Connection> Db<C> {
         };
         let mut rows: Vec<(OrderRow, Option<String>)> = Vec::with_capacity(numbers.len());
         let mut q = self.0.prepare_cached(&sql).st()?;
-        let numbers = serde_json::to_string(numbers).expect("strings encode");
+        let numbers = text_list(C::DIALECT, numbers);
         for row in q
             .query_map(params![scope.depot_id, numbers], |r| {
                 let items = match C::DIALECT {
@@ -231,9 +226,9 @@ impl<C: Connection> Db<C> {
         let sql = match C::DIALECT {
             Dialect::Sqlite => format!(
                 "SELECT order_number FROM orders WHERE depot_id = ?1 AND order_number {}",
-                in_json_array(C::DIALECT, 2, false)
+                in_list(C::DIALECT, 2, false)
             ),
-            Dialect::Postgres => each_of_json_array(
+            Dialect::Postgres => each_of_list(
                 2,
                 false,
                 "SELECT order_number FROM orders WHERE depot_id = ?1 AND order_number = k.key \
@@ -241,7 +236,7 @@ impl<C: Connection> Db<C> {
             ),
         };
         let mut q = self.0.prepare_cached(&sql).st()?;
-        let numbers = serde_json::to_string(numbers).expect("strings encode");
+        let numbers = text_list(C::DIALECT, numbers);
         let mut found = HashSet::new();
         for number in q
             .query_map(params![scope.depot_id, numbers], |r| r.get(0))
@@ -263,7 +258,7 @@ impl<C: Connection> Db<C> {
     ) -> Result<StoredSizes, StoreError> {
         let sql = format!("SELECT l.order_number, l.size {}", stored_sizes_from(1, 2));
         let mut q = self.0.prepare_cached(&sql).st()?;
-        let numbers = serde_json::to_string(numbers).expect("strings encode");
+        let numbers = text_list(C::DIALECT, numbers);
         let mut found = HashMap::new();
         for row in q
             .query_map(params![scope.depot_id, numbers], |r| {
@@ -320,9 +315,9 @@ impl<C: Connection> Db<C> {
             Dialect::Sqlite => format!(
                 "SELECT order_id, {ITEM_COLUMNS} FROM order_line_items \
                  WHERE order_id {} ORDER BY order_id, position",
-                in_json_array(C::DIALECT, 1, true)
+                in_list(C::DIALECT, 1, true)
             ),
-            Dialect::Postgres => each_of_json_array(
+            Dialect::Postgres => each_of_list(
                 1,
                 true,
                 &format!(
@@ -332,7 +327,7 @@ impl<C: Connection> Db<C> {
             ),
         };
         let mut q = self.0.prepare_cached(&sql).st()?;
-        let listed = serde_json::to_string(orders).expect("integers encode");
+        let listed = integer_list(C::DIALECT, orders);
         let rows = q
             .query_map(params![listed], |r| {
                 Ok((r.get::<_, i64>(0)?, item_row(r, 1)?))

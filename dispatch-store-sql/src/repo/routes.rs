@@ -11,7 +11,7 @@ use dispatch_core::paging::{Cursor, Page, PageRequest};
 use dispatch_core::ports::store::{RouteRepo, RouteSummary, StoreError};
 use dispatch_core::time::{Date, Timestamp};
 
-use super::batch_sql::in_json_array;
+use super::batch_sql::{in_list, integer_list};
 use super::order_rows::{corrupt, keyset};
 use super::{ts, Db, Sql};
 
@@ -324,7 +324,7 @@ impl<C: Connection> RouteRepo for Db<C> {
         scope: DepotScope,
         order_ids: &[i64],
     ) -> Result<HashSet<i64>, StoreError> {
-        // The ids travel as one JSON array, so a list of any length is the same statement,
+        // The ids travel as one parameter, so a list of any length is the same statement,
         // prepared and planned once per connection, spelt so that the index on
         // `stop_orders.order_id` answers it.
         let mut q = self
@@ -332,10 +332,10 @@ impl<C: Connection> RouteRepo for Db<C> {
             .prepare_cached(&format!(
                 "SELECT DISTINCT so.order_id FROM stop_orders so JOIN stops s ON s.id = so.stop_id \
                  JOIN routes r ON r.id = s.route_id WHERE r.depot_id = ?1 AND so.order_id {}",
-                in_json_array(C::DIALECT, 2, true)
+                in_list(C::DIALECT, 2, true)
             ))
             .st()?;
-        let listed = serde_json::to_string(order_ids).expect("integers encode");
+        let listed = integer_list(C::DIALECT, order_ids);
         let mut served = HashSet::new();
         for id in q
             .query_map(params![scope.depot_id, listed], |r| r.get(0))
