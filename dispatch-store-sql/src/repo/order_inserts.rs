@@ -1,6 +1,6 @@
-//! New orders inserted: SQLite one row at a time, PostgreSQL several to a statement with their
-//! line items ([`in_statements`]), and where their numbers are free (`ON CONFLICT DO
-//! NOTHING`).
+//! New orders inserted: SQLite one row at a time, PostgreSQL several to a statement
+//! ([`in_statements`]), and where their numbers are free (`ON CONFLICT DO NOTHING`); their
+//! line items after them, together ([`Db::write_line_items`]).
 
 use std::collections::{HashMap, HashSet};
 
@@ -11,46 +11,8 @@ use dispatch_core::model::organisation::DepotScope;
 use dispatch_core::ports::store::StoreError;
 
 use super::batch_sql::{columns, in_statements, unnest};
-use super::order_rows::{
-    item_values, order_types, order_values, ITEM_TYPES, ITEM_WRITTEN, ORDER_TYPES, ORDER_WRITTEN,
-};
+use super::order_rows::{order_types, order_values, ORDER_TYPES, ORDER_WRITTEN};
 use super::{Db, Sql};
-
-/// The line items of a new order, `order_number`, as [`new_items`] reads them, one after the
-/// other in one list (empty without items): each its order's number (the statement inserting
-/// the order gives its id), then [`ITEM_WRITTEN`] after `order_id`. Every item must be new
-/// (id 0): the statement gives each a new id.
-fn new_item_rows(order_number: &str, items: &[LineItem]) -> Val {
-    let mut rows = Vec::with_capacity(items.len() * ITEM_TYPES.len());
-    for (position, item) in items.iter().enumerate() {
-        let [_, rest @ ..] = item_values(0, position, item);
-        rows.push(order_number.to_val());
-        rows.extend(rest);
-    }
-    Val::List(rows)
-}
-
-/// Inserts the line items of new orders inserted by the same statement (PostgreSQL): a
-/// data-modifying `WITH` clause after the one named `o` that inserted the orders (`RETURNING
-/// id, order_number`), the items as the arrays of [`new_item_rows`] bound from `?{first}`
-/// on, in their order (the identity column numbers them as before, by order and position).
-/// The foreign key on the order is checked at the statement's end, when the orders are there.
-fn new_items(first: usize) -> String {
-    let mut types = vec!["text"];
-    types.extend(&ITEM_TYPES[1..]);
-    format!(
-        "i AS (INSERT INTO order_line_items ({ITEM_WRITTEN}) \
-         SELECT o.id, v.position, v.product_code, v.product_name, v.quantity, \
-         v.unit_price_micros, v.manual_value_cents, v.quantity_outstanding, v.status, v.date, \
-         v.capacities, v.custom_fields \
-         FROM {} WITH ORDINALITY \
-         AS v(order_number, position, product_code, product_name, quantity, \
-         unit_price_micros, manual_value_cents, quantity_outstanding, status, date, \
-         capacities, custom_fields, n) \
-         JOIN o ON o.order_number = v.order_number ORDER BY v.n)",
-        unnest(first, &types)
-    )
-}
 
 impl<C: Connection> Db<C> {
     /// Inserts new orders with their line items; returns their ids in order. SQLite inserts
@@ -100,8 +62,13 @@ impl<C: Connection> Db<C> {
         self.insert_orders_in_statements(scope, orders, true)
     }
 
-    /// The multi-row inserts of new orders (PostgreSQL): their ids in order, `None` for an
-    /// order `where_new` skipped because its number is held.
+    /// The multi-row inserts of new orders (PostgreSQL), then of the line items of those
+    /// inserted, under their ids ([`Db::write_line_items`]): the orders' ids in order, `None`
+    /// for an order `where_new` skipped because its number is held. Two statements where a
+    /// data-modifying `WITH` could insert the items beside their orders (joined to them by
+    /// number, sorted back into their order) in one: that statement takes the server a third
+    /// longer than the two (about 1 ms more per 100 orders, `pg_stat_statements`), which costs
+    /// more than the round trip it saves.
     fn insert_orders_in_statements(
         &self,
         scope: DepotScope,
@@ -109,27 +76,6 @@ impl<C: Connection> Db<C> {
         where_new: bool,
     ) -> Result<Vec<Option<i64>>, StoreError> {
         let mut ids = Vec::with_capacity(orders.len());
-        // Orders whose line items are all new go in with their items, one statement.
-        if orders
-            .iter()
-            .all(|o| o.line_items.iter().all(|i| i.id == 0))
-        {
-            in_statements(
-                orders,
-                |o| {
-                    let mut row = Vec::with_capacity(ORDER_TYPES.len() + 2);
-                    row.extend(order_values(o));
-                    row.push(o.created.millis().to_val());
-                    row.push(new_item_rows(&o.order_number, &o.line_items));
-                    Ok(row)
-                },
-                |chunk, values| {
-                    ids.extend(self.insert_orders_with_items(scope, chunk, values, where_new)?);
-                    Ok(())
-                },
-            )?;
-            return Ok(ids);
-        }
         in_statements(
             orders,
             |o| {
@@ -150,39 +96,6 @@ impl<C: Connection> Db<C> {
             .collect();
         self.write_line_items(&items, Some(HashSet::new()))?;
         Ok(ids)
-    }
-
-    /// Inserts several new orders of the depot and their line items (`values`: each order's
-    /// [`ORDER_WRITTEN`] and creation time, then its items as [`new_item_rows`] listed them)
-    /// in one statement (PostgreSQL), skipping those whose numbers are held with `where_new`
-    /// (their items too: they join only inserted orders); returns their ids in order.
-    fn insert_orders_with_items(
-        &self,
-        scope: DepotScope,
-        orders: &[Order],
-        values: Vec<Val>,
-        where_new: bool,
-    ) -> Result<Vec<Option<i64>>, StoreError> {
-        let width = ORDER_TYPES.len() + 2;
-        let (mut rows, mut items) = (Vec::with_capacity(orders.len() * width), Vec::new());
-        for (i, value) in values.into_iter().enumerate() {
-            match value {
-                Val::List(listed) if i % width == width - 1 => items.extend(listed),
-                value => rows.push(value),
-            }
-        }
-        let sql = format!(
-            "WITH o AS (INSERT INTO orders (depot_id, {ORDER_WRITTEN}, created) \
-             SELECT ?1::bigint, * FROM {} {} RETURNING id, order_number), {} \
-             SELECT id, order_number FROM o",
-            unnest(2, &order_types(&[], &["bigint"])),
-            on_conflict(where_new),
-            new_items(ORDER_TYPES.len() + 3),
-        );
-        let mut params = vec![scope.depot_id.to_val()];
-        params.extend(columns(rows, width - 1));
-        params.extend(columns(items, ITEM_TYPES.len()));
-        self.returned_ids(orders, &sql, params)
     }
 
     /// Inserts the rows of several new orders of the depot (`values`: each order's
