@@ -70,7 +70,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         scope,
         deliveries(day, 60),
         clock.now(),
-        &(),
+        std::sync::Arc::new(()),
     )?;
     println!(
         "{} vans and {} orders in {}",

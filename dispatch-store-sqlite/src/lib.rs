@@ -6,6 +6,7 @@
 //!   keys on, a busy timeout so several processes (`serve` and `seed`) can share the file.
 //! - Write transactions start with `BEGIN IMMEDIATE` (no failing lock upgrades) and are
 //!   serialised in-process by a mutex; other processes are waited for by the busy timeout.
+//!   Owned writes (a batch of new orders) run on the store's writer thread (`writer.rs`).
 //!   Reads run in deferred snapshots in parallel.
 //! - Blocking: callers on an async runtime run store calls on blocking threads.
 
@@ -16,14 +17,16 @@ mod gazetteer;
 pub mod idempotency;
 mod migrations;
 mod sql;
+mod writer;
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 use dispatch_core::model::order::Order;
 use dispatch_core::model::organisation::DepotScope;
-use dispatch_core::ports::store::{PreparedOrders, Store, StoreError, StoreTx};
+use dispatch_core::ports::store::{OwnedWrite, PreparedOrders, Store, StoreError, StoreTx};
 use dispatch_store_sql::OutboxObservers;
 use rusqlite::Connection;
 
@@ -38,8 +41,14 @@ const BEGIN_WRITE: &str = "BEGIN IMMEDIATE";
 /// Readers share a snapshot (WAL).
 const BEGIN_READ: &str = "BEGIN DEFERRED";
 
-/// The SQLite store: a small pool of connections to one database file.
+/// The SQLite store: a small pool of connections to one database file, and a writer thread.
 pub struct SqliteStore {
+    pool: Arc<Pool>,
+    writer: writer::Writer,
+}
+
+/// What the store's callers and its writer thread share.
+struct Pool {
     path: PathBuf,
     idle: Mutex<Vec<Connection>>,
     /// Held for the length of every write transaction: writers of this process queue here in
@@ -47,6 +56,9 @@ pub struct SqliteStore {
     /// tail latency of concurrent writes jump by hundreds of milliseconds. The busy timeout
     /// still arbitrates between processes (`seed` next to `serve`).
     write_gate: Mutex<()>,
+    /// Writers of callers' threads waiting for `write_gate`: the writer thread, which keeps the
+    /// gate while its jobs queue, lets one of them in after each job.
+    gate_waiters: AtomicUsize,
     /// Told after every commit of this process that appended outbox events.
     outbox_observers: OutboxObservers,
 }
@@ -54,7 +66,7 @@ pub struct SqliteStore {
 impl std::fmt::Debug for SqliteStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SqliteStore")
-            .field("path", &self.path)
+            .field("path", &self.pool.path)
             .finish()
     }
 }
@@ -67,29 +79,36 @@ impl SqliteStore {
         metrics::counter!("dispatch_db_connections_opened_total").increment(1);
         let mut conn = connection::open(&path)?;
         migrations::apply(&mut conn)?;
-        Ok(SqliteStore {
+        let pool = Arc::new(Pool {
             path,
             idle: Mutex::new(vec![conn]),
             write_gate: Mutex::new(()),
+            gate_waiters: AtomicUsize::new(0),
             outbox_observers: OutboxObservers::default(),
+        });
+        Ok(SqliteStore {
+            writer: writer::Writer::start(pool.clone())?,
+            pool,
         })
     }
 
     /// The database file.
     pub fn path(&self) -> &Path {
-        &self.path
+        &self.pool.path
     }
 
     /// Calls `observer` after every commit of this store that appended outbox events (never for
     /// a rolled-back one), on the committing thread: how the webhook worker of `serve` hears of
     /// new events at once. Commits of other processes are not seen; their reader has to poll.
+    /// For owned writes the committing thread is the writer thread, which holds the write lock
+    /// meanwhile: an observer signals, it never writes to the store.
     pub fn on_outbox_commit(&self, observer: impl Fn() + Send + Sync + 'static) {
-        self.outbox_observers.add(observer);
+        self.pool.outbox_observers.add(observer);
     }
 
     /// The schema version after migrations (the number of applied migrations).
     pub fn schema_version(&self) -> Result<u32, StoreError> {
-        self.with_connection(|c| {
+        self.pool.with_connection(|c| {
             c.query_row("PRAGMA user_version", [], |r| r.get(0))
                 .map_err(sql::db_err)
         })
@@ -98,9 +117,11 @@ impl SqliteStore {
     /// The schema of the database as SQLite's catalog describes it, for dispatch-store-sql's
     /// `schema::differences` against the PostgreSQL store's.
     pub fn catalog(&self) -> Result<dispatch_store_sql::schema::Catalog, StoreError> {
-        self.with_connection(|c| catalog::read(c))
+        self.pool.with_connection(|c| catalog::read(c))
     }
+}
 
+impl Pool {
     fn with_connection<R>(
         &self,
         f: impl FnOnce(&mut Connection) -> Result<R, StoreError>,
@@ -155,6 +176,30 @@ impl SqliteStore {
             result
         })
     }
+
+    /// The write gate, for a writer of a caller's thread: counted in `gate_waiters` while it
+    /// waits.
+    fn lock_gate(&self) -> MutexGuard<'_, ()> {
+        self.gate_waiters.fetch_add(1, Ordering::AcqRel);
+        let gate = self.write_gate.lock().unwrap_or_else(|e| e.into_inner());
+        self.gate_waiters.fetch_sub(1, Ordering::AcqRel);
+        gate
+    }
+
+    /// The write gate, for the writer thread (not counted: it lets the counted ones in).
+    fn lock_gate_for_writer(&self) -> MutexGuard<'_, ()> {
+        self.write_gate.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Runs a write transaction with the write gate held by the caller (the writer thread), and
+    /// tells the outbox observers of its events (with the gate still held: an observer signals,
+    /// it does not write).
+    fn write_locked(
+        &self,
+        work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        self.outbox_observers.write(|| self.run(BEGIN_WRITE, work))
+    }
 }
 
 /// Runs a transaction control statement (`BEGIN ...`, `COMMIT`, `ROLLBACK`) from the
@@ -171,20 +216,32 @@ impl Store for SqliteStore {
         &self,
         work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
-        self.outbox_observers.write(|| {
+        self.pool.outbox_observers.write(|| {
             let waiting = Instant::now();
-            let _gate = self.write_gate.lock().unwrap_or_else(|e| e.into_inner());
+            let _gate = self.pool.lock_gate();
             metrics::histogram!("dispatch_db_write_wait_seconds")
                 .record(waiting.elapsed().as_secs_f64());
-            self.run(BEGIN_WRITE, work)
+            self.pool.run(BEGIN_WRITE, work)
         })
+    }
+
+    /// On the writer thread (`writer.rs`), which every depot's owned writes share: SQLite has
+    /// one writer at a time whatever the depot.
+    fn run_owned_write(&self, depot: DepotScope, work: OwnedWrite) -> Result<(), StoreError> {
+        let _ = depot;
+        self.writer.run(work)
+    }
+
+    /// Owned writes run on the writer thread.
+    fn writes_on_own_thread(&self) -> bool {
+        true
     }
 
     fn run_read(
         &self,
         work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
-        self.run(BEGIN_READ, work)
+        self.pool.run(BEGIN_READ, work)
     }
 
     /// Writers run one at a time: a batch's rows are encoded before its transaction.

@@ -138,6 +138,10 @@ impl<R: ?Sized> BeforeCommit<R> for () {
     }
 }
 
+/// A [`BeforeCommit`] a use case may hand to the thread that runs its transaction (a store's
+/// writer thread, [`crate::ports::store::Store::run_owned_write`]).
+pub type SharedBeforeCommit<R> = std::sync::Arc<dyn BeforeCommit<R> + Send + Sync>;
+
 /// The message of the [`StoreError::Conflict`] a lost claim causes.
 pub const CLAIM_LOST: &str = "the idempotency claim was taken over";
 

@@ -78,6 +78,10 @@ pub enum StoreError {
     RolledBack,
 }
 
+/// A write transaction's work that owns what it needs, so it may run on another thread than
+/// its caller's ([`Store::run_owned_write`]).
+pub type OwnedWrite = Box<dyn FnOnce(&mut dyn StoreTx) -> Result<(), StoreError> + Send>;
+
 /// A transactional store. Implementations must be usable from many threads; each call of
 /// [`Store::run_write`] or [`Store::run_read`] is one transaction.
 pub trait Store: Send + Sync {
@@ -138,6 +142,28 @@ pub trait Store: Send + Sync {
     fn prepare_new_orders(&self, depot: DepotScope, orders: Vec<Order>) -> PreparedOrders {
         let _ = depot;
         PreparedOrders::new(orders)
+    }
+
+    /// Runs `work`, which owns everything it reads and writes, in a write transaction of one
+    /// depot ([`Store::run_depot_write`]), and returns after its commit (or rollback). A store
+    /// whose writers run one at a time may run it on a writer thread of its own, which keeps the
+    /// write lock while such writes queue, one transaction and one commit each, at a priority
+    /// above request handling's ([`Store::writes_on_own_thread`]); by default on the caller's
+    /// thread. `work` is called at most once.
+    fn run_owned_write(&self, depot: DepotScope, work: OwnedWrite) -> Result<(), StoreError> {
+        let mut work = Some(work);
+        self.run_depot_write(depot, &mut |tx| match work.take() {
+            Some(work) => work(tx),
+            None => Err(StoreError::Backend("transaction body called twice".into())),
+        })
+    }
+
+    /// Whether [`Store::run_owned_write`] runs on a writer thread of the store's own: the
+    /// threads that handle requests then run below its priority, so that the writer, which
+    /// holds the write lock every other writer waits for, gets a core as soon as it wakes from
+    /// its disk writes. `false` (the default) where owned writes run on the caller's thread.
+    fn writes_on_own_thread(&self) -> bool {
+        false
     }
 
     /// Runs `work` in a read-only snapshot.
@@ -238,6 +264,38 @@ impl dyn Store + '_ {
         })
     }
 
+    /// Runs `work`, which owns what it needs, in a write transaction of one depot's data
+    /// ([`Store::run_owned_write`]: possibly on the store's writer thread) and returns its
+    /// result once committed; any `Err` rolls back.
+    pub fn owned_transaction_in<R, E>(
+        &self,
+        depot: DepotScope,
+        work: impl FnOnce(&mut dyn StoreTx) -> Result<R, E> + Send + 'static,
+    ) -> Result<R, E>
+    where
+        R: Send + 'static,
+        E: From<StoreError> + Send + 'static,
+    {
+        // The work's result comes back through this slot: the store's runner sees only
+        // whether to commit.
+        let out = std::sync::Arc::new(std::sync::Mutex::new(None));
+        let slot = out.clone();
+        let status = self.run_owned_write(
+            depot,
+            Box::new(move |tx| {
+                let result = work(tx);
+                let failed = result.is_err();
+                *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
+                match failed {
+                    true => Err(StoreError::RolledBack),
+                    false => Ok(()),
+                }
+            }),
+        );
+        let out = out.lock().unwrap_or_else(|e| e.into_inner()).take();
+        settle(status, out)
+    }
+
     /// `transaction_with` in a write of orders by number ([`Store::run_order_write`]).
     pub fn order_transaction_with_in<R, E: From<StoreError>>(
         &self,
@@ -305,6 +363,16 @@ fn run<R, E: From<StoreError>>(
             Ok(())
         }
     });
+    settle(status, out)
+}
+
+/// A transaction's outcome from the runner's `status` and what its work returned (`out`,
+/// `None` when it never ran): the work's error where it failed, the runner's where the
+/// transaction did (a failed commit after successful work).
+fn settle<R, E: From<StoreError>>(
+    status: Result<(), StoreError>,
+    out: Option<Result<R, E>>,
+) -> Result<R, E> {
     match (status, out) {
         (Ok(()), Some(result)) => result,
         (Err(StoreError::RolledBack), Some(Err(e))) => Err(e),

@@ -114,29 +114,61 @@ pub(super) fn check_references(
     scope: DepotScope,
     changes: &OrderChanges,
 ) -> Result<(), ServiceError> {
-    if let Some(Some(vehicle)) = changes.vehicle_id {
-        if tx.get_vehicle(scope, vehicle)?.is_none() {
-            return Err(ServiceError::invalid(
-                vec!["vehicle_assignment".into(), "vehicle_id".into()],
-                "the id of a vehicle of the depot",
-                &vehicle.to_string(),
-                &format!("vehicle {vehicle} does not exist in this depot"),
-            ));
+    References::of(changes).check(tx, scope)
+}
+
+/// What an order write names outside the depot's orders that must exist when it commits: its
+/// vehicle and its third party. Owned, so a write may check them on another thread.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct References {
+    vehicle: Option<i64>,
+    third_party: Option<i64>,
+}
+
+impl References {
+    /// What `changes` names.
+    pub(super) fn of(changes: &OrderChanges) -> References {
+        References {
+            vehicle: changes.vehicle_id.flatten(),
+            third_party: changes.third_party_id.flatten(),
         }
     }
-    if let Some(Some(party)) = changes.third_party_id {
-        if !tx
-            .list_third_parties(scope.organisation_id)?
-            .iter()
-            .any(|t| t.id == party)
-        {
-            return Err(ServiceError::invalid(
-                vec!["third_party".into(), "id".into()],
-                "the id of a third party of the organisation",
-                &party.to_string(),
-                &format!("third party {party} does not exist"),
-            ));
-        }
+
+    /// Whether it names nothing to check.
+    pub(super) fn is_empty(&self) -> bool {
+        self.vehicle.is_none() && self.third_party.is_none()
     }
-    Ok(())
+
+    /// Checks that the vehicle is the depot's and the third party the organisation's.
+    pub(super) fn check(
+        &self,
+        tx: &mut dyn StoreTx,
+        scope: DepotScope,
+    ) -> Result<(), ServiceError> {
+        if let Some(vehicle) = self.vehicle {
+            if tx.get_vehicle(scope, vehicle)?.is_none() {
+                return Err(ServiceError::invalid(
+                    vec!["vehicle_assignment".into(), "vehicle_id".into()],
+                    "the id of a vehicle of the depot",
+                    &vehicle.to_string(),
+                    &format!("vehicle {vehicle} does not exist in this depot"),
+                ));
+            }
+        }
+        if let Some(party) = self.third_party {
+            if !tx
+                .list_third_parties(scope.organisation_id)?
+                .iter()
+                .any(|t| t.id == party)
+            {
+                return Err(ServiceError::invalid(
+                    vec!["third_party".into(), "id".into()],
+                    "the id of a third party of the organisation",
+                    &party.to_string(),
+                    &format!("third party {party} does not exist"),
+                ));
+            }
+        }
+        Ok(())
+    }
 }

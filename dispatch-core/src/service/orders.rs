@@ -15,13 +15,11 @@ use crate::model::location::Coordinates;
 use crate::model::order::{Endpoint, Order, Side};
 use crate::model::order_fields::{Catalog, CustomFieldValue};
 use crate::model::order_input::{EndpointFields, OrderChanges, OrderInput, OrderWrite};
-use crate::model::order_merge::{
-    apply_order_update, merge_posted_order, merge_reads_catalog, OrderContext, OrderMerge,
-};
+use crate::model::order_merge::{apply_order_update, merge_posted_order, OrderContext, OrderMerge};
 use crate::model::order_validate::{validate_order, validate_order_batch};
 use crate::model::organisation::DepotScope;
 use crate::ports::geocoder::Geocoder;
-use crate::ports::idempotency::{BeforeCommit, CLAIM_LOST};
+use crate::ports::idempotency::{BeforeCommit, SharedBeforeCommit, CLAIM_LOST};
 use crate::ports::store::{Store, StoreError, StoreTx, StoredSizes};
 use crate::service::Found;
 use crate::status::{Status, StatusSet};
@@ -110,20 +108,21 @@ fn text_bytes(o: &Order) -> usize {
 /// POST /orders: checks the whole batch (400 on any problem, 403 PERMISSION for an order
 /// without a customer where the depot requires one), then creates or updates every order by
 /// order_number, restoring deleted ones, and links exchange pairs. `last` runs in the write
-/// transaction with what was written (an idempotent response).
+/// transaction with what was written (an idempotent response); it is shared, so that a batch
+/// of new orders may be written on the store's writer thread ([`Store::run_owned_write`]).
 pub fn upsert_batch(
     store: &dyn Store,
     geocoder: &dyn Geocoder,
     scope: DepotScope,
     inputs: Vec<OrderInput>,
     now: Timestamp,
-    last: &dyn BeforeCommit<Vec<WrittenOrder>>,
+    last: SharedBeforeCommit<Vec<WrittenOrder>>,
 ) -> Result<Vec<WrittenOrder>, ServiceError> {
     // A batch whose checks wait for nothing outside the store, written beside the depot's
     // other writers of orders, is checked in its write transaction, after a first statement
     // that reads the depot with the rest (one round trip fewer than a read before it).
     if store.order_writes_side_by_side() && inputs.iter().all(needs_nothing_first) {
-        return in_write::upsert_checked_in_write(store, scope, inputs, now, last);
+        return in_write::upsert_checked_in_write(store, scope, inputs, now, &*last);
     }
     // One single read (one round trip on PostgreSQL); the write runs in a transaction of its
     // own after it anyway.
@@ -178,13 +177,13 @@ pub fn upsert_batch(
         // Writers of the depot's orders run one at a time: a batch of new orders is merged
         // and made ready before the write transaction, which then only checks and inserts.
         if orders_only {
-            if let Some(written) = batch.write_new(store, last)? {
+            if let Some(written) = batch.write_new(store, &last)? {
                 return Ok(written);
             }
         }
-        return store.transaction_with_in(scope, last, |tx| batch.write(tx, true));
+        return store.transaction_with_in(scope, &*last, |tx| batch.write(tx, true));
     }
-    write_side_by_side(store, scope, last, &mut |tx, events_allowed| {
+    write_side_by_side(store, scope, &*last, &mut |tx, events_allowed| {
         batch.write(tx, events_allowed)
     })
 }
@@ -423,85 +422,6 @@ impl Batch<'_> {
     }
 }
 
-/// Why a batch of new orders made ready before its transaction goes the ordinary way after all.
-enum NewOrders {
-    /// The depot changed under it: another write stored one of its numbers first, or the
-    /// catalog its orders name changed.
-    Stale,
-    /// The write failed.
-    Failed(ServiceError),
-}
-
-impl From<StoreError> for NewOrders {
-    fn from(e: StoreError) -> Self {
-        NewOrders::Failed(e.into())
-    }
-}
-
-impl Batch<'_> {
-    /// Writes a batch of new orders (no customer, no exchange pair, no number the depot holds)
-    /// with the work of the write transaction done before it where writers run one at a time:
-    /// the stored numbers (and the catalog, if the batch names any of it) read in a snapshot of
-    /// their own, every order merged and its rows made ready by the store
-    /// ([`Store::prepare_new_orders`]), so the transaction only checks the references, reads
-    /// the catalog again if the batch names any of it and inserts. `None` when the batch is not
-    /// one of ordinary new orders (a number is stored, a merge fails, its text is large) or the
-    /// depot changed in between (a number inserted by another write first, which the unique
-    /// index refuses; another catalog): the caller writes it the ordinary way, which answers
-    /// alike, problems in the batch's order.
-    fn write_new(
-        &self,
-        store: &dyn Store,
-        last: &dyn BeforeCommit<Vec<WrittenOrder>>,
-    ) -> Result<Option<Vec<WrittenOrder>>, ServiceError> {
-        let Batch {
-            scope,
-            all,
-            ref order,
-            ..
-        } = *self;
-        let numbers = self.numbers();
-        // Orders that name no reference data merge alike whatever the catalog holds.
-        let reads_catalog = order.iter().any(|&i| merge_reads_catalog(&all[i]));
-        let (known, stored) = store.read(|tx| {
-            let known = match reads_catalog {
-                true => catalog(tx, scope)?,
-                false => Catalog::default(),
-            };
-            Ok::<_, StoreError>((known, tx.stored_order_numbers(scope, &numbers)?))
-        })?;
-        if !stored.is_empty() {
-            return Ok(None);
-        }
-        let Some((mut written, orders)) = self.merge_as_new(self.context(&known)) else {
-            return Ok(None);
-        };
-        let prepared = store.prepare_new_orders(scope, orders);
-        let outcome = store.transaction_in(scope, |tx| {
-            if reads_catalog && catalog(tx, scope)? != known {
-                return Err(NewOrders::Stale);
-            }
-            for &i in order {
-                check_references(tx, scope, &all[i]).map_err(|e| NewOrders::Failed(under(e, i)))?;
-            }
-            let ids = match tx.insert_prepared_orders(scope, prepared) {
-                Err(StoreError::Conflict(_)) => return Err(NewOrders::Stale),
-                ids => ids?,
-            };
-            for (w, id) in written.iter_mut().zip(ids) {
-                w.id = id;
-            }
-            last.before_commit(tx, &written)?;
-            Ok(written)
-        });
-        match outcome {
-            Ok(written) => Ok(Some(back_to_posted(order, written))),
-            Err(NewOrders::Stale) => Ok(None),
-            Err(NewOrders::Failed(e)) => Err(e),
-        }
-    }
-}
-
 /// `written` (in `order`'s order) back in the posted order.
 fn back_to_posted(order: &[usize], written: Vec<WrittenOrder>) -> Vec<WrittenOrder> {
     let mut posted: Vec<(usize, WrittenOrder)> = order.iter().copied().zip(written).collect();
@@ -630,6 +550,7 @@ fn under(e: ServiceError, i: usize) -> ServiceError {
 }
 
 mod in_write;
+mod new_orders;
 mod where_new;
 
 #[cfg(test)]

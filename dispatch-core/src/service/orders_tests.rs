@@ -1,4 +1,6 @@
 use super::*;
+use std::sync::Arc;
+
 use crate::events::DomainEvent;
 use crate::model::line_item::LineItemInput;
 use crate::model::test_fixtures::delivery as order;
@@ -32,7 +34,7 @@ fn post(
     scope: DepotScope,
     orders: &[OrderInput],
 ) -> Vec<WrittenOrder> {
-    upsert_batch(store, geo, scope, orders.to_vec(), at(1), &()).unwrap()
+    upsert_batch(store, geo, scope, orders.to_vec(), at(1), Arc::new(())).unwrap()
 }
 
 #[test]
@@ -103,7 +105,7 @@ fn orders_without_customer_are_refused_where_the_depot_requires_one() {
         })
         .unwrap();
     assert!(matches!(
-        upsert_batch(&store, &geo, a, vec![order("A")], at(1), &()),
+        upsert_batch(&store, &geo, a, vec![order("A")], at(1), Arc::new(())),
         Err(ServiceError::Permission(_))
     ));
     let with = OrderInput {
@@ -113,7 +115,7 @@ fn orders_without_customer_are_refused_where_the_depot_requires_one() {
         }),
         ..order("A")
     };
-    let w = upsert_batch(&store, &geo, a, vec![with], at(1), &()).unwrap();
+    let w = upsert_batch(&store, &geo, a, vec![with], at(1), Arc::new(())).unwrap();
     let stored = order_reads::get(&store, a, w[0].id).unwrap().order;
     let customer = crate::service::customers::get(&store, a, stored.customer_id.unwrap()).unwrap();
     assert_eq!(
@@ -390,7 +392,7 @@ fn a_number_another_write_stores_first_is_updated_not_inserted_twice() {
     };
     let mut b = order("B");
     b.priority = Some(Some("P1".into()));
-    let w = upsert_batch(&raced, &geo, a, vec![order("A"), b], at(2), &()).unwrap();
+    let w = upsert_batch(&raced, &geo, a, vec![order("A"), b], at(2), Arc::new(())).unwrap();
     let racer = racer.lock().unwrap().expect("the other write ran");
     assert_eq!(
         w.iter()
@@ -418,7 +420,15 @@ fn a_tag_created_between_the_batchs_read_and_its_write_is_resolved_on_its_orders
     };
     let mut heavy = order("H");
     heavy.tags = Some(vec!["heavy".into()]);
-    let w = upsert_batch(&raced, &geo, a, vec![order("A"), heavy], at(2), &()).unwrap();
+    let w = upsert_batch(
+        &raced,
+        &geo,
+        a,
+        vec![order("A"), heavy],
+        at(2),
+        Arc::new(()),
+    )
+    .unwrap();
     let stored = order_reads::get(&store, a, w[1].id).unwrap().order;
     assert_eq!(stored.tags, ["Heavy"]);
 }
@@ -441,7 +451,7 @@ fn new_orders_naming_a_missing_vehicle_are_refused_at_the_first_such_order() {
             },
         ],
         at(2),
-        &(),
+        Arc::new(()),
     );
     let Err(ServiceError::Invalid(issues)) = refused else {
         panic!("{refused:?}");

@@ -119,7 +119,7 @@ async fn create(
                 s.clock.now(),
                 &reply,
             )?;
-            Ok(reply.into_response())
+            Ok(reply.response())
         })
         .await
 }

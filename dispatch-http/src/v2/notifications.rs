@@ -56,7 +56,7 @@ async fn schedule(
             });
             let links = crate::links::Links::of(s);
             notifications::schedule(&*s.store, &links, p.scope(), &request, now, &reply)?;
-            Ok(reply.into_response())
+            Ok(reply.response())
         })
         .await
 }

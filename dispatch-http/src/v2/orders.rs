@@ -4,6 +4,8 @@
 //! Single reads and updates wrap the order under `order`, as the spec's description says (its
 //! sample shows the fields at top level). POST answers 200 (operator interface).
 
+use std::sync::Arc;
+
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
@@ -74,16 +76,17 @@ async fn write(
     let p = caller.0;
     state
         .blocking(move |s| {
-            let reply = claim.reply(StatusCode::OK, |w: &Vec<_>| written(w));
+            // Shared: a batch of new orders may commit on the store's writer thread.
+            let reply = Arc::new(claim.reply(StatusCode::OK, |w: &Vec<_>| written(w)));
             orders::upsert_batch(
                 &*s.store,
                 &*s.geocoder,
                 p.scope(),
                 inputs,
                 s.clock.now(),
-                &reply,
+                reply.clone(),
             )?;
-            Ok(reply.into_response())
+            Ok(reply.response())
         })
         .await
 }

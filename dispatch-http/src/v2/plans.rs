@@ -86,7 +86,7 @@ async fn optimise(
                 to_json(job_json(&q.optimisation, &q.plan))
             });
             plans::create(&*s.store, scope, &request, id, s.clock.now(), &reply)?;
-            Ok(reply.into_response())
+            Ok(reply.response())
         })
         .await?;
     state.jobs.notify();

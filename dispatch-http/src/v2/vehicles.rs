@@ -256,7 +256,7 @@ async fn create(
                 })
             });
             vehicles::create(&*s.store, p.scope(), &patch, s.clock.now(), &reply)?;
-            Ok(reply.into_response())
+            Ok(reply.response())
         })
         .await
 }

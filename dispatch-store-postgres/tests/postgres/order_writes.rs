@@ -2,7 +2,7 @@
 //! every node, and exclude the depot's other writers; many of them on overlapping numbers keep
 //! every order once, with its line items once.
 
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
 use dispatch_core::model::line_item::LineItemInput;
@@ -87,7 +87,15 @@ fn a_write_of_orders_by_number_waits_for_no_other_one_but_the_depots_other_write
     let geo = InMemoryGazetteer::new();
     let beside = finishes_within(Duration::from_secs(10), move || {
         let geo = InMemoryGazetteer::new();
-        upsert_batch(node_b, &geo, scope, vec![order("B-1", "P1")], at(1), &()).unwrap();
+        upsert_batch(
+            node_b,
+            &geo,
+            scope,
+            vec![order("B-1", "P1")],
+            at(1),
+            Arc::new(()),
+        )
+        .unwrap();
     });
     assert!(
         beside,
@@ -104,7 +112,15 @@ fn a_write_of_orders_by_number_waits_for_no_other_one_but_the_depots_other_write
     );
     finish.send(()).unwrap();
     // With the first one finished, everything went through.
-    upsert_batch(node_a, &geo, scope, vec![order("B-1", "P2")], at(3), &()).unwrap();
+    upsert_batch(
+        node_a,
+        &geo,
+        scope,
+        vec![order("B-1", "P2")],
+        at(3),
+        Arc::new(()),
+    )
+    .unwrap();
 }
 
 /// The numbers writer `w` posts in its batch `i`: 20 distinct ones of [`NUMBERS`] (steps
@@ -137,7 +153,7 @@ fn concurrent_writes_of_overlapping_orders_to_one_depot_keep_each_order_once() {
                         .iter()
                         .map(|n| order(n, &format!("P{w}")))
                         .collect();
-                    upsert_batch(node, &geo, scope, batch, at(10 + i as i64), &())
+                    upsert_batch(node, &geo, scope, batch, at(10 + i as i64), Arc::new(()))
                         .unwrap_or_else(|e| panic!("writer {w}, batch {i}: {e}"));
                 }
             });
@@ -205,7 +221,7 @@ fn a_post_of_a_hundred_stored_orders_reads_them_with_their_line_items_in_one_sta
     let geo = InMemoryGazetteer::new();
     let post = |batch: Vec<OrderInput>, t: i64| {
         let before = store.round_trips();
-        upsert_batch(&store, &geo, scope, batch, at(t), &()).unwrap();
+        upsert_batch(&store, &geo, scope, batch, at(t), Arc::new(())).unwrap();
         store.round_trips() - before
     };
     post(hundred(0), 1);
@@ -237,7 +253,7 @@ fn batches_of_any_size_reuse_the_statements_prepared_for_another_size() {
             .map(|i| order(&format!("S-{i:04}"), product))
             .collect();
         let before = store.round_trips();
-        upsert_batch(&store, &geo, scope, batch, at(t), &()).unwrap();
+        upsert_batch(&store, &geo, scope, batch, at(t), Arc::new(())).unwrap();
         store.round_trips() - before
     };
     post(0, 100, "P1", 1);
@@ -309,7 +325,7 @@ fn stored_orders_read_with_their_line_items_hold_them_exactly_as_stored() {
         scope,
         vec![posted, order("J-2", "P")],
         at(1),
-        &(),
+        Arc::new(()),
     )
     .unwrap();
     let s: &dyn Store = &store;
@@ -355,7 +371,7 @@ fn stored_order_sizes_count_the_text_of_the_row_and_of_the_line_items() {
             .collect(),
     );
     let batch = vec![large, items, order("L-3", "P")];
-    upsert_batch(&store, &geo, scope, batch, at(1), &()).unwrap();
+    upsert_batch(&store, &geo, scope, batch, at(1), Arc::new(())).unwrap();
     let s: &dyn Store = &store;
     let sizes = s
         .transaction_in(scope, |tx| {
@@ -398,7 +414,7 @@ fn new_orders_and_their_line_items_go_in_together_numbered_in_order() {
         with_items("N-1", &["A1", "A2", "A3"]),
         with_items("N-3", &[]),
     ];
-    let written = upsert_batch(&store, &geo, scope, batch, at(1), &()).unwrap();
+    let written = upsert_batch(&store, &geo, scope, batch, at(1), Arc::new(())).unwrap();
     let s: &dyn Store = &store;
     let mut ids = Vec::new();
     for w in &written {
@@ -446,7 +462,7 @@ fn the_catalog_with_the_stored_order_sizes_is_each_question_answered_alone() {
     })
     .unwrap();
     let batch = vec![order("C-1", "P"), order("C-2", "P")];
-    upsert_batch(&store, &geo, scope, batch, at(2), &()).unwrap();
+    upsert_batch(&store, &geo, scope, batch, at(2), Arc::new(())).unwrap();
     let numbers = ["C-2", "C-9", "C-1"];
     let (together, catalog, sizes) = s
         .transaction_in(scope, |tx| {
@@ -492,7 +508,7 @@ fn a_batch_whose_first_number_is_new_inserts_the_new_orders_and_updates_the_stor
         scope,
         vec![order("M-2", "P1"), order("M-3", "P1")],
         at(1),
-        &(),
+        Arc::new(()),
     )
     .unwrap();
     let s: &dyn Store = &store;
@@ -503,7 +519,7 @@ fn a_batch_whose_first_number_is_new_inserts_the_new_orders_and_updates_the_stor
     let batch = ["M-4", "M-3", "M-1", "M-2"]
         .map(|n| order(n, "P2"))
         .to_vec();
-    let written = upsert_batch(&store, &geo, scope, batch, at(2), &()).unwrap();
+    let written = upsert_batch(&store, &geo, scope, batch, at(2), Arc::new(())).unwrap();
     let answer: Vec<(&str, bool)> = written
         .iter()
         .map(|w| (w.order_number.as_str(), w.is_created))
@@ -554,7 +570,7 @@ fn concurrent_writers_of_the_same_new_numbers_store_each_once_and_answer_what_is
                                 .map(|k| order(&format!("N-{r}-{k:02}"), &format!("P{w}")))
                                 .collect();
                             start.wait();
-                            upsert_batch(node, &geo, scope, batch, at(10 + r as i64), &())
+                            upsert_batch(node, &geo, scope, batch, at(10 + r as i64), Arc::new(()))
                                 .unwrap_or_else(|e| panic!("writer {w}, round {r}: {e}"))
                         })
                         .collect()

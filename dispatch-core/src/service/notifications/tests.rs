@@ -60,7 +60,7 @@ fn fixture() -> (InMemoryStore, DepotScope, [i64; 2], [i64; 3]) {
             order("X", None, None),
         ],
         at(1),
-        &(),
+        std::sync::Arc::new(()),
     )
     .unwrap();
     (

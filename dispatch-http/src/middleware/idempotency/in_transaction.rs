@@ -4,7 +4,7 @@
 //! The handler turns it into an [`InTransaction`] reply and passes that to the use case as its
 //! [`BeforeCommit`]: the use case's write transaction renders the response from its result and
 //! records it under the claim as its last step, so the response is stored if and only if the
-//! effect is. After the use case returns, [`InTransaction::into_response`] sends exactly the
+//! effect is. After the use case returns, [`InTransaction::response`] sends exactly the
 //! recorded bytes, marked [`RecordedInTransaction`] so the layer does not record them again.
 //!
 //! ```ignore
@@ -14,7 +14,7 @@
 //!     state.blocking(move |s| {
 //!         let reply = claim.reply(StatusCode::OK, |v: &Vehicle| json!({"vehicle": render(v)}));
 //!         vehicles::create(&*s.store, p.scope(), &patch, s.clock.now(), &reply)?;
-//!         Ok(reply.into_response())
+//!         Ok(reply.response())
 //!     }).await
 //! }
 //! ```
@@ -113,12 +113,15 @@ impl<R, T: Serialize, F: Fn(&R) -> T> BeforeCommit<R> for InTransaction<R, F> {
 }
 
 impl<R, F> InTransaction<R, F> {
-    /// The response the transaction rendered; call it once the use case succeeded.
-    pub fn into_response(self) -> Response {
+    /// The response the transaction rendered; call it once the use case succeeded. It takes
+    /// the reply by reference: a use case may have shared it with the thread that ran its
+    /// transaction (see `orders::upsert_batch`), whose copy may not be dropped yet.
+    pub fn response(&self) -> Response {
         let rendered = self
             .rendered
-            .into_inner()
-            .unwrap_or_else(|e| e.into_inner());
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
         let Some(stored) = rendered else {
             return ApiError::internal("the use case committed without rendering its response")
                 .into_response();

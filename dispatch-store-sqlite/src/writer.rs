@@ -1,0 +1,131 @@
+//! The store's writer thread: owned write transactions ([`Store::run_owned_write`], a POST
+//! /orders batch of new orders) run here, one transaction and one commit each, and the caller
+//! gets the outcome after the commit.
+//!
+//! SQLite has one writer at a time, so the writer's time on a core bounds every writer's
+//! throughput. A transaction that commits blocks several times (the WAL write, its fsync) and
+//! each time waits for a core again; on a request thread it waited about half a millisecond a
+//! batch in the run queue behind the other request threads, which kept every core busy. Here
+//! it runs on a thread of its own that request handling runs below (`writes_on_own_thread`),
+//! and it keeps the write lock while jobs queue, so the next one starts without handing the
+//! lock to another thread that must first be woken.
+//!
+//! [`Store::run_owned_write`]: dispatch_core::ports::store::Store::run_owned_write
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::Ordering;
+use std::sync::{mpsc, Arc};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use dispatch_core::ports::store::{OwnedWrite, StoreError};
+
+use crate::Pool;
+
+/// How long the writer, having released the write lock to a writer of another thread, waits
+/// for that one to take it before it takes the lock back: the other is woken by the release
+/// and needs a core first; without the wait the writer would take the lock again at once and
+/// leave the other waiting as long as jobs keep coming.
+const HAND_OVER: Duration = Duration::from_millis(2);
+
+/// One owned write, queued.
+struct Job {
+    work: OwnedWrite,
+    queued: Instant,
+    done: mpsc::SyncSender<Result<(), StoreError>>,
+}
+
+/// The writer thread, which runs until its store is dropped.
+pub(crate) struct Writer {
+    jobs: Option<mpsc::Sender<Job>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Writer {
+    /// Starts the writer thread on `pool`. The thread keeps the priority of the one that opens
+    /// the store (the process's, at start).
+    pub(crate) fn start(pool: Arc<Pool>) -> Result<Writer, StoreError> {
+        let (jobs, queue) = mpsc::channel();
+        let thread = std::thread::Builder::new()
+            .name("sqlite-writer".into())
+            .spawn(move || serve(&pool, &queue))
+            .map_err(|e| StoreError::Backend(format!("starting the writer thread: {e}")))?;
+        Ok(Writer {
+            jobs: Some(jobs),
+            thread: Some(thread),
+        })
+    }
+
+    /// Runs `work` on the writer thread; returns once it committed or rolled back.
+    pub(crate) fn run(&self, work: OwnedWrite) -> Result<(), StoreError> {
+        let stopped = || StoreError::Backend("the writer thread has stopped".into());
+        let (done, outcome) = mpsc::sync_channel(1);
+        let job = Job {
+            work,
+            queued: Instant::now(),
+            done,
+        };
+        self.jobs
+            .as_ref()
+            .ok_or_else(stopped)?
+            .send(job)
+            .map_err(|_| stopped())?;
+        outcome.recv().map_err(|_| stopped())?
+    }
+}
+
+impl Drop for Writer {
+    /// Closes the queue and waits for the thread to finish what was queued.
+    fn drop(&mut self) {
+        self.jobs.take();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// The writer thread's loop: takes the write lock for the first queued job and keeps it while
+/// more are queued, unless a writer of another thread waits for it.
+fn serve(pool: &Pool, queue: &mpsc::Receiver<Job>) {
+    while let Ok(first) = queue.recv() {
+        let mut gate = pool.lock_gate_for_writer();
+        run(pool, first);
+        while let Ok(job) = queue.try_recv() {
+            let waiting = pool.gate_waiters.load(Ordering::Acquire);
+            if waiting > 0 {
+                drop(gate);
+                hand_over(pool, waiting);
+                gate = pool.lock_gate_for_writer();
+            }
+            run(pool, job);
+        }
+        drop(gate);
+    }
+}
+
+/// Waits (at most [`HAND_OVER`]) until one of the `waiting` writers of other threads has taken
+/// the released write lock.
+fn hand_over(pool: &Pool, waiting: usize) {
+    let deadline = Instant::now() + HAND_OVER;
+    while pool.gate_waiters.load(Ordering::Acquire) >= waiting && Instant::now() < deadline {
+        std::thread::yield_now();
+    }
+}
+
+/// Runs one job with the write lock held and answers its caller after the commit. A job that
+/// panics answers with an error and leaves the thread serving.
+fn run(pool: &Pool, job: Job) {
+    let Job { work, queued, done } = job;
+    metrics::histogram!("dispatch_db_write_wait_seconds").record(queued.elapsed().as_secs_f64());
+    let mut work = Some(work);
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        pool.write_locked(&mut |tx| match work.take() {
+            Some(work) => work(tx),
+            None => Err(StoreError::Backend("transaction body called twice".into())),
+        })
+    }))
+    .unwrap_or_else(|_| Err(StoreError::Backend("a write panicked".into())));
+    // What the job holds (a reply it shares with its caller) goes before the answer.
+    drop(work);
+    let _ = done.send(outcome);
+}
