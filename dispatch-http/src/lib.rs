@@ -23,6 +23,7 @@ pub mod middleware;
 pub mod observability;
 pub mod openapi;
 pub mod paging;
+pub mod priority;
 pub mod public_url;
 pub mod rejection;
 pub mod routing;
@@ -116,16 +117,24 @@ impl AppState {
             .unwrap_or_else(|| self.public_url.join("/docs"))
     }
 
-    /// Runs blocking work (store, geocoder) on the blocking thread pool.
+    /// Runs blocking work (store, geocoder) on the blocking thread pool; below the store's
+    /// writer thread where it has one ([`Store::writes_on_own_thread`], [`priority`]).
+    ///
+    /// [`Store::writes_on_own_thread`]: dispatch_core::ports::store::Store::writes_on_own_thread
     pub async fn blocking<R, F>(&self, work: F) -> Result<R, ApiError>
     where
         R: Send + 'static,
         F: FnOnce(&AppState) -> Result<R, ApiError> + Send + 'static,
     {
         let state = self.clone();
-        tokio::task::spawn_blocking(move || work(&state))
-            .await
-            .map_err(ApiError::internal)?
+        tokio::task::spawn_blocking(move || {
+            if state.store.writes_on_own_thread() {
+                priority::below_writer();
+            }
+            work(&state)
+        })
+        .await
+        .map_err(ApiError::internal)?
     }
 
     /// Runs a short store read (a few indexed statements: an access key, one order, one page):

@@ -32,6 +32,7 @@ use dispatch_core::service::leases::{claim_job, expire_jobs, renew_job, JobClaim
 use dispatch_core::service::optimisation::{run_job, JobFollowUp, JobOutcome, JobRun};
 use dispatch_core::solver;
 
+use dispatch_http::priority::REQUEST_NICE;
 use dispatch_http::signal::JobSignal;
 
 /// How the pool runs.
@@ -49,8 +50,10 @@ pub struct OptimiserConfig {
     pub lease: Duration,
     /// How often an idle worker looks at the queue without being woken.
     pub poll: Duration,
-    /// The nice value the workers add to their own (the solver threads a job starts inherit
-    /// it): request handling keeps its share of the cores while a solve runs.
+    /// How much lower than request handling the workers run, as a nice value (the solver
+    /// threads a job starts inherit it): request handling keeps its share of the cores while a
+    /// solve runs. Where request handling itself runs lowered (below a store's writer thread,
+    /// [`REQUEST_NICE`]), the workers add this to that.
     pub nice: u8,
 }
 
@@ -166,7 +169,11 @@ fn lower_priority(nice: u8) {
 }
 
 fn worker(shared: &Shared) {
-    lower_priority(shared.config.nice);
+    let requests = match shared.store.writes_on_own_thread() {
+        true => REQUEST_NICE,
+        false => 0,
+    };
+    lower_priority(shared.config.nice.saturating_add(requests));
     let mut seen = shared.signal.current();
     while !shared.stop.load(Ordering::SeqCst) {
         let now = shared.clock.now();
