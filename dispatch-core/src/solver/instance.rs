@@ -54,12 +54,21 @@ pub(crate) struct VehicleData {
 /// 5 000-order day the matrix is most of the memory.
 const FLAT_LOCATIONS: usize = 2048;
 
+/// One arc of the flat copy: its travel time and cost side by side, so that the look-ups of
+/// both (every insertion and segment join reads the two) share a cache line, and in 32 bits,
+/// so that the copy is half the size (at 1 000 customers the search spent a sixth of its time
+/// waiting for matrix reads). Only matrices whose every figure fits are copied.
+#[derive(Debug, Clone, Copy)]
+struct Leg {
+    dur: i32,
+    cost: i32,
+}
+
 /// Travel times and arc costs over all locations and the ghost, row-major.
 #[derive(Debug, Clone)]
 struct Flat {
     n: usize,
-    dur: Vec<Time>,
-    cost: Vec<i64>,
+    arcs: Vec<Leg>,
 }
 
 /// The search's view of a problem.
@@ -258,14 +267,16 @@ impl<'p> Instance<'p> {
         inst.through_a_visit = vec![Vec::new(); inst.tasks.len()];
         if ghost < FLAT_LOCATIONS {
             let n = ghost + 1;
-            let (mut dur, mut cost) = (vec![0; n * n], vec![0; n * n]);
-            for a in 0..n {
-                for b in 0..n {
-                    dur[a * n + b] = inst.tt(a, b);
-                    cost[a * n + b] = inst.cost(a, b);
-                }
-            }
-            inst.flat = Some(Flat { n, dur, cost });
+            let arcs: Option<Vec<Leg>> = (0..n * n)
+                .map(|k| {
+                    let (a, b) = (k / n, k % n);
+                    Some(Leg {
+                        dur: i32::try_from(inst.tt(a, b)).ok()?,
+                        cost: i32::try_from(inst.cost(a, b)).ok()?,
+                    })
+                })
+                .collect();
+            inst.flat = arcs.map(|arcs| Flat { n, arcs });
         }
         inst
     }
@@ -312,7 +323,7 @@ impl<'p> Instance<'p> {
     #[inline]
     pub(crate) fn tt(&self, a: usize, b: usize) -> Time {
         if let Some(f) = &self.flat {
-            f.dur[a * f.n + b]
+            Time::from(f.arcs[a * f.n + b].dur)
         } else if a == self.ghost || b == self.ghost {
             0
         } else {
@@ -324,7 +335,7 @@ impl<'p> Instance<'p> {
     #[inline]
     pub(crate) fn cost(&self, a: usize, b: usize) -> i64 {
         if let Some(f) = &self.flat {
-            f.cost[a * f.n + b]
+            i64::from(f.arcs[a * f.n + b].cost)
         } else if a == self.ghost || b == self.ghost {
             0
         } else if self.by_distance {
@@ -351,5 +362,44 @@ impl<'p> Instance<'p> {
     #[inline]
     pub(crate) fn is_allowed(&self, task: usize, v: usize) -> bool {
         self.allowed[task * self.vehicles.len() + v]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solver::fixtures::{job, plane, vehicle};
+
+    fn problem(matrix: Matrix) -> Problem {
+        Problem {
+            name: "arcs".into(),
+            matrix,
+            jobs: vec![job(1, 1), job(2, 2)],
+            shipments: vec![],
+            vehicles: vec![vehicle(1, 5)],
+            dimensions: 1,
+            objective: Objective::Distance,
+        }
+    }
+
+    #[test]
+    fn the_flat_copy_reads_what_the_matrix_holds_and_a_figure_beyond_32_bits_keeps_the_matrix() {
+        let small = problem(plane(&[(0, 0), (3, 4), (6, 8)]));
+        let inst = Instance::new(&small);
+        assert!(inst.flat.is_some());
+        for a in 0..3 {
+            for b in 0..3 {
+                assert_eq!(inst.tt(a, b), small.matrix.duration(a, b));
+                assert_eq!(inst.cost(a, b), small.matrix.distance(a, b));
+            }
+            assert_eq!((inst.tt(a, inst.ghost), inst.cost(inst.ghost, a)), (0, 0));
+        }
+        let far = 1i64 << 33;
+        let big = problem(plane(&[(0, 0), (far, 0), (0, 1)]));
+        let inst = Instance::new(&big);
+        assert!(inst.flat.is_none());
+        assert_eq!(inst.cost(0, 1), far);
+        assert_eq!(inst.tt(1, 2), big.matrix.duration(1, 2));
+        assert_eq!(inst.cost(inst.ghost, 1), 0);
     }
 }
