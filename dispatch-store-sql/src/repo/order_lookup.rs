@@ -166,6 +166,11 @@ impl<C: Connection> Db<C> {
         // of an order waits here for the first one's commit, then reads it.
         // Locked in number order, the order writers beside each other write their batches in
         // (`upsert_batch`), so that two of them sharing numbers do not deadlock.
+        // A POST /orders batch locks its stored orders in an earlier statement (their sizes,
+        // `stored_sizes_from`), so this one starts with every lock granted and sees each order
+        // and its line items as the last writer committed them. It is a statement of its own
+        // for that: a statement that waits for a row's lock reads the row's new version
+        // (PostgreSQL rereads it) but everything else, the line items too, as of its start.
         let sql = match C::DIALECT {
             Dialect::Sqlite => format!(
                 "SELECT {COLUMNS} FROM orders WHERE depot_id = ?1 AND order_number {}",
