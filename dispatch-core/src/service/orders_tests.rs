@@ -1,4 +1,6 @@
+use super::batch::stored_run;
 use super::*;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::events::DomainEvent;

@@ -9,7 +9,8 @@
 
 use std::collections::HashMap;
 
-use super::{write_side_by_side, Batch, WrittenOrder};
+use super::batch::Batch;
+use super::{write_side_by_side, WrittenOrder};
 use crate::model::order_input::{OrderChanges, OrderInput};
 use crate::model::order_validate::validate_order_batch;
 use crate::model::organisation::DepotScope;

@@ -5,7 +5,8 @@
 //! it on a writer thread of its own ([`Store::run_owned_write`]), which keeps the write lock
 //! while such batches queue and gets a core before request handling does.
 
-use super::{back_to_posted, under, Batch, WrittenOrder};
+use super::batch::{back_to_posted, Batch};
+use super::{under, WrittenOrder};
 use crate::model::order_fields::Catalog;
 use crate::model::order_merge::merge_reads_catalog;
 use crate::ports::idempotency::SharedBeforeCommit;

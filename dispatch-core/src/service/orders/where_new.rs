@@ -7,7 +7,8 @@
 //!
 //! [`OrderRepo::insert_orders_where_new`]: crate::ports::store::OrderRepo::insert_orders_where_new
 
-use super::{back_to_posted, text_bytes, under, Batch, WrittenOrder, RUN_TEXT_BYTES};
+use super::batch::{back_to_posted, text_bytes, Batch, RUN_TEXT_BYTES};
+use super::{under, WrittenOrder};
 use crate::model::order::Order;
 use crate::model::order_fields::Catalog;
 use crate::model::order_merge::{merge_posted_order, OrderContext, OrderMerge};
