@@ -23,6 +23,7 @@ mod pod;
 mod questionnaires;
 mod reference;
 mod route_log;
+mod route_stops;
 mod routes;
 mod vehicle;
 
