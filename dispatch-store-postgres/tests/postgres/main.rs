@@ -4,6 +4,7 @@
 
 mod conformance;
 mod depot_writes;
+mod order_statements;
 mod order_writes;
 mod rate_limits;
 mod schema;
