@@ -4,7 +4,7 @@
 //! candidate is re-simulated.
 
 use super::constraint::schedule::simulate;
-use super::constraint::windows::depart;
+use super::constraint::windows::{depart, depart_after};
 use super::constraint::{breaks, limits};
 use super::instance::{Instance, INF, NONE};
 use super::problem::Time;
@@ -104,19 +104,21 @@ fn job(inst: &Instance, r: &Route, node: usize, best: &mut Cand, blink: &mut Bli
             continue;
         }
         let (a, b) = (r.locs[i], r.nloc[i + 1]);
-        let delta = inst.cost(a, l) + inst.cost(l, b) - r.gap_cost[i];
+        // Both arcs from the visit's row where the matrix allows (one row for every position).
+        let ((tt_in, cost_in), (tt_out, cost_out)) = (inst.arc_to(a, l), inst.arc(l, b));
+        let delta = cost_in + cost_out - r.gap_cost[i];
         if delta >= best.delta {
             continue;
         }
         if !loads.fits_visit(i, sl, dl) {
             continue;
         }
-        let dt = inst.tt(a, l) + inst.tt(l, b) - r.gap_tt[i];
+        let dt = tt_in + tt_out - r.gap_tt[i];
         if !limits::travel_fits(vd, r.travel + dt) {
             continue;
         }
         if fast {
-            let t = depart(inst, node, a, r.es[i] + r.busy[i]);
+            let t = depart_after(inst, node, a, r.es[i] + r.busy[i], tt_in);
             if !t.is_some_and(|t| r.fits_from(inst, i + 1, t, l)) {
                 continue;
             }

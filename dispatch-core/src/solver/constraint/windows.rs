@@ -57,8 +57,20 @@ pub(crate) fn time_warp(amount: Time) -> Violation {
 /// `t` (set-up only when arriving from elsewhere), or `None` when none of its windows can be met.
 #[inline]
 pub(crate) fn depart(inst: &Instance, node: usize, from: usize, t: Time) -> Option<Time> {
+    depart_after(inst, node, from, t, inst.tt(from, inst.loc[node]))
+}
+
+/// [`depart`] with the travel time from `from` to the visit, `travel`, already read.
+#[inline]
+pub(crate) fn depart_after(
+    inst: &Instance,
+    node: usize,
+    from: usize,
+    t: Time,
+    travel: Time,
+) -> Option<Time> {
     let l = inst.loc[node];
-    let s = earliest(inst, node, t + inst.tt(from, l));
+    let s = earliest(inst, node, t + travel);
     (s < INF).then(|| s + if l != from { inst.setup[node] } else { 0 } + inst.service[node])
 }
 

@@ -19,9 +19,10 @@ pub(crate) fn insert_cheapest(inst: &Instance, routes: &mut [WRoute], node: u32,
     let mut best: Option<(i64, usize, usize)> = None;
     for (r, route) in routes.iter().enumerate() {
         for q in 0..=route.len() {
-            let s = route
-                .prefix(q)
-                .then(inst, &visit)
+            // The arc into the visit from the visit's row where the matrix allows.
+            let head = route.prefix(q);
+            let s = head
+                .then_by(&visit, inst.arc_to(head.last, visit.first))
                 .then(inst, route.suffix(q + 1));
             let delta = route.price(&s, pen) - route.pcost;
             if best.is_none_or(|(d, _, _)| delta < d) {

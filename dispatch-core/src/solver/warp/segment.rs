@@ -75,14 +75,19 @@ impl Segment {
     /// `self` then `next`, joined by the arc between them.
     #[inline]
     pub(crate) fn then(&self, inst: &Instance, next: &Segment) -> Segment {
-        let travel = inst.tt(self.last, next.first);
+        self.then_by(next, inst.arc(self.last, next.first))
+    }
+
+    /// [`Segment::then`] with the arc between the two, `(travel time, cost)`, already read.
+    #[inline]
+    pub(crate) fn then_by(&self, next: &Segment, (travel, arc): (Time, i64)) -> Segment {
         let gap = self.duration - self.warp + travel;
         let wait = (next.early - gap - self.late).max(0);
         let warp = (self.early + gap - next.late).max(0);
         Segment {
             first: self.first,
             last: next.last,
-            cost: self.cost + inst.cost(self.last, next.first) + next.cost,
+            cost: self.cost + arc + next.cost,
             duration: self.duration + next.duration + travel + wait,
             warp: self.warp + next.warp + warp,
             early: (next.early - gap).max(self.early) - wait,
