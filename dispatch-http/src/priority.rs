@@ -25,6 +25,16 @@ pub(crate) fn below_writer() {
     if LOWERED.replace(true) {
         return;
     }
+    if let Err(error) = renice_current_thread(|current| current.max(i32::from(REQUEST_NICE))) {
+        tracing::warn!(%error, "request threads keep the store writer's priority");
+    }
+}
+
+/// Sets the calling thread's nice value to `target` of its current one. On Linux a nice value
+/// belongs to a thread (the threads it starts later inherit it) and an unprivileged process
+/// may raise it (lower the priority) up to 19 but not take it back; elsewhere this does
+/// nothing. Request handling and the optimisation threads share it.
+pub fn renice_current_thread(target: impl FnOnce(i32) -> i32) -> std::io::Result<()> {
     #[cfg(target_os = "linux")]
     {
         // SAFETY: gettid, getpriority and setpriority read or set the calling thread's own
@@ -36,15 +46,65 @@ pub(crate) fn below_writer() {
             let current = libc::getpriority(libc::PRIO_PROCESS, tid);
             if current == -1 && *libc::__errno_location() != 0 {
                 -1
-            } else if current >= i32::from(REQUEST_NICE) {
-                0
             } else {
-                libc::setpriority(libc::PRIO_PROCESS, tid, i32::from(REQUEST_NICE))
+                let wanted = target(current).clamp(-20, 19);
+                if wanted == current {
+                    0
+                } else {
+                    libc::setpriority(libc::PRIO_PROCESS, tid, wanted)
+                }
             }
         };
         if outcome != 0 {
-            tracing::warn!(error = %std::io::Error::last_os_error(),
-                "request threads keep the store writer's priority");
+            return Err(std::io::Error::last_os_error());
         }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = target;
+    Ok(())
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    /// The nice value of the calling thread, as `renice_current_thread` sees it.
+    fn nice_now() -> i32 {
+        let mut seen = None;
+        renice_current_thread(|current| {
+            seen = Some(current);
+            current
+        })
+        .unwrap();
+        seen.unwrap()
+    }
+
+    #[test]
+    fn a_thread_lowers_only_itself_and_never_past_19() {
+        let before = nice_now();
+        std::thread::spawn(move || {
+            renice_current_thread(|current| current + 2).unwrap();
+            assert_eq!(nice_now(), (before + 2).min(19));
+            renice_current_thread(|current| current + 100).unwrap();
+            assert_eq!(nice_now(), 19);
+        })
+        .join()
+        .unwrap();
+        assert_eq!(nice_now(), before, "the spawning thread kept its value");
+    }
+
+    #[test]
+    fn request_threads_go_to_the_request_nice_and_a_lower_thread_stays_lower() {
+        std::thread::spawn(|| {
+            let start = nice_now();
+            below_writer();
+            assert_eq!(nice_now(), start.max(i32::from(REQUEST_NICE)));
+            renice_current_thread(|_| 12).unwrap();
+            LOWERED.set(false);
+            below_writer();
+            assert_eq!(nice_now(), 12);
+        })
+        .join()
+        .unwrap();
     }
 }

@@ -32,7 +32,7 @@ use dispatch_core::service::leases::{claim_job, expire_jobs, renew_job, JobClaim
 use dispatch_core::service::optimisation::{run_job, JobFollowUp, JobOutcome, JobRun};
 use dispatch_core::solver;
 
-use dispatch_http::priority::REQUEST_NICE;
+use dispatch_http::priority::{renice_current_thread, REQUEST_NICE};
 use dispatch_http::signal::JobSignal;
 
 /// How the pool runs.
@@ -146,25 +146,9 @@ fn lower_priority(nice: u8) {
     if nice == 0 {
         return;
     }
-    #[cfg(target_os = "linux")]
-    {
-        // SAFETY: gettid, getpriority and setpriority read or set the calling thread's own
-        // scheduling attribute; no memory is shared with the kernel.
-        #[allow(unsafe_code)]
-        let outcome = unsafe {
-            let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
-            *libc::__errno_location() = 0;
-            let current = libc::getpriority(libc::PRIO_PROCESS, tid);
-            if current == -1 && *libc::__errno_location() != 0 {
-                -1
-            } else {
-                libc::setpriority(libc::PRIO_PROCESS, tid, (current + i32::from(nice)).min(19))
-            }
-        };
-        if outcome != 0 {
-            tracing::warn!(nice, error = %std::io::Error::last_os_error(),
-                "optimisation threads keep the process's priority");
-        }
+    let lowered = renice_current_thread(|current| current + i32::from(nice));
+    if let Err(error) = lowered {
+        tracing::warn!(nice, %error, "optimisation threads keep the process's priority");
     }
 }
 
