@@ -1,8 +1,9 @@
 //! Single-read latency while the solver runs: `GET /v2/orders/{id}` through the real binary
 //! (SQLite, loopback, a fresh connection per request), idle and while a 1 000-order day is
-//! optimised, with the optimisation threads at the same priority as request handling
-//! (`--optimiser-nice 0`) and below it (the default, 10), with one solver thread and with as
-//! many as the machine has cores. Prints one table row per case.
+//! optimised, with `--optimiser-nice 0` and the default, 10 (on SQLite the optimisation threads
+//! run that far below request handling's blocking threads, which run at nice 5 below the
+//! store's writer; single reads run on the runtime's workers at nice 0), with one solver thread
+//! and with as many as the machine has cores. Prints one table row per case.
 //!
 //! ```text
 //! cargo run --release --example read_latency -- [READS]
