@@ -267,15 +267,7 @@ fn the_catalog_with_the_stored_order_sizes_is_each_question_answered_alone() {
     let scope = depot(&store);
     let geo = InMemoryGazetteer::new();
     let s: &dyn Store = &store;
-    s.transaction(|tx| {
-        tx.upsert_capacity_type(scope, "weight", "0", at(1))?;
-        tx.upsert_skill(scope, "forklift", at(1))?;
-        tx.upsert_tag(scope, "fragile", at(1))?;
-        tx.upsert_tag(scope, "cold", at(1))?;
-        tx.upsert_custom_field(scope, "door code", at(1))?;
-        Ok::<_, StoreError>(())
-    })
-    .unwrap();
+    crate::store::reference_data(s, scope);
     let batch = vec![order("C-1", "P"), order("C-2", "P")];
     upsert_batch(&store, &geo, scope, batch, at(2), Arc::new(())).unwrap();
     let numbers = ["C-2", "C-9", "C-1"];

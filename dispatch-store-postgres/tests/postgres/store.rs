@@ -18,6 +18,21 @@ pub(crate) fn cluster() -> &'static Cluster {
     Cluster::shared().unwrap()
 }
 
+/// Reference data of each of the catalog's four lists in the depot: a capacity type, a skill,
+/// two tags and a custom field.
+pub(crate) fn reference_data(store: &dyn Store, depot: DepotScope) {
+    store
+        .transaction(|tx| {
+            tx.upsert_capacity_type(depot, "weight", "0", at(1))?;
+            tx.upsert_skill(depot, "forklift", at(1))?;
+            tx.upsert_tag(depot, "fragile", at(1))?;
+            tx.upsert_tag(depot, "cold", at(1))?;
+            tx.upsert_custom_field(depot, "door code", at(1))?;
+            Ok::<_, StoreError>(())
+        })
+        .unwrap();
+}
+
 /// `n` nodes on one fresh database, started at the same moment.
 fn nodes(url: &str, n: usize) -> Vec<PostgresStore> {
     let barrier = Arc::new(Barrier::new(n));
@@ -228,16 +243,9 @@ fn the_reference_catalog_is_the_four_lists_in_one_round_trip() {
     let store = PostgresStore::open(&url).unwrap();
     let (a, b, _) = reference::setup(&store);
     let s: &dyn Store = &store;
-    s.transaction(|tx| {
-        tx.upsert_capacity_type(a, "weight", "0", at(1))?;
-        tx.upsert_skill(a, "forklift", at(1))?;
-        tx.upsert_tag(a, "fragile", at(1))?;
-        tx.upsert_tag(a, "cold", at(1))?;
-        tx.upsert_custom_field(a, "door code", at(1))?;
-        tx.upsert_tag(b, "elsewhere", at(1))?;
-        Ok::<_, StoreError>(())
-    })
-    .unwrap();
+    reference_data(s, a);
+    s.transaction(|tx| tx.upsert_tag(b, "elsewhere", at(1)))
+        .unwrap();
     let (lists, one) = s
         .read(|tx| {
             let lists: [Vec<(i64, String)>; 4] = [

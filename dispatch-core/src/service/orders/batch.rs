@@ -313,3 +313,7 @@ impl Run {
         Ok(())
     }
 }
+
+#[cfg(test)]
+#[path = "batch_tests.rs"]
+mod tests;
