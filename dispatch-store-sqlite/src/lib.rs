@@ -149,32 +149,7 @@ impl Pool {
         begin: &str,
         work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
-        self.with_connection(|conn| {
-            let started = Instant::now();
-            control(conn, begin)?;
-            let result = work(&mut dispatch_store_sql::Db(sql::Sqlite(conn)));
-            let kind = if begin == BEGIN_WRITE {
-                "write"
-            } else {
-                "read"
-            };
-            let outcome = if result.is_ok() { "commit" } else { "rollback" };
-            let result = match result {
-                Ok(()) => match control(conn, "COMMIT") {
-                    Ok(()) => Ok(()),
-                    Err(e) => {
-                        let _ = control(conn, "ROLLBACK");
-                        Err(e)
-                    }
-                },
-                Err(e) => {
-                    control(conn, "ROLLBACK")?;
-                    Err(e)
-                }
-            };
-            dispatch_store_sql::record_transaction(kind, outcome, started);
-            result
-        })
+        self.with_connection(|conn| run_on(conn, begin, work))
     }
 
     /// The write gate, for a writer of a caller's thread: counted in `gate_waiters` while it
@@ -196,10 +171,55 @@ impl Pool {
     /// it does not write).
     fn write_locked(
         &self,
+        conn: &mut Option<Connection>,
         work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
-        self.outbox_observers.write(|| self.run(BEGIN_WRITE, work))
+        self.outbox_observers.write(|| {
+            if conn.is_none() {
+                metrics::counter!("dispatch_db_connections_opened_total").increment(1);
+                *conn = Some(connection::open(&self.path)?);
+            }
+            let c = conn.as_mut().expect("opened above");
+            let result = run_on(c, BEGIN_WRITE, work);
+            // A connection left inside a transaction (a failed ROLLBACK) is not used again.
+            if !c.is_autocommit() {
+                *conn = None;
+            }
+            result
+        })
     }
+}
+
+/// Runs one transaction on `conn`: `begin`, `work`, then `COMMIT` (or `ROLLBACK` on any error).
+fn run_on(
+    conn: &mut Connection,
+    begin: &str,
+    work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
+) -> Result<(), StoreError> {
+    let started = Instant::now();
+    control(conn, begin)?;
+    let result = work(&mut dispatch_store_sql::Db(sql::Sqlite(conn)));
+    let kind = if begin == BEGIN_WRITE {
+        "write"
+    } else {
+        "read"
+    };
+    let outcome = if result.is_ok() { "commit" } else { "rollback" };
+    let result = match result {
+        Ok(()) => match control(conn, "COMMIT") {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                let _ = control(conn, "ROLLBACK");
+                Err(e)
+            }
+        },
+        Err(e) => {
+            control(conn, "ROLLBACK")?;
+            Err(e)
+        }
+    };
+    dispatch_store_sql::record_transaction(kind, outcome, started);
+    result
 }
 
 /// Runs a transaction control statement (`BEGIN ...`, `COMMIT`, `ROLLBACK`) from the

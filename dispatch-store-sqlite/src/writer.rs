@@ -20,6 +20,8 @@ use std::time::{Duration, Instant};
 
 use dispatch_core::ports::store::{OwnedWrite, StoreError};
 
+use rusqlite::Connection;
+
 use crate::Pool;
 
 /// How long the writer, having released the write lock to a writer of another thread, waits
@@ -87,9 +89,13 @@ impl Drop for Writer {
 /// The writer thread's loop: takes the write lock for the first queued job and keeps it while
 /// more are queued, unless a writer of another thread waits for it.
 fn serve(pool: &Pool, queue: &mpsc::Receiver<Job>) {
+    // The writer's own connection, kept across jobs: its page cache stays valid (no other
+    // connection wrote in between unless a writer of another thread did) and its prepared
+    // statements stay prepared.
+    let mut conn = None;
     while let Ok(first) = queue.recv() {
         let mut gate = pool.lock_gate_for_writer();
-        run(pool, first);
+        run(pool, &mut conn, first);
         while let Ok(job) = queue.try_recv() {
             let waiting = pool.gate_waiters.load(Ordering::Acquire);
             if waiting > 0 {
@@ -97,7 +103,7 @@ fn serve(pool: &Pool, queue: &mpsc::Receiver<Job>) {
                 hand_over(pool, waiting);
                 gate = pool.lock_gate_for_writer();
             }
-            run(pool, job);
+            run(pool, &mut conn, job);
         }
         drop(gate);
     }
@@ -114,17 +120,22 @@ fn hand_over(pool: &Pool, waiting: usize) {
 
 /// Runs one job with the write lock held and answers its caller after the commit. A job that
 /// panics answers with an error and leaves the thread serving.
-fn run(pool: &Pool, job: Job) {
+fn run(pool: &Pool, conn: &mut Option<Connection>, job: Job) {
     let Job { work, queued, done } = job;
     metrics::histogram!("dispatch_db_write_wait_seconds").record(queued.elapsed().as_secs_f64());
     let mut work = Some(work);
     let outcome = catch_unwind(AssertUnwindSafe(|| {
-        pool.write_locked(&mut |tx| match work.take() {
+        pool.write_locked(conn, &mut |tx| match work.take() {
             Some(work) => work(tx),
             None => Err(StoreError::Backend("transaction body called twice".into())),
         })
     }))
     .unwrap_or_else(|_| Err(StoreError::Backend("a write panicked".into())));
+    // A job that panicked mid-transaction leaves its connection in it: dropping the connection
+    // rolls the transaction back, and the next job opens another.
+    if conn.as_ref().is_some_and(|c| !c.is_autocommit()) {
+        *conn = None;
+    }
     // What the job holds (a reply it shares with its caller) goes before the answer.
     drop(work);
     let _ = done.send(outcome);
