@@ -111,8 +111,9 @@ impl PostgresStore {
     }
 
     /// How many round trips to the database this store's connections have made since it was
-    /// opened (statements, preparations, BEGIN and COMMIT): what a request costs in waits on
-    /// the network, for sizing nodes and for counting a change's effect.
+    /// opened (statements, preparations, COMMIT; a transaction's BEGIN goes with its first
+    /// statement): what a request costs in waits on the network, for sizing nodes and for
+    /// counting a change's effect.
     pub fn round_trips(&self) -> u64 {
         self.pool.round_trips()
     }
@@ -122,7 +123,7 @@ impl PostgresStore {
     }
 
     /// One transaction of `kind` (`write`, `read`, `claim`), timed for GET /metrics as on
-    /// SQLite; a write's BEGIN includes the wait for the cluster-wide write lock.
+    /// SQLite; a write's BEGIN includes the wait for its advisory locks, timed on its own.
     fn run(
         &self,
         begin: &str,
@@ -132,10 +133,6 @@ impl PostgresStore {
         let conn = self.pool.get()?;
         let started = Instant::now();
         conn.begin(begin).map_err(dispatch_store_sql::db_err)?;
-        if kind == "write" {
-            metrics::histogram!("dispatch_db_write_wait_seconds")
-                .record(started.elapsed().as_secs_f64());
-        }
         let result = work(&mut dispatch_store_sql::Db(sql::Pg(&conn)));
         let outcome = if result.is_ok() { "commit" } else { "rollback" };
         let result = match result {
@@ -146,6 +143,10 @@ impl PostgresStore {
                 Err(e)
             }
         };
+        // The BEGIN went with the work's first statement: its wait is timed from there.
+        if let (Some(waited), "write") = (conn.begin_wait(), kind) {
+            metrics::histogram!("dispatch_db_write_wait_seconds").record(waited.as_secs_f64());
+        }
         dispatch_store_sql::record_transaction(kind, outcome, started);
         result
     }
@@ -161,7 +162,10 @@ pub(crate) fn begin_write() -> String {
 /// the whole store wait for it, other depots' writers do not), then the depot's own lock. Depot
 /// ids beyond 32 bits fold onto the same keys: two depots sharing a key only wait for each other.
 /// Both locks are taken by one `SELECT`, left to right (its columns are evaluated in order):
-/// one statement fewer for the server to parse, plan and answer at every write's start.
+/// one statement fewer for the server to parse, plan and answer at every write's start. The
+/// keys are written into the text as literals (a simple query takes no parameters, and the
+/// connection sends it with the transaction's first statement, in the same round trip): they
+/// are integers formatted here, never text from a request, so nothing can be injected.
 fn begin_depot_write(depot: i64) -> String {
     format!(
         "BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_advisory_xact_lock_shared({WRITE_LOCK}), \

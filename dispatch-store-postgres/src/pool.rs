@@ -26,22 +26,20 @@ const SESSION: &str = "SET lock_timeout = '30s'; SET TIME ZONE 'UTC'";
 /// Opens [`Connection`]s to one database.
 #[derive(Debug)]
 pub struct Manager {
-    config: postgres::Config,
+    config: tokio_postgres::Config,
     round_trips: Arc<AtomicU64>,
 }
 
 impl r2d2::ManageConnection for Manager {
     type Connection = Connection;
-    type Error = postgres::Error;
+    type Error = tokio_postgres::Error;
 
-    fn connect(&self) -> Result<Connection, postgres::Error> {
+    fn connect(&self) -> Result<Connection, tokio_postgres::Error> {
         metrics::counter!("dispatch_db_connections_opened_total").increment(1);
-        let mut client = self.config.connect(postgres::NoTls)?;
-        client.batch_execute(SESSION)?;
-        Ok(Connection::new(client, self.round_trips.clone()))
+        Connection::connect(&self.config, SESSION, self.round_trips.clone())
     }
 
-    fn is_valid(&self, conn: &mut Connection) -> Result<(), postgres::Error> {
+    fn is_valid(&self, conn: &mut Connection) -> Result<(), tokio_postgres::Error> {
         conn.ping()
     }
 
@@ -54,7 +52,7 @@ impl r2d2::ManageConnection for Manager {
 #[derive(Clone)]
 pub struct Pool {
     inner: r2d2::Pool<Manager>,
-    config: postgres::Config,
+    config: tokio_postgres::Config,
     round_trips: Arc<AtomicU64>,
     url: String,
     target: String,
@@ -69,7 +67,7 @@ impl std::fmt::Debug for Pool {
 impl Pool {
     /// A pool of at most `size` connections to `url`; none is opened yet.
     pub fn new(url: &str, size: u32) -> Result<Pool, StoreError> {
-        let mut config = postgres::Config::from_str(url)
+        let mut config = tokio_postgres::Config::from_str(url)
             .map_err(|e| StoreError::Backend(format!("invalid PostgreSQL address: {e}")))?;
         if config.get_application_name().is_none() {
             config.application_name("dispatch");
@@ -139,9 +137,9 @@ impl Pool {
     }
 }
 
-/// The server's own message for a database error (`postgres::Error` displays only "db
+/// The server's own message for a database error (`tokio_postgres::Error` displays only "db
 /// error"), else the error and its cause ("error connecting to server: Connection refused").
-fn reason(e: &postgres::Error) -> String {
+fn reason(e: &tokio_postgres::Error) -> String {
     if let Some(db) = e.as_db_error() {
         return format!("{}: {}", db.severity(), db.message());
     }
@@ -151,10 +149,10 @@ fn reason(e: &postgres::Error) -> String {
     }
 }
 
-fn describe(config: &postgres::Config) -> String {
+fn describe(config: &tokio_postgres::Config) -> String {
     let host = match config.get_hosts().first() {
-        Some(postgres::config::Host::Tcp(h)) => h.clone(),
-        Some(postgres::config::Host::Unix(p)) => p.display().to_string(),
+        Some(tokio_postgres::config::Host::Tcp(h)) => h.clone(),
+        Some(tokio_postgres::config::Host::Unix(p)) => p.display().to_string(),
         None => "localhost".into(),
     };
     let port = config.get_ports().first().copied().unwrap_or(5432);

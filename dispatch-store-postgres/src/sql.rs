@@ -1,5 +1,11 @@
-//! dispatch-store-sql's [`Connection`](SqlConnection) over the `postgres` client.
+//! dispatch-store-sql's [`Connection`](SqlConnection) over the `tokio-postgres` client, driven
+//! by a runtime of the connection's own (callers are synchronous, on blocking threads).
 //!
+//! - A transaction's `BEGIN` (with its advisory locks) is not sent alone: it goes to the server
+//!   together with the transaction's first statement, without waiting for its answer between
+//!   them (pipelined), so a transaction costs one round trip fewer. The server runs them in
+//!   the order sent: the statement starts, and takes its READ COMMITTED snapshot, only once
+//!   the locks are held, exactly as when it was sent after the `BEGIN`'s answer.
 //! - Parameters are [`Val`]s encoded for the type PostgreSQL inferred for the placeholder (an
 //!   integer bound to a `BOOLEAN` column is a boolean, to a `TEXT` one its decimal text), the
 //!   way SQLite's dynamic typing accepted them; a [`Val::List`] is an array of its element
@@ -13,15 +19,20 @@
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::error::Error as StdError;
+use std::future::Future;
+use std::pin::{pin, Pin};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::task::Poll;
+use std::time::{Duration, Instant};
 
 use bytes::{BufMut, BytesMut};
 use dispatch_store_sql::sql::{
     Connection as SqlConnection, Dialect, Error, Params, RawRow, Result, Row,
     Statement as SqlStatement, Val,
 };
-use postgres::types::{FromSql as PgFromSql, IsNull, Kind, ToSql as PgToSql, Type};
+use tokio_postgres::types::{FromSql as PgFromSql, IsNull, Kind, ToSql as PgToSql, Type};
+use tokio_postgres::Client;
 
 /// Statements kept prepared per connection before the cache is emptied (dynamic SQL varies).
 const STATEMENT_CACHE: usize = 512;
@@ -71,7 +82,7 @@ impl PgToSql for Bind<'_> {
         true
     }
 
-    postgres::types::to_sql_checked!();
+    tokio_postgres::types::to_sql_checked!();
 }
 
 fn is_text(t: &Type) -> bool {
@@ -118,7 +129,7 @@ impl<'a> PgFromSql<'a> for Column {
 }
 
 /// One row of the client's result.
-struct PgRow<'a>(&'a postgres::Row);
+struct PgRow<'a>(&'a tokio_postgres::Row);
 
 impl RawRow for PgRow<'_> {
     fn value(&self, idx: usize) -> Result<Val> {
@@ -130,7 +141,7 @@ impl RawRow for PgRow<'_> {
 /// The error of a failed statement: `SQLSTATE: message`, integrity constraint violations
 /// (class 23) and transactions another got in the way of (serialization failures, deadlocks:
 /// run again, they may succeed) apart.
-pub fn error(e: postgres::Error) -> Error {
+pub fn error(e: tokio_postgres::Error) -> Error {
     match e.as_db_error() {
         Some(db) if db.code().code().starts_with("23") || CONTENDED.contains(&db.code().code()) => {
             Error::Constraint(format!("{}: {}", db.code().code(), db.message()))
@@ -174,26 +185,51 @@ pub fn translate(sql: &str) -> String {
     out
 }
 
-/// Closing a client blocks on the client's own runtime, which panics on a thread that drives
-/// an async runtime (where the last clone of a service's state, and so its store, may be
-/// dropped): there, the client is closed on a thread of its own.
+/// A session's own task: it writes the client's requests to the server and reads the answers.
+type Session = Pin<Box<dyn Future<Output = std::result::Result<(), PgError>> + Send>>;
+
+type PgError = tokio_postgres::Error;
+
+/// Ends the session: dropping the client tells the session to say goodbye to the server, and
+/// the session's runtime runs it to its end. Blocking on that runtime panics on a thread that
+/// drives an async runtime (where the last clone of a service's state, and so its store, may
+/// be dropped): there, it is done on a thread of its own.
 impl Drop for Connection {
     fn drop(&mut self) {
-        let Some(client) = self.client.get_mut().take() else {
+        let (Some(runtime), client) = (self.runtime.take(), self.client.take()) else {
             return;
         };
+        let session = self.session.get_mut().take();
+        let close = move || {
+            drop(client);
+            if let Some(session) = session {
+                let _ = runtime.block_on(session);
+            }
+        };
         if tokio::runtime::Handle::try_current().is_ok() {
-            std::thread::spawn(move || drop(client));
+            std::thread::spawn(close);
+        } else {
+            close();
         }
     }
 }
 
-/// A connection: the client and its prepared statements.
+/// A connection: the client of one session, the runtime that drives it, and its prepared
+/// statements.
 pub struct Connection {
     /// Always `Some` until the connection is dropped (see its `Drop`).
-    client: RefCell<Option<postgres::Client>>,
-    statements: RefCell<HashMap<String, postgres::Statement>>,
+    client: Option<Client>,
+    /// A current-thread runtime: the session runs only while a request waits for its answer.
+    /// Always `Some` until the connection is dropped.
+    runtime: Option<tokio::runtime::Runtime>,
+    /// `None` once the session has ended.
+    session: RefCell<Option<Session>>,
+    statements: RefCell<HashMap<String, tokio_postgres::Statement>>,
     in_transaction: Cell<bool>,
+    /// The open transaction's BEGIN while it waits to go with the first statement.
+    begin: RefCell<Option<String>>,
+    /// From sending the last BEGIN to its answer: the wait for its locks (and a round trip).
+    begin_wait: Cell<Option<Duration>>,
     /// Counts every exchange with the server that waits for its answer (shared by a pool).
     round_trips: Arc<AtomicU64>,
     /// Statements the current work may still run outside a transaction (`None`: any number,
@@ -202,46 +238,120 @@ pub struct Connection {
 }
 
 impl Connection {
-    fn client(&self) -> std::cell::RefMut<'_, postgres::Client> {
-        self.round_trips.fetch_add(1, Ordering::Relaxed);
-        std::cell::RefMut::map(self.client.borrow_mut(), |c| {
-            c.as_mut()
-                .expect("the client lives as long as the connection")
-        })
-    }
-
-    /// Wraps a connected client; its round trips add to `round_trips`.
-    pub fn new(client: postgres::Client, round_trips: Arc<AtomicU64>) -> Self {
-        Connection {
-            client: RefCell::new(Some(client)),
+    /// Opens a session to the server `config` names, with a runtime of its own, and applies
+    /// `settings` (statements without parameters) to it.
+    pub fn connect(
+        config: &tokio_postgres::Config,
+        settings: &str,
+        round_trips: Arc<AtomicU64>,
+    ) -> std::result::Result<Self, PgError> {
+        // As the synchronous `postgres` client does: building a current-thread runtime fails
+        // only where the process cannot create its I/O driver at all.
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime for a database session");
+        let (client, session) = runtime.block_on(config.connect(tokio_postgres::NoTls))?;
+        let conn = Connection {
+            client: Some(client),
+            runtime: Some(runtime),
+            session: RefCell::new(Some(Box::pin(session))),
             statements: RefCell::new(HashMap::new()),
             in_transaction: Cell::new(false),
+            begin: RefCell::new(None),
+            begin_wait: Cell::new(None),
             round_trips,
             outside_transaction: Cell::new(None),
-        }
+        };
+        conn.drive(conn.client().batch_execute(settings))?;
+        Ok(conn)
+    }
+
+    fn client(&self) -> &Client {
+        self.client
+            .as_ref()
+            .expect("the client lives as long as the connection")
+    }
+
+    /// Runs `request` to its end, driving the session meanwhile.
+    fn drive<T>(
+        &self,
+        request: impl Future<Output = std::result::Result<T, PgError>>,
+    ) -> std::result::Result<T, PgError> {
+        let runtime = self
+            .runtime
+            .as_ref()
+            .expect("the runtime lives as long as the connection");
+        let mut session = self.session.borrow_mut();
+        let mut request = pin!(request);
+        runtime.block_on(std::future::poll_fn(|cx| {
+            if let Some(running) = session.as_mut() {
+                if let Poll::Ready(ended) = running.as_mut().poll(cx) {
+                    *session = None;
+                    ended?;
+                }
+            }
+            request.as_mut().poll(cx)
+        }))
+    }
+
+    /// Runs `request` (made from [`Connection::client`], not yet sent) as one round trip, after
+    /// the open transaction's BEGIN if that has not gone yet, in the same flight: the BEGIN's
+    /// failure (a lock's timeout) is the answer then, before the request's own (which fails in
+    /// the aborted transaction).
+    fn exchange<T>(
+        &self,
+        request: impl Future<Output = std::result::Result<T, PgError>>,
+    ) -> std::result::Result<T, PgError> {
+        self.round_trips.fetch_add(1, Ordering::Relaxed);
+        let Some(begin) = self.begin.take() else {
+            return self.drive(request);
+        };
+        let sent = Instant::now();
+        let begun = async {
+            let begun = self.client().batch_execute(&begin).await;
+            self.begin_wait.set(Some(sent.elapsed()));
+            begun
+        };
+        // `join` polls the BEGIN first: it is written to the server before the request.
+        let (begun, answer) =
+            self.drive(async { Ok(futures_util::future::join(begun, request).await) })?;
+        begun?;
+        answer
     }
 
     /// Whether the connection can no longer be reused: the server is gone, or a transaction
     /// was left open (its work panicked).
     pub fn is_broken(&self) -> bool {
         self.in_transaction.get()
-            || self
-                .client
-                .borrow()
-                .as_ref()
-                .is_none_or(postgres::Client::is_closed)
+            || self.session.borrow().is_none()
+            || self.client.as_ref().is_none_or(Client::is_closed)
     }
 
-    /// Starts a transaction with `begin` (statements without parameters).
+    /// Starts a transaction with `begin` (statements without parameters), sent with the
+    /// transaction's first statement.
     pub fn begin(&self, begin: &str) -> Result<()> {
         self.in_transaction.set(true);
-        self.execute_batch(begin)?;
+        self.begin_wait.set(None);
+        *self.begin.borrow_mut() = Some(begin.to_owned());
         Ok(())
     }
 
+    /// How long the current transaction's `BEGIN` waited for its answer (its locks), once it
+    /// has been sent.
+    pub fn begin_wait(&self) -> Option<Duration> {
+        self.begin_wait.get()
+    }
+
     /// Ends the transaction with `end` (`COMMIT` or `ROLLBACK`); a failed `COMMIT` is rolled
-    /// back before its error is returned.
+    /// back before its error is returned. A transaction that ran no statement sends its
+    /// `BEGIN` with the `COMMIT` (its locks are still taken: a write waits for the writers
+    /// before it), or nothing for a `ROLLBACK` (nothing to undo).
     pub fn finish(&self, end: &str) -> Result<()> {
+        if end == "ROLLBACK" && self.begin.take().is_some() {
+            self.in_transaction.set(false);
+            return Ok(());
+        }
         let result = self.execute_batch(end);
         if result.is_err() && end != "ROLLBACK" && self.execute_batch("ROLLBACK").is_err() {
             return result;
@@ -275,17 +385,18 @@ impl Connection {
     }
 
     /// Whether the server answers.
-    pub fn ping(&self) -> std::result::Result<(), postgres::Error> {
-        self.client().simple_query("").map(|_| ())
+    pub fn ping(&self) -> std::result::Result<(), PgError> {
+        self.exchange(self.client().simple_query("")).map(drop)
     }
 
     /// Runs statements without parameters (simple query protocol).
     pub fn execute_batch(&self, sql: &str) -> Result<()> {
-        self.client().batch_execute(sql).map_err(error)?;
-        Ok(())
+        self.exchange(self.client().batch_execute(sql))
+            .map_err(error)
     }
 
     /// Prepares `sql` (SQLite placeholders), reusing this connection's earlier preparation.
+    /// A preparation does not depend on the transaction, so an unsent `BEGIN` stays unsent.
     pub fn prepare_cached(&self, sql: &str) -> Result<Statement<'_>> {
         if let Some(stmt) = self.statements.borrow().get(sql) {
             return Ok(Statement {
@@ -293,7 +404,11 @@ impl Connection {
                 stmt: stmt.clone(),
             });
         }
-        let stmt = self.client().prepare(&translate(sql)).map_err(error)?;
+        let translated = translate(sql);
+        let begin = self.begin.take();
+        let stmt = self.exchange(self.client().prepare(&translated));
+        *self.begin.borrow_mut() = begin;
+        let stmt = stmt.map_err(error)?;
         let mut cache = self.statements.borrow_mut();
         if cache.len() >= STATEMENT_CACHE {
             cache.clear();
@@ -302,19 +417,24 @@ impl Connection {
         Ok(Statement { conn: self, stmt })
     }
 
-    fn rows(&self, stmt: &postgres::Statement, params: Vec<Val>) -> Result<Vec<postgres::Row>> {
+    fn rows(
+        &self,
+        stmt: &tokio_postgres::Statement,
+        params: Vec<Val>,
+    ) -> Result<Vec<tokio_postgres::Row>> {
         self.run_statement()?;
         let binds: Vec<Bind<'_>> = params.iter().map(Bind).collect();
         let refs: Vec<&(dyn PgToSql + Sync)> =
             binds.iter().map(|v| v as &(dyn PgToSql + Sync)).collect();
-        self.client().query(stmt, &refs).map_err(error)
+        self.exchange(self.client().query(stmt, &refs))
+            .map_err(error)
     }
 }
 
 /// A prepared statement of a connection.
 pub struct Statement<'c> {
     conn: &'c Connection,
-    stmt: postgres::Statement,
+    stmt: tokio_postgres::Statement,
 }
 
 impl SqlStatement for Statement<'_> {
@@ -329,10 +449,10 @@ impl SqlStatement for Statement<'_> {
         let binds: Vec<Bind<'_>> = params.iter().map(Bind).collect();
         let refs: Vec<&(dyn PgToSql + Sync)> =
             binds.iter().map(|v| v as &(dyn PgToSql + Sync)).collect();
+        let stmt = &self.stmt;
         let changed = self
             .conn
-            .client()
-            .execute(&self.stmt, &refs)
+            .exchange(self.conn.client().execute(stmt, &refs))
             .map_err(error)?;
         Ok(usize::try_from(changed).unwrap_or(usize::MAX))
     }

@@ -110,6 +110,57 @@ fn a_write_to_one_depot_waits_for_no_other_depots_writer_on_any_node() {
     }
 }
 
+/// A write's BEGIN, with its locks, goes to the server with the write's first statement, one
+/// round trip for both; the statement still starts once the locks are held, so it sees the
+/// commit of the writer it waited for. A write that runs no statement still waits for them.
+#[test]
+fn a_writes_first_statement_goes_with_its_begin_and_sees_the_writer_it_waited_for() {
+    let url = crate::store::cluster().create_database().unwrap();
+    let node_a = leak(PostgresStore::open(&url).unwrap());
+    let node_b = leak(PostgresStore::open_with_pool_size(&url, 1).unwrap());
+    let node_c = leak(PostgresStore::open(&url).unwrap());
+    let one = depots(node_a, 1)[0];
+    let b: &dyn Store = node_b;
+    // Prepared by the first run, so the counts below are the transactions' own.
+    b.transaction_in(one, |tx| tx.list_tags(one)).unwrap();
+    let before = node_b.round_trips();
+    b.transaction_in(one, |tx| tx.list_tags(one)).unwrap();
+    assert_eq!(
+        node_b.round_trips() - before,
+        2,
+        "BEGIN with the statement, COMMIT"
+    );
+    let before = node_b.round_trips();
+    b.transaction_in(one, |_| Ok::<_, StoreError>(())).unwrap();
+    assert_eq!(node_b.round_trips() - before, 1, "BEGIN with COMMIT");
+
+    let finish = hold_open(node_a, one);
+    let (seen_tx, seen) = mpsc::channel();
+    std::thread::spawn(move || {
+        let s: &dyn Store = node_b;
+        seen_tx
+            .send(s.transaction_in(one, |tx| tx.list_tags(one)).unwrap())
+            .unwrap();
+    });
+    let empty = timed(Duration::from_millis(300), move || {
+        let s: &dyn Store = node_c;
+        s.transaction_in(one, |_| Ok::<_, StoreError>(())).unwrap();
+    });
+    assert!(empty.is_none(), "a write without statements did not wait");
+    assert!(
+        seen.try_recv().is_err(),
+        "a write's first statement ran before its lock"
+    );
+    finish.send(()).unwrap();
+    let tags = seen.recv_timeout(Duration::from_secs(10)).unwrap();
+    let names: Vec<&str> = tags.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["held"],
+        "the first statement's snapshot is after the lock"
+    );
+}
+
 /// Many writers on three nodes, to one depot and spread over ten, each reading and then
 /// writing (a name from a count, an order by number unless it exists, the same order put on a
 /// route and dispatched from two writers): every rule holds, nothing fails.

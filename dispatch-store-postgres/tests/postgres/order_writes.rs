@@ -50,13 +50,15 @@ pub(crate) fn order(number: &str, product: &str) -> OrderInput {
     }
 }
 
-/// A write of orders by number that stays open until told to finish, on its own thread.
+/// A write of orders by number that stays open until told to finish, on its own thread. It
+/// runs a statement first: the write's locks go to the server with its first statement.
 fn hold_order_write_open(store: &'static PostgresStore, scope: DepotScope) -> mpsc::Sender<()> {
     let (entered_tx, entered) = mpsc::channel();
     let (finish, finish_rx) = mpsc::channel::<()>();
     std::thread::spawn(move || {
         store
-            .run_order_write(scope, &mut |_| {
+            .run_order_write(scope, &mut |tx| {
+                tx.list_tags(scope)?;
                 entered_tx.send(()).unwrap();
                 finish_rx.recv().ok();
                 Ok(())
