@@ -264,17 +264,21 @@ async fn a_dispatch_past_its_deadline_is_503_and_a_retry_tells_the_truth() {
     let mut state = app.state.clone();
     state.routing = Arc::new(routing);
     app.router = dispatch_http::app(state);
-    // Another writer holds the database for a while: the dispatch waits behind it.
+    // Another writer holds the database for a while: the dispatch waits behind it. The request
+    // is sent only once the writer is inside its transaction (a fixed pause was not always
+    // enough on a loaded machine).
     let db = app.store.clone();
+    let (held, holding) = std::sync::mpsc::channel();
     let blocker = std::thread::spawn(move || {
         let db: &dyn Store = &*db;
         db.transaction(|_| {
+            let _ = held.send(());
             std::thread::sleep(Duration::from_millis(800));
             Ok::<_, dispatch_core::ports::store::StoreError>(())
         })
         .unwrap();
     });
-    std::thread::sleep(Duration::from_millis(100));
+    holding.recv().unwrap();
     let path = format!("/v2/plans/{}/dispatch", laid.plan);
     let r = app.post(&path, &app.north(), json!(null)).await;
     r.envelope(503, "SERVICE_UNAVAILABLE");
