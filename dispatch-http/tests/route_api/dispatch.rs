@@ -269,11 +269,14 @@ async fn a_dispatch_past_its_deadline_is_503_and_a_retry_tells_the_truth() {
     // enough on a loaded machine).
     let db = app.store.clone();
     let (held, holding) = std::sync::mpsc::channel();
+    let (release, released) = std::sync::mpsc::channel::<()>();
     let blocker = std::thread::spawn(move || {
         let db: &dyn Store = &*db;
         db.transaction(|_| {
             let _ = held.send(());
-            std::thread::sleep(Duration::from_millis(800));
+            // Held until the dispatch has been answered (a loaded machine may take longer
+            // than any fixed pause to get the request as far as the database).
+            let _ = released.recv_timeout(Duration::from_secs(30));
             Ok::<_, dispatch_core::ports::store::StoreError>(())
         })
         .unwrap();
@@ -281,6 +284,7 @@ async fn a_dispatch_past_its_deadline_is_503_and_a_retry_tells_the_truth() {
     holding.recv().unwrap();
     let path = format!("/v2/plans/{}/dispatch", laid.plan);
     let r = app.post(&path, &app.north(), json!(null)).await;
+    let _ = release.send(());
     r.envelope(503, "SERVICE_UNAVAILABLE");
     assert!(r.headers.get("retry-after").is_some());
     blocker.join().unwrap();
