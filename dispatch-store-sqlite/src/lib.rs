@@ -166,7 +166,8 @@ impl Pool {
         self.write_gate.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Runs a write transaction with the write gate held by the caller (the writer thread), and
+    /// Runs a write transaction on `conn` (the writer thread's own connection, opened when it has
+    /// none) with the write gate held by the caller (the writer thread), and
     /// tells the outbox observers of its events (with the gate still held: an observer signals,
     /// it does not write).
     fn write_locked(
@@ -179,13 +180,7 @@ impl Pool {
                 metrics::counter!("dispatch_db_connections_opened_total").increment(1);
                 *conn = Some(connection::open(&self.path)?);
             }
-            let c = conn.as_mut().expect("opened above");
-            let result = run_on(c, BEGIN_WRITE, work);
-            // A connection left inside a transaction (a failed ROLLBACK) is not used again.
-            if !c.is_autocommit() {
-                *conn = None;
-            }
-            result
+            run_on(conn.as_mut().expect("opened above"), BEGIN_WRITE, work)
         })
     }
 }

@@ -131,8 +131,8 @@ fn run(pool: &Pool, conn: &mut Option<Connection>, job: Job) {
         })
     }))
     .unwrap_or_else(|_| Err(StoreError::Backend("a write panicked".into())));
-    // A job that panicked mid-transaction leaves its connection in it: dropping the connection
-    // rolls the transaction back, and the next job opens another.
+    // A connection left inside a transaction (a failed ROLLBACK, or a job that panicked in it)
+    // is not used again: dropping it rolls the transaction back, and the next job opens another.
     if conn.as_ref().is_some_and(|c| !c.is_autocommit()) {
         *conn = None;
     }
