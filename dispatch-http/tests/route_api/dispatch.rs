@@ -268,11 +268,16 @@ async fn a_dispatch_past_its_deadline_is_503_and_a_retry_tells_the_truth() {
     // is sent only once the writer is inside its transaction (a fixed pause was not always
     // enough on a loaded machine).
     let db = app.store.clone();
+    let scope = north_scope(&app);
+    let plan = laid.plan;
     let (held, holding) = std::sync::mpsc::channel();
     let (release, released) = std::sync::mpsc::channel::<()>();
     let blocker = std::thread::spawn(move || {
         let db: &dyn Store = &*db;
-        db.transaction(|_| {
+        db.transaction(|tx| {
+            // A statement, so that the transaction's locks are taken: PostgreSQL's store sends
+            // its BEGIN (and advisory locks) together with the first statement.
+            tx.get_plan(scope, plan)?;
             let _ = held.send(());
             // Held until the dispatch has been answered (a loaded machine may take longer
             // than any fixed pause to get the request as far as the database).
