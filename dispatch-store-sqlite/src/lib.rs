@@ -13,6 +13,7 @@
 pub mod backup;
 mod catalog;
 mod connection;
+mod gate;
 mod gazetteer;
 pub mod idempotency;
 mod migrations;
@@ -20,8 +21,7 @@ mod sql;
 mod writer;
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use dispatch_core::model::order::Order;
@@ -51,14 +51,8 @@ pub struct SqliteStore {
 struct Pool {
     path: PathBuf,
     idle: Mutex<Vec<Connection>>,
-    /// Held for the length of every write transaction: writers of this process queue here in
-    /// order instead of polling SQLite's lock with the busy handler's sleeps, which made the
-    /// tail latency of concurrent writes jump by hundreds of milliseconds. The busy timeout
-    /// still arbitrates between processes (`seed` next to `serve`).
-    write_gate: Mutex<()>,
-    /// Writers of callers' threads waiting for `write_gate`: the writer thread, which keeps the
-    /// gate while its jobs queue, lets one of them in after each job.
-    gate_waiters: AtomicUsize,
+    /// Held for the length of every write transaction (`gate.rs`).
+    write_gate: gate::Gate,
     /// Told after every commit of this process that appended outbox events.
     outbox_observers: OutboxObservers,
 }
@@ -82,8 +76,7 @@ impl SqliteStore {
         let pool = Arc::new(Pool {
             path,
             idle: Mutex::new(vec![conn]),
-            write_gate: Mutex::new(()),
-            gate_waiters: AtomicUsize::new(0),
+            write_gate: gate::Gate::default(),
             outbox_observers: OutboxObservers::default(),
         });
         Ok(SqliteStore {
@@ -150,20 +143,6 @@ impl Pool {
         work: &mut dyn FnMut(&mut dyn StoreTx) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
         self.with_connection(|conn| run_on(conn, begin, work))
-    }
-
-    /// The write gate, for a writer of a caller's thread: counted in `gate_waiters` while it
-    /// waits.
-    fn lock_gate(&self) -> MutexGuard<'_, ()> {
-        self.gate_waiters.fetch_add(1, Ordering::AcqRel);
-        let gate = self.write_gate.lock().unwrap_or_else(|e| e.into_inner());
-        self.gate_waiters.fetch_sub(1, Ordering::AcqRel);
-        gate
-    }
-
-    /// The write gate, for the writer thread (not counted: it lets the counted ones in).
-    fn lock_gate_for_writer(&self) -> MutexGuard<'_, ()> {
-        self.write_gate.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Runs a write transaction on `conn` (the writer thread's own connection, opened when it has
@@ -233,7 +212,7 @@ impl Store for SqliteStore {
     ) -> Result<(), StoreError> {
         self.pool.outbox_observers.write(|| {
             let waiting = Instant::now();
-            let _gate = self.pool.lock_gate();
+            let _gate = self.pool.write_gate.lock();
             metrics::histogram!("dispatch_db_write_wait_seconds")
                 .record(waiting.elapsed().as_secs_f64());
             self.pool.run(BEGIN_WRITE, work)

@@ -13,22 +13,15 @@
 //! [`Store::run_owned_write`]: dispatch_core::ports::store::Store::run_owned_write
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::Ordering;
 use std::sync::{mpsc, Arc};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use dispatch_core::ports::store::{OwnedWrite, StoreError};
 
 use rusqlite::Connection;
 
 use crate::Pool;
-
-/// How long the writer, having released the write lock to a writer of another thread, waits
-/// for that one to take it before it takes the lock back: the other is woken by the release
-/// and needs a core first; without the wait the writer would take the lock again at once and
-/// leave the other waiting as long as jobs keep coming.
-const HAND_OVER: Duration = Duration::from_millis(2);
 
 /// One owned write, queued.
 struct Job {
@@ -87,34 +80,20 @@ impl Drop for Writer {
 }
 
 /// The writer thread's loop: takes the write lock for the first queued job and keeps it while
-/// more are queued, unless a writer of another thread waits for it.
+/// more are queued, letting one waiting writer of another thread in between two jobs.
 fn serve(pool: &Pool, queue: &mpsc::Receiver<Job>) {
     // The writer's own connection, kept across jobs: its page cache stays valid (no other
     // connection wrote in between unless a writer of another thread did) and its prepared
     // statements stay prepared.
     let mut conn = None;
     while let Ok(first) = queue.recv() {
-        let mut gate = pool.lock_gate_for_writer();
+        let mut turn = pool.write_gate.lock_for_writer();
         run(pool, &mut conn, first);
         while let Ok(job) = queue.try_recv() {
-            let waiting = pool.gate_waiters.load(Ordering::Acquire);
-            if waiting > 0 {
-                drop(gate);
-                hand_over(pool, waiting);
-                gate = pool.lock_gate_for_writer();
-            }
+            turn.let_one_in();
             run(pool, &mut conn, job);
         }
-        drop(gate);
-    }
-}
-
-/// Waits (at most [`HAND_OVER`]) until one of the `waiting` writers of other threads has taken
-/// the released write lock.
-fn hand_over(pool: &Pool, waiting: usize) {
-    let deadline = Instant::now() + HAND_OVER;
-    while pool.gate_waiters.load(Ordering::Acquire) >= waiting && Instant::now() < deadline {
-        std::thread::yield_now();
+        drop(turn);
     }
 }
 
