@@ -110,6 +110,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         config: &config,
         control: &Budget,
         stopping: &|| None,
+        search_thread: None,
     };
     match run_job(&store, &matrix, &clock, &run, &NoFollowUp)? {
         JobOutcome::Succeeded { .. } => {}

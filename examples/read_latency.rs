@@ -1,9 +1,11 @@
 //! Single-read latency while the solver runs: `GET /v2/orders/{id}` through the real binary
 //! (SQLite, loopback, a fresh connection per request), idle and while a 1 000-order day is
-//! optimised, with `--optimiser-nice 0` and the default, 10 (on SQLite the optimisation threads
-//! run that far below request handling's blocking threads, which run at nice 5 below the
-//! store's writer; single reads run on the runtime's workers at nice 0), with one solver thread
-//! and with as many as the machine has cores. Prints one table row per case.
+//! optimised, with one solver thread and with as many as the machine has cores; for each, the
+//! search under SCHED_IDLE (`--optimiser-idle on`, the default) and at a nice value only
+//! (`--optimiser-idle off`) with `--optimiser-nice 0` and the default, 10 (on SQLite the
+//! optimisation threads run that far below request handling's blocking threads, which run at
+//! nice 5 below the store's writer; single reads run on the runtime's workers at nice 0).
+//! Prints one table row per case.
 //!
 //! ```text
 //! cargo run --release --example read_latency -- [READS]
@@ -95,10 +97,10 @@ fn main() {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!("Single reads (GET /v2/orders/{{id}}), {reads} per column, {ORDERS} orders and {VANS} vans being optimised, {cores} cores");
     println!();
-    println!("| solver threads | --optimiser-nice | idle p50 ms | idle p99 ms | during solve p50 ms | during solve p99 ms |");
-    println!("|---|---|---|---|---|---|");
+    println!("| solver threads | --optimiser-idle | --optimiser-nice | idle p50 ms | idle p99 ms | during solve p50 ms | during solve p99 ms |");
+    println!("|---|---|---|---|---|---|---|");
     for threads in [1, cores] {
-        for nice in ["0", "10"] {
+        for (search_idle, nice) in [("on", "10"), ("off", "10"), ("off", "0")] {
             let dir = tempfile::tempdir().expect("a temp dir");
             let db = dir.path().join("latency.db");
             let seeded = support::seed(&db, &seed_file());
@@ -122,6 +124,8 @@ fn main() {
                     "60",
                     "--optimiser-nice",
                     nice,
+                    "--optimiser-idle",
+                    search_idle,
                 ],
             );
             let ids = fill(&server, &key);
@@ -143,7 +147,7 @@ fn main() {
                 "the solve ended before the reads did: raise --solve-time"
             );
             println!(
-                "| {threads} | {nice} | {:.2} | {:.2} | {:.2} | {:.2} |",
+                "| {threads} | {search_idle} | {nice} | {:.2} | {:.2} | {:.2} | {:.2} |",
                 quantile(&idle, 0.5),
                 quantile(&idle, 0.99),
                 quantile(&busy, 0.5),

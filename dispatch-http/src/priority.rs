@@ -64,6 +64,26 @@ pub fn renice_current_thread(target: impl FnOnce(i32) -> i32) -> std::io::Result
     Ok(())
 }
 
+/// Puts the calling thread under Linux's `SCHED_IDLE` policy: it runs only on a core no thread
+/// of the normal policy wants, and such a thread that wakes takes the core from it at once (a
+/// nice value only weighs shares: a woken thread may still wait out the running one's time
+/// slice, a millisecond or more). The threads it starts later inherit the policy; an
+/// unprivileged process cannot take it back. Elsewhere this does nothing.
+pub fn idle_current_thread() -> std::io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        let param = libc::sched_param { sched_priority: 0 };
+        // SAFETY: sets the calling thread's own (pid 0) scheduling policy; `param` is a valid
+        // sched_param that outlives the call.
+        #[allow(unsafe_code)]
+        let outcome = unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) };
+        if outcome != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
@@ -91,6 +111,28 @@ mod tests {
         .join()
         .unwrap();
         assert_eq!(nice_now(), before, "the spawning thread kept its value");
+    }
+
+    /// The calling thread's scheduling policy.
+    #[allow(unsafe_code)]
+    fn policy() -> i32 {
+        // SAFETY: reads the calling thread's own policy.
+        unsafe { libc::sched_getscheduler(0) }
+    }
+
+    #[test]
+    fn an_idle_thread_and_the_threads_it_starts_run_idle_and_its_spawner_does_not() {
+        let before = policy();
+        std::thread::spawn(|| {
+            idle_current_thread().unwrap();
+            assert_eq!(policy(), libc::SCHED_IDLE);
+            let started = std::thread::spawn(policy).join().unwrap();
+            assert_eq!(started, libc::SCHED_IDLE);
+        })
+        .join()
+        .unwrap();
+        assert_eq!(policy(), before);
+        assert_ne!(before, libc::SCHED_IDLE);
     }
 
     #[test]

@@ -73,6 +73,11 @@ pub struct JobRun<'a> {
     /// Asked when the search has ended: `Some(search milliseconds spent on the job in all its
     /// runs)` when the node is stopping, so the job is handed back rather than finished.
     pub stopping: &'a dyn Fn() -> Option<u64>,
+    /// When given, the search runs on a thread of its own that this prepares first (the
+    /// threads the search starts inherit what it set), while the calling thread keeps the
+    /// job's store work: how a node lowers the search's priority alone, never that of a thread
+    /// holding the store's write lock. `None`: the search runs on the calling thread.
+    pub search_thread: Option<&'a (dyn Fn() + Sync)>,
 }
 
 /// What a succeeded job whose request asked for `settings.auto_dispatch` does with its result.
@@ -256,19 +261,41 @@ pub fn run_job(
 }
 
 /// The search, from the checkpoint an earlier run handed back when there is one that fits the
-/// problem (else from scratch).
+/// problem (else from scratch); on a thread of its own when the run asks for one. The same
+/// search either way: the thread changes its scheduling, not its results.
 fn solve(
     built: &optimise::BuiltDay,
     checkpoint: Option<&JobCheckpoint>,
     run: &JobRun<'_>,
 ) -> solver::solution::Solution {
-    let start = checkpoint.and_then(|c| optimise::checkpoint::decode(built, &c.routes));
-    if let Some(start) = start {
-        if let Ok(warm) = solver::solve_from(&built.problem, &start, run.config, run.control) {
-            return warm.solution;
+    let (config, control) = (run.config, run.control);
+    let search = move || {
+        let start = checkpoint.and_then(|c| optimise::checkpoint::decode(built, &c.routes));
+        if let Some(start) = start {
+            if let Ok(warm) = solver::solve_from(&built.problem, &start, config, control) {
+                return warm.solution;
+            }
         }
-    }
-    solver::solve(&built.problem, run.config, run.control)
+        solver::solve(&built.problem, config, control)
+    };
+    let Some(prepare) = run.search_thread else {
+        return search();
+    };
+    std::thread::scope(|scope| {
+        let thread = std::thread::Builder::new()
+            .name("search".into())
+            .spawn_scoped(scope, move || {
+                prepare();
+                search()
+            });
+        match thread {
+            Ok(thread) => thread
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            // No thread to be had: the search runs where it would without the hook.
+            Err(_) => search(),
+        }
+    })
 }
 
 fn fail(

@@ -13,6 +13,7 @@ mod planned_breaks;
 mod promises;
 mod reoptimising;
 mod requests;
+mod search_thread;
 mod solving;
 mod travel_times;
 
@@ -58,6 +59,7 @@ pub fn start_workers_on(
             lease: Duration::from_secs(10),
             poll: Duration::from_millis(50),
             nice: 0,
+            idle: true,
         },
         "test-node".to_owned(),
     )

@@ -70,6 +70,7 @@ fn run(
                 config: &config,
                 control,
                 stopping: &|| None,
+                search_thread: None,
             },
             follow,
         )

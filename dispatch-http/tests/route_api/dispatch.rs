@@ -471,6 +471,7 @@ async fn auto_dispatch_dispatches_the_plan_when_its_optimisation_ends() {
             lease: Duration::from_secs(10),
             poll: Duration::from_millis(50),
             nice: 0,
+            idle: false,
         },
         "test-node".to_owned(),
     );

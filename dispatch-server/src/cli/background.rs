@@ -54,6 +54,13 @@ pub struct BackgroundArgs {
     /// its results for a seed and thread count do not change. Linux only (elsewhere ignored).
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u8).range(0..=19))]
     pub optimiser_nice: u8,
+    /// `on`: each job's search runs under Linux's SCHED_IDLE policy, only on cores nothing
+    /// else wants: a request thread that wakes takes the core at once instead of waiting out
+    /// the search's time slice. The job's reads and writes keep --optimiser-nice. `off`: the
+    /// search runs at --optimiser-nice too. Results for a seed and thread count do not change.
+    /// Linux only (elsewhere ignored).
+    #[arg(long, value_parser = ["on", "off"], default_value = "on")]
+    pub optimiser_idle: String,
     /// Longest time budget of one optimisation job, in seconds. A job's budget is one second
     /// plus ten milliseconds per order, within --solve-time-min and this.
     #[arg(long, default_value_t = 30.0, value_parser = positive_seconds)]
@@ -160,6 +167,7 @@ impl BackgroundArgs {
             max_budget: Duration::from_secs_f64(self.solve_time),
             lease: Duration::from_secs_f64(self.job_lease),
             nice: self.optimiser_nice,
+            idle: self.optimiser_idle == "on",
             ..OptimiserConfig::default()
         }
     }

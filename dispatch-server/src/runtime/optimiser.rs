@@ -32,7 +32,7 @@ use dispatch_core::service::leases::{claim_job, expire_jobs, renew_job, JobClaim
 use dispatch_core::service::optimisation::{run_job, JobFollowUp, JobOutcome, JobRun};
 use dispatch_core::solver;
 
-use dispatch_http::priority::{renice_current_thread, REQUEST_NICE};
+use dispatch_http::priority::{idle_current_thread, renice_current_thread, REQUEST_NICE};
 use dispatch_http::signal::JobSignal;
 
 /// How the pool runs.
@@ -55,6 +55,12 @@ pub struct OptimiserConfig {
     /// solve runs. Where request handling itself runs lowered (below a store's writer thread,
     /// [`REQUEST_NICE`]), the workers add this to that.
     pub nice: u8,
+    /// Whether each job's search runs under Linux's `SCHED_IDLE` policy, on a thread of its
+    /// own (`JobRun::search_thread`): only on cores nothing else wants, and a request thread
+    /// that wakes takes the core at once instead of waiting out the search's time slice. The
+    /// job's own thread (reading the day, writing the result under the store's write lock)
+    /// keeps `nice`, so it never holds that lock at the idle policy behind busy requests.
+    pub idle: bool,
 }
 
 impl Default for OptimiserConfig {
@@ -68,6 +74,7 @@ impl Default for OptimiserConfig {
             lease: Duration::from_secs(10),
             poll: Duration::from_millis(500),
             nice: 10,
+            idle: true,
         }
     }
 }
@@ -259,6 +266,11 @@ fn run(shared: &Shared, claim: &JobClaim) {
         max_iterations: None,
     };
     let finished = AtomicBool::new(false);
+    let idle = || {
+        if let Err(error) = idle_current_thread() {
+            tracing::warn!(%error, "the search keeps the optimisation thread's priority");
+        }
+    };
     tracing::info!(job = %job.id, plan = job.plan_id, attempt = job.attempts, node = %claim.holder,
         resumed = claim.checkpoint.is_some(), ?budget, "optimisation started");
     metrics::counter!("dispatch_optimisation_jobs_started_total").increment(1);
@@ -279,6 +291,7 @@ fn run(shared: &Shared, claim: &JobClaim) {
                 config: &config,
                 control: &control,
                 stopping: &stopping,
+                search_thread: c.idle.then_some(&idle as &(dyn Fn() + Sync)),
             },
             &*shared.follow_up,
         );
