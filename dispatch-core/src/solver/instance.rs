@@ -337,7 +337,8 @@ impl<'p> Instance<'p> {
         }
     }
 
-    /// Travel time and objective cost of the arc from `a` to `b` (one look-up in the flat copy).
+    /// Travel time and objective cost of the arc from `a` to `b`: one look-up in the flat copy,
+    /// and in the problem's matrix where the cost is the travel time.
     #[inline]
     pub(crate) fn arc(&self, a: usize, b: usize) -> (Time, i64) {
         match &self.flat {
@@ -345,7 +346,12 @@ impl<'p> Instance<'p> {
                 let leg = f.arcs[a * f.n + b];
                 (Time::from(leg.dur), i64::from(leg.cost))
             }
-            None => (self.tt(a, b), self.cost(a, b)),
+            None if a == self.ghost || b == self.ghost => (0, 0),
+            None if self.by_distance => (self.matrix.duration(a, b), self.matrix.distance(a, b)),
+            None => {
+                let tt = self.matrix.duration(a, b);
+                (tt, tt)
+            }
         }
     }
 
@@ -434,6 +440,20 @@ mod tests {
         assert_eq!(inst.cost(0, 1), far);
         assert_eq!(inst.tt(1, 2), big.matrix.duration(1, 2));
         assert_eq!(inst.cost(inst.ghost, 1), 0);
+        // Without the flat copy an arc is read from the matrix, by distance or by time.
+        let by_time = Problem {
+            objective: Objective::Duration,
+            ..big.clone()
+        };
+        for inst in [&inst, &Instance::new(&by_time)] {
+            assert!(inst.flat.is_none());
+            for a in 0..=inst.ghost {
+                for b in 0..=inst.ghost {
+                    assert_eq!(inst.arc(a, b), (inst.tt(a, b), inst.cost(a, b)));
+                    assert_eq!(inst.arc_to(a, b), inst.arc(a, b));
+                }
+            }
+        }
     }
 
     #[test]

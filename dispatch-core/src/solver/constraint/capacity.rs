@@ -102,6 +102,20 @@ impl Loads<'_> {
     }
 }
 
+/// Whether `nodes` keeps vehicle `v`'s capacity in every dimension: [`measure`] finds
+/// nothing, decided at the first load over it (no allocation, no figure measured).
+pub(crate) fn keeps(inst: &Instance, v: usize, nodes: &[u32]) -> bool {
+    let cap = &inst.vehicles[v].capacity;
+    cap.iter().enumerate().all(|(d, &c)| {
+        let mut load: Load = nodes.iter().map(|&x| inst.loads(x as usize).0[d]).sum();
+        load <= c
+            && nodes.iter().all(|&x| {
+                load += inst.loads(x as usize).1[d];
+                load <= c
+            })
+    })
+}
+
 /// The load of `nodes` on vehicle `v` above its capacity, one [`Kind::ExcessLoad`] per
 /// dimension whose peak load is over it (none when the sequence keeps the capacity).
 pub(crate) fn measure(inst: &Instance, v: usize, nodes: &[u32], out: &mut Vec<Violation>) {

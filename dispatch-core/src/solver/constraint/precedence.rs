@@ -33,18 +33,27 @@ pub(crate) fn whole_tail(inst: &Instance, tail: &[u32]) -> bool {
 /// The deliveries of `nodes` without their pickup before them, as one
 /// [`Kind::DeliveryBeforePickup`] counting them, if any.
 pub(crate) fn measure(inst: &Instance, nodes: &[u32]) -> Option<Violation> {
-    let broken = nodes
-        .iter()
-        .enumerate()
-        .filter(|&(k, &x)| {
-            let t = &inst.tasks[inst.node_task[x as usize] as usize];
-            t.second == x && t.second != NONE && !nodes[..k].contains(&t.first)
-        })
+    let broken = (0..nodes.len())
+        .filter(|&k| before_pickup(inst, nodes, k))
         .count();
     (broken > 0).then_some(Violation {
         kind: Kind::DeliveryBeforePickup,
         amount: broken as i64,
     })
+}
+
+/// Whether no delivery of `nodes` comes without its pickup before it: [`measure`] finds
+/// nothing, decided at the first such delivery.
+pub(crate) fn keeps(inst: &Instance, nodes: &[u32]) -> bool {
+    !(0..nodes.len()).any(|k| before_pickup(inst, nodes, k))
+}
+
+/// Whether the visit at position `k` of `nodes` is a delivery without its pickup before it.
+#[inline]
+fn before_pickup(inst: &Instance, nodes: &[u32], k: usize) -> bool {
+    let x = nodes[k];
+    let t = &inst.tasks[inst.node_task[x as usize] as usize];
+    t.second == x && t.second != NONE && !nodes[..k].contains(&t.first)
 }
 
 #[cfg(test)]
