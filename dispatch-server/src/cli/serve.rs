@@ -194,7 +194,16 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
-    runtime.block_on(serve(args, clock))
+    // On a worker of the runtime, not on this thread: the accept loop then runs where the
+    // connections it spawns run (a task spawned on a worker runs next on that worker), so a
+    // new connection wakes one thread instead of this one and then a worker.
+    runtime.block_on(async move {
+        match tokio::spawn(serve(args, clock)).await {
+            Ok(served) => served,
+            Err(ended) if ended.is_panic() => std::panic::resume_unwind(ended.into_panic()),
+            Err(ended) => Err(format!("the server stopped: {ended}")),
+        }
+    })
 }
 
 async fn serve(args: ServeArgs, clock: Arc<dyn Clock>) -> Result<(), String> {
