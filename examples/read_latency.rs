@@ -13,65 +13,15 @@
 //! cargo run --release --example read_latency -- [READS]
 //! ```
 
+#[path = "read_day/mod.rs"]
+mod read_day;
 #[path = "../tests/support/mod.rs"]
 mod support;
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use serde_json::{json, Value};
+use read_day::{fill, seed, serve, start_solve, ORDERS, VANS};
 use support::Server;
-
-const DATE: &str = "2026-12-02";
-const ORDERS: usize = 1000;
-const VANS: usize = 40;
-
-fn seed_file() -> Value {
-    json!({"organisations": [{"name": "Latency", "depots": [{
-        "name": "Central", "address": "1 Depot Way", "lat": 51.50, "lng": -0.12,
-        "settings": {"timezone": "UTC"},
-        "access_keys": [{"name": "bench", "permission": "all"}]
-    }]}]})
-}
-
-/// The day: `VANS` vans and `ORDERS` orders spread around the depot, some with windows.
-fn fill(server: &Server, key: &str) -> Vec<i64> {
-    for n in 0..VANS {
-        let van = json!({"name": format!("Van {n}"), "availability": "shift",
-            "shift_start": "08:00", "shift_end": "18:00",
-            "start_location": "depot", "end_location": "depot"});
-        assert_eq!(server.post("/v2/vehicles", key, &van).status, 200);
-    }
-    let mut ids = Vec::new();
-    for batch in 0..ORDERS / 100 {
-        let orders: Vec<Value> = (0..100)
-            .map(|k| {
-                let i = batch * 100 + k;
-                let a = i as f64 * 2.399_963;
-                let r = 0.01 + 0.08 * ((i * 37 % 100) as f64 / 100.0);
-                let mut o = json!({"order_number": format!("L-{i:04}"), "type": "delivery",
-                    "delivery_date": DATE, "delivery_address": format!("{i} Bench Road"),
-                    "delivery_lat": 51.50 + r * a.sin() * 0.65, "delivery_lng": -0.12 + r * a.cos(),
-                    "delivery_duration": 3});
-                if i % 3 == 0 {
-                    let from = 8 + 2 * (i / 3 % 4);
-                    o["delivery_time_windows"] = json!([{"from": format!("{from:02}:00"),
-                        "to": format!("{:02}:00", from + 3)}]);
-                }
-                o
-            })
-            .collect();
-        let reply = server.post("/v2/orders", key, &json!(orders));
-        assert_eq!(reply.status, 200, "{}", reply.text());
-        ids.extend(
-            reply.json()["orders"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|o| o["id"].as_str().unwrap().parse::<i64>().unwrap()),
-        );
-    }
-    ids
-}
 
 /// `reads` sequential single reads; their latencies in milliseconds, sorted.
 fn read(server: &Server, key: &str, ids: &[i64], reads: usize) -> Vec<f64> {
@@ -131,44 +81,15 @@ fn main() {
         for (search_idle, nice) in [("on", "10"), ("off", "10"), ("off", "0")] {
             let dir = tempfile::tempdir().expect("a temp dir");
             let db = dir.path().join("latency.db");
-            let seeded = support::seed(&db, &seed_file());
-            let key = seeded["organisations"][0]["depots"][0]["access_keys"][0]["key"]
-                .as_str()
-                .unwrap()
-                .to_owned();
-            let threads_flag = threads.to_string();
-            let server = Server::start_with(
+            let key = seed(&db);
+            let server = serve(
                 &db,
-                &[
-                    "--rate-limits",
-                    "off",
-                    "--workers",
-                    "1",
-                    "--solver-threads",
-                    &threads_flag,
-                    "--solve-time",
-                    "60",
-                    "--solve-time-min",
-                    "60",
-                    "--optimiser-nice",
-                    nice,
-                    "--optimiser-idle",
-                    search_idle,
-                ],
+                threads,
+                &["--optimiser-nice", nice, "--optimiser-idle", search_idle],
             );
             let ids = fill(&server, &key);
             let idle = read(&server, &key, &ids, reads);
-            let started = server.post(
-                "/v2/plans/optimise/orders",
-                &key,
-                &json!({"delivery_date": DATE, "settings": {}}),
-            );
-            assert_eq!(started.status, 200, "{}", started.text());
-            let job = started.json()["optimisation"]["id"]
-                .as_str()
-                .unwrap()
-                .to_owned();
-            std::thread::sleep(Duration::from_secs(2));
+            let job = start_solve(&server, &key);
             let before = handled(&server);
             let busy = read(&server, &key, &ids, reads);
             let after = handled(&server);

@@ -11,6 +11,8 @@
 //! cargo run --release --example read_tail -- [READS] [SERVE FLAGS...]
 //! ```
 
+#[path = "read_day/mod.rs"]
+mod read_day;
 #[path = "../tests/support/mod.rs"]
 mod support;
 
@@ -18,60 +20,7 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
-use support::Server;
-
-const DATE: &str = "2026-12-02";
-const ORDERS: usize = 1000;
-const VANS: usize = 40;
-
-fn seed_file() -> Value {
-    json!({"organisations": [{"name": "Latency", "depots": [{
-        "name": "Central", "address": "1 Depot Way", "lat": 51.50, "lng": -0.12,
-        "settings": {"timezone": "UTC"},
-        "access_keys": [{"name": "bench", "permission": "all"}]
-    }]}]})
-}
-
-/// The day: `VANS` vans and `ORDERS` orders spread around the depot, some with windows.
-fn fill(server: &Server, key: &str) -> Vec<i64> {
-    for n in 0..VANS {
-        let van = json!({"name": format!("Van {n}"), "availability": "shift",
-            "shift_start": "08:00", "shift_end": "18:00",
-            "start_location": "depot", "end_location": "depot"});
-        assert_eq!(server.post("/v2/vehicles", key, &van).status, 200);
-    }
-    let mut ids = Vec::new();
-    for batch in 0..ORDERS / 100 {
-        let orders: Vec<Value> = (0..100)
-            .map(|k| {
-                let i = batch * 100 + k;
-                let a = i as f64 * 2.399_963;
-                let r = 0.01 + 0.08 * ((i * 37 % 100) as f64 / 100.0);
-                let mut o = json!({"order_number": format!("L-{i:04}"), "type": "delivery",
-                    "delivery_date": DATE, "delivery_address": format!("{i} Bench Road"),
-                    "delivery_lat": 51.50 + r * a.sin() * 0.65, "delivery_lng": -0.12 + r * a.cos(),
-                    "delivery_duration": 3});
-                if i % 3 == 0 {
-                    let from = 8 + 2 * (i / 3 % 4);
-                    o["delivery_time_windows"] = json!([{"from": format!("{from:02}:00"),
-                        "to": format!("{:02}:00", from + 3)}]);
-                }
-                o
-            })
-            .collect();
-        let reply = server.post("/v2/orders", key, &json!(orders));
-        assert_eq!(reply.status, 200, "{}", reply.text());
-        ids.extend(
-            reply.json()["orders"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|o| o["id"].as_str().unwrap().parse::<i64>().unwrap()),
-        );
-    }
-    ids
-}
+use read_day::{fill, seed, serve, start_solve};
 
 /// Run-queue wait so far (ns) of the calling thread.
 fn own_wait() -> u64 {
@@ -179,28 +128,9 @@ fn main() {
     for threads in [1, cores] {
         let dir = tempfile::tempdir().expect("a temp dir");
         let db = dir.path().join("latency.db");
-        let seeded = support::seed(&db, &seed_file());
-        let key = seeded["organisations"][0]["depots"][0]["access_keys"][0]["key"]
-            .as_str()
-            .unwrap()
-            .to_owned();
-        let threads_flag = threads.to_string();
-        let flags: Vec<&str> = [
-            "--rate-limits",
-            "off",
-            "--workers",
-            "1",
-            "--solver-threads",
-            &threads_flag,
-            "--solve-time",
-            "60",
-            "--solve-time-min",
-            "60",
-        ]
-        .into_iter()
-        .chain(extra.iter().map(String::as_str))
-        .collect();
-        let server = Server::start_with(&db, &flags);
+        let key = seed(&db);
+        let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
+        let server = serve(&db, threads, &extra);
         let ids = fill(&server, &key);
         let workers = server_threads("tokio-rt-worker");
         let run = |label: &str| {
@@ -224,17 +154,7 @@ fn main() {
             "{threads} solver threads, no solve ({} runtime threads)",
             workers.len()
         ));
-        let started = server.post(
-            "/v2/plans/optimise/orders",
-            &key,
-            &json!({"delivery_date": DATE, "settings": {}}),
-        );
-        assert_eq!(started.status, 200, "{}", started.text());
-        let job = started.json()["optimisation"]["id"]
-            .as_str()
-            .unwrap()
-            .to_owned();
-        std::thread::sleep(Duration::from_secs(2));
+        let job = start_solve(&server, &key);
         run(&format!("{threads} solver threads, during the solve"));
         assert!(
             server.job_in_progress(&key, &job),
